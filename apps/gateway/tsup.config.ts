@@ -1,0 +1,11 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: ["src/cli.ts"],
+  format: ["esm"],
+  dts: false,
+  sourcemap: true,
+  clean: true,
+  target: "node20",
+  banner: { js: "#!/usr/bin/env node" },
+});

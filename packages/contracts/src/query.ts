@@ -1,0 +1,131 @@
+import { z } from "zod";
+import { IntentSchema } from "./intent.js";
+import { ScoreBreakdownSchema } from "./routing.js";
+import { ErrorCodeSchema } from "./errors.js";
+import { SourceDocumentSchema } from "./backend.js";
+
+/** Longest question accepted, in characters. Larger inputs are rejected before any work. */
+export const MAX_QUESTION_LENGTH = 32_000;
+
+/** Zod schema of a session id: 1-128 printable characters without whitespace. */
+export const SessionIdSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9._:@-]+$/, "session_id may contain only letters, digits and . _ : @ -");
+
+/** Zod schema of {@link QueryParameters}. */
+export const QueryParametersSchema = z
+  .object({
+    temperature: z.number().min(0).max(2).optional().describe("Sampling temperature, 0..2."),
+    max_tokens: z.number().int().min(1).max(1_000_000).optional().describe("Maximum tokens to generate."),
+    stream: z.boolean().optional().describe("Stream tokens as MCP progress notifications."),
+  })
+  .strict();
+
+/** Generation parameters of a query. */
+export type QueryParameters = z.infer<typeof QueryParametersSchema>;
+
+/**
+ * The zod shape (object fields) of `universal_query`'s input, for MCP tool registration.
+ * Use {@link UniversalQueryInputSchema} to validate.
+ */
+export const UniversalQueryInputShape = {
+  question: z
+    .string()
+    .max(MAX_QUESTION_LENGTH, `question must be at most ${MAX_QUESTION_LENGTH} characters`)
+    .refine((q) => q.trim().length > 0, "question must not be empty")
+    .describe("The question to answer."),
+  intent: z
+    .union([IntentSchema, z.literal("auto")])
+    .default("auto")
+    .describe("Force an intent, or `auto` to classify."),
+  backend: z
+    .string()
+    .min(1)
+    .max(64)
+    .default("auto")
+    .describe("`auto`, a backend kind (`flowise`, `langflow`) or a configured backend id."),
+  flow_id: z.string().min(1).max(200).optional().describe("Run this flow (gateway-wide or platform id)."),
+  session_id: SessionIdSchema.optional().describe("Conversation id; turns are remembered across days."),
+  parameters: QueryParametersSchema.optional(),
+  timeout: z.number().min(1).max(120).default(30).describe("Overall timeout in seconds, 1..120."),
+} as const;
+
+/** Zod schema of {@link UniversalQueryInput}. */
+export const UniversalQueryInputSchema = z.object(UniversalQueryInputShape).strict();
+
+/**
+ * Input of the `universal_query` MCP tool.
+ *
+ * @example
+ * ```ts
+ * UniversalQueryInputSchema.parse({ question: "Why does my build fail?", session_id: "s-1" });
+ * // -> { question, intent: "auto", backend: "auto", session_id: "s-1", timeout: 30 }
+ * ```
+ */
+export type UniversalQueryInput = z.infer<typeof UniversalQueryInputSchema>;
+
+/** Input form of {@link UniversalQueryInput} (defaults not yet applied). */
+export type UniversalQueryInputRaw = z.input<typeof UniversalQueryInputSchema>;
+
+/** Zod schema of {@link CacheHitKind}: `false`, `true` (exact) or `"semantic"`. */
+export const CacheHitKindSchema = z.union([z.boolean(), z.literal("semantic")]);
+
+/** Whether an answer came from the cache: `false`, `true` (exact key) or `"semantic"` (near-duplicate). */
+export type CacheHitKind = z.infer<typeof CacheHitKindSchema>;
+
+/** Zod schema of {@link McpMetadata}. */
+export const McpMetadataSchema = z.object({
+  backend_used: z.string(),
+  backend_kind: z.string().optional(),
+  flow_id: z.string(),
+  flow_name: z.string(),
+  routing_score: z.number().min(0),
+  routing_breakdown: ScoreBreakdownSchema,
+  routing_reason: z.string().optional(),
+  intent_classified: IntentSchema,
+  intent_confidence: z.number().min(0).max(1),
+  intent_method: z.string().optional(),
+  execution_time_ms: z.number().nonnegative(),
+  fallback_used: z.boolean(),
+  attempt: z.number().int().min(1).describe("Number of backend attempts this answer took."),
+  backends_tried: z.array(z.string()).default([]),
+  cache_hit: CacheHitKindSchema,
+  cache_similarity: z.number().min(0).max(1).optional(),
+  trace_id: z.string(),
+});
+
+/** Routing and execution metadata returned with every answer. */
+export type McpMetadata = z.infer<typeof McpMetadataSchema>;
+
+/** Zod schema of {@link UniversalQueryResult}. */
+export const UniversalQueryResultSchema = z.object({
+  result: z.string().describe("The answer text."),
+  session_id: z.string().optional(),
+  sources: z.array(SourceDocumentSchema).optional(),
+  _mcp_metadata: McpMetadataSchema,
+});
+
+/** Successful result of `universal_query`. */
+export type UniversalQueryResult = z.infer<typeof UniversalQueryResultSchema>;
+
+/** Zod schema of {@link UniversalQueryError}. */
+export const UniversalQueryErrorSchema = z.object({
+  error: z.string().describe("Human-readable message (no secrets)."),
+  code: ErrorCodeSchema,
+  attempts: z.number().int().min(0),
+  backends_tried: z.array(z.string()),
+  last_error: z.string().optional(),
+  _mcp_metadata: z
+    .object({
+      trace_id: z.string(),
+      execution_time_ms: z.number().nonnegative(),
+      intent_classified: IntentSchema.optional(),
+      intent_confidence: z.number().min(0).max(1).optional(),
+    })
+    .catchall(z.unknown()),
+});
+
+/** Failure result of `universal_query` (returned as an MCP tool error). */
+export type UniversalQueryError = z.infer<typeof UniversalQueryErrorSchema>;

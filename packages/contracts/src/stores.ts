@@ -1,0 +1,203 @@
+import { z } from "zod";
+import type { BackendHealth } from "./backend.js";
+import { UniversalQueryResultSchema } from "./query.js";
+import { IntentSchema } from "./intent.js";
+
+/** Cache scopes: `shared` (organisation-wide answers) or `session` (depends on a conversation). */
+export const CacheScopeSchema = z.enum(["shared", "session"]);
+
+/** `shared` or `session`; see {@link CacheScopeSchema}. */
+export type CacheScope = z.infer<typeof CacheScopeSchema>;
+
+/** What identifies a cached answer. */
+export interface CacheKeyInput {
+  /** `shared`, or `session` (then `sessionId` is required). */
+  scope: CacheScope;
+  /** Gateway-wide flow id the answer came from. */
+  flowId: string;
+  /** The question as asked; the cache normalises it before hashing. */
+  question: string;
+  /** Session the answer belongs to (scope `session`). */
+  sessionId?: string | undefined;
+  /** Tenant the answer belongs to; answers are never shared across tenants. */
+  tenant?: string | undefined;
+}
+
+/** Zod schema of {@link CacheEntry}: what the cache stores and validates on read. */
+export const CacheEntrySchema = z.object({
+  version: z.literal(1),
+  result: UniversalQueryResultSchema,
+  question: z.string(),
+  flowId: z.string(),
+  scope: CacheScopeSchema,
+  sessionId: z.string().optional(),
+  tenant: z.string().optional(),
+  createdAt: z.number().int().nonnegative().describe("Epoch milliseconds."),
+  ttlSeconds: z.number().int().positive(),
+});
+
+/** A cached answer with its metadata. */
+export type CacheEntry = z.infer<typeof CacheEntrySchema>;
+
+/** Result of a cache lookup. */
+export type CacheLookup =
+  | { hit: false; reason: "absent" | "corrupt" | "unavailable" | "expired" }
+  | { hit: true; kind: "exact"; entry: CacheEntry }
+  | { hit: true; kind: "semantic"; entry: CacheEntry; similarity: number };
+
+/** Which entries to remove. Exactly one selector field should be set. */
+export interface CacheInvalidation {
+  flowId?: string;
+  sessionId?: string;
+  scope?: CacheScope;
+  tenant?: string;
+  all?: boolean;
+}
+
+/** Zod schema of {@link CacheStats}. */
+export const CacheStatsSchema = z.object({
+  hits: z.number().int().nonnegative(),
+  semanticHits: z.number().int().nonnegative(),
+  misses: z.number().int().nonnegative(),
+  writes: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+  hitRate: z.number().min(0).max(1),
+  byFlow: z.record(
+    z.string(),
+    z.object({ hits: z.number().int().nonnegative(), misses: z.number().int().nonnegative(), writes: z.number().int().nonnegative() }),
+  ),
+});
+
+/** Counters of a cache. */
+export type CacheStats = z.infer<typeof CacheStatsSchema>;
+
+/**
+ * The response cache. Implementations never throw on store failure: a failed read is a miss
+ * (`reason: "unavailable"`), a failed write returns `false`.
+ */
+export interface ResponseCache {
+  /** Looks up an answer. `embedding` enables semantic hits when the cache is configured for them. */
+  get(key: CacheKeyInput, options?: { embedding?: Float32Array }): Promise<CacheLookup>;
+  /** Stores an answer; resolves `true` once the store acknowledged it. */
+  set(key: CacheKeyInput, result: CacheEntry["result"], options: { ttlSeconds: number; embedding?: Float32Array }): Promise<boolean>;
+  /** Removes matching entries; resolves to how many were removed. */
+  invalidate(selector: CacheInvalidation): Promise<number>;
+  /** Current counters. */
+  stats(): Promise<CacheStats>;
+}
+
+/** Zod schema of {@link SessionTurn}. */
+export const SessionTurnSchema = z.object({
+  question: z.string(),
+  answer: z.string(),
+  flowId: z.string().optional(),
+  backendId: z.string().optional(),
+  intent: IntentSchema.optional(),
+  traceId: z.string().optional(),
+  askedAt: z.number().int().nonnegative().describe("Epoch milliseconds."),
+  answeredAt: z.number().int().nonnegative().describe("Epoch milliseconds."),
+});
+
+/** One question/answer turn of a session. */
+export type SessionTurn = z.infer<typeof SessionTurnSchema>;
+
+/** Zod schema of {@link SessionSummary}. */
+export const SessionSummarySchema = z.object({
+  sessionId: z.string(),
+  turns: z.number().int().nonnegative(),
+  createdAt: z.number().int().nonnegative(),
+  updatedAt: z.number().int().nonnegative(),
+  tenant: z.string().optional(),
+});
+
+/** A session without its turns. */
+export type SessionSummary = z.infer<typeof SessionSummarySchema>;
+
+/** A session with its turns (oldest first). */
+export interface SessionRecord extends SessionSummary {
+  turnsList: SessionTurn[];
+}
+
+/**
+ * Conversation memory. `append` is atomic: concurrent appends from several gateway instances
+ * keep every turn. Implementations keep the last N turns and slide the TTL on every append.
+ */
+export interface SessionStore {
+  /** Appends a turn; resolves to the number of turns kept after the append. */
+  append(sessionId: string, turn: SessionTurn, options?: { tenant?: string }): Promise<number>;
+  /** The last `limit` turns, oldest first. */
+  recent(sessionId: string, limit: number, options?: { tenant?: string }): Promise<SessionTurn[]>;
+  /** The whole session, or undefined. */
+  get(sessionId: string, options?: { tenant?: string }): Promise<SessionRecord | undefined>;
+  /** Sessions whose id matches a glob `pattern` (`*` and `?`), newest first. */
+  list(pattern?: string, options?: { tenant?: string; limit?: number }): Promise<SessionSummary[]>;
+  /** Deletes a session; resolves true if it existed. */
+  delete(sessionId: string, options?: { tenant?: string }): Promise<boolean>;
+}
+
+/** Zod schema of {@link PerformanceSample}. */
+export const PerformanceSampleSchema = z.object({
+  backendId: z.string(),
+  flowId: z.string().optional().describe("Gateway-wide flow id; absent for backend-level samples."),
+  latencyMs: z.number().nonnegative(),
+  success: z.boolean(),
+  timestamp: z.number().int().nonnegative().describe("Epoch milliseconds."),
+  errorCode: z.string().optional(),
+  intent: IntentSchema.optional(),
+});
+
+/** One measured call. */
+export type PerformanceSample = z.infer<typeof PerformanceSampleSchema>;
+
+/** A (backend, flow?) pair whose performance is tracked. */
+export interface PerformanceTarget {
+  backendId: string;
+  flowId?: string | undefined;
+}
+
+/**
+ * Rolling performance windows: the last `windowSize` (default 100) samples per backend and per
+ * (backend, flow). `record` adds the sample to both the flow's and the backend's window.
+ */
+export interface PerformanceStore {
+  /** Adds one sample. */
+  record(sample: PerformanceSample): Promise<void>;
+  /** The window of a backend (no flowId) or of one flow, oldest first. */
+  window(target: PerformanceTarget): Promise<PerformanceSample[]>;
+  /** Every tracked target. */
+  targets(): Promise<PerformanceTarget[]>;
+}
+
+/** Shared health snapshots, so every gateway instance routes on one view. */
+export interface HealthStore {
+  /** The latest snapshot of a backend, if fresh. */
+  get(backendId: string): Promise<BackendHealth | undefined>;
+  /** Stores a snapshot for `ttlMs`. */
+  set(health: BackendHealth, ttlMs: number): Promise<void>;
+  /** Every fresh snapshot. */
+  all(): Promise<BackendHealth[]>;
+}
+
+/** Zod schema of {@link CircuitState}. */
+export const CircuitStateSchema = z.object({
+  key: z.string().describe("`<backendId>` or `<backendId>:<flowId>`."),
+  state: z.enum(["closed", "open", "half-open"]),
+  failures: z.number().int().nonnegative().describe("Consecutive failures."),
+  openedAt: z.number().int().nonnegative().optional(),
+  nextProbeAt: z.number().int().nonnegative().optional(),
+  updatedAt: z.number().int().nonnegative(),
+});
+
+/** Shared circuit-breaker state of one backend or flow. */
+export type CircuitState = z.infer<typeof CircuitStateSchema>;
+
+/** Shared circuit-breaker state, so a backend one instance found dead is skipped by all. */
+export interface CircuitStateStore {
+  /** The state of `key`, or undefined (closed). */
+  get(key: string): Promise<CircuitState | undefined>;
+  /** Stores the state of `state.key`. */
+  set(state: CircuitState): Promise<void>;
+  /** Every stored state. */
+  all(): Promise<CircuitState[]>;
+}
+

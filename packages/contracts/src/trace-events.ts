@@ -1,0 +1,352 @@
+import { z } from "zod";
+import { ClassificationMethodSchema, IntentAlternativeSchema, IntentSchema } from "./intent.js";
+import { RoutingDecisionSchema } from "./routing.js";
+import { HealthStatusSchema } from "./backend.js";
+import { SearchModeSchema } from "./catalog.js";
+
+/** Fields every trace event carries. */
+export const TraceEventBaseShape = {
+  traceId: z.string().min(1),
+  requestId: z.string().min(1),
+  sessionId: z.string().optional(),
+  timestamp: z.iso.datetime(),
+} as const;
+
+const base = TraceEventBaseShape;
+const outcome = z.enum(["success", "error", "timeout", "aborted"]);
+const cacheScope = z.enum(["shared", "session"]);
+
+const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.object({ type: z.literal(type), ...base, ...shape });
+
+/** `query-received`: a query entered the gateway. */
+export const QueryReceivedEventSchema = event("query-received", {
+  tool: z.string(),
+  questionLength: z.number().int().nonnegative(),
+  intentRequested: z.string().optional(),
+  backendRequested: z.string().optional(),
+});
+/** `query-answered`: a query was answered. */
+export const QueryAnsweredEventSchema = event("query-answered", {
+  backendId: z.string(),
+  flowId: z.string(),
+  durationMs: z.number().nonnegative(),
+  attempts: z.number().int().nonnegative(),
+  fallbackUsed: z.boolean(),
+  cacheHit: z.union([z.boolean(), z.literal("semantic")]),
+});
+/** `query-failed`: a query ended in an error. */
+export const QueryFailedEventSchema = event("query-failed", {
+  code: z.string(),
+  message: z.string(),
+  durationMs: z.number().nonnegative(),
+  attempts: z.number().int().nonnegative(),
+});
+/** `intent-classified`: the intent of a question was decided. */
+export const IntentClassifiedEventSchema = event("intent-classified", {
+  intent: IntentSchema,
+  confidence: z.number().min(0).max(1),
+  method: ClassificationMethodSchema,
+  alternatives: z.array(IntentAlternativeSchema),
+  durationMs: z.number().nonnegative(),
+});
+/** `routing-decided`: candidates were scored and ranked. */
+export const RoutingDecidedEventSchema = event("routing-decided", { decision: RoutingDecisionSchema });
+/** `router-low-confidence`: the intent was too uncertain; the router used its fallback strategy. */
+export const RouterLowConfidenceEventSchema = event("router-low-confidence", {
+  intent: IntentSchema,
+  confidence: z.number().min(0).max(1),
+  threshold: z.number().min(0).max(1),
+  strategy: z.enum(["hedge", "general-purpose", "default-flow"]),
+});
+/** `backend-call-start`: an attempt against a backend began. */
+export const BackendCallStartEventSchema = event("backend-call-start", {
+  backendId: z.string(),
+  flowId: z.string(),
+  attempt: z.number().int().min(1),
+  streaming: z.boolean(),
+  hedged: z.boolean().optional(),
+});
+/** `backend-call-end`: an attempt against a backend ended. */
+export const BackendCallEndEventSchema = event("backend-call-end", {
+  backendId: z.string(),
+  flowId: z.string(),
+  attempt: z.number().int().min(1),
+  latencyMs: z.number().nonnegative(),
+  outcome,
+  errorCode: z.string().optional(),
+  statusCode: z.number().int().optional(),
+});
+/** `retry-scheduled`: a retryable failure will be retried after a delay. */
+export const RetryScheduledEventSchema = event("retry-scheduled", {
+  backendId: z.string(),
+  flowId: z.string(),
+  attempt: z.number().int().min(1),
+  delayMs: z.number().nonnegative(),
+  errorCode: z.string(),
+});
+/** `fallback-triggered`: the router moved on to another candidate. */
+export const FallbackTriggeredEventSchema = event("fallback-triggered", {
+  fromBackendId: z.string(),
+  fromFlowId: z.string(),
+  toBackendId: z.string(),
+  toFlowId: z.string(),
+  reason: z.string().describe("Error code that caused the fallback."),
+});
+/** `hedge-started`: two candidates run in parallel for a low-confidence question. */
+export const HedgeStartedEventSchema = event("hedge-started", {
+  flowIds: z.array(z.string()).min(2),
+});
+/** `circuit-opened`: a backend or flow failed too often and is skipped for a cooldown. */
+export const CircuitOpenedEventSchema = event("circuit-opened", {
+  key: z.string(),
+  backendId: z.string(),
+  flowId: z.string().optional(),
+  failures: z.number().int().nonnegative(),
+  cooldownMs: z.number().nonnegative(),
+});
+/** `circuit-half-opened`: a cooldown ended; one probe call may pass. */
+export const CircuitHalfOpenedEventSchema = event("circuit-half-opened", {
+  key: z.string(),
+  backendId: z.string(),
+  flowId: z.string().optional(),
+});
+/** `circuit-closed`: a probe succeeded; traffic flows again. */
+export const CircuitClosedEventSchema = event("circuit-closed", {
+  key: z.string(),
+  backendId: z.string(),
+  flowId: z.string().optional(),
+});
+/** `health-checked`: a backend was probed. */
+export const HealthCheckedEventSchema = event("health-checked", {
+  backendId: z.string(),
+  status: HealthStatusSchema,
+  latencyMs: z.number().nonnegative(),
+});
+/** `flows-discovered`: a backend's flow list was (re)loaded. */
+export const FlowsDiscoveredEventSchema = event("flows-discovered", {
+  backendId: z.string(),
+  count: z.number().int().nonnegative(),
+  stale: z.boolean().describe("True when discovery failed and the previous list is served."),
+});
+/** `cache-hit`: an answer was served from the cache. */
+export const CacheHitEventSchema = event("cache-hit", {
+  scope: cacheScope,
+  flowId: z.string(),
+  kind: z.enum(["exact", "semantic"]),
+  similarity: z.number().min(0).max(1).optional(),
+});
+/** `cache-miss`: no usable cached answer. */
+export const CacheMissEventSchema = event("cache-miss", {
+  scope: cacheScope,
+  flowId: z.string().optional(),
+  reason: z.enum(["absent", "corrupt", "unavailable", "bypass", "expired"]),
+});
+/** `cache-write`: an answer was cached. */
+export const CacheWriteEventSchema = event("cache-write", {
+  scope: cacheScope,
+  flowId: z.string(),
+  ttlSeconds: z.number().int().positive(),
+});
+/** `cache-invalidate`: cached entries were removed. */
+export const CacheInvalidateEventSchema = event("cache-invalidate", {
+  selector: z.object({
+    flowId: z.string().optional(),
+    sessionId: z.string().optional(),
+    scope: cacheScope.optional(),
+    all: z.boolean().optional(),
+  }),
+  removed: z.number().int().nonnegative(),
+});
+/** `cache-unavailable`: the cache store failed; the gateway continues without it. */
+export const CacheUnavailableEventSchema = event("cache-unavailable", {
+  operation: z.string(),
+  message: z.string(),
+});
+/** `session-loaded`: a session's recent turns were loaded. */
+export const SessionLoadedEventSchema = event("session-loaded", {
+  turns: z.number().int().nonnegative(),
+});
+/** `session-appended`: a turn was appended to a session. */
+export const SessionAppendedEventSchema = event("session-appended", {
+  totalTurns: z.number().int().nonnegative(),
+});
+const toolCandidate = z.object({
+  id: z.string(),
+  score: z.number(),
+  reason: z.string().optional(),
+});
+/** `tool-list-requested`: a client asked for the tool list. */
+export const ToolListRequestedEventSchema = event("tool-list-requested", {
+  mode: z.enum(["all", "search", "routed"]),
+  context: z.string().optional(),
+});
+/** `tool-list-decided`: the tools to expose were chosen. */
+export const ToolListDecidedEventSchema = event("tool-list-decided", {
+  mode: z.enum(["all", "search", "routed"]),
+  candidates: z.array(toolCandidate),
+  exposed: z.array(z.string()),
+  confidence: z.number().min(0).max(1).optional(),
+});
+/** `tool-search-performed`: audit record of a tool or workflow search. */
+export const ToolSearchPerformedEventSchema = event("tool-search-performed", {
+  target: z.enum(["tools", "workflows"]),
+  query: z.string(),
+  mode: SearchModeSchema,
+  filters: z.record(z.string(), z.unknown()).optional(),
+  results: z.array(toolCandidate),
+  confidence: z.number().min(0).max(1),
+  degraded: z.boolean().optional().describe("True when the semantic stage failed and keyword-only results were returned."),
+});
+/** `tool-search-low-confidence`: search confidence was under the threshold; the safe set was returned. */
+export const ToolSearchLowConfidenceEventSchema = event("tool-search-low-confidence", {
+  query: z.string(),
+  confidence: z.number().min(0).max(1),
+  threshold: z.number().min(0).max(1),
+  fallbackIds: z.array(z.string()),
+});
+/** `tool-call-start`: a proxied downstream tool call began. */
+export const ToolCallStartEventSchema = event("tool-call-start", {
+  server: z.string(),
+  tool: z.string(),
+  attempt: z.number().int().min(1),
+});
+/** `tool-call-end`: a proxied downstream tool call ended. */
+export const ToolCallEndEventSchema = event("tool-call-end", {
+  server: z.string(),
+  tool: z.string(),
+  attempt: z.number().int().min(1),
+  latencyMs: z.number().nonnegative(),
+  outcome,
+  errorCode: z.string().optional(),
+});
+/** `downstream-connected`: a downstream MCP server connected. */
+export const DownstreamConnectedEventSchema = event("downstream-connected", {
+  server: z.string(),
+  transport: z.enum(["stdio", "http"]),
+  toolCount: z.number().int().nonnegative(),
+});
+/** `downstream-disconnected`: a downstream MCP server disconnected (idle, crash, shutdown). */
+export const DownstreamDisconnectedEventSchema = event("downstream-disconnected", {
+  server: z.string(),
+  reason: z.enum(["idle", "crash", "shutdown", "error"]),
+  message: z.string().optional(),
+});
+
+/** Zod schema of {@link TraceEvent}: a discriminated union on `type`. */
+export const TraceEventSchema = z.discriminatedUnion("type", [
+  QueryReceivedEventSchema,
+  QueryAnsweredEventSchema,
+  QueryFailedEventSchema,
+  IntentClassifiedEventSchema,
+  RoutingDecidedEventSchema,
+  RouterLowConfidenceEventSchema,
+  BackendCallStartEventSchema,
+  BackendCallEndEventSchema,
+  RetryScheduledEventSchema,
+  FallbackTriggeredEventSchema,
+  HedgeStartedEventSchema,
+  CircuitOpenedEventSchema,
+  CircuitHalfOpenedEventSchema,
+  CircuitClosedEventSchema,
+  HealthCheckedEventSchema,
+  FlowsDiscoveredEventSchema,
+  CacheHitEventSchema,
+  CacheMissEventSchema,
+  CacheWriteEventSchema,
+  CacheInvalidateEventSchema,
+  CacheUnavailableEventSchema,
+  SessionLoadedEventSchema,
+  SessionAppendedEventSchema,
+  ToolListRequestedEventSchema,
+  ToolListDecidedEventSchema,
+  ToolSearchPerformedEventSchema,
+  ToolSearchLowConfidenceEventSchema,
+  ToolCallStartEventSchema,
+  ToolCallEndEventSchema,
+  DownstreamConnectedEventSchema,
+  DownstreamDisconnectedEventSchema,
+]);
+
+/** Every decision the gateway makes, as a typed event. Discriminated on `type`. */
+export type TraceEvent = z.infer<typeof TraceEventSchema>;
+
+/** The `type` of a trace event. */
+export type TraceEventType = TraceEvent["type"];
+
+/** The event of one `type`. */
+export type TraceEventOf<T extends TraceEventType> = Extract<TraceEvent, { type: T }>;
+
+/** The fields of an event of `type` T without the common ones (which a {@link TraceContext} fills in). */
+export type TraceEventPayload<T extends TraceEventType> = Omit<TraceEventOf<T>, "traceId" | "requestId" | "sessionId" | "timestamp">;
+
+/**
+ * Parses and validates an unknown value as a trace event.
+ *
+ * @throws AfwError `INVALID_INPUT` when the value is not a valid trace event.
+ */
+export function parseTraceEvent(value: unknown): TraceEvent {
+  return TraceEventSchema.parse(value);
+}
+
+/** Receives trace events. Sinks must not throw and must not block the query path. */
+export interface TraceSink {
+  /** Called once per event, synchronously; do slow work asynchronously. */
+  emit(event: TraceEvent): void;
+}
+
+/**
+ * The ids of one request, and the sink its events go to. Passed through the query path so every
+ * component can emit events with the same ids.
+ */
+export interface TraceContext {
+  readonly traceId: string;
+  readonly requestId: string;
+  readonly sessionId?: string | undefined;
+  readonly sink: TraceSink;
+}
+
+/**
+ * Emits an event of `type` with `payload` through `context`, filling the common fields
+ * (`traceId`, `requestId`, `sessionId`, `timestamp`). A missing context is a no-op; a throwing
+ * sink is ignored so tracing can never break a request.
+ *
+ * @example
+ * ```ts
+ * emitTrace(ctx, "cache-miss", { scope: "shared", reason: "absent" });
+ * ```
+ */
+export function emitTrace<T extends TraceEventType>(context: TraceContext | undefined, type: T, payload: TraceEventPayload<T>): void {
+  if (!context) return;
+  const event = {
+    ...payload,
+    type,
+    traceId: context.traceId,
+    requestId: context.requestId,
+    ...(context.sessionId === undefined ? {} : { sessionId: context.sessionId }),
+    timestamp: new Date().toISOString(),
+  } as unknown as TraceEvent;
+  try {
+    context.sink.emit(event);
+  } catch {
+    // A sink must never break the request it observes.
+  }
+}
+
+/** A sink that drops every event. */
+export const nullTraceSink: TraceSink = Object.freeze({ emit() {} });
+
+/** A sink that forwards each event to every sink given. */
+export function fanOutTraceSink(...sinks: TraceSink[]): TraceSink {
+  return {
+    emit(event) {
+      for (const sink of sinks) {
+        try {
+          sink.emit(event);
+        } catch {
+          // isolate sinks from each other
+        }
+      }
+    },
+  };
+}

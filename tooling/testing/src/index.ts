@@ -1,0 +1,14 @@
+/**
+ * Private test helpers shared by @afw packages.
+ *
+ * @packageDocumentation
+ */
+export {
+  freePort,
+  pingRedis,
+  startRedisServer,
+  getTestRedis,
+  REDIS_MISSING_MESSAGE,
+  type RedisServerHandle,
+  type TestRedis,
+} from "./redis.js";

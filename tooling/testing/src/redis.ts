@@ -1,0 +1,132 @@
+import { spawn, spawnSync } from "node:child_process";
+import { createServer, Socket } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Sends PING to host:port and resolves true on +PONG within `timeoutMs`. */
+export async function pingRedis(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    let done = false;
+    const finish = (ok: boolean) => {
+      if (done) return;
+      done = true;
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => finish(false));
+    socket.once("error", () => finish(false));
+    socket.connect(port, host, () => socket.write("PING\r\n"));
+    socket.once("data", (data) => finish(data.toString().startsWith("+PONG")));
+  });
+}
+
+/** A redis-server process started by a test. */
+export interface RedisServerHandle {
+  readonly url: string;
+  readonly port: number;
+  /** Stops the server (SHUTDOWN, then SIGKILL if it lingers). Data on disk is kept for restart(). */
+  stop(options?: { kill?: boolean }): Promise<void>;
+  /** Starts the server again on the same port and data directory. */
+  restart(): Promise<void>;
+  /** Stops the server and deletes its data directory. */
+  dispose(): Promise<void>;
+}
+
+function redisServerBinary(): string | undefined {
+  const found = spawnSync("sh", ["-c", "command -v redis-server"], { encoding: "utf8" });
+  const path = found.stdout.trim();
+  return found.status === 0 && path ? path : undefined;
+}
+
+/** Message shown when no Redis can be found or started. */
+export const REDIS_MISSING_MESSAGE =
+  "No Redis available for tests: set REDIS_URL, run a Redis on 127.0.0.1:6379, or install redis-server (Debian: apt-get install -y redis-server).";
+
+/**
+ * Starts a private `redis-server` on a free loopback port (no persistence unless `appendOnly`).
+ *
+ * @throws Error with {@link REDIS_MISSING_MESSAGE} when redis-server is not installed.
+ */
+export async function startRedisServer(options: { appendOnly?: boolean; port?: number } = {}): Promise<RedisServerHandle> {
+  const binary = redisServerBinary();
+  if (!binary) throw new Error(REDIS_MISSING_MESSAGE);
+  const port = options.port ?? (await freePort());
+  const dir = mkdtempSync(join(tmpdir(), "afw-redis-"));
+  let child: ReturnType<typeof spawn> | undefined;
+  const start = async () => {
+    const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir, "--daemonize", "no"];
+    args.push("--appendonly", options.appendOnly ? "yes" : "no");
+    if (options.appendOnly) args.push("--appendfsync", "always");
+    child = spawn(binary, args, { stdio: "ignore" });
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      if (await pingRedis("127.0.0.1", port, 200)) return;
+      if (child.exitCode !== null) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`redis-server did not start on port ${port}`);
+  };
+  const stop = async ({ kill = false } = {}) => {
+    const proc = child;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+    proc.kill(kill ? "SIGKILL" : "SIGTERM");
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 3000);
+    await exited;
+    clearTimeout(timer);
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    restart: start,
+    async dispose() {
+      await stop({ kill: true });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Where tests find Redis. */
+export interface TestRedis {
+  /** `redis://` URL of the server. */
+  readonly url: string;
+  /** A fresh key prefix for one test file or case, e.g. `afwtest:<uuid>:`. */
+  prefix(): string;
+  /** Stops a server this helper started (no-op for an external one). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Finds a Redis for tests: `REDIS_URL` if set, else 127.0.0.1:6379 if it answers PING, else a
+ * private `redis-server` on a free port. Fails with a clear message when none can be had.
+ * Isolate tests by {@link TestRedis.prefix} and delete your keys afterwards.
+ *
+ * @throws Error with {@link REDIS_MISSING_MESSAGE}.
+ */
+export async function getTestRedis(): Promise<TestRedis> {
+  const prefix = () => `afwtest:${randomUUID()}:`;
+  const fromEnv = process.env["REDIS_URL"];
+  if (fromEnv) return { url: fromEnv, prefix, dispose: async () => {} };
+  if (await pingRedis("127.0.0.1", 6379)) return { url: "redis://127.0.0.1:6379", prefix, dispose: async () => {} };
+  const server = await startRedisServer();
+  return { url: server.url, prefix, dispose: () => server.dispose() };
+}
