@@ -1,8 +1,11 @@
 /**
- * `@afw/embeddings`: Embedder implementations for Agentic Flywheel: offline Universal Sentence Encoder, hashing embedder for tests, content-hash cache.
- *
- * Not implemented yet: see the package README.
+ * `@afw/embeddings`: {@link @afw/contracts!Embedder} implementations shared by the router and the
+ * tool zoo — the offline Universal Sentence Encoder lite, a deterministic hashing embedder for
+ * tests, and a content-hash cache.
  *
  * @packageDocumentation
  */
-export {};
+export { createUseEmbedder, type UseEmbedderOptions } from "./use-embedder.js";
+export { createHashingEmbedder, type HashingEmbedderOptions } from "./hashing-embedder.js";
+export { createCachingEmbedder, type CachingEmbedder, type CachingEmbedderOptions } from "./caching-embedder.js";
+export { normalizeInPlace, dot } from "./normalize.js";
