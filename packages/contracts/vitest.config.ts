@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 20_000,
+    include: ["src/**/*.test.ts"],
+    typecheck: { enabled: true, include: ["src/**/*.test-d.ts"] },
   },
 });

@@ -278,7 +278,7 @@ export type TraceEventType = TraceEvent["type"];
 export type TraceEventOf<T extends TraceEventType> = Extract<TraceEvent, { type: T }>;
 
 /** The fields of an event of `type` T without the common ones (which a {@link TraceContext} fills in). */
-export type TraceEventPayload<T extends TraceEventType> = Omit<TraceEventOf<T>, "traceId" | "requestId" | "sessionId" | "timestamp">;
+export type TraceEventPayload<T extends TraceEventType> = Omit<TraceEventOf<T>, "type" | "traceId" | "requestId" | "sessionId" | "timestamp">;
 
 /**
  * Parses and validates an unknown value as a trace event.
