@@ -1,0 +1,60 @@
+// Shared helpers for benchmark scripts: percentiles, timing loops, machine description, output.
+import { cpus, totalmem, platform, release } from "node:os";
+import { writeFileSync, mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** The machine the numbers were measured on. */
+export function describeMachine() {
+  return {
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    os: `${platform()} ${release()}`,
+    date: new Date().toISOString(),
+  };
+}
+
+/** Percentile (0..100) of an array of numbers (nearest-rank on a sorted copy). */
+export function percentile(values, p) {
+  if (values.length === 0) return NaN;
+  const sorted = Float64Array.from(values).sort();
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank];
+}
+
+/** Summary statistics of latencies in ms. */
+export function summarize(values) {
+  const mean = values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+  return { count: values.length, p50: percentile(values, 50), p95: percentile(values, 95), p99: percentile(values, 99), mean, max: Math.max(...values) };
+}
+
+/**
+ * Runs `fn` `warmup` times, then up to `iterations` times or until `maxMs` elapsed; returns the
+ * per-call latencies in milliseconds (closed loop, one call at a time).
+ */
+export async function measure(fn, { iterations = 1000, warmup = 50, maxMs = 20_000 } = {}) {
+  for (let i = 0; i < warmup; i++) await fn(i);
+  const samples = [];
+  const deadline = performance.now() + maxMs;
+  for (let i = 0; i < iterations && performance.now() < deadline; i++) {
+    const t = performance.now();
+    await fn(i);
+    samples.push(performance.now() - t);
+  }
+  return samples;
+}
+
+/** Rounds to `digits` decimals for display. */
+export const round = (x, digits = 3) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x);
+
+/** Prints `rows` as a table and writes `{ machine, rows, notes, ...extra }` to bench/results/<name>.json. */
+export function report(name, rows, { notes = [], extra = {} } = {}) {
+  const machine = describeMachine();
+  console.log(`${name} — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
+  console.table(rows);
+  for (const note of notes) console.log(`- ${note}`);
+  const dir = fileURLToPath(new URL("./results/", import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}${name}.json`, JSON.stringify({ machine, rows, notes, ...extra }, null, 2) + "\n");
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// Runs every benchmark scenario in bench/ (each a standalone script that prints a table and writes
+// bench/results/<name>.json), then combines them into bench/results/latest.json and
+// bench/results/latest.md with the machine's description.
+// Usage: pnpm bench [name ...]   (e.g. `pnpm bench router cache`)
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { cpus, totalmem, platform, release } from "node:os";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+
+const dir = fileURLToPath(new URL(".", import.meta.url));
+const resultsDir = join(dir, "results");
+const only = process.argv.slice(2);
+const scenarios = readdirSync(dir)
+  .filter((f) => f.endsWith(".mjs") && f !== "run.mjs" && !f.startsWith("_"))
+  .map((f) => f.replace(/\.mjs$/, ""))
+  .filter((name) => only.length === 0 || only.includes(name))
+  .sort();
+
+export const machine = {
+  cpu: cpus()[0]?.model ?? "unknown",
+  cores: cpus().length,
+  memoryGiB: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+  os: `${platform()} ${release()}`,
+  date: new Date().toISOString(),
+};
+
+console.log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.os}`);
+const combined = { machine, scenarios: {} };
+for (const name of scenarios) {
+  console.log(`\n### ${name}`);
+  const started = Date.now();
+  const run = spawnSync(process.execPath, [join(dir, `${name}.mjs`)], { stdio: "inherit", timeout: 10 * 60_000 });
+  const file = join(resultsDir, `${name}.json`);
+  const ok = run.status === 0 && existsSync(file);
+  combined.scenarios[name] = ok
+    ? { ok: true, seconds: (Date.now() - started) / 1000, result: JSON.parse(readFileSync(file, "utf8")) }
+    : { ok: false, seconds: (Date.now() - started) / 1000, exitCode: run.status, signal: run.signal };
+  if (!ok) console.log(`!! ${name} failed (exit ${run.status}${run.signal ? `, ${run.signal}` : ""})`);
+}
+writeFileSync(join(resultsDir, "latest.json"), JSON.stringify(combined, null, 2) + "\n");
+
+const lines = [`# Benchmark results`, ``, `${machine.date} — ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.os}`, ``];
+for (const [name, s] of Object.entries(combined.scenarios)) {
+  lines.push(`## ${name}`, ``);
+  if (!s.ok) {
+    lines.push(`failed (exit ${s.exitCode})`, ``);
+    continue;
+  }
+  const rows = s.result.rows ?? [];
+  if (rows.length) {
+    const cols = Object.keys(rows[0]);
+    lines.push(`| ${cols.join(" | ")} |`, `| ${cols.map(() => "---").join(" | ")} |`);
+    for (const row of rows) lines.push(`| ${cols.map((c) => row[c] ?? "").join(" | ")} |`);
+    lines.push("");
+  }
+  for (const note of s.result.notes ?? []) lines.push(`- ${note}`);
+  lines.push("");
+}
+writeFileSync(join(resultsDir, "latest.md"), lines.join("\n"));
+console.log(`\nwrote bench/results/latest.json and latest.md`);
+process.exitCode = Object.values(combined.scenarios).every((s) => s.ok) ? 0 : 1;
