@@ -1,0 +1,8 @@
+/**
+ * `@afw/downstream`: connects to downstream MCP servers and proxies their tools.
+ *
+ * Not implemented yet: see the package README.
+ *
+ * @packageDocumentation
+ */
+export {};
