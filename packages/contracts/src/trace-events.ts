@@ -6,10 +6,10 @@ import { SearchModeSchema } from "./catalog.js";
 
 /** Fields every trace event carries. */
 export const TraceEventBaseShape = {
-  traceId: z.string().min(1),
-  requestId: z.string().min(1),
-  sessionId: z.string().optional(),
-  timestamp: z.iso.datetime(),
+  traceId: z.string().min(1).describe("Id shared by every event of one query (and its MCP request)."),
+  requestId: z.string().min(1).describe("Id of the MCP/HTTP request that caused the event."),
+  sessionId: z.string().optional().describe("Conversation id, when the query had one."),
+  timestamp: z.iso.datetime().describe("When the event happened (ISO 8601, UTC)."),
 } as const;
 
 const base = TraceEventBaseShape;
@@ -25,7 +25,7 @@ export const QueryReceivedEventSchema = event("query-received", {
   questionLength: z.number().int().nonnegative(),
   intentRequested: z.string().optional(),
   backendRequested: z.string().optional(),
-});
+}).describe("a query entered the gateway.");
 /** `query-answered`: a query was answered. */
 export const QueryAnsweredEventSchema = event("query-answered", {
   backendId: z.string(),
@@ -34,14 +34,14 @@ export const QueryAnsweredEventSchema = event("query-answered", {
   attempts: z.number().int().nonnegative(),
   fallbackUsed: z.boolean(),
   cacheHit: z.union([z.boolean(), z.literal("semantic")]),
-});
+}).describe("a query was answered.");
 /** `query-failed`: a query ended in an error. */
 export const QueryFailedEventSchema = event("query-failed", {
   code: z.string(),
   message: z.string(),
   durationMs: z.number().nonnegative(),
   attempts: z.number().int().nonnegative(),
-});
+}).describe("a query ended in an error.");
 /** `intent-classified`: the intent of a question was decided. */
 export const IntentClassifiedEventSchema = event("intent-classified", {
   intent: IntentSchema,
@@ -49,16 +49,16 @@ export const IntentClassifiedEventSchema = event("intent-classified", {
   method: ClassificationMethodSchema,
   alternatives: z.array(IntentAlternativeSchema),
   durationMs: z.number().nonnegative(),
-});
+}).describe("the intent of a question was decided.");
 /** `routing-decided`: candidates were scored and ranked. */
-export const RoutingDecidedEventSchema = event("routing-decided", { decision: RoutingDecisionSchema });
+export const RoutingDecidedEventSchema = event("routing-decided", { decision: RoutingDecisionSchema }).describe("candidates were scored and ranked.");
 /** `router-low-confidence`: the intent was too uncertain; the router used its fallback strategy. */
 export const RouterLowConfidenceEventSchema = event("router-low-confidence", {
   intent: IntentSchema,
   confidence: z.number().min(0).max(1),
   threshold: z.number().min(0).max(1),
   strategy: z.enum(["hedge", "general-purpose", "default-flow"]),
-});
+}).describe("the intent was too uncertain; the router used its fallback strategy.");
 /** `backend-call-start`: an attempt against a backend began. */
 export const BackendCallStartEventSchema = event("backend-call-start", {
   backendId: z.string(),
@@ -66,7 +66,7 @@ export const BackendCallStartEventSchema = event("backend-call-start", {
   attempt: z.number().int().min(1),
   streaming: z.boolean(),
   hedged: z.boolean().optional(),
-});
+}).describe("an attempt against a backend began.");
 /** `backend-call-end`: an attempt against a backend ended. */
 export const BackendCallEndEventSchema = event("backend-call-end", {
   backendId: z.string(),
@@ -76,7 +76,7 @@ export const BackendCallEndEventSchema = event("backend-call-end", {
   outcome,
   errorCode: z.string().optional(),
   statusCode: z.number().int().optional(),
-});
+}).describe("an attempt against a backend ended.");
 /** `retry-scheduled`: a retryable failure will be retried after a delay. */
 export const RetryScheduledEventSchema = event("retry-scheduled", {
   backendId: z.string(),
@@ -84,7 +84,7 @@ export const RetryScheduledEventSchema = event("retry-scheduled", {
   attempt: z.number().int().min(1),
   delayMs: z.number().nonnegative(),
   errorCode: z.string(),
-});
+}).describe("a retryable failure will be retried after a delay.");
 /** `fallback-triggered`: the router moved on to another candidate. */
 export const FallbackTriggeredEventSchema = event("fallback-triggered", {
   fromBackendId: z.string(),
@@ -92,11 +92,11 @@ export const FallbackTriggeredEventSchema = event("fallback-triggered", {
   toBackendId: z.string(),
   toFlowId: z.string(),
   reason: z.string().describe("Error code that caused the fallback."),
-});
+}).describe("the router moved on to another candidate.");
 /** `hedge-started`: two candidates run in parallel for a low-confidence question. */
 export const HedgeStartedEventSchema = event("hedge-started", {
   flowIds: z.array(z.string()).min(2),
-});
+}).describe("two candidates run in parallel for a low-confidence question.");
 /** `circuit-opened`: a backend or flow failed too often and is skipped for a cooldown. */
 export const CircuitOpenedEventSchema = event("circuit-opened", {
   key: z.string(),
@@ -104,50 +104,50 @@ export const CircuitOpenedEventSchema = event("circuit-opened", {
   flowId: z.string().optional(),
   failures: z.number().int().nonnegative(),
   cooldownMs: z.number().nonnegative(),
-});
+}).describe("a backend or flow failed too often and is skipped for a cooldown.");
 /** `circuit-half-opened`: a cooldown ended; one probe call may pass. */
 export const CircuitHalfOpenedEventSchema = event("circuit-half-opened", {
   key: z.string(),
   backendId: z.string(),
   flowId: z.string().optional(),
-});
+}).describe("a cooldown ended; one probe call may pass.");
 /** `circuit-closed`: a probe succeeded; traffic flows again. */
 export const CircuitClosedEventSchema = event("circuit-closed", {
   key: z.string(),
   backendId: z.string(),
   flowId: z.string().optional(),
-});
+}).describe("a probe succeeded; traffic flows again.");
 /** `health-checked`: a backend was probed. */
 export const HealthCheckedEventSchema = event("health-checked", {
   backendId: z.string(),
   status: HealthStatusSchema,
   latencyMs: z.number().nonnegative(),
-});
+}).describe("a backend was probed.");
 /** `flows-discovered`: a backend's flow list was (re)loaded. */
 export const FlowsDiscoveredEventSchema = event("flows-discovered", {
   backendId: z.string(),
   count: z.number().int().nonnegative(),
   stale: z.boolean().describe("True when discovery failed and the previous list is served."),
-});
+}).describe("a backend's flow list was (re)loaded.");
 /** `cache-hit`: an answer was served from the cache. */
 export const CacheHitEventSchema = event("cache-hit", {
   scope: cacheScope,
   flowId: z.string(),
   kind: z.enum(["exact", "semantic"]),
   similarity: z.number().min(0).max(1).optional(),
-});
+}).describe("an answer was served from the cache.");
 /** `cache-miss`: no usable cached answer. */
 export const CacheMissEventSchema = event("cache-miss", {
   scope: cacheScope,
   flowId: z.string().optional(),
   reason: z.enum(["absent", "corrupt", "unavailable", "bypass", "expired"]),
-});
+}).describe("no usable cached answer.");
 /** `cache-write`: an answer was cached. */
 export const CacheWriteEventSchema = event("cache-write", {
   scope: cacheScope,
   flowId: z.string(),
   ttlSeconds: z.number().int().positive(),
-});
+}).describe("an answer was cached.");
 /** `cache-invalidate`: cached entries were removed. */
 export const CacheInvalidateEventSchema = event("cache-invalidate", {
   selector: z.object({
@@ -157,20 +157,20 @@ export const CacheInvalidateEventSchema = event("cache-invalidate", {
     all: z.boolean().optional(),
   }),
   removed: z.number().int().nonnegative(),
-});
+}).describe("cached entries were removed.");
 /** `cache-unavailable`: the cache store failed; the gateway continues without it. */
 export const CacheUnavailableEventSchema = event("cache-unavailable", {
   operation: z.string(),
   message: z.string(),
-});
+}).describe("the cache store failed; the gateway continues without it.");
 /** `session-loaded`: a session's recent turns were loaded. */
 export const SessionLoadedEventSchema = event("session-loaded", {
   turns: z.number().int().nonnegative(),
-});
+}).describe("a session's recent turns were loaded.");
 /** `session-appended`: a turn was appended to a session. */
 export const SessionAppendedEventSchema = event("session-appended", {
   totalTurns: z.number().int().nonnegative(),
-});
+}).describe("a turn was appended to a session.");
 const toolCandidate = z.object({
   id: z.string(),
   score: z.number(),
@@ -180,14 +180,14 @@ const toolCandidate = z.object({
 export const ToolListRequestedEventSchema = event("tool-list-requested", {
   mode: z.enum(["all", "search", "routed"]),
   context: z.string().optional(),
-});
+}).describe("a client asked for the tool list.");
 /** `tool-list-decided`: the tools to expose were chosen. */
 export const ToolListDecidedEventSchema = event("tool-list-decided", {
   mode: z.enum(["all", "search", "routed"]),
   candidates: z.array(toolCandidate),
   exposed: z.array(z.string()),
   confidence: z.number().min(0).max(1).optional(),
-});
+}).describe("the tools to expose were chosen.");
 /** `tool-search-performed`: audit record of a tool or workflow search. */
 export const ToolSearchPerformedEventSchema = event("tool-search-performed", {
   target: z.enum(["tools", "workflows"]),
@@ -197,20 +197,20 @@ export const ToolSearchPerformedEventSchema = event("tool-search-performed", {
   results: z.array(toolCandidate),
   confidence: z.number().min(0).max(1),
   degraded: z.boolean().optional().describe("True when the semantic stage failed and keyword-only results were returned."),
-});
+}).describe("audit record of a tool or workflow search.");
 /** `tool-search-low-confidence`: search confidence was under the threshold; the safe set was returned. */
 export const ToolSearchLowConfidenceEventSchema = event("tool-search-low-confidence", {
   query: z.string(),
   confidence: z.number().min(0).max(1),
   threshold: z.number().min(0).max(1),
   fallbackIds: z.array(z.string()),
-});
+}).describe("search confidence was under the threshold; the safe set was returned.");
 /** `tool-call-start`: a proxied downstream tool call began. */
 export const ToolCallStartEventSchema = event("tool-call-start", {
   server: z.string(),
   tool: z.string(),
   attempt: z.number().int().min(1),
-});
+}).describe("a proxied downstream tool call began.");
 /** `tool-call-end`: a proxied downstream tool call ended. */
 export const ToolCallEndEventSchema = event("tool-call-end", {
   server: z.string(),
@@ -219,19 +219,19 @@ export const ToolCallEndEventSchema = event("tool-call-end", {
   latencyMs: z.number().nonnegative(),
   outcome,
   errorCode: z.string().optional(),
-});
+}).describe("a proxied downstream tool call ended.");
 /** `downstream-connected`: a downstream MCP server connected. */
 export const DownstreamConnectedEventSchema = event("downstream-connected", {
   server: z.string(),
   transport: z.enum(["stdio", "http"]),
   toolCount: z.number().int().nonnegative(),
-});
+}).describe("a downstream MCP server connected.");
 /** `downstream-disconnected`: a downstream MCP server disconnected (idle, crash, shutdown). */
 export const DownstreamDisconnectedEventSchema = event("downstream-disconnected", {
   server: z.string(),
   reason: z.enum(["idle", "crash", "shutdown", "error"]),
   message: z.string().optional(),
-});
+}).describe("a downstream MCP server disconnected (idle, crash, shutdown).");
 
 /** Zod schema of {@link TraceEvent}: a discriminated union on `type`. */
 export const TraceEventSchema = z.discriminatedUnion("type", [
