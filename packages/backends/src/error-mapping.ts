@@ -1,0 +1,279 @@
+import { BackendError, type ErrorCode } from "@afw/contracts";
+
+/** What an error is about: which backend, which flow, what the adapter was doing. */
+export interface ErrorContext {
+  /** Backend instance id. */
+  backendId: string;
+  /** Backend kind, used in messages (`flowise`, `langflow`). */
+  kind: string;
+  /** The platform flow id, when the call was about one flow. */
+  flowId?: string | undefined;
+  /** What the adapter was doing, e.g. `execute`, `discover flows`. */
+  operation: string;
+  /** Secrets that must never appear in a message (API keys, tokens). */
+  secrets?: readonly string[];
+}
+
+const MAX_MESSAGE_LENGTH = 300;
+
+/**
+ * Removes secrets (and anything that looks like a bearer token or API key) from a message taken
+ * from a backend, and cuts it to a readable length.
+ *
+ * @example
+ * ```ts
+ * redactSecrets("bad key sk-abc", ["sk-abc"]) // "bad key [redacted]"
+ * ```
+ */
+export function redactSecrets(message: string, secrets: readonly string[] = []): string {
+  let text = message;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) text = text.split(secret).join("[redacted]");
+  }
+  text = text
+    .replace(/(bearer\s+)[A-Za-z0-9._~+/=-]{6,}/gi, "$1[redacted]")
+    .replace(/((?:x-api-key|api[_-]?key|apikey|token)["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{6,}/gi, "$1[redacted]")
+    .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, "[redacted]")
+    .replace(/\s+/g, " ")
+    .trim();
+  return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function messageFromDetail(detail: unknown): string | undefined {
+  if (typeof detail === "string") {
+    const trimmed = detail.trim();
+    if (trimmed.startsWith("{")) {
+      try {
+        return messageFromDetail(JSON.parse(trimmed)) ?? undefined;
+      } catch {
+        return trimmed;
+      }
+    }
+    return trimmed || undefined;
+  }
+  if (Array.isArray(detail)) {
+    // FastAPI 422: [{loc, msg, type}]
+    const parts = detail
+      .map((item) => {
+        const record = asRecord(item);
+        if (!record) return typeof item === "string" ? item : undefined;
+        const location = Array.isArray(record["loc"]) ? (record["loc"] as unknown[]).map(String).join(".") : undefined;
+        const msg = typeof record["msg"] === "string" ? record["msg"] : undefined;
+        return msg ? (location ? `${location}: ${msg}` : msg) : undefined;
+      })
+      .filter((part): part is string => Boolean(part));
+    return parts.length ? parts.join("; ") : undefined;
+  }
+  const record = asRecord(detail);
+  if (record) {
+    // Langflow APIException body: {message, traceback, description, code, suggestion, source}
+    for (const key of ["message", "description", "error", "detail", "msg"]) {
+      const value = record[key];
+      if (typeof value === "string" && value.trim()) return value.trim();
+      if (key === "detail" && value !== undefined) return messageFromDetail(value);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Extracts a human-readable message from a platform error body: Flowise
+ * `{statusCode, success, message, stack}`, Flowise auth `{error}`, FastAPI `{detail}` where
+ * `detail` may be a string, a list of validation problems, an object or a JSON *string*
+ * (`{message, traceback, …}`). Stack traces and tracebacks are never returned.
+ *
+ * @example
+ * ```ts
+ * errorMessageFromBody('{"detail":"{\\"message\\":\\"boom\\",\\"traceback\\":\\"...\\"}"}') // "boom"
+ * ```
+ */
+export function errorMessageFromBody(body: string): string | undefined {
+  const trimmed = body.trim();
+  if (!trimmed) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(trimmed);
+  } catch {
+    // Plain text (e.g. a proxy's HTML page): keep a short first line, never a whole page.
+    if (trimmed.startsWith("<")) return undefined;
+    return trimmed.split("\n")[0];
+  }
+  if (typeof parsed === "string") return parsed;
+  const record = asRecord(parsed);
+  if (!record) return undefined;
+  if (typeof record["message"] === "string" && record["message"].trim()) return record["message"].trim();
+  if ("detail" in record) return messageFromDetail(record["detail"]);
+  if (typeof record["error"] === "string") return record["error"];
+  const error = asRecord(record["error"]);
+  if (error && typeof error["message"] === "string") return error["message"];
+  return undefined;
+}
+
+/** Flowise answers a prediction with a wrong or missing API key with 500 "…buildChatflow - Unauthorized". */
+const UNAUTHORIZED_PATTERN = /\bunauthori[sz]ed\b|invalid or missing api key|api key must be passed/i;
+
+/** Messages that mean the flow does not exist (Flowise 400 non-UUID id, Langflow 400 bad UUID). */
+const NOT_FOUND_PATTERN = /not found|badly formed hexadecimal uuid|invalid uuid|is not a valid uuid/i;
+
+function parseRetryAfter(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * Maps a non-2xx HTTP reply to a {@link BackendError} with a contracts code, `statusCode` and
+ * `isRetryable`:
+ *
+ * | status | code | retryable |
+ * | --- | --- | --- |
+ * | 401, 403, 500 with "Unauthorized" | `BACKEND_AUTH_FAILED` | no |
+ * | 404 (and 400 "not found"/bad UUID on a flow call) | `FLOW_NOT_FOUND` | no |
+ * | 408, 504 | `BACKEND_TIMEOUT` | yes |
+ * | 429 | `BACKEND_RATE_LIMITED` | yes |
+ * | 409, 425, 5xx | `BACKEND_UNAVAILABLE` | yes |
+ * | other 4xx | `BACKEND_BAD_RESPONSE` | no |
+ *
+ * @example
+ * ```ts
+ * const error = errorFromStatus(429, '{"message":"Too many requests"}', null, { backendId: "f", kind: "flowise", operation: "execute" });
+ * error.code // "BACKEND_RATE_LIMITED"
+ * ```
+ */
+export function errorFromStatus(statusCode: number, body: string, retryAfter: string | null, context: ErrorContext): BackendError {
+  const rawMessage = errorMessageFromBody(body);
+  const platformMessage = rawMessage ? redactSecrets(rawMessage, context.secrets) : undefined;
+  let code: ErrorCode;
+  let isRetryable: boolean;
+  if (statusCode === 401 || statusCode === 403 || (statusCode >= 500 && rawMessage !== undefined && UNAUTHORIZED_PATTERN.test(rawMessage))) {
+    code = "BACKEND_AUTH_FAILED";
+    isRetryable = false;
+  } else if (statusCode === 404 || (statusCode === 400 && context.flowId !== undefined && rawMessage !== undefined && NOT_FOUND_PATTERN.test(rawMessage))) {
+    code = context.flowId !== undefined ? "FLOW_NOT_FOUND" : "BACKEND_BAD_RESPONSE";
+    isRetryable = false;
+  } else if (statusCode === 408 || statusCode === 504) {
+    code = "BACKEND_TIMEOUT";
+    isRetryable = true;
+  } else if (statusCode === 429) {
+    code = "BACKEND_RATE_LIMITED";
+    isRetryable = true;
+  } else if (statusCode === 409 || statusCode === 425 || statusCode >= 500) {
+    code = "BACKEND_UNAVAILABLE";
+    isRetryable = true;
+  } else {
+    code = "BACKEND_BAD_RESPONSE";
+    isRetryable = false;
+  }
+  const what = context.flowId !== undefined ? `${context.operation} of flow ${context.flowId}` : context.operation;
+  const message = `${context.kind} backend '${context.backendId}': ${what} failed with HTTP ${statusCode}${platformMessage ? `: ${platformMessage}` : ""}`;
+  const retryAfterMs = parseRetryAfter(retryAfter);
+  return new BackendError(code, message, {
+    statusCode,
+    isRetryable,
+    backendId: context.backendId,
+    flowId: context.flowId,
+    details: {
+      operation: context.operation,
+      ...(platformMessage ? { platformMessage } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    },
+  });
+}
+
+/**
+ * Maps an error event received inside a stream (HTTP 200) to a {@link BackendError}. Flowise
+ * reports auth failures this way too (`…buildChatflow - Unauthorized`).
+ */
+export function errorFromStreamEvent(message: string, context: ErrorContext): BackendError {
+  const safe = redactSecrets(message, context.secrets);
+  const isAuth = UNAUTHORIZED_PATTERN.test(message);
+  const isNotFound = /\bnot found\b/i.test(message) && /flow/i.test(message);
+  const code: ErrorCode = isAuth ? "BACKEND_AUTH_FAILED" : isNotFound ? "FLOW_NOT_FOUND" : "BACKEND_UNAVAILABLE";
+  return new BackendError(code, `${context.kind} backend '${context.backendId}': ${context.operation} of flow ${context.flowId ?? "?"} failed mid-stream: ${safe || "error event"}`, {
+    isRetryable: code === "BACKEND_UNAVAILABLE",
+    backendId: context.backendId,
+    flowId: context.flowId,
+    details: { operation: context.operation, platformMessage: safe, midStream: true },
+  });
+}
+
+/** Node/undici network error codes that mean "could not talk to the backend". */
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
+
+function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && (NETWORK_CODES.has(code) || code.startsWith("E") || code.startsWith("UND_ERR"))) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Why a request's signal fired. */
+export type AbortReason = "caller" | "timeout" | undefined;
+
+/**
+ * Maps anything a `fetch` call or body read threw to a {@link BackendError}: the caller's abort
+ * -> `ABORTED` (not retryable), the adapter's timeout -> `BACKEND_TIMEOUT`, a network failure ->
+ * `BACKEND_UNAVAILABLE` (both retryable). A {@link BackendError} passes through unchanged.
+ */
+export function errorFromException(error: unknown, abortReason: AbortReason, timeoutMs: number, context: ErrorContext): BackendError {
+  if (BackendError.isInstance(error)) return error;
+  const what = context.flowId !== undefined ? `${context.operation} of flow ${context.flowId}` : context.operation;
+  const base = { backendId: context.backendId, flowId: context.flowId, cause: error };
+  if (abortReason === "caller") {
+    return new BackendError("ABORTED", `${context.kind} backend '${context.backendId}': ${what} was aborted by the caller`, {
+      ...base,
+      isRetryable: false,
+      details: { operation: context.operation },
+    });
+  }
+  if (abortReason === "timeout") {
+    return new BackendError("BACKEND_TIMEOUT", `${context.kind} backend '${context.backendId}': ${what} timed out after ${timeoutMs} ms`, {
+      ...base,
+      isRetryable: true,
+      details: { operation: context.operation, timeoutMs },
+    });
+  }
+  const code = networkCode(error);
+  const reason = code ?? (error instanceof Error ? redactSecrets(error.message, context.secrets) : "network error");
+  return new BackendError("BACKEND_UNAVAILABLE", `${context.kind} backend '${context.backendId}': ${what} failed: ${reason}`, {
+    ...base,
+    isRetryable: true,
+    details: { operation: context.operation, ...(code ? { networkCode: code } : {}) },
+  });
+}
+
+/** A `BACKEND_BAD_RESPONSE` error: the reply could not be parsed or did not fit the expected shape. */
+export function badResponse(reason: string, context: ErrorContext, statusCode?: number, cause?: unknown, isRetryable = true): BackendError {
+  const what = context.flowId !== undefined ? `${context.operation} of flow ${context.flowId}` : context.operation;
+  return new BackendError("BACKEND_BAD_RESPONSE", `${context.kind} backend '${context.backendId}': ${what} returned a bad reply: ${redactSecrets(reason, context.secrets)}`, {
+    statusCode,
+    isRetryable,
+    backendId: context.backendId,
+    flowId: context.flowId,
+    cause,
+    details: { operation: context.operation },
+  });
+}

@@ -1,0 +1,455 @@
+import { z } from "zod";
+import {
+  BackendError,
+  parseOrThrow,
+  type BackendHealth,
+  type FlowBackendV1,
+  type FlowExecutionRequest,
+  type FlowExecutionResult,
+  type FlowStreamChunk,
+  type UniversalFlow,
+} from "@afw/contracts";
+import {
+  downHealth,
+  elapsedMs,
+  healthResult,
+  mappingFor,
+  parseExecutionRequest,
+  placeParameter,
+  readEnv,
+  upStatus,
+} from "./adapter-common.js";
+import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
+import {
+  extractFlowiseText,
+  FlowiseChatflowListSchema,
+  FlowisePredictionSchema,
+  FlowiseStreamFrameSchema,
+  FlowiseStreamingCheckSchema,
+  FlowiseVersionSchema,
+  parseFollowUpPrompts,
+  type FlowiseChatflow,
+  type FlowisePrediction,
+} from "./flowise-reply.js";
+import { HttpClient, iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
+import { asRecord, findUsage, nonEmptyString, toSourceDocuments } from "./reply-utils.js";
+import { BaseBackendSettingsSchema, normalizeBaseURL, type ParameterMapping } from "./settings.js";
+import { SseParser } from "./sse-parser.js";
+import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
+
+/** Flowise chatflow types. */
+export const FLOWISE_FLOW_TYPES = ["CHATFLOW", "AGENTFLOW", "MULTIAGENT", "ASSISTANT"] as const;
+
+/** Zod schema of {@link FlowiseBackendSettings}. */
+export const FlowiseBackendSettingsSchema = BaseBackendSettingsSchema.extend({
+  includeUndeployed: z
+    .boolean()
+    .default(true)
+    .describe("Include chatflows whose `deployed` flag is not true (Flowise's UI rarely sets it)."),
+  flowTypes: z.array(z.string()).optional().describe("Only list chatflows of these types, e.g. [\"CHATFLOW\", \"AGENTFLOW\"]."),
+  streamingCheckTtlMs: z.number().int().nonnegative().default(300_000).describe("How long a chatflows-streaming answer is cached per flow."),
+});
+
+/**
+ * Settings of {@link createFlowiseBackend}.
+ *
+ * @example
+ * ```ts
+ * const settings: FlowiseBackendSettings = {
+ *   id: "flowise",
+ *   baseURL: "http://localhost:3000",
+ *   apiKey: process.env.FLOWISE_API_KEY,
+ *   timeouts: { requestTimeoutMs: 60_000 },
+ *   flows: { "a1b2...": { intents: ["rag-retrieval"], parameterMapping: { temperature: { node: "chatOpenAI_0", param: "temperature" } } } },
+ * };
+ * ```
+ */
+export type FlowiseBackendSettings = z.input<typeof FlowiseBackendSettingsSchema>;
+
+/** A Flowise backend: {@link FlowBackendV1} plus Flowise-specific helpers. */
+export interface FlowiseBackend extends FlowBackendV1 {
+  readonly kind: "flowise";
+  /** The base URL without a trailing slash. */
+  readonly baseURL: string;
+  stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncIterable<FlowStreamChunk>;
+  /**
+   * Asks `GET /api/v1/chatflows-streaming/{id}` whether a flow streams (cached per flow).
+   *
+   * @throws BackendError `FLOW_NOT_FOUND` for an unknown flow, other codes when the check fails.
+   */
+  isStreaming(flowId: string, signal?: AbortSignal): Promise<boolean>;
+}
+
+/** Default mapping: Flowise's chat model nodes call these inputs `temperature` and `maxTokens`. */
+const FLOWISE_DEFAULT_MAPPING: ParameterMapping = {
+  temperature: { param: "temperature" },
+  maxTokens: { param: "maxTokens" },
+};
+
+const MAX_PAGES = 1000;
+const MAX_FLOW_DATA_CHARS = 5_000_000;
+const HEALTH_BODY_BYTES = 64 * 1024;
+
+function nodeHints(flowData: string | null | undefined): string[] {
+  if (!flowData || flowData.length > MAX_FLOW_DATA_CHARS) return [];
+  try {
+    const parsed = asRecord(JSON.parse(flowData));
+    const nodes = Array.isArray(parsed?.["nodes"]) ? (parsed["nodes"] as unknown[]) : [];
+    const hints = new Set<string>();
+    for (const node of nodes.slice(0, 500)) {
+      const data = asRecord(asRecord(node)?.["data"]);
+      for (const key of ["category", "name", "label"]) {
+        const value = nonEmptyString(data?.[key]);
+        if (value) hints.add(value);
+      }
+    }
+    return [...hints];
+  } catch {
+    return [];
+  }
+}
+
+function toDiscovered(chatflow: FlowiseChatflow): DiscoveredFlow {
+  const tags = (chatflow.category ?? "")
+    .split(";")
+    .map((tag) => tag.trim())
+    .filter(Boolean);
+  return {
+    backendFlowId: chatflow.id,
+    name: chatflow.name ?? chatflow.id,
+    description: chatflow.description ?? undefined,
+    tags,
+    flowType: chatflow.type ?? "CHATFLOW",
+    nodeHints: nodeHints(chatflow.flowData),
+    metadata: {
+      deployed: chatflow.deployed ?? false,
+      isPublic: chatflow.isPublic ?? false,
+      requiresApiKey: Boolean(chatflow.apikeyid),
+      ...(chatflow.category ? { category: chatflow.category } : {}),
+      ...(chatflow.updatedDate !== undefined ? { updatedDate: chatflow.updatedDate } : {}),
+    },
+  };
+}
+
+/**
+ * Creates a Flowise (3.x) adapter implementing {@link FlowBackendV1}.
+ *
+ * - health: `GET /api/v1/ping` (`pong`), version from `GET /api/v1/version`;
+ * - discovery: `GET /api/v1/chatflows` (array or paginated `{data,total}`), Bearer auth;
+ * - execute: `POST /api/v1/prediction/{id}` with `overrideConfig.sessionId`, `history`, mapped
+ *   parameters and uploads;
+ * - stream: the same with `streaming: true` after `GET /api/v1/chatflows-streaming/{id}`, parsing
+ *   Flowise's SSE; a flow that does not stream yields one `end` chunk.
+ *
+ * `apiKey` falls back to the `FLOWISE_API_KEY` environment variable.
+ *
+ * @throws AfwError `CONFIG_INVALID` when the settings are invalid.
+ * @example
+ * ```ts
+ * const flowise = createFlowiseBackend({ id: "flowise", baseURL: "http://localhost:3000" });
+ * const [flow] = await flowise.discoverFlows();
+ * const { text } = await flowise.execute({ flowId: flow.backendFlowId, question: "Hello", sessionId: "s1" });
+ * ```
+ */
+export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseBackend {
+  const config = parseOrThrow(FlowiseBackendSettingsSchema, settings, "CONFIG_INVALID", "flowise backend settings");
+  const apiKey = config.apiKey ?? readEnv("FLOWISE_API_KEY");
+  const baseURL = normalizeBaseURL(config.baseURL);
+  const identity = { id: config.id, kind: "flowise" as const };
+  const http = new HttpClient({
+    backendId: config.id,
+    kind: "flowise",
+    baseURL,
+    headers: config.headers,
+    authHeaders: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+    fetch: config.fetch ?? globalThis.fetch,
+    secrets: apiKey ? [apiKey] : [],
+  });
+  const streamingCache = new Map<string, { value: boolean; expiresAt: number }>();
+  let version: string | undefined;
+  const idleTimeoutMs = config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs;
+
+  function predictionBody(request: FlowExecutionRequest, streaming: boolean): Record<string, unknown> {
+    const overrideConfig: Record<string, unknown> = { ...(request.parameters?.overrides ?? {}) };
+    if (request.sessionId !== undefined) overrideConfig["sessionId"] = request.sessionId;
+    const mapping = mappingFor(config.flows[request.flowId], config.defaultParameterMapping, FLOWISE_DEFAULT_MAPPING);
+    if (request.parameters?.temperature !== undefined && mapping.temperature) placeParameter(mapping.temperature, request.parameters.temperature, overrideConfig, false);
+    if (request.parameters?.maxTokens !== undefined && mapping.maxTokens) placeParameter(mapping.maxTokens, request.parameters.maxTokens, overrideConfig, false);
+    const body: Record<string, unknown> = { question: request.question, streaming };
+    if (Object.keys(overrideConfig).length > 0) body["overrideConfig"] = overrideConfig;
+    const history = (request.history ?? [])
+      .filter((message) => message.role !== "system")
+      .map((message) => ({ role: message.role === "user" ? "userMessage" : "apiMessage", content: message.content }));
+    if (history.length > 0) body["history"] = history;
+    if (request.uploads?.length) {
+      body["uploads"] = request.uploads.map((upload) => ({
+        type: upload.type,
+        name: upload.name,
+        mime: upload.mime,
+        data: upload.type === "url" || upload.data.startsWith("data:") ? upload.data : `data:${upload.mime};base64,${upload.data}`,
+      }));
+    }
+    return body;
+  }
+
+  function toResult(reply: FlowisePrediction, request: FlowExecutionRequest, started: number, context: ErrorContext): FlowExecutionResult {
+    const text = extractFlowiseText(reply);
+    if (text === undefined) throw badResponse("reply carries no answer text", context, 200);
+    const usage = findUsage(reply);
+    const followUpPrompts = parseFollowUpPrompts(reply.followUpPrompts);
+    return {
+      text,
+      backendId: config.id,
+      flowId: request.flowId,
+      sessionId: reply.sessionId ?? request.sessionId,
+      messageId: reply.chatMessageId ?? undefined,
+      sources: toSourceDocuments(reply.sourceDocuments),
+      ...(usage ? { usage } : {}),
+      ...(followUpPrompts ? { followUpPrompts } : {}),
+      latencyMs: elapsedMs(started),
+      raw: reply,
+    };
+  }
+
+  async function execute(request: FlowExecutionRequest, signal?: AbortSignal): Promise<FlowExecutionResult> {
+    const parsed = parseExecutionRequest(request);
+    const started = performance.now();
+    const { data } = await http.requestJson(
+      {
+        method: "POST",
+        path: `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`,
+        json: predictionBody(parsed, false),
+        timeoutMs: parsed.timeoutMs ?? config.timeouts.requestTimeoutMs,
+        signal,
+        operation: "execute",
+        flowId: parsed.flowId,
+      },
+      FlowisePredictionSchema,
+      config.limits.maxResponseBytes,
+    );
+    return toResult(data, parsed, started, http.context("execute", parsed.flowId));
+  }
+
+  async function isStreaming(flowId: string, signal?: AbortSignal): Promise<boolean> {
+    const cached = streamingCache.get(flowId);
+    if (cached && cached.expiresAt > Date.now()) return cached.value;
+    const { data } = await http.requestJson(
+      {
+        method: "GET",
+        path: `/api/v1/chatflows-streaming/${encodeURIComponent(flowId)}`,
+        timeoutMs: config.timeouts.requestTimeoutMs,
+        signal,
+        operation: "streaming check",
+        flowId,
+      },
+      FlowiseStreamingCheckSchema,
+      HEALTH_BODY_BYTES,
+    );
+    streamingCache.set(flowId, { value: data.isStreaming, expiresAt: Date.now() + config.streamingCheckTtlMs });
+    return data.isStreaming;
+  }
+
+  async function* readSse(open: OpenResponse, request: FlowExecutionRequest, started: number): AsyncGenerator<FlowStreamChunk> {
+    const context = open.context;
+    const parser = new SseParser();
+    const tokens: string[] = [];
+    let sources: FlowExecutionResult["sources"] = [];
+    const metadata: Record<string, unknown> = {};
+    const extra: { agentFlowExecutedData?: unknown[]; agentReasoning?: unknown[]; usage?: unknown } = {};
+    let ended = false;
+
+    const handle = function* (frameData: string): Generator<FlowStreamChunk> {
+      const { event, data } = parseJsonWith(FlowiseStreamFrameSchema, frameData, context, 200);
+      switch (event) {
+        case "start":
+          return; // Flowise repeats the first token in `start`; `token` events carry the text.
+        case "token":
+          if (typeof data === "string" && data.length > 0) {
+            tokens.push(data);
+            yield { type: "token", text: data };
+          }
+          return;
+        case "sourceDocuments": {
+          sources = toSourceDocuments(data);
+          yield { type: "sources", sources };
+          return;
+        }
+        case "error":
+          throw errorFromStreamEvent(typeof data === "string" ? data : (nonEmptyString(asRecord(data)?.["message"]) ?? JSON.stringify(data ?? "")), context);
+        case "abort":
+          throw new BackendError("BACKEND_UNAVAILABLE", `flowise backend '${config.id}': flow ${request.flowId} was aborted by the backend mid-stream`, {
+            isRetryable: true,
+            backendId: config.id,
+            flowId: request.flowId,
+            details: { operation: "stream", midStream: true },
+          });
+        case "end":
+          ended = true;
+          return;
+        default:
+          if (event === "metadata") Object.assign(metadata, asRecord(data) ?? {});
+          if (event === "agentFlowExecutedData" && Array.isArray(data)) extra.agentFlowExecutedData = data;
+          if (event === "agentReasoning" && Array.isArray(data)) extra.agentReasoning = data;
+          if (event === "usageMetadata") extra.usage = data;
+          // thinking, usedTools, calledTools, artifacts, agentReasoning, nextAgent, agentFlowEvent,
+          // action, usageMetadata, metadata… and any event a newer Flowise adds.
+          yield { type: "event", name: event, data };
+      }
+    };
+
+    for await (const chunk of iterateBody(open, idleTimeoutMs, config.limits.maxResponseBytes)) {
+      for (const sse of parser.push(chunk)) {
+        yield* handle(sse.data);
+        if (ended) break;
+      }
+      if (ended) break;
+    }
+    if (!ended) {
+      const rest = parser.finish();
+      for (const sse of rest.events) {
+        yield* handle(sse.data);
+        if (ended) break;
+      }
+    }
+    if (!ended) {
+      throw new BackendError("BACKEND_UNAVAILABLE", `flowise backend '${config.id}': stream of flow ${request.flowId} closed before its end event`, {
+        isRetryable: true,
+        backendId: config.id,
+        flowId: request.flowId,
+        details: { operation: "stream", midStream: true, tokensReceived: tokens.length },
+      });
+    }
+    const reply: FlowisePrediction = {
+      text: tokens.length > 0 ? tokens.join("") : undefined,
+      chatId: nonEmptyString(metadata["chatId"]),
+      chatMessageId: nonEmptyString(metadata["chatMessageId"]),
+      sessionId: nonEmptyString(metadata["sessionId"]),
+      ...(extra.agentFlowExecutedData ? { agentFlowExecutedData: extra.agentFlowExecutedData } : {}),
+      ...(extra.agentReasoning ? { agentReasoning: extra.agentReasoning } : {}),
+      ...(Array.isArray(metadata["followUpPrompts"]) ? { followUpPrompts: (metadata["followUpPrompts"] as unknown[]).filter((item): item is string => typeof item === "string") } : {}),
+    };
+    const result = toResult(reply, request, started, context);
+    const usage = findUsage({ usage: extra.usage }) ?? result.usage;
+    yield {
+      type: "end",
+      result: { ...result, sources, ...(usage ? { usage } : {}), raw: { streamed: true, metadata, tokens: tokens.length } },
+    };
+  }
+
+  async function* stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncGenerator<FlowStreamChunk> {
+    const parsed = parseExecutionRequest(request);
+    const started = performance.now();
+    let streams: boolean | undefined;
+    try {
+      streams = await isStreaming(parsed.flowId, signal);
+    } catch (error) {
+      if (BackendError.isInstance(error) && (error.code === "FLOW_NOT_FOUND" || error.code === "ABORTED" || error.code === "BACKEND_AUTH_FAILED")) throw error;
+      streams = undefined; // unknown: ask for a stream and look at the Content-Type
+    }
+    if (streams === false) {
+      yield { type: "end", result: await execute(parsed, signal) };
+      return;
+    }
+    const open = await http.open({
+      method: "POST",
+      path: `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`,
+      json: predictionBody(parsed, true),
+      headers: { accept: "text/event-stream, application/json" },
+      timeoutMs: parsed.timeoutMs ?? config.timeouts.requestTimeoutMs,
+      signal,
+      operation: "stream",
+      flowId: parsed.flowId,
+    });
+    if (!open.response.ok) await http.throwForStatus(open);
+    const contentType = open.response.headers.get("content-type") ?? "";
+    if (!contentType.includes("text/event-stream")) {
+      const text = await http.readText(open, config.limits.maxResponseBytes);
+      const reply = parseJsonWith(FlowisePredictionSchema, text, open.context, open.response.status);
+      yield { type: "end", result: toResult(reply, parsed, started, open.context) };
+      return;
+    }
+    yield { type: "start" };
+    yield* readSse(open, parsed, started);
+  }
+
+  async function checkHealth(signal?: AbortSignal): Promise<BackendHealth> {
+    const started = performance.now();
+    const versionProbe = version
+      ? Promise.resolve(version)
+      : http
+          .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "version" }, FlowiseVersionSchema, HEALTH_BODY_BYTES)
+          .then(({ data }) => (version = data.version))
+          .catch(() => undefined);
+    try {
+      const open = await http.open({ method: "GET", path: "/api/v1/ping", headers: { accept: "text/plain, */*" }, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check" });
+      if (!open.response.ok) await http.throwForStatus(open);
+      const body = (await http.readText(open, HEALTH_BODY_BYTES)).trim();
+      const latencyMs = elapsedMs(started);
+      if (body !== "pong" && body !== '"pong"') {
+        return healthResult(identity, "down", latencyMs, { message: "ping did not answer pong", errorCode: "BACKEND_BAD_RESPONSE" });
+      }
+      const status = upStatus(latencyMs, config.slowThresholdMs);
+      const reported = await versionProbe;
+      return healthResult(identity, status, latencyMs, {
+        version: reported,
+        ...(status === "slow" ? { message: `ping took ${latencyMs} ms (threshold ${config.slowThresholdMs} ms)` } : {}),
+      });
+    } catch (error) {
+      await versionProbe;
+      return downHealth(identity, error, elapsedMs(started));
+    }
+  }
+
+  async function discoverFlows(signal?: AbortSignal): Promise<UniversalFlow[]> {
+    const chatflows: FlowiseChatflow[] = [];
+    if (config.discovery === "auto") {
+      for (let page = 1; page <= MAX_PAGES; page += 1) {
+        const { data } = await http.requestJson(
+          {
+            method: "GET",
+            path: "/api/v1/chatflows",
+            query: { page, limit: config.pageSize },
+            timeoutMs: config.timeouts.discoveryTimeoutMs,
+            signal,
+            operation: "discover flows",
+          },
+          FlowiseChatflowListSchema,
+          config.limits.maxDiscoveryResponseBytes,
+        );
+        if (Array.isArray(data)) {
+          chatflows.push(...data);
+          break;
+        }
+        chatflows.push(...data.data);
+        if (data.data.length === 0 || chatflows.length >= data.total) break;
+      }
+    }
+    const wantedTypes = config.flowTypes?.map((type) => type.toUpperCase());
+    const discovered = chatflows
+      .filter((chatflow) => config.includeUndeployed || chatflow.deployed === true || config.flows[chatflow.id] !== undefined)
+      .filter((chatflow) => !wantedTypes || wantedTypes.includes((chatflow.type ?? "CHATFLOW").toUpperCase()))
+      .map((chatflow) => {
+        const flow = toDiscovered(chatflow);
+        const cached = streamingCache.get(chatflow.id);
+        if (cached) flow.streaming = cached.value;
+        return flow;
+      });
+    return mergeFlows(identity, discovered, config.flows, config.includeUnconfiguredFlows);
+  }
+
+  return {
+    specificationVersion: "v1",
+    id: config.id,
+    kind: "flowise",
+    baseURL,
+    ...(config.capabilities ? { capabilities: config.capabilities } : {}),
+    checkHealth,
+    discoverFlows,
+    execute,
+    stream,
+    isStreaming,
+    async close() {
+      streamingCache.clear();
+    },
+  };
+}

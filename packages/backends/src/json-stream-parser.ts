@@ -1,0 +1,91 @@
+/**
+ * Incremental parser of Langflow's stream: JSON objects separated by blank lines, without a
+ * `data:` prefix (`{"event": "token", "data": {...}}\n\n`). Also accepts one object per line
+ * (NDJSON), a `data:` prefix added by a proxy, `\r\n` line ends, and objects spread over several
+ * lines. Chunks may be cut anywhere, including inside a multi-byte character.
+ *
+ * @example
+ * ```ts
+ * const parser = new JsonStreamParser();
+ * parser.push('{"event": "token", "da');        // []
+ * parser.push('ta": {"chunk": "Hi"}}\n\n');     // [{ event: "token", data: { chunk: "Hi" } }]
+ * ```
+ */
+export class JsonStreamParser {
+  private readonly decoder = new TextDecoder();
+  private buffer = "";
+  private block: string[] = [];
+
+  /**
+   * Feeds a chunk; returns every object completed by it.
+   *
+   * @throws SyntaxError when a finished block is not valid JSON.
+   */
+  push(chunk: Uint8Array | string): unknown[] {
+    this.buffer += typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true });
+    const values: unknown[] = [];
+    let newline = this.buffer.indexOf("\n");
+    while (newline !== -1) {
+      let line = this.buffer.slice(0, newline);
+      this.buffer = this.buffer.slice(newline + 1);
+      if (line.endsWith("\r")) line = line.slice(0, -1);
+      this.processLine(line, values);
+      newline = this.buffer.indexOf("\n");
+    }
+    return values;
+  }
+
+  /**
+   * Ends the input. Returns the last objects and whether unfinished text was left over (a cut
+   * stream).
+   *
+   * @throws SyntaxError when the leftover text is complete but not valid JSON.
+   */
+  finish(): { values: unknown[]; incomplete: boolean } {
+    this.buffer += this.decoder.decode();
+    const values: unknown[] = [];
+    let incomplete = false;
+    const rest = this.buffer.replace(/\r$/, "");
+    this.buffer = "";
+    if (rest.trim()) this.block.push(stripDataPrefix(rest));
+    if (this.block.length > 0) {
+      const text = this.block.join("\n");
+      this.block = [];
+      try {
+        values.push(JSON.parse(text));
+      } catch {
+        incomplete = true;
+      }
+    }
+    return { values, incomplete };
+  }
+
+  private processLine(line: string, values: unknown[]): void {
+    if (line.trim() === "") {
+      if (this.block.length > 0) {
+        const text = this.block.join("\n");
+        this.block = [];
+        values.push(JSON.parse(text));
+      }
+      return;
+    }
+    if (line.startsWith(":")) return; // SSE comment from a proxy
+    this.block.push(stripDataPrefix(line));
+    // One object per line is the common case: emit as soon as the block parses.
+    const text = this.block.join("\n");
+    const first = text.trimStart()[0];
+    const last = text.trimEnd().at(-1);
+    if ((first === "{" && last === "}") || (first === "[" && last === "]")) {
+      try {
+        values.push(JSON.parse(text));
+        this.block = [];
+      } catch {
+        // not complete yet: keep collecting lines until a blank line
+      }
+    }
+  }
+}
+
+function stripDataPrefix(line: string): string {
+  return line.startsWith("data:") ? line.slice(5).trimStart() : line;
+}

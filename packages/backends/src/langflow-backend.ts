@@ -1,0 +1,396 @@
+import { z } from "zod";
+import {
+  BackendError,
+  parseOrThrow,
+  type BackendHealth,
+  type FlowBackendV1,
+  type FlowExecutionRequest,
+  type FlowExecutionResult,
+  type FlowStreamChunk,
+  type UniversalFlow,
+} from "@afw/contracts";
+import {
+  downHealth,
+  elapsedMs,
+  healthResult,
+  historyTranscript,
+  mappingFor,
+  parseExecutionRequest,
+  placeParameter,
+  readEnv,
+  upStatus,
+} from "./adapter-common.js";
+import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
+import { HttpClient, iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
+import { JsonStreamParser } from "./json-stream-parser.js";
+import {
+  extractLangflowAnswer,
+  LangflowFlowListSchema,
+  LangflowHealthSchema,
+  LangflowRunResponseSchema,
+  LangflowStreamEventSchema,
+  LangflowVersionSchema,
+  type LangflowFlow,
+  type LangflowRunResponse,
+} from "./langflow-reply.js";
+import { asRecord, findUsage, nonEmptyString } from "./reply-utils.js";
+import { BaseBackendSettingsSchema, normalizeBaseURL } from "./settings.js";
+import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
+
+/** Zod schema of {@link LangflowBackendSettings}. */
+export const LangflowBackendSettingsSchema = BaseBackendSettingsSchema.extend({
+  folderId: z.string().min(1).optional().describe("Only list flows of this folder (project)."),
+  inputType: z.enum(["chat", "text", "any"]).default("chat"),
+  outputType: z.enum(["chat", "text", "any", "debug"]).default("chat"),
+});
+
+/**
+ * Settings of {@link createLangflowBackend}.
+ *
+ * @example
+ * ```ts
+ * const settings: LangflowBackendSettings = {
+ *   id: "langflow",
+ *   baseURL: "http://localhost:7860",
+ *   apiKey: process.env.LANGFLOW_API_KEY,
+ *   flows: { "0b6e...": { parameterMapping: { temperature: { node: "OpenAIModel-k2x9", param: "temperature" } } } },
+ * };
+ * ```
+ */
+export type LangflowBackendSettings = z.input<typeof LangflowBackendSettingsSchema>;
+
+/** A Langflow backend: {@link FlowBackendV1} with a required `stream`. */
+export interface LangflowBackend extends FlowBackendV1 {
+  readonly kind: "langflow";
+  /** The base URL without a trailing slash. */
+  readonly baseURL: string;
+  stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncIterable<FlowStreamChunk>;
+}
+
+const MAX_PAGES = 1000;
+const HEALTH_BODY_BYTES = 64 * 1024;
+
+function nodeHints(data: unknown): string[] {
+  const nodes = asRecord(data)?.["nodes"];
+  if (!Array.isArray(nodes)) return [];
+  const hints = new Set<string>();
+  for (const node of nodes.slice(0, 500)) {
+    const nodeData = asRecord(asRecord(node)?.["data"]);
+    const inner = asRecord(nodeData?.["node"]);
+    for (const value of [nodeData?.["type"], inner?.["display_name"], inner?.["category"]]) {
+      const hint = nonEmptyString(value);
+      if (hint) hints.add(hint);
+    }
+  }
+  return [...hints];
+}
+
+function toDiscovered(flow: LangflowFlow): DiscoveredFlow {
+  return {
+    backendFlowId: flow.id,
+    name: flow.name ?? flow.id,
+    description: flow.description ?? undefined,
+    tags: flow.tags ?? [],
+    flowType: nodeHints(flow.data).some((hint) => /agent/i.test(hint)) ? "AGENT" : "FLOW",
+    nodeHints: nodeHints(flow.data),
+    metadata: {
+      ...(flow.endpoint_name ? { endpointName: flow.endpoint_name } : {}),
+      ...(flow.folder_id ? { folderId: flow.folder_id } : {}),
+      ...(flow.updated_at !== undefined ? { updatedAt: flow.updated_at } : {}),
+      ...(flow.webhook !== undefined && flow.webhook !== null ? { webhook: flow.webhook } : {}),
+    },
+  };
+}
+
+/**
+ * Creates a Langflow (1.x) adapter implementing {@link FlowBackendV1}.
+ *
+ * - health: `GET /health_check` (`{status, chat, db}`), falling back to `GET /health`;
+ * - discovery: `GET /api/v1/flows/?remove_example_flows=true&components_only=false&get_all=true`
+ *   with `x-api-key` (array or page object; gzip-encoded replies are fine); components skipped;
+ * - execute: `POST /api/v1/run/{id}?stream=false` with `session_id` and `tweaks`;
+ * - stream: `?stream=true`, parsing Langflow's blank-line-separated JSON events.
+ *
+ * Langflow keeps conversation history per `session_id` itself; `history` is only sent when the
+ * flow's `parameterMapping.history` names a component parameter to receive a transcript.
+ * `apiKey` falls back to the `LANGFLOW_API_KEY` environment variable.
+ *
+ * @throws AfwError `CONFIG_INVALID` when the settings are invalid.
+ * @example
+ * ```ts
+ * const langflow = createLangflowBackend({ id: "langflow", baseURL: "http://localhost:7860", apiKey: "sk-..." });
+ * for await (const chunk of langflow.stream({ flowId: "0b6e...", question: "Hi" })) {
+ *   if (chunk.type === "token") process.stdout.write(chunk.text);
+ * }
+ * ```
+ */
+export function createLangflowBackend(settings: LangflowBackendSettings): LangflowBackend {
+  const config = parseOrThrow(LangflowBackendSettingsSchema, settings, "CONFIG_INVALID", "langflow backend settings");
+  const apiKey = config.apiKey ?? readEnv("LANGFLOW_API_KEY");
+  const baseURL = normalizeBaseURL(config.baseURL);
+  const identity = { id: config.id, kind: "langflow" as const };
+  const http = new HttpClient({
+    backendId: config.id,
+    kind: "langflow",
+    baseURL,
+    headers: config.headers,
+    authHeaders: apiKey ? { "x-api-key": apiKey } : {},
+    fetch: config.fetch ?? globalThis.fetch,
+    secrets: apiKey ? [apiKey] : [],
+  });
+  let version: string | undefined;
+  const idleTimeoutMs = config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs;
+
+  function runBody(request: FlowExecutionRequest): Record<string, unknown> {
+    const tweaks: Record<string, unknown> = { ...(request.parameters?.overrides ?? {}) };
+    const mapping = mappingFor(config.flows[request.flowId], config.defaultParameterMapping);
+    if (request.parameters?.temperature !== undefined && mapping.temperature) placeParameter(mapping.temperature, request.parameters.temperature, tweaks, true);
+    if (request.parameters?.maxTokens !== undefined && mapping.maxTokens) placeParameter(mapping.maxTokens, request.parameters.maxTokens, tweaks, true);
+    if (request.history?.length && mapping.history) placeParameter(mapping.history, historyTranscript(request.history), tweaks, true);
+    return {
+      input_value: request.question,
+      input_type: config.inputType,
+      output_type: config.outputType,
+      ...(request.sessionId !== undefined ? { session_id: request.sessionId } : {}),
+      ...(Object.keys(tweaks).length > 0 ? { tweaks } : {}),
+    };
+  }
+
+  function toResult(reply: LangflowRunResponse, request: FlowExecutionRequest, started: number, context: ErrorContext, streamedText?: string): FlowExecutionResult {
+    const answer = extractLangflowAnswer(reply);
+    const text = streamedText ?? answer?.text;
+    if (text === undefined) throw badResponse("reply carries no answer text", context, 200);
+    const usage = findUsage(reply.outputs);
+    return {
+      text,
+      backendId: config.id,
+      flowId: request.flowId,
+      sessionId: reply.session_id ?? request.sessionId,
+      messageId: answer?.messageId,
+      sources: [],
+      ...(usage ? { usage } : {}),
+      latencyMs: elapsedMs(started),
+      raw: reply,
+    };
+  }
+
+  async function execute(request: FlowExecutionRequest, signal?: AbortSignal): Promise<FlowExecutionResult> {
+    const parsed = parseExecutionRequest(request);
+    const started = performance.now();
+    const { data } = await http.requestJson(
+      {
+        method: "POST",
+        path: `/api/v1/run/${encodeURIComponent(parsed.flowId)}`,
+        query: { stream: false },
+        json: runBody(parsed),
+        timeoutMs: parsed.timeoutMs ?? config.timeouts.requestTimeoutMs,
+        signal,
+        operation: "execute",
+        flowId: parsed.flowId,
+      },
+      LangflowRunResponseSchema,
+      config.limits.maxResponseBytes,
+    );
+    return toResult(data, parsed, started, http.context("execute", parsed.flowId));
+  }
+
+  function streamError(data: unknown, context: ErrorContext): BackendError {
+    const record = asRecord(data);
+    const message =
+      (typeof data === "string" ? data : undefined) ??
+      nonEmptyString(record?.["error"]) ??
+      nonEmptyString(record?.["text"]) ??
+      nonEmptyString(record?.["message"]) ??
+      nonEmptyString(asRecord(record?.["error"])?.["message"]) ??
+      "error event";
+    return errorFromStreamEvent(message, context);
+  }
+
+  async function* readEvents(open: OpenResponse, request: FlowExecutionRequest, started: number): AsyncGenerator<FlowStreamChunk> {
+    const context = open.context;
+    const parser = new JsonStreamParser();
+    const tokens: string[] = [];
+    let lastMachineMessage: string | undefined;
+    let messageId: string | undefined;
+    let final: FlowExecutionResult | undefined;
+
+    const handle = function* (value: unknown): Generator<FlowStreamChunk> {
+      const parsedEvent = LangflowStreamEventSchema.safeParse(value);
+      if (!parsedEvent.success) throw badResponse("stream object without an event name", context, 200);
+      const { event, data } = parsedEvent.data;
+      const record = asRecord(data);
+      switch (event) {
+        case "token": {
+          const chunk = typeof record?.["chunk"] === "string" ? (record["chunk"] as string) : undefined;
+          if (chunk) {
+            tokens.push(chunk);
+            yield { type: "token", text: chunk };
+          }
+          return;
+        }
+        case "add_message": {
+          const sender = String(record?.["sender"] ?? "");
+          const text = typeof record?.["text"] === "string" ? (record["text"] as string) : undefined;
+          if (sender !== "User" && text !== undefined) {
+            lastMachineMessage = text;
+            messageId = nonEmptyString(record?.["id"]) ?? messageId;
+          }
+          yield { type: "event", name: event, data };
+          return;
+        }
+        case "error":
+          throw streamError(data, context);
+        case "end": {
+          const endReply = record?.["result"];
+          const streamed = tokens.length > 0 ? tokens.join("") : undefined;
+          if (endReply !== undefined && endReply !== null) {
+            const reply = LangflowRunResponseSchema.safeParse(endReply);
+            if (!reply.success) throw badResponse("end event carries an unexpected result", context, 200);
+            final = toResult(reply.data, request, started, context, streamed ?? lastMachineMessage);
+          } else {
+            const text = streamed ?? lastMachineMessage;
+            if (text === undefined) throw badResponse("stream ended without an answer", context, 200);
+            final = { text, backendId: config.id, flowId: request.flowId, sessionId: request.sessionId, sources: [], latencyMs: elapsedMs(started), raw: data };
+          }
+          if (final.messageId === undefined && messageId !== undefined) final = { ...final, messageId };
+          return;
+        }
+        default:
+          // end_vertex, build_start, build_end, log, vertices_sorted, remove_message, …
+          yield { type: "event", name: event, data };
+      }
+    };
+
+    try {
+      for await (const chunk of iterateBody(open, idleTimeoutMs, config.limits.maxResponseBytes)) {
+        for (const value of parser.push(chunk)) {
+          yield* handle(value);
+          if (final) break;
+        }
+        if (final) break;
+      }
+      if (!final) {
+        for (const value of parser.finish().values) {
+          yield* handle(value);
+          if (final) break;
+        }
+      }
+    } catch (error) {
+      if (error instanceof SyntaxError) throw badResponse("stream carries invalid JSON", context, 200, error);
+      throw error;
+    }
+    if (!final) {
+      throw new BackendError("BACKEND_UNAVAILABLE", `langflow backend '${config.id}': stream of flow ${request.flowId} closed before its end event`, {
+        isRetryable: true,
+        backendId: config.id,
+        flowId: request.flowId,
+        details: { operation: "stream", midStream: true, tokensReceived: tokens.length },
+      });
+    }
+    yield { type: "end", result: final };
+  }
+
+  async function* stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncGenerator<FlowStreamChunk> {
+    const parsed = parseExecutionRequest(request);
+    const started = performance.now();
+    const open = await http.open({
+      method: "POST",
+      path: `/api/v1/run/${encodeURIComponent(parsed.flowId)}`,
+      query: { stream: true },
+      json: runBody(parsed),
+      headers: { accept: "text/event-stream, application/json" },
+      timeoutMs: parsed.timeoutMs ?? config.timeouts.requestTimeoutMs,
+      signal,
+      operation: "stream",
+      flowId: parsed.flowId,
+    });
+    if (!open.response.ok) await http.throwForStatus(open);
+    const contentType = open.response.headers.get("content-type") ?? "";
+    if (contentType.includes("application/json")) {
+      const text = await http.readText(open, config.limits.maxResponseBytes);
+      const reply = parseJsonWith(LangflowRunResponseSchema, text, open.context, open.response.status);
+      yield { type: "end", result: toResult(reply, parsed, started, open.context) };
+      return;
+    }
+    yield { type: "start" };
+    yield* readEvents(open, parsed, started);
+  }
+
+  async function probe(path: string, signal?: AbortSignal) {
+    return http.requestJson({ method: "GET", path, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check", anonymous: false }, LangflowHealthSchema, HEALTH_BODY_BYTES);
+  }
+
+  async function checkHealth(signal?: AbortSignal): Promise<BackendHealth> {
+    const started = performance.now();
+    const versionProbe = version
+      ? Promise.resolve(version)
+      : http
+          .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "version" }, LangflowVersionSchema, HEALTH_BODY_BYTES)
+          .then(({ data }) => (version = data.version))
+          .catch(() => undefined);
+    try {
+      let data: z.infer<typeof LangflowHealthSchema>;
+      try {
+        ({ data } = await probe("/health_check", signal));
+      } catch (error) {
+        // Older Langflow has only /health.
+        if (!(BackendError.isInstance(error) && error.statusCode === 404)) throw error;
+        ({ data } = await probe("/health", signal));
+      }
+      const latencyMs = elapsedMs(started);
+      const failing = (["status", "chat", "db"] as const).filter((key) => data[key] !== undefined && data[key] !== null && data[key] !== "ok");
+      if (failing.length > 0) {
+        await versionProbe;
+        return healthResult(identity, "down", latencyMs, { message: `health check reports ${failing.map((key) => `${key}=${String(data[key])}`).join(", ")}`, errorCode: "BACKEND_UNAVAILABLE" });
+      }
+      const status = upStatus(latencyMs, config.slowThresholdMs);
+      const reported = await versionProbe;
+      return healthResult(identity, status, latencyMs, {
+        version: reported,
+        ...(status === "slow" ? { message: `health check took ${latencyMs} ms (threshold ${config.slowThresholdMs} ms)` } : {}),
+      });
+    } catch (error) {
+      await versionProbe;
+      return downHealth(identity, error, elapsedMs(started));
+    }
+  }
+
+  async function discoverFlows(signal?: AbortSignal): Promise<UniversalFlow[]> {
+    const flows: LangflowFlow[] = [];
+    if (config.discovery === "auto") {
+      const base = { remove_example_flows: true, components_only: false, header_flows: false, folder_id: config.folderId };
+      // get_all=true answers one array; a server that pages anyway answers {items,total,page,size,pages}:
+      // then follow its pages with the size it chose.
+      let next: { page: number; size: number } | undefined;
+      for (let request = 1; request <= MAX_PAGES; request += 1) {
+        const query = next ? { ...base, get_all: false, page: next.page, size: next.size } : { ...base, get_all: true };
+        const { data } = await http.requestJson(
+          { method: "GET", path: "/api/v1/flows/", query, timeoutMs: config.timeouts.discoveryTimeoutMs, signal, operation: "discover flows" },
+          LangflowFlowListSchema,
+          config.limits.maxDiscoveryResponseBytes,
+        );
+        if (Array.isArray(data)) {
+          flows.push(...data);
+          break;
+        }
+        flows.push(...data.items);
+        if (data.items.length === 0 || flows.length >= data.total || data.page >= data.pages) break;
+        next = { page: data.page + 1, size: data.size || config.pageSize };
+      }
+    }
+    const discovered = flows.filter((flow) => flow.is_component !== true).map(toDiscovered);
+    return mergeFlows(identity, discovered, config.flows, config.includeUnconfiguredFlows);
+  }
+
+  return {
+    specificationVersion: "v1",
+    id: config.id,
+    kind: "langflow",
+    baseURL,
+    ...(config.capabilities ? { capabilities: config.capabilities } : {}),
+    checkHealth,
+    discoverFlows,
+    execute,
+    stream,
+  };
+}

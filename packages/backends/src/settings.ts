@@ -1,0 +1,135 @@
+import { z } from "zod";
+import { BackendIdSchema, IntentSchema, type Intent } from "@afw/contracts";
+
+/** One megabyte, in bytes. */
+const MEGABYTE = 1024 * 1024;
+
+/**
+ * Where a generation parameter goes on the platform: `param` is the Flowise `overrideConfig` key
+ * or the Langflow tweak parameter; `node` is the Flowise node id or the Langflow component id.
+ * Without `node` the value applies to every node that has `param` (both platforms support that).
+ *
+ * @example
+ * ```ts
+ * const flowiseTemperature: ParameterTarget = { node: "chatOpenAI_0", param: "temperature" };
+ * const langflowMaxTokens: ParameterTarget = { node: "OpenAIModel-x9K2a", param: "max_tokens" };
+ * ```
+ */
+export const ParameterTargetSchema = z.object({
+  node: z.string().min(1).optional().describe("Flowise node id or Langflow component id."),
+  param: z.string().min(1).describe("Flowise overrideConfig key or Langflow tweak parameter."),
+});
+
+/** See {@link ParameterTargetSchema}. */
+export type ParameterTarget = z.infer<typeof ParameterTargetSchema>;
+
+/** Zod schema of {@link ParameterMapping}. */
+export const ParameterMappingSchema = z.object({
+  temperature: ParameterTargetSchema.optional(),
+  maxTokens: ParameterTargetSchema.optional(),
+  history: ParameterTargetSchema.optional().describe(
+    "Where to put a plain-text transcript of `history` for platforms without native history (Langflow).",
+  ),
+});
+
+/** Which platform parameter receives `temperature`, `maxTokens` and (optionally) the history transcript. */
+export type ParameterMapping = z.infer<typeof ParameterMappingSchema>;
+
+/** Zod schema of {@link ConfiguredFlow}. */
+export const ConfiguredFlowSchema = z.object({
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  intents: z.array(IntentSchema).optional(),
+  keywords: z.array(z.string()).optional(),
+  tags: z.array(z.string()).optional(),
+  capabilities: z.array(z.string()).optional(),
+  generalPurpose: z.boolean().optional(),
+  cacheable: z.boolean().optional(),
+  cacheClass: z.string().optional(),
+  streaming: z.boolean().optional(),
+  enabled: z.boolean().default(true).describe("False hides the flow from discovery."),
+  parameterMapping: ParameterMappingSchema.optional(),
+});
+
+/**
+ * A flow entry in the configured registry, keyed by the platform's own flow id. Every field set
+ * here wins over what discovery inferred.
+ *
+ * @example
+ * ```ts
+ * const flows: Record<string, ConfiguredFlowInput> = {
+ *   "3f1c...": { intents: ["rag-retrieval"], cacheClass: "technical",
+ *                parameterMapping: { temperature: { param: "temperature" } } },
+ * };
+ * ```
+ */
+export type ConfiguredFlow = z.infer<typeof ConfiguredFlowSchema>;
+
+/** Input form of {@link ConfiguredFlow}. */
+export type ConfiguredFlowInput = z.input<typeof ConfiguredFlowSchema>;
+
+/** Zod schema of {@link BackendTimeouts}. */
+export const BackendTimeoutsSchema = z.object({
+  requestTimeoutMs: z.number().int().positive().default(30_000).describe("Execute/stream: time until the reply headers and between stream chunks."),
+  healthTimeoutMs: z.number().int().positive().default(5_000),
+  discoveryTimeoutMs: z.number().int().positive().default(15_000),
+  streamIdleTimeoutMs: z.number().int().positive().optional().describe("Longest silence inside a stream; defaults to requestTimeoutMs."),
+});
+
+/** Timeouts of one backend, in milliseconds. */
+export type BackendTimeouts = z.infer<typeof BackendTimeoutsSchema>;
+
+/** Zod schema of {@link BackendLimits}. */
+export const BackendLimitsSchema = z.object({
+  maxResponseBytes: z.number().int().positive().default(10 * MEGABYTE).describe("Largest reply body read for health, execute and stream."),
+  maxDiscoveryResponseBytes: z.number().int().positive().default(64 * MEGABYTE).describe("Largest flow-listing page (listings carry whole flow graphs)."),
+});
+
+/** Reply size limits of one backend. */
+export type BackendLimits = z.infer<typeof BackendLimitsSchema>;
+
+const fetchFunction = z.custom<typeof globalThis.fetch>((value) => typeof value === "function", "fetch must be a function");
+
+const IntentScoreSchema = z.number().min(0).max(1);
+
+/** Settings shared by every HTTP backend adapter. */
+export const BaseBackendSettingsSchema = z.object({
+  id: BackendIdSchema,
+  baseURL: z
+    .string()
+    .url()
+    .refine((value) => /^https?:\/\//i.test(value), "baseURL must be an http(s) URL"),
+  apiKey: z.string().min(1).optional(),
+  headers: z.record(z.string(), z.string()).default({}),
+  fetch: fetchFunction.optional(),
+  timeouts: BackendTimeoutsSchema.default(BackendTimeoutsSchema.parse({})),
+  limits: BackendLimitsSchema.default(BackendLimitsSchema.parse({})),
+  slowThresholdMs: z.number().int().nonnegative().default(2_000).describe("A health probe slower than this reports `slow`."),
+  flows: z.record(z.string(), ConfiguredFlowSchema).default({}),
+  discovery: z.enum(["auto", "configured-only"]).default("auto").describe("`configured-only` never lists the platform's flows."),
+  includeUnconfiguredFlows: z.boolean().default(true).describe("False returns only flows named in `flows`."),
+  defaultParameterMapping: ParameterMappingSchema.optional(),
+  capabilities: z.partialRecord(IntentSchema, IntentScoreSchema).optional(),
+  pageSize: z.number().int().min(1).max(1000).default(100).describe("Page size when the platform paginates listings."),
+});
+
+/** Input form of the shared settings (defaults not yet applied). */
+export type BaseBackendSettingsInput = z.input<typeof BaseBackendSettingsSchema>;
+
+/** Parsed shared settings. */
+export type BaseBackendSettings = z.infer<typeof BaseBackendSettingsSchema>;
+
+/** Per-intent capability scores. */
+export type IntentCapabilities = Partial<Record<Intent, number>>;
+
+/**
+ * Strips a trailing slash so paths can be appended with `${baseURL}/api/...`.
+ *
+ * @example
+ * ```ts
+ * normalizeBaseURL("http://h:3000/") // "http://h:3000"
+ * ```
+ */
+export function normalizeBaseURL(baseURL: string): string {
+  return baseURL.replace(/\/+$/, "");
+}

@@ -1,0 +1,30 @@
+/**
+ * `@afw/backends/test`: local reproductions of Flowise and Langflow (for tests, demos and
+ * benchmarks) and the shared conformance suite every backend adapter must pass.
+ *
+ * Importing this entry imports `vitest` (for {@link runBackendConformance}); use
+ * `@afw/backends/test/servers` to get the servers without it.
+ *
+ * @packageDocumentation
+ */
+export {
+  startFlowiseServer,
+  startLangflowServer,
+  pythonJson,
+  seededRandom,
+  tokenize,
+  type FlowiseServerOptions,
+  type LangflowServerOptions,
+  type MockAnswer,
+  type MockFault,
+  type MockFlowDefinition,
+  type MockFlowNode,
+  type MockPlatformServer,
+  type MockRoute,
+  type MockRunInput,
+  type MockRunRecord,
+  type MockServerOptions,
+  type MockSource,
+  type RecordedRequest,
+} from "./test-servers.js";
+export { runBackendConformance, type BackendConformanceOptions, type ConformanceBackendSettings } from "./testing/conformance.js";

@@ -1,0 +1,306 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+import type { ChatMessage } from "@afw/contracts";
+import {
+  answerFor,
+  defaultNodeParams,
+  padReply,
+  sendJson,
+  startMockServer,
+  writeChunk,
+  type MockExchange,
+  type MockFlowDefinition,
+  type MockPlatform,
+  type MockPlatformServer,
+  type MockRoute,
+  type MockServerOptions,
+  type MockState,
+} from "./mock-server.js";
+
+/** Options of {@link startFlowiseServer}. */
+export interface FlowiseServerOptions extends MockServerOptions {
+  /**
+   * Honour `page`/`limit` on `GET /api/v1/chatflows` with a `{data, total}` reply, as Flowise 3.x
+   * does (default true). False emulates an older Flowise that always answers the whole array.
+   */
+  paginate?: boolean;
+  /** Write a `:heartbeat` comment after every N streamed tokens (Flowise sends one every 30 s). */
+  heartbeatEveryTokens?: number;
+}
+
+const PREFIX = "/api/v1";
+
+function bearer(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers["authorization"];
+  const match = typeof value === "string" ? /^Bearer\s+(.+)$/i.exec(value.trim()) : null;
+  return match?.[1];
+}
+
+/** Flowise's error body: `{statusCode, success: false, message, stack}` (stack is `{}` outside development). */
+function flowiseError(statusCode: number, message: string) {
+  return { statusCode, success: false, message, stack: {} };
+}
+
+function frame(event: string, data: unknown, colon = true): string {
+  // Flowise writes "message:\ndata:" for most events but "message\ndata:" for end, error and abort.
+  return `${colon ? "message:" : "message"}\ndata:${JSON.stringify({ event, data })}\n\n`;
+}
+
+function applyOverrides(flow: MockFlowDefinition, overrideConfig: Record<string, unknown>): Record<string, Record<string, unknown>> {
+  const params = defaultNodeParams(flow);
+  if (flow.overridable === false) return params;
+  for (const [key, value] of Object.entries(overrideConfig)) {
+    if (key === "sessionId" || key === "vars" || key === "analytics") continue;
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      // {param: {nodeId: value}}
+      for (const [nodeId, nodeValue] of Object.entries(value as Record<string, unknown>)) {
+        const node = params[nodeId];
+        if (node && key in node) node[key] = nodeValue;
+      }
+    } else {
+      for (const node of Object.values(params)) if (key in node) node[key] = value;
+    }
+  }
+  return params;
+}
+
+function chatflowRecord(flow: MockFlowDefinition) {
+  const nodes = (flow.nodes ?? []).map((node, index) => ({
+    id: node.id,
+    position: { x: 100 * index, y: 100 },
+    type: "customNode",
+    data: { id: node.id, label: node.label ?? node.name ?? node.id, name: node.name ?? node.id, category: node.category ?? "Chat Models", inputs: node.params },
+  }));
+  const now = new Date(0).toISOString();
+  return {
+    id: flow.id,
+    name: flow.name,
+    flowData: JSON.stringify({ nodes, edges: [], viewport: { x: 0, y: 0, zoom: 1 } }),
+    deployed: flow.deployed ?? false,
+    isPublic: false,
+    apikeyid: flow.apiKey ? `apikey-${flow.id.slice(0, 8)}` : null,
+    chatbotConfig: null,
+    apiConfig: null,
+    analytic: null,
+    speechToText: null,
+    followUpPrompts: null,
+    category: flow.tags?.length ? flow.tags.join(";") : null,
+    type: flow.type ?? "CHATFLOW",
+    workspaceId: "mock-workspace",
+    createdDate: now,
+    updatedDate: now,
+  };
+}
+
+const flowisePlatform = (options: FlowiseServerOptions): MockPlatform => ({
+  kind: "flowise",
+  classify(method, path) {
+    if (path === `${PREFIX}/ping`) return { route: "health" };
+    if (path === `${PREFIX}/version`) return { route: "version" };
+    if (path === `${PREFIX}/chatflows` && method === "GET") return { route: "list" };
+    const prediction = new RegExp(`^${PREFIX}/prediction/([^/]+)$`).exec(path);
+    if (prediction) return { route: "run", flowId: decodeURIComponent(prediction[1] ?? "") };
+    const streaming = new RegExp(`^${PREFIX}/chatflows-streaming/([^/]+)$`).exec(path);
+    if (streaming) return { route: "streaming-check", flowId: decodeURIComponent(streaming[1] ?? "") };
+    return { route: "other" };
+  },
+  sendError(exchange, status, message, headers = {}) {
+    if (status === 401 && exchange.record.route !== "run") {
+      sendJson(exchange.response, 401, { error: "Unauthorized Access" }, headers);
+      return;
+    }
+    sendJson(exchange.response, status, flowiseError(status, message), headers);
+  },
+  wrongShape(route: MockRoute) {
+    if (route === "list") return { chatflows: "not-a-list" };
+    if (route === "run") return { text: 42, chatId: ["x"] };
+    if (route === "streaming-check") return { streaming: "yes" };
+    return { unexpected: true };
+  },
+  authKeyOf(headers) {
+    return bearer(headers);
+  },
+  async handle(exchange, state) {
+    const { record, response } = exchange;
+    const serverKey = state.options.apiKey;
+    const authorized = !serverKey || bearer(record.headers) === serverKey;
+    switch (record.route) {
+      case "health":
+        response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("pong");
+        return;
+      case "version":
+        sendJson(response, 200, { version: state.options.version ?? "3.1.2" });
+        return;
+      case "streaming-check": {
+        const flow = state.flows.find((candidate) => candidate.id === record.flowId);
+        if (!flow) {
+          // Flowise wraps the lookup failure into a 500.
+          sendJson(response, 500, flowiseError(500, `Error: chatflowsService.checkIfChatflowIsValidForStreaming - Chatflow ${record.flowId} not found`));
+          return;
+        }
+        sendJson(response, 200, { isStreaming: flow.streaming !== false });
+        return;
+      }
+      case "list": {
+        if (!authorized) {
+          sendJson(response, 401, { error: "Unauthorized Access" });
+          return;
+        }
+        const type = record.query["type"];
+        let flows = state.flows;
+        if (type === "CHATFLOW") flows = flows.filter((flow) => (flow.type ?? "CHATFLOW") === "CHATFLOW");
+        else if (type) flows = flows.filter((flow) => flow.type === type);
+        const all = flows.map(chatflowRecord);
+        const page = Number(record.query["page"]);
+        const limit = Number(record.query["limit"] ?? options.pageSize);
+        if (options.paginate !== false && page > 0 && limit > 0) {
+          const size = Math.min(limit, options.pageSize ?? limit);
+          sendJson(response, 200, padReply({ data: all.slice((page - 1) * size, page * size), total: all.length }, exchange.fault?.oversizeBytes));
+          return;
+        }
+        sendJson(response, 200, all);
+        return;
+      }
+      case "run":
+        await predict(exchange, state, options);
+        return;
+      default:
+        if (record.path.startsWith(PREFIX) && !authorized) {
+          sendJson(response, 401, { error: "Unauthorized Access" });
+          return;
+        }
+        response.writeHead(404, { "content-type": "text/html; charset=utf-8" }).end(`<pre>Cannot ${record.method} ${record.path}</pre>`);
+    }
+  },
+});
+
+async function predict(exchange: MockExchange, state: MockState, options: FlowiseServerOptions): Promise<void> {
+  const { record, response } = exchange;
+  if (record.method !== "POST") {
+    response.writeHead(404, { "content-type": "text/html; charset=utf-8" }).end(`<pre>Cannot ${record.method} ${record.path}</pre>`);
+    return;
+  }
+  const flow = state.flows.find((candidate) => candidate.id === record.flowId);
+  if (!flow) {
+    sendJson(response, 404, flowiseError(404, `Chatflow ${record.flowId} not found`));
+    return;
+  }
+  const body = (record.body && typeof record.body === "object" ? record.body : {}) as Record<string, unknown>;
+  const wantsStream = body["streaming"] === true || body["streaming"] === "true";
+  const streams = wantsStream && flow.streaming !== false;
+  const overrideConfig = (body["overrideConfig"] && typeof body["overrideConfig"] === "object" ? body["overrideConfig"] : {}) as Record<string, unknown>;
+  const sessionId = typeof overrideConfig["sessionId"] === "string" ? (overrideConfig["sessionId"] as string) : undefined;
+  const chatId = typeof body["chatId"] === "string" ? (body["chatId"] as string) : (sessionId ?? randomUUID());
+
+  const unauthorized = flow.apiKey !== undefined && bearer(record.headers) !== flow.apiKey;
+  const question = typeof body["question"] === "string" ? (body["question"] as string) : undefined;
+  const failure = unauthorized ? "Error: predictionsServices.buildChatflow - Unauthorized" : question === undefined ? "Error: predictionsServices.buildChatflow - Question is required" : undefined;
+
+  if (streams) {
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" });
+    response.flushHeaders();
+    if (failure) {
+      writeChunk(exchange, frame("error", failure, false));
+      writeChunk(exchange, frame("end", "[DONE]", false));
+      response.end();
+      return;
+    }
+  } else if (failure) {
+    sendJson(response, 500, flowiseError(500, failure));
+    return;
+  }
+
+  const history: ChatMessage[] = Array.isArray(body["history"])
+    ? (body["history"] as Array<Record<string, unknown>>).map((message) => ({
+        role: message["role"] === "userMessage" ? ("user" as const) : ("assistant" as const),
+        content: String(message["content"] ?? ""),
+      }))
+    : [...(state.memory.get(`${flow.id}|${sessionId ?? chatId}`) ?? [])];
+  const nodeParams = applyOverrides(flow, overrideConfig);
+  const answer = answerFor(flow, { flow, question: question ?? "", sessionId, history, nodeParams, streaming: streams });
+  state.runs.push({ flowId: flow.id, question: question ?? "", sessionId, history, nodeParams, streaming: streams, answer: answer.text, uploads: Array.isArray(body["uploads"]) ? body["uploads"] : [] });
+  const memoryKey = `${flow.id}|${sessionId ?? chatId}`;
+  state.memory.set(memoryKey, [...(state.memory.get(memoryKey) ?? []), { role: "user", content: question ?? "" }, { role: "assistant", content: answer.text }]);
+
+  const chatMessageId = randomUUID();
+  const usageMetadata = answer.usage ? { input_tokens: answer.usage.promptTokens, output_tokens: answer.usage.completionTokens, total_tokens: answer.usage.promptTokens + answer.usage.completionTokens } : undefined;
+  const sourceDocuments = answer.sources?.map((source) => ({ pageContent: source.pageContent, metadata: source.metadata ?? {} }));
+  const isAgentflow = flow.type === "AGENTFLOW" || flow.replyShape === "agentflow";
+  const executed = [
+    { nodeId: "startAgentflow_0", nodeLabel: "Start", data: { id: "startAgentflow_0", name: "startAgentflow", input: { question }, output: { question } }, previousNodeIds: [], status: "FINISHED" },
+    {
+      nodeId: "llmAgentflow_0",
+      nodeLabel: "LLM",
+      data: { id: "llmAgentflow_0", name: "llmAgentflow", input: { messages: [{ role: "user", content: question }] }, output: { content: answer.text, ...(usageMetadata ? { usageMetadata } : {}) } },
+      previousNodeIds: ["startAgentflow_0"],
+      status: "FINISHED",
+    },
+  ];
+
+  if (!streams) {
+    const base: Record<string, unknown> = { question, chatId, chatMessageId, isStreamValid: false, sessionId: sessionId ?? chatId, memoryType: "Buffer Memory" };
+    let reply: Record<string, unknown>;
+    if (flow.replyShape === "json") reply = { ...base, json: { answer: answer.text } };
+    else if (flow.replyShape === "agentflow") reply = { ...base, executionId: randomUUID(), agentFlowExecutedData: executed };
+    else reply = { ...base, text: answer.text, ...(isAgentflow ? { executionId: randomUUID(), agentFlowExecutedData: executed } : {}) };
+    if (sourceDocuments) reply["sourceDocuments"] = sourceDocuments;
+    if (usageMetadata && !isAgentflow) reply["usageMetadata"] = usageMetadata;
+    sendJson(response, 200, padReply(reply, exchange.fault?.oversizeBytes));
+    return;
+  }
+
+  const fault = exchange.fault;
+  if (isAgentflow) writeChunk(exchange, frame("agentFlowEvent", "INPROGRESS"));
+  for (const [index, token] of answer.tokens.entries()) {
+    if (fault?.dropAfterTokens === index) {
+      response.socket?.destroy();
+      return;
+    }
+    if (fault?.endAfterTokens === index) {
+      response.end();
+      return;
+    }
+    if (fault?.errorAfterTokens === index) {
+      writeChunk(exchange, frame("error", fault.message ?? "Error: predictionsServices.buildChatflow - 500 upstream model error", false));
+      writeChunk(exchange, frame("end", "[DONE]", false));
+      response.end();
+      return;
+    }
+    if (fault?.stallAfterTokens === index) {
+      await exchange.hang();
+      return;
+    }
+    if (index === 0) writeChunk(exchange, frame("start", token));
+    if (!writeChunk(exchange, frame("token", token))) return;
+    if (options.heartbeatEveryTokens && (index + 1) % options.heartbeatEveryTokens === 0) writeChunk(exchange, ":heartbeat\n\n");
+    if (state.tokenDelayMs > 0 && !(await exchange.sleep(state.tokenDelayMs))) return;
+  }
+  if (sourceDocuments) writeChunk(exchange, frame("sourceDocuments", sourceDocuments));
+  if (isAgentflow) {
+    writeChunk(exchange, frame("agentFlowExecutedData", executed));
+    writeChunk(exchange, frame("agentFlowEvent", "FINISHED"));
+  }
+  if (usageMetadata) writeChunk(exchange, frame("usageMetadata", usageMetadata));
+  writeChunk(exchange, frame("metadata", { chatId, chatMessageId, question, sessionId: sessionId ?? chatId, memoryType: "Buffer Memory" }));
+  writeChunk(exchange, frame("end", "[DONE]", false));
+  response.end();
+}
+
+/**
+ * Starts a local reproduction of Flowise 3.x on 127.0.0.1 (free port): `/api/v1/ping`,
+ * `/api/v1/version`, `/api/v1/chatflows` (Bearer auth, `{data,total}` pages),
+ * `/api/v1/chatflows-streaming/{id}`, `/api/v1/prediction/{id}` (JSON or Flowise's SSE), its
+ * auth quirks (prediction public unless the flow has a key: then 500 "…Unauthorized"; other
+ * routes 401 `{"error":"Unauthorized Access"}`) and error bodies, with fault injection.
+ *
+ * @example
+ * ```ts
+ * const server = await startFlowiseServer({ apiKey: "key", flows: [{ id: "0b6e…", name: "Docs QA", answer: "42" }] });
+ * const backend = createFlowiseBackend({ id: "flowise", baseURL: server.url, apiKey: "key" });
+ * await backend.execute({ flowId: "0b6e…", question: "?" }); // { text: "42", … }
+ * await server.close();
+ * ```
+ */
+export function startFlowiseServer(options: FlowiseServerOptions = {}): Promise<MockPlatformServer> {
+  return startMockServer(flowisePlatform(options), options);
+}
