@@ -9,6 +9,8 @@ export {
   startRedisServer,
   getTestRedis,
   REDIS_MISSING_MESSAGE,
+  deleteRedisKeys,
+  countRedisKeys,
   type RedisServerHandle,
   type TestRedis,
 } from "./redis.js";

@@ -130,3 +130,50 @@ export async function getTestRedis(): Promise<TestRedis> {
   const server = await startRedisServer();
   return { url: server.url, prefix, dispose: () => server.dispose() };
 }
+
+/**
+ * Deletes every key that starts with `prefix` from the Redis at `url` (SCAN with a bounded COUNT
+ * + UNLINK, never KEYS) and resolves to how many keys were removed. Use it in `afterAll` to
+ * leave no keys behind.
+ */
+export async function deleteRedisKeys(url: string, prefix: string): Promise<number> {
+  if (!prefix) throw new Error("deleteRedisKeys needs a non-empty prefix");
+  const { Redis } = await import("ioredis");
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    const pattern = `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+    let cursor = "0";
+    let removed = 0;
+    do {
+      const [next, keys] = await client.scan(cursor, "MATCH", pattern, "COUNT", 500);
+      cursor = next;
+      if (keys.length > 0) removed += await client.unlink(...keys);
+    } while (cursor !== "0");
+    return removed;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Counts the keys that start with `prefix` (SCAN, never KEYS). */
+export async function countRedisKeys(url: string, prefix: string): Promise<number> {
+  const { Redis } = await import("ioredis");
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    const pattern = `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+    let cursor = "0";
+    let count = 0;
+    do {
+      const [next, keys] = await client.scan(cursor, "MATCH", pattern, "COUNT", 500);
+      cursor = next;
+      count += keys.length;
+    } while (cursor !== "0");
+    return count;
+  } finally {
+    client.disconnect();
+  }
+}

@@ -1,0 +1,136 @@
+import type { CacheScope } from "@afw/contracts";
+
+/** The identity of a group of cache entries: one flow, in one scope, tenant and (scope `session`) session. */
+export interface CacheGroup {
+  readonly scope: CacheScope;
+  readonly flowId: string;
+  readonly sessionId?: string | undefined;
+  readonly tenant?: string | undefined;
+}
+
+const encode = (value: string): string => encodeURIComponent(value);
+
+/** Escapes the glob characters of Redis `SCAN MATCH` patterns. */
+export function escapeRedisPattern(value: string): string {
+  return value.replace(/[*?[\]\\]/g, (char) => `\\${char}`);
+}
+
+/**
+ * The Redis key layout. Every component is URI-encoded, so ids containing `:`, `{` or `}` cannot
+ * collide with each other or break a hash tag. Hash tags (`{...}`) keep what one atomic script
+ * touches in one Cluster slot:
+ *
+ * - shared answers of a flow: `<p>cache:{[t:<tenant>:]shared:flow:<flow>}:q:<hash>` (+ `:idx`, `:emb`)
+ * - session answers: `<p>cache:{[t:<tenant>:]<session>}:session:flow:<flow>:q:<hash>` (+ `:idx`, `:emb`)
+ * - session memory: `<p>session:{[t:<tenant>:]<session>}` (turns) and `...:meta`: same slot as the
+ *   session's cached answers
+ * - performance windows: `<p>perf:{<backend>}` and `<p>perf:{<backend>}:flow:<flow>`
+ * - health: `<p>health:{<backend>}`; circuit states: one hash `<p>circuits`
+ */
+export class Keyspace {
+  constructor(readonly prefix: string) {}
+
+  private tenantPart(tenant: string | undefined): string {
+    return tenant === undefined ? "" : `t:${encode(tenant)}:`;
+  }
+
+  /** The hash tag body shared by all keys of one session. */
+  sessionTag(sessionId: string, tenant?: string): string {
+    return `${this.tenantPart(tenant)}${encode(sessionId)}`;
+  }
+
+  /** Common stem of a cache group's keys. */
+  cacheGroupBase(group: CacheGroup): string {
+    const flow = encode(group.flowId);
+    if (group.scope === "session") {
+      return `${this.prefix}cache:{${this.sessionTag(group.sessionId ?? "", group.tenant)}}:session:flow:${flow}`;
+    }
+    return `${this.prefix}cache:{${this.tenantPart(group.tenant)}shared:flow:${flow}}`;
+  }
+
+  cacheEntry(group: CacheGroup, questionHash: string): string {
+    return `${this.cacheGroupBase(group)}:q:${questionHash}`;
+  }
+
+  cacheGroupIndex(group: CacheGroup): string {
+    return `${this.cacheGroupBase(group)}:idx`;
+  }
+
+  cacheGroupEmbeddings(group: CacheGroup): string {
+    return `${this.cacheGroupBase(group)}:emb`;
+  }
+
+  /** Sorted set of every cache group (member: {@link encodeCacheGroup}, score: latest expiry). */
+  get cacheRegistry(): string {
+    return `${this.prefix}cache-groups`;
+  }
+
+  /** Hash of shared cache counters. */
+  get cacheStats(): string {
+    return `${this.prefix}cache-stats`;
+  }
+
+  /** `SCAN MATCH` pattern of every cache entry and group key. */
+  get cacheKeyPattern(): string {
+    return `${escapeRedisPattern(this.prefix)}cache:*`;
+  }
+
+  sessionTurns(sessionId: string, tenant?: string): string {
+    return `${this.prefix}session:{${this.sessionTag(sessionId, tenant)}}`;
+  }
+
+  sessionMeta(sessionId: string, tenant?: string): string {
+    return `${this.sessionTurns(sessionId, tenant)}:meta`;
+  }
+
+  /** Sorted set of a tenant's sessions by `updatedAt`. */
+  sessionIndex(tenant?: string): string {
+    return `${this.prefix}sessions:${this.tenantPart(tenant)}index`;
+  }
+
+  performanceWindow(backendId: string, flowId?: string): string {
+    const base = `${this.prefix}perf:{${encode(backendId)}}`;
+    return flowId === undefined ? base : `${base}:flow:${encode(flowId)}`;
+  }
+
+  get performanceTargets(): string {
+    return `${this.prefix}perf-targets`;
+  }
+
+  health(backendId: string): string {
+    return `${this.prefix}health:{${encode(backendId)}}`;
+  }
+
+  get healthIndex(): string {
+    return `${this.prefix}health-index`;
+  }
+
+  get circuits(): string {
+    return `${this.prefix}circuits`;
+  }
+}
+
+/** Serialises a cache group for the registry. */
+export function encodeCacheGroup(group: CacheGroup): string {
+  return JSON.stringify([group.scope, group.flowId, group.sessionId ?? null, group.tenant ?? null]);
+}
+
+/** Parses a registry member; undefined when it is not one. */
+export function decodeCacheGroup(member: string): CacheGroup | undefined {
+  try {
+    const value: unknown = JSON.parse(member);
+    if (!Array.isArray(value) || value.length !== 4) return undefined;
+    const [scope, flowId, sessionId, tenant] = value as unknown[];
+    if ((scope !== "shared" && scope !== "session") || typeof flowId !== "string") return undefined;
+    if (sessionId !== null && typeof sessionId !== "string") return undefined;
+    if (tenant !== null && typeof tenant !== "string") return undefined;
+    return {
+      scope,
+      flowId,
+      ...(sessionId === null ? {} : { sessionId }),
+      ...(tenant === null ? {} : { tenant }),
+    };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,195 @@
+import { cosineSimilarity, type CacheInvalidation, type CacheKeyInput, type CacheLookup, type CacheStats, type ResponseCache, type UniversalQueryResult } from "@afw/contracts";
+import { Keyspace, type CacheGroup } from "./keyspace.js";
+import { hashQuestion } from "./question-hash.js";
+import {
+  cacheGroupOf,
+  checkSelector,
+  entryToStore,
+  lookupIncrements,
+  parseStoredEntry,
+  selectorMatches,
+  semanticSettings,
+  statsFromFields,
+  flowStatField,
+  type CacheGetOptions,
+  type CacheSetOptions,
+  type ResponseCacheOptions,
+  type SemanticSettings,
+} from "./response-cache-shared.js";
+import { EventReporter, type StoreEventOptions } from "./store-events.js";
+
+/** One stored answer of the memory cache: the serialised entry, as Redis would hold it. */
+export interface MemoryCacheRecord {
+  /** JSON of the `CacheEntry` (validated again on read). */
+  value: string;
+  /** Epoch ms after which the record is gone. */
+  expiresAt: number;
+  /** Its group, for invalidation and semantic lookups. */
+  readonly group: CacheGroup;
+  /** The group's id (its key stem). */
+  readonly groupKey: string;
+  /** Question embedding, when stored for semantic hits. */
+  embedding?: Float32Array | undefined;
+}
+
+/** Options of {@link createMemoryResponseCache}. */
+export interface MemoryResponseCacheOptions extends ResponseCacheOptions, StoreEventOptions {
+  /** Most entries kept; the least recently used go first. @default 10000 */
+  maxEntries?: number;
+  /** Clock in epoch ms (inject one to test expiry without waiting). @default Date.now */
+  now?: () => number;
+  /** Storage map (inject one to inspect or tamper with records in tests). */
+  storage?: Map<string, MemoryCacheRecord>;
+}
+
+/**
+ * In-process {@link ResponseCache}: the same keys, validation, TTLs, invalidation, semantic hits
+ * and stats as the Redis cache, for one gateway process. Values are stored serialised, so callers
+ * can never mutate a cached answer through a returned object.
+ */
+export class MemoryResponseCache implements ResponseCache {
+  private readonly storage: Map<string, MemoryCacheRecord>;
+  private readonly groups = new Map<string, Set<string>>();
+  private readonly counters: Record<string, number> = {};
+  private readonly keyspace = new Keyspace("");
+  private readonly now: () => number;
+  private readonly maxEntries: number;
+  private readonly semantic: SemanticSettings;
+  private readonly events: EventReporter;
+
+  constructor(options: MemoryResponseCacheOptions = {}) {
+    this.storage = options.storage ?? new Map();
+    this.now = options.now ?? Date.now;
+    this.maxEntries = options.maxEntries ?? 10_000;
+    this.semantic = semanticSettings(options.semantic);
+    this.events = new EventReporter(options);
+  }
+
+  /** The storage key of `key` (its Redis key without prefix). */
+  keyOf(key: CacheKeyInput): string {
+    return this.keyspace.cacheEntry(cacheGroupOf(key), hashQuestion(key.question));
+  }
+
+  async get(key: CacheKeyInput, options: CacheGetOptions = {}): Promise<CacheLookup> {
+    const group = cacheGroupOf(key);
+    const storageKey = this.keyspace.cacheEntry(group, hashQuestion(key.question));
+    const record = this.storage.get(storageKey);
+    let miss: CacheLookup & { hit: false } = { hit: false, reason: "absent" };
+    if (record) {
+      if (record.expiresAt <= this.now()) {
+        this.remove(storageKey);
+        miss = { hit: false, reason: "expired" };
+      } else {
+        const parsed = parseStoredEntry(record.value, group, key.question);
+        if ("entry" in parsed) {
+          this.storage.delete(storageKey);
+          this.storage.set(storageKey, record);
+          this.count(lookupIncrements(group.flowId, "exact", false));
+          return { hit: true, kind: "exact", entry: parsed.entry };
+        }
+        this.events.report({ type: "value-corrupt", store: "response-cache", key: storageKey, message: parsed.corrupt, scope: group.scope, flowId: group.flowId }, options.trace);
+        miss = { hit: false, reason: "corrupt" };
+      }
+    }
+    if (this.semantic.enabled && options.embedding) {
+      const semantic = this.semanticLookup(group, options.embedding);
+      if (semantic) {
+        this.count(lookupIncrements(group.flowId, "semantic", false));
+        return semantic;
+      }
+    }
+    this.count(lookupIncrements(group.flowId, "miss", miss.reason === "corrupt"));
+    return miss;
+  }
+
+  async set(key: CacheKeyInput, result: UniversalQueryResult, options: CacheSetOptions): Promise<boolean> {
+    const group = cacheGroupOf(key);
+    const now = this.now();
+    const entry = entryToStore(key, group, result, options, now);
+    if (!entry) return false;
+    const storageKey = this.keyspace.cacheEntry(group, hashQuestion(key.question));
+    const groupKey = this.keyspace.cacheGroupBase(group);
+    this.storage.delete(storageKey);
+    this.storage.set(storageKey, {
+      value: JSON.stringify(entry),
+      expiresAt: now + entry.ttlSeconds * 1000,
+      group,
+      groupKey,
+      embedding: this.semantic.enabled && options.embedding ? Float32Array.from(options.embedding) : undefined,
+    });
+    let members = this.groups.get(groupKey);
+    if (!members) this.groups.set(groupKey, (members = new Set()));
+    members.add(storageKey);
+    while (this.storage.size > this.maxEntries) {
+      const oldest = this.storage.keys().next();
+      if (oldest.done) break;
+      this.remove(oldest.value);
+    }
+    this.count({ writes: 1, [flowStatField(group.flowId, "writes")]: 1 });
+    return true;
+  }
+
+  async invalidate(selector: CacheInvalidation): Promise<number> {
+    checkSelector(selector);
+    let removed = 0;
+    for (const [storageKey, record] of [...this.storage]) {
+      if (!selectorMatches(selector, record.group)) continue;
+      this.remove(storageKey);
+      if (record.expiresAt > this.now()) removed++;
+    }
+    return removed;
+  }
+
+  async stats(): Promise<CacheStats> {
+    return statsFromFields(this.counters);
+  }
+
+  private semanticLookup(group: CacheGroup, embedding: Float32Array): CacheLookup | undefined {
+    const members = this.groups.get(this.keyspace.cacheGroupBase(group));
+    if (!members) return undefined;
+    const now = this.now();
+    const candidates: Array<{ key: string; record: MemoryCacheRecord; similarity: number }> = [];
+    let compared = 0;
+    for (const storageKey of members) {
+      if (compared >= this.semantic.maxCandidates) break;
+      const record = this.storage.get(storageKey);
+      if (!record?.embedding || record.expiresAt <= now || record.embedding.length !== embedding.length) continue;
+      compared++;
+      const similarity = cosineSimilarity(record.embedding, embedding);
+      if (similarity >= this.semantic.threshold) candidates.push({ key: storageKey, record, similarity });
+    }
+    candidates.sort((a, b) => b.similarity - a.similarity);
+    for (const candidate of candidates) {
+      const parsed = parseStoredEntry(candidate.record.value, group);
+      if ("entry" in parsed) return { hit: true, kind: "semantic", entry: parsed.entry, similarity: Math.min(1, candidate.similarity) };
+    }
+    return undefined;
+  }
+
+  private remove(storageKey: string): void {
+    const record = this.storage.get(storageKey);
+    this.storage.delete(storageKey);
+    if (!record) return;
+    const members = this.groups.get(record.groupKey);
+    members?.delete(storageKey);
+    if (members?.size === 0) this.groups.delete(record.groupKey);
+  }
+
+  private count(increments: Record<string, number>): void {
+    for (const [field, amount] of Object.entries(increments)) this.counters[field] = (this.counters[field] ?? 0) + amount;
+  }
+}
+
+/**
+ * Creates an in-memory {@link ResponseCache}.
+ *
+ * @example
+ * ```ts
+ * const cache = createMemoryResponseCache();
+ * await cache.set({ scope: "shared", flowId: "flowise:faq", question: "What is MCP?" }, result, { ttlSeconds: 3600 });
+ * (await cache.get({ scope: "shared", flowId: "flowise:faq", question: "what is mcp" })).hit // true
+ * ```
+ */
+export function createMemoryResponseCache(options: MemoryResponseCacheOptions = {}): MemoryResponseCache {
+  return new MemoryResponseCache(options);
+}

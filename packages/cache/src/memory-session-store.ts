@@ -1,0 +1,131 @@
+import type { SessionRecord, SessionStore, SessionSummary, SessionTurn } from "@afw/contracts";
+import { globToRegExp } from "./glob.js";
+import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
+
+interface MemorySession {
+  sessionId: string;
+  tenant: string | undefined;
+  turns: SessionTurn[];
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number;
+}
+
+/** Options of {@link createMemorySessionStore}. */
+export interface MemorySessionStoreOptions extends SessionStoreOptions {
+  /** Clock in epoch ms (inject one to test expiry without waiting). @default Date.now */
+  now?: () => number;
+  /** Most sessions kept; the least recently updated go first. @default 10000 */
+  maxSessions?: number;
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+/** In-process {@link SessionStore} with the same trimming, sliding TTL and listing as the Redis store. */
+export class MemorySessionStore implements SessionStore {
+  private readonly sessions = new Map<string, MemorySession>();
+  private readonly settings: SessionSettings;
+  private readonly now: () => number;
+  private readonly maxSessions: number;
+
+  constructor(options: MemorySessionStoreOptions = {}) {
+    this.settings = sessionSettings(options);
+    this.now = options.now ?? Date.now;
+    this.maxSessions = options.maxSessions ?? 10_000;
+  }
+
+  async append(sessionId: string, turn: SessionTurn, options: { tenant?: string } = {}): Promise<number> {
+    const valid = checkTurn(sessionId, turn);
+    const now = this.now();
+    const key = storageKey(sessionId, options.tenant);
+    let session = this.live(key, now);
+    if (!session) session = { sessionId, tenant: options.tenant, turns: [], createdAt: now, updatedAt: now, expiresAt: 0 };
+    session.turns.push(clone(valid));
+    if (session.turns.length > this.settings.maxTurns) session.turns.splice(0, session.turns.length - this.settings.maxTurns);
+    session.updatedAt = now;
+    session.expiresAt = now + this.settings.ttlMs;
+    this.sessions.delete(key);
+    this.sessions.set(key, session);
+    while (this.sessions.size > this.maxSessions) {
+      const oldest = this.sessions.keys().next();
+      if (oldest.done) break;
+      this.sessions.delete(oldest.value);
+    }
+    return session.turns.length;
+  }
+
+  async recent(sessionId: string, limit?: number, options: { tenant?: string } = {}): Promise<SessionTurn[]> {
+    checkSessionId(sessionId);
+    const count = limitOf(limit, this.settings.recentTurns);
+    const session = this.live(storageKey(sessionId, options.tenant), this.now());
+    if (!session || count === 0) return [];
+    return clone(session.turns.slice(-count));
+  }
+
+  async get(sessionId: string, options: { tenant?: string } = {}): Promise<SessionRecord | undefined> {
+    checkSessionId(sessionId);
+    const session = this.live(storageKey(sessionId, options.tenant), this.now());
+    return session ? { ...summaryOf(session), turnsList: clone(session.turns) } : undefined;
+  }
+
+  async list(pattern = "*", options: { tenant?: string; limit?: number } = {}): Promise<SessionSummary[]> {
+    const matcher = globToRegExp(pattern);
+    const limit = limitOf(options.limit, this.settings.listLimit);
+    const now = this.now();
+    const matches: MemorySession[] = [];
+    for (const [key, session] of this.sessions) {
+      if (session.expiresAt <= now) {
+        this.sessions.delete(key);
+        continue;
+      }
+      if (session.tenant === options.tenant && matcher.test(session.sessionId)) matches.push(session);
+    }
+    matches.sort((a, b) => b.updatedAt - a.updatedAt);
+    return matches.slice(0, Math.min(limit, this.settings.listScanLimit)).map(summaryOf);
+  }
+
+  async delete(sessionId: string, options: { tenant?: string } = {}): Promise<boolean> {
+    checkSessionId(sessionId);
+    const key = storageKey(sessionId, options.tenant);
+    const existed = this.live(key, this.now()) !== undefined;
+    this.sessions.delete(key);
+    return existed;
+  }
+
+  private live(key: string, now: number): MemorySession | undefined {
+    const session = this.sessions.get(key);
+    if (session && session.expiresAt <= now) {
+      this.sessions.delete(key);
+      return undefined;
+    }
+    return session;
+  }
+}
+
+function storageKey(sessionId: string, tenant: string | undefined): string {
+  return JSON.stringify([tenant ?? null, sessionId]);
+}
+
+function summaryOf(session: MemorySession): SessionSummary {
+  return {
+    sessionId: session.sessionId,
+    turns: session.turns.length,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    ...(session.tenant === undefined ? {} : { tenant: session.tenant }),
+  };
+}
+
+/**
+ * Creates an in-memory {@link SessionStore}.
+ *
+ * @example
+ * ```ts
+ * const sessions = createMemorySessionStore({ maxTurns: 50 });
+ * await sessions.append("s-1", { question: "hi", answer: "hello", askedAt: Date.now(), answeredAt: Date.now() });
+ * await sessions.recent("s-1", 5); // [{ question: "hi", ... }]
+ * ```
+ */
+export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): MemorySessionStore {
+  return new MemorySessionStore(options);
+}

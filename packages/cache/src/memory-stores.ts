@@ -1,0 +1,56 @@
+import { MemoryCircuitStateStore } from "./memory-circuit-state-store.js";
+import { MemoryHealthStore } from "./memory-health-store.js";
+import { MemoryPerformanceStore } from "./memory-performance-store.js";
+import { MemoryResponseCache, type MemoryResponseCacheOptions } from "./memory-response-cache.js";
+import { MemorySessionStore, type MemorySessionStoreOptions } from "./memory-session-store.js";
+import type { PerformanceStoreOptions } from "./performance-store-shared.js";
+import type { StoreHealth } from "./redis-connection.js";
+import type { StoreEventOptions } from "./store-events.js";
+
+/** Options of {@link createMemoryStores}. */
+export interface MemoryStoresOptions extends StoreEventOptions {
+  /** Clock in epoch ms shared by the stores (inject one to test expiry). @default Date.now */
+  now?: (() => number) | undefined;
+  /** Response cache settings. */
+  responseCache?: Omit<MemoryResponseCacheOptions, "now" | "trace" | "onEvent"> | undefined;
+  /** Session memory settings. */
+  sessions?: Omit<MemorySessionStoreOptions, "now"> | undefined;
+  /** Performance window settings. */
+  performance?: PerformanceStoreOptions | undefined;
+}
+
+/** The five stores in process memory: the embedded default for one gateway process. */
+export interface MemoryStores {
+  readonly responseCache: MemoryResponseCache;
+  readonly sessionStore: MemorySessionStore;
+  readonly performanceStore: MemoryPerformanceStore;
+  readonly healthStore: MemoryHealthStore;
+  readonly circuitStateStore: MemoryCircuitStateStore;
+  /** Always ok. */
+  health(): Promise<StoreHealth>;
+  /** No-op (nothing to release). */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates all five stores in memory, with the same behaviour as {@link createRedisStores} for a
+ * single process.
+ *
+ * @example
+ * ```ts
+ * const stores = createMemoryStores();
+ * await stores.sessionStore.append("s-1", turn);
+ * ```
+ */
+export function createMemoryStores(options: MemoryStoresOptions = {}): MemoryStores {
+  const now = options.now ?? Date.now;
+  return {
+    responseCache: new MemoryResponseCache({ ...options.responseCache, now, trace: options.trace, onEvent: options.onEvent }),
+    sessionStore: new MemorySessionStore({ ...options.sessions, now }),
+    performanceStore: new MemoryPerformanceStore(options.performance),
+    healthStore: new MemoryHealthStore({ now }),
+    circuitStateStore: new MemoryCircuitStateStore(),
+    health: async () => ({ ok: true, backend: "memory", mode: "memory", status: "ready", latencyMs: 0 }),
+    close: async () => {},
+  };
+}

@@ -1,0 +1,30 @@
+import { createHash } from "node:crypto";
+
+const WHITESPACE = /\s+/gu;
+const TRAILING_PUNCTUATION = /[\s\p{P}]+$/u;
+
+/**
+ * Normalises a question for cache keys: Unicode NFKC, lower case, runs of whitespace collapsed
+ * to one space, leading/trailing whitespace and trailing punctuation removed. Two questions that
+ * differ only in these respects share a cache entry.
+ *
+ * @example
+ * ```ts
+ * normalizeQuestion("  How do I  RESTART a pod?? ") // "how do i restart a pod"
+ * ```
+ */
+export function normalizeQuestion(question: string): string {
+  return question.normalize("NFKC").toLowerCase().replace(WHITESPACE, " ").trim().replace(TRAILING_PUNCTUATION, "");
+}
+
+/**
+ * SHA-256 (hex) of {@link normalizeQuestion}`(question)`: the question part of a cache key.
+ *
+ * @example
+ * ```ts
+ * hashQuestion("Why?") === hashQuestion("why") // true
+ * ```
+ */
+export function hashQuestion(question: string): string {
+  return createHash("sha256").update(normalizeQuestion(question), "utf8").digest("hex");
+}

@@ -1,0 +1,226 @@
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
+import { AfwError } from "@afw/contracts";
+
+/** A host and port of a Redis node or Sentinel. */
+export interface RedisAddress {
+  host: string;
+  port: number;
+}
+
+/** Credentials and TLS shared by every connection mode. */
+interface RedisAuth {
+  username?: string | undefined;
+  password?: string | undefined;
+  /** Connect with TLS (`rediss://`). */
+  tls?: boolean | undefined;
+}
+
+/** Where Redis is and how to reach it: one server, a Sentinel-managed master, or a Cluster. */
+export type RedisConnectionConfig =
+  | (RedisAuth & { mode: "standalone"; host: string; port: number; db?: number | undefined })
+  | (RedisAuth & {
+      mode: "sentinel";
+      sentinels: RedisAddress[];
+      /** Master group name. */
+      name: string;
+      db?: number | undefined;
+      sentinelUsername?: string | undefined;
+      sentinelPassword?: string | undefined;
+    })
+  | (RedisAuth & { mode: "cluster"; nodes: RedisAddress[] });
+
+const URL_PATTERN = /^([a-z][a-z0-9+.-]*):\/\/(?:([^@/?#]*)@)?([^/?#]*)([^?#]*)(?:\?([^#]*))?$/i;
+
+const invalid = (message: string): AfwError => new AfwError("CONFIG_INVALID", message);
+
+function parseHosts(hosts: string, defaultPort: number): RedisAddress[] {
+  if (!hosts) return [{ host: "127.0.0.1", port: defaultPort }];
+  return hosts.split(",").map((entry) => {
+    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+    const plain = /^([^:]+)(?::(\d+))?$/.exec(entry);
+    const match = bracketed ?? plain;
+    if (!match?.[1]) throw invalid(`Invalid Redis host "${entry}"`);
+    const port = match[2] === undefined ? defaultPort : Number(match[2]);
+    if (!Number.isInteger(port) || port < 1 || port > 65_535) throw invalid(`Invalid Redis port in "${entry}"`);
+    return { host: match[1], port };
+  });
+}
+
+function parseDb(value: string | undefined | null): number | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  const db = Number(value);
+  if (!Number.isInteger(db) || db < 0) throw invalid("Invalid Redis database index in URL");
+  return db;
+}
+
+/**
+ * Parses a Redis URL. Accepted forms:
+ *
+ * - `redis://[[user]:password@]host[:port][/db]`, `rediss://...` (TLS): one server
+ * - `redis+sentinel://[[user]:password@]host1[:port1],host2[:port2]/<masterName>[/db]`
+ *   (also `rediss+sentinel://`; query `sentinelUsername`, `sentinelPassword`; default port 26379)
+ * - `redis+cluster://[[user]:password@]host1[:port1],host2[:port2]` (also `rediss+cluster://`):
+ *   seed nodes of a Cluster
+ *
+ * Credentials are URL-decoded. Error messages never contain them.
+ *
+ * @throws AfwError `CONFIG_INVALID` for an unknown scheme or a malformed URL.
+ * @example
+ * ```ts
+ * parseRedisUrl("redis+sentinel://s1:26379,s2:26379/mymaster/2")
+ * // { mode: "sentinel", sentinels: [{ host: "s1", port: 26379 }, { host: "s2", port: 26379 }], name: "mymaster", db: 2 }
+ * ```
+ */
+export function parseRedisUrl(url: string): RedisConnectionConfig {
+  const match = URL_PATTERN.exec(url.trim());
+  if (!match) throw invalid("Invalid Redis URL (expected redis://, rediss://, redis+sentinel:// or redis+cluster://)");
+  const [, rawScheme = "", userInfo, hosts = "", path = "", query = ""] = match;
+  const scheme = rawScheme.toLowerCase();
+  const tls = scheme.startsWith("rediss");
+  const auth: RedisAuth = {};
+  if (userInfo !== undefined) {
+    const colon = userInfo.indexOf(":");
+    const user = decodeURIComponent(colon === -1 ? "" : userInfo.slice(0, colon));
+    const password = decodeURIComponent(colon === -1 ? userInfo : userInfo.slice(colon + 1));
+    if (user) auth.username = user;
+    if (password) auth.password = password;
+  }
+  if (tls) auth.tls = true;
+  const params = new URLSearchParams(query);
+  const segments = path.split("/").filter((segment) => segment.length > 0);
+  switch (scheme) {
+    case "redis":
+    case "rediss": {
+      const [address] = parseHosts(hosts, 6379);
+      if (!address || hosts.includes(",")) throw invalid("A redis:// URL names exactly one host; use redis+cluster:// or redis+sentinel:// for several");
+      const db = parseDb(segments[0] ?? params.get("db"));
+      return { mode: "standalone", ...address, ...auth, ...(db === undefined ? {} : { db }) };
+    }
+    case "redis+sentinel":
+    case "rediss+sentinel":
+    case "sentinel": {
+      const name = segments[0] ? decodeURIComponent(segments[0]) : params.get("name");
+      if (!name) throw invalid("A redis+sentinel:// URL needs the master name as its path, e.g. redis+sentinel://host:26379/mymaster");
+      const db = parseDb(segments[1] ?? params.get("db"));
+      const sentinelUsername = params.get("sentinelUsername");
+      const sentinelPassword = params.get("sentinelPassword");
+      return {
+        mode: "sentinel",
+        sentinels: parseHosts(hosts, 26_379),
+        name,
+        ...auth,
+        ...(db === undefined ? {} : { db }),
+        ...(sentinelUsername ? { sentinelUsername } : {}),
+        ...(sentinelPassword ? { sentinelPassword } : {}),
+      };
+    }
+    case "redis+cluster":
+    case "rediss+cluster":
+      return { mode: "cluster", nodes: parseHosts(hosts, 6379), ...auth };
+    default:
+      throw invalid(`Unsupported Redis URL scheme "${scheme}:"`);
+  }
+}
+
+/** How the client reconnects after losing Redis. */
+export interface ReconnectOptions {
+  /** First delay. @default 50 */
+  initialDelayMs?: number;
+  /** Largest delay (exponential backoff with jitter up to this). @default 2000 */
+  maxDelayMs?: number;
+}
+
+/** Settings that make the client fail fast instead of queueing while Redis is away. */
+export interface RedisClientSettings {
+  /** Per-command timeout given to ioredis (the stores also bound each operation themselves). @default 100 */
+  operationTimeoutMs?: number;
+  /** TCP connect timeout. @default 2000 */
+  connectTimeoutMs?: number;
+  /** Reconnect backoff. */
+  reconnect?: ReconnectOptions;
+  /** Do not connect until the first command (tests, tooling). @default false */
+  lazyConnect?: boolean;
+  /** Extra ioredis options for standalone and Sentinel clients (override the computed ones). */
+  redisOptions?: RedisOptions;
+  /** Extra ioredis options for Cluster clients (override the computed ones). */
+  clusterOptions?: ClusterOptions;
+}
+
+/** What {@link createRedisClient} would construct: a `Redis` (standalone or Sentinel) or a `Cluster`. */
+export type RedisClientPlan =
+  | { kind: "redis"; options: RedisOptions }
+  | { kind: "cluster"; nodes: RedisAddress[]; options: ClusterOptions };
+
+/** Exponential backoff with jitter: `initialDelayMs * 2^(attempt-1)` capped at `maxDelayMs`. */
+export function backoffDelay(attempt: number, reconnect: ReconnectOptions = {}): number {
+  const initial = reconnect.initialDelayMs ?? 50;
+  const max = reconnect.maxDelayMs ?? 2000;
+  const base = Math.min(max, initial * 2 ** Math.max(0, Math.min(attempt - 1, 20)));
+  return Math.round(base * (0.8 + Math.random() * 0.2));
+}
+
+/**
+ * The ioredis options for `config`: no offline queue, no retries of in-flight commands,
+ * per-command timeout, bounded connect timeout, exponential reconnect backoff. Commands issued
+ * while Redis is away fail at once instead of piling up, and the client reconnects by itself.
+ */
+export function planRedisClient(config: RedisConnectionConfig, settings: RedisClientSettings = {}): RedisClientPlan {
+  const operationTimeoutMs = settings.operationTimeoutMs ?? 100;
+  const common = {
+    commandTimeout: operationTimeoutMs,
+    connectTimeout: settings.connectTimeoutMs ?? 2000,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    lazyConnect: settings.lazyConnect ?? false,
+    ...(config.username === undefined ? {} : { username: config.username }),
+    ...(config.password === undefined ? {} : { password: config.password }),
+    ...(config.tls ? { tls: {} } : {}),
+  } satisfies RedisOptions;
+  const retryStrategy = (attempt: number) => backoffDelay(attempt, settings.reconnect);
+  if (config.mode === "cluster") {
+    const options: ClusterOptions = {
+      enableOfflineQueue: false,
+      lazyConnect: common.lazyConnect,
+      clusterRetryStrategy: retryStrategy,
+      clusterNodeRetryStrategy: retryStrategy,
+      slotsRefreshTimeout: Math.max(1000, operationTimeoutMs),
+      redisOptions: { ...common, lazyConnect: undefined },
+      ...settings.clusterOptions,
+    };
+    return { kind: "cluster", nodes: config.nodes, options };
+  }
+  const options: RedisOptions = {
+    ...common,
+    enableOfflineQueue: false,
+    retryStrategy,
+    ...(config.mode === "standalone"
+      ? { host: config.host, port: config.port }
+      : {
+          sentinels: config.sentinels,
+          name: config.name,
+          sentinelRetryStrategy: retryStrategy,
+          ...(config.sentinelUsername === undefined ? {} : { sentinelUsername: config.sentinelUsername }),
+          ...(config.sentinelPassword === undefined ? {} : { sentinelPassword: config.sentinelPassword }),
+          ...(config.tls ? { enableTLSForSentinelMode: true } : {}),
+        }),
+    ...(config.db === undefined ? {} : { db: config.db }),
+    ...settings.redisOptions,
+  };
+  return { kind: "redis", options };
+}
+
+/**
+ * Creates an ioredis client for a URL or {@link RedisConnectionConfig}: a `Redis` for standalone
+ * and Sentinel, a `Cluster` for Cluster, configured as in {@link planRedisClient}.
+ *
+ * @throws AfwError `CONFIG_INVALID` for a malformed URL.
+ * @example
+ * ```ts
+ * const client = createRedisClient("redis+cluster://10.0.0.1:7000,10.0.0.2:7000");
+ * client instanceof Cluster // true
+ * ```
+ */
+export function createRedisClient(config: string | RedisConnectionConfig, settings: RedisClientSettings = {}): Redis | Cluster {
+  const plan = planRedisClient(typeof config === "string" ? parseRedisUrl(config) : config, settings);
+  return plan.kind === "cluster" ? new Cluster(plan.nodes, plan.options) : new Redis(plan.options);
+}

@@ -1,0 +1,300 @@
+import { createHash } from "node:crypto";
+import { Cluster, type Redis } from "ioredis";
+import { AfwError, formatZodError, type TraceContext } from "@afw/contracts";
+import { z } from "zod";
+import { createRedisClient, parseRedisUrl, type RedisClientSettings, type RedisConnectionConfig } from "./redis-config.js";
+import { EventReporter, redactSecrets, type CacheStoreEvent, type CacheStoreEventHandler, type StoreName } from "./store-events.js";
+
+/** An ioredis client: standalone/Sentinel `Redis` or `Cluster`. */
+export type RedisClient = Redis | Cluster;
+
+/** The outcome of one bounded Redis operation. */
+export type RedisOutcome<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** Health of a store backend, from {@link RedisConnection.health} or the memory stores. */
+export interface StoreHealth {
+  /** True when the store answered. */
+  ok: boolean;
+  /** `redis` or `memory`. */
+  backend: "redis" | "memory";
+  /** Connection mode. */
+  mode: "standalone" | "sentinel" | "cluster" | "memory";
+  /** ioredis connection status (`ready`, `reconnecting`, ...) or `ready` for memory. */
+  status: string;
+  /** PING round trip. */
+  latencyMs?: number | undefined;
+  /** Why the store is not ok (no secrets). */
+  message?: string | undefined;
+}
+
+/** Options of {@link createRedisConnection}. Give exactly one of `url`, `client`, `sentinel`, `cluster`. */
+export interface RedisConnectionOptions extends RedisClientSettings {
+  /** `redis://`, `rediss://`, `redis+sentinel://` or `redis+cluster://` URL; see {@link parseRedisUrl}. */
+  url?: string | undefined;
+  /** An existing ioredis client. It is not closed by {@link RedisConnection.close} unless `closeClient` is true. */
+  client?: RedisClient | undefined;
+  /** Close a given `client` on {@link RedisConnection.close}. @default false */
+  closeClient?: boolean | undefined;
+  /** Sentinel configuration instead of a URL. */
+  sentinel?:
+    | {
+        sentinels: Array<{ host: string; port?: number }>;
+        name: string;
+        db?: number;
+        username?: string;
+        password?: string;
+        sentinelUsername?: string;
+        sentinelPassword?: string;
+        tls?: boolean;
+      }
+    | undefined;
+  /** Cluster seed nodes instead of a URL. */
+  cluster?: { nodes: Array<{ host: string; port?: number } | string>; username?: string; password?: string; tls?: boolean } | undefined;
+  /** Bound of every store operation; on expiry the operation degrades to a miss / no-op. @default 100 */
+  operationTimeoutMs?: number;
+  /** Trace context for `cache-unavailable` events. */
+  trace?: TraceContext | undefined;
+  /** Hook for store events (`cache-unavailable`, `cache-recovered`, `value-corrupt`). */
+  onEvent?: CacheStoreEventHandler | undefined;
+}
+
+const OptionsSchema = z.object({
+  url: z.string().min(1).optional(),
+  operationTimeoutMs: z.number().int().positive().max(60_000).optional(),
+  connectTimeoutMs: z.number().int().positive().optional(),
+  reconnect: z
+    .object({ initialDelayMs: z.number().int().positive().optional(), maxDelayMs: z.number().int().positive().optional() })
+    .optional(),
+});
+
+/** A Lua script run with EVALSHA, falling back to EVAL when the server does not know it yet. */
+export class LuaScript {
+  /** SHA-1 of the source, as Redis names it. */
+  readonly sha: string;
+  constructor(readonly source: string) {
+    this.sha = createHash("sha1").update(source).digest("hex");
+  }
+
+  /** Runs the script with `keys` and `args` on `client`. */
+  async run(client: RedisClient, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+    try {
+      return await client.evalsha(this.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith("NOSCRIPT")) {
+        return client.eval(this.source, keys.length, ...keys, ...args);
+      }
+      throw error;
+    }
+  }
+}
+
+class OperationTimeoutError extends Error {}
+
+const noop = () => {};
+
+/**
+ * One ioredis client plus the rules that keep Redis trouble away from callers: every operation
+ * is bounded by `operationTimeoutMs`; a failure or timeout becomes a `{ ok: false }` outcome and a
+ * `cache-unavailable` event instead of an exception; while the client reconnects after having been
+ * connected, operations fail at once instead of waiting. Stores share one connection.
+ */
+export class RedisConnection {
+  /** The ioredis client. */
+  readonly client: RedisClient;
+  /** Connection mode. */
+  readonly mode: "standalone" | "sentinel" | "cluster";
+  /** Bound of every operation. */
+  readonly operationTimeoutMs: number;
+  private readonly owned: boolean;
+  private readonly reporter: EventReporter;
+  private everReady: boolean;
+  private readonly firstReady: Promise<void>;
+  private degraded = false;
+  private closed = false;
+
+  constructor(options: RedisConnectionOptions) {
+    const parsed = OptionsSchema.safeParse({
+      url: options.url,
+      operationTimeoutMs: options.operationTimeoutMs,
+      connectTimeoutMs: options.connectTimeoutMs,
+      reconnect: options.reconnect,
+    });
+    if (!parsed.success) throw new AfwError("CONFIG_INVALID", `Invalid Redis options: ${formatZodError(parsed.error)}`);
+    const sources = [options.url, options.client, options.sentinel, options.cluster].filter((source) => source !== undefined);
+    if (sources.length !== 1) {
+      throw new AfwError("CONFIG_INVALID", "Give exactly one of url, client, sentinel or cluster for the Redis connection");
+    }
+    this.operationTimeoutMs = options.operationTimeoutMs ?? 100;
+    this.reporter = new EventReporter({ trace: options.trace, onEvent: options.onEvent });
+    if (options.client) {
+      this.client = options.client;
+      this.owned = options.closeClient ?? false;
+      this.mode = options.client instanceof Cluster ? "cluster" : options.client.options.sentinels ? "sentinel" : "standalone";
+    } else {
+      const config = connectionConfigOf(options);
+      this.client = createRedisClient(config, { ...options, operationTimeoutMs: this.operationTimeoutMs });
+      this.owned = true;
+      this.mode = config.mode;
+    }
+    // Without a listener ioredis prints every connection error; the stores report them as events.
+    this.client.on("error", noop);
+    this.everReady = this.client.status === "ready";
+    this.client.on("ready", () => {
+      this.everReady = true;
+    });
+    this.firstReady = this.everReady ? Promise.resolve() : new Promise((resolve) => this.client.once("ready", () => resolve()));
+    this.firstReady.catch(noop);
+  }
+
+  /** Reports `event` through this connection's `onEvent` hook and trace context (`trace` overrides it). */
+  report(event: CacheStoreEvent, trace?: TraceContext): void {
+    this.reporter.report(event, trace);
+  }
+
+  /**
+   * Runs `operation` bounded by `operationTimeoutMs`. Never rejects: failures, timeouts and a
+   * disconnected client resolve to `{ ok: false }` and emit `cache-unavailable`.
+   */
+  async run<T>(store: StoreName, operation: string, fn: (client: RedisClient) => Promise<T>, trace?: TraceContext): Promise<RedisOutcome<T>> {
+    const outcome = await this.execute(fn);
+    if (outcome.ok) {
+      if (this.degraded) {
+        this.degraded = false;
+        this.reporter.report({ type: "cache-recovered", store, operation }, trace);
+      }
+    } else {
+      this.degraded = true;
+      this.reporter.report({ type: "cache-unavailable", store, operation, message: outcome.message }, trace);
+    }
+    return outcome;
+  }
+
+  /** Like {@link RedisConnection.run} without events (background work such as counter flushes). */
+  async execute<T>(fn: (client: RedisClient) => Promise<T>): Promise<RedisOutcome<T>> {
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      if (this.closed) throw new Error("Redis connection is closed");
+      if (this.client.status !== "ready") {
+        // Before the first connection: wait for it within the budget. Once connected before,
+        // a client that is not ready is reconnecting: fail at once rather than wait on a dead Redis.
+        if (this.everReady || this.client.status === "end") throw new Error(`Redis connection is ${this.client.status}`);
+        if (this.client.status === "wait") this.client.connect().catch(noop);
+        const ready = await Promise.race([
+          this.firstReady.then(() => true),
+          new Promise<false>((resolve) => {
+            timer = setTimeout(() => resolve(false), this.operationTimeoutMs);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (!ready || (this.client.status as string) !== "ready") throw new Error(`Redis connection is ${this.client.status}`);
+      }
+      const remaining = Math.max(1, this.operationTimeoutMs - (performance.now() - started));
+      const pending = fn(this.client);
+      pending.catch(noop);
+      const value = await Promise.race([
+        pending,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new OperationTimeoutError(`Redis operation timed out after ${this.operationTimeoutMs} ms`)), remaining);
+        }),
+      ]);
+      return { ok: true, value };
+    } catch (error) {
+      return { ok: false, message: redactSecrets(error instanceof Error ? error.message : String(error)) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** True when the client is connected and ready for commands. */
+  get ready(): boolean {
+    return !this.closed && this.client.status === "ready";
+  }
+
+  /**
+   * Visits every key matching `pattern` with `SCAN ... COUNT count` (on every master of a Cluster),
+   * calling `visit` per batch; each SCAN round trip is one bounded operation. Resolves false when
+   * Redis failed before the scan completed.
+   */
+  async scan(store: StoreName, operation: string, pattern: string, count: number, visit: (keys: string[], node: RedisClient) => Promise<void>): Promise<boolean> {
+    const nodes: RedisClient[] = this.client instanceof Cluster ? this.client.nodes("master") : [this.client];
+    for (const node of nodes) {
+      let cursor = "0";
+      do {
+        const outcome = await this.run(store, operation, () => node.scan(cursor, "MATCH", pattern, "COUNT", count));
+        if (!outcome.ok) return false;
+        const [next, keys] = outcome.value;
+        cursor = next;
+        if (keys.length > 0) await visit(keys, node);
+      } while (cursor !== "0");
+    }
+    return true;
+  }
+
+  /** PINGs Redis within the operation bound. */
+  async health(): Promise<StoreHealth> {
+    const started = performance.now();
+    const outcome = await this.run("connection", "ping", (client) => client.ping());
+    const latencyMs = Math.round((performance.now() - started) * 1000) / 1000;
+    return outcome.ok
+      ? { ok: true, backend: "redis", mode: this.mode, status: this.client.status, latencyMs }
+      : { ok: false, backend: "redis", mode: this.mode, status: this.client.status, message: outcome.message };
+  }
+
+  /** Closes the client if this connection created it (or `closeClient` was set). Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.owned) return;
+    if (this.client.status === "ready") {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.client.quit().catch(noop),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, 1000);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    this.client.disconnect();
+  }
+}
+
+function connectionConfigOf(options: RedisConnectionOptions): RedisConnectionConfig {
+  if (options.url !== undefined) return parseRedisUrl(options.url);
+  if (options.sentinel) {
+    const { sentinels, ...rest } = options.sentinel;
+    if (sentinels.length === 0 || !rest.name) throw new AfwError("CONFIG_INVALID", "Sentinel configuration needs sentinels and a master name");
+    return { mode: "sentinel", ...rest, sentinels: sentinels.map((s) => ({ host: s.host, port: s.port ?? 26_379 })) };
+  }
+  if (options.cluster) {
+    const { nodes, ...rest } = options.cluster;
+    if (nodes.length === 0) throw new AfwError("CONFIG_INVALID", "Cluster configuration needs at least one node");
+    return {
+      mode: "cluster",
+      ...rest,
+      nodes: nodes.map((node) => {
+        if (typeof node !== "string") return { host: node.host, port: node.port ?? 6379 };
+        const [host = "", port] = node.split(":");
+        return { host, port: port === undefined ? 6379 : Number(port) };
+      }),
+    };
+  }
+  throw new AfwError("CONFIG_INVALID", "No Redis connection configured");
+}
+
+/**
+ * Creates a {@link RedisConnection} shared by the Redis stores.
+ *
+ * @throws AfwError `CONFIG_INVALID` for bad options or a malformed URL.
+ * @example
+ * ```ts
+ * const connection = createRedisConnection({ url: "redis://127.0.0.1:6379", operationTimeoutMs: 100 });
+ * const cache = createRedisResponseCache({ connection });
+ * // ...
+ * await connection.close();
+ * ```
+ */
+export function createRedisConnection(options: RedisConnectionOptions): RedisConnection {
+  return new RedisConnection(options);
+}

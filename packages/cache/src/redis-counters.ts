@@ -1,0 +1,61 @@
+import { LuaScript, type RedisConnection } from "./redis-connection.js";
+
+const INCREMENT_SCRIPT = new LuaScript(`
+for i = 1, #ARGV, 2 do
+  redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+return 1`);
+
+/**
+ * Counters kept in one Redis hash so every instance shares them. Increments are sent in the
+ * background; ones that could not be written (Redis away) are kept and sent with the next flush,
+ * so nothing is lost. `local` holds this instance's own totals for when Redis cannot be read.
+ */
+export class RedisCounters {
+  /** This instance's totals since start. */
+  readonly local: Record<string, number> = {};
+  private pending: Record<string, number> = {};
+  private inFlight: Promise<void> | undefined;
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly key: string,
+  ) {}
+
+  /** Adds `increments` and starts a flush. */
+  add(increments: Readonly<Record<string, number>>): void {
+    for (const [field, amount] of Object.entries(increments)) {
+      this.local[field] = (this.local[field] ?? 0) + amount;
+      this.pending[field] = (this.pending[field] ?? 0) + amount;
+    }
+    if (!this.inFlight && this.connection.ready) this.inFlight = this.flushOnce();
+  }
+
+  /** Writes every pending increment; resolves when done (or failed, keeping them pending). */
+  async flush(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
+    if (Object.keys(this.pending).length > 0) {
+      this.inFlight = this.flushOnce();
+      await this.inFlight;
+    }
+  }
+
+  private async flushOnce(): Promise<void> {
+    const batch = this.pending;
+    this.pending = {};
+    const args = Object.entries(batch).flatMap(([field, amount]) => [field, amount]);
+    const outcome = args.length === 0 ? { ok: true } : await this.connection.execute((client) => INCREMENT_SCRIPT.run(client, [this.key], args));
+    if (!outcome.ok) {
+      for (const [field, amount] of Object.entries(batch)) this.pending[field] = (this.pending[field] ?? 0) + amount;
+    }
+    this.inFlight = undefined;
+    if (outcome.ok && Object.keys(this.pending).length > 0 && this.connection.ready) this.inFlight = this.flushOnce();
+  }
+
+  /** Reads the shared counters; undefined when Redis cannot be read. */
+  async read(): Promise<Record<string, string> | undefined> {
+    await this.flush();
+    const outcome = await this.connection.execute((client) => client.hgetall(this.key));
+    return outcome.ok ? outcome.value : undefined;
+  }
+}

@@ -1,0 +1,266 @@
+import { cosineSimilarity, type CacheInvalidation, type CacheKeyInput, type CacheLookup, type CacheStats, type ResponseCache, type UniversalQueryResult } from "@afw/contracts";
+import { Cluster } from "ioredis";
+import { Keyspace, decodeCacheGroup, encodeCacheGroup, type CacheGroup } from "./keyspace.js";
+import { hashQuestion } from "./question-hash.js";
+import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
+import { RedisCounters } from "./redis-counters.js";
+import {
+  cacheGroupOf,
+  checkSelector,
+  decodeEmbedding,
+  encodeEmbedding,
+  entryToStore,
+  flowStatField,
+  lookupIncrements,
+  parseStoredEntry,
+  selectorMatches,
+  semanticSettings,
+  statsFromFields,
+  type CacheGetOptions,
+  type CacheSetOptions,
+  type ResponseCacheOptions,
+  type SemanticSettings,
+} from "./response-cache-shared.js";
+
+/** Writes an entry, its group index member and (optionally) its embedding atomically; all keys share one slot. */
+const SET_SCRIPT = new LuaScript(`
+local ttl = tonumber(ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+redis.call('SADD', KEYS[2], ARGV[3])
+if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
+  if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
+end
+return 1`);
+
+/**
+ * Removes up to ARGV[2] entries of a group: pops their hashes from the group index and deletes
+ * the entries (ARGV[1] .. hash, same hash tag, so the same slot) and their embeddings.
+ * Returns { entries deleted, hashes popped }.
+ */
+const INVALIDATE_GROUP_SCRIPT = new LuaScript(`
+local members = redis.call('SPOP', KEYS[1], tonumber(ARGV[2]))
+local removed = 0
+for i = 1, #members do
+  removed = removed + redis.call('DEL', ARGV[1] .. members[i])
+  redis.call('HDEL', KEYS[2], members[i])
+end
+if #members < tonumber(ARGV[2]) then redis.call('DEL', KEYS[2]) end
+return { removed, #members }`);
+
+const ENTRY_KEY = /:q:[0-9a-f]{64}$/;
+
+/** Options of {@link createRedisResponseCache}. */
+export interface RedisResponseCacheOptions extends ResponseCacheOptions {
+  /** The shared connection (see `createRedisConnection`). */
+  connection: RedisConnection;
+  /** Prefix of every key. @default "afw:" */
+  keyPrefix?: string | undefined;
+  /** SCAN/ZSCAN `COUNT` and entries removed per script call during invalidation. @default 500 */
+  invalidationBatchSize?: number | undefined;
+}
+
+type GetOutcome = { lookup: CacheLookup; corrupt?: { key: string; message: string } };
+
+/**
+ * {@link ResponseCache} on Redis. Entry values are validated with `CacheEntrySchema` on read;
+ * every operation is bounded by the connection's `operationTimeoutMs` and degrades to a miss
+ * (`unavailable`) or `false` when Redis fails. Counters live in a Redis hash shared by all instances.
+ */
+export class RedisResponseCache implements ResponseCache {
+  private readonly connection: RedisConnection;
+  private readonly keyspace: Keyspace;
+  private readonly semantic: SemanticSettings;
+  private readonly counters: RedisCounters;
+  private readonly batchSize: number;
+
+  constructor(options: RedisResponseCacheOptions) {
+    this.connection = options.connection;
+    this.keyspace = new Keyspace(options.keyPrefix ?? "afw:");
+    this.semantic = semanticSettings(options.semantic);
+    this.counters = new RedisCounters(this.connection, this.keyspace.cacheStats);
+    this.batchSize = options.invalidationBatchSize ?? 500;
+  }
+
+  /** The Redis key of `key`. */
+  keyOf(key: CacheKeyInput): string {
+    return this.keyspace.cacheEntry(cacheGroupOf(key), hashQuestion(key.question));
+  }
+
+  async get(key: CacheKeyInput, options: CacheGetOptions = {}): Promise<CacheLookup> {
+    const group = cacheGroupOf(key);
+    const entryKey = this.keyspace.cacheEntry(group, hashQuestion(key.question));
+    const embedding = this.semantic.enabled ? options.embedding : undefined;
+    const outcome = await this.connection.run(
+      "response-cache",
+      "get",
+      async (client): Promise<GetOutcome> => {
+        const raw = await client.get(entryKey);
+        let corrupt: GetOutcome["corrupt"];
+        if (raw !== null) {
+          const parsed = parseStoredEntry(raw, group, key.question);
+          if ("entry" in parsed) return { lookup: { hit: true, kind: "exact", entry: parsed.entry } };
+          corrupt = { key: entryKey, message: parsed.corrupt };
+        }
+        if (embedding) {
+          const semantic = await this.semanticLookup(client, group, embedding);
+          if (semantic) return { lookup: semantic, ...(corrupt ? { corrupt } : {}) };
+        }
+        return { lookup: { hit: false, reason: corrupt ? "corrupt" : "absent" }, ...(corrupt ? { corrupt } : {}) };
+      },
+      options.trace,
+    );
+    if (!outcome.ok) {
+      this.counters.add(lookupIncrements(group.flowId, "miss", true));
+      return { hit: false, reason: "unavailable" };
+    }
+    const { lookup, corrupt } = outcome.value;
+    if (corrupt) {
+      this.connection.report(
+        { type: "value-corrupt", store: "response-cache", key: corrupt.key, message: corrupt.message, scope: group.scope, flowId: group.flowId },
+        options.trace,
+      );
+    }
+    this.counters.add(lookupIncrements(group.flowId, !lookup.hit ? "miss" : lookup.kind, corrupt !== undefined && !lookup.hit));
+    return lookup;
+  }
+
+  async set(key: CacheKeyInput, result: UniversalQueryResult, options: CacheSetOptions): Promise<boolean> {
+    const group = cacheGroupOf(key);
+    const now = Date.now();
+    const entry = entryToStore(key, group, result, options, now);
+    if (!entry) return false;
+    const hash = hashQuestion(key.question);
+    const ttlMs = entry.ttlSeconds * 1000;
+    const embedding = this.semantic.enabled && options.embedding ? encodeEmbedding(options.embedding) : "";
+    const outcome = await this.connection.run(
+      "response-cache",
+      "set",
+      (client) =>
+        Promise.all([
+          client.zadd(this.keyspace.cacheRegistry, "GT", now + ttlMs, encodeCacheGroup(group)),
+          SET_SCRIPT.run(
+            client,
+            [this.keyspace.cacheEntry(group, hash), this.keyspace.cacheGroupIndex(group), this.keyspace.cacheGroupEmbeddings(group)],
+            [JSON.stringify(entry), ttlMs, hash, embedding],
+          ),
+        ]),
+      options.trace,
+    );
+    this.counters.add(outcome.ok ? { writes: 1, [flowStatField(group.flowId, "writes")]: 1 } : { errors: 1 });
+    return outcome.ok;
+  }
+
+  async invalidate(selector: CacheInvalidation): Promise<number> {
+    checkSelector(selector);
+    return selector.all === true ? this.invalidateAll() : this.invalidateGroups(selector);
+  }
+
+  /** Writes counter increments still pending (sent in the background) to Redis. */
+  async flushCounters(): Promise<void> {
+    await this.counters.flush();
+  }
+
+  async stats(): Promise<CacheStats> {
+    const shared = await this.counters.read();
+    return statsFromFields(shared ?? this.counters.local);
+  }
+
+  private async semanticLookup(client: RedisClient, group: CacheGroup, embedding: Float32Array): Promise<CacheLookup | undefined> {
+    const embeddingsKey = this.keyspace.cacheGroupEmbeddings(group);
+    const candidates: Array<{ hash: string; similarity: number }> = [];
+    let compared = 0;
+    let cursor = "0";
+    do {
+      const [next, flat] = await client.hscan(embeddingsKey, cursor, "COUNT", Math.min(100, this.semantic.maxCandidates));
+      cursor = next;
+      for (let i = 0; i + 1 < flat.length && compared < this.semantic.maxCandidates; i += 2) {
+        const stored = decodeEmbedding(flat[i + 1] ?? "");
+        if (!stored || stored.length !== embedding.length) continue;
+        compared++;
+        const similarity = cosineSimilarity(stored, embedding);
+        if (similarity >= this.semantic.threshold) candidates.push({ hash: flat[i] ?? "", similarity });
+      }
+    } while (cursor !== "0" && compared < this.semantic.maxCandidates);
+    candidates.sort((a, b) => b.similarity - a.similarity);
+    for (const candidate of candidates.slice(0, 3)) {
+      const raw = await client.get(this.keyspace.cacheEntry(group, candidate.hash));
+      if (raw === null) {
+        // The entry expired; drop its embedding and index member.
+        client.hdel(embeddingsKey, candidate.hash).catch(() => {});
+        client.srem(this.keyspace.cacheGroupIndex(group), candidate.hash).catch(() => {});
+        continue;
+      }
+      const parsed = parseStoredEntry(raw, group);
+      if ("entry" in parsed) return { hit: true, kind: "semantic", entry: parsed.entry, similarity: Math.min(1, candidate.similarity) };
+    }
+    return undefined;
+  }
+
+  private async invalidateGroups(selector: CacheInvalidation): Promise<number> {
+    const registry = this.keyspace.cacheRegistry;
+    await this.connection.run("response-cache", "invalidate", (client) => client.zremrangebyscore(registry, "-inf", Date.now()));
+    const groups: CacheGroup[] = [];
+    let cursor = "0";
+    do {
+      const outcome = await this.connection.run("response-cache", "invalidate", (client) => client.zscan(registry, cursor, "COUNT", this.batchSize));
+      if (!outcome.ok) return 0;
+      const [next, flat] = outcome.value;
+      cursor = next;
+      for (let i = 0; i < flat.length; i += 2) {
+        const group = decodeCacheGroup(flat[i] ?? "");
+        if (group && selectorMatches(selector, group)) groups.push(group);
+      }
+    } while (cursor !== "0");
+    let removed = 0;
+    for (const group of groups) {
+      const keys = [this.keyspace.cacheGroupIndex(group), this.keyspace.cacheGroupEmbeddings(group)];
+      const entryStem = `${this.keyspace.cacheGroupBase(group)}:q:`;
+      for (;;) {
+        const outcome = await this.connection.run("response-cache", "invalidate", (client) =>
+          INVALIDATE_GROUP_SCRIPT.run(client, keys, [entryStem, this.batchSize]),
+        );
+        if (!outcome.ok) return removed;
+        const [deleted, popped] = outcome.value as [number, number];
+        removed += deleted;
+        if (popped < this.batchSize) break;
+      }
+    }
+    return removed;
+  }
+
+  private async invalidateAll(): Promise<number> {
+    let removed = 0;
+    const cluster = this.connection.client instanceof Cluster;
+    const completed = await this.connection.scan("response-cache", "invalidate", this.keyspace.cacheKeyPattern, this.batchSize, async (keys) => {
+      const entries = keys.filter((key) => ENTRY_KEY.test(key));
+      const others = keys.filter((key) => !ENTRY_KEY.test(key));
+      const outcome = await this.connection.run("response-cache", "invalidate", async (client) => {
+        // A Cluster cannot delete keys of several slots in one command.
+        const unlink = async (batch: string[]) =>
+          batch.length === 0 ? 0 : cluster ? (await Promise.all(batch.map((key) => client.unlink(key)))).reduce((a, b) => a + b, 0) : client.unlink(...batch);
+        const [deleted] = await Promise.all([unlink(entries), unlink(others)]);
+        return deleted;
+      });
+      if (outcome.ok) removed += outcome.value;
+    });
+    if (completed) await this.connection.run("response-cache", "invalidate", (client) => client.unlink(this.keyspace.cacheRegistry));
+    return removed;
+  }
+}
+
+/**
+ * Creates a Redis {@link ResponseCache} on a shared connection.
+ *
+ * @example
+ * ```ts
+ * const connection = createRedisConnection({ url: "redis://127.0.0.1:6379" });
+ * const cache = createRedisResponseCache({ connection, keyPrefix: "afw:" });
+ * const ttlSeconds = resolveCacheTtl(flow);
+ * await cache.set({ scope: "shared", flowId: flow.id, question }, result, { ttlSeconds, cacheable: flow.cacheable });
+ * ```
+ */
+export function createRedisResponseCache(options: RedisResponseCacheOptions): RedisResponseCache {
+  return new RedisResponseCache(options);
+}

@@ -1,0 +1,68 @@
+import { RedisCircuitStateStore } from "./redis-circuit-state-store.js";
+import { RedisConnection, type RedisConnectionOptions, type StoreHealth } from "./redis-connection.js";
+import { RedisHealthStore } from "./redis-health-store.js";
+import { RedisPerformanceStore, type RedisPerformanceStoreOptions } from "./redis-performance-store.js";
+import { RedisResponseCache, type RedisResponseCacheOptions } from "./redis-response-cache.js";
+import { RedisSessionStore } from "./redis-session-store.js";
+import type { ResponseCacheOptions } from "./response-cache-shared.js";
+import type { SessionStoreOptions } from "./session-store-shared.js";
+
+/** Options of {@link createRedisStores}: the connection (see {@link RedisConnectionOptions}) plus per-store settings. */
+export interface RedisStoresOptions extends RedisConnectionOptions {
+  /** Prefix of every key. @default "afw:" */
+  keyPrefix?: string | undefined;
+  /** Response cache settings (semantic hits, invalidation batch size). */
+  responseCache?: (ResponseCacheOptions & Pick<RedisResponseCacheOptions, "invalidationBatchSize">) | undefined;
+  /** Session memory settings (max turns, sliding TTL, ...). */
+  sessions?: SessionStoreOptions | undefined;
+  /** Performance window settings. */
+  performance?: Pick<RedisPerformanceStoreOptions, "windowSize" | "ttlMs"> | undefined;
+}
+
+/** The five stores on one Redis connection. */
+export interface RedisStores {
+  /** The shared connection. */
+  readonly connection: RedisConnection;
+  readonly responseCache: RedisResponseCache;
+  readonly sessionStore: RedisSessionStore;
+  readonly performanceStore: RedisPerformanceStore;
+  readonly healthStore: RedisHealthStore;
+  readonly circuitStateStore: RedisCircuitStateStore;
+  /** PINGs Redis within `operationTimeoutMs`. */
+  health(): Promise<StoreHealth>;
+  /** Flushes pending counters and closes the connection (when this factory created it). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates all five stores on one Redis connection (standalone, Sentinel or Cluster). Every
+ * operation is bounded by `operationTimeoutMs` (default 100 ms) and degrades to a miss / no-op
+ * with a `cache-unavailable` event when Redis is slow or away; the client reconnects with
+ * backoff and the stores resume by themselves.
+ *
+ * @throws AfwError `CONFIG_INVALID` for bad options or a malformed URL.
+ * @example
+ * ```ts
+ * const stores = createRedisStores({ url: "redis://127.0.0.1:6379", keyPrefix: "afw:" });
+ * const lookup = await stores.responseCache.get({ scope: "shared", flowId: "flowise:faq", question });
+ * await stores.close();
+ * ```
+ */
+export function createRedisStores(options: RedisStoresOptions): RedisStores {
+  const connection = new RedisConnection(options);
+  const keyPrefix = options.keyPrefix ?? "afw:";
+  const responseCache = new RedisResponseCache({ ...options.responseCache, connection, keyPrefix });
+  return {
+    connection,
+    responseCache,
+    sessionStore: new RedisSessionStore({ ...options.sessions, connection, keyPrefix }),
+    performanceStore: new RedisPerformanceStore({ ...options.performance, connection, keyPrefix }),
+    healthStore: new RedisHealthStore({ connection, keyPrefix }),
+    circuitStateStore: new RedisCircuitStateStore({ connection, keyPrefix }),
+    health: () => connection.health(),
+    async close() {
+      if (connection.ready) await responseCache.flushCounters();
+      await connection.close();
+    },
+  };
+}

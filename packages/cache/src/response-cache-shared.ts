@@ -1,0 +1,220 @@
+import {
+  AfwError,
+  CacheEntrySchema,
+  UniversalQueryResultSchema,
+  type CacheEntry,
+  type CacheInvalidation,
+  type CacheKeyInput,
+  type CacheStats,
+  type TraceContext,
+} from "@afw/contracts";
+import type { CacheGroup } from "./keyspace.js";
+import { normalizeQuestion } from "./question-hash.js";
+
+/** Semantic (near-duplicate) hits; off unless `enabled`. */
+export interface SemanticCacheOptions {
+  /** Serve near-duplicate questions from the cache. @default false */
+  enabled?: boolean;
+  /** Smallest cosine similarity that counts as the same question. @default 0.95 */
+  threshold?: number;
+  /** Most stored embeddings compared per lookup (per flow, scope, tenant and session). @default 200 */
+  maxCandidates?: number;
+}
+
+/** Options shared by the Redis and memory response caches. */
+export interface ResponseCacheOptions {
+  /** Semantic hits; see {@link SemanticCacheOptions}. */
+  semantic?: SemanticCacheOptions | undefined;
+}
+
+/** Options of `get`: an embedding for semantic hits and a per-request trace context. */
+export interface CacheGetOptions {
+  /** Embedding of the question; enables a semantic lookup when the exact key misses. */
+  embedding?: Float32Array;
+  /** Trace context of the request (overrides the store's). */
+  trace?: TraceContext;
+}
+
+/** Options of `set`. */
+export interface CacheSetOptions {
+  /** Lifetime of the entry in whole seconds (see `resolveCacheTtl`). */
+  ttlSeconds: number;
+  /** Embedding of the question, stored for semantic hits (when enabled). */
+  embedding?: Float32Array;
+  /** False for flows marked non-cacheable: `set` then refuses. @default true */
+  cacheable?: boolean;
+  /** True for partial results (an interrupted stream, a truncated answer): `set` then refuses. @default false */
+  partial?: boolean;
+  /** Trace context of the request (overrides the store's). */
+  trace?: TraceContext;
+}
+
+/** Resolved semantic settings. */
+export interface SemanticSettings {
+  enabled: boolean;
+  threshold: number;
+  maxCandidates: number;
+}
+
+/** Fills semantic defaults and checks ranges. */
+export function semanticSettings(options: SemanticCacheOptions | undefined): SemanticSettings {
+  const threshold = options?.threshold ?? 0.95;
+  const maxCandidates = options?.maxCandidates ?? 200;
+  if (!(threshold > 0 && threshold <= 1)) throw new AfwError("CONFIG_INVALID", "semantic.threshold must be in (0, 1]");
+  if (!Number.isInteger(maxCandidates) || maxCandidates < 1) throw new AfwError("CONFIG_INVALID", "semantic.maxCandidates must be a positive integer");
+  return { enabled: options?.enabled ?? false, threshold, maxCandidates };
+}
+
+/**
+ * The group (flow, scope, tenant, session) of a key.
+ *
+ * @throws AfwError `INVALID_INPUT` when `flowId` is empty or scope `session` has no `sessionId`.
+ */
+export function cacheGroupOf(key: CacheKeyInput): CacheGroup {
+  if (!key.flowId) throw new AfwError("INVALID_INPUT", "Cache key needs a flowId");
+  if (key.scope === "session") {
+    if (!key.sessionId) throw new AfwError("INVALID_INPUT", "Cache key of scope 'session' needs a sessionId");
+    return { scope: "session", flowId: key.flowId, sessionId: key.sessionId, ...(key.tenant === undefined ? {} : { tenant: key.tenant }) };
+  }
+  if (key.scope !== "shared") throw new AfwError("INVALID_INPUT", "Cache scope must be 'shared' or 'session'");
+  return { scope: "shared", flowId: key.flowId, ...(key.tenant === undefined ? {} : { tenant: key.tenant }) };
+}
+
+/**
+ * Checks `set` arguments. Resolves the entry to store, or undefined when the result must not be
+ * cached (non-cacheable flow, partial or error result, empty answer, invalid result).
+ *
+ * @throws AfwError `INVALID_INPUT` for a TTL that is not a positive number of seconds.
+ */
+export function entryToStore(key: CacheKeyInput, group: CacheGroup, result: unknown, options: CacheSetOptions, now: number): CacheEntry | undefined {
+  if (!Number.isFinite(options.ttlSeconds) || options.ttlSeconds <= 0) {
+    throw new AfwError("INVALID_INPUT", "ttlSeconds must be a positive number of seconds");
+  }
+  if (options.cacheable === false || options.partial === true) return undefined;
+  if (typeof result !== "object" || result === null) return undefined;
+  const record = result as Record<string, unknown>;
+  if ("error" in record || record["partial"] === true || record["isError"] === true) return undefined;
+  const parsed = UniversalQueryResultSchema.safeParse(result);
+  if (!parsed.success || parsed.data.result.trim().length === 0) return undefined;
+  return {
+    version: 1,
+    result: parsed.data,
+    question: key.question,
+    flowId: group.flowId,
+    scope: group.scope,
+    ...(group.sessionId === undefined ? {} : { sessionId: group.sessionId }),
+    ...(group.tenant === undefined ? {} : { tenant: group.tenant }),
+    createdAt: Math.floor(now),
+    ttlSeconds: Math.ceil(options.ttlSeconds),
+  };
+}
+
+/** Parses a stored value and checks it belongs to `group` (and, given, to `question`). */
+export function parseStoredEntry(raw: string, group: CacheGroup, question?: string): { entry: CacheEntry } | { corrupt: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return { corrupt: "stored value is not JSON" };
+  }
+  const parsed = CacheEntrySchema.safeParse(json);
+  if (!parsed.success) return { corrupt: "stored value does not match the cache entry schema" };
+  const entry = parsed.data;
+  if (entry.flowId !== group.flowId || entry.scope !== group.scope || entry.tenant !== group.tenant || entry.sessionId !== group.sessionId) {
+    return { corrupt: "stored entry belongs to another flow, scope, tenant or session" };
+  }
+  if (question !== undefined && normalizeQuestion(entry.question) !== normalizeQuestion(question)) {
+    return { corrupt: "stored entry belongs to another question" };
+  }
+  return { entry };
+}
+
+/** True when `group` is selected by `selector`. */
+export function selectorMatches(selector: CacheInvalidation, group: CacheGroup): boolean {
+  if (selector.all === true) return true;
+  return (
+    (selector.flowId === undefined || selector.flowId === group.flowId) &&
+    (selector.sessionId === undefined || selector.sessionId === group.sessionId) &&
+    (selector.scope === undefined || selector.scope === group.scope) &&
+    (selector.tenant === undefined || selector.tenant === group.tenant)
+  );
+}
+
+/**
+ * Checks an invalidation selector.
+ *
+ * @throws AfwError `INVALID_INPUT` when no selector field is set.
+ */
+export function checkSelector(selector: CacheInvalidation): void {
+  const set = [selector.flowId, selector.sessionId, selector.scope, selector.tenant].some((value) => value !== undefined);
+  if (selector.all !== true && !set) {
+    throw new AfwError("INVALID_INPUT", "Cache invalidation needs flowId, sessionId, scope, tenant or all: true");
+  }
+}
+
+/** Float32 bytes as base64 (how embeddings are stored). */
+export function encodeEmbedding(embedding: Float32Array): string {
+  return Buffer.from(embedding.buffer, embedding.byteOffset, embedding.byteLength).toString("base64");
+}
+
+/** Inverse of {@link encodeEmbedding}; undefined for malformed input. */
+export function decodeEmbedding(encoded: string): Float32Array | undefined {
+  const bytes = Buffer.from(encoded, "base64");
+  if (bytes.byteLength === 0 || bytes.byteLength % 4 !== 0) return undefined;
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+/** Counter names of the stats hash. */
+export const STAT_FIELDS = ["hits", "semanticHits", "misses", "writes", "errors"] as const;
+
+/** Field of a per-flow counter in the stats hash. */
+export function flowStatField(flowId: string, counter: "hits" | "misses" | "writes"): string {
+  return `flow:${encodeURIComponent(flowId)}:${counter}`;
+}
+
+/** Builds {@link CacheStats} from counter fields (`hits`, `flow:<id>:hits`, ...). */
+export function statsFromFields(fields: Readonly<Record<string, number | string>>): CacheStats {
+  const read = (name: string): number => {
+    const value = Number(fields[name] ?? 0);
+    return Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+  };
+  const byFlow: CacheStats["byFlow"] = {};
+  for (const field of Object.keys(fields)) {
+    const match = /^flow:(.*):(hits|misses|writes)$/.exec(field);
+    if (!match?.[1] || !match[2]) continue;
+    let flowId: string;
+    try {
+      flowId = decodeURIComponent(match[1]);
+    } catch {
+      continue;
+    }
+    const flow = (byFlow[flowId] ??= { hits: 0, misses: 0, writes: 0 });
+    flow[match[2] as "hits" | "misses" | "writes"] = read(field);
+  }
+  const hits = read("hits");
+  const semanticHits = read("semanticHits");
+  const misses = read("misses");
+  const lookups = hits + semanticHits + misses;
+  return {
+    hits,
+    semanticHits,
+    misses,
+    writes: read("writes"),
+    errors: read("errors"),
+    hitRate: lookups === 0 ? 0 : (hits + semanticHits) / lookups,
+    byFlow,
+  };
+}
+
+/** Counter increments for one lookup outcome. */
+export function lookupIncrements(flowId: string, outcome: "exact" | "semantic" | "miss", error: boolean): Record<string, number> {
+  const increments: Record<string, number> = {};
+  if (outcome === "exact") increments["hits"] = 1;
+  else if (outcome === "semantic") increments["semanticHits"] = 1;
+  else increments["misses"] = 1;
+  increments[flowStatField(flowId, outcome === "miss" ? "misses" : "hits")] = 1;
+  if (error) increments["errors"] = 1;
+  return increments;
+}

@@ -1,0 +1,74 @@
+import { emitTrace, type CacheScope, type TraceContext } from "@afw/contracts";
+
+/** Which store an event concerns. */
+export type StoreName = "response-cache" | "session-store" | "performance-store" | "health-store" | "circuit-state-store" | "connection";
+
+/**
+ * What the stores report through the `onEvent` hook. `cache-unavailable` also goes to the trace
+ * context as a `cache-unavailable` trace event, and `value-corrupt` of the response cache as a
+ * `cache-miss` with reason `corrupt`.
+ */
+export type CacheStoreEvent =
+  | {
+      /** A store operation failed or timed out; the caller got a miss / no-op instead. */
+      type: "cache-unavailable";
+      store: StoreName;
+      operation: string;
+      message: string;
+    }
+  | {
+      /** The first operation that succeeded after one or more `cache-unavailable`. */
+      type: "cache-recovered";
+      store: StoreName;
+      operation: string;
+    }
+  | {
+      /** A stored value failed validation (corrupt or written by something else) and was ignored. */
+      type: "value-corrupt";
+      store: StoreName;
+      key: string;
+      message: string;
+      scope?: CacheScope;
+      flowId?: string;
+    };
+
+/** Receives {@link CacheStoreEvent}s. Must not throw (a throwing hook is ignored). */
+export type CacheStoreEventHandler = (event: CacheStoreEvent) => void;
+
+/** Options shared by every store about where events go. */
+export interface StoreEventOptions {
+  /** Trace context for `cache-unavailable` and corrupt-value `cache-miss` events. */
+  trace?: TraceContext | undefined;
+  /** Hook called with every {@link CacheStoreEvent}. */
+  onEvent?: CacheStoreEventHandler | undefined;
+}
+
+/** Delivers events to the hook and the trace context; never throws. */
+export class EventReporter {
+  constructor(private readonly options: StoreEventOptions = {}) {}
+
+  /** Reports `event`; `trace` overrides the configured trace context. */
+  report(event: CacheStoreEvent, trace?: TraceContext): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // A hook must never break the operation it observes.
+    }
+    const context = trace ?? this.options.trace;
+    if (!context) return;
+    if (event.type === "cache-unavailable") {
+      emitTrace(context, "cache-unavailable", { operation: `${event.store}.${event.operation}`, message: event.message });
+    } else if (event.type === "value-corrupt" && event.store === "response-cache" && event.scope !== undefined) {
+      emitTrace(context, "cache-miss", {
+        scope: event.scope,
+        ...(event.flowId === undefined ? {} : { flowId: event.flowId }),
+        reason: "corrupt",
+      });
+    }
+  }
+}
+
+/** Removes credentials from URLs that may appear in driver error messages. */
+export function redactSecrets(message: string): string {
+  return message.replace(/([a-z+]+:\/\/)[^@/\s]*@/gi, "$1***@");
+}

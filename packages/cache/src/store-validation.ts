@@ -1,0 +1,31 @@
+import { AfwError, formatZodError } from "@afw/contracts";
+import type { z } from "zod";
+
+/**
+ * Parses `value` with `schema` for a write.
+ *
+ * @throws AfwError `INVALID_INPUT` naming `what` when it does not fit.
+ */
+export function checkInput<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new AfwError("INVALID_INPUT", `Invalid ${what}: ${formatZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Parses a stored JSON value with `schema`; undefined when it is corrupt or foreign. */
+export function parseStored<S extends z.ZodType>(schema: S, raw: string | null | undefined): z.infer<S> | undefined {
+  if (raw === null || raw === undefined) return undefined;
+  try {
+    const parsed = schema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A positive integer option, or its default. @throws AfwError `CONFIG_INVALID` otherwise. */
+export function positiveIntegerOption(value: number | undefined, fallback: number, name: string): number {
+  const resolved = value ?? fallback;
+  if (!Number.isInteger(resolved) || resolved < 1) throw new AfwError("CONFIG_INVALID", `${name} must be a positive integer`);
+  return resolved;
+}

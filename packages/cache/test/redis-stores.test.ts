@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { deleteRedisKeys, getTestRedis, type TestRedis } from "@afw/testing";
+import { createRedisStores, type CacheStoreEvent, type RedisStores, type RedisStoresOptions } from "../src/index.js";
+import { answer, hashSlot, manualClock, turn } from "./helpers.js";
+import { describeResponseCacheSuite } from "./suites/response-cache.case.js";
+import { describeSessionStoreSuite } from "./suites/session-store.case.js";
+import { describeSharedStateSuite } from "./suites/shared-state.case.js";
+
+let redis: TestRedis;
+let filePrefix: string;
+let admin: Redis;
+let counter = 0;
+// Functional tests use a generous bound so a loaded CI machine does not turn slow replies into
+// misses; the degradation tests use the 100 ms default.
+const OPERATION_TIMEOUT_MS = 2000;
+
+beforeAll(async () => {
+  redis = await getTestRedis();
+  filePrefix = redis.prefix();
+  admin = new Redis(redis.url, { lazyConnect: true });
+  await admin.connect();
+});
+
+afterAll(async () => {
+  await deleteRedisKeys(redis.url, filePrefix);
+  admin.disconnect();
+  await redis.dispose();
+});
+
+/** Stores on a fresh key prefix (one per test), so tests never see each other's keys. */
+function openStores(options: Partial<RedisStoresOptions> = {}, prefix = `${filePrefix}${++counter}:`): RedisStores {
+  return createRedisStores({ url: redis.url, keyPrefix: prefix, operationTimeoutMs: OPERATION_TIMEOUT_MS, ...options });
+}
+
+describeResponseCacheSuite("redis", async ({ semantic }) => {
+  const events: CacheStoreEvent[] = [];
+  const stores = openStores({ onEvent: (event) => events.push(event), ...(semantic ? { responseCache: { semantic } } : {}) });
+  return {
+    cache: stores.responseCache,
+    events,
+    advance: async () => {},
+    writeRaw: async (key, raw) => {
+      const ttl = await admin.pttl(key);
+      await admin.set(key, raw, "PX", ttl > 0 ? ttl : 60_000);
+    },
+    close: () => stores.close(),
+  };
+});
+
+describeSessionStoreSuite("redis", async (options) => {
+  const prefix = `${filePrefix}${++counter}:`;
+  const clock = manualClock(Date.now());
+  const first = openStores({ sessions: options }, prefix);
+  const second = openStores({ sessions: options }, prefix);
+  // The suite's advance() moves the timestamps' clock; TTLs are real and kept by Redis.
+  const { RedisSessionStore } = await import("../src/index.js");
+  const store = new RedisSessionStore({ ...options, connection: first.connection, keyPrefix: prefix, now: clock.now });
+  const other = new RedisSessionStore({ ...options, connection: second.connection, keyPrefix: prefix, now: clock.now });
+  return {
+    store,
+    second: other,
+    advance: async (ms) => clock.advance(ms),
+    close: async () => {
+      await Promise.all([first.close(), second.close()]);
+    },
+  };
+});
+
+describeSharedStateSuite("redis", async ({ windowSize }) => {
+  const prefix = `${filePrefix}${++counter}:`;
+  const options = windowSize === undefined ? {} : { performance: { windowSize } };
+  const first = openStores(options, prefix);
+  const second = openStores(options, prefix);
+  return {
+    performance: first.performanceStore,
+    health: first.healthStore,
+    circuits: first.circuitStateStore,
+    other: { performance: second.performanceStore, health: second.healthStore, circuits: second.circuitStateStore },
+    advance: async () => {},
+    close: async () => {
+      await Promise.all([first.close(), second.close()]);
+    },
+  };
+});
+
+describe("redis stores", () => {
+  it("lay out keys under the prefix with hash tags that keep a session's and a group's keys in one slot", async () => {
+    const prefix = `${filePrefix}${++counter}:`;
+    const stores = openStores({ responseCache: { semantic: { enabled: true } } }, prefix);
+    try {
+      const sharedKey = { scope: "shared" as const, flowId: "flowise:faq", question: "What is MCP?" };
+      const sessionKey = { scope: "session" as const, flowId: "flowise:faq", question: "What is MCP?", sessionId: "user:42" };
+      expect(stores.responseCache.keyOf(sharedKey)).toMatch(new RegExp(`^${prefix}cache:\\{shared:flow:flowise%3Afaq\\}:q:[0-9a-f]{64}$`));
+      await stores.responseCache.set(sharedKey, answer("x"), { ttlSeconds: 60, embedding: new Float32Array([1, 0]) });
+      await stores.responseCache.set(sessionKey, answer("y"), { ttlSeconds: 60, embedding: new Float32Array([1, 0]) });
+      await stores.sessionStore.append("user:42", turn(1));
+
+      const keys: string[] = [];
+      let cursor = "0";
+      do {
+        const [next, batch] = await admin.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 100);
+        cursor = next;
+        keys.push(...batch);
+      } while (cursor !== "0");
+      const sessionKeys = keys.filter((key) => key.includes("{user%3A42}"));
+      // session turns + meta, and the session-scoped answer, its index and its embeddings
+      expect(sessionKeys).toHaveLength(5);
+      expect(new Set(sessionKeys.map(hashSlot)).size).toBe(1);
+      const sharedGroup = keys.filter((key) => key.includes("{shared:flow:flowise%3Afaq}"));
+      expect(sharedGroup).toHaveLength(3);
+      expect(new Set(sharedGroup.map(hashSlot)).size).toBe(1);
+      expect(keys.every((key) => key.startsWith(prefix))).toBe(true);
+      // CRC16 check against values Redis documents: CLUSTER KEYSLOT foo -> 12182
+      expect(hashSlot("foo")).toBe(12_182);
+      expect(hashSlot("{user1000}.following")).toBe(hashSlot("{user1000}.followers"));
+    } finally {
+      await stores.close();
+    }
+  });
+
+  it("set the entry's Redis TTL from the flow type", async () => {
+    const stores = openStores();
+    try {
+      const key = { scope: "shared" as const, flowId: "f", question: "q" };
+      await stores.responseCache.set(key, answer("x"), { ttlSeconds: 30 * 86_400 });
+      const ttl = await admin.pttl(stores.responseCache.keyOf(key));
+      expect(ttl).toBeGreaterThan(30 * 86_400_000 - 60_000);
+      expect(ttl).toBeLessThanOrEqual(30 * 86_400_000);
+    } finally {
+      await stores.close();
+    }
+  });
+
+  it("share cache counters between instances", async () => {
+    const prefix = `${filePrefix}${++counter}:`;
+    const a = openStores({}, prefix);
+    const b = openStores({}, prefix);
+    try {
+      const key = { scope: "shared" as const, flowId: "f", question: "q" };
+      await a.responseCache.set(key, answer("x"), { ttlSeconds: 60 });
+      await b.responseCache.get(key);
+      await a.responseCache.get({ ...key, question: "other" });
+      await b.responseCache.flushCounters();
+      const stats = await a.responseCache.stats();
+      expect(stats).toMatchObject({ hits: 1, misses: 1, writes: 1 });
+      expect(stats.byFlow["f"]).toEqual({ hits: 1, misses: 1, writes: 1 });
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it("skip corrupt turns, samples and states on read and report them", async () => {
+    const events: CacheStoreEvent[] = [];
+    const stores = openStores({ onEvent: (event) => events.push(event) });
+    try {
+      await stores.sessionStore.append("s-1", turn(1));
+      const { turns } = stores.sessionStore.keysOf("s-1");
+      await admin.rpush(turns, "garbage", JSON.stringify({ question: 1 }));
+      await stores.sessionStore.append("s-1", turn(2));
+      expect((await stores.sessionStore.recent("s-1", 10)).map((t) => t.question)).toEqual(["q-1", "q-2"]);
+      expect(events.filter((event) => event.type === "value-corrupt" && event.store === "session-store")).toHaveLength(2);
+
+      await stores.performanceStore.record({ backendId: "b", latencyMs: 1, success: true, timestamp: 1 });
+      await admin.rpush(stores.performanceStore.keyOf({ backendId: "b" }), "{}");
+      expect(await stores.performanceStore.window({ backendId: "b" })).toHaveLength(1);
+
+      await stores.circuitStateStore.set({ key: "b", state: "open", failures: 3, updatedAt: 1 });
+      await admin.hset(stores.circuitStateStore.hashKey, "x", "not json");
+      await admin.set(stores.healthStore.keyOf("b"), JSON.stringify({ backendId: "b" }));
+      expect(await stores.healthStore.get("b")).toBeUndefined();
+      expect((await stores.circuitStateStore.all()).map((state) => state.key)).toEqual(["b"]);
+    } finally {
+      await stores.close();
+    }
+  });
+
+  it("renew a session's TTL on every append", async () => {
+    const stores = openStores({ sessions: { ttlMs: 60_000 } });
+    try {
+      await stores.sessionStore.append("s-1", turn(1));
+      const { turns, meta } = stores.sessionStore.keysOf("s-1");
+      await admin.pexpire(turns, 5_000);
+      await admin.pexpire(meta, 5_000);
+      await stores.sessionStore.append("s-1", turn(2));
+      expect(await admin.pttl(turns)).toBeGreaterThan(50_000);
+      expect(await admin.pttl(meta)).toBeGreaterThan(50_000);
+    } finally {
+      await stores.close();
+    }
+  });
+
+  it("report health and close idempotently", async () => {
+    const stores = openStores();
+    const health = await stores.health();
+    expect(health).toMatchObject({ ok: true, backend: "redis", mode: "standalone", status: "ready" });
+    expect(health.latencyMs).toBeGreaterThanOrEqual(0);
+    await stores.close();
+    await stores.close();
+    expect((await stores.health()).ok).toBe(false);
+  });
+});

@@ -1,0 +1,134 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { SessionStore } from "@afw/contracts";
+import type { SessionStoreOptions } from "../../src/index.js";
+import { turn, waitFor } from "../helpers.js";
+
+/** A session store under test. */
+export interface SessionStoreHarness {
+  store: SessionStore;
+  /** Another handle on the same data (Redis: a second client and connection). */
+  second: SessionStore;
+  /** Lets `ms` of time pass for TTLs (memory: advances the clock; Redis: nothing to do). */
+  advance(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Creates a fresh, empty session store for one test. */
+export type SessionStoreFactory = (options: SessionStoreOptions) => Promise<SessionStoreHarness>;
+
+/** The session store suite, run against every {@link SessionStore} implementation. */
+export function describeSessionStoreSuite(name: string, factory: SessionStoreFactory): void {
+  describe(`SessionStore conformance: ${name}`, () => {
+    const open: SessionStoreHarness[] = [];
+    const create = async (options: SessionStoreOptions = {}) => {
+      const harness = await factory(options);
+      open.push(harness);
+      return harness;
+    };
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((harness) => harness.close()));
+    });
+
+    it("appends turns in order and returns the last K, oldest first", async () => {
+      const { store } = await create();
+      for (let i = 1; i <= 7; i++) expect(await store.append("s-1", turn(i))).toBe(i);
+      expect((await store.recent("s-1", 3)).map((t) => t.question)).toEqual(["q-5", "q-6", "q-7"]);
+      expect((await store.recent("s-1", undefined as never)).map((t) => t.question)).toEqual(["q-3", "q-4", "q-5", "q-6", "q-7"]);
+      expect(await store.recent("s-1", 0)).toEqual([]);
+      expect(await store.recent("nobody", 5)).toEqual([]);
+      const first = (await store.recent("s-1", 100))[0];
+      expect(first).toEqual(turn(1));
+    });
+
+    it("keeps only the last N turns", async () => {
+      const { store } = await create({ maxTurns: 4 });
+      let kept = 0;
+      for (let i = 1; i <= 10; i++) kept = await store.append("s-1", turn(i));
+      expect(kept).toBe(4);
+      const session = await store.get("s-1");
+      expect(session?.turns).toBe(4);
+      expect(session?.turnsList.map((t) => t.question)).toEqual(["q-7", "q-8", "q-9", "q-10"]);
+    });
+
+    it("gets a whole session with its metadata, or undefined", async () => {
+      const { store, advance } = await create();
+      expect(await store.get("s-1")).toBeUndefined();
+      await store.append("s-1", turn(1));
+      await advance(10);
+      await store.append("s-1", turn(2));
+      const session = await store.get("s-1");
+      expect(session).toMatchObject({ sessionId: "s-1", turns: 2 });
+      expect(session?.turnsList).toEqual([turn(1), turn(2)]);
+      expect(session!.createdAt).toBeGreaterThan(0);
+      expect(session!.updatedAt - session!.createdAt).toBe(10);
+    });
+
+    it("keeps tenants apart", async () => {
+      const { store } = await create();
+      await store.append("s-1", turn(1, "plain"));
+      await store.append("s-1", turn(1, "acme"), { tenant: "acme" });
+      expect((await store.recent("s-1", 5)).map((t) => t.question)).toEqual(["plain-1"]);
+      expect((await store.recent("s-1", 5, { tenant: "acme" })).map((t) => t.question)).toEqual(["acme-1"]);
+      expect((await store.get("s-1", { tenant: "acme" }))?.tenant).toBe("acme");
+      expect((await store.list("*", { tenant: "acme" })).map((s) => s.sessionId)).toEqual(["s-1"]);
+      expect(await store.list("*", { tenant: "globex" })).toEqual([]);
+    });
+
+    it("lists sessions matching a glob, newest first, up to a limit", async () => {
+      const { store, advance } = await create();
+      for (const id of ["user-1:a", "user-1:b", "user-2:a", "bot-1"]) {
+        await store.append(id, turn(1));
+        await advance(5);
+      }
+      expect((await store.list("user-1:*")).map((s) => s.sessionId)).toEqual(["user-1:b", "user-1:a"]);
+      expect((await store.list("user-?:a")).map((s) => s.sessionId)).toEqual(["user-2:a", "user-1:a"]);
+      expect((await store.list()).map((s) => s.sessionId)).toEqual(["bot-1", "user-2:a", "user-1:b", "user-1:a"]);
+      expect((await store.list("*", { limit: 2 })).map((s) => s.sessionId)).toEqual(["bot-1", "user-2:a"]);
+      expect((await store.list("user-1:a"))[0]).toMatchObject({ sessionId: "user-1:a", turns: 1 });
+      expect(await store.list("nothing*")).toEqual([]);
+    });
+
+    it("deletes a session", async () => {
+      const { store } = await create();
+      await store.append("s-1", turn(1));
+      expect(await store.delete("s-1")).toBe(true);
+      expect(await store.get("s-1")).toBeUndefined();
+      expect(await store.list("s-*")).toEqual([]);
+      expect(await store.delete("s-1")).toBe(false);
+    });
+
+    it("expires a session after its sliding TTL", async () => {
+      const { store, advance } = await create({ ttlMs: 1000 });
+      await store.append("s-1", turn(1));
+      expect(await store.get("s-1")).toBeDefined();
+      await advance(1001);
+      await waitFor(async () => (await store.get("s-1")) === undefined, 4000);
+      expect(await store.recent("s-1", 5)).toEqual([]);
+      expect(await store.list("s-*")).toEqual([]);
+    });
+
+    it("keeps every turn of concurrent appends from two clients", async () => {
+      const { store, second } = await create({ maxTurns: 500 });
+      const appends: Promise<number>[] = [];
+      for (let i = 0; i < 100; i++) {
+        appends.push(store.append("shared-session", turn(i, "a")));
+        appends.push(second.append("shared-session", turn(i, "b")));
+      }
+      const counts = await Promise.all(appends);
+      expect(new Set(counts).size).toBe(200); // every append saw a distinct length
+      const session = await store.get("shared-session");
+      expect(session?.turns).toBe(200);
+      const questions = session!.turnsList.map((t) => t.question);
+      expect(new Set(questions).size).toBe(200);
+      // Each client's own turns stay in the order it appended them.
+      const mine = questions.filter((q) => q.startsWith("a-"));
+      expect(mine).toEqual(Array.from({ length: 100 }, (_, i) => `a-${i}`));
+    });
+
+    it("rejects invalid turns and empty session ids", async () => {
+      const { store } = await create();
+      await expect(store.append("s-1", { question: "q" } as never)).rejects.toMatchObject({ code: "INVALID_INPUT" });
+      await expect(store.append("", turn(1))).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    });
+  });
+}
