@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// Retrieval quality on the dev tasks: top-1 / recall@5 / recall@10 / MRR per mode, and the misses.
+//   pnpm --filter @afw/tool-zoo eval            # table + misses of hybrid
+//   pnpm --filter @afw/tool-zoo eval -- --grid  # also a k-fold check of the fusion/domain settings
+import { resolve } from "node:path";
+import { writeFileSync, mkdirSync } from "node:fs";
+import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
+import { createToolIndex, loadToolCatalogFile } from "../dist/index.js";
+import { embeddingCachePath, loadTasks, pct, scoreRankings, sharedDataDir, packageRoot } from "./eval-lib.mjs";
+
+const args = new Set(process.argv.slice(2));
+const dataDir = sharedDataDir();
+if (!dataDir) {
+  console.error("tools-catalog.json not found: set AFW_SHARED_DATA to the shared data directory");
+  process.exit(1);
+}
+const tools = loadToolCatalogFile(resolve(dataDir, "tools-catalog.json"));
+const tasks = loadTasks(dataDir);
+const embedder = createCachingEmbedder(createUseEmbedder());
+
+async function buildIndex(options = {}) {
+  const index = createToolIndex({ embedder, embeddingCachePath, ...options });
+  await index.add(tools);
+  return index;
+}
+
+async function evaluate(index, mode, subset = tasks, topK = 10) {
+  const rankings = [];
+  for (const task of subset) {
+    const result = await index.search({ query: task.query, top_k: topK, mode });
+    rankings.push(result.results.map((r) => r.id));
+  }
+  return scoreRankings(subset, rankings);
+}
+
+const started = Date.now();
+const rows = [];
+const plain = await buildIndex({
+  fieldWeights: { name: 1, server: 1, summary: 1, description: 1, parameters: 1, parameterDescriptions: 1, tags: 1 },
+  analyzer: { synonymGroups: [], abbreviations: {} },
+  domain: false,
+  maxPerServer: 0,
+  quotedWeight: 1,
+});
+rows.push(["bm25 (plain, baseline)", await evaluate(plain, "keyword")]);
+const index = await buildIndex();
+const results = {};
+for (const mode of ["keyword", "semantic", "hybrid"]) {
+  results[mode] = await evaluate(index, mode);
+  rows.push([mode, results[mode]]);
+}
+const rrf = await buildIndex({ fusion: { method: "rrf" } });
+rows.push(["hybrid (rrf fusion)", await evaluate(rrf, "hybrid")]);
+const noDiversity = await buildIndex({ maxPerServer: 0 });
+rows.push(["hybrid (no diversity limit)", await evaluate(noDiversity, "hybrid")]);
+
+console.log(`\n${tasks.length} dev tasks, ${tools.length} tools (${Date.now() - started} ms)\n`);
+console.log("| mode | top-1 | recall@5 | recall@10 | MRR |\n| --- | --- | --- | --- | --- |");
+for (const [name, r] of rows) console.log(`| ${name} | ${pct(r.top1)} | ${pct(r.recall5)} | ${pct(r.recall10)} | ${r.mrr.toFixed(3)} |`);
+
+console.log("\nhybrid misses (rank of the first acceptable tool; top 3 returned):");
+for (const miss of results.hybrid.misses) {
+  console.log(`  ${miss.id} [${miss.rank ?? "-"}] ${miss.query}\n      want ${miss.relevant.join(" | ")}; got ${miss.got.join(", ")}`);
+}
+
+if (args.has("--grid")) {
+  // k-fold: choose settings on k-1 folds, measure on the held-out fold.
+  const grid = [];
+  for (const semanticWeight of [0.4, 0.5, 0.6]) {
+    for (const domainWeight of [0.15, 0.3, 0.45]) {
+      for (const method of ["weighted", "rrf"]) {
+        grid.push({ fusion: { method, keywordWeight: 1 - semanticWeight, semanticWeight }, domain: { weight: domainWeight } });
+      }
+    }
+  }
+  const perSetting = [];
+  for (const settings of grid) {
+    const candidate = await buildIndex(settings);
+    const hits = [];
+    for (const task of tasks) {
+      const result = await candidate.search({ query: task.query, top_k: 10 });
+      const ids = result.results.map((r) => r.id);
+      hits.push(ids.findIndex((id) => task.relevant.includes(id)));
+    }
+    perSetting.push({ settings, hits });
+  }
+  const folds = 5;
+  const utility = (rank) => (rank === 0 ? 1 : 0) + (rank >= 0 && rank < 5 ? 0.5 : 0);
+  let top1 = 0;
+  let r5 = 0;
+  const chosen = [];
+  for (let fold = 0; fold < folds; fold++) {
+    const train = tasks.map((_, i) => i).filter((i) => i % folds !== fold);
+    const test = tasks.map((_, i) => i).filter((i) => i % folds === fold);
+    let best = perSetting[0];
+    let bestUtility = -1;
+    for (const candidate of perSetting) {
+      const u = train.reduce((sum, i) => sum + utility(candidate.hits[i]), 0);
+      if (u > bestUtility) {
+        bestUtility = u;
+        best = candidate;
+      }
+    }
+    chosen.push(best.settings);
+    for (const i of test) {
+      if (best.hits[i] === 0) top1++;
+      if (best.hits[i] >= 0 && best.hits[i] < 5) r5++;
+    }
+  }
+  console.log(`\n${folds}-fold (settings chosen on 4/5, measured on 1/5): top-1 ${pct(top1 / tasks.length)}, recall@5 ${pct(r5 / tasks.length)}`);
+  for (const s of chosen) console.log(`  chose ${JSON.stringify(s)}`);
+  console.log("\nall settings on all dev tasks (top-1 / recall@5):");
+  for (const { settings, hits } of perSetting) {
+    const t1 = hits.filter((h) => h === 0).length / tasks.length;
+    const t5 = hits.filter((h) => h >= 0 && h < 5).length / tasks.length;
+    console.log(`  ${pct(t1)} / ${pct(t5)}  ${JSON.stringify(settings)}`);
+  }
+}
+
+mkdirSync(resolve(packageRoot, "node_modules/.cache/afw-tool-zoo"), { recursive: true });
+writeFileSync(
+  resolve(packageRoot, "node_modules/.cache/afw-tool-zoo/eval-last.json"),
+  JSON.stringify(Object.fromEntries(rows.map(([name, r]) => [name, { ...r, misses: r.misses.map((m) => m.id) }])), null, 2),
+);

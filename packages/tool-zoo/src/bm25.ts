@@ -1,0 +1,161 @@
+import type { WeightedTerm } from "./text-analysis.js";
+
+/** Settings of one field of a {@link Bm25Index}. */
+export interface Bm25FieldSettings {
+  /** How much a term occurrence in this field counts, relative to other fields. */
+  weight: number;
+  /**
+   * Length normalisation of this field (0 = none, 1 = full).
+   * @default 0.75
+   */
+  b?: number;
+}
+
+/** Options of {@link Bm25Index}. */
+export interface Bm25Options<F extends string> {
+  /** The fields of every document and their weights. */
+  fields: Readonly<Record<F, Bm25FieldSettings>>;
+  /**
+   * Term-frequency saturation.
+   * @default 1.2
+   */
+  k1?: number;
+}
+
+interface StoredDocument<F extends string> {
+  readonly id: string;
+  readonly fieldTerms: Readonly<Record<F, readonly string[]>>;
+  readonly termFrequencies: ReadonlyMap<string, ReadonlyArray<readonly [F, number]>>;
+}
+
+/** A scored document. */
+export interface Bm25Hit {
+  /** Document id. */
+  id: string;
+  /** BM25F score (higher is better, unbounded). */
+  score: number;
+}
+
+/**
+ * A field-weighted BM25 (BM25F) index over pre-analysed documents. Per field, a term's frequency is
+ * length-normalised (`tf / (1 - b + b * len / avgLen)`), the fields are summed with their weights,
+ * saturated with `k1` and multiplied by the term's IDF (`ln(1 + (N - df + 0.5) / (df + 0.5))`).
+ * With one field of weight 1 it is classic Okapi BM25.
+ *
+ * @example
+ * ```ts
+ * const index = new Bm25Index({ fields: { body: { weight: 1 } } });
+ * index.add("a", { body: ["red", "apple"] });
+ * index.search([{ term: "apple", weight: 1 }]);
+ * ```
+ */
+export class Bm25Index<F extends string> {
+  private readonly documents = new Map<string, StoredDocument<F>>();
+  private readonly documentFrequency = new Map<string, number>();
+  private readonly postings = new Map<string, Set<string>>();
+  private readonly totalLength: Record<string, number> = {};
+  private readonly fieldNames: F[];
+  private readonly k1: number;
+
+  constructor(private readonly options: Bm25Options<F>) {
+    this.fieldNames = Object.keys(options.fields) as F[];
+    this.k1 = options.k1 ?? 1.2;
+    for (const field of this.fieldNames) this.totalLength[field] = 0;
+  }
+
+  /** Number of documents. */
+  get size(): number {
+    return this.documents.size;
+  }
+
+  /** Adds or replaces a document given as analysed terms per field. */
+  add(id: string, fieldTerms: Readonly<Record<F, readonly string[]>>): void {
+    if (this.documents.has(id)) this.remove(id);
+    const frequencies = new Map<string, Map<F, number>>();
+    for (const field of this.fieldNames) {
+      const terms = fieldTerms[field] ?? [];
+      this.totalLength[field]! += terms.length;
+      for (const term of terms) {
+        let perField = frequencies.get(term);
+        if (!perField) frequencies.set(term, (perField = new Map()));
+        perField.set(field, (perField.get(field) ?? 0) + 1);
+      }
+    }
+    const termFrequencies = new Map<string, Array<readonly [F, number]>>();
+    for (const [term, perField] of frequencies) {
+      termFrequencies.set(term, [...perField]);
+      this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
+      let posting = this.postings.get(term);
+      if (!posting) this.postings.set(term, (posting = new Set()));
+      posting.add(id);
+    }
+    this.documents.set(id, { id, fieldTerms, termFrequencies });
+  }
+
+  /** Removes a document; returns whether it existed. */
+  remove(id: string): boolean {
+    const document = this.documents.get(id);
+    if (!document) return false;
+    for (const field of this.fieldNames) this.totalLength[field]! -= (document.fieldTerms[field] ?? []).length;
+    for (const term of document.termFrequencies.keys()) {
+      const df = (this.documentFrequency.get(term) ?? 1) - 1;
+      if (df <= 0) this.documentFrequency.delete(term);
+      else this.documentFrequency.set(term, df);
+      const posting = this.postings.get(term);
+      posting?.delete(id);
+      if (posting && posting.size === 0) this.postings.delete(term);
+    }
+    this.documents.delete(id);
+    return true;
+  }
+
+  /** Number of documents that contain `term` in any field. */
+  df(term: string): number {
+    return this.documentFrequency.get(term) ?? 0;
+  }
+
+  /** Ids of the documents containing `term`. */
+  documentsWith(term: string): ReadonlySet<string> {
+    return this.postings.get(term) ?? new Set();
+  }
+
+  /** The IDF of `term`: `ln(1 + (N - df + 0.5) / (df + 0.5))`. */
+  idf(term: string): number {
+    const n = this.documents.size;
+    const df = this.df(term);
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  }
+
+  /**
+   * Scores the documents that contain at least one query term. `accept` limits scoring to some
+   * documents (a metadata filter). Results are sorted by descending score, ties by id.
+   */
+  search(query: readonly WeightedTerm[], accept?: (id: string) => boolean): Bm25Hit[] {
+    const n = this.documents.size;
+    if (n === 0) return [];
+    const averageLength: Record<string, number> = {};
+    for (const field of this.fieldNames) averageLength[field] = Math.max(this.totalLength[field]! / n, 1e-9);
+    const scores = new Map<string, number>();
+    for (const { term, weight } of query) {
+      const posting = this.postings.get(term);
+      if (!posting) continue;
+      const idf = this.idf(term);
+      for (const id of posting) {
+        if (accept && !accept(id)) continue;
+        const document = this.documents.get(id)!;
+        let tf = 0;
+        for (const [field, frequency] of document.termFrequencies.get(term) ?? []) {
+          const settings = this.options.fields[field];
+          const b = settings.b ?? 0.75;
+          const length = (document.fieldTerms[field] ?? []).length;
+          tf += (settings.weight * frequency) / (1 - b + (b * length) / averageLength[field]!);
+        }
+        const score = weight * idf * ((tf * (this.k1 + 1)) / (tf + this.k1));
+        scores.set(id, (scores.get(id) ?? 0) + score);
+      }
+    }
+    return [...scores]
+      .map(([id, score]) => ({ id, score }))
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+}

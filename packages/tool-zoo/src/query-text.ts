@@ -1,0 +1,72 @@
+/** A query split into what the user wants done and the literal content it carries. */
+export interface QueryParts {
+  /**
+   * What to do: the query with quoted passages and code removed, and recognised entities replaced
+   * by the word for their kind (`https://…` → `url web page`, `src/app.ts` → `file`,
+   * `acme/api` → `repository`, `PROJ-12` → `issue`).
+   */
+  intent: string;
+  /** The literal content removed from the intent: quotes, code, entity values. */
+  quoted: string[];
+  /** Words for the kinds of entities recognised (`file`, `repository`, `url web page`, …). */
+  kinds: string[];
+}
+
+const IMAGE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "ico", "tiff", "heic"]);
+const AUDIO_EXTENSIONS = new Set(["mp3", "wav", "ogg", "flac", "m4a"]);
+
+function fileKind(path: string): string {
+  const extension = /\.([A-Za-z][A-Za-z0-9]{0,5})$/.exec(path)?.[1]?.toLowerCase();
+  if (!extension) return "file";
+  if (IMAGE_EXTENSIONS.has(extension)) return "image file";
+  if (AUDIO_EXTENSIONS.has(extension)) return "audio file";
+  if (extension === "pdf") return "pdf file";
+  return "file";
+}
+
+/**
+ * Separates what a query asks for from the literal content it carries, so that
+ * `post 'deploy done' in #releases` is matched on "post … in channel" while "deploy done" counts
+ * only a little. Quotes (`'…'`, `"…"`, `` `…` ``, `“…”`), code-like spans (with brackets, `=` or
+ * `snake_case`) and entity values are moved to `quoted`; entities leave the word for their kind
+ * in `intent`. Apostrophes inside words (`what's`) are not quotes.
+ *
+ * @example
+ * ```ts
+ * splitQuotedContent("find commits mentioning 'memory leak'").quoted // ["memory leak"]
+ * splitQuotedContent("read ~/notes/todo.md").intent // "read  file "
+ * ```
+ */
+export function splitQuotedContent(query: string): QueryParts {
+  const quoted: string[] = [];
+  const kinds: string[] = [];
+  let intent = query.replace(
+    /(^|[\s(:=,])(["'`“‘])([^"'`”’\n]{1,200}?)(["'`”’])(?=$|[\s).,;:!?])/g,
+    (_match, before: string, _open, inner: string) => {
+      quoted.push(inner);
+      return `${before} `;
+    },
+  );
+  const replace = (pattern: RegExp, kind: (value: string) => string) => {
+    intent = intent.replace(pattern, (match: string, before: string, value: string) => {
+      quoted.push(value);
+      const word = kind(value);
+      if (word) kinds.push(word);
+      return `${before} ${word} `;
+    });
+  };
+  replace(/(^|\s)(https?:\/\/\S+|www\.\S+)/g, () => "url web page");
+  replace(/(^|\s)([\w.+-]+@[\w-]+\.[\w.]+)/g, () => "email");
+  // code-like spans: calls, indexing, assignments, snake_case identifiers
+  replace(/(^|\s)(\S*[([{=]\S*|[A-Za-z0-9]+_[A-Za-z0-9_]+)/g, () => "");
+  // file paths: anything with a file extension, or rooted at ~ / ./
+  replace(/(^|\s)((?:~|\.{1,2})?\/?(?:[\w@.-]+\/)*\.?[\w@-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5})(?=$|[\s,;:!?)]|\.(?:\s|$))/g, fileKind);
+  replace(/(^|\s)((?:~|\.{1,2})?\/[\w@.-]+(?:\/[\w@.-]*)*|~)(?=$|[\s,;:!?)])/g, () => "path directory");
+  // owner/name pairs
+  replace(/(^|\s)([A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "repository");
+  // tracker keys such as ABC-123
+  replace(/(^|\s)([A-Z][A-Z0-9]{1,9}-\d+)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "issue");
+  // #name: a channel, an anchor or a CSS id; keep it as content only
+  replace(/(^|\s)(#[A-Za-z][\w-]*)/g, () => "");
+  return { intent: intent.replace(/\s+/g, " ").trim(), quoted, kinds };
+}

@@ -1,0 +1,319 @@
+import { porterStem } from "./porter-stemmer.js";
+
+/**
+ * English stop words dropped by {@link tokenize}: function words that carry no meaning for
+ * choosing a tool. Verbs such as `get`, `list` or `create` are kept: tool names are made of them.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    "a an the and or but if of to in on at by for with from into onto as is are was were be been being am " +
+    "it its this that these those there here i me my mine we us our ours you your yours he him his she her " +
+    "they them their what which who whom whose when where why how all any both each few more most other some " +
+    "such no nor not only own same so than too very can could will would shall should may might must do does " +
+    "did done doing have has had having just also please via per about up out over under again then once " +
+    "let lets let's i'm i've it's don't can't want need like using use used uses one ones thing things " +
+    "e.g i.e etc"
+  ).split(/\s+/),
+);
+
+/**
+ * Splits an identifier into lower-case words: snake_case, kebab-case, dotted, camelCase and
+ * PascalCase, and letter/digit boundaries.
+ *
+ * @example
+ * ```ts
+ * splitIdentifier("listPullRequests") // ["list", "pull", "requests"]
+ * splitIdentifier("API-get-block-children") // ["api", "get", "block", "children"]
+ * ```
+ */
+export function splitIdentifier(identifier: string): string[] {
+  return identifier
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+}
+
+/**
+ * Removes Markdown syntax (code fences, inline code marks, links, emphasis, headings, HTML tags)
+ * and URLs, keeping the words.
+ *
+ * @example
+ * ```ts
+ * stripMarkdown("**Read** a [file](https://x.y)") // "Read a file"
+ * ```
+ */
+export function stripMarkdown(text: string): string {
+  return text
+    .replace(/```[a-z]*\n?/gi, " ")
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/https?:\/\/\S+/g, " ")
+    .replace(/<\/?[a-z][^>]*>/gi, " ")
+    .replace(/^\s{0,3}#{1,6}\s+/gm, "")
+    .replace(/[*_`~]+/g, " ")
+    .replace(/[ \t]+/g, " ")
+    .trim();
+}
+
+/**
+ * The first sentence of a text (after {@link stripMarkdown}), at most `maxChars` characters.
+ *
+ * @example
+ * ```ts
+ * firstSentence("Reads a file. Works in allowed dirs.") // "Reads a file."
+ * ```
+ */
+export function firstSentence(text: string, maxChars = 240): string {
+  const plain = stripMarkdown(text).replace(/\s+/g, " ").trim();
+  const match = /^(.+?[.!?])(\s|$)/.exec(plain);
+  const sentence = match?.[1] ?? plain;
+  return sentence.length > maxChars ? `${sentence.slice(0, maxChars).replace(/\s+\S*$/, "")}…` : sentence;
+}
+
+/**
+ * Whole-word abbreviations expanded before tokenising (applied to queries and tool text alike).
+ * General vocabulary of developer tools, not tied to any catalog.
+ */
+export const DEFAULT_ABBREVIATIONS: Readonly<Record<string, string>> = {
+  pr: "pull request",
+  prs: "pull requests",
+  mr: "merge request",
+  mrs: "merge requests",
+  repo: "repository",
+  repos: "repositories",
+  k8s: "kubernetes",
+  db: "database",
+  dbs: "databases",
+  dir: "directory",
+  dirs: "directories",
+  msg: "message",
+  msgs: "messages",
+  img: "image",
+  pic: "picture",
+  pics: "pictures",
+  config: "configuration",
+  configs: "configurations",
+  info: "information",
+  docs: "documentation",
+  doc: "document",
+  env: "environment",
+  envs: "environments",
+  ns: "namespace",
+  deps: "dependencies",
+  dep: "dependency",
+  org: "organization",
+  orgs: "organizations",
+  pw: "password",
+  url: "url link",
+  urls: "url links",
+  cve: "cve vulnerability",
+  cves: "cve vulnerabilities",
+  ci: "ci workflow",
+  vuln: "vulnerability",
+  vulns: "vulnerabilities",
+  kb: "knowledge base",
+  sql: "sql query",
+  svc: "service",
+  svcs: "services",
+  ts: "typescript",
+  js: "javascript",
+  gh: "github",
+  ok: "ok",
+};
+
+/**
+ * Groups of words that mean the same thing to a tool user (each entry is a group of stems'
+ * source words). A query word expands to the other members of its group at a reduced weight.
+ * General English and developer vocabulary, not derived from any test set.
+ */
+export const DEFAULT_SYNONYM_GROUPS: ReadonlyArray<readonly string[]> = [
+  ["delete", "remove", "erase", "drop", "destroy", "purge", "wipe", "uninstall"],
+  ["list", "enumerate", "show", "display", "browse", "all"],
+  ["get", "retrieve", "fetch", "read", "view", "show", "see", "look", "dump", "inspect", "open", "details"],
+  ["create", "add", "new", "make", "open", "file", "start", "insert"],
+  ["update", "edit", "modify", "change", "set", "patch", "rename", "alter", "replace"],
+  ["search", "find", "lookup", "query", "locate", "discover"],
+  ["run", "execute", "trigger", "invoke", "launch", "rerun", "dispatch"],
+  ["send", "post", "publish", "message", "notify", "say", "tell"],
+  ["close", "resolve", "finish", "done", "complete"],
+  ["move", "transition", "relocate", "transfer"],
+  ["comment", "reply", "remark", "respond", "note"],
+  ["screenshot", "capture", "snapshot", "image", "picture", "photo", "png", "jpg", "jpeg"],
+  ["navigate", "visit", "go", "browse", "goto"],
+  ["stop", "cancel", "kill", "terminate", "abort", "halt"],
+  ["restart", "reboot", "bounce", "rollout"],
+  ["user", "member", "people", "person", "who", "account", "profile"],
+  ["issue", "ticket", "bug", "story", "task"],
+  ["directory", "folder"],
+  ["website", "web", "site", "page", "webpage", "online", "internet"],
+  ["price", "pricing", "cost", "plan"],
+  ["payment", "charge", "pay", "billing"],
+  ["customer", "client", "buyer"],
+  ["size", "space", "big", "large", "largest", "bytes"],
+  ["log", "logs", "logging", "output"],
+  ["error", "exception", "failure", "crash", "bug"],
+  ["commit", "changeset", "revision"],
+  ["branch", "ref"],
+  ["merge", "squash", "integrate"],
+  ["approve", "approval", "review", "lgtm"],
+  ["assign", "assignee", "owner"],
+  ["label", "tag"],
+  ["download", "fetch", "grab"],
+  ["write", "save", "store", "persist", "put"],
+  ["upload", "attach"],
+  ["type", "enter", "input", "fill", "write"],
+  ["click", "press", "tap"],
+  ["table", "schema", "columns", "column"],
+  ["time", "clock", "timezone", "hour"],
+  ["star", "favorite", "bookmark"],
+  ["release", "version", "tag"],
+  ["refund", "reimburse", "money", "back"],
+  ["invoice", "bill"],
+  ["subscription", "subscribe", "recurring", "monthly"],
+  ["scale", "replicas", "resize"],
+  ["container", "pod"],
+  ["deploy", "install", "apply", "rollout"],
+  ["dashboard", "panel", "chart", "graph"],
+  ["metric", "metrics", "prometheus", "promql"],
+  ["sprint", "iteration"],
+  ["worklog", "logged", "hours", "timesheet"],
+  ["notification", "alert", "inbox"],
+  ["directions", "route", "navigate", "walking", "driving"],
+  ["place", "restaurant", "cafe", "nearby", "business", "shop", "local"],
+  ["key", "keys", "value", "cache"],
+  ["graph", "knowledge", "entity", "entities", "relation"],
+  ["difference", "diff", "changed", "compare", "between"],
+  ["history", "changelog", "previous", "versions", "past"],
+  ["summary", "summarize", "summarise", "overview"],
+  ["batch", "bulk", "multiple", "several", "many"],
+];
+
+/** A token of an analysed text: its stem and the weight it counts with. */
+export interface WeightedTerm {
+  /** The stemmed term. */
+  readonly term: string;
+  /** Weight in the query (1 for original words, less for expansions). */
+  readonly weight: number;
+}
+
+/** Options of a {@link TextAnalyzer}. */
+export interface TextAnalyzerOptions {
+  /**
+   * Whole-word abbreviations expanded before stemming.
+   * @default DEFAULT_ABBREVIATIONS
+   */
+  abbreviations?: Readonly<Record<string, string>>;
+  /**
+   * Synonym groups used for query expansion.
+   * @default DEFAULT_SYNONYM_GROUPS
+   */
+  synonymGroups?: ReadonlyArray<readonly string[]>;
+  /**
+   * Weight of a synonym added to a query, relative to the word the user typed.
+   * @default 0.35
+   */
+  synonymWeight?: number;
+  /**
+   * Stop words to drop.
+   * @default STOP_WORDS
+   */
+  stopWords?: ReadonlySet<string>;
+}
+
+/** Tokeniser + stemmer + abbreviation and synonym expansion shared by indexing and querying. */
+export interface TextAnalyzer {
+  /** Lower-cased, abbreviation-expanded, stop-word-free, stemmed terms of `text`, in order. */
+  terms(text: string): string[];
+  /** The terms of a query, each with weight 1, plus synonyms of each at the synonym weight. */
+  queryTerms(text: string): WeightedTerm[];
+  /** Stems one lower-case word. */
+  stem(word: string): string;
+}
+
+const stemCache = new Map<string, string>();
+
+function cachedStem(word: string): string {
+  let stem = stemCache.get(word);
+  if (stem === undefined) {
+    stem = /^\d/.test(word) ? word : porterStem(word);
+    if (stemCache.size > 50_000) stemCache.clear();
+    stemCache.set(word, stem);
+  }
+  return stem;
+}
+
+/**
+ * Raw lower-case words of a text: identifiers are split (`list_pull_requests` → `list pull
+ * requests`), Markdown and URLs removed, possessives dropped.
+ *
+ * @example
+ * ```ts
+ * words("Get the PR's diff") // ["get", "the", "pr", "diff"]
+ * ```
+ */
+export function words(text: string): string[] {
+  const plain = stripMarkdown(text).replace(/'s\b/g, "");
+  const out: string[] = [];
+  for (const chunk of plain.split(/[^A-Za-z0-9_\-.']+/)) {
+    if (!chunk) continue;
+    // identifiers (snake, kebab, lowerCamel) are split; capitalised words (GitHub, SQLite) are names
+    const isIdentifier = /[_\-.]/.test(chunk) || /^[a-z]+[A-Z]/.test(chunk);
+    if (isIdentifier) {
+      for (const part of splitIdentifier(chunk)) if (part) out.push(part);
+    } else out.push(chunk.toLowerCase());
+  }
+  return out;
+}
+
+/**
+ * Creates the {@link TextAnalyzer} used by the BM25 index and the domain detector.
+ *
+ * @example
+ * ```ts
+ * const analyzer = createTextAnalyzer();
+ * analyzer.terms("Listing the repos") // ["list", "repositori"]
+ * ```
+ */
+export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnalyzer {
+  const abbreviations = options.abbreviations ?? DEFAULT_ABBREVIATIONS;
+  const stopWords = options.stopWords ?? STOP_WORDS;
+  const synonymWeight = options.synonymWeight ?? 0.35;
+  const synonyms = new Map<string, Set<string>>();
+  for (const group of options.synonymGroups ?? DEFAULT_SYNONYM_GROUPS) {
+    const stems = group.map(cachedStem);
+    for (const stem of stems) {
+      let set = synonyms.get(stem);
+      if (!set) synonyms.set(stem, (set = new Set()));
+      for (const other of stems) if (other !== stem) set.add(other);
+    }
+  }
+  const terms = (text: string): string[] => {
+    const out: string[] = [];
+    for (const word of words(text)) {
+      const expansion = abbreviations[word];
+      const parts = expansion ? expansion.split(" ") : [word];
+      for (const part of parts) {
+        if (stopWords.has(part) || part.length === 0) continue;
+        out.push(cachedStem(part));
+      }
+    }
+    return out;
+  };
+  return {
+    terms,
+    stem: cachedStem,
+    queryTerms(text) {
+      const weights = new Map<string, number>();
+      const original = terms(text);
+      for (const term of original) weights.set(term, Math.max(weights.get(term) ?? 0, 1));
+      for (const term of original) {
+        for (const synonym of synonyms.get(term) ?? []) {
+          if ((weights.get(synonym) ?? 0) < synonymWeight) weights.set(synonym, synonymWeight);
+        }
+      }
+      return [...weights].map(([term, weight]) => ({ term, weight }));
+    },
+  };
+}

@@ -1,0 +1,587 @@
+import {
+  AfwError,
+  emitTrace,
+  SearchToolsInputSchema,
+  ToolDescriptorSchema,
+  toolId,
+  type Embedder,
+  type SearchMode,
+  type ToolDescriptor,
+  type ToolDescriptorInput,
+  type ToolSearchHit,
+  type ToolSearchResult,
+  type TraceContext,
+} from "@afw/contracts";
+import { z } from "zod";
+import { Bm25Index } from "./bm25.js";
+import { createDomainDetector, type DomainDetector, type DomainDetectorOptions } from "./domain-detector.js";
+import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
+import { normalizeScores, reciprocalRankFusion } from "./fusion.js";
+import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
+import { splitQuotedContent } from "./query-text.js";
+import { createTextAnalyzer, type TextAnalyzer, type TextAnalyzerOptions, type WeightedTerm } from "./text-analysis.js";
+import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
+import { createInMemoryUsageStore, type ToolUsageStore } from "./usage-store.js";
+import { andFilters, matchesFilter, type MetadataFilter, type VectorMetadata, type VectorStore } from "./vector-store.js";
+
+/** A named group of tools that are exposed together when one of them is selected. */
+export interface ToolBundle {
+  /** Bundle name (for docs and traces). */
+  name: string;
+  /** `server/name` ids of the members. */
+  tools: string[];
+}
+
+/** Default BM25F field weights of the tool index. */
+export const DEFAULT_FIELD_WEIGHTS: Readonly<Record<ToolField, number>> = {
+  name: 3,
+  server: 2,
+  summary: 1.5,
+  description: 0.6,
+  parameters: 0.6,
+  parameterDescriptions: 0.3,
+  tags: 1.5,
+};
+
+/** How keyword and semantic rankings are combined. */
+export interface FusionSettings {
+  /**
+   * `weighted`: weighted sum of normalised scores; `rrf`: reciprocal-rank fusion.
+   * @default "weighted"
+   */
+  method?: "weighted" | "rrf";
+  /** Weight of the keyword (BM25F) ranking. @default 0.7 */
+  keywordWeight?: number;
+  /** Weight of the semantic (vector) ranking. @default 0.3 */
+  semanticWeight?: number;
+  /** The `k` of reciprocal-rank fusion. @default 60 */
+  rrfK?: number;
+}
+
+/** Options of {@link createToolIndex}. */
+export interface ToolIndexOptions {
+  /** Embeds tool views and queries. Without one, every search runs in `keyword` mode. */
+  embedder?: Embedder;
+  /** Where vectors live. @default an in-process store ({@link createInMemoryVectorStore}) */
+  store?: VectorStore;
+  /** JSON file to persist tool embeddings in (by content hash), so a restart does not re-embed. */
+  embeddingCachePath?: string;
+  /** Tokeniser, abbreviations and synonyms. */
+  analyzer?: TextAnalyzerOptions;
+  /** BM25F field weights (merged over {@link DEFAULT_FIELD_WEIGHTS}). */
+  fieldWeights?: Partial<Record<ToolField, number>>;
+  /** BM25 parameters. @default { k1: 1.2, b: 0.75 } */
+  bm25?: { k1?: number; b?: number };
+  /** Fusion of keyword and semantic scores. */
+  fusion?: FusionSettings;
+  /**
+   * Boost of tools whose server the query points at ({@link createDomainDetector}); `false`
+   * disables domain detection.
+   * @default { weight: 0.3 }
+   */
+  domain?: false | ({ weight?: number } & DomainDetectorOptions);
+  /** Weight of quoted passages of the query relative to its other words. @default 0.3 */
+  quotedWeight?: number;
+  /**
+   * Weight of the words standing for recognised entities (`file` for `src/a.ts`, `repository` for
+   * `acme/api`) relative to the words the user typed.
+   * @default 0.8
+   */
+  entityWeight?: number;
+  /**
+   * Text embedded for a query: the query as typed (`raw`) or its intent with quotes and entity
+   * values replaced (`intent`, see {@link splitQuotedContent}).
+   * @default "intent"
+   */
+  semanticQuery?: "raw" | "intent";
+  /**
+   * Rank of the semantic candidate whose similarity maps to 0 when semantic scores are normalised.
+   * @default 100
+   */
+  semanticFloorRank?: number;
+  /** At most this many results per server (overflow moves to the end). 0 disables. @default 3 */
+  maxPerServer?: number;
+  /** Static score boosts per server and per tag (added to the fused score). */
+  boosts?: { servers?: Record<string, number>; tags?: Record<string, number> };
+  /** Usage feedback (the flywheel). */
+  usage?: {
+    /** @default an in-memory store */
+    store?: ToolUsageStore;
+    /** Largest boost usage can give. @default 0.2 */
+    weight?: number;
+    /** Usage evidence at which half the boost is given. @default 2 */
+    halfSaturation?: number;
+  };
+  /** Low-confidence handling. */
+  confidence?: {
+    /** Below this confidence the fallback set is returned (when it is not empty). @default 0.25 */
+    threshold?: number;
+    /** Safe tools returned (first) when confidence is low. @default [] */
+    fallbackToolIds?: string[];
+  };
+  /** Tool bundles. @default [] */
+  bundles?: ToolBundle[];
+  /** Trace context for search audit events (a per-search context overrides it). */
+  trace?: TraceContext;
+  /** Clock for usage decay. @default Date.now */
+  now?: () => number;
+}
+
+/** A tool in a ranking, with the components of its score. */
+export interface RankedTool {
+  /** `server/name`. */
+  id: string;
+  /** Server of the tool. */
+  server: string;
+  /** Final score (fused + boosts). */
+  score: number;
+  /** Normalised keyword score in [0, 1]. */
+  keyword: number;
+  /** Cosine similarity of the best view (0 when not retrieved). */
+  semantic: number;
+  /** Domain boost applied. */
+  domain: number;
+  /** Usage boost applied. */
+  usage: number;
+}
+
+/** Options of one ranking or search. */
+export interface RankOptions {
+  /** `keyword`, `semantic` or `hybrid`. @default "hybrid" */
+  mode?: SearchMode;
+  /** Only tools of these servers. */
+  servers?: readonly string[] | undefined;
+  /** Only tools having one of these tags. */
+  tags?: readonly string[] | undefined;
+  /** Abort the query embedding. */
+  signal?: AbortSignal;
+}
+
+/** The full ranking of a query (see {@link ToolIndex.rank}). */
+export interface Ranking {
+  /** Every candidate tool, best first, before the diversity limit and `top_k`. */
+  tools: RankedTool[];
+  /** Mode actually used (`keyword` when the semantic stage was unavailable). */
+  mode: SearchMode;
+  /** True when a semantic stage was requested but failed or had no embedder. */
+  degraded: boolean;
+  /** Confidence of the ranking in [0, 1]. */
+  confidence: number;
+  /** Servers the query points at, with strengths. */
+  domains: Map<string, number>;
+}
+
+/** Input of {@link ToolIndex.search}: `search_tools` input (contracts), defaults applied. */
+export type ToolSearchInput = z.input<typeof SearchToolsInputSchema>;
+
+/** A hybrid index over MCP tools; see {@link createToolIndex}. */
+export interface ToolIndex {
+  /** Number of indexed tools. */
+  readonly size: number;
+  /** Adds or replaces tools; embeds each changed tool once (cached by content hash). */
+  add(tools: readonly ToolDescriptorInput[], options?: { signal?: AbortSignal }): Promise<void>;
+  /** Same as {@link ToolIndex.add}. */
+  upsert(tools: readonly ToolDescriptorInput[], options?: { signal?: AbortSignal }): Promise<void>;
+  /** Removes tools by `server/name` id. */
+  remove(ids: readonly string[]): Promise<void>;
+  /** A tool by id. */
+  get(id: string): ToolDescriptor | undefined;
+  /** Every indexed tool. */
+  list(): ToolDescriptor[];
+  /**
+   * Searches: ranks, applies the per-server limit, `top_k`, bundles and the confidence fallback,
+   * and emits a `tool-search-performed` trace event (and `tool-search-low-confidence` on fallback).
+   *
+   * @throws AfwError `INVALID_INPUT` when the input does not match `search_tools`' schema.
+   */
+  search(input: ToolSearchInput, options?: { trace?: TraceContext; signal?: AbortSignal }): Promise<ToolSearchResult>;
+  /** The full ranking of a query with score components (no limit, no bundles, no trace). */
+  rank(query: string, options?: RankOptions): Promise<Ranking>;
+  /** Records a tool call outcome for a request (usage boosts). */
+  recordUsage(query: string, toolId: string, success: boolean, at?: number): Promise<void>;
+  /** Replaces the bundles. */
+  setBundles(bundles: readonly ToolBundle[]): void;
+  /** Persists the embedding cache (if a path was configured). Called after every `add`. */
+  flush(): Promise<void>;
+  /** Closes the vector store. */
+  close(): Promise<void>;
+}
+
+const TAG_PREFIX = "tag:";
+
+function toolMetadata(tool: ToolDescriptor, view: number): VectorMetadata {
+  const metadata: VectorMetadata = { toolId: toolId(tool), server: tool.server, view };
+  for (const tag of tool.tags) metadata[`${TAG_PREFIX}${tag}`] = true;
+  return metadata;
+}
+
+/**
+ * The metadata filter for `servers` / `tags` restrictions: server in the list, and at least one of
+ * the tags. Pushed down to the vector store (Chroma `where`) and applied to keyword results.
+ *
+ * @example
+ * ```ts
+ * toolFilter(["github"], ["write"]) // { $and: [{ server: { $in: ["github"] } }, { "tag:write": true }] }
+ * ```
+ */
+export function toolFilter(servers?: readonly string[], tags?: readonly string[]): MetadataFilter | undefined {
+  const serverFilter: MetadataFilter | undefined = servers?.length ? { server: { $in: [...servers] } } : undefined;
+  let tagFilter: MetadataFilter | undefined;
+  if (tags?.length === 1) tagFilter = { [`${TAG_PREFIX}${tags[0]}`]: true };
+  else if (tags && tags.length > 1) tagFilter = { $or: tags.map((tag) => ({ [`${TAG_PREFIX}${tag}`]: true })) };
+  return andFilters(serverFilter, tagFilter);
+}
+
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+
+/**
+ * Creates a hybrid tool index: BM25F over tool text (name words, server, first sentence,
+ * description, parameters, tags) fused with dense vectors of two views per tool, re-ranked by the
+ * server the query points at, static boosts and recorded usage, with a per-server diversity limit,
+ * tool bundles and a low-confidence fallback.
+ *
+ * @example
+ * ```ts
+ * const index = createToolIndex({ embedder: createCachingEmbedder(createUseEmbedder()) });
+ * await index.add(loadToolCatalogFile("tools-catalog.json"));
+ * const { results } = await index.search({ query: "squash-merge PR 88", top_k: 5 });
+ * ```
+ */
+export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
+  const analyzer: TextAnalyzer = createTextAnalyzer(options.analyzer);
+  const fieldWeights = { ...DEFAULT_FIELD_WEIGHTS, ...options.fieldWeights };
+  const b = options.bm25?.b ?? 0.75;
+  const bm25 = new Bm25Index<ToolField>({
+    k1: options.bm25?.k1 ?? 1.2,
+    fields: Object.fromEntries(Object.entries(fieldWeights).map(([field, weight]) => [field, { weight, b }])) as Record<
+      ToolField,
+      { weight: number; b: number }
+    >,
+  });
+  const store = options.store ?? createInMemoryVectorStore();
+  const embedder = options.embedder;
+  const documents = new Map<string, ToolDocument>();
+  const metadataById = new Map<string, VectorMetadata>();
+  const fusion = {
+    method: options.fusion?.method ?? "weighted",
+    keywordWeight: options.fusion?.keywordWeight ?? 0.7,
+    semanticWeight: options.fusion?.semanticWeight ?? 0.3,
+    rrfK: options.fusion?.rrfK ?? 60,
+  };
+  const domainOptions = options.domain === false ? undefined : (options.domain ?? {});
+  const domainWeight = domainOptions?.weight ?? 0.3;
+  const quotedWeight = options.quotedWeight ?? 0.3;
+  const entityWeight = options.entityWeight ?? 0.8;
+  const semanticQuery = options.semanticQuery ?? "intent";
+  const semanticFloorRank = Math.max(1, options.semanticFloorRank ?? 100);
+  const maxPerServer = options.maxPerServer ?? 3;
+  const usageStore = options.usage?.store ?? createInMemoryUsageStore();
+  const usageWeight = options.usage?.weight ?? 0.2;
+  const usageHalf = options.usage?.halfSaturation ?? 2;
+  const threshold = options.confidence?.threshold ?? 0.25;
+  const fallbackToolIds = options.confidence?.fallbackToolIds ?? [];
+  const now = options.now ?? Date.now;
+  let bundles: ToolBundle[] = [...(options.bundles ?? [])];
+  let domainDetector: DomainDetector | undefined;
+  let cache: Promise<EmbeddingCache> | undefined;
+  const queryVectors = new Map<string, Float32Array>();
+  let queue: Promise<unknown> = Promise.resolve();
+  const serialize = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  const embeddingCache = () => {
+    if (!embedder) throw new Error("no embedder");
+    cache ??= openEmbeddingCache(embedder, options.embeddingCachePath);
+    return cache;
+  };
+
+  const queryTerms = (query: string): WeightedTerm[] => {
+    const { intent, quoted, kinds } = splitQuotedContent(query);
+    const kindTerms = new Set(analyzer.terms(kinds.join(" ")));
+    const weights = new Map<string, number>();
+    for (const { term, weight } of analyzer.queryTerms(intent)) {
+      const w = kindTerms.has(term) ? weight * entityWeight : weight;
+      weights.set(term, Math.max(weights.get(term) ?? 0, w));
+    }
+    for (const { term, weight } of analyzer.queryTerms(quoted.join(" "))) {
+      const w = weight * quotedWeight;
+      if ((weights.get(term) ?? 0) < w) weights.set(term, w);
+    }
+    return [...weights].map(([term, weight]) => ({ term, weight }));
+  };
+
+  const embedQuery = async (query: string, signal?: AbortSignal): Promise<Float32Array> => {
+    const cached = queryVectors.get(query);
+    if (cached) return cached;
+    const [vector] = await embedder!.embed([query], signal);
+    if (!vector) throw new Error("embedder returned no vector");
+    queryVectors.set(query, vector);
+    if (queryVectors.size > 1000) queryVectors.delete(queryVectors.keys().next().value!);
+    return vector;
+  };
+
+  const add = (inputs: readonly ToolDescriptorInput[], addOptions: { signal?: AbortSignal } = {}) =>
+    serialize(async () => {
+      const parsed = inputs.map((input, index) => {
+        const result = ToolDescriptorSchema.safeParse(input);
+        if (!result.success) {
+          throw new AfwError("INVALID_INPUT", `tool ${index}: ${result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+        }
+        return result.data;
+      });
+      const changed = parsed
+        .map((tool) => buildToolDocument(tool, analyzer))
+        .filter((document) => documents.get(document.id)?.contentHash !== document.contentHash);
+      if (changed.length === 0) return;
+      if (embedder) {
+        const cacheInstance = await embeddingCache();
+        const texts = changed.flatMap((d) => d.views);
+        const vectors = await cacheInstance.embedAll(texts, addOptions.signal);
+        const stale: string[] = [];
+        for (const document of changed) {
+          const previous = documents.get(document.id);
+          if (previous && previous.views.length > document.views.length) {
+            for (let view = document.views.length; view < previous.views.length; view++) stale.push(`${document.id}#${view}`);
+          }
+        }
+        if (stale.length) await store.delete(stale);
+        let offset = 0;
+        const records = changed.flatMap((document) =>
+          document.views.map((_, view) => ({
+            id: `${document.id}#${view}`,
+            vector: vectors[offset++]!,
+            metadata: toolMetadata(document.tool, view),
+          })),
+        );
+        for (let i = 0; i < records.length; i += 500) await store.upsert(records.slice(i, i + 500));
+        await cacheInstance.flush();
+      }
+      for (const document of changed) {
+        documents.set(document.id, document);
+        metadataById.set(document.id, toolMetadata(document.tool, 0));
+        bm25.add(document.id, document.fields);
+      }
+      domainDetector = undefined;
+    });
+
+  const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
+    const requested = rankOptions.mode ?? "hybrid";
+    const filter = toolFilter(rankOptions.servers, rankOptions.tags);
+    const accept = filter ? (id: string) => matchesFilter(metadataById.get(id) ?? {}, filter) : undefined;
+    const useKeyword = requested !== "semantic";
+    let useSemantic = requested !== "keyword";
+    let degraded = false;
+    const keywordHits = useKeyword || !embedder ? bm25.search(queryTerms(query), accept) : [];
+    let semanticHits: Array<{ id: string; score: number }> = [];
+    if (useSemantic) {
+      try {
+        if (!embedder) throw new Error("no embedder configured");
+        const vector = await embedQuery(semanticQuery === "intent" ? splitQuotedContent(query).intent || query : query, rankOptions.signal);
+        const total = await store.count();
+        const matches = await store.query({ vector, topK: Math.min(total, Math.max(200, documents.size)), filter });
+        const best = new Map<string, number>();
+        for (const match of matches) {
+          const id = typeof match.metadata["toolId"] === "string" ? match.metadata["toolId"] : match.id.replace(/#\d+$/, "");
+          if (!documents.has(id)) continue;
+          best.set(id, Math.max(best.get(id) ?? -1, match.score));
+        }
+        semanticHits = [...best].map(([id, score]) => ({ id, score })).sort((x, y) => y.score - x.score);
+      } catch (error) {
+        if (AfwError.isInstance(error) && error.code === "ABORTED") throw error;
+        if (rankOptions.signal?.aborted) throw new AfwError("ABORTED", "tool search aborted", { cause: error });
+        useSemantic = false;
+        degraded = true;
+      }
+    }
+    const mode: SearchMode = !useSemantic ? "keyword" : useKeyword ? "hybrid" : "semantic";
+    const keywordNorm = normalizeScores(keywordHits);
+    const semanticScore = new Map(semanticHits.map((h) => [h.id, h.score]));
+    const semanticFloor = semanticHits.length ? semanticHits[Math.min(semanticHits.length, semanticFloorRank) - 1]!.score : 0;
+    const semanticNorm = normalizeScores(semanticHits, Math.min(semanticFloor, semanticHits[0]?.score ?? 0));
+    let fused: Map<string, number>;
+    if (mode === "keyword") fused = keywordNorm;
+    else if (mode === "semantic") fused = semanticNorm;
+    else if (fusion.method === "rrf") {
+      fused = reciprocalRankFusion([keywordHits, semanticHits], { k: fusion.rrfK, weights: [fusion.keywordWeight, fusion.semanticWeight] });
+      // scale so that a tool first in both lists scores 1
+      const top = (fusion.keywordWeight + fusion.semanticWeight) / (fusion.rrfK + 1);
+      for (const [id, score] of fused) fused.set(id, score / top);
+    } else {
+      fused = new Map();
+      const totalWeight = fusion.keywordWeight + fusion.semanticWeight || 1;
+      for (const [id, score] of keywordNorm) fused.set(id, (fusion.keywordWeight * score) / totalWeight);
+      for (const [id, score] of semanticNorm) fused.set(id, (fused.get(id) ?? 0) + (fusion.semanticWeight * score) / totalWeight);
+    }
+    domainDetector ??= domainOptions ? createDomainDetector(documents.values(), analyzer, domainOptions) : undefined;
+    const domains = domainDetector ? domainDetector.detect(splitQuotedContent(query).intent) : new Map<string, number>();
+    const usage = usageWeight > 0 ? await usageStore.scores(analyzer.terms(query), now()) : new Map<string, number>();
+    const serverBoosts = options.boosts?.servers ?? {};
+    const tagBoosts = options.boosts?.tags ?? {};
+    const tools: RankedTool[] = [];
+    for (const [id, base] of fused) {
+      const document = documents.get(id);
+      if (!document) continue;
+      const server = document.tool.server;
+      const domain = domainWeight * (domains.get(server) ?? 0);
+      const evidence = Math.max(0, usage.get(id) ?? 0);
+      const usageBoost = evidence > 0 ? (usageWeight * evidence) / (evidence + usageHalf) : 0;
+      let staticBoost = serverBoosts[server] ?? 0;
+      for (const tag of document.tool.tags) staticBoost += tagBoosts[tag] ?? 0;
+      tools.push({
+        id,
+        server,
+        score: base + domain + usageBoost + staticBoost,
+        keyword: keywordNorm.get(id) ?? 0,
+        semantic: semanticScore.get(id) ?? 0,
+        domain,
+        usage: usageBoost,
+      });
+    }
+    tools.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    const confidence = rankingConfidence(tools, keywordHits[0]?.score ?? 0, mode);
+    return { tools, mode, degraded: degraded || (requested !== "keyword" && !embedder), confidence, domains };
+  };
+
+  const rankingConfidence = (tools: RankedTool[], topKeywordScore: number, mode: SearchMode): number => {
+    const first = tools[0];
+    if (!first) return 0;
+    const second = tools[1];
+    const margin = second ? (first.score - second.score) / Math.max(first.score, 1e-9) : 1;
+    const keywordStrength = mode === "semantic" ? 0 : topKeywordScore / (topKeywordScore + 6);
+    const semanticStrength = mode === "keyword" ? 0 : Math.max(0, Math.min(1, (first.semantic - 0.2) / 0.45));
+    const evidence = mode === "hybrid" ? 0.5 * keywordStrength + 0.5 * semanticStrength : keywordStrength + semanticStrength;
+    return Math.max(0, Math.min(1, sigmoid(6 * (evidence - 0.35) + 4 * margin - 0.4)));
+  };
+
+  const applyDiversity = (tools: RankedTool[], limit: number): RankedTool[] => {
+    if (limit <= 0) return tools;
+    const perServer = new Map<string, number>();
+    const kept: RankedTool[] = [];
+    const overflow: RankedTool[] = [];
+    for (const tool of tools) {
+      const count = perServer.get(tool.server) ?? 0;
+      if (count < limit) {
+        kept.push(tool);
+        perServer.set(tool.server, count + 1);
+      } else overflow.push(tool);
+    }
+    return [...kept, ...overflow];
+  };
+
+  const toHit = (id: string, score: number): ToolSearchHit => {
+    const tool = documents.get(id)!.tool;
+    return {
+      id,
+      server: tool.server,
+      name: tool.name,
+      description: tool.description,
+      score: Math.round(score * 10_000) / 10_000,
+      affordance: affordanceSummary(tool),
+      inputSchema: tool.inputSchema,
+    };
+  };
+
+  const index: ToolIndex = {
+    get size() {
+      return documents.size;
+    },
+    add,
+    upsert: add,
+    remove: (ids) =>
+      serialize(async () => {
+        const recordIds: string[] = [];
+        for (const id of ids) {
+          const document = documents.get(id);
+          if (!document) continue;
+          document.views.forEach((_, view) => recordIds.push(`${id}#${view}`));
+          documents.delete(id);
+          metadataById.delete(id);
+          bm25.remove(id);
+        }
+        if (recordIds.length && embedder) await store.delete(recordIds);
+        domainDetector = undefined;
+      }),
+    get: (id) => documents.get(id)?.tool,
+    list: () => [...documents.values()].map((d) => d.tool),
+    rank,
+    async search(rawInput, searchOptions = {}) {
+      const parsed = SearchToolsInputSchema.safeParse(rawInput);
+      if (!parsed.success) {
+        throw new AfwError("INVALID_INPUT", `invalid search_tools input: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`);
+      }
+      const input = parsed.data;
+      const trace = searchOptions.trace ?? options.trace;
+      const ranking = await rank(input.query, {
+        mode: input.mode,
+        servers: input.servers,
+        tags: input.tags,
+        ...(searchOptions.signal ? { signal: searchOptions.signal } : {}),
+      });
+      const singleServer = (input.servers?.length ?? 0) === 1;
+      const ordered = applyDiversity(ranking.tools, singleServer ? 0 : maxPerServer).slice(0, input.top_k);
+      const filter = toolFilter(input.servers, input.tags);
+      const allowed = (id: string) => documents.has(id) && (!filter || matchesFilter(metadataById.get(id) ?? {}, filter));
+      let hits: ToolSearchHit[] = [];
+      const seen = new Set<string>();
+      for (const tool of ordered) {
+        if (seen.has(tool.id)) continue;
+        seen.add(tool.id);
+        hits.push(toHit(tool.id, tool.score));
+        for (const bundle of bundles) {
+          if (!bundle.tools.includes(tool.id)) continue;
+          for (const member of bundle.tools) {
+            if (seen.has(member) || !allowed(member)) continue;
+            seen.add(member);
+            hits.push(toHit(member, tool.score));
+          }
+        }
+      }
+      let fallback = false;
+      const fallbackIds = fallbackToolIds.filter(allowed);
+      if (ranking.confidence < threshold && fallbackIds.length) {
+        fallback = true;
+        const rest = hits.filter((h) => !fallbackIds.includes(h.id));
+        hits = [...fallbackIds.map((id) => toHit(id, 0)), ...rest].slice(0, Math.max(input.top_k, fallbackIds.length));
+        emitTrace(trace, "tool-search-low-confidence", {
+          query: input.query,
+          confidence: ranking.confidence,
+          threshold,
+          fallbackIds,
+        });
+      }
+      const confidence = Math.round(ranking.confidence * 1000) / 1000;
+      emitTrace(trace, "tool-search-performed", {
+        target: "tools",
+        query: input.query,
+        mode: ranking.mode,
+        filters: {
+          top_k: input.top_k,
+          ...(input.servers ? { servers: input.servers } : {}),
+          ...(input.tags ? { tags: input.tags } : {}),
+        },
+        results: hits.map((h) => ({ id: h.id, score: h.score })),
+        confidence,
+        ...(ranking.degraded ? { degraded: true } : {}),
+      });
+      return { results: hits, confidence, mode: ranking.mode, fallback };
+    },
+    async recordUsage(query, id, success, at = now()) {
+      await usageStore.record({ terms: analyzer.terms(query), toolId: id, success, at });
+    },
+    setBundles(next) {
+      bundles = [...next];
+    },
+    async flush() {
+      if (cache) await (await cache).flush();
+    },
+    async close() {
+      await queue;
+      await store.close();
+    },
+  };
+  return index;
+}
