@@ -86,6 +86,18 @@ describe("memory stores", () => {
     await stores.close();
   });
 
+  it("slide a session's TTL on every append", async () => {
+    const clock = manualClock();
+    const store = createMemorySessionStore({ ttlMs: 1000, now: clock.now });
+    await store.append("s", turn(1));
+    clock.advance(900);
+    await store.append("s", turn(2));
+    clock.advance(900);
+    expect((await store.get("s"))?.turns).toBe(2);
+    clock.advance(100);
+    expect(await store.get("s")).toBeUndefined();
+  });
+
   it("evict the least recently updated sessions past maxSessions", async () => {
     const store = createMemorySessionStore({ maxSessions: 2 });
     await store.append("a", turn(1));
