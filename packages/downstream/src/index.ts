@@ -1,8 +1,42 @@
 /**
- * `@afw/downstream`: connects to downstream MCP servers and proxies their tools.
- *
- * Not implemented yet: see the package README.
+ * `@afw/downstream`: connects to downstream MCP servers (stdio or Streamable HTTP), hot or cold,
+ * restarts them with backoff, lists their tools under namespaced names (`server__tool`) and
+ * proxies calls with timeouts, retries and typed errors.
  *
  * @packageDocumentation
  */
-export {};
+export {
+  SERVER_NAME_PATTERN,
+  DownstreamServerNameSchema,
+  ToolOverrideSchema,
+  StdioDownstreamServerConfigSchema,
+  HttpDownstreamServerConfigSchema,
+  DownstreamServerConfigSchema,
+  DownstreamConfigSchema,
+  parseDownstreamConfig,
+  type ToolOverride,
+  type StdioDownstreamServerConfig,
+  type HttpDownstreamServerConfig,
+  type DownstreamServerConfig,
+  type DownstreamServerConfigInput,
+  type DownstreamConfig,
+  type DownstreamConfigInput,
+} from "./config.js";
+export { importMcpJson, type ImportMcpJsonOptions, type DownstreamServerSettings } from "./mcp-json.js";
+export { NAMESPACE_SEPARATOR, namespaceToolName, parseNamespacedToolName } from "./namespacing.js";
+export { matchesGlob, isToolAllowed } from "./glob.js";
+export { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
+export { systemClock, type DownstreamClock } from "./clock.js";
+export { REDACTED, redactSecrets } from "./redact.js";
+export { toMcpTool, type DownstreamTool } from "./downstream-tool.js";
+export type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-supervisor.js";
+export {
+  createDownstreamManager,
+  type DownstreamManager,
+  type DownstreamManagerOptions,
+  type DownstreamCallOptions,
+  type DownstreamCallResult,
+  type ListToolsOptions,
+  type ToolsChangedEvent,
+  type ToolCallReport,
+} from "./downstream-manager.js";

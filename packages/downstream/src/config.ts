@@ -1,0 +1,205 @@
+import { z } from "zod";
+import { AfwError } from "@afw/contracts";
+import { NAMESPACE_SEPARATOR } from "./namespacing.js";
+
+/** Characters a downstream server name may use: letters, digits, `_` and `-`. */
+export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Zod schema of a downstream server name. Names prefix every tool (`server__tool`), so they must
+ * be 1-64 characters of `[A-Za-z0-9_-]`, must not contain the separator `__` and must not end with
+ * `_` (either would make the split of a namespaced name ambiguous).
+ */
+export const DownstreamServerNameSchema = z
+  .string()
+  .min(1, "server name must not be empty")
+  .max(64, "server name must be at most 64 characters")
+  .regex(SERVER_NAME_PATTERN, "server name may only contain letters, digits, '_' and '-'")
+  .refine((name) => !name.includes(NAMESPACE_SEPARATOR), `server name must not contain '${NAMESPACE_SEPARATOR}' (it separates server and tool)`)
+  .refine((name) => !name.endsWith("_"), "server name must not end with '_'");
+
+/** Zod schema of one entry of {@link DownstreamServerConfig}'s `toolOverrides`. */
+export const ToolOverrideSchema = z
+  .object({
+    description: z.string().optional().describe("Replaces the tool's description (what agents and the tool search see)."),
+    title: z.string().optional().describe("Replaces the tool's title."),
+    tags: z.array(z.string().min(1)).optional().describe("Extra tags for this tool (added to the server's tags)."),
+  })
+  .strict();
+
+/** Per-tool overrides of a downstream tool's metadata. */
+export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
+
+const stringRecord = z.record(z.string(), z.string());
+
+const commonShape = {
+  name: DownstreamServerNameSchema,
+  enabled: z.boolean().default(true).describe("A disabled server is ignored entirely."),
+  mode: z
+    .enum(["hot", "cold"])
+    .default("hot")
+    .describe("`hot`: connected at start and kept connected. `cold`: connected on first use, disconnected after `idleTimeoutMs` without calls."),
+  idleTimeoutMs: z.number().int().positive().default(300_000).describe("Cold servers only: disconnect after this long without calls."),
+  connectTimeoutMs: z.number().int().positive().default(30_000).describe("Limit for spawning/connecting, the initialize handshake and listing tools."),
+  callTimeoutMs: z.number().int().positive().default(60_000).describe("Default limit for one attempt of one tool call."),
+  retries: z.number().int().min(0).max(10).default(2).describe("Retries after the first attempt for retryable failures."),
+  retryUnsafeCalls: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Also retry calls that may already have reached the server (connection lost mid-call, timeout) for tools not annotated readOnlyHint or idempotentHint. Off by default: retrying such a tool can repeat its side effect.",
+    ),
+  pingIntervalMs: z.number().int().nonnegative().default(30_000).describe("Health ping period while connected; 0 disables. A failed ping restarts the server."),
+  pingTimeoutMs: z.number().int().positive().default(5_000).describe("Limit for one health ping."),
+  allow: z.array(z.string().min(1)).optional().describe("Glob patterns (`*`, `?`) of tool names to expose; absent = all."),
+  deny: z.array(z.string().min(1)).default([]).describe("Glob patterns of tool names to hide. Deny wins over allow."),
+  toolOverrides: z.record(z.string().min(1), ToolOverrideSchema).default({}).describe("Per-tool overrides keyed by the tool's own (not namespaced) name."),
+  tags: z.array(z.string().min(1)).default([]).describe("Tags added to every tool of this server."),
+} as const;
+
+/** Zod schema of {@link StdioDownstreamServerConfig}. */
+export const StdioDownstreamServerConfigSchema = z
+  .object({
+    ...commonShape,
+    transport: z.literal("stdio"),
+    command: z.string().min(1, "command must not be empty").describe("Executable to spawn (no shell)."),
+    args: z.array(z.string()).default([]),
+    env: stringRecord.default({}).describe("Extra environment; the child also gets HOME, PATH, SHELL, TERM, USER, LOGNAME (nothing else of ours)."),
+    cwd: z.string().min(1).optional(),
+    maxMessageBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(8 * 1024 * 1024)
+      .describe("Largest stdout line buffered; a server exceeding it is disconnected and restarted."),
+    stderrTailBytes: z.number().int().nonnegative().default(8192).describe("How much of the server's stderr is kept (the rest is counted and dropped)."),
+  })
+  .strict();
+
+/** Zod schema of {@link HttpDownstreamServerConfig}. */
+export const HttpDownstreamServerConfigSchema = z
+  .object({
+    ...commonShape,
+    transport: z.literal("http"),
+    url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }),
+    headers: stringRecord.default({}).describe("Sent with every request (e.g. Authorization). Never logged."),
+    protocol: z
+      .enum(["streamable-http", "sse"])
+      .default("streamable-http")
+      .describe("`streamable-http` (current MCP spec) or the legacy `sse` transport."),
+  })
+  .strict();
+
+/** Zod schema of {@link DownstreamServerConfig}: a union discriminated on `transport`. */
+export const DownstreamServerConfigSchema = z.discriminatedUnion("transport", [StdioDownstreamServerConfigSchema, HttpDownstreamServerConfigSchema], {
+  error: 'transport must be "stdio" (with command) or "http" (with url)',
+});
+
+/** A downstream MCP server reached by spawning a process and speaking MCP over its stdin/stdout. */
+export type StdioDownstreamServerConfig = z.infer<typeof StdioDownstreamServerConfigSchema>;
+/** A downstream MCP server reached over HTTP (Streamable HTTP, or legacy SSE). */
+export type HttpDownstreamServerConfig = z.infer<typeof HttpDownstreamServerConfigSchema>;
+/** One configured downstream MCP server (defaults applied). */
+export type DownstreamServerConfig = z.infer<typeof DownstreamServerConfigSchema>;
+/** Input form of {@link DownstreamServerConfig}: only `name`, `transport` and `command` / `url` are required. */
+export type DownstreamServerConfigInput = z.input<typeof DownstreamServerConfigSchema>;
+
+const backoff = (defaults: { initialDelayMs: number; maxDelayMs: number }) =>
+  z
+    .object({
+      initialDelayMs: z.number().int().nonnegative().default(defaults.initialDelayMs),
+      maxDelayMs: z.number().int().nonnegative().default(defaults.maxDelayMs),
+      multiplier: z.number().min(1).default(2),
+      jitter: z.number().min(0).max(1).default(0.2),
+    })
+    .strict()
+    .default({ ...defaults, multiplier: 2, jitter: 0.2 });
+
+/** Zod schema of {@link DownstreamConfig}. */
+export const DownstreamConfigSchema = z
+  .object({
+    servers: z.array(DownstreamServerConfigSchema).default([]),
+    restartBackoff: backoff({ initialDelayMs: 500, maxDelayMs: 30_000 }).describe(
+      "Delay before restarting a crashed or hung server, growing per consecutive failure.",
+    ),
+    restartStableAfterMs: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(30_000)
+      .describe("A server connected at least this long before failing starts its backoff from the beginning again."),
+    maxRestarts: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe("Consecutive failed restarts after which a server stays `crashed`; absent = keep trying (at the capped delay)."),
+    retryBackoff: backoff({ initialDelayMs: 100, maxDelayMs: 2_000 }).describe("Delay between attempts of one tool call."),
+    discoverColdServers: z
+      .boolean()
+      .default(true)
+      .describe("At start, connect each cold server once to learn its tools, then disconnect it; otherwise its tools are unknown until first use."),
+  })
+  .strict()
+  .superRefine((config, context) => {
+    const seen = new Map<string, number>();
+    config.servers.forEach((server, index) => {
+      const previous = seen.get(server.name);
+      if (previous !== undefined) {
+        context.addIssue({
+          code: "custom",
+          path: ["servers", index, "name"],
+          message: `duplicate server name (also used by servers[${previous}])`,
+        });
+      } else {
+        seen.set(server.name, index);
+      }
+    });
+  });
+
+/** The downstream section of the gateway configuration (defaults applied). */
+export type DownstreamConfig = z.infer<typeof DownstreamConfigSchema>;
+/** Input form of {@link DownstreamConfig}. */
+export type DownstreamConfigInput = z.input<typeof DownstreamConfigSchema>;
+
+/**
+ * Formats zod issues with the server each one concerns: `server "web" (servers[1]): url: …`.
+ * @internal
+ */
+export function describeConfigIssues(error: z.ZodError, input: unknown, serversKey = "servers"): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map(String);
+    if (path[0] === serversKey && path.length >= 2) {
+      const key = path[1]!;
+      const entries = (input as Record<string, unknown> | undefined)?.[serversKey];
+      const entry = Array.isArray(entries) ? entries[Number(key)] : (entries as Record<string, unknown> | undefined)?.[key];
+      const name = typeof (entry as { name?: unknown } | undefined)?.name === "string" ? (entry as { name: string }).name : Array.isArray(entries) ? undefined : key;
+      const where = Array.isArray(entries) ? `${name === undefined ? "server" : `server "${name}"`} (${serversKey}[${key}])` : `server "${key}"`;
+      const field = path.slice(2).join(".");
+      return `${where}${field ? `: ${field}` : ""}: ${issue.message}`;
+    }
+    return `${path.length ? path.join(".") : "(root)"}: ${issue.message}`;
+  });
+}
+
+/**
+ * Validates a downstream configuration and applies defaults.
+ *
+ * @throws AfwError `CONFIG_INVALID` naming each offending server and field, e.g.
+ * `server "web" (servers[1]): url: url must be an http(s) URL`.
+ * @example
+ * ```ts
+ * const config = parseDownstreamConfig({
+ *   servers: [
+ *     { name: "files", transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] },
+ *     { name: "search", transport: "http", url: "http://127.0.0.1:8931/mcp", mode: "cold", idleTimeoutMs: 60_000 },
+ *   ],
+ * });
+ * ```
+ */
+export function parseDownstreamConfig(input: unknown): DownstreamConfig {
+  const result = DownstreamConfigSchema.safeParse(input);
+  if (result.success) return result.data;
+  const problems = describeConfigIssues(result.error, input);
+  throw new AfwError("CONFIG_INVALID", `invalid downstream config: ${problems.join("; ")}`, { details: { problems } });
+}

@@ -1,0 +1,392 @@
+import { AfwError, emitTrace, type TraceContext } from "@afw/contracts";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { computeBackoffDelay } from "./backoff.js";
+import { systemClock, type DownstreamClock } from "./clock.js";
+import { parseDownstreamConfig, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
+import type { DownstreamTool } from "./downstream-tool.js";
+import { isToolAllowed } from "./glob.js";
+import { parseNamespacedToolName } from "./namespacing.js";
+import { AttemptFailure, ServerSupervisor, type DownstreamServerStatus, type ToolsChangeReason } from "./server-supervisor.js";
+
+/** The result of a proxied tool call: the downstream server's MCP `CallToolResult`, unchanged. */
+export type DownstreamCallResult = CallToolResult;
+
+/** Emitted when the tools a server contributes (or their availability) change. */
+export interface ToolsChangedEvent {
+  /** The server whose tools changed. */
+  server: string;
+  /** What happened: it connected, sent `list_changed`, failed, is recovering, disconnected or was stopped. */
+  reason: ToolsChangeReason;
+  /** Namespaced names of tools that appeared. */
+  added: string[];
+  /** Namespaced names of tools that disappeared. */
+  removed: string[];
+  /** Namespaced names of tools whose description, schema, tags or availability changed. */
+  updated: string[];
+}
+
+/** Reported through {@link DownstreamManagerOptions.onToolCall} after each successful call. */
+export interface ToolCallReport {
+  /** The server that ran the tool. */
+  server: string;
+  /** The tool's own name on that server. */
+  tool: string;
+  /** `server__tool`. */
+  namespacedName: string;
+  /** Time from the call to its result, including retries, in ms. */
+  latencyMs: number;
+  /** Attempts it took (1 = first try). */
+  attempts: number;
+  /** The `usageContext` passed to `callTool` (e.g. the task's words), for usage learning. */
+  usageContext?: string;
+}
+
+/** Options of {@link DownstreamManager.callTool}. */
+export interface DownstreamCallOptions {
+  /** Aborts the call (and any waiting retry); the call then fails with `ABORTED`. */
+  signal?: AbortSignal;
+  /** Limit for each attempt in ms. @default the server's `callTimeoutMs` */
+  timeoutMs?: number;
+  /** Trace context for this call's `tool-call-start` / `tool-call-end` events. @default the manager's `trace` */
+  trace?: TraceContext;
+  /** Passed through to {@link ToolCallReport.usageContext}. */
+  usageContext?: string;
+}
+
+/** Options of {@link DownstreamManager.listTools}. */
+export interface ListToolsOptions {
+  /** Only tools that can be called now. @default false (unavailable tools are listed with `available: false`) */
+  availableOnly?: boolean;
+  /** Only tools of these servers. */
+  servers?: readonly string[];
+}
+
+/** Options of {@link createDownstreamManager}. */
+export interface DownstreamManagerOptions {
+  /** Where `downstream-connected`, `downstream-disconnected` and (by default) tool-call events go. */
+  trace?: TraceContext;
+  /** Time source and timers. @default {@link systemClock} */
+  clock?: DownstreamClock;
+  /** Random numbers in [0, 1) for backoff jitter. @default Math.random */
+  random?: () => number;
+  /**
+   * Called after every successful call (not for `isError` results or failures), e.g. to feed tool
+   * usage into the tool zoo's ranking. Exceptions it throws are ignored.
+   */
+  onToolCall?: (report: ToolCallReport) => void;
+  /**
+   * Receives each chunk a stdio server writes to stderr (for the gateway's log). By default stderr
+   * is only kept as a bounded tail in {@link DownstreamServerStatus.stderrTail}; it never reaches
+   * our stdout. Chunks are raw: redact before logging if servers may print secrets.
+   */
+  onServerStderr?: (server: string, chunk: string) => void;
+  /** The client identity sent to downstream servers. @default `{ name: "afw-gateway", version: "0.0.0" }` */
+  clientInfo?: { name: string; version: string };
+}
+
+/**
+ * Connects to the configured downstream MCP servers and proxies their tools under namespaced names
+ * (`server__tool`). Create with {@link createDownstreamManager}.
+ */
+export interface DownstreamManager {
+  /** The validated configuration (defaults applied). */
+  readonly config: DownstreamConfig;
+  /**
+   * Connects every hot server and (unless `discoverColdServers` is false) learns each cold
+   * server's tools by connecting it once and disconnecting it again. Resolves when every server
+   * has connected or failed; a failing server is restarted in the background and never makes
+   * `start` reject. Calling it again does nothing.
+   */
+  start(): Promise<void>;
+  /** Disconnects every server (closing child processes) and stops all timers. Idempotent. */
+  stop(): Promise<void>;
+  /**
+   * Every known tool of every enabled server, in configuration order, with allow/deny lists and
+   * overrides applied. Synchronous: answers from the cached lists, which the manager keeps
+   * current (connections, `notifications/tools/list_changed`, failures).
+   */
+  listTools(options?: ListToolsOptions): DownstreamTool[];
+  /** The tool with this namespaced name, if it exists and is allowed. */
+  getTool(namespacedName: string): DownstreamTool | undefined;
+  /**
+   * Calls a tool by its namespaced name. Connects a cold server on demand. Retries connection
+   * losses and timeouts with exponential backoff and jitter (`retries` per server) when that is
+   * safe (see the server's `retryUnsafeCalls`); a result with `isError: true` is a tool-level
+   * error and is returned as-is, never retried.
+   *
+   * @throws AfwError `TOOL_NOT_FOUND` when no enabled server offers an allowed tool of that name.
+   * @throws AfwError `SERVER_CONNECTION_FAILED` when the server cannot be reached, lost the
+   * connection, or is unavailable (restarting after a crash) — the latter fails fast.
+   * @throws AfwError `TOOL_EXECUTION_FAILED` on a timeout or a protocol-level error.
+   * @throws AfwError `ABORTED` when `options.signal` aborts.
+   * @example
+   * ```ts
+   * const result = await manager.callTool("files__read_text_file", { path: "/tmp/a.txt" }, { timeoutMs: 10_000 });
+   * if (result.isError) console.error(result.content);
+   * ```
+   */
+  callTool(namespacedName: string, args?: Record<string, unknown>, options?: DownstreamCallOptions): Promise<DownstreamCallResult>;
+  /** Re-lists the tools of one server (or all connected ones). Servers that are not connected keep their cached lists. */
+  refreshTools(server?: string): Promise<void>;
+  /** The state of every configured server, in configuration order. */
+  status(): DownstreamServerStatus[];
+  /**
+   * Subscribes to tool-set changes (use it to send `notifications/tools/list_changed` and to
+   * re-index the tool zoo). Fired only when the exposed list or availability really changed.
+   * Returns the unsubscribe function.
+   */
+  onToolsChanged(listener: (event: ToolsChangedEvent) => void): () => void;
+  /** Subscribes to server state changes (connecting, connected, idle, backing-off, …). Returns the unsubscribe function. */
+  onStatusChanged(listener: (status: DownstreamServerStatus) => void): () => void;
+}
+
+function fingerprint(tool: DownstreamTool): string {
+  return JSON.stringify([tool.description, tool.title, tool.inputSchema, tool.outputSchema, tool.annotations, tool.tags, tool.available]);
+}
+
+function delay(clock: DownstreamClock, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clock.clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = clock.setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Creates a {@link DownstreamManager} for the given configuration. Nothing connects until
+ * `start()` (or a call).
+ *
+ * @param config - a {@link DownstreamConfig} or its input form (validated here).
+ * @throws AfwError `CONFIG_INVALID` when the configuration is invalid.
+ * @example
+ * ```ts
+ * const manager = createDownstreamManager({
+ *   servers: [
+ *     { name: "memory", transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] },
+ *     { name: "docs", transport: "http", url: "http://127.0.0.1:8931/mcp", mode: "cold", idleTimeoutMs: 60_000 },
+ *   ],
+ * });
+ * manager.onToolsChanged(() => mcpServer.sendToolListChanged());
+ * await manager.start();
+ * const tools = manager.listTools({ availableOnly: true });
+ * const result = await manager.callTool("memory__read_graph", {});
+ * await manager.stop();
+ * ```
+ */
+export function createDownstreamManager(config: DownstreamConfigInput | DownstreamConfig, options: DownstreamManagerOptions = {}): DownstreamManager {
+  const parsed = parseDownstreamConfig(config);
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  const toolsListeners = new Set<(event: ToolsChangedEvent) => void>();
+  const statusListeners = new Set<(status: DownstreamServerStatus) => void>();
+  const snapshots = new Map<string, Map<string, string>>();
+  const supervisors = new Map<string, ServerSupervisor>();
+  let started: Promise<void> | undefined;
+  let stopped: Promise<void> | undefined;
+
+  const onChange = (supervisor: ServerSupervisor, reason: ToolsChangeReason) => {
+    if (statusListeners.size > 0) {
+      const status = supervisor.status();
+      for (const listener of [...statusListeners]) {
+        try {
+          listener(status);
+        } catch {
+          // listeners must not break the manager
+        }
+      }
+    }
+    const next = new Map(supervisor.tools().map((tool) => [tool.namespacedName, fingerprint(tool)]));
+    const previous = snapshots.get(supervisor.name) ?? new Map<string, string>();
+    const added: string[] = [];
+    const removed: string[] = [];
+    const updated: string[] = [];
+    for (const [name, print] of next) {
+      const before = previous.get(name);
+      if (before === undefined) added.push(name);
+      else if (before !== print) updated.push(name);
+    }
+    for (const name of previous.keys()) if (!next.has(name)) removed.push(name);
+    if (added.length + removed.length + updated.length === 0) return;
+    snapshots.set(supervisor.name, next);
+    const event: ToolsChangedEvent = { server: supervisor.name, reason, added, removed, updated };
+    for (const listener of [...toolsListeners]) {
+      try {
+        listener(event);
+      } catch {
+        // listeners must not break the manager
+      }
+    }
+  };
+
+  for (const server of parsed.servers) {
+    if (!server.enabled) continue;
+    supervisors.set(
+      server.name,
+      new ServerSupervisor(server, {
+        clock,
+        random,
+        trace: options.trace,
+        restartBackoff: parsed.restartBackoff,
+        restartStableAfterMs: parsed.restartStableAfterMs,
+        maxRestarts: parsed.maxRestarts,
+        clientInfo: options.clientInfo ?? { name: "afw-gateway", version: "0.0.0" },
+        onChange,
+        onStderr: options.onServerStderr,
+      }),
+    );
+  }
+
+  const notFound = (namespacedName: string, why: string) =>
+    new AfwError("TOOL_NOT_FOUND", `unknown downstream tool "${namespacedName}": ${why}`, { details: { tool: namespacedName } });
+
+  const resolve = (namespacedName: string): { supervisor: ServerSupervisor; tool: string } => {
+    const parts = parseNamespacedToolName(namespacedName);
+    if (!parts) throw notFound(namespacedName, "expected a namespaced name `server__tool`");
+    const supervisor = supervisors.get(parts.server);
+    if (!supervisor) throw notFound(namespacedName, `no enabled downstream server "${parts.server}"`);
+    if (!isToolAllowed(parts.tool, supervisor.config)) throw notFound(namespacedName, `tool "${parts.tool}" is not allowed on server "${parts.server}"`);
+    return { supervisor, tool: parts.tool };
+  };
+
+  const manager: DownstreamManager = {
+    config: parsed,
+
+    start() {
+      if (stopped) return Promise.resolve();
+      started ??= Promise.all([...supervisors.values()].map((supervisor) => supervisor.start(parsed.discoverColdServers))).then(() => undefined);
+      return started;
+    },
+
+    stop() {
+      stopped ??= (async () => {
+        await Promise.all([...supervisors.values()].map((supervisor) => supervisor.stop()));
+      })();
+      return stopped;
+    },
+
+    listTools(listOptions = {}) {
+      const tools: DownstreamTool[] = [];
+      for (const supervisor of supervisors.values()) {
+        if (listOptions.servers && !listOptions.servers.includes(supervisor.name)) continue;
+        for (const tool of supervisor.tools()) {
+          if (listOptions.availableOnly && !tool.available) continue;
+          tools.push(tool);
+        }
+      }
+      return tools;
+    },
+
+    getTool(namespacedName) {
+      const parts = parseNamespacedToolName(namespacedName);
+      if (!parts) return undefined;
+      return supervisors
+        .get(parts.server)
+        ?.tools()
+        .find((tool) => tool.name === parts.tool);
+    },
+
+    async callTool(namespacedName, args = {}, callOptions = {}) {
+      const { supervisor, tool } = resolve(namespacedName);
+      const config = supervisor.config;
+      const trace = callOptions.trace ?? options.trace;
+      let descriptor = supervisor.findTool(tool);
+      if (!descriptor && supervisor.toolsKnown) {
+        if (supervisor.state === "connected") {
+          await supervisor.refreshTools();
+          descriptor = supervisor.findTool(tool);
+        }
+        if (!descriptor) throw notFound(namespacedName, `server "${supervisor.name}" does not offer a tool "${tool}"`);
+      }
+      const safeToRepeat =
+        config.retryUnsafeCalls || descriptor?.annotations?.readOnlyHint === true || descriptor?.annotations?.idempotentHint === true;
+      const timeoutMs = callOptions.timeoutMs ?? config.callTimeoutMs;
+      const startedAt = clock.now();
+      for (let attempt = 1; ; attempt++) {
+        emitTrace(trace, "tool-call-start", { server: supervisor.name, tool, attempt });
+        const attemptStartedAt = clock.now();
+        try {
+          const result = await supervisor.callOnce(tool, args, {
+            signal: callOptions.signal,
+            timeoutMs,
+            waitForRestartMs: attempt === 1 ? 0 : parsed.retryBackoff.maxDelayMs,
+          });
+          emitTrace(trace, "tool-call-end", {
+            server: supervisor.name,
+            tool,
+            attempt,
+            latencyMs: Math.max(0, clock.now() - attemptStartedAt),
+            outcome: result.isError ? "error" : "success",
+            ...(result.isError ? { errorCode: "TOOL_RESULT_IS_ERROR" } : {}),
+          });
+          if (!result.isError && options.onToolCall) {
+            const report: ToolCallReport = {
+              server: supervisor.name,
+              tool,
+              namespacedName,
+              latencyMs: Math.max(0, clock.now() - startedAt),
+              attempts: attempt,
+            };
+            if (callOptions.usageContext !== undefined) report.usageContext = callOptions.usageContext;
+            try {
+              options.onToolCall(report);
+            } catch {
+              // a usage hook must not fail the call
+            }
+          }
+          return result;
+        } catch (caught) {
+          const failure =
+            caught instanceof AttemptFailure
+              ? caught
+              : new AttemptFailure(AfwError.isInstance(caught) ? caught : new AfwError("TOOL_EXECUTION_FAILED", String(caught), { cause: caught }), false, false, "error");
+          emitTrace(trace, "tool-call-end", {
+            server: supervisor.name,
+            tool,
+            attempt,
+            latencyMs: Math.max(0, clock.now() - attemptStartedAt),
+            outcome: failure.outcome,
+            errorCode: failure.error.code,
+          });
+          const retry =
+            failure.retryable && attempt <= config.retries && (!failure.delivered || safeToRepeat) && !callOptions.signal?.aborted;
+          if (!retry) throw failure.error;
+          try {
+            await delay(clock, computeBackoffDelay(attempt, parsed.retryBackoff, random), callOptions.signal);
+          } catch {
+            throw new AfwError("ABORTED", `call of "${namespacedName}" was aborted`, { details: { server: supervisor.name, tool } });
+          }
+        }
+      }
+    },
+
+    async refreshTools(server) {
+      const targets = server === undefined ? [...supervisors.values()] : [supervisors.get(server)].filter((s) => s !== undefined);
+      await Promise.all(targets.map((supervisor) => supervisor.refreshTools()));
+    },
+
+    status() {
+      return [...supervisors.values()].map((supervisor) => supervisor.status());
+    },
+
+    onToolsChanged(listener) {
+      toolsListeners.add(listener);
+      return () => toolsListeners.delete(listener);
+    },
+
+    onStatusChanged(listener) {
+      statusListeners.add(listener);
+      return () => statusListeners.delete(listener);
+    },
+  };
+  return manager;
+}

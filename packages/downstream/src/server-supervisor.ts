@@ -1,0 +1,729 @@
+import { AfwError, emitTrace, type ErrorCode, type TraceContext } from "@afw/contracts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  CallToolResultSchema,
+  ErrorCode as McpErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
+import { BoundedTail } from "./bounded-tail.js";
+import type { DownstreamClock } from "./clock.js";
+import type { DownstreamServerConfig } from "./config.js";
+import { toDownstreamTools, type DownstreamTool } from "./downstream-tool.js";
+import { isToolAllowed } from "./glob.js";
+import { collectSecrets, redactSecrets } from "./redact.js";
+
+/**
+ * The lifecycle state of a downstream server.
+ *
+ * - `idle`: not connected, and nothing wrong (a cold server between uses, or before `start()`).
+ * - `connecting`: spawning / connecting, the initialize handshake, or listing tools.
+ * - `connected`: ready for calls.
+ * - `backing-off`: it crashed, hung or could not be reached; a restart is scheduled. Its tools are
+ *   unavailable and calls fail fast with `SERVER_CONNECTION_FAILED`.
+ * - `crashed`: it failed more than `maxRestarts` times in a row; no restart is scheduled.
+ * - `stopped`: the manager was stopped.
+ */
+export type DownstreamServerState = "idle" | "connecting" | "connected" | "backing-off" | "crashed" | "stopped";
+
+/** Why a server's tool list (or the availability of its tools) may have changed. */
+export type ToolsChangeReason = "connected" | "list-changed" | "failed" | "recovering" | "disconnected" | "stopped";
+
+/** A point-in-time view of one downstream server, for status tools, health endpoints and tests. */
+export interface DownstreamServerStatus {
+  /** The configured name (the namespace prefix of its tools). */
+  name: string;
+  /** `stdio` or `http`. */
+  transport: "stdio" | "http";
+  /** `hot` or `cold`. */
+  mode: "hot" | "cold";
+  /** Lifecycle state; see {@link DownstreamServerState}. */
+  state: DownstreamServerState;
+  /** Whether its tools can be called now (see {@link DownstreamTool.available}). */
+  available: boolean;
+  /** Number of its tools that are exposed (after allow/deny lists); 0 while unknown. */
+  toolCount: number;
+  /** Whether its tool list is known (false for a cold server never connected). */
+  toolsKnown: boolean;
+  /** Reconnections after a failure since the manager was created. */
+  restarts: number;
+  /** Failures in a row (reset once a connection stays up for `restartStableAfterMs`). */
+  consecutiveFailures: number;
+  /** The last failure, with secrets redacted. */
+  lastError?: string;
+  /** When the last failure happened (ISO 8601). */
+  lastErrorAt?: string;
+  /** When the current connection was established (ISO 8601). */
+  connectedSince?: string;
+  /** When the scheduled restart is due (ISO 8601), while `backing-off`. */
+  nextRestartAt?: string;
+  /** Tool calls in progress. */
+  inFlightCalls: number;
+  /** The child process id (stdio, while connected). */
+  pid?: number;
+  /** Bytes the server wrote to stderr (stdio), counted over its whole life. */
+  stderrBytes: number;
+  /** The last lines of its stderr (at most 2 KiB, secrets redacted). Never forwarded to our stdout. */
+  stderrTail: string;
+  /** Stdout lines that were not valid JSON-RPC (ignored), and other transport errors. */
+  transportErrors: number;
+}
+
+/**
+ * The outcome of one failed call attempt, with what retry needs to decide.
+ * @internal
+ */
+export class AttemptFailure extends Error {
+  constructor(
+    readonly error: AfwError,
+    /** Whether the request may have reached the server (a retry could repeat its effect). */
+    readonly delivered: boolean,
+    /** Whether another attempt may succeed. */
+    readonly retryable: boolean,
+    readonly outcome: "error" | "timeout" | "aborted",
+  ) {
+    super(error.message);
+  }
+}
+
+interface Connection {
+  readonly generation: number;
+  readonly client: Client;
+  readonly transport: Transport;
+  connectedAt: number;
+  pid: number | undefined;
+  closing: boolean;
+  healthCheck: Promise<boolean> | undefined;
+}
+
+/** @internal */
+export interface SupervisorDependencies {
+  clock: DownstreamClock;
+  random: () => number;
+  trace: TraceContext | undefined;
+  restartBackoff: BackoffPolicy;
+  restartStableAfterMs: number;
+  maxRestarts: number | undefined;
+  clientInfo: { name: string; version: string };
+  onChange(supervisor: ServerSupervisor, reason: ToolsChangeReason): void;
+  onStderr: ((server: string, chunk: string) => void) | undefined;
+}
+
+const SHUTDOWN_GRACE_MS = 1_000;
+const HTTP_TERMINATE_LIMIT_MS = 1_000;
+const STATUS_STDERR_CHARS = 2_048;
+
+function message(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+function networkErrorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 1000; page++) {
+    const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return tools;
+}
+
+/**
+ * Supervises one downstream server: connection, tool list, idle disconnect, health pings,
+ * restarts with backoff, and single call attempts.
+ * @internal
+ */
+export class ServerSupervisor {
+  state: DownstreamServerState = "idle";
+  private connection: Connection | undefined;
+  private connectPromise: Promise<Connection> | undefined;
+  private closingPromise: Promise<void> | undefined;
+  private generation = 0;
+  private rawTools: Tool[] | undefined;
+  private healthy = true;
+  private recovering = false;
+  private restarts = 0;
+  private consecutiveFailures = 0;
+  private lastError: string | undefined;
+  private lastErrorAt: number | undefined;
+  private restartTimer: unknown;
+  private nextRestartAt: number | undefined;
+  private idleTimer: unknown;
+  private pingTimer: unknown;
+  private inFlight = 0;
+  private stopped = false;
+  private refreshing: Promise<void> | undefined;
+  private refreshAgain = false;
+  private readonly stateWaiters = new Set<() => void>();
+  private readonly stderr: BoundedTail;
+  private transportErrors = 0;
+  private readonly secrets: string[];
+
+  constructor(
+    readonly config: DownstreamServerConfig,
+    private readonly deps: SupervisorDependencies,
+  ) {
+    this.stderr = new BoundedTail(config.transport === "stdio" ? config.stderrTailBytes : 0);
+    this.secrets = collectSecrets(config.transport === "stdio" ? { env: config.env } : { headers: config.headers, url: config.url });
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  /** Whether the server's tool list is known. */
+  get toolsKnown(): boolean {
+    return this.rawTools !== undefined;
+  }
+
+  /** Whether calls may be attempted now. */
+  get available(): boolean {
+    if (this.stopped) return false;
+    if (this.state === "connected") return true;
+    return (this.state === "idle" || this.state === "connecting") && this.healthy;
+  }
+
+  /** Redacts this server's secrets (and generic secret shapes) from `text`. */
+  redact(text: string): string {
+    return redactSecrets(text, this.secrets);
+  }
+
+  /** The exposed tools (allow/deny lists and overrides applied). */
+  tools(): DownstreamTool[] {
+    return this.rawTools ? toDownstreamTools(this.config, this.rawTools, this.available) : [];
+  }
+
+  /** The raw tool `name` as the server listed it, if it exists and passes the allow/deny lists. */
+  findTool(name: string): Tool | undefined {
+    if (!isToolAllowed(name, this.config)) return undefined;
+    return this.rawTools?.find((tool) => tool.name === name);
+  }
+
+  status(): DownstreamServerStatus {
+    const status: DownstreamServerStatus = {
+      name: this.name,
+      transport: this.config.transport,
+      mode: this.config.mode,
+      state: this.state,
+      available: this.available,
+      toolCount: this.tools().length,
+      toolsKnown: this.toolsKnown,
+      restarts: this.restarts,
+      consecutiveFailures:
+        this.connection && this.deps.clock.now() - this.connection.connectedAt >= this.deps.restartStableAfterMs ? 0 : this.consecutiveFailures,
+      inFlightCalls: this.inFlight,
+      stderrBytes: this.stderr.totalBytes,
+      stderrTail: this.redact(this.stderr.text().slice(-STATUS_STDERR_CHARS)),
+      transportErrors: this.transportErrors,
+    };
+    if (this.lastError !== undefined) status.lastError = this.lastError;
+    if (this.lastErrorAt !== undefined) status.lastErrorAt = new Date(this.lastErrorAt).toISOString();
+    if (this.connection) status.connectedSince = new Date(this.connection.connectedAt).toISOString();
+    if (this.connection?.pid !== undefined) status.pid = this.connection.pid;
+    if (this.nextRestartAt !== undefined && this.state === "backing-off") status.nextRestartAt = new Date(this.nextRestartAt).toISOString();
+    return status;
+  }
+
+  /** Connects a hot server; discovers a cold server's tools (connect, list, disconnect). Never throws. */
+  async start(discoverCold: boolean): Promise<void> {
+    if (this.stopped) return;
+    if (this.config.mode === "hot") {
+      await this.connect().catch(() => undefined);
+      return;
+    }
+    if (!discoverCold || this.rawTools !== undefined) return;
+    try {
+      await this.connect();
+    } catch {
+      return;
+    }
+    if (this.inFlight === 0) await this.disconnect("idle");
+  }
+
+  /** Disconnects and never reconnects. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.clearTimer("restartTimer");
+    this.nextRestartAt = undefined;
+    this.clearTimer("idleTimer");
+    this.clearTimer("pingTimer");
+    if (this.connectPromise) await this.connectPromise.catch(() => undefined);
+    const connection = this.connection;
+    if (connection) {
+      this.connection = undefined;
+      connection.closing = true;
+      emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason: "shutdown" });
+      await this.closeConnection(connection, false);
+    }
+    if (this.closingPromise) await this.closingPromise;
+    this.setState("stopped", "stopped");
+  }
+
+  /** Ensures a connection (deduplicating concurrent attempts). */
+  connect(): Promise<Connection> {
+    if (this.stopped) return Promise.reject(this.unavailableError());
+    if (this.connection) return Promise.resolve(this.connection);
+    if (this.connectPromise) return this.connectPromise;
+    this.clearTimer("restartTimer");
+    this.nextRestartAt = undefined;
+    if (this.recovering) this.restarts++;
+    const generation = ++this.generation;
+    this.setState("connecting", "recovering");
+    const promise: Promise<Connection> = this.openConnection(generation).finally(() => {
+      if (this.connectPromise === promise) this.connectPromise = undefined;
+    });
+    this.connectPromise = promise;
+    return promise;
+  }
+
+  /** Re-lists the server's tools (coalescing concurrent requests). */
+  async refreshTools(): Promise<void> {
+    const connection = this.connection;
+    if (!connection) return;
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      try {
+        do {
+          this.refreshAgain = false;
+          const tools = await listAllTools(connection.client, this.config.connectTimeoutMs);
+          if (this.connection !== connection) return;
+          this.rawTools = tools;
+          this.deps.onChange(this, "list-changed");
+        } while (this.refreshAgain && this.connection === connection);
+      } catch (error) {
+        if (this.connection === connection) this.transportErrors++;
+        void error;
+      } finally {
+        this.refreshing = undefined;
+      }
+    })();
+    return this.refreshing;
+  }
+
+  /** Disconnects (idle or shutdown); the process is closed gracefully. */
+  async disconnect(reason: "idle"): Promise<void> {
+    const connection = this.connection;
+    if (!connection) return;
+    this.connection = undefined;
+    connection.closing = true;
+    this.clearTimer("idleTimer");
+    this.clearTimer("pingTimer");
+    if (this.deps.clock.now() - connection.connectedAt >= this.deps.restartStableAfterMs) this.consecutiveFailures = 0;
+    emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason });
+    const closing = this.closeConnection(connection, false);
+    this.closingPromise = closing;
+    await closing;
+    if (this.closingPromise === closing) this.closingPromise = undefined;
+    if (!this.stopped && !this.connection && !this.connectPromise && this.state === "connected") this.setState("idle", "disconnected");
+  }
+
+  /**
+   * One call attempt: acquires a connection (connecting a cold server on demand) and calls the
+   * tool. Throws {@link AttemptFailure}.
+   */
+  async callOnce(
+    toolName: string,
+    args: Record<string, unknown>,
+    options: { signal: AbortSignal | undefined; timeoutMs: number; waitForRestartMs: number },
+  ): Promise<CallToolResult> {
+    this.inFlight++;
+    this.clearTimer("idleTimer");
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) controller.abort(options.signal.reason);
+    try {
+      const connection = await this.acquire(controller.signal, options.waitForRestartMs);
+      if (this.rawTools !== undefined && !this.findTool(toolName)) {
+        throw new AttemptFailure(
+          new AfwError("TOOL_NOT_FOUND", `tool "${toolName}" is not offered by downstream server "${this.name}"`, {
+            details: { server: this.name, tool: toolName },
+          }),
+          false,
+          false,
+          "error",
+        );
+      }
+      try {
+        const result = await connection.client.callTool({ name: toolName, arguments: args }, CallToolResultSchema, {
+          signal: controller.signal,
+          timeout: options.timeoutMs,
+        });
+        return result as CallToolResult;
+      } catch (error) {
+        throw this.classifyCallError(error, connection, toolName, options.timeoutMs, controller.signal);
+      }
+    } catch (error) {
+      if (error instanceof AttemptFailure) throw error;
+      if (controller.signal.aborted) throw this.abortedFailure(toolName);
+      throw new AttemptFailure(
+        AfwError.isInstance(error)
+          ? error
+          : new AfwError("TOOL_EXECUTION_FAILED", this.redact(`call of "${toolName}" failed: ${message(error)}`), { cause: error }),
+        false,
+        false,
+        "error",
+      );
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+      this.inFlight--;
+      this.scheduleIdle();
+    }
+  }
+
+  private abortedFailure(toolName: string): AttemptFailure {
+    return new AttemptFailure(
+      new AfwError("ABORTED", `call of "${toolName}" on downstream server "${this.name}" was aborted`, {
+        details: { server: this.name, tool: toolName },
+      }),
+      false,
+      false,
+      "aborted",
+    );
+  }
+
+  private unavailableError(): AfwError {
+    const state = this.state;
+    const retryInMs = this.nextRestartAt === undefined ? undefined : Math.max(0, this.nextRestartAt - this.deps.clock.now());
+    const why =
+      this.stopped || state === "stopped"
+        ? "the downstream manager is stopped"
+        : state === "crashed"
+          ? "it failed too often and is not restarted"
+          : `it is restarting after a failure${retryInMs === undefined ? "" : ` (next attempt in ${retryInMs} ms)`}`;
+    return new AfwError("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" is unavailable: ${why}${this.lastError ? `; last error: ${this.lastError}` : ""}`, {
+      details: { server: this.name, state, ...(retryInMs === undefined ? {} : { retryInMs }) },
+    });
+  }
+
+  private async acquire(signal: AbortSignal, waitForRestartMs: number): Promise<Connection> {
+    for (;;) {
+      if (signal.aborted) throw signal.reason;
+      if (this.connection?.healthCheck) await this.connection.healthCheck;
+      if (this.stopped || this.state === "stopped" || this.state === "crashed") {
+        throw new AttemptFailure(this.unavailableError(), false, false, "error");
+      }
+      if (this.state === "backing-off") {
+        const wait = (this.nextRestartAt ?? Number.POSITIVE_INFINITY) - this.deps.clock.now();
+        if (wait > waitForRestartMs) throw new AttemptFailure(this.unavailableError(), false, false, "error");
+        await this.waitForStateChange(signal, Math.max(0, wait) + this.config.connectTimeoutMs);
+        continue;
+      }
+      if (this.connection && !this.connection.healthCheck) return this.connection;
+      if (this.connection) continue;
+      try {
+        return await this.connect();
+      } catch (error) {
+        if (AfwError.isInstance(error)) throw new AttemptFailure(error, false, !this.stopped, "error");
+        throw error;
+      }
+    }
+  }
+
+  private waitForStateChange(signal: AbortSignal, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.stateWaiters.delete(done);
+        this.deps.clock.clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = this.deps.clock.setTimeout(done, timeoutMs);
+      this.stateWaiters.add(done);
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  private setState(state: DownstreamServerState, reason: ToolsChangeReason): void {
+    this.state = state;
+    for (const waiter of [...this.stateWaiters]) waiter();
+    this.deps.onChange(this, reason);
+  }
+
+  private createTransport(): Transport {
+    const config = this.config;
+    if (config.transport === "stdio") {
+      const transport = new StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        env: config.env,
+        ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+        stderr: "pipe",
+        maxBufferSize: config.maxMessageBytes,
+      });
+      const stream = transport.stderr;
+      stream?.on("data", (chunk: Buffer) => {
+        this.stderr.append(chunk);
+        if (this.deps.onStderr) {
+          try {
+            this.deps.onStderr(this.name, chunk.toString("utf8"));
+          } catch {
+            // a logging hook must not break the connection
+          }
+        }
+      });
+      stream?.on("error", () => undefined);
+      return transport;
+    }
+    const url = new URL(config.url);
+    const requestInit: RequestInit = { headers: config.headers };
+    if (config.protocol === "sse") return new SSEClientTransport(url, { requestInit });
+    return new StreamableHTTPClientTransport(url, {
+      requestInit,
+      reconnectionOptions: { initialReconnectionDelay: 1_000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
+    });
+  }
+
+  private async openConnection(generation: number): Promise<Connection> {
+    if (this.closingPromise) await this.closingPromise;
+    const transport = this.createTransport();
+    const client = new Client(this.deps.clientInfo, { capabilities: {} });
+    const connection: Connection = { generation, client, transport, connectedAt: 0, pid: undefined, closing: false, healthCheck: undefined };
+    client.onclose = () => this.handleClose(connection);
+    client.onerror = () => {
+      if (!connection.closing) this.transportErrors++;
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.connection === connection) void this.refreshTools();
+    });
+    try {
+      if (this.stopped) throw new Error("the downstream manager is stopped");
+      await client.connect(transport, { timeout: this.config.connectTimeoutMs });
+      connection.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+      const tools = await listAllTools(client, this.config.connectTimeoutMs);
+      if (this.stopped || generation !== this.generation) throw new Error("connection superseded");
+      connection.connectedAt = this.deps.clock.now();
+      this.connection = connection;
+      this.rawTools = tools;
+      this.healthy = true;
+      this.recovering = false;
+      emitTrace(this.deps.trace, "downstream-connected", { server: this.name, transport: this.config.transport, toolCount: this.tools().length });
+      this.setState("connected", "connected");
+      this.schedulePing(connection);
+      this.scheduleIdle();
+      return connection;
+    } catch (error) {
+      connection.closing = true;
+      await this.closeConnection(connection, true);
+      if (this.stopped) throw new AfwError("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" is unavailable: the downstream manager is stopped`);
+      const description = this.describeFailure(`could not connect: ${message(error)}`);
+      if (generation === this.generation) this.recordFailure(description, undefined, "failed");
+      throw new AfwError("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" ${description}`, {
+        cause: error,
+        details: { server: this.name, state: this.state },
+      });
+    }
+  }
+
+  /** Adds the last stderr lines (a crashing server usually says why there) and redacts. */
+  private describeFailure(text: string): string {
+    const lines = this.stderr.lastLines(3);
+    const withStderr = lines.length > 0 ? `${text} (stderr: ${lines.join(" | ").slice(-500)})` : text;
+    return this.redact(withStderr);
+  }
+
+  private handleClose(connection: Connection): void {
+    if (connection.closing || this.connection !== connection) return;
+    this.connection = undefined;
+    connection.closing = true;
+    this.clearTimer("idleTimer");
+    this.clearTimer("pingTimer");
+    const description = this.describeFailure(this.config.transport === "stdio" ? "process exited or closed its stdio" : "connection closed");
+    emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason: "crash", message: description });
+    this.recordFailure(description, connection.connectedAt, "failed");
+  }
+
+  /** Tears down a connection that misbehaves (hung, broken HTTP session) and schedules a restart. */
+  private async failConnection(connection: Connection, text: string): Promise<void> {
+    if (connection.closing || this.connection !== connection) return;
+    this.connection = undefined;
+    connection.closing = true;
+    this.clearTimer("idleTimer");
+    this.clearTimer("pingTimer");
+    const description = this.describeFailure(text);
+    emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason: "error", message: description });
+    this.recordFailure(description, connection.connectedAt, "failed");
+    await this.closeConnection(connection, true);
+  }
+
+  private recordFailure(description: string, connectedAt: number | undefined, reason: ToolsChangeReason): void {
+    if (this.stopped) return;
+    const now = this.deps.clock.now();
+    if (connectedAt !== undefined && connectedAt > 0 && now - connectedAt >= this.deps.restartStableAfterMs) this.consecutiveFailures = 0;
+    this.consecutiveFailures++;
+    this.lastError = description;
+    this.lastErrorAt = now;
+    this.healthy = false;
+    this.recovering = true;
+    if (this.deps.maxRestarts !== undefined && this.consecutiveFailures > this.deps.maxRestarts) {
+      this.nextRestartAt = undefined;
+      this.setState("crashed", reason);
+      return;
+    }
+    const delay = computeBackoffDelay(this.consecutiveFailures, this.deps.restartBackoff, this.deps.random);
+    this.clearTimer("restartTimer");
+    this.nextRestartAt = now + delay;
+    this.restartTimer = this.deps.clock.setTimeout(() => this.restartDue(), delay);
+    this.setState("backing-off", reason);
+  }
+
+  private restartDue(): void {
+    this.restartTimer = undefined;
+    this.nextRestartAt = undefined;
+    if (this.stopped || this.state !== "backing-off") return;
+    if (this.config.mode === "hot") {
+      this.connect().catch(() => undefined);
+    } else {
+      // A cold server is reconnected on its next use.
+      this.healthy = true;
+      this.setState("idle", "recovering");
+    }
+  }
+
+  private async closeConnection(connection: Connection, force: boolean): Promise<void> {
+    const { client, transport } = connection;
+    if (transport instanceof StdioClientTransport) {
+      const pid = transport.pid;
+      const kill = (signal: NodeJS.Signals) => {
+        if (pid === null) return;
+        try {
+          process.kill(pid, signal);
+        } catch {
+          // already gone
+        }
+      };
+      if (force) kill("SIGKILL");
+      const grace = force ? undefined : setTimeout(() => kill("SIGTERM"), SHUTDOWN_GRACE_MS);
+      grace?.unref();
+      await client.close().catch(() => undefined);
+      if (grace) clearTimeout(grace);
+      return;
+    }
+    if (!force && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        transport.terminateSession().catch(() => undefined),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, HTTP_TERMINATE_LIMIT_MS);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    await client.close().catch(() => undefined);
+  }
+
+  private clearTimer(which: "restartTimer" | "idleTimer" | "pingTimer"): void {
+    if (this[which] !== undefined) {
+      this.deps.clock.clearTimeout(this[which]);
+      this[which] = undefined;
+    }
+  }
+
+  private scheduleIdle(): void {
+    if (this.config.mode !== "cold" || this.inFlight > 0 || !this.connection || this.stopped) return;
+    this.clearTimer("idleTimer");
+    const connection = this.connection;
+    this.idleTimer = this.deps.clock.setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.connection === connection && this.inFlight === 0) void this.disconnect("idle");
+    }, this.config.idleTimeoutMs);
+  }
+
+  private schedulePing(connection: Connection): void {
+    if (this.config.pingIntervalMs <= 0 || this.stopped) return;
+    this.clearTimer("pingTimer");
+    this.pingTimer = this.deps.clock.setTimeout(() => {
+      this.pingTimer = undefined;
+      if (this.connection !== connection) return;
+      void this.checkHealth(connection).then((healthy) => {
+        if (healthy && this.connection === connection) this.schedulePing(connection);
+      });
+    }, this.config.pingIntervalMs);
+  }
+
+  /** Pings the server; on failure it is torn down and restarted. Concurrent checks share one ping. */
+  private checkHealth(connection: Connection): Promise<boolean> {
+    if (connection.healthCheck) return connection.healthCheck;
+    const check = (async () => {
+      try {
+        await connection.client.ping({ timeout: this.config.pingTimeoutMs });
+        return true;
+      } catch (error) {
+        await this.failConnection(connection, `health ping failed (server hung?): ${message(error)}`);
+        return false;
+      } finally {
+        connection.healthCheck = undefined;
+      }
+    })();
+    connection.healthCheck = check;
+    return check;
+  }
+
+  private classifyCallError(error: unknown, connection: Connection, toolName: string, timeoutMs: number, signal: AbortSignal): AttemptFailure {
+    const details = { server: this.name, tool: toolName };
+    const failure = (code: ErrorCode, text: string, delivered: boolean, retryable: boolean, outcome: "error" | "timeout" = "error") =>
+      new AttemptFailure(new AfwError(code, this.redact(text), { cause: error, details }), delivered, retryable, outcome);
+    if (signal.aborted) return this.abortedFailure(toolName);
+    if (error instanceof McpError) {
+      if (error.code === McpErrorCode.RequestTimeout) {
+        // A slow tool or a hung server? A ping tells; a hung server is restarted.
+        void this.checkHealth(connection);
+        return failure("TOOL_EXECUTION_FAILED", `tool "${toolName}" on downstream server "${this.name}" timed out after ${timeoutMs} ms`, true, true, "timeout");
+      }
+      if (error.code === McpErrorCode.ConnectionClosed) {
+        return failure("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" closed the connection during the call of "${toolName}"`, true, true);
+      }
+      return failure("TOOL_EXECUTION_FAILED", `downstream server "${this.name}" rejected the call of "${toolName}": ${error.message}`, true, false);
+    }
+    if (error instanceof StreamableHTTPError) {
+      const status = typeof error.code === "number" ? error.code : 0;
+      if (status === 404) {
+        // The server forgot our session (restarted?): reconnect.
+        void this.failConnection(connection, `HTTP session expired (404)`);
+        return failure("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" lost the session during the call of "${toolName}"`, false, true);
+      }
+      if (status === 401 || status === 403) {
+        return failure("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" refused the credentials (HTTP ${status})`, false, false);
+      }
+      const transient = status === 408 || status === 429 || status >= 500;
+      return failure(
+        transient ? "SERVER_CONNECTION_FAILED" : "TOOL_EXECUTION_FAILED",
+        `downstream server "${this.name}" answered HTTP ${status || "error"} to the call of "${toolName}": ${error.message}`,
+        true,
+        transient,
+      );
+    }
+    const networkCode = networkErrorCode(error);
+    const notConnected = error instanceof Error && /not connected/i.test(error.message);
+    if (notConnected || (networkCode !== undefined && /^(ECONN|EPIPE|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|UND_ERR)/.test(networkCode)) || (error instanceof TypeError && /fetch failed/i.test(error.message))) {
+      void this.failConnection(connection, `connection failed: ${message(error)}${networkCode ? ` (${networkCode})` : ""}`);
+      const delivered = !(notConnected || networkCode === "ECONNREFUSED");
+      return failure("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" could not be reached for the call of "${toolName}": ${message(error)}`, delivered, true);
+    }
+    return failure("TOOL_EXECUTION_FAILED", `call of "${toolName}" on downstream server "${this.name}" failed: ${message(error)}`, true, false);
+  }
+}
