@@ -52,3 +52,4 @@ export {
   type MetadataCondition,
 } from "./vector-store.js";
 export { createInMemoryVectorStore } from "./in-memory-vector-store.js";
+export { createChromaVectorStore, toChromaWhere, type ChromaVectorStoreOptions } from "./chroma-vector-store.js";

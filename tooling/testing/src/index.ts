@@ -14,3 +14,4 @@ export {
   type RedisServerHandle,
   type TestRedis,
 } from "./redis.js";
+export { startChroma, chromaCliPath, type ChromaServerHandle } from "./chroma.js";
