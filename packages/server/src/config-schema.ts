@@ -1,0 +1,373 @@
+import {
+  BackendIdSchema,
+  BackendKindSchema,
+  DEFAULT_SCORING_WEIGHTS,
+  IntentSchema,
+  SearchModeSchema,
+} from "@afw/contracts";
+import { z } from "zod";
+
+const unit = z.number().min(0).max(1);
+
+/** A regular-expression source string, checked to compile (flags `iu` are added when used). */
+const RegexSourceSchema = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((source) => {
+    try {
+      new RegExp(source, "iu");
+      return true;
+    } catch {
+      return false;
+    }
+  }, "must be a valid regular expression");
+
+/** Zod schema of {@link FlowRegistryEntry}. */
+export const FlowRegistryEntrySchema = z
+  .object({
+    id: z.string().min(1).describe("The platform's own flow id (Flowise chatflow id, Langflow flow id or endpoint name)."),
+    name: z.string().min(1).optional().describe("Display name; defaults to the discovered name or the id."),
+    description: z.string().optional(),
+    intents: z.array(IntentSchema).default([]).describe("Intents this flow serves, best first."),
+    keywords: z.array(z.string().min(1)).default([]).describe("Words that make this flow a partial match for a question."),
+    tags: z.array(z.string().min(1)).default([]),
+    capabilities: z.array(z.string().min(1)).default([]).describe("E.g. `streaming`, `rag`, `agent`, `tools`, `memory`."),
+    generalPurpose: z.boolean().default(false).describe("Catch-all flow for low-confidence questions."),
+    cacheable: z.boolean().default(true).describe("False for flows whose answers must never be cached."),
+    cacheClass: z.string().min(1).optional().describe("TTL class, a key of `cache.ttlByClass` (e.g. `technical`, `volatile`)."),
+    streaming: z.boolean().optional().describe("Whether the flow streams tokens, when known."),
+  })
+  .strict();
+
+/** One entry of a backend's flow registry: what the gateway should know about a flow. */
+export type FlowRegistryEntry = z.infer<typeof FlowRegistryEntrySchema>;
+
+/** Zod schema of {@link BackendConfig}. */
+export const BackendConfigSchema = z
+  .object({
+    id: BackendIdSchema.describe("Unique id of this backend instance, e.g. `flowise-prod`."),
+    kind: BackendKindSchema.describe("`flowise`, `langflow`, or the kind of a custom adapter."),
+    baseURL: z
+      .url({ protocol: /^https?$/, error: "baseURL must be an http(s) URL" })
+      .describe("Root URL of the platform, e.g. `http://localhost:3000`."),
+    apiKey: z.string().min(1).optional().describe("API key (Flowise bearer key, Langflow `x-api-key`). Redacted everywhere."),
+    headers: z.record(z.string(), z.string()).default({}).describe("Extra request headers. Values of credential-like headers (Authorization, *key*, *token*, …) are redacted."),
+    requestTimeoutMs: z.number().int().positive().max(600_000).default(30_000).describe("Timeout of one backend call."),
+    enabled: z.boolean().default(true).describe("Disabled backends are not created."),
+    discoverFlows: z.boolean().default(true).describe("List flows from the platform (else only `flows` are used)."),
+    capabilities: z
+      .partialRecord(IntentSchema, unit)
+      .optional()
+      .describe("Per-intent capability scores 0..1, overriding the router's defaults for this backend."),
+    flows: z.array(FlowRegistryEntrySchema).default([]).describe("Flow registry: intents, keywords and cache class per flow."),
+  })
+  .strict();
+
+/** A configured backend: one Flowise or Langflow (or custom) instance. Several of one kind are allowed. */
+export type BackendConfig = z.infer<typeof BackendConfigSchema>;
+
+/** Input form of {@link BackendConfig} (defaults not yet applied). */
+export type BackendConfigInput = z.input<typeof BackendConfigSchema>;
+
+/** Zod schema of {@link AuthTokenConfig}. */
+export const AuthTokenConfigSchema = z
+  .object({
+    token: z.string().min(16, "auth tokens must be at least 16 characters").describe("The bearer token. Redacted everywhere."),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, "token name must be 1-64 letters, digits, '.', '_' or '-'")
+      .optional()
+      .describe("Name used in logs and metrics (never the token itself). Defaults to `token-<n>`."),
+    tenant: z.string().min(1).max(64).optional().describe("Tenant whose cache entries and sessions this token sees."),
+    requestsPerMinute: z.number().int().positive().optional().describe("Overrides `http.rateLimit.requestsPerMinute`."),
+  })
+  .strict();
+
+/** A bearer token accepted by the HTTP transport, with its name, tenant and rate limit. */
+export type AuthTokenConfig = z.infer<typeof AuthTokenConfigSchema>;
+
+/** Zod schema of {@link HttpConfig}. */
+export const HttpConfigSchema = z
+  .object({
+    host: z.string().min(1).default("127.0.0.1").describe("Address to bind. Non-loopback addresses require `authTokens`."),
+    port: z.number().int().min(0).max(65_535).default(8787).describe("TCP port; 0 picks a free one."),
+    path: z.string().regex(/^\/[A-Za-z0-9._/-]*$/).default("/mcp").describe("Path of the Streamable HTTP endpoint."),
+    stateless: z
+      .boolean()
+      .default(true)
+      .describe("Stateless mode (no MCP session ids): any instance behind a load balancer can serve any request."),
+    authTokens: z
+      .array(z.union([z.string().min(16, "auth tokens must be at least 16 characters"), AuthTokenConfigSchema]))
+      .default([])
+      .describe("Accepted bearer tokens (strings or objects). Empty: loopback only, no auth."),
+    cors: z
+      .object({
+        origins: z.array(z.string().min(1)).default([]).describe("Allowed origins (`*` for any). Empty: CORS off."),
+        maxAgeSeconds: z.number().int().min(0).default(600),
+      })
+      .strict()
+      .default({ origins: [], maxAgeSeconds: 600 }),
+    bodyLimitBytes: z.number().int().positive().max(100 * 1024 * 1024).default(1_048_576).describe("Largest request body; larger ones get 413."),
+    rateLimit: z
+      .object({
+        enabled: z.boolean().default(true),
+        requestsPerMinute: z.number().int().positive().default(600).describe("Sustained rate per token (or per client address without auth)."),
+        burst: z.number().int().positive().optional().describe("Bucket size. Defaults to a tenth of the per-minute rate, at least 10."),
+      })
+      .strict()
+      .default({ enabled: true, requestsPerMinute: 600 }),
+    metricsAuth: z.boolean().default(true).describe("Require a bearer token on `/metrics` when tokens are configured."),
+    sessionIdleTimeoutMs: z.number().int().positive().default(30 * 60_000).describe("Stateful mode: idle MCP sessions are closed after this."),
+  })
+  .strict();
+
+/** Settings of the Streamable HTTP transport. */
+export type HttpConfig = z.infer<typeof HttpConfigSchema>;
+
+/** Zod schema of {@link RoutingConfig}. */
+export const RoutingConfigSchema = z
+  .object({
+    weights: z
+      .object({
+        flow_match: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.flow_match),
+        health: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.health),
+        performance: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.performance),
+        capability: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.capability),
+      })
+      .strict()
+      .default({ ...DEFAULT_SCORING_WEIGHTS })
+      .describe("score = Σ weight × component."),
+    thresholds: z
+      .object({
+        high: unit.default(0.8).describe("At or above: route directly."),
+        medium: unit.default(0.5).describe("At or above: route, may hedge."),
+        low: unit.default(0.3).describe("At or above: prefer general-purpose flows; below: default flow."),
+      })
+      .strict()
+      .default({ high: 0.8, medium: 0.5, low: 0.3 }),
+    defaultIntent: IntentSchema.default("conversation").describe("Intent used when nothing matches."),
+    defaultFlow: z.string().min(1).optional().describe("Gateway-wide flow id (`backendId:flowId`) for unclassifiable questions."),
+    intentPatterns: z
+      .partialRecord(IntentSchema, z.array(RegexSourceSchema))
+      .default({})
+      .describe("Extra regular expressions per intent (case-insensitive), added to the built-in ones."),
+    retries: z.number().int().min(0).max(3).default(1).describe("Retries of the same candidate after a retryable error."),
+    retryDelayMs: z.number().int().min(0).max(10_000).default(50),
+    maxCandidates: z.number().int().min(1).max(10).default(3).describe("Candidates tried before giving up."),
+    circuitBreaker: z
+      .object({
+        failureThreshold: z.number().int().positive().default(5).describe("Consecutive failures that open a backend's circuit."),
+        cooldownMs: z.number().int().positive().default(30_000).describe("Time before a half-open probe."),
+      })
+      .strict()
+      .default({ failureThreshold: 5, cooldownMs: 30_000 }),
+    health: z
+      .object({
+        intervalMs: z.number().int().min(0).default(30_000).describe("Background health probes; 0 disables them."),
+        timeoutMs: z.number().int().positive().default(5_000),
+        ttlMs: z.number().int().positive().default(90_000).describe("How long a health snapshot stays valid."),
+      })
+      .strict()
+      .default({ intervalMs: 30_000, timeoutMs: 5_000, ttlMs: 90_000 }),
+    flowDiscoveryTtlMs: z.number().int().positive().default(300_000).describe("How long a backend's discovered flow list is reused."),
+  })
+  .strict();
+
+/** Routing: scoring weights, confidence thresholds, intent patterns, retries and circuit breaking. */
+export type RoutingConfig = z.infer<typeof RoutingConfigSchema>;
+
+/** Zod schema of {@link CacheConfig}. */
+export const CacheConfigSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    defaultTtlSeconds: z.number().int().positive().default(3_600),
+    ttlByClass: z
+      .record(z.string(), z.number().int().positive())
+      .default({ technical: 86_400, factual: 86_400, creative: 600, conversation: 300, volatile: 60 })
+      .describe("TTL per flow cache class (`flows[].cacheClass`)."),
+    ttlByIntent: z.partialRecord(IntentSchema, z.number().int().positive()).default({}).describe("TTL per intent when the flow has no class."),
+    maxEntries: z.number().int().positive().default(10_000).describe("In-memory cache only: entries kept (LRU)."),
+  })
+  .strict();
+
+/** Response cache policy: TTL by flow class and intent. */
+export type CacheConfig = z.infer<typeof CacheConfigSchema>;
+
+/** Zod schema of {@link SessionsConfig}. */
+export const SessionsConfigSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    contextTurns: z.number().int().min(0).max(100).default(6).describe("Turns passed to the backend as history."),
+    maxTurns: z.number().int().positive().max(10_000).default(50).describe("Turns kept per session."),
+    ttlSeconds: z.number().int().positive().default(30 * 86_400).describe("Idle sessions expire after this (slides on every turn)."),
+  })
+  .strict();
+
+/** Conversation memory settings. */
+export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
+
+/** Zod schema of {@link ToolsConfig}. */
+export const ToolsConfigSchema = z
+  .object({
+    catalogs: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("Tool catalog files to index (format of `tools-catalog.json`); relative to the config file."),
+    defaultMode: SearchModeSchema.default("hybrid"),
+    embedder: z.enum(["none", "hashing", "use"]).default("none").describe("Embedder of the tool index: `use` is the offline Universal Sentence Encoder."),
+    confidenceThreshold: unit.optional(),
+    fallbackToolIds: z.array(z.string().min(1)).default([]).describe("Safe tools returned when search confidence is low."),
+  })
+  .strict();
+
+/** Tool search settings. */
+export type ToolsConfig = z.infer<typeof ToolsConfigSchema>;
+
+/** Zod schema of {@link WorkflowsConfig}. */
+export const WorkflowsConfigSchema = z
+  .object({
+    catalogs: z.array(z.string().min(1)).default([]).describe("Workflow catalog files (JSON or YAML); relative to the config file."),
+  })
+  .strict();
+
+/** Workflow catalog settings. */
+export type WorkflowsConfig = z.infer<typeof WorkflowsConfigSchema>;
+
+const LogLevelSchema = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+
+/** Zod schema of {@link TraceConfig}. */
+export const TraceConfigSchema = z
+  .object({
+    log: z
+      .object({
+        enabled: z.boolean().default(true),
+        level: LogLevelSchema.default("debug").describe("Level at which trace events are logged."),
+      })
+      .strict()
+      .default({ enabled: true, level: "debug" }),
+    ringBuffer: z
+      .object({
+        enabled: z.boolean().default(true),
+        capacity: z.number().int().positive().max(1_000_000).default(5_000).describe("Events kept in memory."),
+      })
+      .strict()
+      .default({ enabled: true, capacity: 5_000 }),
+    otlp: z
+      .object({
+        endpoint: z.url({ protocol: /^https?$/ }).describe("OTLP/HTTP base URL; spans are POSTed as JSON to `<endpoint>/v1/traces`."),
+        headers: z.record(z.string(), z.string()).default({}).describe("E.g. `Authorization` for Langfuse. Credential-like values are redacted."),
+        serviceName: z.string().min(1).default("agentic-flywheel"),
+        exportIntervalMs: z.number().int().positive().default(2_000),
+        maxBatchSize: z.number().int().positive().default(256),
+      })
+      .strict()
+      .optional()
+      .describe("OpenTelemetry export over OTLP/HTTP JSON (works with Langfuse, Jaeger, the OTel collector)."),
+  })
+  .strict();
+
+/** Trace sinks: structured logs, the in-memory ring buffer and optional OTLP export. */
+export type TraceConfig = z.infer<typeof TraceConfigSchema>;
+
+/** Zod schema of {@link GatewayConfig}. */
+export const GatewayConfigSchema = z
+  .object({
+    server: z
+      .object({
+        name: z.string().min(1).default("agentic-flywheel").describe("MCP server name announced to clients."),
+        version: z.string().min(1).optional().describe("MCP server version announced to clients (defaults to the package's)."),
+        instructions: z.string().optional().describe("Instructions announced to MCP clients."),
+      })
+      .strict()
+      .default({ name: "agentic-flywheel" }),
+    backends: z.array(BackendConfigSchema).default([]).describe("Flowise/Langflow instances. Several of one kind are allowed."),
+    backendConnect: z
+      .object({
+        allowedHosts: z
+          .array(z.string().min(1))
+          .default([])
+          .describe("Hosts `backend_connect` may add (`host`, `host:port` or `*.domain`). Empty: the tool is denied."),
+        allowedKinds: z.array(BackendKindSchema).default(["flowise", "langflow"]),
+      })
+      .strict()
+      .default({ allowedHosts: [], allowedKinds: ["flowise", "langflow"] }),
+    redis: z
+      .object({
+        url: z.url({ protocol: /^rediss?$/, error: "redis.url must be a redis:// or rediss:// URL" }),
+        keyPrefix: z.string().default("afw:"),
+      })
+      .strict()
+      .optional()
+      .describe("Shared state (cache, sessions, metrics, health, circuits). Absent: in-memory stores."),
+    chroma: z
+      .object({
+        url: z.url({ protocol: /^https?$/ }),
+        collectionPrefix: z.string().default("afw"),
+      })
+      .strict()
+      .optional()
+      .describe("Chroma server for tool vectors. Absent: in-process vector index."),
+    http: HttpConfigSchema.default(HttpConfigSchema.parse({})),
+    routing: RoutingConfigSchema.default(RoutingConfigSchema.parse({})),
+    cache: CacheConfigSchema.default(CacheConfigSchema.parse({})),
+    sessions: SessionsConfigSchema.default(SessionsConfigSchema.parse({})),
+    tools: ToolsConfigSchema.default(ToolsConfigSchema.parse({})),
+    workflows: WorkflowsConfigSchema.default(WorkflowsConfigSchema.parse({})),
+    trace: TraceConfigSchema.default(TraceConfigSchema.parse({})),
+    logging: z
+      .object({ level: LogLevelSchema.default("info").describe("Level of the gateway's JSON logs (stderr).") })
+      .strict()
+      .default({ level: "info" }),
+    metrics: z
+      .object({ defaultMetrics: z.boolean().default(true).describe("Also export Node.js process metrics.") })
+      .strict()
+      .default({ defaultMetrics: true }),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    const seen = new Map<string, number>();
+    config.backends.forEach((backend, index) => {
+      const previous = seen.get(backend.id);
+      if (previous !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["backends", index, "id"], message: `duplicate backend id '${backend.id}' (also backends.${previous})` });
+      } else {
+        seen.set(backend.id, index);
+      }
+      const flowIds = new Set<string>();
+      backend.flows.forEach((flow, flowIndex) => {
+        if (flowIds.has(flow.id)) {
+          ctx.addIssue({ code: "custom", path: ["backends", index, "flows", flowIndex, "id"], message: `duplicate flow id '${flow.id}'` });
+        }
+        flowIds.add(flow.id);
+      });
+    });
+    const names = new Set<string>();
+    config.http.authTokens.forEach((entry, index) => {
+      if (typeof entry === "object" && entry.name) {
+        if (names.has(entry.name)) ctx.addIssue({ code: "custom", path: ["http", "authTokens", index, "name"], message: `duplicate token name '${entry.name}'` });
+        names.add(entry.name);
+      }
+    });
+    const { high, medium, low } = config.routing.thresholds;
+    if (!(high >= medium && medium >= low)) {
+      ctx.addIssue({ code: "custom", path: ["routing", "thresholds"], message: "thresholds must satisfy high >= medium >= low" });
+    }
+    if (config.routing.defaultFlow !== undefined && !config.routing.defaultFlow.includes(":")) {
+      ctx.addIssue({ code: "custom", path: ["routing", "defaultFlow"], message: "defaultFlow must be a gateway-wide id `<backendId>:<flowId>`" });
+    }
+  });
+
+/**
+ * The whole gateway configuration, as validated (defaults applied).
+ *
+ * @example
+ * ```ts
+ * const config = GatewayConfigSchema.parse({ backends: [{ id: "flowise", kind: "flowise", baseURL: "http://localhost:3000" }] });
+ * config.http.port; // 8787
+ * ```
+ */
+export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
+
+/** Input form of {@link GatewayConfig}: what a YAML file holds (every section optional). */
+export type GatewayConfigInput = z.input<typeof GatewayConfigSchema>;
