@@ -1,8 +1,62 @@
 /**
- * `@afw/router`: Intent classification, backend/flow scoring and execution with retry, fallback, circuit breaking and hedging.
- *
- * Not implemented yet: see the package README.
+ * `@afw/router`: intent classification, backend/flow scoring and execution with retry, fallback,
+ * circuit breaking and hedging. Works on any `FlowBackendV1` from `@afw/contracts`.
  *
  * @packageDocumentation
  */
-export {};
+export {
+  createIntentClassifier,
+  confidenceLevel,
+  DEFAULT_CONFIDENCE_THRESHOLDS,
+  type IntentClassifier,
+  type IntentClassifierOptions,
+  type IntentClassificationResult,
+  type ClassifyContext,
+  type ConfidenceThresholds,
+} from "./intent-classifier.js";
+export {
+  compileIntentPatterns,
+  parseIntentPatterns,
+  loadIntentPatterns,
+  mergeIntentPatterns,
+  IntentPatternConfigSchema,
+  IntentPatternRulesSchema,
+  type IntentPatternConfig,
+  type IntentPatternConfigInput,
+  type IntentPatternRules,
+  type IntentPatternMatcher,
+  type PatternMatch,
+  type PatternScores,
+} from "./intent-patterns.js";
+export { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
+export {
+  trainIntentModel,
+  serializeIntentModel,
+  deserializeIntentModel,
+  loadBundledIntentModel,
+  parseIntentExemplars,
+  hashIntentExemplars,
+  hashIntentPatterns,
+  buildIntentFeatureRow,
+  buildCalibrationTable,
+  IntentExemplarFileSchema,
+  BUNDLED_INTENT_MODEL_URL,
+  BUNDLED_INTENT_EXEMPLARS_URL,
+  DEFAULT_INTENT_FEATURE_SETTINGS,
+  type IntentModel,
+  type IntentExemplar,
+  type IntentFeatureSettings,
+  type IntentModelEvaluation,
+  type CalibrationBucket,
+  type TrainIntentModelOptions,
+} from "./intent-model.js";
+export { lexicalFeatures, type SparseVector, type LexicalFeatureOptions } from "./lexical-features.js";
+export {
+  trainSoftmaxRegression,
+  softmaxLogits,
+  softmaxInPlace,
+  type SoftmaxWeights,
+  type SoftmaxTrainingOptions,
+  type FeatureRow,
+} from "./softmax-regression.js";
+export { foldText, splitWords, truncateForModel, MAX_MATCH_CHARACTERS } from "./text-normalization.js";

@@ -1,0 +1,36 @@
+// Trains the intent model on data/intent-exemplars.yaml with the Universal Sentence Encoder lite
+// and writes data/intent-model.json. Run: pnpm --filter @afw/router train
+import { readFile, writeFile } from "node:fs/promises";
+import { createUseEmbedder } from "@afw/embeddings";
+import {
+  BUNDLED_INTENT_EXEMPLARS_URL,
+  BUNDLED_INTENT_MODEL_URL,
+  DEFAULT_INTENT_PATTERNS,
+  parseIntentExemplars,
+  serializeIntentModel,
+  trainIntentModel,
+} from "../dist/index.js";
+import { diskCacheEmbedder } from "./disk-cache-embedder.mjs";
+
+const started = performance.now();
+const exemplars = parseIntentExemplars(await readFile(BUNDLED_INTENT_EXEMPLARS_URL, "utf8"));
+const embedder = diskCacheEmbedder(createUseEmbedder());
+const featureOverrides = process.env.AFW_FEATURES ? JSON.parse(process.env.AFW_FEATURES) : {};
+const trainingOverrides = process.env.AFW_TRAINING ? JSON.parse(process.env.AFW_TRAINING) : {};
+const model = await trainIntentModel({
+  exemplars,
+  embedder,
+  patterns: DEFAULT_INTENT_PATTERNS,
+  folds: 5,
+  features: featureOverrides,
+  training: trainingOverrides,
+  onProgress: (m) => console.error(`[train] ${m}`),
+});
+embedder.save();
+if (!process.env.AFW_DRY_RUN) await writeFile(BUNDLED_INTENT_MODEL_URL, serializeIntentModel(model));
+const ev = model.evaluation;
+console.log(`exemplars: ${exemplars.length}, embedder: ${model.embedderId}, temperature: ${model.temperature}`);
+console.log(`5-fold cross-validated accuracy: ${(ev.accuracy * 100).toFixed(1)}%  log loss: ${ev.logLoss.toFixed(3)}`);
+for (const [intent, acc] of Object.entries(ev.perIntent)) console.log(`  ${intent.padEnd(22)} ${(acc * 100).toFixed(1)}%`);
+console.log(`fast path on exemplars: decided ${ev.fastPath.decided}, correct ${ev.fastPath.correct}, precision used ${model.fastPathPrecision.toFixed(3)}`);
+console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s${process.env.AFW_DRY_RUN ? " (dry run, model not written)" : ""}`);

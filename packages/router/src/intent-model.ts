@@ -1,0 +1,425 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { AfwError, INTENTS, IntentSchema, formatZodError, type Embedder, type Intent } from "@afw/contracts";
+import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatternMatcher } from "./intent-patterns.js";
+import { lexicalFeatures, type SparseVector } from "./lexical-features.js";
+import {
+  softmaxInPlace,
+  softmaxLogits,
+  trainSoftmaxRegression,
+  type FeatureRow,
+  type SoftmaxTrainingOptions,
+  type SoftmaxWeights,
+} from "./softmax-regression.js";
+import { truncateForModel } from "./text-normalization.js";
+
+/** One labelled example question. */
+export interface IntentExemplar {
+  text: string;
+  intent: Intent;
+}
+
+/** How the model turns a question into features. */
+export interface IntentFeatureSettings {
+  /** Multiplier of the (unit) sentence embedding. */
+  embeddingScale: number;
+  /** Multiplier of the (unit) hashed lexical vector. */
+  lexicalScale: number;
+  /** Multiplier of the six squashed pattern scores. */
+  patternScale: number;
+  /** Lexical hash buckets = `2 ** hashBits`. */
+  hashBits: number;
+  /** Character n-gram lengths of the lexical features. */
+  charNgrams: number[];
+  /** Weight of a character n-gram relative to a word. */
+  charWeight: number;
+  /** Longest text given to the embedder (head and tail are kept). */
+  modelCharacters: number;
+}
+
+/** Default {@link IntentFeatureSettings}. */
+export const DEFAULT_INTENT_FEATURE_SETTINGS: Readonly<IntentFeatureSettings> = Object.freeze({
+  embeddingScale: 1,
+  lexicalScale: 0.5,
+  patternScale: 1,
+  hashBits: 14,
+  charNgrams: [3, 4, 5],
+  charWeight: 0.3,
+  modelCharacters: 1_000,
+});
+
+/** Accuracy per confidence bucket. */
+export interface CalibrationBucket {
+  /** Lower bound of the bucket (inclusive). */
+  from: number;
+  /** Upper bound of the bucket (exclusive, except 1). */
+  to: number;
+  count: number;
+  /** Share of correct answers in the bucket (NaN when empty). */
+  accuracy: number;
+  /** Mean predicted confidence in the bucket (NaN when empty). */
+  meanConfidence: number;
+}
+
+/** Cross-validated quality of a trained model, measured on its own exemplars. */
+export interface IntentModelEvaluation {
+  folds: number;
+  accuracy: number;
+  perIntent: Record<Intent, number>;
+  /** Mean negative log-likelihood of the calibrated probabilities. */
+  logLoss: number;
+  calibration: CalibrationBucket[];
+  /** How many exemplars the fast path decided, and how many of those were right. */
+  fastPath: { decided: number; correct: number };
+}
+
+/** A trained intent model: feature settings, weights, calibration and the exemplars. */
+export interface IntentModel {
+  format: "afw-intent-model";
+  version: 1;
+  /** Id of the embedder whose vectors the weights expect. */
+  embedderId: string;
+  dimensions: number;
+  /** SHA-256 of the exemplars (see {@link hashIntentExemplars}). */
+  exemplarsHash: string;
+  /** SHA-256 of the pattern configuration the model was trained with. */
+  patternsHash: string;
+  features: IntentFeatureSettings;
+  training: Required<SoftmaxTrainingOptions>;
+  /** Softmax temperature fitted on out-of-fold predictions (1 when trained without folds). */
+  temperature: number;
+  /** Smoothed precision of the fast path on the exemplars: the confidence it reports. */
+  fastPathPrecision: number;
+  weights: SoftmaxWeights;
+  evaluation?: IntentModelEvaluation | undefined;
+  exemplars: IntentExemplar[];
+}
+
+/** Zod schema of the exemplar file: a map from intent to a list of questions. */
+export const IntentExemplarFileSchema = z.partialRecord(IntentSchema, z.array(z.string().min(1)));
+
+/**
+ * Parses an exemplar file (YAML or JSON: `{ <intent>: [question, ...] }`).
+ *
+ * @throws AfwError `CONFIG_INVALID` when it does not fit.
+ * @example
+ * ```ts
+ * parseIntentExemplars("conversation:\n  - hi there\n") // [{ text: "hi there", intent: "conversation" }]
+ * ```
+ */
+export function parseIntentExemplars(text: string): IntentExemplar[] {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    throw new AfwError("CONFIG_INVALID", "intent exemplars are not valid YAML or JSON", { cause: error });
+  }
+  const parsed = IntentExemplarFileSchema.safeParse(raw);
+  if (!parsed.success) throw new AfwError("CONFIG_INVALID", `invalid intent exemplars: ${formatZodError(parsed.error)}`);
+  const out: IntentExemplar[] = [];
+  for (const intent of INTENTS) for (const question of parsed.data[intent] ?? []) out.push({ text: question.trim(), intent });
+  return out;
+}
+
+/**
+ * SHA-256 (hex) of exemplars in a canonical form; the committed model stores it so a test can
+ * tell when the exemplars changed but the model was not retrained.
+ */
+export function hashIntentExemplars(exemplars: readonly IntentExemplar[]): string {
+  const hash = createHash("sha256");
+  for (const { intent, text } of exemplars) hash.update(intent).update("\t").update(text).update("\n");
+  return hash.digest("hex");
+}
+
+/** SHA-256 (hex) of a pattern configuration (after defaults are applied). */
+export function hashIntentPatterns(matcher: IntentPatternMatcher): string {
+  return createHash("sha256").update(JSON.stringify(matcher.config)).digest("hex");
+}
+
+/**
+ * Builds the feature row of one question: `[embedding * embeddingScale, tanh(patternScore / 4) *
+ * patternScale]` dense, plus hashed lexical features * lexicalScale sparse. A missing embedding
+ * (embedder failed) contributes zeros.
+ */
+export function buildIntentFeatureRow(
+  text: string,
+  embedding: Float32Array | undefined,
+  patternScores: Float64Array,
+  settings: IntentFeatureSettings,
+  dimensions: number,
+): FeatureRow {
+  const dense = new Float32Array(dimensions + INTENTS.length);
+  if (embedding) for (let i = 0; i < dimensions; i++) dense[i] = (embedding[i] ?? 0) * settings.embeddingScale;
+  for (let i = 0; i < INTENTS.length; i++) dense[dimensions + i] = Math.tanh((patternScores[i] ?? 0) / 4) * settings.patternScale;
+  const lexical: SparseVector = lexicalFeatures(text, {
+    hashBits: settings.hashBits,
+    charNgrams: settings.charNgrams,
+    charWeight: settings.charWeight,
+  });
+  if (settings.lexicalScale !== 1) for (let i = 0; i < lexical.values.length; i++) lexical.values[i] = lexical.values[i]! * settings.lexicalScale;
+  return { dense, sparse: lexical };
+}
+
+/** Options of {@link trainIntentModel}. */
+export interface TrainIntentModelOptions {
+  exemplars: readonly IntentExemplar[];
+  embedder: Embedder;
+  /** Pattern configuration whose scores become features (use the classifier's). */
+  patterns: IntentPatternConfigInput;
+  features?: Partial<IntentFeatureSettings>;
+  training?: SoftmaxTrainingOptions;
+  /** Cross-validation folds used for calibration and the evaluation; 0 skips both. @default 5 */
+  folds?: number;
+  signal?: AbortSignal;
+  /** Progress messages (e.g. `console.error`). */
+  onProgress?: (message: string) => void;
+}
+
+function calibrationTable(confidences: number[], correct: boolean[], edges = [0, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1]): CalibrationBucket[] {
+  const buckets: CalibrationBucket[] = [];
+  for (let b = 0; b + 1 < edges.length; b++) {
+    const from = edges[b]!;
+    const to = edges[b + 1]!;
+    let count = 0;
+    let right = 0;
+    let sum = 0;
+    confidences.forEach((c, i) => {
+      if (c >= from && (c < to || (to === 1 && c <= 1))) {
+        count++;
+        sum += c;
+        if (correct[i]) right++;
+      }
+    });
+    buckets.push({ from, to, count, accuracy: count ? right / count : Number.NaN, meanConfidence: count ? sum / count : Number.NaN });
+  }
+  return buckets;
+}
+
+/**
+ * Builds an accuracy-per-confidence table (reliability table) from predictions.
+ *
+ * @example
+ * ```ts
+ * buildCalibrationTable([0.9, 0.4], [true, false]);
+ * ```
+ */
+export function buildCalibrationTable(confidences: number[], correct: boolean[], edges?: number[]): CalibrationBucket[] {
+  return calibrationTable(confidences, correct, edges);
+}
+
+function fitTemperature(logits: Float64Array[], labels: number[]): { temperature: number; logLoss: number } {
+  let best = { temperature: 1, logLoss: Infinity };
+  for (let t = 0.2; t <= 4.001; t += 0.05) {
+    let loss = 0;
+    logits.forEach((z, i) => {
+      const p = softmaxInPlace(Float64Array.from(z), t);
+      loss -= Math.log(Math.max(1e-12, p[labels[i]!]!));
+    });
+    loss /= logits.length;
+    if (loss < best.logLoss) best = { temperature: Math.round(t * 100) / 100, logLoss: loss };
+  }
+  return best;
+}
+
+/**
+ * Trains the classifier's model on `exemplars`: embeds them, computes pattern and lexical
+ * features, trains a softmax regression, and (with `folds` > 0) fits the softmax temperature on
+ * out-of-fold predictions and reports cross-validated accuracy and calibration.
+ *
+ * @example
+ * ```ts
+ * const model = await trainIntentModel({ exemplars, embedder: createUseEmbedder(), patterns: DEFAULT_INTENT_PATTERNS });
+ * await writeFile("intent-model.json", serializeIntentModel(model));
+ * ```
+ */
+export async function trainIntentModel(options: TrainIntentModelOptions): Promise<IntentModel> {
+  const { exemplars, embedder } = options;
+  if (exemplars.length === 0) throw new AfwError("CONFIG_INVALID", "cannot train an intent model without exemplars");
+  const features: IntentFeatureSettings = { ...DEFAULT_INTENT_FEATURE_SETTINGS, ...options.features };
+  const training: Required<SoftmaxTrainingOptions> = { epochs: 30, learningRate: 0.01, l2: 1e-4, seed: 1, ...options.training };
+  const folds = options.folds ?? 5;
+  const matcher = compileIntentPatterns(options.patterns);
+  const progress = options.onProgress ?? (() => {});
+  progress(`embedding ${exemplars.length} exemplars with ${embedder.id}`);
+  const vectors = await embedder.embed(
+    exemplars.map((e) => truncateForModel(e.text, features.modelCharacters)),
+    options.signal,
+  );
+  const patternScores = exemplars.map((e) => matcher.score(e.text));
+  const rows = exemplars.map((e, i) => buildIntentFeatureRow(e.text, vectors[i], patternScores[i]!.scores, features, embedder.dimensions));
+  const labels = exemplars.map((e) => INTENTS.indexOf(e.intent));
+  const shape = { classes: INTENTS.length, denseDimensions: embedder.dimensions + INTENTS.length, sparseDimensions: 2 ** features.hashBits };
+
+  let temperature = 1;
+  let evaluation: IntentModelEvaluation | undefined;
+  if (folds > 1) {
+    const outOfFold: Float64Array[] = new Array(rows.length);
+    for (let fold = 0; fold < folds; fold++) {
+      options.signal?.throwIfAborted();
+      progress(`cross-validation fold ${fold + 1}/${folds}`);
+      const train = rows.map((_, i) => i).filter((i) => i % folds !== fold);
+      const weights = trainSoftmaxRegression(
+        train.map((i) => rows[i]!),
+        train.map((i) => labels[i]!),
+        shape,
+        training,
+      );
+      for (let i = fold; i < rows.length; i += folds) outOfFold[i] = softmaxLogits(weights, rows[i]!);
+    }
+    const fitted = fitTemperature(outOfFold, labels);
+    temperature = fitted.temperature;
+    const confidences: number[] = [];
+    const correct: boolean[] = [];
+    const perIntentTotals = INTENTS.map(() => ({ n: 0, ok: 0 }));
+    outOfFold.forEach((z, i) => {
+      const p = softmaxInPlace(Float64Array.from(z), temperature);
+      let best = 0;
+      for (let c = 1; c < p.length; c++) if (p[c]! > p[best]!) best = c;
+      confidences.push(p[best]!);
+      correct.push(best === labels[i]);
+      perIntentTotals[labels[i]!]!.n++;
+      if (best === labels[i]) perIntentTotals[labels[i]!]!.ok++;
+    });
+    let fastDecided = 0;
+    let fastCorrect = 0;
+    patternScores.forEach((s, i) => {
+      if (!s.decisive) return;
+      fastDecided++;
+      if (s.top === exemplars[i]!.intent) fastCorrect++;
+    });
+    evaluation = {
+      folds,
+      accuracy: correct.filter(Boolean).length / correct.length,
+      perIntent: Object.fromEntries(INTENTS.map((intent, c) => [intent, perIntentTotals[c]!.n ? perIntentTotals[c]!.ok / perIntentTotals[c]!.n : Number.NaN])) as Record<
+        Intent,
+        number
+      >,
+      logLoss: fitted.logLoss,
+      calibration: calibrationTable(confidences, correct),
+      fastPath: { decided: fastDecided, correct: fastCorrect },
+    };
+  }
+  options.signal?.throwIfAborted();
+  progress("training the final model on every exemplar");
+  const weights = trainSoftmaxRegression(rows, labels, shape, training);
+  const fast = evaluation?.fastPath ?? { decided: 0, correct: 0 };
+  return {
+    format: "afw-intent-model",
+    version: 1,
+    embedderId: embedder.id,
+    dimensions: embedder.dimensions,
+    exemplarsHash: hashIntentExemplars(exemplars),
+    patternsHash: hashIntentPatterns(matcher),
+    features,
+    training,
+    temperature,
+    fastPathPrecision: (fast.correct + 1) / (fast.decided + 2),
+    weights,
+    evaluation,
+    exemplars: exemplars.map((e) => ({ text: e.text, intent: e.intent })),
+  };
+}
+
+const toBase64 = (array: Float32Array) => Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString("base64");
+const fromBase64 = (text: string) => {
+  const buffer = Buffer.from(text, "base64");
+  const copy = new Uint8Array(buffer.byteLength);
+  copy.set(buffer);
+  return new Float32Array(copy.buffer);
+};
+
+/**
+ * Serialises a model to JSON, weights as base64 little-endian Float32 (sparse weights keep only
+ * non-zero entries).
+ */
+export function serializeIntentModel(model: IntentModel): string {
+  const { weights, ...rest } = model;
+  const sparseIndices: number[] = [];
+  const sparseValues: number[] = [];
+  weights.sparse.forEach((v, i) => {
+    if (v !== 0) {
+      sparseIndices.push(i);
+      sparseValues.push(v);
+    }
+  });
+  return `${JSON.stringify(
+    {
+      ...rest,
+      weights: {
+        classes: weights.classes,
+        denseDimensions: weights.denseDimensions,
+        sparseDimensions: weights.sparseDimensions,
+        bias: Array.from(weights.bias),
+        dense: toBase64(weights.dense),
+        sparseIndices: Buffer.from(Int32Array.from(sparseIndices).buffer).toString("base64"),
+        sparseValues: toBase64(Float32Array.from(sparseValues)),
+      },
+    },
+    null,
+    1,
+  )}\n`;
+}
+
+/**
+ * Parses a model serialised by {@link serializeIntentModel}.
+ *
+ * @throws AfwError `CONFIG_INVALID` when the text is not such a model.
+ */
+export function deserializeIntentModel(text: string): IntentModel {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw new AfwError("CONFIG_INVALID", "intent model is not valid JSON", { cause: error });
+  }
+  if (raw.format !== "afw-intent-model" || raw.version !== 1) throw new AfwError("CONFIG_INVALID", "not an afw intent model (format/version)");
+  const w = raw.weights as Record<string, unknown>;
+  const classes = Number(w.classes);
+  const denseDimensions = Number(w.denseDimensions);
+  const sparseDimensions = Number(w.sparseDimensions);
+  const sparse = new Float32Array(classes * sparseDimensions);
+  const indicesBuffer = Buffer.from(String(w.sparseIndices), "base64");
+  const indicesCopy = new Uint8Array(indicesBuffer.byteLength);
+  indicesCopy.set(indicesBuffer);
+  const indices = new Int32Array(indicesCopy.buffer);
+  const values = fromBase64(String(w.sparseValues));
+  indices.forEach((index, k) => {
+    sparse[index] = values[k]!;
+  });
+  const weights: SoftmaxWeights = {
+    classes,
+    denseDimensions,
+    sparseDimensions,
+    bias: Float32Array.from(w.bias as number[]),
+    dense: fromBase64(String(w.dense)),
+    sparse,
+  };
+  if (weights.dense.length !== classes * denseDimensions) throw new AfwError("CONFIG_INVALID", "intent model dense weights have the wrong size");
+  return { ...(raw as unknown as IntentModel), weights };
+}
+
+/** Location of the model file shipped with the package (`data/intent-model.json`). */
+export const BUNDLED_INTENT_MODEL_URL: URL = new URL("../data/intent-model.json", import.meta.url);
+
+/** Location of the exemplar file shipped with the package (`data/intent-exemplars.yaml`). */
+export const BUNDLED_INTENT_EXEMPLARS_URL: URL = new URL("../data/intent-exemplars.yaml", import.meta.url);
+
+let bundled: Promise<IntentModel> | undefined;
+
+/**
+ * Loads the model shipped with the package (trained on the bundled exemplars with the Universal
+ * Sentence Encoder lite). Cached per process.
+ *
+ * @throws AfwError `CONFIG_INVALID` when the file is missing or corrupt.
+ */
+export function loadBundledIntentModel(): Promise<IntentModel> {
+  bundled ??= readFile(BUNDLED_INTENT_MODEL_URL, "utf8")
+    .then(deserializeIntentModel)
+    .catch((error: unknown) => {
+      bundled = undefined;
+      throw AfwError.isInstance(error) ? error : new AfwError("CONFIG_INVALID", "cannot read the bundled intent model", { cause: error });
+    });
+  return bundled;
+}

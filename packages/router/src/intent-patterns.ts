@@ -1,0 +1,269 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { parse as parseYaml } from "yaml";
+import { AfwError, INTENTS, IntentSchema, formatZodError, type Intent } from "@afw/contracts";
+import { foldText, splitWords } from "./text-normalization.js";
+
+const weight = z.number().min(-10).max(10);
+
+/** Zod schema of {@link IntentPatternRules}. */
+export const IntentPatternRulesSchema = z
+  .object({
+    keywords: z
+      .record(z.string().min(1), weight)
+      .default({})
+      .describe("Whole words (lower-cased, accents folded) and their weights; a trailing `*` matches any word with that prefix."),
+    phrases: z.record(z.string().min(1), weight).default({}).describe("Word sequences matched on word boundaries, with weights."),
+    regex: z
+      .array(
+        z.object({
+          pattern: z.string().min(1),
+          weight,
+          flags: z.string().regex(/^[imsu]*$/).default("iu").describe("JavaScript regex flags; `g` and `y` are not allowed."),
+        }),
+      )
+      .default([])
+      .describe("Regular expressions over the original text (not folded), with weights."),
+  })
+  .strict();
+
+/** Keyword, phrase and regex rules of one intent, each with a weight. */
+export type IntentPatternRules = z.infer<typeof IntentPatternRulesSchema>;
+
+/** Zod schema of {@link IntentPatternConfig}. */
+export const IntentPatternConfigSchema = z
+  .object({
+    version: z.literal(1).default(1),
+    intents: z.partialRecord(IntentSchema, IntentPatternRulesSchema).default({}),
+    fastPath: z
+      .object({
+        minScore: z.number().min(0).default(4).describe("Lowest winning score with which the patterns may decide alone."),
+        minMargin: z.number().min(0).default(3).describe("Smallest lead over the runner-up with which the patterns may decide alone."),
+      })
+      .prefault({}),
+  })
+  .strict();
+
+/**
+ * The configurable pattern stage of the intent classifier: per-intent rules plus the thresholds
+ * at which the patterns decide alone (the fast path, no embedding needed).
+ *
+ * @example YAML
+ * ```yaml
+ * version: 1
+ * intents:
+ *   technical-analysis:
+ *     keywords: { "debug*": 2.5, stacktrace: 3 }
+ *     phrases: { "stack trace": 3 }
+ *     regex:
+ *       - { pattern: "\\b[A-Z]\\w*(Error|Exception)\\b", weight: 3, flags: "u" }
+ * fastPath: { minScore: 4, minMargin: 3 }
+ * ```
+ */
+export type IntentPatternConfig = z.infer<typeof IntentPatternConfigSchema>;
+
+/** Input form of {@link IntentPatternConfig} (defaults not yet applied). */
+export type IntentPatternConfigInput = z.input<typeof IntentPatternConfigSchema>;
+
+/** One rule that matched a question. */
+export interface PatternMatch {
+  intent: Intent;
+  /** `keyword:<word>`, `phrase:<words>` or `regex:<pattern>`. */
+  rule: string;
+  weight: number;
+}
+
+/** Scores of the pattern stage for one question. */
+export interface PatternScores {
+  /** Sum of matched weights per intent, in {@link INTENTS} order. */
+  scores: Float64Array;
+  /** Every rule that matched (each rule counts once). */
+  matches: PatternMatch[];
+  /** The best intent, when any rule matched with a positive total. */
+  top: Intent | undefined;
+  /** Score of the best intent minus the runner-up's. */
+  margin: number;
+  /** True when the best intent clears the fast-path thresholds. */
+  decisive: boolean;
+}
+
+/** A compiled, reusable pattern matcher. */
+export interface IntentPatternMatcher {
+  /** The configuration it was compiled from. */
+  readonly config: IntentPatternConfig;
+  /** Scores `question` against every rule. Time is bounded by the first 8,000 characters. */
+  score(question: string): PatternScores;
+}
+
+interface WeightedTarget {
+  intentIndex: number;
+  weight: number;
+  rule: string;
+}
+
+/**
+ * Compiles a pattern configuration into a matcher: keywords into a hash map, prefixes and phrases
+ * into maps keyed by their first word, regexes once.
+ *
+ * @throws AfwError `CONFIG_INVALID` when the configuration or a regex is invalid.
+ * @example
+ * ```ts
+ * const matcher = compileIntentPatterns({ intents: { conversation: { keywords: { hello: 3 } } } });
+ * matcher.score("hello there").top // "conversation"
+ * ```
+ */
+export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPatternMatcher {
+  const parsed = IntentPatternConfigSchema.safeParse(input);
+  if (!parsed.success) throw new AfwError("CONFIG_INVALID", `invalid intent patterns: ${formatZodError(parsed.error)}`);
+  const config = parsed.data;
+  const keywords = new Map<string, WeightedTarget[]>();
+  const prefixes: { prefix: string; target: WeightedTarget }[] = [];
+  const phrases = new Map<string, { words: string[]; target: WeightedTarget }[]>();
+  const regexes: { regex: RegExp; target: WeightedTarget }[] = [];
+  INTENTS.forEach((intent, intentIndex) => {
+    const rules = config.intents[intent];
+    if (!rules) return;
+    for (const [rawWord, w] of Object.entries(rules.keywords)) {
+      const word = foldText(rawWord);
+      const target = { intentIndex, weight: w, rule: `keyword:${word}` };
+      if (word.endsWith("*")) prefixes.push({ prefix: word.slice(0, -1), target });
+      else keywords.set(word, [...(keywords.get(word) ?? []), target]);
+    }
+    for (const [rawPhrase, w] of Object.entries(rules.phrases)) {
+      const words = splitWords(foldText(rawPhrase));
+      if (words.length === 0) continue;
+      const target = { intentIndex, weight: w, rule: `phrase:${words.join(" ")}` };
+      if (words.length === 1) {
+        keywords.set(words[0]!, [...(keywords.get(words[0]!) ?? []), target]);
+        continue;
+      }
+      phrases.set(words[0]!, [...(phrases.get(words[0]!) ?? []), { words, target }]);
+    }
+    for (const { pattern, weight: w, flags } of rules.regex) {
+      let regex: RegExp;
+      try {
+        regex = new RegExp(pattern, flags);
+      } catch (error) {
+        throw new AfwError("CONFIG_INVALID", `invalid regex for ${intent}: ${pattern}`, { cause: error });
+      }
+      regexes.push({ regex, target: { intentIndex, weight: w, rule: `regex:${pattern}` } });
+    }
+  });
+  const { minScore, minMargin } = config.fastPath;
+
+  return {
+    config,
+    score(question) {
+      const scores = new Float64Array(INTENTS.length);
+      const matches: PatternMatch[] = [];
+      const seen = new Set<string>();
+      const hit = (target: WeightedTarget) => {
+        const key = `${target.intentIndex}|${target.rule}`;
+        if (seen.has(key)) return;
+        seen.add(key);
+        scores[target.intentIndex] = scores[target.intentIndex]! + target.weight;
+        matches.push({ intent: INTENTS[target.intentIndex]!, rule: target.rule, weight: target.weight });
+      };
+      const words = splitWords(foldText(question));
+      for (let i = 0; i < words.length; i++) {
+        const word = words[i]!;
+        const exact = keywords.get(word);
+        if (exact) for (const target of exact) hit(target);
+        for (const { prefix, target } of prefixes) if (word.startsWith(prefix)) hit(target);
+        const candidates = phrases.get(word);
+        if (candidates) {
+          for (const { words: phraseWords, target } of candidates) {
+            let ok = i + phraseWords.length <= words.length;
+            for (let j = 1; ok && j < phraseWords.length; j++) ok = words[i + j] === phraseWords[j];
+            if (ok) hit(target);
+          }
+        }
+      }
+      const original = question.length > 8_000 ? question.slice(0, 8_000) : question;
+      for (const { regex, target } of regexes) if (regex.test(original)) hit(target);
+      let best = -1;
+      let second = -Infinity;
+      let bestScore = -Infinity;
+      for (let i = 0; i < scores.length; i++) {
+        const s = scores[i]!;
+        if (s > bestScore) {
+          second = bestScore;
+          bestScore = s;
+          best = i;
+        } else if (s > second) second = s;
+      }
+      const top = bestScore > 0 ? INTENTS[best] : undefined;
+      const margin = top ? bestScore - Math.max(0, second) : 0;
+      return { scores, matches, top, margin, decisive: top !== undefined && bestScore >= minScore && margin >= minMargin };
+    },
+  };
+}
+
+/**
+ * Parses a pattern configuration from YAML or JSON text (JSON is valid YAML).
+ *
+ * @throws AfwError `CONFIG_INVALID` when the text is not valid YAML/JSON or does not fit the schema.
+ * @example
+ * ```ts
+ * const config = parseIntentPatterns("intents:\n  conversation:\n    keywords: { hello: 3 }\n");
+ * ```
+ */
+export function parseIntentPatterns(text: string): IntentPatternConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    throw new AfwError("CONFIG_INVALID", "intent patterns are not valid YAML or JSON", { cause: error });
+  }
+  const parsed = IntentPatternConfigSchema.safeParse(raw ?? {});
+  if (!parsed.success) throw new AfwError("CONFIG_INVALID", `invalid intent patterns: ${formatZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+/**
+ * Reads a pattern configuration from a YAML or JSON file.
+ *
+ * @throws AfwError `CONFIG_INVALID` when the file cannot be read or parsed.
+ * @example
+ * ```ts
+ * const patterns = await loadIntentPatterns("./config/intent-patterns.yaml");
+ * const classifier = createIntentClassifier({ patterns });
+ * ```
+ */
+export async function loadIntentPatterns(path: string | URL): Promise<IntentPatternConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new AfwError("CONFIG_INVALID", `cannot read intent patterns file ${String(path)}`, { cause: error });
+  }
+  return parseIntentPatterns(text);
+}
+
+/**
+ * Merges pattern configurations: later rules override earlier ones with the same key; regex lists
+ * are concatenated; `fastPath` of the last config that sets it wins.
+ *
+ * @example
+ * ```ts
+ * const patterns = mergeIntentPatterns(DEFAULT_INTENT_PATTERNS, { intents: { conversation: { keywords: { howdy: 3 } } } });
+ * ```
+ */
+export function mergeIntentPatterns(...configs: IntentPatternConfigInput[]): IntentPatternConfig {
+  const parsed = configs.map((c) => IntentPatternConfigSchema.parse(c));
+  const intents: IntentPatternConfig["intents"] = {};
+  for (const config of parsed) {
+    for (const intent of INTENTS) {
+      const rules = config.intents[intent];
+      if (!rules) continue;
+      const current = intents[intent] ?? { keywords: {}, phrases: {}, regex: [] };
+      intents[intent] = {
+        keywords: { ...current.keywords, ...rules.keywords },
+        phrases: { ...current.phrases, ...rules.phrases },
+        regex: [...current.regex, ...rules.regex],
+      };
+    }
+  }
+  const last = parsed.at(-1);
+  return { version: 1, intents, fastPath: last ? last.fastPath : { minScore: 4, minMargin: 3 } };
+}

@@ -1,0 +1,149 @@
+import type { SparseVector } from "./lexical-features.js";
+
+/** One training or scoring example: a dense part and an optional sparse part. */
+export interface FeatureRow {
+  dense: Float32Array;
+  sparse?: SparseVector | undefined;
+}
+
+/** Weights of a multinomial logistic (softmax) regression. */
+export interface SoftmaxWeights {
+  classes: number;
+  denseDimensions: number;
+  sparseDimensions: number;
+  /** `classes x denseDimensions`, row-major. */
+  dense: Float32Array;
+  /** `classes x sparseDimensions`, row-major. */
+  sparse: Float32Array;
+  bias: Float32Array;
+}
+
+/** Training settings of {@link trainSoftmaxRegression}. */
+export interface SoftmaxTrainingOptions {
+  /** Passes over the data. @default 30 */
+  epochs?: number;
+  /** Adam step size. @default 0.01 */
+  learningRate?: number;
+  /** L2 penalty. @default 1e-4 */
+  l2?: number;
+  /** Seed of the shuffling order (training is deterministic for a seed). @default 1 */
+  seed?: number;
+}
+
+/**
+ * Computes the logits of `row` into `out` (length `classes`) and returns `out`.
+ */
+export function softmaxLogits(weights: SoftmaxWeights, row: FeatureRow, out = new Float64Array(weights.classes)): Float64Array {
+  const { classes, denseDimensions: d, sparseDimensions: h } = weights;
+  const dense = row.dense;
+  for (let c = 0; c < classes; c++) {
+    let sum = weights.bias[c]!;
+    const offset = c * d;
+    for (let j = 0; j < d; j++) sum += weights.dense[offset + j]! * dense[j]!;
+    if (row.sparse) {
+      const sparseOffset = c * h;
+      const { indices, values } = row.sparse;
+      for (let k = 0; k < indices.length; k++) sum += weights.sparse[sparseOffset + indices[k]!]! * values[k]!;
+    }
+    out[c] = sum;
+  }
+  return out;
+}
+
+/**
+ * Turns logits into probabilities in place, dividing by `temperature` first.
+ *
+ * @example
+ * ```ts
+ * softmaxInPlace(Float64Array.of(1, 1)) // [0.5, 0.5]
+ * ```
+ */
+export function softmaxInPlace(logits: Float64Array, temperature = 1): Float64Array {
+  let max = -Infinity;
+  for (let i = 0; i < logits.length; i++) max = Math.max(max, logits[i]! / temperature);
+  let sum = 0;
+  for (let i = 0; i < logits.length; i++) {
+    const e = Math.exp(logits[i]! / temperature - max);
+    logits[i] = e;
+    sum += e;
+  }
+  for (let i = 0; i < logits.length; i++) logits[i] = logits[i]! / sum;
+  return logits;
+}
+
+/**
+ * Trains a multinomial logistic regression with Adam on shuffled single examples (deterministic
+ * for a seed). Sparse weights get lazy L2 (only on touched indices).
+ */
+export function trainSoftmaxRegression(
+  rows: readonly FeatureRow[],
+  labels: readonly number[],
+  shape: { classes: number; denseDimensions: number; sparseDimensions: number },
+  options: SoftmaxTrainingOptions = {},
+): SoftmaxWeights {
+  const { classes, denseDimensions: d, sparseDimensions: h } = shape;
+  const epochs = options.epochs ?? 30;
+  const learningRate = options.learningRate ?? 0.01;
+  const l2 = options.l2 ?? 1e-4;
+  const weights: SoftmaxWeights = {
+    classes,
+    denseDimensions: d,
+    sparseDimensions: h,
+    dense: new Float32Array(classes * d),
+    sparse: new Float32Array(classes * h),
+    bias: new Float32Array(classes),
+  };
+  const m1 = new Float32Array(classes * d);
+  const v1 = new Float32Array(classes * d);
+  const m2 = new Float32Array(classes * h);
+  const v2 = new Float32Array(classes * h);
+  const beta1 = 0.9;
+  const beta2 = 0.999;
+  const epsilon = 1e-8;
+  let seed = (options.seed ?? 1) >>> 0 || 1;
+  const random = () => {
+    seed = (seed * 16807) % 2147483647;
+    return seed / 2147483647;
+  };
+  const order = rows.map((_, i) => i);
+  const logits = new Float64Array(classes);
+  let step = 0;
+  for (let epoch = 0; epoch < epochs; epoch++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (const index of order) {
+      const row = rows[index]!;
+      const label = labels[index]!;
+      step++;
+      softmaxInPlace(softmaxLogits(weights, row, logits));
+      const correction = Math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step);
+      const rate = learningRate * correction;
+      for (let c = 0; c < classes; c++) {
+        const gradient = logits[c]! - (label === c ? 1 : 0);
+        weights.bias[c] = weights.bias[c]! - learningRate * gradient;
+        const offset = c * d;
+        for (let j = 0; j < d; j++) {
+          const k = offset + j;
+          const g = gradient * row.dense[j]! + l2 * weights.dense[k]!;
+          m1[k] = beta1 * m1[k]! + (1 - beta1) * g;
+          v1[k] = beta2 * v1[k]! + (1 - beta2) * g * g;
+          weights.dense[k] = weights.dense[k]! - (rate * m1[k]!) / (Math.sqrt(v1[k]!) + epsilon);
+        }
+        if (row.sparse) {
+          const sparseOffset = c * h;
+          const { indices, values } = row.sparse;
+          for (let n = 0; n < indices.length; n++) {
+            const k = sparseOffset + indices[n]!;
+            const g = gradient * values[n]! + l2 * weights.sparse[k]!;
+            m2[k] = beta1 * m2[k]! + (1 - beta1) * g;
+            v2[k] = beta2 * v2[k]! + (1 - beta2) * g * g;
+            weights.sparse[k] = weights.sparse[k]! - (rate * m2[k]!) / (Math.sqrt(v2[k]!) + epsilon);
+          }
+        }
+      }
+    }
+  }
+  return weights;
+}

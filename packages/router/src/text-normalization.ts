@@ -1,0 +1,50 @@
+/**
+ * Text helpers shared by the pattern matcher and the lexical features: lower-casing, accent
+ * folding and word splitting, all bounded so very long inputs cost a bounded amount of time.
+ */
+
+/** Longest prefix of a question the pattern and lexical stages look at, in characters. */
+export const MAX_MATCH_CHARACTERS = 8_000;
+
+const COMBINING_MARKS = /[\u0300-\u036f]/g;
+const WORD = /[\p{L}\p{N}_+#]+/gu;
+
+/**
+ * Lower-cases `text`, folds accents (`é` -> `e`, `ß` stays) and collapses white space. Used for
+ * keyword and phrase matching so `Política` matches `politica`.
+ *
+ * @example
+ * ```ts
+ * foldText("¿Qué dice la POLÍTICA?") // "¿que dice la politica?"
+ * ```
+ */
+export function foldText(text: string): string {
+  return text.slice(0, MAX_MATCH_CHARACTERS).toLowerCase().normalize("NFKD").replace(COMBINING_MARKS, "").replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Splits folded text into words (letters, digits, `_`, `+`, `#`, so `c++` and `c#` survive).
+ *
+ * @example
+ * ```ts
+ * splitWords("why does c++ crash?") // ["why", "does", "c++", "crash"]
+ * ```
+ */
+export function splitWords(folded: string): string[] {
+  return folded.match(WORD) ?? [];
+}
+
+/**
+ * Shortens a long question for the embedding model: keeps the head and the tail (where people
+ * usually state what they want) and drops the middle.
+ *
+ * @param maxCharacters - Longest result.
+ * @default maxCharacters 1000
+ */
+export function truncateForModel(text: string, maxCharacters = 1_000): string {
+  const trimmed = text.trim();
+  if (trimmed.length <= maxCharacters) return trimmed;
+  const head = Math.floor(maxCharacters * 0.7);
+  const tail = maxCharacters - head - 5;
+  return `${trimmed.slice(0, head)} ... ${trimmed.slice(trimmed.length - tail)}`;
+}
