@@ -53,3 +53,12 @@ export {
 } from "./vector-store.js";
 export { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 export { createChromaVectorStore, toChromaWhere, type ChromaVectorStoreOptions } from "./chroma-vector-store.js";
+export {
+  createWorkflowCatalog,
+  type WorkflowCatalog,
+  type WorkflowCatalogOptions,
+  type WorkflowSearchInput,
+  type WorkflowSearchResponse,
+  type RecognizedQuery,
+} from "./workflow-catalog.js";
+export { loadWorkflowCatalog, parseWorkflowCatalog, exampleCatalogDir } from "./workflow-loader.js";
