@@ -24,14 +24,15 @@ export class JsonStreamParser {
   push(chunk: Uint8Array | string): unknown[] {
     this.buffer += typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true });
     const values: unknown[] = [];
+    let start = 0;
     let newline = this.buffer.indexOf("\n");
     while (newline !== -1) {
-      let line = this.buffer.slice(0, newline);
-      this.buffer = this.buffer.slice(newline + 1);
-      if (line.endsWith("\r")) line = line.slice(0, -1);
-      this.processLine(line, values);
-      newline = this.buffer.indexOf("\n");
+      const end = newline > start && this.buffer.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+      this.processLine(this.buffer.slice(start, end), values);
+      start = newline + 1;
+      newline = this.buffer.indexOf("\n", start);
     }
+    this.buffer = this.buffer.slice(start);
     return values;
   }
 
@@ -72,9 +73,9 @@ export class JsonStreamParser {
     if (line.startsWith(":")) return; // SSE comment from a proxy
     this.block.push(stripDataPrefix(line));
     // One object per line is the common case: emit as soon as the block parses.
-    const text = this.block.join("\n");
-    const first = text.trimStart()[0];
-    const last = text.trimEnd().at(-1);
+    const text = this.block.length === 1 ? (this.block[0] as string) : this.block.join("\n");
+    const first = firstNonSpace(text);
+    const last = lastNonSpace(text);
     if ((first === "{" && last === "}") || (first === "[" && last === "]")) {
       try {
         values.push(JSON.parse(text));
@@ -88,4 +89,20 @@ export class JsonStreamParser {
 
 function stripDataPrefix(line: string): string {
   return line.startsWith("data:") ? line.slice(5).trimStart() : line;
+}
+
+function firstNonSpace(text: string): string | undefined {
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index] as string;
+    if (char !== " " && char !== "\t") return char;
+  }
+  return undefined;
+}
+
+function lastNonSpace(text: string): string | undefined {
+  for (let index = text.length - 1; index >= 0; index -= 1) {
+    const char = text[index] as string;
+    if (char !== " " && char !== "\t" && char !== "\r") return char;
+  }
+  return undefined;
 }
