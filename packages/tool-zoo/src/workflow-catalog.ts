@@ -140,7 +140,7 @@ function searchableText(workflow: WorkflowDescriptor): string {
 
 function labelMatches(labels: WorkflowLabels, name: (typeof WORKFLOW_LABEL_NAMES)[number], value: string): boolean {
   const values = labels[name] as readonly string[];
-  if (values.length === 0) return true;
+  if (values.length === 0 || (name === "environment" && values.includes("any"))) return true;
   if (name === "signal-type") return values.some((v) => v.toLowerCase() === value.toLowerCase());
   return values.includes(value);
 }
