@@ -69,9 +69,11 @@ export const StdioDownstreamServerConfigSchema = z
     maxMessageBytes: z
       .number()
       .int()
-      .positive()
+      .min(1024 * 1024, "maxMessageBytes must be at least 1 MiB (1048576)")
       .default(8 * 1024 * 1024)
-      .describe("Largest stdout line buffered; a server exceeding it is disconnected and restarted."),
+      .describe(
+        "Bound on buffered stdout (one JSON-RPC line plus one 64 KiB read); a server writing a longer line is disconnected and restarted.",
+      ),
     stderrTailBytes: z.number().int().nonnegative().default(8192).describe("How much of the server's stderr is kept (the rest is counted and dropped)."),
   })
   .strict();

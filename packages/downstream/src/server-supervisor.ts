@@ -176,6 +176,7 @@ export class ServerSupervisor {
   private readonly stateWaiters = new Set<() => void>();
   private readonly stderr: BoundedTail;
   private transportErrors = 0;
+  private lastTransportError: string | undefined;
   private readonly secrets: string[];
 
   constructor(
@@ -499,12 +500,16 @@ export class ServerSupervisor {
 
   private async openConnection(generation: number): Promise<Connection> {
     if (this.closingPromise) await this.closingPromise;
+    this.lastTransportError = undefined;
     const transport = this.createTransport();
     const client = new Client(this.deps.clientInfo, { capabilities: {} });
     const connection: Connection = { generation, client, transport, connectedAt: 0, pid: undefined, closing: false, healthCheck: undefined };
     client.onclose = () => this.handleClose(connection);
-    client.onerror = () => {
-      if (!connection.closing) this.transportErrors++;
+    client.onerror = (error) => {
+      if (connection.closing) return;
+      this.transportErrors++;
+      // An oversized message makes the SDK close the transport: keep that as the reason.
+      if (!this.lastTransportError?.includes("exceeded maximum size")) this.lastTransportError = message(error).slice(0, 300);
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.connection === connection) void this.refreshTools();
@@ -551,7 +556,8 @@ export class ServerSupervisor {
     connection.closing = true;
     this.clearTimer("idleTimer");
     this.clearTimer("pingTimer");
-    const description = this.describeFailure(this.config.transport === "stdio" ? "process exited or closed its stdio" : "connection closed");
+    const what = this.config.transport === "stdio" ? "process exited or closed its stdio" : "connection closed";
+    const description = this.describeFailure(this.lastTransportError ? `${what} (last transport error: ${this.lastTransportError})` : what);
     emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason: "crash", message: description });
     this.recordFailure(description, connection.connectedAt, "failed");
   }
