@@ -23,6 +23,7 @@ export {
   createRedisClient,
   backoffDelay,
   type RedisAddress,
+  type RedisAuth,
   type RedisConnectionConfig,
   type RedisClientPlan,
   type RedisClientSettings,

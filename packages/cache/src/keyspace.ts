@@ -28,6 +28,7 @@ export function escapeRedisPattern(value: string): string {
  * - health: `<p>health:{<backend>}`; circuit states: one hash `<p>circuits`
  */
 export class Keyspace {
+  /** @param prefix Prefix of every key, e.g. `afw:`. */
   constructor(readonly prefix: string) {}
 
   private tenantPart(tenant: string | undefined): string {
@@ -48,19 +49,22 @@ export class Keyspace {
     return `${this.prefix}cache:{${this.tenantPart(group.tenant)}shared:flow:${flow}}`;
   }
 
+  /** Key of one cached answer. */
   cacheEntry(group: CacheGroup, questionHash: string): string {
     return `${this.cacheGroupBase(group)}:q:${questionHash}`;
   }
 
+  /** Set of the question hashes cached in a group. */
   cacheGroupIndex(group: CacheGroup): string {
     return `${this.cacheGroupBase(group)}:idx`;
   }
 
+  /** Hash of question hash -> embedding (semantic hits) of a group. */
   cacheGroupEmbeddings(group: CacheGroup): string {
     return `${this.cacheGroupBase(group)}:emb`;
   }
 
-  /** Sorted set of every cache group (member: {@link encodeCacheGroup}, score: latest expiry). */
+  /** Sorted set of every cache group (member: the group as a JSON array, score: its latest expiry). */
   get cacheRegistry(): string {
     return `${this.prefix}cache-groups`;
   }
@@ -75,10 +79,12 @@ export class Keyspace {
     return `${escapeRedisPattern(this.prefix)}cache:*`;
   }
 
+  /** List of a session's turns (JSON, oldest first). */
   sessionTurns(sessionId: string, tenant?: string): string {
     return `${this.prefix}session:{${this.sessionTag(sessionId, tenant)}}`;
   }
 
+  /** Hash of a session's metadata (`createdAt`, `updatedAt`, ...). */
   sessionMeta(sessionId: string, tenant?: string): string {
     return `${this.sessionTurns(sessionId, tenant)}:meta`;
   }
@@ -88,23 +94,28 @@ export class Keyspace {
     return `${this.prefix}sessions:${this.tenantPart(tenant)}index`;
   }
 
+  /** List of a backend's (or one of its flows') recent samples. */
   performanceWindow(backendId: string, flowId?: string): string {
     const base = `${this.prefix}perf:{${encode(backendId)}}`;
     return flowId === undefined ? base : `${base}:flow:${encode(flowId)}`;
   }
 
+  /** Set of tracked performance targets. */
   get performanceTargets(): string {
     return `${this.prefix}perf-targets`;
   }
 
+  /** A backend's health snapshot (with TTL). */
   health(backendId: string): string {
     return `${this.prefix}health:{${encode(backendId)}}`;
   }
 
+  /** Set of backend ids with a snapshot. */
   get healthIndex(): string {
     return `${this.prefix}health-index`;
   }
 
+  /** Hash of circuit key -> state. */
   get circuits(): string {
     return `${this.prefix}circuits`;
   }

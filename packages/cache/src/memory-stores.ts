@@ -21,10 +21,15 @@ export interface MemoryStoresOptions extends StoreEventOptions {
 
 /** The five stores in process memory: the embedded default for one gateway process. */
 export interface MemoryStores {
+  /** Answers by (tenant, scope, flow, question). */
   readonly responseCache: MemoryResponseCache;
+  /** Conversation memory. */
   readonly sessionStore: MemorySessionStore;
+  /** Rolling latency/success windows for routing. */
   readonly performanceStore: MemoryPerformanceStore;
+  /** Backend health snapshots. */
   readonly healthStore: MemoryHealthStore;
+  /** Circuit-breaker states. */
   readonly circuitStateStore: MemoryCircuitStateStore;
   /** Always ok. */
   health(): Promise<StoreHealth>;

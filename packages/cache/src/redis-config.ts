@@ -8,8 +8,10 @@ export interface RedisAddress {
 }
 
 /** Credentials and TLS shared by every connection mode. */
-interface RedisAuth {
+export interface RedisAuth {
+  /** ACL user name. */
   username?: string | undefined;
+  /** Password (of `username`, or the default user). */
   password?: string | undefined;
   /** Connect with TLS (`rediss://`). */
   tls?: boolean | undefined;

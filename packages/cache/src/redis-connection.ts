@@ -71,6 +71,7 @@ const OptionsSchema = z.object({
 export class LuaScript {
   /** SHA-1 of the source, as Redis names it. */
   readonly sha: string;
+  /** @param source The Lua source. */
   constructor(readonly source: string) {
     this.sha = createHash("sha1").update(source).digest("hex");
   }
@@ -112,6 +113,11 @@ export class RedisConnection {
   private degraded = false;
   private closed = false;
 
+  /**
+   * Prefer {@link createRedisConnection}.
+   *
+   * @throws AfwError `CONFIG_INVALID` for bad options or a malformed URL.
+   */
   constructor(options: RedisConnectionOptions) {
     const parsed = OptionsSchema.safeParse({
       url: options.url,

@@ -7,32 +7,46 @@ end
 return 1`);
 
 /**
- * Counters kept in one Redis hash so every instance shares them. Increments are sent in the
- * background; ones that could not be written (Redis away) are kept and sent with the next flush,
- * so nothing is lost. `local` holds this instance's own totals for when Redis cannot be read.
+ * Counters kept in one Redis hash so every instance shares them. Increments are coalesced and
+ * sent in the background every `flushDelayMs` (one script call for many lookups); ones that could
+ * not be written (Redis away) are kept and sent with the next flush, so nothing is lost.
+ * `local` holds this instance's own totals for when Redis cannot be read.
  */
 export class RedisCounters {
   /** This instance's totals since start. */
   readonly local: Record<string, number> = {};
   private pending: Record<string, number> = {};
   private inFlight: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly connection: RedisConnection,
     private readonly key: string,
+    private readonly flushDelayMs = 20,
   ) {}
 
-  /** Adds `increments` and starts a flush. */
+  /** Adds `increments` and schedules a flush. */
   add(increments: Readonly<Record<string, number>>): void {
     for (const [field, amount] of Object.entries(increments)) {
       this.local[field] = (this.local[field] ?? 0) + amount;
       this.pending[field] = (this.pending[field] ?? 0) + amount;
     }
-    if (!this.inFlight && this.connection.ready) this.inFlight = this.flushOnce();
+    this.schedule();
   }
 
-  /** Writes every pending increment; resolves when done (or failed, keeping them pending). */
+  private schedule(): void {
+    if (this.timer || this.inFlight) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.connection.ready) this.inFlight = this.flushOnce();
+    }, this.flushDelayMs);
+    this.timer.unref();
+  }
+
+  /** Writes every pending increment now; resolves when done (or failed, keeping them pending). */
   async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     while (this.inFlight) await this.inFlight;
     if (Object.keys(this.pending).length > 0) {
       this.inFlight = this.flushOnce();
@@ -49,7 +63,7 @@ export class RedisCounters {
       for (const [field, amount] of Object.entries(batch)) this.pending[field] = (this.pending[field] ?? 0) + amount;
     }
     this.inFlight = undefined;
-    if (outcome.ok && Object.keys(this.pending).length > 0 && this.connection.ready) this.inFlight = this.flushOnce();
+    if (outcome.ok && Object.keys(this.pending).length > 0) this.schedule();
   }
 
   /** Reads the shared counters; undefined when Redis cannot be read. */

@@ -23,10 +23,15 @@ export interface RedisStoresOptions extends RedisConnectionOptions {
 export interface RedisStores {
   /** The shared connection. */
   readonly connection: RedisConnection;
+  /** Answers by (tenant, scope, flow, question). */
   readonly responseCache: RedisResponseCache;
+  /** Conversation memory. */
   readonly sessionStore: RedisSessionStore;
+  /** Rolling latency/success windows for routing. */
   readonly performanceStore: RedisPerformanceStore;
+  /** Backend health snapshots. */
   readonly healthStore: RedisHealthStore;
+  /** Circuit-breaker states. */
   readonly circuitStateStore: RedisCircuitStateStore;
   /** PINGs Redis within `operationTimeoutMs`. */
   health(): Promise<StoreHealth>;
