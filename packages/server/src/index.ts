@@ -1,8 +1,100 @@
 /**
- * `@afw/server`: The Agentic Flywheel MCP server: query pipeline, MCP tools, transports and configuration.
+ * `@afw/server`: the Agentic Flywheel MCP server — the query pipeline, the MCP tools, the stdio
+ * and Streamable HTTP transports, the configuration schema and loader, trace sinks and metrics.
  *
- * Not implemented yet: see the package README.
+ * @example
+ * ```ts
+ * import { createGatewayServer, loadGatewayConfig, startHttpTransport } from "@afw/server";
+ *
+ * const gateway = await createGatewayServer(await loadGatewayConfig("afw.yaml"));
+ * const http = await startHttpTransport(gateway);
+ * console.error(`listening on ${http.url}`);
+ * ```
  *
  * @packageDocumentation
  */
-export {};
+export {
+  GatewayConfigSchema,
+  BackendConfigSchema,
+  FlowRegistryEntrySchema,
+  AuthTokenConfigSchema,
+  HttpConfigSchema,
+  RoutingConfigSchema,
+  CacheConfigSchema,
+  SessionsConfigSchema,
+  ToolsConfigSchema,
+  WorkflowsConfigSchema,
+  TraceConfigSchema,
+  type GatewayConfig,
+  type GatewayConfigInput,
+  type BackendConfig,
+  type BackendConfigInput,
+  type FlowRegistryEntry,
+  type AuthTokenConfig,
+  type HttpConfig,
+  type RoutingConfig,
+  type CacheConfig,
+  type SessionsConfig,
+  type ToolsConfig,
+  type WorkflowsConfig,
+  type TraceConfig,
+} from "./config-schema.js";
+export { loadGatewayConfig, parseGatewayConfig, CONFIG_ENV_VARIABLES, type ConfigIssue, type ParseGatewayConfigOptions } from "./config-loader.js";
+export { renderConfigReference, configReferenceRows, type ConfigReferenceRow } from "./config-reference.js";
+export {
+  createGatewayServer,
+  type GatewayServer,
+  type GatewayParts,
+  type GatewayStores,
+  type RouterDependencies,
+  type ReadinessCheck,
+  type ReadinessReport,
+} from "./gateway-server.js";
+export { ToolErrorBodySchema, ToolFailure, displayUrl, isHostAllowed, type GatewayTool, type ToolContext, type ToolErrorBody, type ToolDependencies } from "./gateway-tools.js";
+export {
+  FlowiseQueryInputShape,
+  ListFlowsInputShape,
+  BackendStatusInputShape,
+  HealthCheckInputShape,
+  BackendPerformanceCompareInputShape,
+  BackendConnectInputShape,
+  ListSessionsInputShape,
+  GetSessionInputShape,
+  ClearCacheInputShape,
+  ExplainRoutingInputShape,
+} from "./tool-schemas.js";
+export {
+  type IntentClassifierPort,
+  type RouterPort,
+  type RoutingRequest,
+  type ExecutionRequest,
+  type ExecuteOptions,
+  type ExecutionOutcome,
+  type ToolSearchPort,
+  type ToolSearchPortInput,
+  type WorkflowCatalogPort,
+  type WorkflowSearchResult,
+  type FlowSource,
+} from "./ports.js";
+export { type BackendFactory, backendFactoryByKind } from "./backend-factory.js";
+export { createBackendRegistry, type BackendRegistry, type BackendRegistryOptions, type RegisteredBackend, type DiscoveryProblem } from "./backend-registry.js";
+export { createBasicIntentClassifier, BUILT_IN_INTENT_PATTERNS, type BasicIntentClassifierOptions } from "./basic-intent-classifier.js";
+export { createBasicRouter, DEFAULT_CAPABILITIES, type BasicRouterOptions } from "./basic-router.js";
+export { createBasicWorkflowCatalog, loadWorkflowCatalogFile, parseWorkflowCatalog } from "./basic-workflow-catalog.js";
+export { createToolSearchFromConfig } from "./tool-zoo-adapter.js";
+export {
+  createQueryPipeline,
+  cacheTtlSeconds,
+  type QueryPipeline,
+  type QueryPipelineOptions,
+  type QueryCallOptions,
+  type QueryOutcome,
+  type ExplainRoutingInput,
+  type RoutingExplanation,
+} from "./query-pipeline.js";
+export { createRedactor, configSecrets, REDACTED, type Redactor } from "./redactor.js";
+export { createGatewayLogger, type GatewayLoggerOptions } from "./logger.js";
+export { createTraceRingBuffer, createLogTraceSink, type TraceRingBuffer } from "./trace-sinks.js";
+export { createOtlpTraceSink, type OtlpTraceSink, type OtlpTraceSinkOptions } from "./otlp-trace-sink.js";
+export { createGatewayMetrics, type GatewayMetrics } from "./metrics.js";
+export { newTraceContext, newTraceId } from "./trace-context.js";

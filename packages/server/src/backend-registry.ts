@@ -1,0 +1,268 @@
+import {
+  AfwError,
+  emitTrace,
+  flowKey,
+  toAfwError,
+  UniversalFlowSchema,
+  type BackendHealth,
+  type FlowBackendV1,
+  type HealthStore,
+  type TraceContext,
+  type TraceSink,
+  type UniversalFlow,
+} from "@afw/contracts";
+import type { BackendConfig, FlowRegistryEntry } from "./config-schema.js";
+import type { FlowSource } from "./ports.js";
+import { newTraceContext } from "./trace-context.js";
+
+/** A backend known to the gateway, with where it came from. */
+export interface RegisteredBackend {
+  readonly backend: FlowBackendV1;
+  /** Its configuration, when it came from the config file or `backend_connect`. */
+  readonly config: BackendConfig | undefined;
+  /** `config` (file), `parts` (passed in code) or `runtime` (`backend_connect`). */
+  readonly source: "config" | "parts" | "runtime";
+  /** Epoch milliseconds. */
+  readonly addedAt: number;
+}
+
+/** A failed flow discovery. */
+export interface DiscoveryProblem {
+  backendId: string;
+  code: string;
+  /** Secret-free message. */
+  message: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/** Options of {@link createBackendRegistry}. */
+export interface BackendRegistryOptions {
+  /** Shared health snapshots. */
+  healthStore: HealthStore;
+  /** Sink for background events (`flows-discovered`, `health-checked`). */
+  sink?: TraceSink;
+  /** Discovered flow lists are reused this long. @default 300000 */
+  discoveryTtlMs?: number;
+  /** Health snapshots stay valid this long. @default 90000 */
+  healthTtlMs?: number;
+  /** Timeout of one health probe or discovery. @default 5000 */
+  probeTimeoutMs?: number;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/** The gateway's live set of backends and their flows; see {@link createBackendRegistry}. */
+export interface BackendRegistry extends FlowSource {
+  /** Every backend, in registration order. */
+  list(): FlowBackendV1[];
+  /** Every registration with its metadata. */
+  entries(): RegisteredBackend[];
+  /** A backend by id. */
+  get(id: string): RegisteredBackend | undefined;
+  /**
+   * Adds a backend.
+   * @throws AfwError `INVALID_INPUT` when the id is taken or the spec version is not `v1`.
+   */
+  add(backend: FlowBackendV1, options?: { config?: BackendConfig; source?: RegisteredBackend["source"] }): void;
+  /** Removes (and closes) a backend; resolves true when it existed. */
+  remove(id: string): Promise<boolean>;
+  /** Problems of the latest discovery per backend (empty when all succeeded). */
+  discoveryProblems(): DiscoveryProblem[];
+  /** Probes backends now (all, or one), stores the snapshots and returns them. */
+  checkHealth(options?: { backendId?: string; signal?: AbortSignal; trace?: TraceContext }): Promise<BackendHealth[]>;
+  /** The latest fresh health snapshot of a backend, if any. */
+  latestHealth(backendId: string): Promise<BackendHealth | undefined>;
+  /** Starts background health probes every `intervalMs` (0 or less: none). */
+  startHealthChecks(intervalMs: number): void;
+  /** Stops background probes and closes every backend. */
+  close(): Promise<void>;
+}
+
+function mergeRegistry(backend: FlowBackendV1, discovered: UniversalFlow[], registry: readonly FlowRegistryEntry[]): UniversalFlow[] {
+  if (registry.length === 0) return discovered;
+  const out = discovered.map((flow) => ({ ...flow }));
+  for (const entry of registry) {
+    const existing = out.find((flow) => flow.backendFlowId === entry.id);
+    if (existing) {
+      if (entry.name) existing.name = entry.name;
+      if (entry.description) existing.description = entry.description;
+      if (entry.intents.length > 0) existing.intents = [...entry.intents];
+      existing.keywords = [...new Set([...existing.keywords, ...entry.keywords])];
+      existing.tags = [...new Set([...existing.tags, ...entry.tags])];
+      existing.capabilities = [...new Set([...existing.capabilities, ...entry.capabilities])];
+      existing.generalPurpose = existing.generalPurpose || entry.generalPurpose;
+      existing.cacheable = entry.cacheable && existing.cacheable;
+      if (entry.cacheClass) existing.cacheClass = entry.cacheClass;
+      if (entry.streaming !== undefined) existing.streaming = entry.streaming;
+      existing.source = "merged";
+    } else {
+      out.push(
+        UniversalFlowSchema.parse({
+          id: flowKey(backend.id, entry.id),
+          backendId: backend.id,
+          backendKind: backend.kind,
+          backendFlowId: entry.id,
+          name: entry.name ?? entry.id,
+          ...(entry.description ? { description: entry.description } : {}),
+          intents: entry.intents,
+          keywords: entry.keywords,
+          tags: entry.tags,
+          capabilities: entry.capabilities,
+          generalPurpose: entry.generalPurpose,
+          cacheable: entry.cacheable,
+          ...(entry.cacheClass ? { cacheClass: entry.cacheClass } : {}),
+          ...(entry.streaming === undefined ? {} : { streaming: entry.streaming }),
+          source: "configured",
+        }),
+      );
+    }
+  }
+  return out;
+}
+
+function withTimeout<T>(run: (signal: AbortSignal) => Promise<T>, timeoutMs: number, outer?: AbortSignal): Promise<T> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(outer?.reason);
+  outer?.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(new AfwError("BACKEND_TIMEOUT", `no answer within ${timeoutMs} ms`)), timeoutMs);
+  return new Promise<T>((resolve, reject) => {
+    controller.signal.addEventListener("abort", () => reject(toAfwError(controller.signal.reason, "BACKEND_TIMEOUT")), { once: true });
+    run(controller.signal).then(resolve, reject);
+  }).finally(() => {
+    clearTimeout(timer);
+    outer?.removeEventListener("abort", onAbort);
+  });
+}
+
+/**
+ * Creates the registry of live backends: flow discovery with a TTL (a failed rediscovery keeps
+ * serving the previous list), merging of each backend's configured flow registry, health probes
+ * stored in the shared {@link HealthStore}, and run-time additions (`backend_connect`).
+ *
+ * @example
+ * ```ts
+ * const registry = createBackendRegistry({ healthStore: createMemoryHealthStore() });
+ * registry.add(myBackend);
+ * const flows = await registry.flows();
+ * ```
+ */
+export function createBackendRegistry(options: BackendRegistryOptions): BackendRegistry {
+  const now = options.now ?? Date.now;
+  const discoveryTtlMs = options.discoveryTtlMs ?? 300_000;
+  const healthTtlMs = options.healthTtlMs ?? 90_000;
+  const probeTimeoutMs = options.probeTimeoutMs ?? 5_000;
+  const registrations = new Map<string, RegisteredBackend>();
+  type Discovery = { flows: UniversalFlow[]; fetchedAt: number; inflight?: Promise<UniversalFlow[]> | undefined; problem?: DiscoveryProblem | undefined };
+  const discoveries = new Map<string, Discovery>();
+  let healthTimer: NodeJS.Timeout | undefined;
+
+  const backgroundTrace = (trace?: TraceContext) => trace ?? (options.sink ? newTraceContext(options.sink) : undefined);
+
+  const discover = (entry: RegisteredBackend, trace: TraceContext | undefined, signal?: AbortSignal): Promise<UniversalFlow[]> => {
+    const id = entry.backend.id;
+    const state: Discovery = discoveries.get(id) ?? { flows: [], fetchedAt: 0 };
+    discoveries.set(id, state);
+    if (state.inflight) return state.inflight;
+    const registry = entry.config?.flows ?? [];
+    const shouldDiscover = entry.config?.discoverFlows ?? true;
+    const run = async (): Promise<UniversalFlow[]> => {
+      try {
+        const discovered = shouldDiscover ? await withTimeout((s) => entry.backend.discoverFlows(s), probeTimeoutMs, signal) : [];
+        const flows = mergeRegistry(entry.backend, discovered, registry);
+        state.flows = flows;
+        state.fetchedAt = now();
+        state.problem = undefined;
+        emitTrace(backgroundTrace(trace), "flows-discovered", { backendId: id, count: flows.length, stale: false });
+        return flows;
+      } catch (error) {
+        const afw = toAfwError(error, "BACKEND_UNAVAILABLE");
+        state.problem = { backendId: id, code: afw.code, message: afw.message, at: now() };
+        // Keep serving the previous list; with none yet, the configured flows alone.
+        if (state.fetchedAt === 0) state.flows = mergeRegistry(entry.backend, [], registry);
+        state.fetchedAt = now() - discoveryTtlMs + Math.min(discoveryTtlMs, 5_000); // retry in ≤ 5 s
+        emitTrace(backgroundTrace(trace), "flows-discovered", { backendId: id, count: state.flows.length, stale: true });
+        return state.flows;
+      } finally {
+        state.inflight = undefined;
+      }
+    };
+    state.inflight = run();
+    return state.inflight;
+  };
+
+  const healthOf = async (entry: RegisteredBackend, trace: TraceContext | undefined, signal?: AbortSignal): Promise<BackendHealth> => {
+    const started = now();
+    let health: BackendHealth;
+    try {
+      health = await withTimeout((s) => entry.backend.checkHealth(s), probeTimeoutMs, signal);
+    } catch (error) {
+      const afw = toAfwError(error, "BACKEND_UNAVAILABLE");
+      health = {
+        backendId: entry.backend.id,
+        kind: entry.backend.kind,
+        status: "down",
+        latencyMs: Math.max(0, now() - started),
+        checkedAt: new Date(now()).toISOString(),
+        message: afw.message,
+        errorCode: afw.code,
+      };
+    }
+    await options.healthStore.set(health, healthTtlMs).catch(() => undefined);
+    emitTrace(backgroundTrace(trace), "health-checked", { backendId: health.backendId, status: health.status, latencyMs: health.latencyMs });
+    return health;
+  };
+
+  return {
+    list: () => [...registrations.values()].map((entry) => entry.backend),
+    entries: () => [...registrations.values()],
+    get: (id) => registrations.get(id),
+    add(backend, addOptions = {}) {
+      if (backend.specificationVersion !== "v1") {
+        throw new AfwError("INVALID_INPUT", `backend '${backend.id}' implements specification '${String(backend.specificationVersion)}', expected 'v1'`);
+      }
+      if (registrations.has(backend.id)) throw new AfwError("INVALID_INPUT", `a backend with id '${backend.id}' already exists`);
+      registrations.set(backend.id, { backend, config: addOptions.config, source: addOptions.source ?? "parts", addedAt: now() });
+    },
+    async remove(id) {
+      const entry = registrations.get(id);
+      if (!entry) return false;
+      registrations.delete(id);
+      discoveries.delete(id);
+      await entry.backend.close?.().catch(() => undefined);
+      return true;
+    },
+    async flows(flowOptions = {}) {
+      const lists = await Promise.all(
+        [...registrations.values()].map((entry) => {
+          const state = discoveries.get(entry.backend.id);
+          const stale = !state || state.fetchedAt === 0 || now() - state.fetchedAt >= discoveryTtlMs;
+          if (flowOptions.refresh || !state || state.fetchedAt === 0) return discover(entry, flowOptions.trace, flowOptions.signal);
+          if (stale) void discover(entry, undefined); // refresh in the background, serve the current list
+          return state.flows;
+        }),
+      );
+      return lists.flat();
+    },
+    discoveryProblems: () => [...discoveries.values()].flatMap((state) => (state.problem ? [state.problem] : [])),
+    async checkHealth(checkOptions = {}) {
+      const targets = [...registrations.values()].filter((entry) => checkOptions.backendId === undefined || entry.backend.id === checkOptions.backendId);
+      return Promise.all(targets.map((entry) => healthOf(entry, checkOptions.trace, checkOptions.signal)));
+    },
+    latestHealth: (backendId) => options.healthStore.get(backendId).catch(() => undefined),
+    startHealthChecks(intervalMs) {
+      if (healthTimer) clearInterval(healthTimer);
+      healthTimer = undefined;
+      if (intervalMs <= 0) return;
+      healthTimer = setInterval(() => {
+        for (const entry of registrations.values()) void healthOf(entry, undefined);
+      }, intervalMs);
+      healthTimer.unref();
+    },
+    async close() {
+      if (healthTimer) clearInterval(healthTimer);
+      healthTimer = undefined;
+      await Promise.all([...registrations.values()].map((entry) => entry.backend.close?.().catch(() => undefined)));
+    },
+  };
+}

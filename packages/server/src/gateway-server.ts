@@ -1,0 +1,493 @@
+import { readFileSync } from "node:fs";
+import {
+  AfwError,
+  fanOutTraceSink,
+  toAfwError,
+  type CircuitStateStore,
+  type FlowBackendV1,
+  type HealthStore,
+  type PerformanceStore,
+  type ResponseCache,
+  type SessionStore,
+  type TraceSink,
+} from "@afw/contracts";
+import { createMemoryStores, createRedisStores } from "@afw/cache";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { DestinationStream, Logger } from "pino";
+import { backendFactoryByKind, type BackendFactory } from "./backend-factory.js";
+import { createBackendRegistry, type BackendRegistry } from "./backend-registry.js";
+import { createBasicIntentClassifier } from "./basic-intent-classifier.js";
+import { createBasicRouter } from "./basic-router.js";
+import { createBasicWorkflowCatalog, loadWorkflowCatalogFile } from "./basic-workflow-catalog.js";
+import { parseGatewayConfig } from "./config-loader.js";
+import type { GatewayConfig, GatewayConfigInput } from "./config-schema.js";
+import { createGatewayTools, ToolFailure, type GatewayTool, type ToolContext } from "./gateway-tools.js";
+import { createGatewayLogger } from "./logger.js";
+import { createGatewayMetrics, type GatewayMetrics } from "./metrics.js";
+import { createOtlpTraceSink, type OtlpTraceSink } from "./otlp-trace-sink.js";
+import type { IntentClassifierPort, RouterPort, ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
+import { createQueryPipeline, type QueryPipeline } from "./query-pipeline.js";
+import { configSecrets, createRedactor, type Redactor } from "./redactor.js";
+import { createToolSearchFromConfig } from "./tool-zoo-adapter.js";
+import { newTraceContext } from "./trace-context.js";
+import { createLogTraceSink, createTraceRingBuffer, type TraceRingBuffer } from "./trace-sinks.js";
+
+/** The shared-state stores the gateway uses (contracts interfaces). */
+export interface GatewayStores {
+  cache: ResponseCache;
+  sessions: SessionStore;
+  performance: PerformanceStore;
+  health: HealthStore;
+  circuits: CircuitStateStore;
+}
+
+/** What a router factory receives to build a {@link RouterPort}. */
+export interface RouterDependencies {
+  config: GatewayConfig;
+  registry: BackendRegistry;
+  stores: GatewayStores;
+  sink: TraceSink;
+}
+
+/** A readiness probe (e.g. a Redis PING) reported by `/readyz`. */
+export interface ReadinessCheck {
+  /** Name shown in the report, e.g. `redis`. */
+  name: string;
+  /** Resolves when ready; rejects (or resolves false) when not. */
+  check(signal: AbortSignal): Promise<boolean | void>;
+}
+
+/**
+ * The pieces of a gateway. Every field is optional: the configuration's defaults, in-memory
+ * stores and the built-in router, classifier and catalogs fill the gaps.
+ */
+export interface GatewayParts {
+  /** The configuration (validated again; env overrides are {@link loadGatewayConfig}'s job). */
+  config?: GatewayConfig | GatewayConfigInput;
+  /** Backend instances to serve (besides those built from `config.backends`). */
+  backends?: FlowBackendV1[];
+  /** Builds backends from `config.backends` and for `backend_connect`. @default none: configured backends need one */
+  backendFactory?: BackendFactory;
+  /** Response cache. @default `@afw/cache`: Redis when `redis` is configured, else in memory */
+  cache?: ResponseCache;
+  /** Session store. @default in-memory */
+  sessions?: SessionStore;
+  /** Performance store. @default in-memory */
+  performance?: PerformanceStore;
+  /** Health store. @default in-memory */
+  health?: HealthStore;
+  /** Circuit-breaker state store. @default in-memory */
+  circuits?: CircuitStateStore;
+  /** Intent classifier. @default keyword classifier with `routing.intentPatterns` */
+  classifier?: IntentClassifierPort;
+  /** Router, or a factory of one. @default the built-in router */
+  router?: RouterPort | ((dependencies: RouterDependencies) => RouterPort);
+  /** Tool search. @default a `@afw/tool-zoo` index of `tools.catalogs` */
+  toolSearch?: ToolSearchPort;
+  /** Workflow catalog. @default the built-in catalog of `workflows.catalogs` */
+  workflowCatalog?: WorkflowCatalogPort;
+  /** Extra trace sinks (besides logs, ring buffer, OTLP and metrics). */
+  traceSinks?: TraceSink[];
+  /** Logger. @default pino JSON to stderr at `logging.level`, redacted */
+  logger?: Logger;
+  /** Destination of the default logger (e.g. a test stream). */
+  logDestination?: DestinationStream;
+  /** Metrics registry. @default a fresh one */
+  metrics?: GatewayMetrics;
+  /** Extra readiness probes (e.g. Redis). */
+  readinessChecks?: ReadinessCheck[];
+  /** Secrets to redact besides those in the configuration (e.g. keys of injected backends). */
+  secrets?: string[];
+  /** Resources to close with the gateway (e.g. a Redis connection). */
+  disposables?: { close(): Promise<void> | void }[];
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/** The `/readyz` report. */
+export interface ReadinessReport {
+  ready: boolean;
+  checks: { name: string; ok: boolean; status?: string; message?: string }[];
+}
+
+/** A running gateway: its parts, a factory of MCP servers over them, and lifecycle. */
+export interface GatewayServer {
+  /** The validated configuration. */
+  readonly config: GatewayConfig;
+  /** Live backends and flows. */
+  readonly registry: BackendRegistry;
+  /** The `universal_query` path. */
+  readonly pipeline: QueryPipeline;
+  /** Shared-state stores. */
+  readonly stores: GatewayStores;
+  /** Recent trace events (undefined when the ring buffer is disabled). */
+  readonly traces: TraceRingBuffer | undefined;
+  /** The sink every trace event goes to (fan-out of all configured sinks). */
+  readonly sink: TraceSink;
+  /** Prometheus metrics. */
+  readonly metrics: GatewayMetrics;
+  /** Structured logger (stderr, redacted). */
+  readonly logger: Logger;
+  /** Redactor of every configured secret. */
+  readonly redactor: Redactor;
+  /** The MCP tools served, in `tools/list` order. */
+  readonly tools: readonly GatewayTool[];
+  /** MCP server name and version announced to clients. */
+  readonly serverInfo: { name: string; version: string };
+  /** A new MCP server exposing the gateway's tools (one per connection or stateless request). */
+  createMcpServer(): McpServer;
+  /** Creates an MCP server and connects it to `transport`. */
+  connect(transport: Transport): Promise<McpServer>;
+  /** Readiness of backends, stores and extra checks (for `/readyz`). */
+  readiness(options?: { signal?: AbortSignal }): Promise<ReadinessReport>;
+  /** Stops background work and closes backends, exporters and disposables. Idempotent. */
+  close(): Promise<void>;
+}
+
+const PART_KEYS = new Set([
+  "config",
+  "backendFactory",
+  "cache",
+  "sessions",
+  "performance",
+  "health",
+  "circuits",
+  "classifier",
+  "router",
+  "toolSearch",
+  "workflowCatalog",
+  "traceSinks",
+  "logger",
+  "logDestination",
+  "metrics",
+  "readinessChecks",
+  "secrets",
+  "disposables",
+  "now",
+]);
+
+function isParts(input: object): input is GatewayParts {
+  if (Object.keys(input).some((key) => PART_KEYS.has(key))) return true;
+  const backends = (input as { backends?: unknown }).backends;
+  return Array.isArray(backends) && backends.some((b) => typeof b === "object" && b !== null && "specificationVersion" in b);
+}
+
+let cachedVersion: string | undefined;
+function packageVersion(): string {
+  if (cachedVersion) return cachedVersion;
+  try {
+    cachedVersion = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version?: string }).version ?? "0.0.0";
+  } catch {
+    cachedVersion = "0.0.0";
+  }
+  return cachedVersion;
+}
+
+function jsonText(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item));
+}
+
+/**
+ * Creates a gateway from a configuration (e.g. the result of {@link loadGatewayConfig}) or from
+ * parts. It builds the backends, stores, router, catalogs and trace sinks, and returns a
+ * {@link GatewayServer} whose `createMcpServer()` serves these MCP tools: `universal_query`,
+ * `flowise_query`, `list_flows`, `backend_status`, `health_check`, `backend_performance_compare`,
+ * `backend_connect`, `list_sessions`, `get_session`, `clear_cache`, `search_tools`,
+ * `search_workflow_catalog`, `get_playbook_details`, `explain_routing`.
+ *
+ * Every tool validates its arguments (a typed `INVALID_INPUT` error otherwise), answers JSON as
+ * text content, and reports every failure as an `isError` result with a stable `code`; nothing
+ * thrown reaches the client, and configured secrets are redacted from every output.
+ *
+ * @example
+ * ```ts
+ * const gateway = await createGatewayServer({ backends: [myBackend], config: { routing: { health: { intervalMs: 0 } } } });
+ * const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+ * await gateway.connect(serverTransport);
+ * ```
+ * @throws AfwError `CONFIG_INVALID` for an invalid configuration, an unreadable catalog, or a
+ * configured backend kind the backend factory cannot build.
+ */
+export async function createGatewayServer(input: GatewayConfig | GatewayConfigInput | GatewayParts = {}): Promise<GatewayServer> {
+  const parts: GatewayParts = isParts(input) ? input : { config: input as GatewayConfigInput };
+  const config = parseGatewayConfig(parts.config ?? {}, { source: "<gateway config>", env: {} });
+  const now = parts.now ?? Date.now;
+  const redactor = createRedactor([...configSecrets(config), ...(parts.secrets ?? [])]);
+  const logger = parts.logger ?? createGatewayLogger({ level: config.logging.level, redactor, ...(parts.logDestination ? { destination: parts.logDestination } : {}) });
+  const metrics = parts.metrics ?? createGatewayMetrics({ defaultMetrics: config.metrics.defaultMetrics });
+
+  const ring = config.trace.ringBuffer.enabled ? createTraceRingBuffer({ capacity: config.trace.ringBuffer.capacity, redactor }) : undefined;
+  let otlp: OtlpTraceSink | undefined;
+  if (config.trace.otlp) {
+    otlp = createOtlpTraceSink({
+      ...config.trace.otlp,
+      redactor,
+      onError: (error) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)) }, "OTLP export failed"),
+    });
+  }
+  const sinks: TraceSink[] = [metrics.sink];
+  if (ring) sinks.push(ring);
+  if (config.trace.log.enabled && config.trace.log.level !== "silent") {
+    const level = config.trace.log.level === "trace" || config.trace.log.level === "debug" ? config.trace.log.level : "info";
+    sinks.push(createLogTraceSink(logger, level));
+  }
+  if (otlp) sinks.push(otlp);
+  sinks.push(...(parts.traceSinks ?? []));
+  const sink = fanOutTraceSink(...sinks);
+
+  // Shared state: Redis when configured (every instance sees the same cache, sessions, metrics,
+  // health and circuits), else process memory. Stores passed in parts win.
+  const disposables = [...(parts.disposables ?? [])];
+  const readinessChecks = [...(parts.readinessChecks ?? [])];
+  const needsDefaultStores = !(parts.cache && parts.sessions && parts.performance && parts.health && parts.circuits);
+  const sessionOptions = { maxTurns: config.sessions.maxTurns, ttlMs: config.sessions.ttlSeconds * 1000, recentTurns: Math.max(1, config.sessions.contextTurns) };
+  let defaultStores: ReturnType<typeof createMemoryStores> | ReturnType<typeof createRedisStores> | undefined;
+  if (needsDefaultStores) {
+    if (config.redis) {
+      const redisStores = createRedisStores({
+        url: config.redis.url,
+        keyPrefix: config.redis.keyPrefix,
+        sessions: sessionOptions,
+        trace: newTraceContext(sink, { requestId: "redis-stores" }),
+      });
+      defaultStores = redisStores;
+      disposables.push(redisStores);
+      readinessChecks.push({
+        name: "redis",
+        check: async () => {
+          const health = await redisStores.health();
+          if (!health.ok) throw new Error(health.message ?? `redis is ${health.status}`);
+        },
+      });
+    } else {
+      defaultStores = createMemoryStores({ now, responseCache: { maxEntries: config.cache.maxEntries }, sessions: sessionOptions });
+    }
+  }
+  const stores: GatewayStores = {
+    cache: parts.cache ?? defaultStores!.responseCache,
+    sessions: parts.sessions ?? defaultStores!.sessionStore,
+    performance: parts.performance ?? defaultStores!.performanceStore,
+    health: parts.health ?? defaultStores!.healthStore,
+    circuits: parts.circuits ?? defaultStores!.circuitStateStore,
+  };
+
+  const registry = createBackendRegistry({
+    healthStore: stores.health,
+    sink,
+    discoveryTtlMs: config.routing.flowDiscoveryTtlMs,
+    healthTtlMs: config.routing.health.ttlMs,
+    probeTimeoutMs: config.routing.health.timeoutMs,
+    now,
+  });
+  const backendFactory = parts.backendFactory ?? backendFactoryByKind({});
+  const injected = new Map((parts.backends ?? []).map((backend) => [backend.id, backend]));
+  try {
+    for (const backendConfig of config.backends) {
+      if (!backendConfig.enabled) continue;
+      const backend = injected.get(backendConfig.id);
+      if (backend) {
+        registry.add(backend, { config: backendConfig, source: "parts" });
+        injected.delete(backendConfig.id);
+      } else {
+        registry.add(await backendFactory(backendConfig), { config: backendConfig, source: "config" });
+      }
+    }
+    for (const backend of injected.values()) registry.add(backend, { source: "parts" });
+  } catch (error) {
+    await registry.close();
+    throw toAfwError(error, "CONFIG_INVALID");
+  }
+
+  const toolSearch = parts.toolSearch ?? (await createToolSearchFromConfig(config.tools, { sink }));
+  const workflowCatalog =
+    parts.workflowCatalog ?? createBasicWorkflowCatalog((await Promise.all(config.workflows.catalogs.map((file) => loadWorkflowCatalogFile(file)))).flat());
+  const classifier = parts.classifier ?? createBasicIntentClassifier({ patterns: config.routing.intentPatterns, defaultIntent: config.routing.defaultIntent });
+  const requestTimeouts = new Map(config.backends.map((b) => [b.id, b.requestTimeoutMs]));
+  const router =
+    typeof parts.router === "function"
+      ? parts.router({ config, registry, stores, sink })
+      : (parts.router ??
+        createBasicRouter({
+          registry,
+          healthStore: stores.health,
+          performanceStore: stores.performance,
+          circuitStore: stores.circuits,
+          routing: config.routing,
+          requestTimeoutMs: (id) => requestTimeouts.get(id) ?? registry.get(id)?.config?.requestTimeoutMs,
+          now,
+        }));
+  const pipeline = createQueryPipeline({ config, registry, classifier, router, cache: stores.cache, sessions: stores.sessions, performance: stores.performance, now });
+  const tools = createGatewayTools({
+    config,
+    registry,
+    pipeline,
+    cache: stores.cache,
+    sessions: stores.sessions,
+    performance: stores.performance,
+    circuits: stores.circuits,
+    toolSearch,
+    workflowCatalog,
+    backendFactory,
+    redactor,
+  });
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const serverInfo = { name: config.server.name, version: config.server.version ?? packageVersion() };
+
+  if (config.routing.health.intervalMs > 0) {
+    registry.startHealthChecks(config.routing.health.intervalMs);
+    void registry.checkHealth().catch(() => undefined);
+  }
+
+  const errorResult = (body: Record<string, unknown>): CallToolResult => ({
+    content: [{ type: "text", text: redactor.redact(jsonText(body)) }],
+    isError: true,
+  });
+
+  type Extra = Parameters<Parameters<McpServer["server"]["setRequestHandler"]>[1]>[1];
+
+  const dispatch = async (name: string, rawArguments: Record<string, unknown> | undefined, extra: Extra): Promise<CallToolResult> => {
+    const started = performance.now();
+    const args = rawArguments ?? {};
+    const sessionId = typeof args["session_id"] === "string" ? args["session_id"] : undefined;
+    const trace = newTraceContext(sink, { requestId: String(extra.requestId), sessionId });
+    const elapsedMs = () => Math.round((performance.now() - started) * 1000) / 1000;
+    const gatewayTool = byName.get(name);
+    const fail = (error: AfwError): CallToolResult => {
+      metrics.observeToolCall(name.slice(0, 64), "error", elapsedMs() / 1000, error.code);
+      const body = gatewayTool?.errorBody
+        ? gatewayTool.errorBody(error, { trace, elapsedMs: elapsedMs() })
+        : { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}), trace_id: trace.traceId };
+      return errorResult(body);
+    };
+    if (!gatewayTool) return fail(new AfwError("TOOL_NOT_FOUND", `unknown tool '${name.slice(0, 100)}'`));
+    const parsed = gatewayTool.schema.safeParse(args);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+      return fail(
+        new AfwError("INVALID_INPUT", `invalid arguments for ${name}: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`, { details: { issues } }),
+      );
+    }
+    const progressToken = extra._meta?.progressToken;
+    let progressChain: Promise<void> = Promise.resolve();
+    let progressCount = 0;
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : (message: string) => {
+            const progressValue = ++progressCount;
+            const text = redactor.redact(message, { generic: false });
+            progressChain = progressChain
+              .then(() => extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: progressValue, message: text } }))
+              .catch(() => undefined);
+          };
+    const authExtra = extra.authInfo?.extra as { tenant?: unknown } | undefined;
+    const context: ToolContext = {
+      trace,
+      signal: extra.signal,
+      tenant: typeof authExtra?.tenant === "string" ? authExtra.tenant : undefined,
+      rawArguments: args,
+      progress,
+    };
+    try {
+      const value = await gatewayTool.run(parsed.data as never, context);
+      await progressChain;
+      metrics.observeToolCall(name, "success", elapsedMs() / 1000);
+      return { content: [{ type: "text", text: redactor.redact(jsonText(value), { generic: false }) }] };
+    } catch (error) {
+      await progressChain;
+      if (error instanceof ToolFailure) {
+        metrics.observeToolCall(name, "error", elapsedMs() / 1000, error.body.code);
+        return errorResult(error.body);
+      }
+      const afw = toAfwError(error);
+      if (!AfwError.isInstance(error)) {
+        logger.error({ tool: name, traceId: trace.traceId, err: { message: String((error as Error)?.message ?? error), stack: (error as Error)?.stack } }, "tool failed unexpectedly");
+      }
+      return fail(afw);
+    }
+  };
+
+  const createMcpServer = (): McpServer => {
+    const mcp = new McpServer(serverInfo, {
+      capabilities: { tools: { listChanged: true } },
+      ...(config.server.instructions ? { instructions: config.server.instructions } : {}),
+    });
+    for (const gatewayTool of tools) {
+      mcp.registerTool(
+        gatewayTool.name,
+        { title: gatewayTool.title, description: gatewayTool.description, inputSchema: gatewayTool.shape, annotations: gatewayTool.annotations },
+        // Calls are dispatched by the handler below; this callback is never reached.
+        async () => ({ content: [], isError: true }),
+      );
+    }
+    // Our own tools/call handler: typed INVALID_INPUT errors, redaction, metrics, and no
+    // exception ever reaching the client.
+    mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      try {
+        return await dispatch(request.params.name, request.params.arguments as Record<string, unknown> | undefined, extra);
+      } catch (error) {
+        logger.error({ err: { message: String((error as Error)?.message ?? error) } }, "tool dispatch failed");
+        return errorResult({ error: "internal error", code: "INTERNAL" });
+      }
+    });
+    return mcp;
+  };
+
+  let closed: Promise<void> | undefined;
+  return {
+    config,
+    registry,
+    pipeline,
+    stores,
+    traces: ring,
+    sink,
+    metrics,
+    logger,
+    redactor,
+    tools,
+    serverInfo,
+    createMcpServer,
+    async connect(transport) {
+      const mcp = createMcpServer();
+      await mcp.connect(transport);
+      return mcp;
+    },
+    async readiness(options = {}) {
+      const signal = options.signal ?? AbortSignal.timeout(config.routing.health.timeoutMs);
+      const checks: ReadinessReport["checks"] = [];
+      const entries = registry.entries();
+      const healths = await Promise.all(
+        entries.map(async (entry) => (await registry.latestHealth(entry.backend.id)) ?? (await registry.checkHealth({ backendId: entry.backend.id, signal }))[0]),
+      );
+      entries.forEach((entry, index) => {
+        const health = healths[index];
+        checks.push({ name: `backend:${entry.backend.id}`, ok: health !== undefined && health.status !== "down", ...(health ? { status: health.status } : {}) });
+      });
+      const probes: ReadinessCheck[] = [{ name: "cache", check: async () => void (await stores.cache.stats()) }, ...readinessChecks];
+      for (const probe of probes) {
+        try {
+          const ok = await probe.check(signal);
+          checks.push({ name: probe.name, ok: ok !== false });
+        } catch (error) {
+          checks.push({ name: probe.name, ok: false, message: redactor.redact(String((error as Error)?.message ?? error)) });
+        }
+      }
+      const backendChecks = checks.filter((c) => c.name.startsWith("backend:"));
+      const otherChecks = checks.filter((c) => !c.name.startsWith("backend:"));
+      const ready = otherChecks.every((c) => c.ok) && (backendChecks.length === 0 || backendChecks.some((c) => c.ok));
+      return { ready, checks };
+    },
+    close() {
+      closed ??= (async () => {
+        await registry.close();
+        await otlp?.close();
+        await toolSearch.close?.().catch(() => undefined);
+        for (const disposable of disposables) await Promise.resolve(disposable.close()).catch(() => undefined);
+        logger.flush?.();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { pino, type DestinationStream, type Logger } from "pino";
+import type { Redactor } from "./redactor.js";
+
+/** Options of {@link createGatewayLogger}. */
+export interface GatewayLoggerOptions {
+  /** Minimum level. @default "info" */
+  level?: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** Applied to every serialised log line before it is written. */
+  redactor?: Redactor;
+  /** Where lines go. @default stderr (file descriptor 2): stdout belongs to the stdio transport. */
+  destination?: DestinationStream;
+  /** `name` field of every line. @default "afw-gateway" */
+  name?: string;
+}
+
+/**
+ * Creates the gateway's structured JSON logger (pino). Lines go to stderr, never stdout, and
+ * every line passes through the redactor, so secrets cannot leak through any field.
+ *
+ * @example
+ * ```ts
+ * const logger = createGatewayLogger({ level: "debug", redactor: createRedactor(["sk-123456"]) });
+ * logger.info({ header: "Bearer sk-123456" }, "called"); // ... "header":"Bearer [REDACTED]" ...
+ * ```
+ */
+export function createGatewayLogger(options: GatewayLoggerOptions = {}): Logger {
+  const redactor = options.redactor;
+  return pino(
+    {
+      name: options.name ?? "afw-gateway",
+      level: options.level ?? "info",
+      ...(redactor ? { hooks: { streamWrite: (line: string) => redactor.redact(line) } } : {}),
+    },
+    options.destination ?? pino.destination({ fd: 2, sync: false }),
+  );
+}

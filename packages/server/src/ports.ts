@@ -1,0 +1,129 @@
+/**
+ * The ports through which the server uses the router and the tool zoo. The server depends only
+ * on these small interfaces; `@afw/router` and `@afw/tool-zoo` are wired in through adapters of
+ * a few lines, and the built-in basic implementations serve until (or instead of) them.
+ */
+import type {
+  FlowExecutionResult,
+  GetPlaybookDetailsInput,
+  IntentClassification,
+  PerformanceSample,
+  RoutingCandidate,
+  RoutingDecision,
+  SearchWorkflowCatalogInput,
+  ToolSearchResult,
+  TraceContext,
+  UniversalFlow,
+  WorkflowDescriptor,
+  WorkflowSearchHit,
+} from "@afw/contracts";
+import type { z } from "zod";
+import type { SearchToolsInputSchema } from "@afw/contracts";
+
+/** Classifies a question into one of the six intents. */
+export interface IntentClassifierPort {
+  /** Classifies `question`. Never rejects for an unclassifiable question: returns the default intent. */
+  classify(question: string, options?: { signal?: AbortSignal; trace?: TraceContext }): Promise<IntentClassification>;
+}
+
+/** What the router needs to decide where a question goes. */
+export interface RoutingRequest {
+  /** The question as asked. */
+  question: string;
+  /** Its intent (explicit or classified). */
+  classification: IntentClassification;
+  /** `auto`, a backend kind (`flowise`, `langflow`) or a backend id. @default "auto" */
+  backend?: string;
+  /** Run this flow: a gateway-wide id (`backendId:flowId`) or a platform flow id. */
+  flowId?: string;
+}
+
+/** What to run once a decision is made. */
+export interface ExecutionRequest {
+  question: string;
+  sessionId?: string;
+  history?: { role: "user" | "assistant" | "system"; content: string }[];
+  parameters?: { temperature?: number; maxTokens?: number };
+  /** Stream tokens (when the backend can) and report them through `onToken`. */
+  stream?: boolean;
+  requestId?: string;
+}
+
+/** Options of one execution. */
+export interface ExecuteOptions {
+  /** Aborts everything (client cancelled, or the overall timeout). */
+  signal?: AbortSignal;
+  /** Overall deadline, epoch milliseconds: no attempt is started after it, each gets what is left. */
+  deadline?: number;
+  /** Trace context for backend-call, retry, fallback and circuit events. */
+  trace?: TraceContext;
+  /** Receives streamed tokens, in order. A fallback after tokens were sent calls `onRestart` first. */
+  onToken?: (text: string) => void;
+  /** Called when a streamed attempt failed after some tokens and another attempt starts. */
+  onRestart?: () => void;
+  /** Receives one performance sample per attempt. */
+  onAttempt?: (sample: PerformanceSample) => void;
+}
+
+/** A successful execution. */
+export interface ExecutionOutcome {
+  result: FlowExecutionResult;
+  /** The candidate that answered. */
+  candidate: RoutingCandidate;
+  /** Backend attempts made, including the successful one. */
+  attempts: number;
+  /** True when the answer did not come from the first candidate. */
+  fallbackUsed: boolean;
+  /** Backend ids tried, in order (no duplicates). */
+  backendsTried: string[];
+}
+
+/**
+ * Ranks candidates and executes with retry and fallback. Implementations reject with an
+ * `AfwError`: `NO_BACKENDS_AVAILABLE`, `ALL_BACKENDS_FAILED`, `BACKEND_TIMEOUT` or `ABORTED`,
+ * with `details.attempts`, `details.backendsTried` and `details.lastError` (`{ code, message }`).
+ */
+export interface RouterPort {
+  /** Scores every (backend, flow) candidate; executes nothing. */
+  decide(request: RoutingRequest, options?: { signal?: AbortSignal; trace?: TraceContext }): Promise<RoutingDecision>;
+  /** Runs `decision`'s candidates in order with retry, fallback and circuit breaking. */
+  execute(decision: RoutingDecision, request: ExecutionRequest, options?: ExecuteOptions): Promise<ExecutionOutcome>;
+  /** True when the router records performance samples itself (then the server does not). */
+  readonly recordsPerformance?: boolean;
+}
+
+/** Input of {@link ToolSearchPort.search} (`search_tools` input, defaults optional). */
+export type ToolSearchPortInput = z.input<typeof SearchToolsInputSchema>;
+
+/** Searches the indexed tools (`search_tools`). `@afw/tool-zoo`'s `ToolIndex` satisfies it as is. */
+export interface ToolSearchPort {
+  /** Number of indexed tools. */
+  readonly size: number;
+  /** Searches; rejects with `AfwError` `INVALID_INPUT` for bad input. */
+  search(input: ToolSearchPortInput, options?: { trace?: TraceContext; signal?: AbortSignal }): Promise<ToolSearchResult>;
+  /** Releases resources. */
+  close?(): Promise<void>;
+}
+
+/** Result of a workflow-catalog search. */
+export interface WorkflowSearchResult {
+  results: WorkflowSearchHit[];
+  /** Workflows that passed the filters, before `top_k`. */
+  total: number;
+}
+
+/** Searches the workflow catalog and returns playbooks. */
+export interface WorkflowCatalogPort {
+  /** Number of workflows (all versions). */
+  readonly size: number;
+  /** `search_workflow_catalog`. */
+  search(input: SearchWorkflowCatalogInput, options?: { trace?: TraceContext; signal?: AbortSignal }): Promise<WorkflowSearchResult>;
+  /** `get_playbook_details`: the workflow, newest version unless `version` is given. */
+  get(input: GetPlaybookDetailsInput): Promise<WorkflowDescriptor | undefined>;
+}
+
+/** Flows of every backend, for the router and `list_flows`. */
+export interface FlowSource {
+  /** Every known flow; `refresh` forces rediscovery. */
+  flows(options?: { refresh?: boolean; signal?: AbortSignal; trace?: TraceContext }): Promise<UniversalFlow[]>;
+}

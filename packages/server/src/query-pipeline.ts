@@ -1,0 +1,403 @@
+import {
+  AfwError,
+  emitTrace,
+  toAfwError,
+  type CacheKeyInput,
+  type CacheLookup,
+  type ChatMessage,
+  type ErrorCode,
+  type Intent,
+  type IntentClassification,
+  type PerformanceStore,
+  type ResponseCache,
+  type RoutingDecision,
+  type SessionStore,
+  type TraceContext,
+  type UniversalFlow,
+  type UniversalQueryError,
+  type UniversalQueryInput,
+  type UniversalQueryResult,
+} from "@afw/contracts";
+import type { BackendRegistry } from "./backend-registry.js";
+import type { GatewayConfig } from "./config-schema.js";
+import type { IntentClassifierPort, RouterPort } from "./ports.js";
+
+/** Options of {@link createQueryPipeline}. */
+export interface QueryPipelineOptions {
+  config: GatewayConfig;
+  registry: BackendRegistry;
+  classifier: IntentClassifierPort;
+  router: RouterPort;
+  cache: ResponseCache;
+  sessions: SessionStore;
+  performance: PerformanceStore;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/** Per-call options of {@link QueryPipeline.query}. */
+export interface QueryCallOptions {
+  /** Trace context of the call (ids + sink). */
+  trace: TraceContext;
+  /** Cancels the query (e.g. the MCP client cancelled). */
+  signal?: AbortSignal;
+  /** Tenant whose cache entries and sessions are used. */
+  tenant?: string;
+  /** Receives streamed tokens when `parameters.stream` is true. */
+  onToken?: (text: string) => void;
+  /** Called when a streamed attempt failed after some tokens and another candidate starts over. */
+  onRestart?: () => void;
+  /** Tool name for the `query-received` event. @default "universal_query" */
+  tool?: string;
+}
+
+/** Outcome of one query: the result, or the error body (never a thrown exception). */
+export type QueryOutcome = { ok: true; result: UniversalQueryResult } | { ok: false; error: UniversalQueryError };
+
+/** The input of `explain_routing`. */
+export interface ExplainRoutingInput {
+  question: string;
+  intent?: Intent | "auto";
+  backend?: string;
+  flow_id?: string;
+}
+
+/** What `explain_routing` returns. */
+export interface RoutingExplanation {
+  classification: IntentClassification;
+  decision: RoutingDecision;
+}
+
+/** The query path of DESIGN.md; see {@link createQueryPipeline}. */
+export interface QueryPipeline {
+  /** Answers a validated `universal_query` input. Never rejects: failures come back as `{ ok: false }`. */
+  query(input: UniversalQueryInput, options: QueryCallOptions): Promise<QueryOutcome>;
+  /**
+   * Marks every cached answer given by `flowId` before now as stale, including answers cached
+   * under automatic routing (whose cache key names the route asked for, not the flow that
+   * answered). Lookups of such entries then miss. In-process: other instances learn of it only
+   * through the cache's own invalidation.
+   */
+  invalidateFlow(flowId: string): void;
+  /** Classifies and ranks without executing anything. */
+  explain(input: ExplainRoutingInput, options: { trace: TraceContext; signal?: AbortSignal }): Promise<RoutingExplanation>;
+}
+
+/** The cache key target of a query: the flow asked for, or the automatic route it asked for. */
+function cacheTarget(input: UniversalQueryInput): string {
+  return input.flow_id ?? `auto:${input.backend}:${input.intent}`;
+}
+
+/** TTL of an answer: flow cache class, else intent, else the default. */
+export function cacheTtlSeconds(config: GatewayConfig["cache"], flow: UniversalFlow | undefined, intent: Intent): number {
+  if (flow?.cacheClass !== undefined) {
+    const byClass = config.ttlByClass[flow.cacheClass];
+    if (byClass !== undefined) return byClass;
+  }
+  return config.ttlByIntent[intent] ?? config.defaultTtlSeconds;
+}
+
+function historyOf(turns: readonly { question: string; answer: string }[]): ChatMessage[] {
+  const history: ChatMessage[] = [];
+  for (const turn of turns) {
+    history.push({ role: "user", content: turn.question }, { role: "assistant", content: turn.answer });
+  }
+  return history;
+}
+
+/**
+ * Creates the `universal_query` pipeline: validate (done by the caller), cache lookup, session
+ * context, classification, ranking, execution with retry/fallback under the overall timeout,
+ * performance recording, cache write with the TTL of the answering flow's class, session append,
+ * and a result with `_mcp_metadata`. Every step emits a trace event.
+ *
+ * @example
+ * ```ts
+ * const outcome = await pipeline.query(UniversalQueryInputSchema.parse({ question: "hi" }), { trace });
+ * if (outcome.ok) console.log(outcome.result._mcp_metadata.backend_used);
+ * ```
+ */
+export function createQueryPipeline(options: QueryPipelineOptions): QueryPipeline {
+  const now = options.now ?? Date.now;
+  const { config, cache, sessions } = options;
+  const flowEpochs = new Map<string, number>();
+
+  const classify = async (question: string, intent: Intent | "auto", trace: TraceContext, signal?: AbortSignal): Promise<IntentClassification> => {
+    if (intent !== "auto") {
+      const explicit: IntentClassification = { intent, confidence: 1, method: "explicit", alternatives: [] };
+      emitTrace(trace, "intent-classified", { intent, confidence: 1, method: "explicit", alternatives: [], durationMs: 0 });
+      return explicit;
+    }
+    return options.classifier.classify(question, { trace, ...(signal ? { signal } : {}) });
+  };
+
+  const query = async (input: UniversalQueryInput, call: QueryCallOptions): Promise<QueryOutcome> => {
+    const started = now();
+    const startedPrecise = performance.now();
+    const { trace } = call;
+    const elapsed = () => Math.max(0, Math.round((performance.now() - startedPrecise) * 1000) / 1000);
+    let classification: IntentClassification | undefined;
+    let attempts = 0;
+    let backendsTried: string[] = [];
+    emitTrace(trace, "query-received", {
+      tool: call.tool ?? "universal_query",
+      questionLength: input.question.length,
+      ...(input.intent !== "auto" ? { intentRequested: input.intent } : {}),
+      ...(input.backend !== "auto" ? { backendRequested: input.backend } : {}),
+    });
+
+    const controller = new AbortController();
+    const deadline = started + input.timeout * 1000;
+    const onAbort = () => controller.abort(new AfwError("ABORTED", "the request was cancelled"));
+    call.signal?.addEventListener("abort", onAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(new AfwError("BACKEND_TIMEOUT", `the query did not finish within ${input.timeout} s`)), input.timeout * 1000);
+
+    const tenantOption = call.tenant === undefined ? undefined : { tenant: call.tenant };
+    const sessionsEnabled = config.sessions.enabled && input.session_id !== undefined;
+    try {
+      // 2. cache
+      const cacheKey: CacheKeyInput = {
+        scope: input.session_id === undefined ? "shared" : "session",
+        flowId: cacheTarget(input),
+        question: input.question,
+        ...(input.session_id === undefined ? {} : { sessionId: input.session_id }),
+        ...(call.tenant === undefined ? {} : { tenant: call.tenant }),
+      };
+      if (config.cache.enabled) {
+        let lookup = await cache.get(cacheKey).catch((): CacheLookup => ({ hit: false, reason: "unavailable" }));
+        if (lookup.hit && (flowEpochs.get(lookup.entry.result._mcp_metadata.flow_id) ?? -1) >= lookup.entry.createdAt) {
+          lookup = { hit: false, reason: "expired" };
+        }
+        if (lookup.hit) {
+          const cached = lookup.entry.result;
+          emitTrace(trace, "cache-hit", {
+            scope: cacheKey.scope,
+            flowId: cached._mcp_metadata.flow_id,
+            kind: lookup.kind,
+            ...(lookup.kind === "semantic" ? { similarity: lookup.similarity } : {}),
+          });
+          const result: UniversalQueryResult = {
+            ...cached,
+            ...(input.session_id === undefined ? {} : { session_id: input.session_id }),
+            _mcp_metadata: {
+              ...cached._mcp_metadata,
+              cache_hit: lookup.kind === "semantic" ? "semantic" : true,
+              ...(lookup.kind === "semantic" ? { cache_similarity: lookup.similarity } : {}),
+              execution_time_ms: elapsed(),
+              attempt: 1,
+              fallback_used: false,
+              backends_tried: [],
+              trace_id: trace.traceId,
+            },
+          };
+          if (input.parameters?.stream) call.onToken?.(result.result);
+          if (sessionsEnabled) {
+            const total = await sessions
+              .append(
+                input.session_id!,
+                {
+                  question: input.question,
+                  answer: result.result,
+                  flowId: result._mcp_metadata.flow_id,
+                  backendId: result._mcp_metadata.backend_used,
+                  intent: result._mcp_metadata.intent_classified,
+                  traceId: trace.traceId,
+                  askedAt: started,
+                  answeredAt: now(),
+                },
+                tenantOption,
+              )
+              .catch(() => undefined);
+            if (total !== undefined) emitTrace(trace, "session-appended", { totalTurns: total });
+          }
+          emitTrace(trace, "query-answered", {
+            backendId: result._mcp_metadata.backend_used,
+            flowId: result._mcp_metadata.flow_id,
+            durationMs: elapsed(),
+            attempts: 0,
+            fallbackUsed: false,
+            cacheHit: result._mcp_metadata.cache_hit,
+          });
+          return { ok: true, result };
+        }
+        emitTrace(trace, "cache-miss", { scope: cacheKey.scope, flowId: cacheKey.flowId, reason: lookup.reason });
+        if (lookup.reason === "unavailable") emitTrace(trace, "cache-unavailable", { operation: "get", message: "cache lookup failed; continuing without it" });
+      } else {
+        emitTrace(trace, "cache-miss", { scope: cacheKey.scope, reason: "bypass" });
+      }
+
+      // 3. session context
+      let history: ChatMessage[] = [];
+      if (sessionsEnabled && config.sessions.contextTurns > 0) {
+        const turns = await sessions.recent(input.session_id!, config.sessions.contextTurns, tenantOption).catch(() => []);
+        history = historyOf(turns);
+        emitTrace(trace, "session-loaded", { turns: turns.length });
+      }
+
+      // 4. intent, 5. rank
+      classification = await classify(input.question, input.intent, trace, controller.signal);
+      const decision = await options.router.decide(
+        {
+          question: input.question,
+          classification,
+          backend: input.backend,
+          ...(input.flow_id === undefined ? {} : { flowId: input.flow_id }),
+        },
+        { trace, signal: controller.signal },
+      );
+
+      // 6. execute
+      const samples: Promise<void>[] = [];
+      const outcome = await options.router.execute(
+        decision,
+        {
+          question: input.question,
+          ...(input.session_id === undefined ? {} : { sessionId: input.session_id }),
+          ...(history.length > 0 ? { history } : {}),
+          parameters: {
+            ...(input.parameters?.temperature === undefined ? {} : { temperature: input.parameters.temperature }),
+            ...(input.parameters?.max_tokens === undefined ? {} : { maxTokens: input.parameters.max_tokens }),
+          },
+          stream: input.parameters?.stream === true && call.onToken !== undefined,
+          requestId: trace.requestId,
+        },
+        {
+          signal: controller.signal,
+          deadline,
+          trace,
+          ...(call.onToken ? { onToken: call.onToken } : {}),
+          ...(call.onRestart ? { onRestart: call.onRestart } : {}),
+          onAttempt: (sample) => {
+            attempts++;
+            if (!backendsTried.includes(sample.backendId)) backendsTried = [...backendsTried, sample.backendId];
+            if (!options.router.recordsPerformance) {
+              samples.push(options.performance.record({ ...sample, intent: classification!.intent }).catch(() => undefined));
+            }
+          },
+        },
+      );
+      attempts = outcome.attempts;
+      backendsTried = outcome.backendsTried;
+
+      // 7. record, cache, session, answer
+      const { candidate, result: answer } = outcome;
+      const flows = await options.registry.flows().catch(() => [] as UniversalFlow[]);
+      const flow = flows.find((f) => f.id === candidate.flowId);
+      const result: UniversalQueryResult = {
+        result: answer.text,
+        ...(input.session_id === undefined ? {} : { session_id: input.session_id }),
+        ...(answer.sources.length > 0 ? { sources: answer.sources } : {}),
+        _mcp_metadata: {
+          backend_used: candidate.backendId,
+          backend_kind: candidate.backendKind,
+          flow_id: candidate.flowId,
+          flow_name: candidate.flowName,
+          routing_score: candidate.score,
+          routing_breakdown: candidate.breakdown,
+          routing_reason: decision.reason,
+          intent_classified: classification.intent,
+          intent_confidence: classification.confidence,
+          intent_method: classification.method,
+          execution_time_ms: 0,
+          fallback_used: outcome.fallbackUsed,
+          attempt: outcome.attempts,
+          backends_tried: outcome.backendsTried,
+          cache_hit: false,
+          trace_id: trace.traceId,
+        },
+      };
+      const writes: Promise<unknown>[] = [...samples];
+      if (config.cache.enabled && (flow?.cacheable ?? true) && answer.text.length > 0) {
+        const ttlSeconds = cacheTtlSeconds(config.cache, flow, classification.intent);
+        writes.push(
+          cache.set(cacheKey, result, { ttlSeconds }).then(
+            (stored) => {
+              if (stored) emitTrace(trace, "cache-write", { scope: cacheKey.scope, flowId: candidate.flowId, ttlSeconds });
+              else emitTrace(trace, "cache-unavailable", { operation: "set", message: "the cache did not store the answer" });
+            },
+            () => emitTrace(trace, "cache-unavailable", { operation: "set", message: "the cache write failed" }),
+          ),
+        );
+      }
+      if (sessionsEnabled) {
+        writes.push(
+          sessions
+            .append(
+              input.session_id!,
+              {
+                question: input.question,
+                answer: answer.text,
+                flowId: candidate.flowId,
+                backendId: candidate.backendId,
+                intent: classification.intent,
+                traceId: trace.traceId,
+                askedAt: started,
+                answeredAt: now(),
+              },
+              tenantOption,
+            )
+            .then(
+              (total) => emitTrace(trace, "session-appended", { totalTurns: total }),
+              () => undefined,
+            ),
+        );
+      }
+      await Promise.all(writes);
+      result._mcp_metadata.execution_time_ms = elapsed();
+      emitTrace(trace, "query-answered", {
+        backendId: candidate.backendId,
+        flowId: candidate.flowId,
+        durationMs: result._mcp_metadata.execution_time_ms,
+        attempts: outcome.attempts,
+        fallbackUsed: outcome.fallbackUsed,
+        cacheHit: false,
+      });
+      return { ok: true, result };
+    } catch (thrown) {
+      const original = toAfwError(thrown);
+      // A cancelled or timed-out query reports why it stopped, whatever the step that noticed.
+      const error = controller.signal.aborted ? toAfwError(controller.signal.reason) : original;
+      const details = original.details ?? {};
+      if (typeof details["attempts"] === "number") attempts = details["attempts"];
+      if (Array.isArray(details["backendsTried"])) backendsTried = details["backendsTried"] as string[];
+      const last = details["lastError"] as { code?: string; message?: string } | undefined;
+      const body: UniversalQueryError = {
+        error: error.message,
+        code: error.code as ErrorCode,
+        attempts,
+        backends_tried: backendsTried,
+        ...(last?.code ? { last_error: `${last.code}: ${last.message ?? ""}`.trim() } : {}),
+        _mcp_metadata: {
+          trace_id: trace.traceId,
+          execution_time_ms: elapsed(),
+          ...(classification ? { intent_classified: classification.intent, intent_confidence: classification.confidence } : {}),
+        },
+      };
+      emitTrace(trace, "query-failed", { code: error.code, message: error.message, durationMs: elapsed(), attempts });
+      return { ok: false, error: body };
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener("abort", onAbort);
+    }
+  };
+
+  return {
+    query,
+    invalidateFlow(flowId) {
+      flowEpochs.set(flowId, now());
+    },
+    async explain(input, explainOptions) {
+      const classification = await classify(input.question, input.intent ?? "auto", explainOptions.trace, explainOptions.signal);
+      const decision = await options.router.decide(
+        {
+          question: input.question,
+          classification,
+          backend: input.backend ?? "auto",
+          ...(input.flow_id === undefined ? {} : { flowId: input.flow_id }),
+        },
+        { trace: explainOptions.trace, ...(explainOptions.signal ? { signal: explainOptions.signal } : {}) },
+      );
+      return { classification, decision };
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import type { TraceEvent, TraceEventType, TraceSink } from "@afw/contracts";
+import type { Logger } from "pino";
+import type { Redactor } from "./redactor.js";
+
+/** An in-memory ring buffer of recent trace events, queryable by trace id (for the dashboard). */
+export interface TraceRingBuffer extends TraceSink {
+  /** Most events kept; older ones are overwritten. */
+  readonly capacity: number;
+  /** Events currently kept. */
+  readonly size: number;
+  /** Every kept event of one trace, oldest first. */
+  byTraceId(traceId: string): TraceEvent[];
+  /** The most recent events, oldest first, optionally only of some types. */
+  recent(options?: { limit?: number; types?: readonly TraceEventType[] }): TraceEvent[];
+  /** Calls `listener` for every new event (e.g. a server-sent-events feed). Returns an unsubscribe function. */
+  subscribe(listener: (event: TraceEvent) => void): () => void;
+  /** Drops every kept event. */
+  clear(): void;
+}
+
+/**
+ * Creates a {@link TraceRingBuffer}. Events are redacted before they are stored when a
+ * `redactor` is given.
+ *
+ * @example
+ * ```ts
+ * const ring = createTraceRingBuffer({ capacity: 1000 });
+ * emitTrace({ traceId: "t", requestId: "r", sink: ring }, "cache-miss", { scope: "shared", reason: "absent" });
+ * ring.byTraceId("t").length; // 1
+ * ```
+ */
+export function createTraceRingBuffer(options: { capacity?: number; redactor?: Redactor } = {}): TraceRingBuffer {
+  const capacity = Math.max(1, options.capacity ?? 5_000);
+  const slots: (TraceEvent | undefined)[] = new Array<TraceEvent | undefined>(capacity);
+  let next = 0;
+  let size = 0;
+  const listeners = new Set<(event: TraceEvent) => void>();
+  const ordered = (): TraceEvent[] => {
+    const out: TraceEvent[] = [];
+    const start = size < capacity ? 0 : next;
+    for (let i = 0; i < size; i++) {
+      const event = slots[(start + i) % capacity];
+      if (event) out.push(event);
+    }
+    return out;
+  };
+  return {
+    capacity,
+    get size() {
+      return size;
+    },
+    emit(event) {
+      const stored = options.redactor && options.redactor.size > 0 ? options.redactor.redactValue(event) : event;
+      slots[next] = stored;
+      next = (next + 1) % capacity;
+      if (size < capacity) size++;
+      for (const listener of listeners) {
+        try {
+          listener(stored);
+        } catch {
+          // a listener must not break tracing
+        }
+      }
+    },
+    byTraceId(traceId) {
+      return ordered().filter((event) => event.traceId === traceId);
+    },
+    recent({ limit = 100, types } = {}) {
+      const events = types ? ordered().filter((event) => types.includes(event.type)) : ordered();
+      return events.slice(Math.max(0, events.length - limit));
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    clear() {
+      slots.fill(undefined);
+      next = 0;
+      size = 0;
+    },
+  };
+}
+
+const SUMMARY_TYPES: ReadonlySet<TraceEventType> = new Set<TraceEventType>(["query-answered", "query-failed", "circuit-opened", "circuit-closed"]);
+
+/**
+ * A sink that writes every trace event as one structured JSON log line (pino). `query-answered`,
+ * `query-failed` and circuit changes are logged at `info`/`warn`, the rest at `level`. Redaction
+ * happens in the logger itself (see {@link createGatewayLogger}).
+ *
+ * @param level - Level of ordinary events. @default "debug"
+ */
+export function createLogTraceSink(logger: Logger, level: "trace" | "debug" | "info" = "debug"): TraceSink {
+  return {
+    emit(event) {
+      if (SUMMARY_TYPES.has(event.type)) {
+        if (event.type === "query-failed" || event.type === "circuit-opened") logger.warn({ trace: event }, event.type);
+        else logger.info({ trace: event }, event.type);
+        return;
+      }
+      if (logger.isLevelEnabled(level)) logger[level]({ trace: event }, event.type);
+    },
+  };
+}
