@@ -33,7 +33,10 @@ export function redactSecrets(text: string, secrets: Iterable<string> = []): str
   for (const secret of literals) result = result.split(secret).join(REDACTED);
   result = result
     .replace(GENERIC_PATTERNS[0]!, (_m, scheme: string) => `${scheme} ${REDACTED}`)
-    .replace(GENERIC_PATTERNS[1]!, (_m, key: string, separator: string) => `${key}${separator}${REDACTED}`)
+    .replace(GENERIC_PATTERNS[1]!, (match: string, key: string, separator: string, value: string) =>
+      // the token after an auth scheme was redacted just above
+      /^(Bearer|Basic|Token|\[REDACTED)/i.test(value) ? match : `${key}${separator}${REDACTED}`,
+    )
     .replace(GENERIC_PATTERNS[2]!, (_m, before: string, _password: string, at: string) => `${before}${REDACTED}${at}`);
   for (const pattern of GENERIC_PATTERNS.slice(3)) result = result.replace(pattern, REDACTED);
   return result;
