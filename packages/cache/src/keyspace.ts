@@ -2,9 +2,13 @@ import type { CacheScope } from "@afw/contracts";
 
 /** The identity of a group of cache entries: one flow, in one scope, tenant and (scope `session`) session. */
 export interface CacheGroup {
+  /** `shared` or `session`. */
   readonly scope: CacheScope;
+  /** Gateway-wide flow id. */
   readonly flowId: string;
+  /** Session (scope `session` only). */
   readonly sessionId?: string | undefined;
+  /** Tenant, when answers are separated by tenant. */
   readonly tenant?: string | undefined;
 }
 

@@ -3,7 +3,9 @@ import { AfwError } from "@afw/contracts";
 
 /** A host and port of a Redis node or Sentinel. */
 export interface RedisAddress {
+  /** Host name or IP address. */
   host: string;
+  /** TCP port. */
   port: number;
 }
 
