@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AfwError, type FlowBackendV1 } from "@afw/contracts";
+import { AfwError, type FlowBackendV1, type TraceEvent } from "@afw/contracts";
 import { BackendRegistry, type BackendRegistryEvent } from "./backend-registry.js";
 import { startFlowiseServer } from "./testing/flowise-server.js";
 import { startLangflowServer } from "./testing/langflow-server.js";
@@ -100,7 +100,10 @@ describe("BackendRegistry", () => {
       { kind: "langflow", id: "wrong-key", baseURL: langflow.url, apiKey: "bad-key-000" },
       { kind: "flowise", id: "down", baseURL: deadUrl, timeouts: { healthTimeoutMs: 1000 } },
     ]);
-    const statuses = await registry.connectAll();
+    const events: TraceEvent[] = [];
+    const statuses = await registry.connectAll({ trace: { traceId: "t", requestId: "r", sink: { emit: (event) => events.push(event) } } });
+    expect(events.filter((event) => event.type === "health-checked")).toHaveLength(3);
+    expect(events.filter((event) => event.type === "flows-discovered").map((event) => (event as { backendId: string }).backendId)).toEqual(["up"]);
     const byId = Object.fromEntries(statuses.map((status) => [status.backendId, status]));
     expect(byId["up"]).toMatchObject({ flowCount: 2, health: { status: "healthy" } });
     expect(byId["wrong-key"]?.health.status).toBe("healthy");

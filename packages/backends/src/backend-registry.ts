@@ -2,6 +2,8 @@ import { z } from "zod";
 import {
   AfwError,
   BackendError,
+  emitTrace,
+  type TraceContext,
   BackendIdSchema,
   BackendKindSchema,
   formatZodError,
@@ -52,6 +54,16 @@ export interface BackendConnectionStatus {
   flows?: UniversalFlow[];
   /** Why discovery failed, secret-free. */
   error?: { code: string; message: string };
+}
+
+/** Options of {@link BackendRegistry.connectAll}. */
+export interface ConnectOptions {
+  /** Aborts every probe. */
+  signal?: AbortSignal;
+  /** Run flow discovery after a successful health check (default true). */
+  discover?: boolean;
+  /** Where to emit `health-checked` and `flows-discovered` trace events. */
+  trace?: TraceContext;
 }
 
 /** A change to the registry, for listeners. */
@@ -238,9 +250,16 @@ export class BackendRegistry {
 
   /**
    * Probes every backend in parallel: health, then (unless `discover` is false or the backend
-   * is down) flow discovery. Never throws: failures are reported per backend.
+   * is down) flow discovery. Never throws: failures are reported per backend. With a `trace`
+   * context, emits `health-checked` and `flows-discovered` events.
+   *
+   * @example
+   * ```ts
+   * const statuses = await registry.connectAll({ signal: AbortSignal.timeout(10_000) });
+   * const usable = statuses.filter((s) => s.health.status !== "down" && s.flowCount);
+   * ```
    */
-  async connectAll(options: { signal?: AbortSignal; discover?: boolean } = {}): Promise<BackendConnectionStatus[]> {
+  async connectAll(options: ConnectOptions = {}): Promise<BackendConnectionStatus[]> {
     return Promise.all(this.list().map((backend) => this.connect(backend, options)));
   }
 
@@ -251,7 +270,7 @@ export class BackendRegistry {
     await Promise.allSettled(backends.map((backend) => backend.close?.()));
   }
 
-  private async connect(backend: FlowBackendV1, options: { signal?: AbortSignal; discover?: boolean }): Promise<BackendConnectionStatus> {
+  private async connect(backend: FlowBackendV1, options: ConnectOptions): Promise<BackendConnectionStatus> {
     let health: BackendHealth;
     try {
       health = await backend.checkHealth(options.signal);
@@ -266,10 +285,12 @@ export class BackendRegistry {
         errorCode: AfwError.isInstance(error) ? error.code : "INTERNAL",
       };
     }
+    emitTrace(options.trace, "health-checked", { backendId: backend.id, status: health.status, latencyMs: health.latencyMs });
     const status: BackendConnectionStatus = { backendId: backend.id, kind: backend.kind, health };
     if (options.discover === false || health.status === "down") return status;
     try {
       const flows = await backend.discoverFlows(options.signal);
+      emitTrace(options.trace, "flows-discovered", { backendId: backend.id, count: flows.length, stale: false });
       return { ...status, flows, flowCount: flows.length };
     } catch (error) {
       return { ...status, error: { code: AfwError.isInstance(error) ? error.code : "INTERNAL", message: AfwError.isInstance(error) ? error.message : "flow discovery failed" } };

@@ -55,6 +55,7 @@ export {
   type BackendConnectionStatus,
   type BackendRegistryEvent,
   type BackendRegistryOptions,
+  type ConnectOptions,
 } from "./backend-registry.js";
 export {
   BaseBackendSettingsSchema,
