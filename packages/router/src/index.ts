@@ -60,3 +60,56 @@ export {
   type FeatureRow,
 } from "./softmax-regression.js";
 export { foldText, splitWords, truncateForModel, MAX_MATCH_CHARACTERS } from "./text-normalization.js";
+export {
+  createInMemoryPerformanceStore,
+  createInMemoryHealthStore,
+  createInMemoryCircuitStateStore,
+  type InMemoryPerformanceStoreOptions,
+  type InMemoryClockOptions,
+} from "./memory-stores.js";
+export {
+  inferFlowIntents,
+  looksGeneralPurpose,
+  buildFlowProfile,
+  parseFlowRegistry,
+  loadFlowRegistry,
+  FlowRegistrySchema,
+  FlowRegistryEntrySchema,
+  type FlowRegistry,
+  type FlowRegistryEntry,
+  type FlowProfile,
+} from "./flow-profiles.js";
+export {
+  flowMatchScore,
+  healthScore,
+  capabilityScore,
+  summarizePerformance,
+  combineScore,
+  DEFAULT_CAPABILITIES,
+  FLOW_MATCH_SCORES,
+  type CapabilityTable,
+  type PerformanceSummary,
+  type PerformanceScoringOptions,
+} from "./scoring.js";
+export { createHealthCache, type HealthCache, type HealthCacheOptions } from "./health-cache.js";
+export { createFlowDiscoveryCache, type FlowDiscoveryCache, type FlowDiscoveryCacheOptions } from "./flow-discovery-cache.js";
+export { createPerformanceTracker, type PerformanceTracker, type PerformanceTrackerOptions } from "./performance-tracker.js";
+export { createCircuitBreaker, parseCircuitKey, type CircuitBreaker, type CircuitBreakerOptions } from "./circuit-breaker.js";
+export {
+  executeWithFallback,
+  executeStream,
+  type ExecuteOptions,
+  type ExecutionAttempt,
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  type RetryOptions,
+} from "./execute.js";
+export {
+  Router,
+  createRouter,
+  type RouterOptions,
+  type RouteInput,
+  type RouterExecuteInput,
+  type RouterExecution,
+  type RouterExplanation,
+} from "./router.js";

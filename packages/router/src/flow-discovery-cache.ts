@@ -1,0 +1,107 @@
+import { emitTrace, type FlowBackendV1, type TraceContext, type UniversalFlow } from "@afw/contracts";
+
+/** Options of {@link createFlowDiscoveryCache}. */
+export interface FlowDiscoveryCacheOptions {
+  /** How long a discovered list is fresh. @default 300000 (5 min) */
+  ttlMs?: number;
+  /** Longest wait for one discovery; then the stale list is served. @default 10000 */
+  discoveryTimeoutMs?: number;
+  /** Clock (epoch ms). @default Date.now */
+  now?: () => number;
+  /** Where `flows-discovered` events of background refreshes go. */
+  trace?: TraceContext;
+  /** Called with every newly loaded list (e.g. to precompute routing profiles). */
+  onFlows?: (backendId: string, flows: UniversalFlow[]) => void;
+}
+
+/**
+ * Per-backend flow lists with stale-while-revalidate: a fresh list is served from memory; an
+ * expired one is served immediately while a background refresh runs; when discovery fails or
+ * times out the previous list keeps being served (event `flows-discovered` with `stale: true`).
+ */
+export interface FlowDiscoveryCache {
+  /** The backend's flows. Waits only when there is no list yet. @throws the discovery error when there is no list at all. */
+  get(backend: FlowBackendV1, trace?: TraceContext): Promise<UniversalFlow[]>;
+  /** The cached list without any I/O (undefined before the first discovery); triggers a background refresh when stale. */
+  peek(backend: FlowBackendV1): UniversalFlow[] | undefined;
+  /** Rediscovers now (deduplicated); serves the stale list on failure when there is one. */
+  refresh(backend: FlowBackendV1, trace?: TraceContext): Promise<UniversalFlow[]>;
+  /** Forgets a backend's list. */
+  invalidate(backendId?: string): void;
+}
+
+/**
+ * Creates a {@link FlowDiscoveryCache}.
+ *
+ * @example
+ * ```ts
+ * const flows = createFlowDiscoveryCache({ ttlMs: 300_000 });
+ * const list = await flows.get(backend);
+ * ```
+ */
+export function createFlowDiscoveryCache(options: FlowDiscoveryCacheOptions = {}): FlowDiscoveryCache {
+  const ttlMs = options.ttlMs ?? 300_000;
+  const timeoutMs = options.discoveryTimeoutMs ?? 10_000;
+  const now = options.now ?? Date.now;
+  const entries = new Map<string, { flows: UniversalFlow[]; fetchedAt: number }>();
+  const inflight = new Map<string, Promise<UniversalFlow[]>>();
+
+  const discover = (backend: FlowBackendV1, trace?: TraceContext): Promise<UniversalFlow[]> => {
+    let pending = inflight.get(backend.id);
+    if (pending) return pending;
+    pending = (async () => {
+      const controller = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const flows = await Promise.race([
+          backend.discoverFlows(controller.signal),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => {
+              controller.abort();
+              reject(new Error(`flow discovery of ${backend.id} timed out after ${timeoutMs} ms`));
+            }, timeoutMs);
+          }),
+        ]);
+        entries.set(backend.id, { flows, fetchedAt: now() });
+        options.onFlows?.(backend.id, flows);
+        emitTrace(trace ?? options.trace, "flows-discovered", { backendId: backend.id, count: flows.length, stale: false });
+        return flows;
+      } catch (error) {
+        const previous = entries.get(backend.id);
+        if (previous) {
+          // keep serving, but retry after a short pause rather than a full TTL
+          previous.fetchedAt = now() - ttlMs + Math.min(ttlMs, 30_000);
+          emitTrace(trace ?? options.trace, "flows-discovered", { backendId: backend.id, count: previous.flows.length, stale: true });
+          return previous.flows;
+        }
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        inflight.delete(backend.id);
+      }
+    })();
+    inflight.set(backend.id, pending);
+    return pending;
+  };
+
+  return {
+    async get(backend, trace) {
+      const entry = entries.get(backend.id);
+      if (!entry) return discover(backend, trace);
+      if (now() - entry.fetchedAt >= ttlMs) discover(backend, trace).catch(() => {});
+      return entry.flows;
+    },
+    peek(backend) {
+      const entry = entries.get(backend.id);
+      if (entry && now() - entry.fetchedAt >= ttlMs && !inflight.has(backend.id)) discover(backend).catch(() => {});
+      return entry?.flows;
+    },
+    refresh(backend, trace) {
+      return discover(backend, trace);
+    },
+    invalidate(backendId) {
+      if (backendId === undefined) entries.clear();
+      else entries.delete(backendId);
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import { z } from "zod";
+import { readFile } from "node:fs/promises";
+import { parse as parseYaml } from "yaml";
+import { AfwError, INTENTS, IntentSchema, formatZodError, type Intent, type UniversalFlow } from "@afw/contracts";
+import { compileIntentPatterns, type IntentPatternMatcher } from "./intent-patterns.js";
+import { foldText, splitWords } from "./text-normalization.js";
+
+/** Zod schema of {@link FlowRegistryEntry}. */
+export const FlowRegistryEntrySchema = z
+  .object({
+    intents: z.array(IntentSchema).optional().describe("Intents the flow serves, best first."),
+    keywords: z.array(z.string()).optional().describe("Words that make the flow a partial match for a question containing them."),
+    generalPurpose: z.boolean().optional().describe("Use as a catch-all for low-confidence questions."),
+    capabilities: z.partialRecord(IntentSchema, z.number().min(0).max(1)).optional().describe("Per-intent capability of this flow, overriding the backend's."),
+  })
+  .strict();
+
+/** What the configuration says about one flow. Absent fields are inferred from the flow. */
+export type FlowRegistryEntry = z.infer<typeof FlowRegistryEntrySchema>;
+
+/** Zod schema of {@link FlowRegistry}. */
+export const FlowRegistrySchema = z.record(z.string().min(1), FlowRegistryEntrySchema);
+
+/**
+ * The flow registry: flow id -> intents/keywords. Keys may be the gateway-wide id
+ * (`flowise:abc`), the platform id (`abc`) or the flow's name; the most specific match wins.
+ *
+ * @example YAML
+ * ```yaml
+ * "flowise:3f1c-support-bot": { intents: [conversation], generalPurpose: true }
+ * "langflow:docs-qa": { intents: [rag-retrieval, conversation], keywords: [handbook, policy] }
+ * "Code Reviewer": { intents: [technical-analysis] }
+ * ```
+ */
+export type FlowRegistry = z.infer<typeof FlowRegistrySchema>;
+
+/**
+ * Parses a flow registry from YAML or JSON text.
+ *
+ * @throws AfwError `CONFIG_INVALID` when it does not fit {@link FlowRegistrySchema}.
+ */
+export function parseFlowRegistry(text: string): FlowRegistry {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    throw new AfwError("CONFIG_INVALID", "flow registry is not valid YAML or JSON", { cause: error });
+  }
+  const parsed = FlowRegistrySchema.safeParse(raw ?? {});
+  if (!parsed.success) throw new AfwError("CONFIG_INVALID", `invalid flow registry: ${formatZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+/**
+ * Reads a flow registry from a YAML or JSON file.
+ *
+ * @throws AfwError `CONFIG_INVALID` when the file cannot be read or parsed.
+ */
+export async function loadFlowRegistry(path: string | URL): Promise<FlowRegistry> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new AfwError("CONFIG_INVALID", `cannot read flow registry ${String(path)}`, { cause: error });
+  }
+  return parseFlowRegistry(text);
+}
+
+/** Flow-description words that point to an intent, on top of the question patterns. */
+const FLOW_WORDS: Record<Intent, Record<string, number>> = {
+  "creative-orientation": { creative: 3, writer: 2.5, writing: 2, story: 2.5, storyteller: 3, vision: 3, brainstorm: 2.5, ideation: 3, poet: 3, muse: 2, goals: 1.5 },
+  "technical-analysis": { code: 3, coder: 3, coding: 3, debugger: 3, debug: 3, developer: 2, programming: 3, devops: 1.5, engineer: 1.5, review: 1, sql: 0.5 },
+  "structural-thinking": { architect: 3, architecture: 3, design: 1.5, planner: 2, planning: 1.5, structure: 2.5, systems: 1.5, modeling: 2, modelling: 2 },
+  conversation: { chat: 2, chatbot: 2.5, assistant: 1.5, companion: 2.5, smalltalk: 3, conversational: 3, general: 1, faq: 0.5 },
+  "rag-retrieval": { rag: 3, retrieval: 3, qa: 2, knowledge: 2.5, docs: 2.5, document: 2.5, documents: 2.5, pdf: 2.5, search: 2, vector: 2, handbook: 2.5, policy: 2, wiki: 2.5, citations: 2.5 },
+  "data-processing": { etl: 3, data: 2, csv: 3, sql: 2.5, analytics: 2.5, transform: 2.5, pipeline: 1.5, spreadsheet: 3, excel: 3, json: 1.5, cleaning: 2.5, extraction: 1.5 },
+};
+
+const GENERAL_WORDS = new Set(["general", "default", "assistant", "catch-all", "catchall", "fallback", "universal", "all-purpose", "generic"]);
+
+let flowMatcher: IntentPatternMatcher | undefined;
+
+/**
+ * Infers the intents of a flow from its name, description, category and tags, best first (only
+ * intents with a clear signal). Used when neither the adapter nor the registry says.
+ *
+ * @example
+ * ```ts
+ * inferFlowIntents({ name: "Docs QA (RAG)", description: "Answers from the handbook" }) // ["rag-retrieval"]
+ * ```
+ */
+export function inferFlowIntents(flow: { name: string; description?: string | undefined; category?: string | undefined; tags?: readonly string[] | undefined }): Intent[] {
+  flowMatcher ??= compileIntentPatterns({
+    intents: Object.fromEntries(INTENTS.map((intent) => [intent, { keywords: FLOW_WORDS[intent] }])),
+  });
+  const text = [flow.name.replace(/[-_]+/g, " "), flow.description ?? "", flow.category ?? "", ...(flow.tags ?? [])].join(". ");
+  const { scores } = flowMatcher.score(text);
+  const best = Math.max(...scores);
+  if (best < 1.5) return [];
+  return INTENTS.map((intent, i) => ({ intent, score: scores[i]! }))
+    .filter((e) => e.score >= 1.5 && e.score >= best * 0.5)
+    .sort((a, b) => b.score - a.score || INTENTS.indexOf(a.intent) - INTENTS.indexOf(b.intent))
+    .map((e) => e.intent);
+}
+
+/**
+ * True when a flow looks like a catch-all (`general`, `default`, `assistant`, ... in its name or tags).
+ */
+export function looksGeneralPurpose(flow: { name: string; tags?: readonly string[] | undefined }): boolean {
+  const words = splitWords(foldText([flow.name.replace(/[-_]+/g, " "), ...(flow.tags ?? [])].join(" ")));
+  return words.some((w) => GENERAL_WORDS.has(w));
+}
+
+/** A flow with everything routing needs precomputed. */
+export interface FlowProfile {
+  flow: UniversalFlow;
+  /** Intents, best first (registry, else the flow's own, else inferred). */
+  intents: Intent[];
+  /** Bit i set when `INTENTS[i]` is among `intents`. */
+  intentMask: number;
+  /** Index of the primary intent in {@link INTENTS}, or -1. */
+  primaryIntentIndex: number;
+  /** Folded keywords. */
+  keywords: ReadonlySet<string>;
+  generalPurpose: boolean;
+  /** Per-intent capability override of this flow. */
+  capabilities?: Partial<Record<Intent, number>> | undefined;
+}
+
+function registryEntryFor(flow: UniversalFlow, registry: FlowRegistry | undefined): FlowRegistryEntry | undefined {
+  if (!registry) return undefined;
+  return registry[flow.id] ?? registry[flow.backendFlowId] ?? registry[flow.name];
+}
+
+/**
+ * Builds the routing profile of a flow: registry entry first, then the flow's declared intents,
+ * then {@link inferFlowIntents}.
+ */
+export function buildFlowProfile(flow: UniversalFlow, registry?: FlowRegistry): FlowProfile {
+  const entry = registryEntryFor(flow, registry);
+  const category = typeof flow.metadata?.category === "string" ? flow.metadata.category : undefined;
+  const intents =
+    entry?.intents && entry.intents.length > 0
+      ? entry.intents
+      : flow.intents.length > 0
+        ? flow.intents
+        : inferFlowIntents({ name: flow.name, description: flow.description, category, tags: flow.tags });
+  let intentMask = 0;
+  for (const intent of intents) intentMask |= 1 << INTENTS.indexOf(intent);
+  const keywords = new Set<string>();
+  for (const k of [...(entry?.keywords ?? []), ...flow.keywords]) for (const w of splitWords(foldText(k))) if (w.length > 2) keywords.add(w);
+  return {
+    flow,
+    intents,
+    intentMask,
+    primaryIntentIndex: intents.length ? INTENTS.indexOf(intents[0]!) : -1,
+    keywords,
+    generalPurpose: entry?.generalPurpose ?? (flow.generalPurpose || looksGeneralPurpose(flow)),
+    capabilities: entry?.capabilities,
+  };
+}

@@ -1,0 +1,89 @@
+import type { PerformanceSample, PerformanceStore, PerformanceTarget } from "@afw/contracts";
+import { createInMemoryPerformanceStore } from "./memory-stores.js";
+import { summarizePerformance, type PerformanceScoringOptions, type PerformanceSummary } from "./scoring.js";
+
+/** Options of {@link createPerformanceTracker}. */
+export interface PerformanceTrackerOptions extends PerformanceScoringOptions {
+  /** Where samples are kept (shared across instances when Redis-backed). @default in-memory, 100 per window */
+  store?: PerformanceStore;
+  /** How long a cached summary is used before it is re-read from the store in the background. @default 5000 */
+  summaryTtlMs?: number;
+  /** Clock (epoch ms). @default Date.now */
+  now?: () => number;
+}
+
+/**
+ * Records calls into a {@link PerformanceStore} and serves `performance` scores synchronously from
+ * cached summaries (re-read from the store in the background), so routing never awaits the store.
+ */
+export interface PerformanceTracker {
+  /** Adds a sample to the store and updates the cached summaries of its backend and flow. */
+  record(sample: PerformanceSample): Promise<void>;
+  /** The cached summary of a target (neutral when unknown); refreshes it in the background when old. */
+  summary(target: PerformanceTarget): PerformanceSummary;
+  /** Re-reads a target's window from the store now. */
+  load(target: PerformanceTarget): Promise<PerformanceSummary>;
+  /** The underlying store. */
+  readonly store: PerformanceStore;
+}
+
+/**
+ * Creates a {@link PerformanceTracker}.
+ *
+ * @example
+ * ```ts
+ * const tracker = createPerformanceTracker();
+ * await tracker.record({ backendId: "flowise", flowId: "flowise:qa", latencyMs: 300, success: true, timestamp: Date.now() });
+ * tracker.summary({ backendId: "flowise", flowId: "flowise:qa" }).score;
+ * ```
+ */
+export function createPerformanceTracker(options: PerformanceTrackerOptions = {}): PerformanceTracker {
+  const store = options.store ?? createInMemoryPerformanceStore();
+  const now = options.now ?? Date.now;
+  const ttl = options.summaryTtlMs ?? 5_000;
+  const neutral: PerformanceSummary = Object.freeze({ samples: 0, successRate: Number.NaN, p50Ms: undefined, p95Ms: undefined, score: options.neutralScore ?? 0.5 });
+  const cache = new Map<string, { summary: PerformanceSummary; at: number; loading: boolean }>();
+  const keyOf = (t: PerformanceTarget) => (t.flowId === undefined ? t.backendId : `${t.backendId}\u0000${t.flowId}`);
+
+  const load = async (target: PerformanceTarget): Promise<PerformanceSummary> => {
+    const key = keyOf(target);
+    const entry = cache.get(key);
+    if (entry) entry.loading = true;
+    try {
+      const samples = await store.window(target);
+      const summary = summarizePerformance(samples, now(), options);
+      cache.set(key, { summary, at: now(), loading: false });
+      return summary;
+    } catch {
+      if (entry) entry.loading = false;
+      return entry?.summary ?? neutral;
+    }
+  };
+
+  return {
+    store,
+    async record(sample) {
+      try {
+        await store.record(sample);
+      } catch {
+        // a failing shared store must not fail the request that produced the sample
+      }
+      await Promise.all([
+        load({ backendId: sample.backendId }),
+        sample.flowId === undefined ? undefined : load({ backendId: sample.backendId, flowId: sample.flowId }),
+      ]);
+    },
+    summary(target) {
+      const key = keyOf(target);
+      const entry = cache.get(key);
+      if (!entry) {
+        cache.set(key, { summary: neutral, at: now(), loading: true });
+        load(target).catch(() => {});
+        return neutral;
+      }
+      if (!entry.loading && now() - entry.at >= ttl) load(target).catch(() => {});
+      return entry.summary;
+    },
+    load,
+  };
+}

@@ -1,0 +1,476 @@
+import {
+  AfwError,
+  DEFAULT_SCORING_WEIGHTS,
+  INTENTS,
+  emitTrace,
+  type CircuitStateStore,
+  type ConfidenceLevel,
+  type FlowBackendV1,
+  type FlowStreamChunk,
+  type HealthStore,
+  type Intent,
+  type PerformanceStore,
+  type RoutingCandidate,
+  type RoutingDecision,
+  type ScoringWeights,
+  type TraceContext,
+  type UniversalFlow,
+} from "@afw/contracts";
+import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions } from "./circuit-breaker.js";
+import { executeStream, executeWithFallback, type ExecuteOptions, type ExecutionOutcome, type ExecutionRequest, type RetryOptions } from "./execute.js";
+import { createFlowDiscoveryCache, type FlowDiscoveryCache } from "./flow-discovery-cache.js";
+import { buildFlowProfile, type FlowProfile, type FlowRegistry } from "./flow-profiles.js";
+import { createHealthCache, type HealthCache } from "./health-cache.js";
+import { createIntentClassifier, type IntentClassificationResult, type IntentClassifier, type IntentClassifierOptions } from "./intent-classifier.js";
+import { createPerformanceTracker, type PerformanceTracker } from "./performance-tracker.js";
+import { DEFAULT_CAPABILITIES, capabilityScore, flowMatchScore, healthScore, type CapabilityTable, type PerformanceScoringOptions } from "./scoring.js";
+import { foldText, splitWords } from "./text-normalization.js";
+
+/** Options of {@link createRouter}. */
+export interface RouterOptions {
+  /** The backends to route between (any `FlowBackendV1`). */
+  backends: readonly FlowBackendV1[];
+  /** A ready classifier, or options to create one. @default createIntentClassifier() */
+  classifier?: IntentClassifier | IntentClassifierOptions;
+  /** Score weights (missing ones default). @default DEFAULT_SCORING_WEIGHTS (.4/.3/.2/.1) */
+  weights?: Partial<ScoringWeights>;
+  /** Capability table per backend kind, merged over {@link DEFAULT_CAPABILITIES}. */
+  capabilities?: CapabilityTable;
+  /** Capability of a (kind, intent) pair the tables do not list. @default 0.5 */
+  defaultCapability?: number;
+  /** Flow registry: intents/keywords per flow id or name. */
+  registry?: FlowRegistry;
+  /** Shared stores; in-memory when absent. */
+  stores?: { performance?: PerformanceStore; health?: HealthStore; circuits?: CircuitStateStore };
+  /** Health snapshot TTL. @default 30000 */
+  healthTtlMs?: number;
+  /** Longest health probe. @default 5000 */
+  healthProbeTimeoutMs?: number;
+  /** Flow list TTL. @default 300000 */
+  discoveryTtlMs?: number;
+  /** Longest flow discovery. @default 10000 */
+  discoveryTimeoutMs?: number;
+  /** Health score of a backend never probed yet. @default 0.5 */
+  unknownHealthScore?: number;
+  /** Circuit breaker settings (its store is `stores.circuits`). */
+  circuitBreaker?: Omit<CircuitBreakerOptions, "store" | "now">;
+  /** Performance score settings. */
+  performanceScoring?: PerformanceScoringOptions;
+  /** Execution settings. */
+  execution?: {
+    /** @default 30000 */
+    attemptTimeoutMs?: number;
+    /** @default 45000 */
+    overallTimeoutMs?: number;
+    retry?: RetryOptions;
+    /** @default 3 */
+    maxCandidates?: number;
+    random?: () => number;
+  };
+  /** Hedging: which confidence levels run the top two backends in parallel. @default { enabled: true, levels: ["low"] } */
+  hedging?: { enabled?: boolean; levels?: ConfidenceLevel[] };
+  /** Flow used first when the confidence level is `none` (gateway-wide id, platform id or name). */
+  defaultFlowId?: string;
+  /** Candidates listed in a decision (plus the best of every other backend). @default 10 */
+  maxCandidatesInDecision?: number;
+  /** Clock (epoch ms) for caches, circuits and performance decay. @default Date.now */
+  now?: () => number;
+  /** Trace context for background work (health probes, discovery refreshes). */
+  trace?: TraceContext;
+}
+
+/** What to route. */
+export interface RouteInput {
+  question: string;
+  /** Explicit intent, or `auto`. */
+  intent?: Intent | "auto" | undefined;
+  /** `auto`, a backend kind or a backend id. */
+  backend?: string | undefined;
+  /** Force a flow (gateway-wide id, platform id or name). */
+  flowId?: string | undefined;
+  trace?: TraceContext | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** Input of {@link Router.execute}: what to route plus what to send. */
+export interface RouterExecuteInput extends RouteInput, Omit<ExecutionRequest, "question"> {}
+
+/** Result of {@link Router.execute}. */
+export interface RouterExecution extends ExecutionOutcome {
+  decision: RoutingDecision;
+  classification: IntentClassificationResult;
+}
+
+/** Result of {@link Router.explain}. */
+export interface RouterExplanation {
+  decision: RoutingDecision;
+  classification: IntentClassificationResult;
+  /** Profiles (intents, keywords, general-purpose flag) of the candidates in the decision. */
+  profiles: { flowId: string; intents: Intent[]; generalPurpose: boolean; keywords: string[] }[];
+}
+
+interface BackendState {
+  backend: FlowBackendV1;
+  profiles: FlowProfile[];
+  /** Capability per intent index. */
+  capability: Float64Array;
+}
+
+/**
+ * The router: classifies the question, scores every (backend, flow) candidate with
+ * `flow_match*w1 + health*w2 + performance*w3 + capability*w4`, picks a strategy from the
+ * confidence level and the user's overrides, and executes with retry, fallback, circuit breaking
+ * and hedging. Health, flow lists and performance are cached, so a warm decision does no I/O.
+ */
+export class Router {
+  readonly classifier: IntentClassifier;
+  readonly weights: Readonly<ScoringWeights>;
+  readonly health: HealthCache;
+  readonly flows: FlowDiscoveryCache;
+  readonly performance: PerformanceTracker;
+  readonly circuits: CircuitBreaker;
+  private readonly options: RouterOptions;
+  private readonly capabilities: CapabilityTable;
+  private readonly states = new Map<string, BackendState>();
+  private readonly backends: ReadonlyMap<string, FlowBackendV1>;
+  private anyKeywords = false;
+  private warm: Promise<void> | undefined;
+
+  constructor(options: RouterOptions) {
+    this.options = options;
+    const ids = new Set<string>();
+    for (const b of options.backends) {
+      if (b.specificationVersion !== "v1") throw new AfwError("CONFIG_INVALID", `backend ${b.id} implements spec ${String(b.specificationVersion)}, not v1`);
+      if (ids.has(b.id)) throw new AfwError("CONFIG_INVALID", `duplicate backend id ${b.id}`);
+      ids.add(b.id);
+    }
+    this.backends = new Map(options.backends.map((b) => [b.id, b]));
+    const c = options.classifier;
+    this.classifier = c && typeof (c as IntentClassifier).classify === "function" ? (c as IntentClassifier) : createIntentClassifier(c as IntentClassifierOptions | undefined);
+    this.weights = Object.freeze({ ...DEFAULT_SCORING_WEIGHTS, ...options.weights });
+    this.capabilities = { ...DEFAULT_CAPABILITIES };
+    for (const [kind, table] of Object.entries(options.capabilities ?? {})) this.capabilities[kind] = { ...this.capabilities[kind], ...table };
+    const now = options.now ?? Date.now;
+    this.health = createHealthCache({ store: options.stores?.health, ttlMs: options.healthTtlMs, probeTimeoutMs: options.healthProbeTimeoutMs, now, trace: options.trace });
+    this.flows = createFlowDiscoveryCache({
+      ttlMs: options.discoveryTtlMs,
+      discoveryTimeoutMs: options.discoveryTimeoutMs,
+      now,
+      trace: options.trace,
+      onFlows: (backendId, flows) => this.setFlows(backendId, flows),
+    });
+    this.performance = createPerformanceTracker({ ...options.performanceScoring, store: options.stores?.performance, now });
+    this.circuits = createCircuitBreaker({ ...options.circuitBreaker, store: options.stores?.circuits, now });
+  }
+
+  private setFlows(backendId: string, flows: UniversalFlow[]) {
+    const backend = this.backends.get(backendId);
+    if (!backend) return;
+    const profiles = flows.map((f) => buildFlowProfile(f, this.options.registry));
+    const capability = new Float64Array(INTENTS.length);
+    INTENTS.forEach((intent, i) => {
+      capability[i] = capabilityScore(intent, backend.kind, this.capabilities, backend.capabilities, undefined, this.options.defaultCapability ?? 0.5);
+    });
+    this.states.set(backendId, { backend, profiles, capability });
+    this.anyKeywords = [...this.states.values()].some((s) => s.profiles.some((p) => p.keywords.size > 0));
+  }
+
+  /**
+   * Discovers flows and probes health of every backend (in parallel, each bounded by its
+   * timeout). Called by the first `route`; call it at start-up to make that one fast too.
+   */
+  warmUp(trace?: TraceContext): Promise<void> {
+    this.warm ??= Promise.all([
+      ...this.options.backends.map((b) => this.flows.get(b, trace).catch(() => undefined)),
+      ...this.options.backends.map((b) => this.health.get(b, trace).catch(() => undefined)),
+      this.circuits.sync(),
+    ]).then(() => undefined);
+    return this.warm;
+  }
+
+  /** Forces a flow rediscovery and a health probe of every backend. */
+  async refresh(trace?: TraceContext): Promise<void> {
+    await Promise.all([
+      ...this.options.backends.map((b) => this.flows.refresh(b, trace).catch(() => undefined)),
+      ...this.options.backends.map((b) => this.health.refresh(b, trace).catch(() => undefined)),
+    ]);
+  }
+
+  /**
+   * Classifies and ranks: returns the full decision (strategy, reason, chosen, ranked candidates
+   * with breakdowns). Never does I/O once caches are warm (stale entries refresh in the background).
+   *
+   * @throws AfwError `FLOW_NOT_FOUND` when `flowId` names no known flow; `NO_BACKENDS_AVAILABLE`
+   * when `backend` names no configured backend.
+   */
+  async route(input: RouteInput): Promise<RoutingDecision> {
+    return (await this.decide(input)).decision;
+  }
+
+  /** Like {@link Router.route}, with the classification evidence and the candidates' flow profiles. */
+  async explain(question: string, input: Omit<RouteInput, "question"> = {}): Promise<RouterExplanation> {
+    const { decision, classification, profiles } = await this.decide({ ...input, question });
+    return {
+      decision,
+      classification,
+      profiles: decision.candidates.map((c) => {
+        const p = profiles.get(c.flowId)!;
+        return { flowId: c.flowId, intents: p.intents, generalPurpose: p.generalPurpose, keywords: [...p.keywords] };
+      }),
+    };
+  }
+
+  private async decide(input: RouteInput): Promise<{ decision: RoutingDecision; classification: IntentClassificationResult; profiles: Map<string, FlowProfile> }> {
+    const started = performance.now();
+    const trace = input.trace;
+    const classifying = this.classifier.classify(input.question, { intent: input.intent, signal: input.signal, trace });
+    if (!this.warm) void this.warmUp(trace);
+    const [classification] = await Promise.all([classifying, this.warm]);
+    const intent = classification.intent;
+    const intentIndex = INTENTS.indexOf(intent);
+    const questionWords: ReadonlySet<string> = this.anyKeywords ? new Set(splitWords(foldText(input.question))) : new Set<string>();
+
+    // Overrides
+    const backendFilter = input.backend && input.backend !== "auto" ? input.backend : undefined;
+    if (backendFilter && ![...this.backends.values()].some((b) => b.id === backendFilter || b.kind === backendFilter)) {
+      throw new AfwError("NO_BACKENDS_AVAILABLE", `no configured backend matches '${backendFilter}'`);
+    }
+    const matchesBackend = (b: FlowBackendV1) => !backendFilter || b.id === backendFilter || b.kind === backendFilter;
+    const matchesFlow = (p: FlowProfile) => !input.flowId || p.flow.id === input.flowId || p.flow.backendFlowId === input.flowId || p.flow.name === input.flowId;
+
+    // Score every candidate (typed arrays; objects only for the ones listed).
+    const all: { profile: FlowProfile; state: BackendState; score: number; health: number; perf: number; flowMatch: number; excluded?: string; override: boolean }[] = [];
+    let usable = 0;
+    let nonDown = 0;
+    const w = this.weights;
+    for (const state of this.states.values()) {
+      const backend = state.backend;
+      const snapshot = this.health.peek(backend);
+      const h = healthScore(snapshot, this.options.unknownHealthScore ?? 0.5);
+      const backendOpen = this.circuits.isOpen(backend.id);
+      const cap = state.capability[intentIndex]!;
+      const backendOverride = matchesBackend(backend);
+      for (const profile of state.profiles) {
+        const override = backendOverride && matchesFlow(profile);
+        const flowMatch = flowMatchScore(profile, intent, questionWords);
+        const perf = this.performance.summary({ backendId: backend.id, flowId: profile.flow.id }).score;
+        const capability = profile.capabilities?.[intent] ?? cap;
+        const score = flowMatch * w.flow_match + h * w.health + perf * w.performance + capability * w.capability;
+        const excluded = backendOpen || this.circuits.isOpen(profile.flow.id) ? "circuit open" : snapshot?.status === "down" ? "backend down" : undefined;
+        if (!excluded) usable++;
+        if (snapshot?.status !== "down") nonDown++;
+        all.push({ profile, state, score, health: h, perf, flowMatch, override, ...(excluded ? { excluded } : {}) });
+      }
+    }
+    if (usable === 0 && nonDown === 0) {
+      // Every backend looks down: the snapshots may be stale, so try them rather than nothing.
+      for (const c of all) if (c.excluded === "backend down") delete c.excluded;
+    }
+    if (input.flowId && !all.some((c) => c.override)) {
+      throw new AfwError("FLOW_NOT_FOUND", `no flow '${input.flowId}'${backendFilter ? ` on '${backendFilter}'` : ""}`);
+    }
+
+    const level = classification.level;
+    const hedging = this.options.hedging ?? {};
+    const distinctUsableBackends = new Set(all.filter((c) => !c.excluded).map((c) => c.state.backend.id)).size;
+    let strategy: RoutingDecision["strategy"];
+    let reason: string;
+    const overriding = backendFilter !== undefined || input.flowId !== undefined;
+    if (overriding) {
+      strategy = "override";
+      reason = `user override (${[backendFilter && `backend=${backendFilter}`, input.flowId && `flow=${input.flowId}`].filter(Boolean).join(", ")})`;
+    } else if (level === "high" || level === "medium") {
+      strategy = "direct";
+      reason = `${level} confidence ${classification.confidence.toFixed(2)} for ${intent} (${classification.method})`;
+    } else if (level === "low" && hedging.enabled !== false && (hedging.levels ?? ["low"]).includes("low") && distinctUsableBackends >= 2) {
+      strategy = "hedge";
+      reason = `low confidence ${classification.confidence.toFixed(2)} for ${intent}: hedging the top two backends`;
+    } else if (level === "none" && this.options.defaultFlowId && all.some((c) => !c.excluded && this.isDefaultFlow(c.profile))) {
+      strategy = "default-flow";
+      reason = `no confident intent (${classification.confidence.toFixed(2)}): default flow ${this.options.defaultFlowId}`;
+    } else if (level === "low" || level === "none") {
+      strategy = "general-purpose";
+      reason = `${level} confidence ${classification.confidence.toFixed(2)} for ${intent}: preferring general-purpose flows`;
+    } else {
+      strategy = "direct";
+      reason = `confidence ${classification.confidence.toFixed(2)} for ${intent}`;
+    }
+    if (hedging.enabled !== false && strategy === "direct" && (hedging.levels ?? ["low"]).includes(level) && distinctUsableBackends >= 2) {
+      strategy = "hedge";
+      reason = `${level} confidence ${classification.confidence.toFixed(2)} for ${intent}: hedging the top two backends`;
+    }
+
+    // Ordering: usable first; overrides / default flow / general-purpose first per strategy; then
+    // score, health, backend id, flow id.
+    const tier = (c: (typeof all)[number]) =>
+      (c.excluded ? 4 : 0) +
+      (strategy === "override" ? (c.override ? 0 : 2) : 0) +
+      (strategy === "default-flow" ? (this.isDefaultFlow(c.profile) ? 0 : 1) : 0) +
+      (strategy === "general-purpose" ? (c.profile.generalPurpose ? 0 : 1) : 0);
+    const compare = (a: (typeof all)[number], b: (typeof all)[number]) =>
+      tier(a) - tier(b) ||
+      b.score - a.score ||
+      b.health - a.health ||
+      (a.state.backend.id < b.state.backend.id ? -1 : a.state.backend.id > b.state.backend.id ? 1 : 0) ||
+      (a.profile.flow.id < b.profile.flow.id ? -1 : a.profile.flow.id > b.profile.flow.id ? 1 : 0);
+    const limit = Math.max(1, this.options.maxCandidatesInDecision ?? 10);
+    const listed = selectTop(all, limit, compare);
+    // Keep the best candidate of every backend so fallback can always cross backends.
+    const listedBackends = new Set(listed.map((c) => c.state.backend.id));
+    if (listedBackends.size < this.states.size) {
+      const bestPerBackend = new Map<string, (typeof all)[number]>();
+      for (const c of all) {
+        const id = c.state.backend.id;
+        if (listedBackends.has(id)) continue;
+        const current = bestPerBackend.get(id);
+        if (!current || compare(c, current) < 0) bestPerBackend.set(id, c);
+      }
+      listed.push(...[...bestPerBackend.values()].sort(compare));
+    }
+    const profiles = new Map<string, FlowProfile>();
+    const candidates: RoutingCandidate[] = listed.map((c, i) => {
+      profiles.set(c.profile.flow.id, c.profile);
+      const flow = c.profile.flow;
+      const capability = c.profile.capabilities?.[intent] ?? c.state.capability[intentIndex]!;
+      return {
+        backendId: c.state.backend.id,
+        backendKind: c.state.backend.kind,
+        flowId: flow.id,
+        backendFlowId: flow.backendFlowId,
+        flowName: flow.name,
+        score: round(c.score),
+        breakdown: { flow_match: c.flowMatch, health: c.health, performance: round(c.perf), capability },
+        rank: i + 1,
+        ...(c.excluded ? { excluded: c.excluded } : {}),
+      };
+    });
+    const first = candidates.find((c) => !c.excluded);
+    if (!first) reason = candidates.length ? "every candidate is excluded (circuits open)" : "no backend has any flow";
+    const decision: RoutingDecision = {
+      intent,
+      confidence: classification.confidence,
+      confidenceLevel: level,
+      method: classification.method,
+      alternatives: classification.alternatives,
+      weights: { ...this.weights },
+      candidates,
+      chosen: first ? { backendId: first.backendId, flowId: first.flowId, backendFlowId: first.backendFlowId } : null,
+      strategy,
+      reason: first && strategy !== "override" ? `${reason}; chose ${first.flowName} on ${first.backendId} (score ${first.score.toFixed(3)})` : reason,
+      decidedInMs: performance.now() - started,
+    };
+    if (level === "low" || level === "none") {
+      emitTrace(trace, "router-low-confidence", {
+        intent,
+        confidence: classification.confidence,
+        threshold: level === "low" ? this.classifier.thresholds.medium : this.classifier.thresholds.low,
+        strategy: strategy === "hedge" || strategy === "default-flow" ? strategy : "general-purpose",
+      });
+    }
+    emitTrace(trace, "routing-decided", { decision });
+    return { decision, classification, profiles };
+  }
+
+  private isDefaultFlow(profile: FlowProfile): boolean {
+    const id = this.options.defaultFlowId;
+    return id !== undefined && (profile.flow.id === id || profile.flow.backendFlowId === id || profile.flow.name === id);
+  }
+
+  private executeOptions(input: RouterExecuteInput, decision: RoutingDecision): ExecuteOptions {
+    const e = this.options.execution ?? {};
+    return {
+      backends: this.backends,
+      attemptTimeoutMs: e.attemptTimeoutMs,
+      overallTimeoutMs: e.overallTimeoutMs,
+      retry: e.retry,
+      maxCandidates: e.maxCandidates,
+      random: e.random,
+      hedge: decision.strategy === "hedge",
+      circuitBreaker: this.circuits,
+      performance: this.performance,
+      health: this.health,
+      trace: input.trace,
+      signal: input.signal,
+      intent: decision.intent,
+    };
+  }
+
+  private static request(input: RouterExecuteInput): ExecutionRequest {
+    const { question, sessionId, history, parameters, uploads, timeoutMs, requestId } = input;
+    return {
+      question,
+      ...(sessionId === undefined ? {} : { sessionId }),
+      ...(history === undefined ? {} : { history }),
+      ...(parameters === undefined ? {} : { parameters }),
+      ...(uploads === undefined ? {} : { uploads }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(requestId === undefined ? {} : { requestId }),
+    };
+  }
+
+  /**
+   * Routes and executes with fallback (see {@link executeWithFallback}).
+   *
+   * @throws AfwError `NO_BACKENDS_AVAILABLE`, `ALL_BACKENDS_FAILED` (with `details.attempts`),
+   * `FLOW_NOT_FOUND` (unknown `flowId`), `ABORTED`.
+   * @example
+   * ```ts
+   * const { result, decision, attempts } = await router.execute({ question: "Summarise our refund policy", timeoutMs: 30_000 });
+   * ```
+   */
+  async execute(input: RouterExecuteInput): Promise<RouterExecution> {
+    const { decision, classification } = await this.decide(input);
+    if (!decision.chosen) throw new AfwError("NO_BACKENDS_AVAILABLE", decision.reason, { details: { candidates: decision.candidates.length } });
+    const outcome = await executeWithFallback(decision, Router.request(input), this.executeOptions(input, decision));
+    return { ...outcome, decision, classification };
+  }
+
+  /**
+   * Routes and streams (see {@link executeStream}); fallback happens only before the first token.
+   * The generator's return value is the execution outcome.
+   *
+   * @throws AfwError like {@link Router.execute}; after the first token, the attempt's error.
+   */
+  async *executeStream(input: RouterExecuteInput): AsyncGenerator<FlowStreamChunk, RouterExecution | undefined> {
+    const { decision, classification } = await this.decide(input);
+    if (!decision.chosen) throw new AfwError("NO_BACKENDS_AVAILABLE", decision.reason, { details: { candidates: decision.candidates.length } });
+    const outcome = yield* executeStream(decision, Router.request(input), { ...this.executeOptions(input, decision), hedge: false });
+    return outcome ? { ...outcome, decision, classification } : undefined;
+  }
+
+  /** Closes every backend that has `close()`. */
+  async close(): Promise<void> {
+    await Promise.allSettled(this.options.backends.map((b) => b.close?.()));
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+/** The `limit` smallest items under `compare`, sorted (partial selection, O(n·limit) worst case, O(n) typical). */
+function selectTop<T>(items: readonly T[], limit: number, compare: (a: T, b: T) => number): T[] {
+  const top: T[] = [];
+  for (const item of items) {
+    if (top.length === limit && compare(item, top[top.length - 1]!) >= 0) continue;
+    let i = top.length;
+    while (i > 0 && compare(item, top[i - 1]!) < 0) i--;
+    top.splice(i, 0, item);
+    if (top.length > limit) top.pop();
+  }
+  return top;
+}
+
+/**
+ * Creates a {@link Router}.
+ *
+ * @example
+ * ```ts
+ * const router = createRouter({ backends: [flowise, langflow] });
+ * const decision = await router.route({ question: "What does our travel policy say about trains?" });
+ * const { result } = await router.execute({ question: "hi!" });
+ * ```
+ */
+export function createRouter(options: RouterOptions): Router {
+  return new Router(options);
+}

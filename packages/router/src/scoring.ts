@@ -1,0 +1,152 @@
+import { INTENTS, type BackendHealth, type BackendKind, type Intent, type PerformanceSample, type ScoreBreakdown, type ScoringWeights } from "@afw/contracts";
+import type { FlowProfile } from "./flow-profiles.js";
+
+/** Per-backend-kind, per-intent capability scores (0..1). */
+export type CapabilityTable = Record<string, Partial<Record<Intent, number>>>;
+
+/**
+ * Default capability table: Langflow 1.0 RAG / 0.7 conversation; Flowise 1.0 conversation /
+ * 0.7 RAG. Intents and kinds not listed get {@link ScoringOptions.defaultCapability}.
+ */
+export const DEFAULT_CAPABILITIES: Readonly<CapabilityTable> = Object.freeze({
+  langflow: { "rag-retrieval": 1, conversation: 0.7 },
+  flowise: { conversation: 1, "rag-retrieval": 0.7 },
+});
+
+/** The `flow_match` values of the formula. */
+export const FLOW_MATCH_SCORES = Object.freeze({ exact: 1, partial: 0.7, generalPurpose: 0.3, none: 0 });
+
+/**
+ * `flow_match`: 1.0 when the flow's primary intent is `intent`, 0.7 when `intent` is among its
+ * other intents or a flow keyword occurs in the question, 0.3 for a general-purpose flow, else 0.
+ *
+ * @param questionWords - Folded words of the question (for keyword overlap); may be empty.
+ * @example
+ * ```ts
+ * flowMatchScore(profile, "rag-retrieval", new Set(["policy"])) // 1, 0.7, 0.3 or 0
+ * ```
+ */
+export function flowMatchScore(profile: FlowProfile, intent: Intent, questionWords: ReadonlySet<string>): number {
+  const index = INTENTS.indexOf(intent);
+  if (profile.primaryIntentIndex === index) return FLOW_MATCH_SCORES.exact;
+  if ((profile.intentMask & (1 << index)) !== 0) return FLOW_MATCH_SCORES.partial;
+  if (profile.keywords.size > 0 && questionWords.size > 0) {
+    const [small, large] = profile.keywords.size < questionWords.size ? [profile.keywords, questionWords] : [questionWords, profile.keywords];
+    for (const word of small) if (large.has(word)) return FLOW_MATCH_SCORES.partial;
+  }
+  if (profile.generalPurpose) return FLOW_MATCH_SCORES.generalPurpose;
+  return FLOW_MATCH_SCORES.none;
+}
+
+/**
+ * `health`: 1 healthy, 0.5 slow, 0 down; `unknownScore` when no snapshot exists.
+ *
+ * @default unknownScore 0.5
+ */
+export function healthScore(health: Pick<BackendHealth, "status"> | undefined, unknownScore = 0.5): number {
+  if (!health) return unknownScore;
+  return health.status === "healthy" ? 1 : health.status === "slow" ? 0.5 : 0;
+}
+
+/**
+ * `capability`: the flow's own override, else the backend's `capabilities`, else the table entry
+ * for its kind, else `defaultCapability`.
+ */
+export function capabilityScore(
+  intent: Intent,
+  kind: BackendKind,
+  table: Readonly<CapabilityTable>,
+  backendCapabilities?: Partial<Record<Intent, number>>,
+  flowCapabilities?: Partial<Record<Intent, number>>,
+  defaultCapability = 0.5,
+): number {
+  const value = flowCapabilities?.[intent] ?? backendCapabilities?.[intent] ?? table[kind]?.[intent] ?? defaultCapability;
+  return Math.min(1, Math.max(0, value));
+}
+
+/** Summary of a performance window. */
+export interface PerformanceSummary {
+  samples: number;
+  /** Recency-weighted success rate (0..1). */
+  successRate: number;
+  /** Median latency of successful calls (ms), or undefined. */
+  p50Ms: number | undefined;
+  /** 95th percentile latency of successful calls (ms), or undefined. */
+  p95Ms: number | undefined;
+  /** The `performance` score (0..1). */
+  score: number;
+}
+
+/** Settings of {@link summarizePerformance}. */
+export interface PerformanceScoringOptions {
+  /** Latency that scores 0.5 (1 at 0 ms). @default 2000 */
+  referenceLatencyMs?: number;
+  /** Age at which a sample weighs half. @default 600000 (10 min) */
+  halfLifeMs?: number;
+  /** Score with no samples, and the prior few samples are pulled towards. @default 0.5 */
+  neutralScore?: number;
+  /** Strength of that prior, in samples. @default 3 */
+  priorSamples?: number;
+}
+
+function percentile(sorted: number[], p: number): number | undefined {
+  if (sorted.length === 0) return undefined;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
+  return sorted[rank];
+}
+
+/**
+ * Turns a window of samples into the `performance` score:
+ * `0.6 * successRate + 0.4 * (0.7 * L(p50) + 0.3 * L(p95))` with `L(x) = ref / (ref + x)`; samples
+ * are weighted by recency (`0.5 ** (age / halfLife)`) and the result is pulled towards
+ * `neutralScore` when few samples exist.
+ *
+ * @example
+ * ```ts
+ * summarizePerformance(samples, Date.now()).score
+ * ```
+ */
+export function summarizePerformance(samples: readonly PerformanceSample[], now: number, options: PerformanceScoringOptions = {}): PerformanceSummary {
+  const reference = options.referenceLatencyMs ?? 2_000;
+  const halfLife = options.halfLifeMs ?? 600_000;
+  const neutral = options.neutralScore ?? 0.5;
+  const prior = options.priorSamples ?? 3;
+  if (samples.length === 0) return { samples: 0, successRate: Number.NaN, p50Ms: undefined, p95Ms: undefined, score: neutral };
+  let weightSum = 0;
+  let successWeight = 0;
+  const latencies: number[] = [];
+  for (const s of samples) {
+    const age = Math.max(0, now - s.timestamp);
+    const w = 0.5 ** (age / halfLife);
+    weightSum += w;
+    if (s.success) {
+      successWeight += w;
+      latencies.push(s.latencyMs);
+    }
+  }
+  latencies.sort((a, b) => a - b);
+  const successRate = weightSum > 0 ? successWeight / weightSum : 0;
+  const p50 = percentile(latencies, 0.5);
+  const p95 = percentile(latencies, 0.95);
+  const l = (x: number | undefined) => (x === undefined ? 0 : reference / (reference + x));
+  const raw = 0.6 * successRate + 0.4 * (0.7 * l(p50) + 0.3 * l(p95));
+  const score = (weightSum * raw + prior * neutral) / (weightSum + prior);
+  return { samples: samples.length, successRate, p50Ms: p50, p95Ms: p95, score: Math.min(1, Math.max(0, score)) };
+}
+
+/**
+ * The weighted sum of a breakdown: `flow_match*w1 + health*w2 + performance*w3 + capability*w4`.
+ *
+ * @example
+ * ```ts
+ * combineScore({ flow_match: 1, health: 1, performance: 0.5, capability: 0.7 }, DEFAULT_SCORING_WEIGHTS) // 0.87
+ * ```
+ */
+export function combineScore(breakdown: ScoreBreakdown, weights: ScoringWeights): number {
+  return (
+    breakdown.flow_match * weights.flow_match +
+    breakdown.health * weights.health +
+    breakdown.performance * weights.performance +
+    breakdown.capability * weights.capability
+  );
+}
