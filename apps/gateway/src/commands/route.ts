@@ -1,0 +1,7 @@
+import type { CommandIo } from "./io.js";
+
+/** `afw route`: not available until the gateway server lands (issue: @afw/server and apps/gateway). */
+export async function routeCommand(_options: unknown, io?: CommandIo): Promise<number> {
+  const out = io ?? (_options as CommandIo);
+  return out.fail("'route' is not available yet: the gateway server is being built");
+}

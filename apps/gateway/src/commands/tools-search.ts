@@ -1,0 +1,62 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { SearchModeSchema, SearchToolsInputSchema, formatZodError, type SearchMode } from "@afw/contracts";
+import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
+import { createToolIndex, loadToolCatalogFile } from "@afw/tool-zoo";
+import { readJsonLines, writeJsonLine } from "../json-lines.js";
+import type { CommandIo } from "./io.js";
+
+/** Options of `afw tools search`. */
+export interface ToolsSearchOptions {
+  catalog: string;
+  mode: string;
+  topK: number;
+  embeddingCache?: string | undefined;
+}
+
+/** Default place of the persistent tool-embedding cache. */
+export function defaultEmbeddingCachePath(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env["XDG_CACHE_HOME"] || join(homedir(), ".cache");
+  return join(base, "afw", "tool-embeddings.json");
+}
+
+/**
+ * `afw tools search --catalog FILE [--mode hybrid] [--top-k K]`: indexes the catalog, then answers
+ * JSON lines `{"id","query"}` from stdin with `{"id","results":["server/name", ...]}`. A bad line
+ * gets `{"id","error"}` and the run goes on.
+ */
+export async function toolsSearchCommand(options: ToolsSearchOptions, io: CommandIo): Promise<number> {
+  const mode = SearchModeSchema.safeParse(options.mode);
+  if (!mode.success) return io.fail(`--mode must be one of keyword, semantic, hybrid (got '${options.mode}')`);
+  if (!Number.isInteger(options.topK) || options.topK < 1 || options.topK > 50) return io.fail("--top-k must be an integer from 1 to 50");
+  if (!existsSync(options.catalog)) return io.fail(`catalog file not found: ${options.catalog}`);
+  const tools = loadToolCatalogFile(options.catalog);
+  const embedder = mode.data === "keyword" ? undefined : createCachingEmbedder(createUseEmbedder());
+  const index = createToolIndex({
+    ...(embedder ? { embedder } : {}),
+    embeddingCachePath: options.embeddingCache ?? defaultEmbeddingCachePath(),
+  });
+  await index.upsert(tools);
+  io.log(`indexed ${tools.length} tools from ${options.catalog} (mode ${mode.data})`);
+  for await (const line of readJsonLines(io.stdin)) {
+    if ("error" in line) {
+      await writeJsonLine(io.stdout, { id: null, error: line.error });
+      continue;
+    }
+    const value = line.value as { id?: unknown; query?: unknown };
+    const id = value && typeof value === "object" ? (value.id ?? null) : null;
+    const input = SearchToolsInputSchema.safeParse({ query: value?.query, top_k: options.topK, mode: mode.data as SearchMode });
+    if (!input.success) {
+      await writeJsonLine(io.stdout, { id, error: formatZodError(input.error) });
+      continue;
+    }
+    try {
+      const result = await index.search(input.data);
+      await writeJsonLine(io.stdout, { id, results: result.results.map((hit) => hit.id) });
+    } catch (error) {
+      await writeJsonLine(io.stdout, { id, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return 0;
+}
