@@ -6,6 +6,7 @@
  */
 export { startFlowiseServer, type FlowiseServerOptions } from "./testing/flowise-server.js";
 export { startLangflowServer, pythonJson, type LangflowServerOptions } from "./testing/langflow-server.js";
+export { demoFlows } from "./testing/demo-flows.js";
 export {
   seededRandom,
   tokenize,

@@ -10,6 +10,7 @@
 export {
   startFlowiseServer,
   startLangflowServer,
+  demoFlows,
   pythonJson,
   seededRandom,
   tokenize,

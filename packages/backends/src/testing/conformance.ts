@@ -113,8 +113,9 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
         id: "conformance",
         baseURL: server.url,
         apiKey: API_KEY,
-        slowThresholdMs: 1_000,
-        timeouts: { requestTimeoutMs: 5_000, healthTimeoutMs: 2_000, discoveryTimeoutMs: 5_000 },
+        // Generous: a loaded CI machine must not turn "healthy" into "slow" or a call into a timeout.
+        slowThresholdMs: 10_000,
+        timeouts: { requestTimeoutMs: 10_000, healthTimeoutMs: 10_000, discoveryTimeoutMs: 10_000 },
         flows: {
           [CHAT]: {
             intents: ["conversation"],
@@ -149,7 +150,7 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
         expect(health.backendId).toBe("conformance");
         expect(health.kind).toBe(backend.kind);
         expect(health.latencyMs).toBeGreaterThanOrEqual(0);
-        expect(health.latencyMs).toBeLessThan(1_000);
+        expect(health.latencyMs).toBeLessThan(10_000);
         expect(health.version).toMatch(/^\d+\.\d+/);
         expect(Number.isNaN(Date.parse(health.checkedAt))).toBe(false);
       });
@@ -542,7 +543,7 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
         const error = await rejection(make({ timeouts: { requestTimeoutMs: 150 } }).execute({ flowId: CHAT, question: "slow" }));
         expect(error.code).toBe("BACKEND_TIMEOUT");
         expect(error.isRetryable).toBe(true);
-        expect(performance.now() - started).toBeLessThan(2_000);
+        expect(performance.now() - started).toBeLessThan(5_000);
         const request = await seen;
         await request.closed;
         expect(request.clientAborted).toBe(true);
