@@ -98,3 +98,14 @@ export { createTraceRingBuffer, createLogTraceSink, type TraceRingBuffer } from 
 export { createOtlpTraceSink, type OtlpTraceSink, type OtlpTraceSinkOptions } from "./otlp-trace-sink.js";
 export { createGatewayMetrics, type GatewayMetrics } from "./metrics.js";
 export { newTraceContext, newTraceId } from "./trace-context.js";
+export {
+  startHttpTransport,
+  isLoopbackHost,
+  type HttpTransportOptions,
+  type HttpTransportHandle,
+  type HttpRoute,
+  type HttpRouteContext,
+} from "./http-transport.js";
+export { startStdioTransport, type StdioTransportOptions, type StdioTransportHandle } from "./stdio-transport.js";
+export { createBearerAuthenticator, type BearerAuthenticator, type AuthenticatedClient } from "./bearer-auth.js";
+export { createRateLimiter, type RateLimiter, type RateLimiterOptions, type RateLimitDecision } from "./rate-limiter.js";

@@ -1,0 +1,448 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { isIP } from "node:net";
+import { AfwError, type ErrorCode } from "@afw/contracts";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createBearerAuthenticator, type AuthenticatedClient } from "./bearer-auth.js";
+import type { AuthTokenConfig, HttpConfig } from "./config-schema.js";
+import type { GatewayServer } from "./gateway-server.js";
+import { createRateLimiter } from "./rate-limiter.js";
+
+/** Context of a request handled by an {@link HttpRoute}. */
+export interface HttpRouteContext {
+  /** The authenticated client, when tokens are configured. */
+  client: AuthenticatedClient | undefined;
+  /** The gateway. */
+  gateway: GatewayServer;
+  /** Parsed request URL. */
+  url: URL;
+}
+
+/**
+ * An extra HTTP route served next to `/mcp` (e.g. a dashboard and its JSON API). Routes get the
+ * same auth, CORS, rate limit and metrics as `/mcp` unless `auth: false`.
+ */
+export interface HttpRoute {
+  /** HTTP methods served. */
+  methods: readonly string[];
+  /** Exact path, or a prefix ending in `/*`. */
+  path: string;
+  /** Require a bearer token when tokens are configured. @default true */
+  auth?: boolean;
+  /** Label for metrics. @default path */
+  metricsLabel?: string;
+  /** Handles the request; must end the response. */
+  handle(request: IncomingMessage, response: ServerResponse, context: HttpRouteContext): void | Promise<void>;
+}
+
+/** Options of {@link startHttpTransport}; each defaults to the gateway's `http` configuration. */
+export interface HttpTransportOptions extends Partial<Omit<HttpConfig, "cors" | "rateLimit" | "authTokens">> {
+  /** Accepted bearer tokens. */
+  authTokens?: (string | AuthTokenConfig)[];
+  /** Allowed browser origins (`*` for any). Empty: CORS off and browser origins refused. */
+  cors?: { origins?: string[]; maxAgeSeconds?: number };
+  /** Per-token rate limit. */
+  rateLimit?: { enabled?: boolean; requestsPerMinute?: number; burst?: number };
+  /** Extra routes (dashboard, API). */
+  routes?: HttpRoute[];
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/** A listening HTTP transport. */
+export interface HttpTransportHandle {
+  /** `http://host:port/mcp`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** The underlying `node:http` server. */
+  readonly server: Server;
+  /** Open MCP sessions (stateful mode only). */
+  readonly sessionCount: number;
+  /** Stops accepting, closes sessions and open connections. Idempotent. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "::1", "[::1]", "ip6-localhost"]);
+
+/** True when `host` is a loopback name or address (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.toLowerCase().replace(/^\[|\]$/g, "");
+  if (LOOPBACK_NAMES.has(bare)) return true;
+  if (isIP(bare) === 4) return bare.startsWith("127.");
+  if (bare.startsWith("::ffff:")) return bare.slice(7).startsWith("127.");
+  return false;
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  response.end(text);
+}
+
+function sendError(response: ServerResponse, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
+  sendJson(response, status, { error: message, code }, headers);
+}
+
+function jsonRpcError(response: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  sendJson(response, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers);
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    request.on("data", (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        request.pause();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => {
+      if (done) return;
+      done = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
+    request.on("error", (error) => {
+      if (done) return;
+      done = true;
+      reject(error);
+    });
+  });
+}
+
+/** True when the body holds a request whose `_meta.progressToken` asks for progress (needs SSE). */
+function wantsProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    const meta = (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+    return meta?.progressToken !== undefined;
+  });
+}
+
+/**
+ * Serves the gateway over MCP Streamable HTTP on `node:http`: `POST/GET/DELETE /mcp`, plus
+ * `/healthz` (liveness), `/readyz` (backends and stores) and `/metrics` (Prometheus).
+ *
+ * - Stateless mode (default): a fresh MCP server and transport per request, nothing kept in
+ *   memory between requests, so N instances can sit behind a plain load balancer.
+ *   Stateful mode (`stateless: false`): MCP sessions with `Mcp-Session-Id`, kept in this process.
+ * - Auth: `Authorization: Bearer <token>` checked in constant time; a JSON 401 otherwise. With no
+ *   tokens configured, only loopback addresses may be bound (anything else is refused), and
+ *   requests must name a loopback `Host` (DNS-rebinding protection).
+ * - Browser `Origin`s are refused unless listed in `cors.origins` (CORS off by default).
+ * - Request bodies over `bodyLimitBytes` get 413 before being parsed; too many requests per token
+ *   (or per client address without auth) get 429 with `Retry-After`.
+ *
+ * @example
+ * ```ts
+ * const http = await startHttpTransport(gateway, { port: 8787 });
+ * // MCP clients connect to http.url, e.g. http://127.0.0.1:8787/mcp
+ * await http.close();
+ * ```
+ * @throws AfwError `FORBIDDEN` when asked to bind a non-loopback address without auth tokens.
+ */
+export async function startHttpTransport(gateway: GatewayServer, options: HttpTransportOptions = {}): Promise<HttpTransportHandle> {
+  const base = gateway.config.http;
+  const host = options.host ?? base.host;
+  const port = options.port ?? base.port;
+  const mcpPath = options.path ?? base.path;
+  const stateless = options.stateless ?? base.stateless;
+  const bodyLimit = options.bodyLimitBytes ?? base.bodyLimitBytes;
+  const metricsAuth = options.metricsAuth ?? base.metricsAuth;
+  const idleTimeoutMs = options.sessionIdleTimeoutMs ?? base.sessionIdleTimeoutMs;
+  const origins = options.cors?.origins ?? base.cors.origins;
+  const corsMaxAge = options.cors?.maxAgeSeconds ?? base.cors.maxAgeSeconds;
+  const rateLimitEnabled = options.rateLimit?.enabled ?? base.rateLimit.enabled;
+  const auth = createBearerAuthenticator(options.authTokens ?? base.authTokens);
+  gateway.redactor.addSecrets(...auth.secrets);
+  const limiter = createRateLimiter({
+    requestsPerMinute: options.rateLimit?.requestsPerMinute ?? base.rateLimit.requestsPerMinute,
+    ...((options.rateLimit?.burst ?? base.rateLimit.burst) === undefined ? {} : { burst: (options.rateLimit?.burst ?? base.rateLimit.burst)! }),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const routes = options.routes ?? [];
+  const logger = gateway.logger;
+
+  if (!auth.enabled && !isLoopbackHost(host)) {
+    throw new AfwError(
+      "FORBIDDEN",
+      `refusing to listen on '${host}' without authentication: configure http.authTokens (or AFW_AUTH_TOKENS), or bind a loopback address such as 127.0.0.1`,
+    );
+  }
+
+  type Session = { transport: StreamableHTTPServerTransport; server: McpServer; owner: string; lastSeen: number };
+  const sessions = new Map<string, Session>();
+  const closeSession = async (id: string) => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    await session.transport.close().catch(() => undefined);
+    await session.server.close().catch(() => undefined);
+  };
+  const sweeper = stateless
+    ? undefined
+    : setInterval(() => {
+        const cutoff = Date.now() - idleTimeoutMs;
+        for (const [id, session] of sessions) if (session.lastSeen < cutoff) void closeSession(id);
+      }, Math.min(60_000, Math.max(1_000, Math.floor(idleTimeoutMs / 2))));
+  sweeper?.unref();
+
+  const originAllowed = (origin: string) => origins.includes("*") || origins.includes(origin);
+
+  const corsHeaders = (request: IncomingMessage): Record<string, string> => {
+    const origin = request.headers.origin;
+    if (!origin || origins.length === 0 || !originAllowed(origin)) return {};
+    return {
+      "access-control-allow-origin": origins.includes("*") && !auth.enabled ? "*" : origin,
+      "access-control-expose-headers": "Mcp-Session-Id, WWW-Authenticate, Retry-After",
+      vary: "Origin",
+    };
+  };
+
+  const handleMcp = async (request: IncomingMessage, response: ServerResponse, client: AuthenticatedClient | undefined, extraHeaders: Record<string, string>) => {
+    for (const [name, value] of Object.entries(extraHeaders)) response.setHeader(name, value);
+    const authInfo: AuthInfo | undefined = client
+      ? { token: client.name, clientId: client.name, scopes: [], extra: { ...(client.tenant === undefined ? {} : { tenant: client.tenant }) } }
+      : undefined;
+    (request as IncomingMessage & { auth?: AuthInfo }).auth = authInfo;
+    const method = request.method ?? "GET";
+
+    let body: unknown;
+    if (method === "POST") {
+      const declared = Number(request.headers["content-length"] ?? "NaN");
+      if (Number.isFinite(declared) && declared > bodyLimit) {
+        gateway.metrics.countRejected("too_large");
+        sendError(response, 413, "PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimit} bytes`, { connection: "close" });
+        request.resume();
+        return;
+      }
+      let raw: Buffer;
+      try {
+        raw = await readBody(request, bodyLimit);
+      } catch (error) {
+        if (error instanceof BodyTooLarge) {
+          gateway.metrics.countRejected("too_large");
+          sendError(response, 413, "PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimit} bytes`, { connection: "close" });
+          request.resume();
+          return;
+        }
+        throw error;
+      }
+      const contentType = request.headers["content-type"] ?? "";
+      if (!/^application\/json\b/i.test(contentType)) {
+        jsonRpcError(response, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+        return;
+      }
+      try {
+        body = JSON.parse(raw.toString("utf8"));
+      } catch {
+        gateway.metrics.countRejected("bad_json");
+        jsonRpcError(response, 400, -32700, "Parse error: invalid JSON");
+        return;
+      }
+    }
+
+    if (stateless) {
+      if (method !== "POST") {
+        jsonRpcError(response, 405, -32000, "Method not allowed: this gateway runs in stateless mode (POST only)", { allow: "POST" });
+        return;
+      }
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
+      const server = gateway.createMcpServer();
+      response.on("close", () => {
+        void transport.close().catch(() => undefined);
+        void server.close().catch(() => undefined);
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request, response, body);
+      return;
+    }
+
+    const sessionId = request.headers["mcp-session-id"];
+    const owner = client?.name ?? "";
+    if (typeof sessionId === "string") {
+      const session = sessions.get(sessionId);
+      if (!session || session.owner !== owner) {
+        jsonRpcError(response, 404, -32001, "Session not found");
+        return;
+      }
+      session.lastSeen = Date.now();
+      await session.transport.handleRequest(request, response, body);
+      if (method === "DELETE") await closeSession(sessionId);
+      return;
+    }
+    if (method !== "POST" || !(Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body))) {
+      jsonRpcError(response, 400, -32000, "Bad Request: no valid session id; start with an initialize request");
+      return;
+    }
+    const server = gateway.createMcpServer();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server, owner, lastSeen: Date.now() });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(request, response, body);
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const started = performance.now();
+    let routeLabel = "other";
+    response.on("finish", () => gateway.metrics.observeHttpRequest(routeLabel, request.method ?? "GET", response.statusCode, (performance.now() - started) / 1000));
+    const url = new URL(request.url ?? "/", "http://gateway.invalid");
+    const path = url.pathname;
+    const method = request.method ?? "GET";
+    const headers = corsHeaders(request);
+
+    // DNS-rebinding and cross-site protection.
+    const origin = request.headers.origin;
+    if (origin !== undefined && !originAllowed(origin)) {
+      gateway.metrics.countRejected("origin");
+      sendError(response, 403, "FORBIDDEN", "origin not allowed");
+      return;
+    }
+    if (!auth.enabled) {
+      const hostHeader = (request.headers.host ?? "").replace(/:\d+$/, "");
+      if (!isLoopbackHost(hostHeader)) {
+        gateway.metrics.countRejected("host");
+        sendError(response, 403, "FORBIDDEN", "host not allowed");
+        return;
+      }
+    }
+    if (method === "OPTIONS") {
+      routeLabel = "preflight";
+      if (Object.keys(headers).length === 0) {
+        response.writeHead(204).end();
+        return;
+      }
+      response.writeHead(204, {
+        ...headers,
+        "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+        "access-control-allow-headers": "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID",
+        "access-control-max-age": String(corsMaxAge),
+      });
+      response.end();
+      return;
+    }
+
+    if (path === "/healthz" && method === "GET") {
+      routeLabel = "/healthz";
+      sendJson(response, 200, { status: "ok" }, headers);
+      return;
+    }
+    if (path === "/readyz" && method === "GET") {
+      routeLabel = "/readyz";
+      const report = await gateway.readiness();
+      sendJson(response, report.ready ? 200 : 503, report, headers);
+      return;
+    }
+
+    const route = routes.find((r) => r.methods.includes(method) && (r.path.endsWith("/*") ? path.startsWith(r.path.slice(0, -1)) || path === r.path.slice(0, -2) : path === r.path));
+    const isMcp = path === mcpPath;
+    const isMetrics = path === "/metrics" && method === "GET";
+    if (isMcp) routeLabel = mcpPath;
+    else if (isMetrics) routeLabel = "/metrics";
+    else if (route) routeLabel = route.metricsLabel ?? route.path;
+    else {
+      sendError(response, 404, "NOT_FOUND", `no route for ${method} ${path.slice(0, 200)}`, headers);
+      return;
+    }
+
+    const needsAuth = auth.enabled && (isMcp || (isMetrics && metricsAuth) || (route !== undefined && route.auth !== false));
+    let client: AuthenticatedClient | undefined;
+    if (auth.enabled) client = auth.authenticate(request.headers.authorization);
+    if (needsAuth && !client) {
+      gateway.metrics.countRejected("unauthorized");
+      sendError(response, 401, "UNAUTHORIZED", "missing or invalid bearer token", { ...headers, "www-authenticate": 'Bearer realm="afw"' });
+      request.resume();
+      return;
+    }
+    if (rateLimitEnabled && !isMetrics) {
+      const key = client ? `token:${client.name}` : `addr:${request.socket.remoteAddress ?? "unknown"}`;
+      const decision = limiter.take(key, client?.requestsPerMinute);
+      if (!decision.allowed) {
+        gateway.metrics.countRejected("rate_limited");
+        sendError(response, 429, "RATE_LIMITED", "too many requests", { ...headers, "retry-after": String(decision.retryAfterSeconds) });
+        request.resume();
+        return;
+      }
+    }
+    if (isMetrics) {
+      const text = await gateway.metrics.render();
+      response.writeHead(200, { ...headers, "content-type": gateway.metrics.contentType });
+      response.end(text);
+      return;
+    }
+    if (route) {
+      await route.handle(request, response, { client, gateway, url });
+      return;
+    }
+    await handleMcp(request, response, client, headers);
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      logger.error({ err: { message: gateway.redactor.redact(String((error as Error)?.message ?? error)) } }, "HTTP request failed");
+      if (!response.headersSent) sendError(response, 500, "INTERNAL", "internal error");
+      else response.end();
+    });
+  });
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 0; // long tool calls and SSE streams are bounded by the tools' own timeouts
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: Error) => reject(new AfwError("CONFIG_INVALID", `cannot listen on ${host}:${port}: ${(error as NodeJS.ErrnoException).code ?? error.message}`));
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const boundPort = typeof address === "object" && address ? address.port : port;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  logger.info({ host, port: boundPort, path: mcpPath, stateless, auth: auth.enabled }, "MCP Streamable HTTP transport listening");
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${boundPort}${mcpPath}`,
+    host,
+    port: boundPort,
+    server,
+    get sessionCount() {
+      return sessions.size;
+    },
+    close() {
+      closing ??= (async () => {
+        if (sweeper) clearInterval(sweeper);
+        await Promise.all([...sessions.keys()].map((id) => closeSession(id)));
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/** Result of a rate-limit check. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Seconds until one more request would be allowed (0 when allowed). */
+  retryAfterSeconds: number;
+  /** Whole requests left in the bucket after this one. */
+  remaining: number;
+}
+
+/** A token-bucket rate limiter per key; see {@link createRateLimiter}. */
+export interface RateLimiter {
+  /** Takes one request from `key`'s bucket (refilled at `requestsPerMinute`). */
+  take(key: string, requestsPerMinute?: number): RateLimitDecision;
+  /** Buckets currently tracked. */
+  readonly size: number;
+}
+
+/** Options of {@link createRateLimiter}. */
+export interface RateLimiterOptions {
+  /** Sustained rate per key. */
+  requestsPerMinute: number;
+  /** Bucket capacity. @default max(10, requestsPerMinute / 10) */
+  burst?: number;
+  /** Most keys tracked; the least recently used are forgotten (they start full again). @default 10000 */
+  maxKeys?: number;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/**
+ * Creates an in-process token-bucket rate limiter: each key may burst up to `burst` requests and
+ * sustain `requestsPerMinute`. (Limits are per gateway instance.)
+ *
+ * @example
+ * ```ts
+ * const limiter = createRateLimiter({ requestsPerMinute: 60, burst: 5 });
+ * if (!limiter.take("token-1").allowed) respond429();
+ * ```
+ */
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const now = options.now ?? Date.now;
+  const maxKeys = options.maxKeys ?? 10_000;
+  const buckets = new Map<string, { tokens: number; updatedAt: number; capacity: number; perMs: number }>();
+  return {
+    get size() {
+      return buckets.size;
+    },
+    take(key, requestsPerMinute = options.requestsPerMinute) {
+      const at = now();
+      const capacity = options.burst ?? Math.max(10, Math.floor(requestsPerMinute / 10));
+      const perMs = requestsPerMinute / 60_000;
+      let bucket = buckets.get(key);
+      if (!bucket || bucket.capacity !== capacity || bucket.perMs !== perMs) {
+        bucket = { tokens: capacity, updatedAt: at, capacity, perMs };
+      } else {
+        bucket.tokens = Math.min(capacity, bucket.tokens + (at - bucket.updatedAt) * perMs);
+        bucket.updatedAt = at;
+      }
+      buckets.delete(key);
+      buckets.set(key, bucket);
+      if (buckets.size > maxKeys) {
+        const oldest = buckets.keys().next().value;
+        if (oldest !== undefined) buckets.delete(oldest);
+      }
+      if (bucket.tokens >= 1) {
+        bucket.tokens -= 1;
+        return { allowed: true, retryAfterSeconds: 0, remaining: Math.floor(bucket.tokens) };
+      }
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)), remaining: 0 };
+    },
+  };
+}
