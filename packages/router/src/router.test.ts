@@ -1,0 +1,192 @@
+import { describe, expect, it } from "vitest";
+import { AfwError, type Intent } from "@afw/contracts";
+import { confidenceLevel, type IntentClassifier } from "./intent-classifier.js";
+import { compileIntentPatterns } from "./intent-patterns.js";
+import { createRouter, type RouterOptions } from "./router.js";
+import { collectingTrace, createFakeBackend, type FakeFlow } from "../test/fake-backend.js";
+
+/** A classifier stub with a fixed answer, so routing tests do not depend on the model. */
+function fixedClassifier(intent: Intent, confidence: number): IntentClassifier {
+  const thresholds = { high: 0.8, medium: 0.55, low: 0.3 };
+  return {
+    thresholds,
+    patterns: compileIntentPatterns({}),
+    level: (c) => confidenceLevel(c, thresholds),
+    warmUp: async () => {},
+    async classify(_question, context) {
+      const explicit = context?.intent && context.intent !== "auto" ? context.intent : undefined;
+      const c = explicit ? 1 : confidence;
+      return { intent: explicit ?? intent, confidence: c, method: explicit ? "explicit" : "hybrid", alternatives: [], level: confidenceLevel(c, thresholds), matches: [], probabilities: {}, durationMs: 0 };
+    },
+  };
+}
+
+const flowiseFlows: FakeFlow[] = [
+  { id: "chat", name: "Support chat", intents: ["conversation"] },
+  { id: "docs", name: "Docs QA", intents: ["rag-retrieval", "conversation"] },
+  { id: "general", name: "General assistant", generalPurpose: true },
+];
+const langflowFlows: FakeFlow[] = [
+  { id: "rag", name: "Knowledge search", intents: ["rag-retrieval"] },
+  { id: "coder", name: "Code reviewer", intents: ["technical-analysis"] },
+];
+
+function setup(intent: Intent, confidence: number, extra: Partial<RouterOptions> = {}) {
+  const flowise = createFakeBackend({ id: "flowise", kind: "flowise", flows: flowiseFlows });
+  const langflow = createFakeBackend({ id: "langflow", kind: "langflow", flows: langflowFlows });
+  const router = createRouter({ backends: [flowise, langflow], classifier: fixedClassifier(intent, confidence), ...extra });
+  return { flowise, langflow, router };
+}
+
+describe("Router.route", () => {
+  it("ranks by the weighted score with a breakdown per candidate", async () => {
+    const { router } = setup("rag-retrieval", 0.95);
+    const d = await router.route({ question: "what does the handbook say about leave?" });
+    expect(d.strategy).toBe("direct");
+    expect(d.chosen).toEqual({ backendId: "langflow", flowId: "langflow:rag", backendFlowId: "rag" });
+    const top = d.candidates[0]!;
+    // flow_match 1, health 1 (healthy), performance 0.5 (no samples), capability 1 (langflow RAG)
+    expect(top.breakdown).toEqual({ flow_match: 1, health: 1, performance: 0.5, capability: 1 });
+    expect(top.score).toBeCloseTo(0.4 + 0.3 + 0.1 + 0.1, 6);
+    const docs = d.candidates.find((c) => c.flowId === "flowise:docs")!;
+    expect(docs.breakdown).toEqual({ flow_match: 1, health: 1, performance: 0.5, capability: 0.7 });
+    const general = d.candidates.find((c) => c.flowId === "flowise:general")!;
+    expect(general.breakdown.flow_match).toBe(0.3);
+    expect(d.candidates.map((c) => c.rank)).toEqual(d.candidates.map((_, i) => i + 1));
+    expect(d.candidates.map((c) => c.score)).toEqual([...d.candidates.map((c) => c.score)].sort((a, b) => b - a));
+  });
+
+  it("uses configurable weights", async () => {
+    const { router } = setup("rag-retrieval", 0.95, { weights: { flow_match: 0, health: 0, performance: 0, capability: 1 } });
+    const d = await router.route({ question: "q" });
+    expect(d.weights.capability).toBe(1);
+    expect(d.candidates[0]!.score).toBe(1);
+  });
+
+  it("breaks ties deterministically: score, then health, then backend id, then flow id", async () => {
+    const a = createFakeBackend({ id: "b-two", kind: "custom", flows: [{ id: "z", intents: ["conversation"] }, { id: "a", intents: ["conversation"] }] });
+    const b = createFakeBackend({ id: "a-one", kind: "custom", flows: [{ id: "m", intents: ["conversation"] }] });
+    const router = createRouter({ backends: [a, b], classifier: fixedClassifier("conversation", 0.95) });
+    const d = await router.route({ question: "q" });
+    expect(d.candidates.map((c) => c.flowId)).toEqual(["a-one:m", "b-two:a", "b-two:z"]);
+    const again = await router.route({ question: "q" });
+    expect(again.candidates.map((c) => c.flowId)).toEqual(["a-one:m", "b-two:a", "b-two:z"]);
+  });
+
+  it("prefers a healthy backend over a slow one with the same flow match", async () => {
+    const { router, langflow } = setup("technical-analysis", 0.95);
+    langflow.setHealth("slow");
+    await router.warmUp();
+    const d = await router.route({ question: "q" });
+    const coder = d.candidates.find((c) => c.flowId === "langflow:coder")!;
+    expect(coder.breakdown.health).toBe(0.5);
+  });
+
+  it("honours the user override of backend (kind or id) and flow", async () => {
+    const { router } = setup("rag-retrieval", 0.95);
+    const byKind = await router.route({ question: "q", backend: "flowise" });
+    expect(byKind.strategy).toBe("override");
+    expect(byKind.chosen?.backendId).toBe("flowise");
+    const byFlow = await router.route({ question: "q", flowId: "general" });
+    expect(byFlow.chosen?.flowId).toBe("flowise:general");
+    const byGatewayId = await router.route({ question: "q", flowId: "langflow:coder" });
+    expect(byGatewayId.chosen?.flowId).toBe("langflow:coder");
+    await expect(router.route({ question: "q", flowId: "nope" })).rejects.toMatchObject({ code: "FLOW_NOT_FOUND" });
+    await expect(router.route({ question: "q", backend: "dify" })).rejects.toMatchObject({ code: "NO_BACKENDS_AVAILABLE" });
+  });
+
+  it("explicit intent wins over the classifier", async () => {
+    const { router } = setup("conversation", 0.99);
+    const d = await router.route({ question: "hello", intent: "technical-analysis" });
+    expect(d.intent).toBe("technical-analysis");
+    expect(d.method).toBe("explicit");
+    expect(d.chosen?.flowId).toBe("langflow:coder");
+  });
+
+  it("low confidence hedges two backends and emits router-low-confidence", async () => {
+    const { router } = setup("technical-analysis", 0.4);
+    const trace = collectingTrace();
+    const d = await router.route({ question: "hmm", trace });
+    expect(d.confidenceLevel).toBe("low");
+    expect(d.strategy).toBe("hedge");
+    expect(trace.ofType("router-low-confidence")[0]).toMatchObject({ strategy: "hedge", threshold: 0.55 });
+    expect(trace.ofType("routing-decided")[0]!.decision.strategy).toBe("hedge");
+  });
+
+  it("low confidence without hedging prefers general-purpose flows; none uses the default flow", async () => {
+    const { router } = setup("technical-analysis", 0.4, { hedging: { enabled: false } });
+    const low = await router.route({ question: "hmm" });
+    expect(low.strategy).toBe("general-purpose");
+    expect(low.chosen?.flowId).toBe("flowise:general");
+    const none = setup("technical-analysis", 0.1, { defaultFlowId: "docs" });
+    const d = await none.router.route({ question: "?" });
+    expect(d.strategy).toBe("default-flow");
+    expect(d.chosen?.flowId).toBe("flowise:docs");
+  });
+
+  it("excludes candidates whose circuit is open and keeps the best flow of every backend listed", async () => {
+    const { router } = setup("rag-retrieval", 0.95, { maxCandidatesInDecision: 1, circuitBreaker: { failureThreshold: 1, syncIntervalMs: 0 } });
+    await router.circuits.recordFailure("langflow");
+    const d = await router.route({ question: "q" });
+    expect(d.chosen?.backendId).toBe("flowise");
+    expect(d.candidates.some((c) => c.backendId === "langflow" && c.excluded === "circuit open")).toBe(true);
+  });
+
+  it("uses the registry for flow intents", async () => {
+    const { router } = setup("data-processing", 0.95, { registry: { "flowise:general": { intents: ["data-processing"] } } });
+    const d = await router.route({ question: "q" });
+    expect(d.chosen?.flowId).toBe("flowise:general");
+    expect(d.candidates[0]!.breakdown.flow_match).toBe(1);
+  });
+
+  it("reports decidedInMs and never re-discovers or re-probes on warm routes", async () => {
+    const { router, flowise } = setup("conversation", 0.95);
+    await router.route({ question: "q" });
+    for (let i = 0; i < 20; i++) await router.route({ question: "q" });
+    expect(flowise.discoveries).toBe(1);
+    expect(flowise.healthChecks).toBe(1);
+    expect((await router.route({ question: "q" })).decidedInMs).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe("Router.execute", () => {
+  it("executes the chosen flow and falls back to another backend when it fails", async () => {
+    const flowise = createFakeBackend({ id: "flowise", kind: "flowise", flows: flowiseFlows, execute: () => { throw new AfwError("BACKEND_AUTH_FAILED", "401"); } });
+    const langflow = createFakeBackend({ id: "langflow", kind: "langflow", flows: langflowFlows });
+    const router = createRouter({ backends: [flowise, langflow], classifier: fixedClassifier("conversation", 0.95) });
+    const out = await router.execute({ question: "hello" });
+    expect(out.decision.chosen?.backendId).toBe("flowise");
+    expect(out.result.backendId).toBe("langflow");
+    expect(out.fallbackUsed).toBe(true);
+    expect(out.classification.intent).toBe("conversation");
+  });
+
+  it("throws NO_BACKENDS_AVAILABLE when no backend is configured or none has flows", async () => {
+    const empty = createRouter({ backends: [], classifier: fixedClassifier("conversation", 0.9) });
+    await expect(empty.execute({ question: "hi" })).rejects.toMatchObject({ code: "NO_BACKENDS_AVAILABLE" });
+    const flowless = createRouter({ backends: [createFakeBackend({ id: "x", flows: [] })], classifier: fixedClassifier("conversation", 0.9) });
+    await expect(flowless.execute({ question: "hi" })).rejects.toMatchObject({ code: "NO_BACKENDS_AVAILABLE" });
+  });
+
+  it("hedges on low confidence and returns the faster backend", async () => {
+    const flowise = createFakeBackend({ id: "flowise", kind: "flowise", flows: flowiseFlows, execute: (_r, signal) => new Promise((resolve) => { const t = setTimeout(() => resolve("slow"), 2_000); signal?.addEventListener("abort", () => clearTimeout(t)); }) });
+    const langflow = createFakeBackend({ id: "langflow", kind: "langflow", flows: langflowFlows });
+    const router = createRouter({ backends: [flowise, langflow], classifier: fixedClassifier("conversation", 0.4) });
+    const out = await router.execute({ question: "hmm" });
+    expect(out.hedged).toBe(true);
+    expect(out.result.backendId).toBe("langflow");
+    expect(flowise.aborted).toBe(1);
+  });
+
+  it("streams through the router", async () => {
+    const { router } = setup("conversation", 0.95);
+    const chunks = [];
+    for await (const c of router.executeStream({ question: "hi" })) chunks.push(c);
+    expect(chunks).toEqual([expect.objectContaining({ type: "end" })]);
+  });
+
+  it("rejects a backend written against another spec version", () => {
+    const bad = { ...createFakeBackend({ id: "x" }), specificationVersion: "v2" } as never;
+    expect(() => createRouter({ backends: [bad], classifier: fixedClassifier("conversation", 0.9) })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+  });
+});
