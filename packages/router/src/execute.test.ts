@@ -118,8 +118,8 @@ describe("executeWithFallback", () => {
   it("respects the user's timeout as the overall limit, even when the backend ignores its signal", async () => {
     const a = createFakeBackend({ id: "a", execute: () => new Promise<string>(() => {}) });
     const started = performance.now();
-    const error = await executeWithFallback(decisionOf([candidate("a", "x", 1)]), { question: "q", timeoutMs: 60 }, opts([a])).catch((e: unknown) => e as AfwError);
-    expect(error.code).toBe("ALL_BACKENDS_FAILED");
+    const error = await executeWithFallback(decisionOf([candidate("a", "x", 1)]), { question: "q", timeoutMs: 60 }, opts([a])).then(() => undefined, (e: unknown) => e as AfwError);
+    expect(error?.code).toBe("ALL_BACKENDS_FAILED");
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
@@ -131,8 +131,8 @@ describe("executeWithFallback", () => {
       return "late";
     } });
     const b = createFakeBackend({ id: "b" });
-    const error = await executeWithFallback(decisionOf([candidate("a", "x", 1), candidate("b", "y", 2)]), { question: "q" }, opts([a, b], { signal: controller.signal })).catch((e: unknown) => e as AfwError);
-    expect(error.code).toBe("ABORTED");
+    const error = await executeWithFallback(decisionOf([candidate("a", "x", 1), candidate("b", "y", 2)]), { question: "q" }, opts([a, b], { signal: controller.signal })).then(() => undefined, (e: unknown) => e as AfwError);
+    expect(error?.code).toBe("ABORTED");
     expect(b.calls).toHaveLength(0);
   });
 
