@@ -1,0 +1,8 @@
+/**
+ * `@afw/dashboard`: the operator dashboard.
+ *
+ * Not implemented yet: see the package README.
+ *
+ * @packageDocumentation
+ */
+export {};
