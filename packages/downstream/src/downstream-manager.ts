@@ -301,7 +301,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
       const trace = callOptions.trace ?? options.trace;
       let descriptor = supervisor.findTool(tool);
       if (!descriptor && supervisor.toolsKnown) {
-        if (supervisor.state === "connected") {
+        if (supervisor.toolListMayBeStale) {
           await supervisor.refreshTools();
           descriptor = supervisor.findTool(tool);
         }

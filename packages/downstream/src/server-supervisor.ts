@@ -101,6 +101,8 @@ interface Connection {
   pid: number | undefined;
   closing: boolean;
   healthCheck: Promise<boolean> | undefined;
+  /** Whether the server announced `tools.listChanged` (then our list is kept fresh by notifications). */
+  notifiesToolChanges: boolean;
 }
 
 /** @internal */
@@ -194,6 +196,14 @@ export class ServerSupervisor {
   /** Whether the server's tool list is known. */
   get toolsKnown(): boolean {
     return this.rawTools !== undefined;
+  }
+
+  /**
+   * Whether a tool missing from the cached list might exist anyway: the server is connected but
+   * does not announce tool list changes, so the list may be stale.
+   */
+  get toolListMayBeStale(): boolean {
+    return this.connection !== undefined && !this.connection.notifiesToolChanges;
   }
 
   /** Whether calls may be attempted now. */
@@ -503,7 +513,16 @@ export class ServerSupervisor {
     this.lastTransportError = undefined;
     const transport = this.createTransport();
     const client = new Client(this.deps.clientInfo, { capabilities: {} });
-    const connection: Connection = { generation, client, transport, connectedAt: 0, pid: undefined, closing: false, healthCheck: undefined };
+    const connection: Connection = {
+      generation,
+      client,
+      transport,
+      connectedAt: 0,
+      pid: undefined,
+      closing: false,
+      healthCheck: undefined,
+      notifiesToolChanges: false,
+    };
     client.onclose = () => this.handleClose(connection);
     client.onerror = (error) => {
       if (connection.closing) return;
@@ -518,6 +537,7 @@ export class ServerSupervisor {
       if (this.stopped) throw new Error("the downstream manager is stopped");
       await client.connect(transport, { timeout: this.config.connectTimeoutMs });
       connection.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+      connection.notifiesToolChanges = client.getServerCapabilities()?.tools?.listChanged === true;
       const tools = await listAllTools(client, this.config.connectTimeoutMs);
       if (this.stopped || generation !== this.generation) throw new Error("connection superseded");
       connection.connectedAt = this.deps.clock.now();
