@@ -272,7 +272,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
         alternatives.sort((a, b) => b.confidence - a.confidence);
         return finish(started, context, { intent: pattern.top, confidence, method: "pattern", alternatives, matches: pattern.matches, probabilities: {} });
       }
-      context?.signal?.throwIfAborted();
+      if (context?.signal?.aborted) throw new AfwError("ABORTED", "intent classification was aborted", { cause: context.signal.reason });
       const model = loaded ?? (await resolveModel());
       const modelText = truncateForModel(text, model.features.modelCharacters);
       const vectors = await raceTimeout(embedder.embed([modelText], context?.signal), embeddingTimeoutMs, context?.signal);

@@ -252,6 +252,13 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
   const labels = exemplars.map((e) => INTENTS.indexOf(e.intent));
   const shape = { classes: INTENTS.length, denseDimensions: embedder.dimensions + INTENTS.length, sparseDimensions: 2 ** features.hashBits };
 
+  let fastDecided = 0;
+  let fastCorrect = 0;
+  patternScores.forEach((s, i) => {
+    if (!s.decisive) return;
+    fastDecided++;
+    if (s.top === exemplars[i]!.intent) fastCorrect++;
+  });
   let temperature = 1;
   let evaluation: IntentModelEvaluation | undefined;
   if (folds > 1) {
@@ -282,13 +289,6 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
       perIntentTotals[labels[i]!]!.n++;
       if (best === labels[i]) perIntentTotals[labels[i]!]!.ok++;
     });
-    let fastDecided = 0;
-    let fastCorrect = 0;
-    patternScores.forEach((s, i) => {
-      if (!s.decisive) return;
-      fastDecided++;
-      if (s.top === exemplars[i]!.intent) fastCorrect++;
-    });
     evaluation = {
       folds,
       accuracy: correct.filter(Boolean).length / correct.length,
@@ -304,7 +304,7 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
   options.signal?.throwIfAborted();
   progress("training the final model on every exemplar");
   const weights = trainSoftmaxRegression(rows, labels, shape, training);
-  const fast = evaluation?.fastPath ?? { decided: 0, correct: 0 };
+  const fast = { decided: fastDecided, correct: fastCorrect };
   return {
     format: "afw-intent-model",
     version: 1,

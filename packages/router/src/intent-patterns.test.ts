@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
+import { compileIntentPatterns, mergeIntentPatterns, parseIntentPatterns } from "./intent-patterns.js";
+
+describe("intent patterns", () => {
+  const matcher = compileIntentPatterns({
+    intents: {
+      "technical-analysis": { keywords: { "debug*": 2, bug: 1 }, phrases: { "stack trace": 3 }, regex: [{ pattern: "\\b[A-Z]\\w*Error\\b", weight: 3, flags: "u" }] },
+      "data-processing": { keywords: { csv: 3 } },
+    },
+    fastPath: { minScore: 3, minMargin: 2 },
+  });
+
+  it("scores keywords (accent- and case-insensitive), prefixes, phrases and regexes once each", () => {
+    const s = matcher.score("Debugging a BUG in the Stack Trace: TypeError, TypeError, bug");
+    expect(s.top).toBe("technical-analysis");
+    expect(s.matches.map((m) => m.rule).sort()).toEqual(["keyword:bug", "keyword:debug*", "phrase:stack trace", "regex:\\b[A-Z]\\w*Error\\b"]);
+    expect(s.scores[1]).toBe(2 + 1 + 3 + 3);
+  });
+
+  it("decides alone only with a clear lead (fast path)", () => {
+    expect(matcher.score("a stack trace").decisive).toBe(true);
+    expect(matcher.score("a stack trace from the csv import").decisive).toBe(false); // multi-intent: 3 vs 3
+    expect(matcher.score("a bug").decisive).toBe(false); // too weak
+    expect(matcher.score("nothing here").top).toBeUndefined();
+  });
+
+  it("loads from YAML or JSON and rejects invalid configs with CONFIG_INVALID", () => {
+    const yaml = parseIntentPatterns("intents:\n  conversation:\n    keywords: { hola: 3 }\nfastPath: { minScore: 2, minMargin: 1 }\n");
+    expect(compileIntentPatterns(yaml).score("¡Hola!").decisive).toBe(true);
+    const json = parseIntentPatterns(JSON.stringify({ intents: { "rag-retrieval": { phrases: { "knowledge base": 3 } } } }));
+    expect(compileIntentPatterns(json).score("search the knowledge base").top).toBe("rag-retrieval");
+    expect(() => parseIntentPatterns("intents: { poetry: {} }")).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+    expect(() => compileIntentPatterns({ intents: { conversation: { regex: [{ pattern: "(", weight: 1 }] } } })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+  });
+
+  it("merges configs: later keywords override, regexes add up", () => {
+    const merged = mergeIntentPatterns(DEFAULT_INTENT_PATTERNS, { intents: { conversation: { keywords: { howdy: 9 } } } });
+    expect(merged.intents.conversation?.keywords.howdy).toBe(9);
+    expect(merged.intents.conversation?.keywords.hello).toBe(DEFAULT_INTENT_PATTERNS.intents.conversation?.keywords.hello);
+  });
+
+  it("the default patterns cover the other languages", () => {
+    const defaults = compileIntentPatterns(DEFAULT_INTENT_PATTERNS);
+    expect(defaults.score("Busca en la base de conocimiento el manual de vacaciones").top).toBe("rag-retrieval");
+    expect(defaults.score("Wandle die CSV-Datei um und entferne Duplikate").top).toBe("data-processing");
+    expect(defaults.score("Bonjour, ça va ?").top).toBe("conversation");
+  });
+
+  it("bounds the work on huge inputs", () => {
+    const huge = "lorem ipsum dolor ".repeat(5_000);
+    const started = performance.now();
+    compileIntentPatterns(DEFAULT_INTENT_PATTERNS).score(huge);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
