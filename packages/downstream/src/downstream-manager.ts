@@ -23,6 +23,8 @@ export interface ToolsChangedEvent {
   removed: string[];
   /** Namespaced names of tools whose description, schema, tags or availability changed. */
   updated: string[];
+  /** The server's current tools (after the change), e.g. to upsert into a tool index. */
+  tools: DownstreamTool[];
 }
 
 /** Reported through {@link DownstreamManagerOptions.onToolCall} after each successful call. */
@@ -205,7 +207,8 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
         }
       }
     }
-    const next = new Map(supervisor.tools().map((tool) => [tool.namespacedName, fingerprint(tool)]));
+    const tools = supervisor.tools();
+    const next = new Map(tools.map((tool) => [tool.namespacedName, fingerprint(tool)]));
     const previous = snapshots.get(supervisor.name) ?? new Map<string, string>();
     const added: string[] = [];
     const removed: string[] = [];
@@ -218,7 +221,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     for (const name of previous.keys()) if (!next.has(name)) removed.push(name);
     if (added.length + removed.length + updated.length === 0) return;
     snapshots.set(supervisor.name, next);
-    const event: ToolsChangedEvent = { server: supervisor.name, reason, added, removed, updated };
+    const event: ToolsChangedEvent = { server: supervisor.name, reason, added, removed, updated, tools };
     for (const listener of [...toolsListeners]) {
       try {
         listener(event);

@@ -184,6 +184,9 @@ describe("a manager aggregating two stdio servers and one HTTP server", () => {
     const event = await added;
     expect(event.reason).toBe("list-changed");
     expect(event.removed).toEqual([]);
+    expect(event.updated).toEqual([]);
+    expect(event.tools.map((t) => t.namespacedName)).toContain("alpha__late_tool");
+    expect(event.tools.every((t) => t.server === "alpha")).toBe(true);
     expect(manager.getTool("alpha__late_tool")?.description).toBe("Dynamic tool late_tool.");
     expect(firstText(await manager.callTool("alpha__late_tool", {}))).toBe("dynamic late_tool");
 
