@@ -5,6 +5,7 @@ import {
   IntentSchema,
   SearchModeSchema,
 } from "@afw/contracts";
+import { ParameterMappingSchema } from "@afw/backends";
 import { z } from "zod";
 
 const unit = z.number().min(0).max(1);
@@ -37,6 +38,9 @@ export const FlowRegistryEntrySchema = z
     cacheable: z.boolean().default(true).describe("False for flows whose answers must never be cached."),
     cacheClass: z.string().min(1).optional().describe("TTL class, a key of `cache.ttlByClass` (e.g. `technical`, `volatile`)."),
     streaming: z.boolean().optional().describe("Whether the flow streams tokens, when known."),
+    parameterMapping: ParameterMappingSchema.optional().describe(
+      "Where `temperature`, `max_tokens` (and a history transcript) go on the platform: `{ temperature: { node?, param } }`.",
+    ),
   })
   .strict();
 
@@ -61,6 +65,7 @@ export const BackendConfigSchema = z
       .optional()
       .describe("Per-intent capability scores 0..1, overriding the router's defaults for this backend."),
     flows: z.array(FlowRegistryEntrySchema).default([]).describe("Flow registry: intents, keywords and cache class per flow."),
+    defaultParameterMapping: ParameterMappingSchema.optional().describe("Parameter mapping of flows that have none."),
   })
   .strict();
 

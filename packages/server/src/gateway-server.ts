@@ -16,13 +16,14 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { DestinationStream, Logger } from "pino";
-import { backendFactoryByKind, type BackendFactory } from "./backend-factory.js";
+import { defaultBackendFactory } from "./backend-adapters.js";
+import type { BackendFactory } from "./backend-factory.js";
 import { createBackendRegistry, type BackendRegistry } from "./backend-registry.js";
 import { createBasicIntentClassifier } from "./basic-intent-classifier.js";
 import { createBasicRouter } from "./basic-router.js";
 import { createBasicWorkflowCatalog, loadWorkflowCatalogFile } from "./basic-workflow-catalog.js";
 import { parseGatewayConfig } from "./config-loader.js";
-import type { GatewayConfig, GatewayConfigInput } from "./config-schema.js";
+import { GatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from "./config-schema.js";
 import { createGatewayTools, ToolFailure, type GatewayTool, type ToolContext } from "./gateway-tools.js";
 import { createGatewayLogger } from "./logger.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./metrics.js";
@@ -68,7 +69,7 @@ export interface GatewayParts {
   config?: GatewayConfig | GatewayConfigInput;
   /** Backend instances to serve (besides those built from `config.backends`). */
   backends?: FlowBackendV1[];
-  /** Builds backends from `config.backends` and for `backend_connect`. @default none: configured backends need one */
+  /** Builds backends from `config.backends` and for `backend_connect`. @default `@afw/backends` adapters for `flowise` and `langflow` */
   backendFactory?: BackendFactory;
   /** Response cache. @default `@afw/cache`: Redis when `redis` is configured, else in memory */
   cache?: ResponseCache;
@@ -146,31 +147,18 @@ export interface GatewayServer {
   close(): Promise<void>;
 }
 
-const PART_KEYS = new Set([
-  "config",
-  "backendFactory",
-  "cache",
-  "sessions",
-  "performance",
-  "health",
-  "circuits",
-  "classifier",
-  "router",
-  "toolSearch",
-  "workflowCatalog",
-  "traceSinks",
-  "logger",
-  "logDestination",
-  "metrics",
-  "readinessChecks",
-  "secrets",
-  "disposables",
-  "now",
-]);
+const CONFIG_KEYS: ReadonlySet<string> = new Set(Object.keys(GatewayConfigSchema.shape));
 
+/**
+ * Parts or a configuration? A configuration has only configuration keys; the keys both share
+ * (`backends`, `cache`, `sessions`, `metrics`) hold objects with methods in parts.
+ */
 function isParts(input: object): input is GatewayParts {
-  if (Object.keys(input).some((key) => PART_KEYS.has(key))) return true;
-  const backends = (input as { backends?: unknown }).backends;
+  const record = input as Record<string, unknown>;
+  if (Object.keys(record).some((key) => !CONFIG_KEYS.has(key))) return true;
+  const hasMethod = (value: unknown, method: string) => typeof value === "object" && value !== null && typeof (value as Record<string, unknown>)[method] === "function";
+  if (hasMethod(record["cache"], "get") || hasMethod(record["sessions"], "append") || hasMethod(record["metrics"], "render")) return true;
+  const backends = record["backends"];
   return Array.isArray(backends) && backends.some((b) => typeof b === "object" && b !== null && "specificationVersion" in b);
 }
 
@@ -281,7 +269,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     probeTimeoutMs: config.routing.health.timeoutMs,
     now,
   });
-  const backendFactory = parts.backendFactory ?? backendFactoryByKind({});
+  const backendFactory = parts.backendFactory ?? defaultBackendFactory;
   const injected = new Map((parts.backends ?? []).map((backend) => [backend.id, backend]));
   try {
     for (const backendConfig of config.backends) {

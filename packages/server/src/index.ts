@@ -77,6 +77,7 @@ export {
   type FlowSource,
 } from "./ports.js";
 export { type BackendFactory, backendFactoryByKind } from "./backend-factory.js";
+export { builtInBackendFactories, defaultBackendFactory, adapterSettings } from "./backend-adapters.js";
 export { createBackendRegistry, type BackendRegistry, type BackendRegistryOptions, type RegisteredBackend, type DiscoveryProblem } from "./backend-registry.js";
 export { createBasicIntentClassifier, BUILT_IN_INTENT_PATTERNS, type BasicIntentClassifierOptions } from "./basic-intent-classifier.js";
 export { createBasicRouter, DEFAULT_CAPABILITIES, type BasicRouterOptions } from "./basic-router.js";

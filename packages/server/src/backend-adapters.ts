@@ -1,0 +1,65 @@
+import { createFlowiseBackend, createLangflowBackend, type ConfiguredFlowInput } from "@afw/backends";
+import { toAfwError } from "@afw/contracts";
+import { backendFactoryByKind, type BackendFactory } from "./backend-factory.js";
+import type { BackendConfig } from "./config-schema.js";
+
+/**
+ * The adapter settings (`@afw/backends`) of a configured backend: base URL, key, headers,
+ * request timeout, flow registry (by platform flow id), discovery mode and capabilities.
+ */
+export function adapterSettings(config: BackendConfig) {
+  const flows: Record<string, ConfiguredFlowInput> = {};
+  for (const flow of config.flows) {
+    flows[flow.id] = {
+      ...(flow.name === undefined ? {} : { name: flow.name }),
+      ...(flow.description === undefined ? {} : { description: flow.description }),
+      ...(flow.intents.length > 0 ? { intents: flow.intents } : {}),
+      ...(flow.keywords.length > 0 ? { keywords: flow.keywords } : {}),
+      ...(flow.tags.length > 0 ? { tags: flow.tags } : {}),
+      ...(flow.capabilities.length > 0 ? { capabilities: flow.capabilities } : {}),
+      generalPurpose: flow.generalPurpose,
+      cacheable: flow.cacheable,
+      ...(flow.cacheClass === undefined ? {} : { cacheClass: flow.cacheClass }),
+      ...(flow.streaming === undefined ? {} : { streaming: flow.streaming }),
+      ...(flow.parameterMapping === undefined ? {} : { parameterMapping: flow.parameterMapping }),
+    };
+  }
+  return {
+    id: config.id,
+    baseURL: config.baseURL,
+    ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
+    headers: config.headers,
+    timeouts: { requestTimeoutMs: config.requestTimeoutMs },
+    flows,
+    discovery: config.discoverFlows ? ("auto" as const) : ("configured-only" as const),
+    ...(config.capabilities === undefined ? {} : { capabilities: config.capabilities }),
+    ...(config.defaultParameterMapping === undefined ? {} : { defaultParameterMapping: config.defaultParameterMapping }),
+  };
+}
+
+const wrap =
+  (create: (settings: ReturnType<typeof adapterSettings>) => ReturnType<BackendFactory>): BackendFactory =>
+  (config) => {
+    try {
+      return create(adapterSettings(config));
+    } catch (error) {
+      throw toAfwError(error, "CONFIG_INVALID");
+    }
+  };
+
+/**
+ * The default {@link BackendFactory}: `flowise` and `langflow` through the `@afw/backends`
+ * adapters. Other kinds need a custom factory (see {@link backendFactoryByKind}).
+ *
+ * @example
+ * ```ts
+ * const gateway = await createGatewayServer({ config, backendFactory: backendFactoryByKind({ ...builtInBackendFactories, custom: createMyBackend }) });
+ * ```
+ */
+export const builtInBackendFactories: Readonly<Record<string, BackendFactory>> = Object.freeze({
+  flowise: wrap((settings) => createFlowiseBackend(settings)),
+  langflow: wrap((settings) => createLangflowBackend(settings)),
+});
+
+/** {@link builtInBackendFactories} as one factory. */
+export const defaultBackendFactory: BackendFactory = backendFactoryByKind(builtInBackendFactories);
