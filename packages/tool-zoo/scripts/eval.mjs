@@ -3,7 +3,7 @@
 //   pnpm --filter @afw/tool-zoo eval            # table + misses of hybrid
 //   pnpm --filter @afw/tool-zoo eval -- --grid  # also a k-fold check of the fusion/domain settings
 import { resolve } from "node:path";
-import { writeFileSync, mkdirSync } from "node:fs";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
 import { createToolIndex, loadToolCatalogFile } from "../dist/index.js";
 import { embeddingCachePath, loadTasks, pct, scoreRankings, sharedDataDir, packageRoot } from "./eval-lib.mjs";
@@ -16,6 +16,7 @@ if (!dataDir) {
 }
 const tools = loadToolCatalogFile(resolve(dataDir, "tools-catalog.json"));
 const tasks = loadTasks(dataDir);
+const authored = JSON.parse(readFileSync(resolve(packageRoot, "scripts/authored-tasks.json"), "utf8")).tasks;
 const embedder = createCachingEmbedder(createUseEmbedder());
 
 async function buildIndex(options = {}) {
@@ -41,27 +42,36 @@ const plain = await buildIndex({
   domain: false,
   maxPerServer: 0,
   quotedWeight: 1,
+  entityWeight: 1,
 });
-rows.push(["bm25 (plain, baseline)", await evaluate(plain, "keyword")]);
+rows.push(["bm25 (plain, baseline)", await evaluate(plain, "keyword"), await evaluate(plain, "keyword", authored)]);
 const index = await buildIndex();
 const results = {};
 for (const mode of ["keyword", "semantic", "hybrid"]) {
   results[mode] = await evaluate(index, mode);
-  rows.push([mode, results[mode]]);
+  rows.push([mode, results[mode], await evaluate(index, mode, authored)]);
 }
 const rrf = await buildIndex({ fusion: { method: "rrf" } });
-rows.push(["hybrid (rrf fusion)", await evaluate(rrf, "hybrid")]);
+rows.push(["hybrid (rrf fusion)", await evaluate(rrf, "hybrid"), await evaluate(rrf, "hybrid", authored)]);
+const noDomain = await buildIndex({ domain: false });
+rows.push(["hybrid (no domain boost)", await evaluate(noDomain, "hybrid"), await evaluate(noDomain, "hybrid", authored)]);
 const noDiversity = await buildIndex({ maxPerServer: 0 });
-rows.push(["hybrid (no diversity limit)", await evaluate(noDiversity, "hybrid")]);
+rows.push(["hybrid (no diversity limit)", await evaluate(noDiversity, "hybrid"), await evaluate(noDiversity, "hybrid", authored)]);
 
-console.log(`\n${tasks.length} dev tasks, ${tools.length} tools (${Date.now() - started} ms)\n`);
-console.log("| mode | top-1 | recall@5 | recall@10 | MRR |\n| --- | --- | --- | --- | --- |");
-for (const [name, r] of rows) console.log(`| ${name} | ${pct(r.top1)} | ${pct(r.recall5)} | ${pct(r.recall10)} | ${r.mrr.toFixed(3)} |`);
-
-console.log("\nhybrid misses (rank of the first acceptable tool; top 3 returned):");
-for (const miss of results.hybrid.misses) {
-  console.log(`  ${miss.id} [${miss.rank ?? "-"}] ${miss.query}\n      want ${miss.relevant.join(" | ")}; got ${miss.got.join(", ")}`);
+console.log(`\n${tasks.length} dev tasks and ${authored.length} authored validation tasks, ${tools.length} tools (${Date.now() - started} ms)\n`);
+console.log("| mode | dev top-1 | dev recall@5 | dev recall@10 | dev MRR | authored top-1 | authored recall@5 |\n| --- | --- | --- | --- | --- | --- | --- |");
+for (const [name, r, a] of rows) {
+  console.log(`| ${name} | ${pct(r.top1)} | ${pct(r.recall5)} | ${pct(r.recall10)} | ${r.mrr.toFixed(3)} | ${pct(a.top1)} | ${pct(a.recall5)} |`);
 }
+
+const printMisses = (label, misses) => {
+  console.log(`\n${label} (rank of the first acceptable tool; top 3 returned):`);
+  for (const miss of misses) {
+    console.log(`  ${miss.id} [${miss.rank ?? "-"}] ${miss.query}\n      want ${miss.relevant.join(" | ")}; got ${miss.got.join(", ")}`);
+  }
+};
+printMisses("hybrid misses on dev", results.hybrid.misses);
+if (args.has("--authored-misses")) printMisses("hybrid misses on authored", rows.find((r) => r[0] === "hybrid")[2].misses);
 
 if (args.has("--grid")) {
   // k-fold: choose settings on k-1 folds, measure on the held-out fold.
@@ -120,5 +130,5 @@ if (args.has("--grid")) {
 mkdirSync(resolve(packageRoot, "node_modules/.cache/afw-tool-zoo"), { recursive: true });
 writeFileSync(
   resolve(packageRoot, "node_modules/.cache/afw-tool-zoo/eval-last.json"),
-  JSON.stringify(Object.fromEntries(rows.map(([name, r]) => [name, { ...r, misses: r.misses.map((m) => m.id) }])), null, 2),
+  JSON.stringify(Object.fromEntries(rows.map(([name, r, a]) => [name, { dev: { ...r, misses: r.misses.map((m) => m.id) }, authored: { ...a, misses: a.misses.map((m) => m.id) } }])), null, 2),
 );

@@ -27,7 +27,7 @@ export const DEFAULT_DOMAIN_HINTS: Readonly<Record<string, readonly string[]>> =
   puppeteer: ["puppeteer", "browser"],
   "brave-search": ["brave", "web search", "search the web", "online", "internet"],
   maps: ["google maps", "directions", "geocode", "address", "nearby"],
-  memory: ["knowledge graph"],
+  memory: ["knowledge graph", "remember", "forget"],
   time: ["timezone", "time zone", "current time"],
   fetch: ["url", "web page", "webpage", "article"],
   sentry: ["sentry"],

@@ -8,6 +8,7 @@ export {
   createToolIndex,
   toolFilter,
   DEFAULT_FIELD_WEIGHTS,
+  ACTION_CLASSES,
   type ToolIndex,
   type ToolIndexOptions,
   type ToolBundle,

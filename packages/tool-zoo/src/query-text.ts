@@ -3,7 +3,7 @@ export interface QueryParts {
   /**
    * What to do: the query with quoted passages and code removed, and recognised entities replaced
    * by the word for their kind (`https://…` → `url web page`, `src/app.ts` → `file`,
-   * `acme/api` → `repository`, `PROJ-12` → `issue`).
+   * `acme/api` → `repository`, `PROJ-12` → `jira issue`).
    */
   intent: string;
   /** The literal content removed from the intent: quotes, code, entity values. */
@@ -64,8 +64,8 @@ export function splitQuotedContent(query: string): QueryParts {
   replace(/(^|\s)((?:~|\.{1,2})?\/[\w@.-]+(?:\/[\w@.-]*)*|~)(?=$|[\s,;:!?)])/g, () => "path directory");
   // owner/name pairs
   replace(/(^|\s)([A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "repository");
-  // tracker keys such as ABC-123
-  replace(/(^|\s)([A-Z][A-Z0-9]{1,9}-\d+)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "issue");
+  // tracker keys such as ABC-123 (Jira's issue-key format)
+  replace(/(^|\s)([A-Z][A-Z0-9]{1,9}-\d+)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "jira issue");
   // #name: a channel, an anchor or a CSS id; keep it as content only
   replace(/(^|\s)(#[A-Za-z][\w-]*)/g, () => "");
   return { intent: intent.replace(/\s+/g, " ").trim(), quoted, kinds };

@@ -261,7 +261,10 @@ export function words(text: string): string[] {
     // identifiers (snake, kebab, lowerCamel) are split; capitalised words (GitHub, SQLite) are names
     const isIdentifier = /[_\-.]/.test(chunk) || /^[a-z]+[A-Z]/.test(chunk);
     if (isIdentifier) {
-      for (const part of splitIdentifier(chunk)) if (part) out.push(part);
+      const parts = splitIdentifier(chunk);
+      for (const part of parts) if (part) out.push(part);
+      // "re-run", "e-mail", "sub-issue": also the joined word
+      if (parts.length === 2 && /^[A-Za-z]+-[A-Za-z]+$/.test(chunk)) out.push(parts.join(""));
     } else out.push(chunk.toLowerCase());
   }
   return out;

@@ -110,9 +110,23 @@ export interface ToolDocument {
  * (a short one — name words and first sentence — and a long one with the description and
  * parameter names).
  */
+/**
+ * A description without the `Args:` / `Returns:` / `Raises:` sections of Python docstrings (their
+ * content is in the input schema already and only adds noise to ranking).
+ *
+ * @example
+ * ```ts
+ * withoutDocstringSections("Move an issue.\n\nArgs:\n  key: the key") // "Move an issue."
+ * ```
+ */
+export function withoutDocstringSections(description: string): string {
+  const cut = /\n\s*(Args|Arguments|Parameters|Returns|Raises|Example|Examples):\s*\n/.exec(description);
+  return (cut ? description.slice(0, cut.index) : description).trim();
+}
+
 export function buildToolDocument(tool: ToolDescriptor, analyzer: TextAnalyzer): ToolDocument {
-  const description = stripMarkdown(tool.description).replace(/\s+/g, " ").trim();
-  const summary = firstSentence(tool.description, 400);
+  const description = stripMarkdown(withoutDocstringSections(tool.description)).replace(/\s+/g, " ").trim();
+  const summary = firstSentence(description, 400);
   const rest = description.startsWith(summary.replace(/…$/, "")) ? description.slice(summary.length) : description;
   const parameters = toolParameters(tool);
   const nameWords = toolNameWords(tool);

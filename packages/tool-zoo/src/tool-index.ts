@@ -99,6 +99,12 @@ export interface ToolIndexOptions {
    * @default 100
    */
   semanticFloorRank?: number;
+  /**
+   * Boost of tools whose name's action (get, list, create, update, delete, search, run) is the
+   * action the query asks for first ({@link ACTION_CLASSES}). 0 disables.
+   * @default 0.1
+   */
+  actionWeight?: number;
   /** At most this many results per server (overflow moves to the end). 0 disables. @default 3 */
   maxPerServer?: number;
   /** Static score boosts per server and per tag (added to the fused score). */
@@ -209,6 +215,21 @@ export interface ToolIndex {
 
 const TAG_PREFIX = "tag:";
 
+/**
+ * Action classes of tool names and requests: the first action word of a query should agree with
+ * the action word of the tool's name (`read the file` → `get_file_contents`, not
+ * `create_or_update_file`). General English, not tied to a catalog.
+ */
+export const ACTION_CLASSES: Readonly<Record<string, readonly string[]>> = {
+  read: ["get", "read", "show", "view", "fetch", "retrieve", "describe", "inspect", "see", "display", "dump", "look", "download", "what", "which", "who"],
+  list: ["list", "enumerate", "browse", "all", "show"],
+  search: ["search", "find", "lookup", "query", "locate", "discover"],
+  create: ["create", "add", "new", "make", "post", "insert", "generate", "submit", "upload", "install", "send", "push", "open", "write", "comment", "reply"],
+  update: ["update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "transition", "assign", "mark", "upgrade", "apply", "close", "merge", "fill", "type", "write"],
+  delete: ["delete", "remove", "drop", "erase", "destroy", "uninstall", "purge", "cancel", "clear", "dismiss", "unstar"],
+  run: ["run", "execute", "exec", "trigger", "rerun", "invoke", "launch", "evaluate", "dispatch"],
+};
+
 function toolMetadata(tool: ToolDescriptor, view: number): VectorMetadata {
   const metadata: VectorMetadata = { toolId: toolId(tool), server: tool.server, view };
   for (const tag of tool.tags) metadata[`${TAG_PREFIX}${tag}`] = true;
@@ -277,6 +298,34 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const semanticQuery = options.semanticQuery ?? "intent";
   const semanticFloorRank = Math.max(1, options.semanticFloorRank ?? 100);
   const maxPerServer = options.maxPerServer ?? 3;
+  const actionWeight = options.actionWeight ?? 0.1;
+  const actionClassesOf = new Map<string, Set<string>>();
+  for (const [action, verbs] of Object.entries(ACTION_CLASSES)) {
+    for (const verb of verbs) {
+      for (const term of analyzer.terms(verb).length ? analyzer.terms(verb) : [analyzer.stem(verb)]) {
+        let set = actionClassesOf.get(term);
+        if (!set) actionClassesOf.set(term, (set = new Set()));
+        set.add(action);
+      }
+    }
+  }
+  const queryAction = (intent: string): Set<string> | undefined => {
+    for (const word of intent.toLowerCase().split(/[^a-z0-9-]+/)) {
+      const classes = actionClassesOf.get(analyzer.stem(word));
+      if (classes) return classes;
+    }
+    return undefined;
+  };
+  const toolActions = new Map<string, Set<string>>();
+  const toolActionOf = (document: ToolDocument): Set<string> => {
+    let actions = toolActions.get(document.id);
+    if (!actions) {
+      actions = new Set();
+      for (const term of document.fields.name) for (const action of actionClassesOf.get(term) ?? []) actions.add(action);
+      toolActions.set(document.id, actions);
+    }
+    return actions;
+  };
   const usageStore = options.usage?.store ?? createInMemoryUsageStore();
   const usageWeight = options.usage?.weight ?? 0.2;
   const usageHalf = options.usage?.halfSaturation ?? 2;
@@ -364,6 +413,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         documents.set(document.id, document);
         metadataById.set(document.id, toolMetadata(document.tool, 0));
         bm25.add(document.id, document.fields);
+        toolActions.delete(document.id);
       }
       domainDetector = undefined;
     });
@@ -419,6 +469,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     domainDetector ??= domainOptions ? createDomainDetector(documents.values(), analyzer, domainOptions) : undefined;
     const domains = domainDetector ? domainDetector.detect(splitQuotedContent(query).intent) : new Map<string, number>();
     const usage = usageWeight > 0 ? await usageStore.scores(analyzer.terms(query), now()) : new Map<string, number>();
+    const wantedAction = actionWeight > 0 ? queryAction(splitQuotedContent(query).intent) : undefined;
     const serverBoosts = options.boosts?.servers ?? {};
     const tagBoosts = options.boosts?.tags ?? {};
     const tools: RankedTool[] = [];
@@ -430,6 +481,14 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       const evidence = Math.max(0, usage.get(id) ?? 0);
       const usageBoost = evidence > 0 ? (usageWeight * evidence) / (evidence + usageHalf) : 0;
       let staticBoost = serverBoosts[server] ?? 0;
+      if (wantedAction) {
+        for (const action of toolActionOf(document)) {
+          if (wantedAction.has(action)) {
+            staticBoost += actionWeight;
+            break;
+          }
+        }
+      }
       for (const tag of document.tool.tags) staticBoost += tagBoosts[tag] ?? 0;
       tools.push({
         id,
