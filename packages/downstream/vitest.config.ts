@@ -4,5 +4,7 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 20_000,
+    // beforeAll hooks spawn several MCP server processes; give them room on a loaded machine.
+    hookTimeout: 30_000,
   },
 });
