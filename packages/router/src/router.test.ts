@@ -190,3 +190,26 @@ describe("Router.execute", () => {
     expect(() => createRouter({ backends: [bad], classifier: fixedClassifier("conversation", 0.9) })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
   });
 });
+
+describe("Router flow upkeep", () => {
+  it("retries a backend whose first discovery failed, so its flows join later routes", async () => {
+    let now = 0;
+    const flaky = createFakeBackend({
+      id: "langflow",
+      kind: "langflow",
+      discover: (call) => {
+        if (call === 1) throw new Error("not up yet");
+        return [];
+      },
+    });
+    const ok = createFakeBackend({ id: "flowise", kind: "flowise", flows: flowiseFlows });
+    const router = createRouter({ backends: [ok, flaky], classifier: fixedClassifier("conversation", 0.9), now: () => now });
+    await router.route({ question: "q" });
+    expect(flaky.discoveries).toBe(1);
+    await router.route({ question: "q" });
+    expect(flaky.discoveries).toBe(1); // throttled
+    now = 5_000;
+    await router.route({ question: "q" });
+    expect(flaky.discoveries).toBe(2);
+  });
+});

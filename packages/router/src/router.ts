@@ -134,6 +134,7 @@ export class Router {
   private readonly states = new Map<string, BackendState>();
   private readonly backends: ReadonlyMap<string, FlowBackendV1>;
   private anyKeywords = false;
+  private readonly discoveryRetries = new Map<string, number>();
   private warm: Promise<void> | undefined;
 
   constructor(options: RouterOptions) {
@@ -181,7 +182,11 @@ export class Router {
    */
   warmUp(trace?: TraceContext): Promise<void> {
     this.warm ??= Promise.all([
-      ...this.options.backends.map((b) => this.flows.get(b, trace).catch(() => undefined)),
+      ...this.options.backends.map((b) =>
+        this.flows.get(b, trace).catch(() => {
+          this.discoveryRetries.set(b.id, (this.options.now ?? Date.now)());
+        }),
+      ),
       ...this.options.backends.map((b) => this.health.get(b, trace).catch(() => undefined)),
       this.circuits.sync(),
     ]).then(() => undefined);
@@ -226,6 +231,7 @@ export class Router {
     const classifying = this.classifier.classify(input.question, { intent: input.intent, signal: input.signal, trace });
     if (!this.warm) void this.warmUp(trace);
     const [classification] = await Promise.all([classifying, this.warm]);
+    this.keepFlowsFresh(trace);
     const intent = classification.intent;
     const intentIndex = INTENTS.indexOf(intent);
     const questionWords: ReadonlySet<string> = this.anyKeywords ? new Set(splitWords(foldText(input.question))) : new Set<string>();
@@ -369,6 +375,18 @@ export class Router {
     }
     emitTrace(trace, "routing-decided", { decision });
     return { decision, classification, profiles };
+  }
+
+  /** Background upkeep of flow lists: refresh stale ones, retry failed first discoveries (at most every 5 s). */
+  private keepFlowsFresh(trace: TraceContext | undefined) {
+    const now = (this.options.now ?? Date.now)();
+    for (const backend of this.options.backends) {
+      if (this.flows.peek(backend) !== undefined) continue;
+      const last = this.discoveryRetries.get(backend.id) ?? -Infinity;
+      if (now - last < 5_000) continue;
+      this.discoveryRetries.set(backend.id, now);
+      this.flows.get(backend, trace).catch(() => undefined);
+    }
   }
 
   private isDefaultFlow(profile: FlowProfile): boolean {

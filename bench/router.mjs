@@ -1,0 +1,107 @@
+// Routing decision latency of @afw/router (classify + score + select) with warm caches, over
+// 2 backends x 200 flows, for: the fast path (patterns decide, no embedding), the model path (one
+// Universal Sentence Encoder embedding per decision, every question distinct so the embedding
+// cache misses), and scoring alone (explicit intent). In-process fake backends: no network.
+// Targets (issue 4): p50 <= 1 ms on the fast path, p99 <= 40 ms with one model embedding.
+import { createRouter, createIntentClassifier } from "../packages/router/dist/index.js";
+import { measure, summarize, report, round } from "./_lib.mjs";
+
+const INTENTS = ["creative-orientation", "technical-analysis", "structural-thinking", "conversation", "rag-retrieval", "data-processing"];
+
+function fakeBackend(id, kind, flowCount) {
+  const flows = Array.from({ length: flowCount }, (_, i) => {
+    const intent = INTENTS[i % INTENTS.length];
+    const second = INTENTS[(i + 1) % INTENTS.length];
+    return {
+      id: `${id}:flow-${i}`,
+      backendId: id,
+      backendKind: kind,
+      backendFlowId: `flow-${i}`,
+      name: `${intent} flow ${i}`,
+      description: `Handles ${intent} questions`,
+      intents: i % 7 === 0 ? [] : [intent, second],
+      keywords: i % 5 === 0 ? [`topic${i}`, "handbook"] : [],
+      tags: [],
+      capabilities: [],
+      generalPurpose: i % 50 === 0,
+      inputTypes: ["text"],
+      outputTypes: ["text"],
+      cacheable: true,
+      source: "discovered",
+      metadata: {},
+    };
+  });
+  return {
+    specificationVersion: "v1",
+    id,
+    kind,
+    async checkHealth() {
+      return { backendId: id, kind, status: "healthy", latencyMs: 1, checkedAt: new Date().toISOString() };
+    },
+    async discoverFlows() {
+      return flows;
+    },
+    async execute(request) {
+      return { text: "ok", backendId: id, flowId: request.flowId, sources: [], raw: null };
+    },
+  };
+}
+
+const backends = [fakeBackend("flowise", "flowise", 200), fakeBackend("langflow", "langflow", 200)];
+const classifier = createIntentClassifier();
+const router = createRouter({ backends, classifier });
+const loadStarted = performance.now();
+await classifier.warmUp();
+await router.warmUp();
+const loadMs = performance.now() - loadStarted;
+
+// Performance history for every flow, so the performance component is real work.
+for (const b of backends) {
+  for (const flow of await b.discoverFlows()) {
+    for (let k = 0; k < 5; k++) await router.performance.record({ backendId: b.id, flowId: flow.id, latencyMs: 200 + k * 50, success: k !== 3, timestamp: Date.now() });
+  }
+}
+
+const fastQuestions = [
+  "Traceback (most recent call last): KeyError 'user_id' in my Python code, help me debug this stack trace",
+  "Hello! How are you today?",
+  "Search the knowledge base and cite the sources: what does our policy in the handbook say about travel?",
+  "Convert this CSV to JSON, remove duplicate rows and aggregate the totals per month in the spreadsheet",
+  "How should we structure the architecture: microservices or a modular monolith, and which design pattern fits?",
+];
+const modelQuestions = [
+  "Could you look at why the nightly sync keeps skipping some customers",
+  "I want our little bookshop to feel like a second living room for the neighborhood",
+  "What's a nice way to spend an evening in Porto",
+  "How would you split the payment part from the ordering part of our app",
+  "Which suppliers have the longest delays, based on the deliveries sheet",
+  "When did we agree to move the release day to Thursdays",
+];
+
+for (const q of fastQuestions) {
+  const d = await router.route({ question: q });
+  if (d.method !== "pattern") throw new Error(`fast-path question not decided by patterns: ${q} (${d.method})`);
+}
+
+const fast = await measure((i) => router.route({ question: fastQuestions[i % fastQuestions.length] }), { iterations: 2000, warmup: 200 });
+const model = await measure((i) => router.route({ question: `${modelQuestions[i % modelQuestions.length]} (case ${i})` }), { iterations: 300, warmup: 20, maxMs: 60_000 });
+const scoring = await measure((i) => router.route({ question: "anything", intent: INTENTS[i % INTENTS.length] }), { iterations: 2000, warmup: 200 });
+const decided = await router.route({ question: `${modelQuestions[0]} (check)` });
+
+const row = (name, samples, target) => {
+  const s = summarize(samples);
+  return { scenario: name, count: s.count, p50_ms: round(s.p50), p95_ms: round(s.p95), p99_ms: round(s.p99), mean_ms: round(s.mean), target };
+};
+const rows = [
+  row("fast path (patterns decide)", fast, "p50 <= 1 ms"),
+  row("model path (1 USE embedding)", model, "p99 <= 40 ms"),
+  row("score + select only (explicit intent)", scoring, "-"),
+];
+report("router", rows, {
+  notes: [
+    `2 backends x 200 flows = 400 candidates per decision; warm flow/health/performance caches; classifier load ${round(loadMs, 0)} ms (once)`,
+    `model-path decisions use method ${decided.method}; every model-path question is distinct, so the embedding cache misses`,
+    "in-process fake backends, no network",
+  ],
+  extra: { flows: 400, targets: { fastPathP50Ms: 1, modelPathP99Ms: 40 } },
+});
