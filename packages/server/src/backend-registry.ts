@@ -56,6 +56,8 @@ export interface BackendRegistryOptions {
 export interface BackendRegistry extends FlowSource {
   /** Every backend, in registration order. */
   list(): FlowBackendV1[];
+  /** Increases on every add and remove (lets a router rebuild its view). */
+  readonly revision: number;
   /** Every registration with its metadata. */
   entries(): RegisteredBackend[];
   /** A backend by id. */
@@ -156,6 +158,7 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
   type Discovery = { flows: UniversalFlow[]; fetchedAt: number; inflight?: Promise<UniversalFlow[]> | undefined; problem?: DiscoveryProblem | undefined };
   const discoveries = new Map<string, Discovery>();
   let healthTimer: NodeJS.Timeout | undefined;
+  let revision = 0;
 
   const backgroundTrace = (trace?: TraceContext) => trace ?? (options.sink ? newTraceContext(options.sink) : undefined);
 
@@ -215,6 +218,9 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
 
   return {
     list: () => [...registrations.values()].map((entry) => entry.backend),
+    get revision() {
+      return revision;
+    },
     entries: () => [...registrations.values()],
     get: (id) => registrations.get(id),
     add(backend, addOptions = {}) {
@@ -223,12 +229,14 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
       }
       if (registrations.has(backend.id)) throw new AfwError("INVALID_INPUT", `a backend with id '${backend.id}' already exists`);
       registrations.set(backend.id, { backend, config: addOptions.config, source: addOptions.source ?? "parts", addedAt: now() });
+      revision++;
     },
     async remove(id) {
       const entry = registrations.get(id);
       if (!entry) return false;
       registrations.delete(id);
       discoveries.delete(id);
+      revision++;
       await entry.backend.close?.().catch(() => undefined);
       return true;
     },

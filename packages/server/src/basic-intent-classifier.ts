@@ -33,6 +33,32 @@ export const BUILT_IN_INTENT_PATTERNS: Readonly<Record<Intent, readonly string[]
   ],
 };
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * Regular-expression sources of configured intent patterns (`routing.intentPatterns`): lists are
+ * used as is; rule objects contribute their regexes, keywords (`word`, `prefix*`) and phrases.
+ */
+export function intentPatternSources(
+  patterns: Partial<Record<Intent, readonly string[] | { keywords?: Record<string, number>; phrases?: Record<string, number>; regex?: { pattern: string }[] }>>,
+): Partial<Record<Intent, string[]>> {
+  const out: Partial<Record<Intent, string[]>> = {};
+  for (const [intent, entry] of Object.entries(patterns) as [Intent, (typeof patterns)[Intent]][]) {
+    if (!entry) continue;
+    if (Array.isArray(entry)) {
+      out[intent] = [...entry];
+      continue;
+    }
+    const rules = entry as { keywords?: Record<string, number>; phrases?: Record<string, number>; regex?: { pattern: string }[] };
+    out[intent] = [
+      ...(rules.regex ?? []).map((r) => r.pattern),
+      ...Object.keys(rules.keywords ?? {}).map((word) => (word.endsWith("*") ? `\\b${escapeRegExp(word.slice(0, -1))}\\w*` : `\\b${escapeRegExp(word)}\\b`)),
+      ...Object.keys(rules.phrases ?? {}).map((phrase) => `\\b${escapeRegExp(phrase).replace(/\s+/g, "\\s+")}\\b`),
+    ];
+  }
+  return out;
+}
+
 /** Options of {@link createBasicIntentClassifier}. */
 export interface BasicIntentClassifierOptions {
   /** Extra patterns per intent, added to {@link BUILT_IN_INTENT_PATTERNS}. */

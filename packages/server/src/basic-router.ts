@@ -10,16 +10,18 @@ import {
   type FlowExecutionResult,
   type HealthStore,
   type Intent,
+  type IntentClassification,
   type PerformanceStore,
   type RoutingCandidate,
   type RoutingDecision,
   type ScoreBreakdown,
   type ScoringWeights,
+  type TraceContext,
   type UniversalFlow,
 } from "@afw/contracts";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { RoutingConfig } from "./config-schema.js";
-import type { ExecuteOptions, ExecutionOutcome, ExecutionRequest, RouterPort, RoutingRequest } from "./ports.js";
+import type { ExecuteOptions, ExecutionOutcome, ExecutionRequest, IntentClassifierPort, RouterPort, RoutingOutcome, RoutingRequest } from "./ports.js";
 
 /** Default per-kind capability scores (0..1) used when a backend declares none. */
 export const DEFAULT_CAPABILITIES: Readonly<Record<string, Partial<Record<Intent, number>>>> = {
@@ -35,6 +37,8 @@ export interface BasicRouterOptions {
   circuitStore: CircuitStateStore;
   /** Routing settings (weights, thresholds, retries, circuit breaker). */
   routing: RoutingConfig;
+  /** Classifies questions whose intent is `auto`. */
+  classifier: IntentClassifierPort;
   /** Per-backend request timeouts (ms), by backend id. */
   requestTimeoutMs?: (backendId: string) => number | undefined;
   /** @default Date.now */
@@ -87,8 +91,8 @@ function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
  *
  * @example
  * ```ts
- * const router = createBasicRouter({ registry, healthStore, performanceStore, circuitStore, routing: config.routing });
- * const decision = await router.decide({ question, classification });
+ * const router = createBasicRouter({ registry, healthStore, performanceStore, circuitStore, routing: config.routing, classifier });
+ * const { decision } = await router.decide({ question });
  * const outcome = await router.execute(decision, { question });
  * ```
  */
@@ -109,9 +113,16 @@ export function createBasicRouter(options: BasicRouterOptions): RouterPort {
 
   const circuitOpen = (state: CircuitState | undefined, at: number) => state?.state === "open" && (state.nextProbeAt ?? 0) > at;
 
-  const decide = async (request: RoutingRequest, decideOptions: { signal?: AbortSignal; trace?: import("@afw/contracts").TraceContext } = {}): Promise<RoutingDecision> => {
+  const decide = async (request: RoutingRequest, decideOptions: { signal?: AbortSignal; trace?: TraceContext } = {}): Promise<RoutingOutcome> => {
     const started = performance.now();
-    const { classification } = request;
+    const requested = request.intent ?? "auto";
+    let classification: IntentClassification;
+    if (requested !== "auto") {
+      classification = { intent: requested, confidence: 1, method: "explicit", alternatives: [] };
+      emitTrace(decideOptions.trace, "intent-classified", { intent: requested, confidence: 1, method: "explicit", alternatives: [], durationMs: 0 });
+    } else {
+      classification = await options.classifier.classify(request.question, decideOptions);
+    }
     const intent = classification.intent;
     const level = confidenceLevel(classification.confidence, routing.thresholds);
     const backendFilter = request.backend && request.backend !== "auto" ? request.backend : undefined;
@@ -207,7 +218,7 @@ export function createBasicRouter(options: BasicRouterOptions): RouterPort {
       emitTrace(decideOptions.trace, "router-low-confidence", { intent, confidence: classification.confidence, threshold: routing.thresholds.low, strategy });
     }
     emitTrace(decideOptions.trace, "routing-decided", { decision });
-    return decision;
+    return { classification, decision };
   };
 
   const recordCircuit = async (backendId: string, success: boolean, trace: ExecuteOptions["trace"]) => {

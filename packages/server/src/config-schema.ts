@@ -6,6 +6,7 @@ import {
   SearchModeSchema,
 } from "@afw/contracts";
 import { ParameterMappingSchema } from "@afw/backends";
+import { IntentPatternRulesSchema } from "@afw/router";
 import { z } from "zod";
 
 const unit = z.number().min(0).max(1);
@@ -153,10 +154,21 @@ export const RoutingConfigSchema = z
       .default({ high: 0.8, medium: 0.5, low: 0.3 }),
     defaultIntent: IntentSchema.default("conversation").describe("Intent used when nothing matches."),
     defaultFlow: z.string().min(1).optional().describe("Gateway-wide flow id (`backendId:flowId`) for unclassifiable questions."),
+    engine: z
+      .enum(["router", "basic"])
+      .default("router")
+      .describe("`router`: @afw/router (hybrid pattern + embedding classifier, hedging); `basic`: the server's built-in keyword router."),
+    classifierEmbedder: z
+      .enum(["use", "hashing"])
+      .default("use")
+      .describe("Embedder of the router's semantic stage: `use` (offline Universal Sentence Encoder) or `hashing` (fast, weaker)."),
+    hedge: z.boolean().default(true).describe("Router engine: run the top two backends in parallel for low-confidence questions."),
     intentPatterns: z
-      .partialRecord(IntentSchema, z.array(RegexSourceSchema))
+      .partialRecord(IntentSchema, z.union([z.array(RegexSourceSchema), IntentPatternRulesSchema]))
       .default({})
-      .describe("Extra regular expressions per intent (case-insensitive), added to the built-in ones."),
+      .describe(
+        "Extra patterns per intent, added to the built-in ones: a list of regular expressions (case-insensitive), or rules `{ keywords: {word: weight}, phrases: {text: weight}, regex: [{pattern, weight}] }`.",
+      ),
     retries: z.number().int().min(0).max(3).default(1).describe("Retries of the same candidate after a retryable error."),
     retryDelayMs: z.number().int().min(0).max(10_000).default(50),
     maxCandidates: z.number().int().min(1).max(10).default(3).describe("Candidates tried before giving up."),

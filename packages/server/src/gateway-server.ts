@@ -19,7 +19,8 @@ import type { DestinationStream, Logger } from "pino";
 import { defaultBackendFactory } from "./backend-adapters.js";
 import type { BackendFactory } from "./backend-factory.js";
 import { createBackendRegistry, type BackendRegistry } from "./backend-registry.js";
-import { createBasicIntentClassifier } from "./basic-intent-classifier.js";
+import { createAfwRouterPort } from "./afw-router-adapter.js";
+import { createBasicIntentClassifier, intentPatternSources } from "./basic-intent-classifier.js";
 import { createBasicRouter } from "./basic-router.js";
 import { createBasicWorkflowCatalog, loadWorkflowCatalogFile } from "./basic-workflow-catalog.js";
 import { parseGatewayConfig } from "./config-loader.js";
@@ -81,9 +82,9 @@ export interface GatewayParts {
   health?: HealthStore;
   /** Circuit-breaker state store. @default in-memory */
   circuits?: CircuitStateStore;
-  /** Intent classifier. @default keyword classifier with `routing.intentPatterns` */
+  /** Intent classifier of the built-in (`basic`) router; giving one selects that router. */
   classifier?: IntentClassifierPort;
-  /** Router, or a factory of one. @default the built-in router */
+  /** Router, or a factory of one. @default `@afw/router` (`routing.engine: router`), else the built-in router */
   router?: RouterPort | ((dependencies: RouterDependencies) => RouterPort);
   /** Tool search. @default a `@afw/tool-zoo` index of `tools.catalogs` */
   toolSearch?: ToolSearchPort;
@@ -141,6 +142,11 @@ export interface GatewayServer {
   createMcpServer(): McpServer;
   /** Creates an MCP server and connects it to `transport`. */
   connect(transport: Transport): Promise<McpServer>;
+  /**
+   * Discovers flows, probes backends and loads the router's models, so the first query is fast.
+   * Optional; never rejects (problems show in `backend_status` and `/readyz`).
+   */
+  warmUp(): Promise<void>;
   /** Readiness of backends, stores and extra checks (for `/readyz`). */
   readiness(options?: { signal?: AbortSignal }): Promise<ReadinessReport>;
   /** Stops background work and closes backends, exporters and disposables. Idempotent. */
@@ -291,22 +297,26 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   const toolSearch = parts.toolSearch ?? (await createToolSearchFromConfig(config.tools, { sink }));
   const workflowCatalog =
     parts.workflowCatalog ?? createBasicWorkflowCatalog((await Promise.all(config.workflows.catalogs.map((file) => loadWorkflowCatalogFile(file)))).flat());
-  const classifier = parts.classifier ?? createBasicIntentClassifier({ patterns: config.routing.intentPatterns, defaultIntent: config.routing.defaultIntent });
   const requestTimeouts = new Map(config.backends.map((b) => [b.id, b.requestTimeoutMs]));
-  const router =
-    typeof parts.router === "function"
-      ? parts.router({ config, registry, stores, sink })
-      : (parts.router ??
-        createBasicRouter({
-          registry,
-          healthStore: stores.health,
-          performanceStore: stores.performance,
-          circuitStore: stores.circuits,
-          routing: config.routing,
-          requestTimeoutMs: (id) => requestTimeouts.get(id) ?? registry.get(id)?.config?.requestTimeoutMs,
-          now,
-        }));
-  const pipeline = createQueryPipeline({ config, registry, classifier, router, cache: stores.cache, sessions: stores.sessions, performance: stores.performance, now });
+  const routerDependencies: RouterDependencies = { config, registry, stores, sink };
+  let router: RouterPort;
+  if (typeof parts.router === "function") router = parts.router(routerDependencies);
+  else if (parts.router) router = parts.router;
+  else if (config.routing.engine === "router" && !parts.classifier) router = createAfwRouterPort({ ...routerDependencies, now });
+  else {
+    router = createBasicRouter({
+      registry,
+      healthStore: stores.health,
+      performanceStore: stores.performance,
+      circuitStore: stores.circuits,
+      routing: config.routing,
+      classifier:
+        parts.classifier ?? createBasicIntentClassifier({ patterns: intentPatternSources(config.routing.intentPatterns), defaultIntent: config.routing.defaultIntent }),
+      requestTimeoutMs: (id) => requestTimeouts.get(id) ?? registry.get(id)?.config?.requestTimeoutMs,
+      now,
+    });
+  }
+  const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, performance: stores.performance, now });
   const tools = createGatewayTools({
     config,
     registry,
@@ -442,6 +452,9 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       await mcp.connect(transport);
       return mcp;
     },
+    async warmUp() {
+      await Promise.allSettled([registry.flows(), registry.checkHealth(), router.warmUp?.()]);
+    },
     async readiness(options = {}) {
       const signal = options.signal ?? AbortSignal.timeout(config.routing.health.timeoutMs);
       const checks: ReadinessReport["checks"] = [];
@@ -472,6 +485,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         await registry.close();
         await otlp?.close();
         await toolSearch.close?.().catch(() => undefined);
+        await router.close?.().catch(() => undefined);
         for (const disposable of disposables) await Promise.resolve(disposable.close()).catch(() => undefined);
         logger.flush?.();
       })();

@@ -67,6 +67,7 @@ export {
   type IntentClassifierPort,
   type RouterPort,
   type RoutingRequest,
+  type RoutingOutcome,
   type ExecutionRequest,
   type ExecuteOptions,
   type ExecutionOutcome,
@@ -79,7 +80,8 @@ export {
 export { type BackendFactory, backendFactoryByKind } from "./backend-factory.js";
 export { builtInBackendFactories, defaultBackendFactory, adapterSettings } from "./backend-adapters.js";
 export { createBackendRegistry, type BackendRegistry, type BackendRegistryOptions, type RegisteredBackend, type DiscoveryProblem } from "./backend-registry.js";
-export { createBasicIntentClassifier, BUILT_IN_INTENT_PATTERNS, type BasicIntentClassifierOptions } from "./basic-intent-classifier.js";
+export { createBasicIntentClassifier, intentPatternSources, BUILT_IN_INTENT_PATTERNS, type BasicIntentClassifierOptions } from "./basic-intent-classifier.js";
+export { createAfwRouterPort, routerIntentPatterns, type AfwRouterPortOptions } from "./afw-router-adapter.js";
 export { createBasicRouter, DEFAULT_CAPABILITIES, type BasicRouterOptions } from "./basic-router.js";
 export { createBasicWorkflowCatalog, loadWorkflowCatalogFile, parseWorkflowCatalog } from "./basic-workflow-catalog.js";
 export { createToolSearchFromConfig } from "./tool-zoo-adapter.js";

@@ -34,7 +34,8 @@ beforeAll(async () => {
     testConfig({
       backends: [{ id: "flowise", kind: "flowise", baseURL: "http://127.0.0.1:1", flows: [{ id: fid("Docs QA"), intents: ["rag-retrieval"], cacheClass: "technical" }] }],
       http: { authTokens: [TOKEN] },
-      routing: { retryDelayMs: 0 },
+      routing: { engine: "router", retryDelayMs: 0 },
+      backendConnect: { allowedHosts: ["127.0.0.1"] },
     }),
     { env: { FLOWISE_BASE_URL: flowise.url, FLOWISE_API_KEY: FLOWISE_KEY, LANGFLOW_BASE_URL: langflow.url, LANGFLOW_API_KEY: LANGFLOW_KEY } },
   );
@@ -110,6 +111,31 @@ describe("against the local Flowise and Langflow reproductions", () => {
     expect(body._mcp_metadata.backends_tried).toEqual(["flowise", "langflow"]);
     expect(body._mcp_metadata).toMatchObject({ backend_used: "langflow", fallback_used: true });
     expect(body.result).toContain("[General Chat]");
+  });
+
+  it("classifies with @afw/router and explains the ranking without running anything", async () => {
+    const runsBefore = flowise.runs.length + langflow.runs.length;
+    const { body } = parseResult<{ classification: { intent: string; method: string }; decision: { candidates: { backendId: string; score: number }[]; chosen: { backendId: string } | null } }>(
+      await client.callTool({ name: "explain_routing", arguments: { question: "Why does my TypeScript build throw TS2345 and a stack trace?" } }),
+    );
+    expect(body.classification.intent).toBe("technical-analysis");
+    expect(body.decision.chosen).not.toBeNull();
+    expect(body.decision.candidates.length).toBeGreaterThan(1);
+    expect(flowise.runs.length + langflow.runs.length).toBe(runsBefore);
+  });
+
+  it("adds a platform at run time with backend_connect and routes to it", async () => {
+    const extra = await startLangflowServer({ flows: demoFlows("b") });
+    try {
+      const connected = parseResult(await client.callTool({ name: "backend_connect", arguments: { id: "langflow-extra", kind: "langflow", baseURL: extra.url } }));
+      expect(connected.isError).toBe(false);
+      expect(connected.body["flows"]).toBe(7);
+      const { body } = await ask({ question: "hello from the new platform", backend: "langflow-extra" });
+      expect(body._mcp_metadata.backend_used).toBe("langflow-extra");
+      expect(extra.runs).toHaveLength(1);
+    } finally {
+      await extra.close();
+    }
   });
 
   it("reports a typed error when every platform fails", async () => {

@@ -5,6 +5,7 @@
  */
 import type {
   FlowExecutionResult,
+  Intent,
   GetPlaybookDetailsInput,
   IntentClassification,
   PerformanceSample,
@@ -30,12 +31,18 @@ export interface IntentClassifierPort {
 export interface RoutingRequest {
   /** The question as asked. */
   question: string;
-  /** Its intent (explicit or classified). */
-  classification: IntentClassification;
+  /** An explicit intent, or `auto` to classify. @default "auto" */
+  intent?: Intent | "auto";
   /** `auto`, a backend kind (`flowise`, `langflow`) or a backend id. @default "auto" */
   backend?: string;
   /** Run this flow: a gateway-wide id (`backendId:flowId`) or a platform flow id. */
   flowId?: string;
+}
+
+/** A routing decision with the classification it was made on. */
+export interface RoutingOutcome {
+  classification: IntentClassification;
+  decision: RoutingDecision;
 }
 
 /** What to run once a decision is made. */
@@ -84,12 +91,16 @@ export interface ExecutionOutcome {
  * with `details.attempts`, `details.backendsTried` and `details.lastError` (`{ code, message }`).
  */
 export interface RouterPort {
-  /** Scores every (backend, flow) candidate; executes nothing. */
-  decide(request: RoutingRequest, options?: { signal?: AbortSignal; trace?: TraceContext }): Promise<RoutingDecision>;
+  /** Classifies the question (unless the intent is explicit) and scores every (backend, flow) candidate; executes nothing. */
+  decide(request: RoutingRequest, options?: { signal?: AbortSignal; trace?: TraceContext }): Promise<RoutingOutcome>;
   /** Runs `decision`'s candidates in order with retry, fallback and circuit breaking. */
   execute(decision: RoutingDecision, request: ExecutionRequest, options?: ExecuteOptions): Promise<ExecutionOutcome>;
   /** True when the router records performance samples itself (then the server does not). */
   readonly recordsPerformance?: boolean;
+  /** Loads models and warms caches so the first query is fast. */
+  warmUp?(): Promise<void>;
+  /** Releases resources (not the backends: the registry owns them). */
+  close?(): Promise<void>;
 }
 
 /** Input of {@link ToolSearchPort.search} (`search_tools` input, defaults optional). */

@@ -10,7 +10,6 @@ import {
   type IntentClassification,
   type PerformanceStore,
   type ResponseCache,
-  type RoutingDecision,
   type SessionStore,
   type TraceContext,
   type UniversalFlow,
@@ -20,13 +19,12 @@ import {
 } from "@afw/contracts";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
-import type { IntentClassifierPort, RouterPort } from "./ports.js";
+import type { RouterPort, RoutingOutcome } from "./ports.js";
 
 /** Options of {@link createQueryPipeline}. */
 export interface QueryPipelineOptions {
   config: GatewayConfig;
   registry: BackendRegistry;
-  classifier: IntentClassifierPort;
   router: RouterPort;
   cache: ResponseCache;
   sessions: SessionStore;
@@ -62,11 +60,8 @@ export interface ExplainRoutingInput {
   flow_id?: string;
 }
 
-/** What `explain_routing` returns. */
-export interface RoutingExplanation {
-  classification: IntentClassification;
-  decision: RoutingDecision;
-}
+/** What `explain_routing` returns: the classification and the decision. */
+export type RoutingExplanation = RoutingOutcome;
 
 /** The query path of DESIGN.md; see {@link createQueryPipeline}. */
 export interface QueryPipeline {
@@ -121,15 +116,6 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
   const now = options.now ?? Date.now;
   const { config, cache, sessions } = options;
   const flowEpochs = new Map<string, number>();
-
-  const classify = async (question: string, intent: Intent | "auto", trace: TraceContext, signal?: AbortSignal): Promise<IntentClassification> => {
-    if (intent !== "auto") {
-      const explicit: IntentClassification = { intent, confidence: 1, method: "explicit", alternatives: [] };
-      emitTrace(trace, "intent-classified", { intent, confidence: 1, method: "explicit", alternatives: [], durationMs: 0 });
-      return explicit;
-    }
-    return options.classifier.classify(question, { trace, ...(signal ? { signal } : {}) });
-  };
 
   const query = async (input: UniversalQueryInput, call: QueryCallOptions): Promise<QueryOutcome> => {
     const started = now();
@@ -235,16 +221,17 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       }
 
       // 4. intent, 5. rank
-      classification = await classify(input.question, input.intent, trace, controller.signal);
-      const decision = await options.router.decide(
+      const routed = await options.router.decide(
         {
           question: input.question,
-          classification,
+          intent: input.intent,
           backend: input.backend,
           ...(input.flow_id === undefined ? {} : { flowId: input.flow_id }),
         },
         { trace, signal: controller.signal },
       );
+      classification = routed.classification;
+      const decision = routed.decision;
 
       // 6. execute
       const samples: Promise<void>[] = [];
@@ -386,18 +373,16 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
     invalidateFlow(flowId) {
       flowEpochs.set(flowId, now());
     },
-    async explain(input, explainOptions) {
-      const classification = await classify(input.question, input.intent ?? "auto", explainOptions.trace, explainOptions.signal);
-      const decision = await options.router.decide(
+    explain(input, explainOptions) {
+      return options.router.decide(
         {
           question: input.question,
-          classification,
+          intent: input.intent ?? "auto",
           backend: input.backend ?? "auto",
           ...(input.flow_id === undefined ? {} : { flowId: input.flow_id }),
         },
         { trace: explainOptions.trace, ...(explainOptions.signal ? { signal: explainOptions.signal } : {}) },
       );
-      return { classification, decision };
     },
   };
 }

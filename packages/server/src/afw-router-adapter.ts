@@ -1,0 +1,176 @@
+import { AfwError, type TraceSink } from "@afw/contracts";
+import { createCachingEmbedder, createHashingEmbedder } from "@afw/embeddings";
+import {
+  createIntentClassifier,
+  DEFAULT_INTENT_PATTERNS,
+  executeStream,
+  executeWithFallback,
+  mergeIntentPatterns,
+  Router,
+  type ExecutionAttempt,
+  type ExecutionOutcome as RouterExecutionOutcome,
+  type IntentClassifier,
+  type IntentPatternRules,
+} from "@afw/router";
+import type { BackendRegistry } from "./backend-registry.js";
+import type { GatewayConfig } from "./config-schema.js";
+import type { GatewayStores } from "./gateway-server.js";
+import type { ExecutionOutcome, RouterPort } from "./ports.js";
+import { newTraceContext } from "./trace-context.js";
+
+/** Options of {@link createAfwRouterPort}. */
+export interface AfwRouterPortOptions {
+  config: GatewayConfig;
+  /** The live backends; the router is rebuilt when backends are added or removed. */
+  registry: BackendRegistry;
+  stores: GatewayStores;
+  /** Sink of background events (health probes, discovery). */
+  sink?: TraceSink;
+  /** A ready classifier. @default `@afw/router`'s hybrid classifier with `routing.classifierEmbedder` */
+  classifier?: IntentClassifier;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/** The router's pattern configuration: built-in patterns plus `routing.intentPatterns`. */
+export function routerIntentPatterns(patterns: GatewayConfig["routing"]["intentPatterns"]) {
+  const intents: Record<string, Partial<IntentPatternRules>> = {};
+  for (const [intent, entry] of Object.entries(patterns)) {
+    if (!entry) continue;
+    intents[intent] = Array.isArray(entry) ? { regex: entry.map((pattern) => ({ pattern, weight: 3, flags: "iu" })) } : entry;
+  }
+  return mergeIntentPatterns(DEFAULT_INTENT_PATTERNS, { intents });
+}
+
+function summarizeAttempts(attempts: readonly ExecutionAttempt[]) {
+  const ran = attempts.filter((a) => a.outcome !== "skipped");
+  const backendsTried = [...new Set(ran.map((a) => a.backendId))];
+  const lastFailure = [...ran].reverse().find((a) => a.outcome !== "success");
+  return {
+    attempts: ran.length,
+    backendsTried,
+    ...(lastFailure ? { lastError: { code: lastFailure.code ?? lastFailure.outcome.toUpperCase(), message: lastFailure.message ?? lastFailure.outcome } } : {}),
+  };
+}
+
+/**
+ * Wires `@afw/router` into the server's {@link RouterPort}: its hybrid intent classifier, scoring
+ * with shared health/performance/circuit stores, and `executeWithFallback` / `executeStream`
+ * (retry with backoff, fallback, circuit breaking, hedging). The router is rebuilt when
+ * `backend_connect` adds a backend (its state lives in the shared stores).
+ *
+ * @example
+ * ```ts
+ * const gateway = await createGatewayServer({ config, router: (deps) => createAfwRouterPort(deps) });
+ * ```
+ */
+export function createAfwRouterPort(options: AfwRouterPortOptions): RouterPort {
+  const { config, registry, stores } = options;
+  const routing = config.routing;
+  const classifier =
+    options.classifier ??
+    createIntentClassifier({
+      ...(routing.classifierEmbedder === "hashing" ? { embedder: createCachingEmbedder(createHashingEmbedder()) } : {}),
+      patterns: routerIntentPatterns(routing.intentPatterns),
+      thresholds: { ...routing.thresholds },
+      defaultIntent: routing.defaultIntent,
+    });
+  const background = options.sink ? newTraceContext(options.sink, { requestId: "router" }) : undefined;
+  let built: { revision: number; router: Router } | undefined;
+  const router = (): Router => {
+    if (built?.revision !== registry.revision) {
+      built = {
+        revision: registry.revision,
+        router: new Router({
+          backends: registry.list(),
+          classifier,
+          weights: { ...routing.weights },
+          stores: { performance: stores.performance, health: stores.health, circuits: stores.circuits },
+          healthTtlMs: routing.health.ttlMs,
+          healthProbeTimeoutMs: routing.health.timeoutMs,
+          discoveryTtlMs: routing.flowDiscoveryTtlMs,
+          circuitBreaker: { ...routing.circuitBreaker },
+          execution: { retry: { retries: routing.retries, baseDelayMs: routing.retryDelayMs }, maxCandidates: routing.maxCandidates },
+          hedging: { enabled: routing.hedge },
+          ...(routing.defaultFlow ? { defaultFlowId: routing.defaultFlow } : {}),
+          ...(options.now ? { now: options.now } : {}),
+          ...(background ? { trace: background } : {}),
+        }),
+      };
+    }
+    return built.router;
+  };
+  const attemptTimeoutMs = Math.max(...config.backends.map((b) => b.requestTimeoutMs), 30_000);
+
+  const toOutcome = (outcome: RouterExecutionOutcome): ExecutionOutcome => {
+    const summary = summarizeAttempts(outcome.attempts);
+    return { result: outcome.result, candidate: outcome.candidate, attempts: summary.attempts, fallbackUsed: outcome.fallbackUsed, backendsTried: summary.backendsTried };
+  };
+
+  return {
+    recordsPerformance: true,
+    async warmUp() {
+      await Promise.all([classifier.warmUp(), router().warmUp(background)]);
+    },
+    async decide(request, decideOptions = {}) {
+      const explanation = await router().explain(request.question, {
+        intent: request.intent ?? "auto",
+        backend: request.backend ?? "auto",
+        ...(request.flowId === undefined ? {} : { flowId: request.flowId }),
+        ...(decideOptions.trace ? { trace: decideOptions.trace } : {}),
+        ...(decideOptions.signal ? { signal: decideOptions.signal } : {}),
+      });
+      return { classification: explanation.classification, decision: explanation.decision };
+    },
+    async execute(decision, request, executeOptions = {}) {
+      const current = router();
+      const remaining = executeOptions.deadline === undefined ? undefined : Math.max(1, executeOptions.deadline - Date.now());
+      const options = {
+        backends: registry.list(),
+        circuitBreaker: current.circuits,
+        performance: current.performance,
+        health: current.health,
+        attemptTimeoutMs,
+        ...(remaining === undefined ? {} : { overallTimeoutMs: remaining }),
+        retry: { retries: routing.retries, baseDelayMs: routing.retryDelayMs },
+        maxCandidates: routing.maxCandidates,
+        intent: decision.intent,
+        ...(executeOptions.trace ? { trace: executeOptions.trace } : {}),
+        ...(executeOptions.signal ? { signal: executeOptions.signal } : {}),
+      };
+      const flowRequest = {
+        question: request.question,
+        ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
+        ...(request.history && request.history.length > 0 ? { history: request.history } : {}),
+        ...(request.parameters && Object.keys(request.parameters).length > 0 ? { parameters: request.parameters } : {}),
+        ...(request.requestId === undefined ? {} : { requestId: request.requestId }),
+        ...(remaining === undefined ? {} : { timeoutMs: remaining }),
+      };
+      try {
+        if (request.stream && executeOptions.onToken) {
+          const stream = executeStream(decision, flowRequest, { ...options, hedge: false });
+          for (;;) {
+            const next = await stream.next();
+            if (next.done) {
+              if (!next.value) throw new AfwError("ALL_BACKENDS_FAILED", "the stream ended without an answer");
+              return toOutcome(next.value);
+            }
+            if (next.value.type === "token" && next.value.text) executeOptions.onToken(next.value.text);
+          }
+        }
+        return toOutcome(await executeWithFallback(decision, flowRequest, options));
+      } catch (error) {
+        if (AfwError.isInstance(error) && Array.isArray(error.details?.["attempts"])) {
+          throw new AfwError(error.code, error.message, {
+            cause: error,
+            details: { ...error.details, ...summarizeAttempts(error.details["attempts"] as ExecutionAttempt[]) },
+          });
+        }
+        throw error;
+      }
+    },
+    async close() {
+      // Backends belong to the registry; the router holds nothing else to release.
+    },
+  };
+}
