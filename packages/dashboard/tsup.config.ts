@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: { index: "src/index.ts", testing: "src/testing.ts" },
   format: ["esm"],
   dts: true,
   sourcemap: true,

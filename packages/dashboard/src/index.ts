@@ -1,8 +1,65 @@
 /**
- * `@afw/dashboard`: the operator dashboard.
- *
- * Not implemented yet: see the package README.
+ * `@afw/dashboard`: the Agentic Flywheel operator dashboard — a self-contained web page (no build
+ * step, no CDN), JSON endpoints and a server-sent-event live feed, served by a `node:http`
+ * handler that the gateway mounts behind its bearer auth. The gateway supplies the data by
+ * implementing {@link DashboardSource} (or building one with {@link createStoreDashboardSource}).
  *
  * @packageDocumentation
  */
-export {};
+export { createDashboard, type Dashboard, type DashboardOptions, type DashboardOverview } from "./create-dashboard.js";
+export {
+  toCacheInvalidation,
+  type DashboardSource,
+  type BackendView,
+  type FlowPerformanceView,
+  type PerformanceFigures,
+  type TimeSeriesPoint,
+  type CircuitStateName,
+  type FlowView,
+  type QuerySummary,
+  type QueryAttempt,
+  type QueryFallback,
+  type QueryCacheOutcome,
+  type CacheView,
+  type CacheFlowView,
+  type CacheHitRatePoint,
+  type DashboardCacheSelector,
+  type ToolServerView,
+  type ToolSearchView,
+  type GatewayInfo,
+  type TraceEventListener,
+} from "./dashboard-source.js";
+export {
+  createStoreDashboardSource,
+  type StoreDashboardSourceParts,
+  type TraceEventLog,
+  type BackendDescriptor,
+  type FlowDescriptor,
+  type DashboardCacheAccess,
+  type ToolServerInput,
+} from "./store-dashboard-source.js";
+export {
+  createInMemoryDashboardSource,
+  type InMemoryDashboardSource,
+  type InMemoryDashboardSourceInit,
+  type InMemoryCacheEntry,
+  type DashboardSourceMethod,
+} from "./in-memory-dashboard-source.js";
+export {
+  buildQuerySummary,
+  queriesFromTraceEvents,
+  isQueryLifecycleEvent,
+  type BuildQuerySummaryOptions,
+  type QueriesFromTraceEventsOptions,
+} from "./query-summary.js";
+export { summarizePerformance, cacheHitRateSeries, percentile, type SeriesWindow } from "./time-series.js";
+export {
+  DASHBOARD_ERROR_CODES,
+  DASHBOARD_CONTENT_SECURITY_POLICY,
+  type DashboardErrorCode,
+  type DashboardErrorBody,
+  type DashboardValidationIssue,
+} from "./http-responses.js";
+export { ClearCacheBodySchema, QueriesParametersSchema, SessionsParametersSchema, ToolSearchParametersSchema } from "./request-schemas.js";
+export { REDACTED_TEXT, truncateText } from "./presentation.js";
+export { escapeHtml } from "./html-shell.js";

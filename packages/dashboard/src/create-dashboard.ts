@@ -1,0 +1,506 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { AfwError, parseOrThrow, type TraceEvent } from "@afw/contracts";
+import type { DashboardSource, QuerySummary } from "./dashboard-source.js";
+import { EventStreamHub } from "./event-stream.js";
+import { renderHtmlShell } from "./html-shell.js";
+import { DashboardHttpError, readJsonBody, sendError, sendJson, setSecurityHeaders } from "./http-responses.js";
+import { presentQuery, presentSession, presentTraceEvent, type PresentationOptions } from "./presentation.js";
+import {
+  ClearCacheBodySchema,
+  NoParametersSchema,
+  QueriesParametersSchema,
+  SessionIdParameterSchema,
+  SessionsParametersSchema,
+  ToolSearchParametersSchema,
+  TraceIdSchema,
+  parseRequest,
+  searchParamsToObject,
+} from "./request-schemas.js";
+
+const PathSchema = z
+  .string()
+  .regex(/^(\/[A-Za-z0-9._~-]+)+\/?$/, "must be an absolute path such as /dashboard (letters, digits, . _ ~ -)")
+  .transform((path) => path.replace(/\/+$/, ""));
+
+const DashboardSettingsSchema = z.object({
+  basePath: PathSchema.default("/dashboard"),
+  apiPath: PathSchema.default("/api"),
+  redact: z.boolean().default(false),
+  title: z.string().min(1).max(80).default("Agentic Flywheel"),
+  questionPreviewLength: z.number().int().min(16).max(4000).default(200),
+  answerPreviewLength: z.number().int().min(16).max(20_000).default(400),
+  heartbeatMs: z.number().int().min(10).max(3_600_000).default(15_000),
+  retryMs: z.number().int().min(100).max(600_000).default(3_000),
+  maxEventClients: z.number().int().min(1).max(10_000).default(32),
+  maxBufferedEvents: z.number().int().min(1).max(100_000).default(256),
+  maxBufferedBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  maxBodyBytes: z.number().int().min(64).max(1024 * 1024).default(16 * 1024),
+  allowedOrigins: z.array(z.url()).default([]),
+  assetsDirectory: z.string().min(1).optional(),
+});
+
+/** Options of {@link createDashboard}. */
+export interface DashboardOptions {
+  /** Where the data comes from (implemented by the gateway). */
+  source: DashboardSource;
+  /** Path of the page and its assets. @default "/dashboard" */
+  basePath?: string;
+  /**
+   * Path of the JSON endpoints and the live feed (absolute, not relative to `basePath`).
+   *
+   * @default "/api"
+   */
+  apiPath?: string;
+  /**
+   * Hide user text: questions (only their length is shown), session turns and tool-search
+   * queries in trace events.
+   *
+   * @default false
+   */
+  redact?: boolean;
+  /** Title of the page. @default "Agentic Flywheel" */
+  title?: string;
+  /** Longest question shown in the feed and sessions; longer ones are cut. @default 200 */
+  questionPreviewLength?: number;
+  /** Longest session answer shown; longer ones are cut. @default 400 */
+  answerPreviewLength?: number;
+  /** Interval of heartbeat comments on the live feed, milliseconds. @default 15000 */
+  heartbeatMs?: number;
+  /** Reconnection delay suggested to the page, milliseconds. @default 3000 */
+  retryMs?: number;
+  /** Most simultaneous live-feed connections. @default 32 */
+  maxEventClients?: number;
+  /** Most frames queued for one slow live-feed client before the oldest are dropped. @default 256 */
+  maxBufferedEvents?: number;
+  /** Most bytes queued for one slow live-feed client before the oldest frames are dropped. @default 1048576 */
+  maxBufferedBytes?: number;
+  /** Largest accepted request body (clear cache), bytes. @default 16384 */
+  maxBodyBytes?: number;
+  /**
+   * Origins (besides the request's own host) allowed to POST, e.g. when a reverse proxy rewrites
+   * `Host`. @default []
+   */
+  allowedOrigins?: string[];
+  /** Directory holding `dashboard.js` and `dashboard.css`. @default the package's `assets/` */
+  assetsDirectory?: string;
+  /**
+   * Called with every error the source throws (and other unexpected failures) so the gateway can
+   * log it; the client only sees a generic 500.
+   */
+  onError?: (error: unknown, context: { path: string; operation: string }) => void;
+}
+
+/** A mounted dashboard: a `node:http` handler plus lifecycle. */
+export interface Dashboard {
+  /**
+   * Serves a request when its path is under `basePath` or `apiPath` and resolves `true`; resolves
+   * `false` (without touching `res`) for any other path. Authentication is the caller's job.
+   */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /**
+   * True for the paths that carry no data — the page shell and its script and style — which a
+   * gateway may serve without a bearer token so a browser can load the page; everything under
+   * `apiPath` should stay behind the gateway's auth.
+   */
+  isPublicPath(pathname: string): boolean;
+  /** The normalised base path, e.g. `/dashboard`. */
+  readonly basePath: string;
+  /** The normalised API path, e.g. `/api`. */
+  readonly apiPath: string;
+  /** Pages currently connected to the live feed. */
+  readonly liveClientCount: number;
+  /** Ends every live-feed connection (call before closing the HTTP server). */
+  close(): void;
+}
+
+/** JSON body of `GET {apiPath}/overview`. */
+export interface DashboardOverview {
+  /** Page title. */
+  title: string;
+  /** Gateway name/version, when the source tells. */
+  info?: { name?: string | undefined; version?: string | undefined; startedAt?: string | undefined } | undefined;
+  /** Whether user text is hidden. */
+  redacted: boolean;
+  /** Which parts the source implements. */
+  sections: Record<"backends" | "flows" | "queries" | "liveFeed" | "cache" | "clearCache" | "sessions" | "toolServers" | "toolSearch", boolean>;
+  /** Headline numbers, when the source provides backends and cache. */
+  totals: {
+    backends?: number;
+    healthyBackends?: number;
+    openCircuits?: number;
+    cacheHitRate?: number;
+  };
+  /** When the overview was computed (ISO 8601). */
+  generatedAt: string;
+}
+
+interface StaticAsset {
+  body: Buffer;
+  contentType: string;
+  etag: string;
+}
+
+const ASSET_TYPES: Readonly<Record<string, string>> = {
+  "dashboard.js": "text/javascript; charset=utf-8",
+  "dashboard.css": "text/css; charset=utf-8",
+};
+
+function defaultAssetsDirectory(): string {
+  // Both src/ (tests) and dist/ (built) sit one level below the package root, next to assets/.
+  return fileURLToPath(new URL("../assets/", import.meta.url));
+}
+
+function isUnder(pathname: string, prefix: string): boolean {
+  return pathname === prefix || pathname.startsWith(`${prefix}/`);
+}
+
+function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const mediaType = header.split(";")[0]?.trim().toLowerCase();
+  return mediaType === "application/json";
+}
+
+function hostOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Creates the operator dashboard: a `node:http` handler that serves the page (`basePath`), its
+ * JSON endpoints and the live feed (`apiPath`). Mount it in the gateway's HTTP listener behind
+ * the same bearer auth as `/mcp`.
+ *
+ * Endpoints (all `GET` unless noted; JSON; validated query parameters, typed 400 errors):
+ * `overview`, `backends`, `flows`, `queries?limit=`, `queries/:traceId`,
+ * `queries/:traceId/events`, `cache`, `POST cache/clear` (JSON body, `Content-Type:
+ * application/json` required), `sessions?limit=&pattern=`, `sessions/:id`, `tools/servers`,
+ * `tools/search?q=&limit=`, and `events` (server-sent events).
+ *
+ * @throws AfwError `CONFIG_INVALID` when an option is invalid.
+ * @example
+ * ```ts
+ * import { createServer } from "node:http";
+ * import { createDashboard, createInMemoryDashboardSource } from "@afw/dashboard";
+ *
+ * const dashboard = createDashboard({ source: createInMemoryDashboardSource() });
+ * createServer(async (req, res) => {
+ *   if (await dashboard.handle(req, res)) return;
+ *   res.writeHead(404).end();
+ * }).listen(8788, "127.0.0.1");
+ * ```
+ */
+export function createDashboard(options: DashboardOptions): Dashboard {
+  const { source, onError: reportError, ...rest } = options;
+  if (!source || typeof source !== "object") throw new AfwError("CONFIG_INVALID", "createDashboard: `source` is required");
+  const settings = parseOrThrow(DashboardSettingsSchema, rest, "CONFIG_INVALID", "dashboard options");
+  if (settings.basePath === settings.apiPath) throw new AfwError("CONFIG_INVALID", "invalid dashboard options: basePath and apiPath must differ");
+  const { basePath, apiPath } = settings;
+  const assetsDirectory = settings.assetsDirectory ?? defaultAssetsDirectory();
+  const presentation: PresentationOptions = {
+    redact: settings.redact,
+    questionPreviewLength: settings.questionPreviewLength,
+    answerPreviewLength: settings.answerPreviewLength,
+  };
+  const allowedOriginHosts = new Set(settings.allowedOrigins.map((origin) => hostOf(origin)).filter((host): host is string => !!host));
+  const onError = (error: unknown, path: string, operation: string): void => {
+    try {
+      reportError?.(error, { path, operation });
+    } catch {
+      // the error reporter must not break the response
+    }
+  };
+  const hub = new EventStreamHub(
+    source,
+    {
+      heartbeatMs: settings.heartbeatMs,
+      maxClients: settings.maxEventClients,
+      maxBufferedEvents: settings.maxBufferedEvents,
+      maxBufferedBytes: settings.maxBufferedBytes,
+      retryMs: settings.retryMs,
+    },
+    {
+      redacted: settings.redact,
+      query: (summary: QuerySummary) => presentQuery(summary, presentation),
+      event: (event: TraceEvent) => presentTraceEvent(event, presentation),
+    },
+    (error, where) => onError(error, `${apiPath}/events`, where),
+  );
+  const html = Buffer.from(renderHtmlShell({ title: settings.title, basePath, apiPath, redacted: settings.redact }), "utf8");
+  const htmlEtag = `"${createHash("sha256").update(html).digest("hex").slice(0, 32)}"`;
+  const assets = new Map<string, Promise<StaticAsset>>();
+
+  const loadAsset = (name: string): Promise<StaticAsset> | undefined => {
+    const contentType = ASSET_TYPES[name];
+    if (!contentType) return undefined;
+    let asset = assets.get(name);
+    if (!asset) {
+      asset = readFile(join(assetsDirectory, name)).then((body) => ({
+        body,
+        contentType,
+        etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 32)}"`,
+      }));
+      asset.catch(() => assets.delete(name));
+      assets.set(name, asset);
+    }
+    return asset;
+  };
+
+  const sendStatic = (req: IncomingMessage, res: ServerResponse, body: Buffer, contentType: string, etag: string): void => {
+    setSecurityHeaders(res);
+    const headers = { "content-type": contentType, "cache-control": "no-cache", etag };
+    if (req.headers["if-none-match"] === etag) {
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { ...headers, "content-length": body.length });
+    res.end(req.method === "HEAD" ? undefined : body);
+  };
+
+  const notFound = (): DashboardHttpError => new DashboardHttpError(404, "NOT_FOUND", "no such dashboard endpoint");
+  const methodNotAllowed = (allow: string): DashboardHttpError =>
+    new DashboardHttpError(405, "METHOD_NOT_ALLOWED", `method not allowed (allowed: ${allow})`, { headers: { allow } });
+
+  async function handlePage(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    const rest = pathname.slice(basePath.length);
+    if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowed("GET, HEAD");
+    if (rest === "" || rest === "/" || rest === "/index.html") {
+      sendStatic(req, res, html, "text/html; charset=utf-8", htmlEtag);
+      return;
+    }
+    const match = /^\/assets\/([a-z.]+)$/.exec(rest);
+    const asset = match?.[1] ? loadAsset(match[1]) : undefined;
+    if (!asset) throw notFound();
+    const loaded = await asset;
+    sendStatic(req, res, loaded.body, loaded.contentType, loaded.etag);
+  }
+
+  function assertSameOrigin(req: IncomingMessage): void {
+    const fetchSite = req.headers["sec-fetch-site"];
+    if (typeof fetchSite === "string" && fetchSite !== "same-origin" && fetchSite !== "none") {
+      throw new DashboardHttpError(403, "FORBIDDEN", "cross-site requests may not change state");
+    }
+    const origin = req.headers.origin;
+    if (typeof origin === "string" && origin !== "null") {
+      const originHost = hostOf(origin);
+      const host = req.headers.host?.toLowerCase();
+      if (!originHost || (originHost !== host && !allowedOriginHosts.has(originHost))) {
+        throw new DashboardHttpError(403, "FORBIDDEN", "cross-origin requests may not change state");
+      }
+    } else if (origin === "null") {
+      throw new DashboardHttpError(403, "FORBIDDEN", "cross-origin requests may not change state");
+    }
+  }
+
+  async function overview(): Promise<DashboardOverview> {
+    const body: DashboardOverview = {
+      title: settings.title,
+      redacted: settings.redact,
+      sections: {
+        backends: !!source.backends,
+        flows: !!source.flows,
+        queries: !!source.recentQueries,
+        liveFeed: !!source.subscribe,
+        cache: !!source.cache,
+        clearCache: !!source.clearCache,
+        sessions: !!source.sessions,
+        toolServers: !!source.toolServers,
+        toolSearch: !!source.searchTools,
+      },
+      totals: {},
+      generatedAt: new Date().toISOString(),
+    };
+    const [info, backends, cache] = await Promise.all([
+      source.info?.().catch((error: unknown) => onError(error, `${apiPath}/overview`, "info")),
+      source.backends?.().catch((error: unknown) => onError(error, `${apiPath}/overview`, "backends")),
+      source.cache?.().catch((error: unknown) => onError(error, `${apiPath}/overview`, "cache")),
+    ]);
+    if (info) body.info = { name: info.name, version: info.version, startedAt: info.startedAt };
+    if (backends) {
+      body.totals.backends = backends.length;
+      body.totals.healthyBackends = backends.filter((backend) => backend.health === "healthy").length;
+      body.totals.openCircuits = backends.filter((backend) => backend.circuit === "open").length;
+    }
+    if (cache?.stats) body.totals.cacheHitRate = cache.stats.hitRate;
+    return body;
+  }
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const pathname = url.pathname;
+    let segments: string[];
+    try {
+      segments = pathname
+        .slice(apiPath.length)
+        .split("/")
+        .filter((segment) => segment !== "")
+        .map((segment) => decodeURIComponent(segment));
+    } catch {
+      throw new DashboardHttpError(400, "INVALID_INPUT", "malformed percent-encoding in the path");
+    }
+    const method = req.method ?? "GET";
+    const query = (): Record<string, string> => searchParamsToObject(url.searchParams);
+    const route = segments.join("/");
+    const expect = (allowed: "GET" | "POST"): void => {
+      if (method !== allowed) throw methodNotAllowed(allowed);
+    };
+    const ok = (body: unknown): void => sendJson(res, 200, body);
+
+    switch (route) {
+      case "overview":
+        expect("GET");
+        parseRequest(NoParametersSchema, query(), "query parameters");
+        ok(await overview());
+        return;
+      case "backends": {
+        expect("GET");
+        parseRequest(NoParametersSchema, query(), "query parameters");
+        const backends = await source.backends?.();
+        ok(backends ? { configured: true, backends } : { configured: false });
+        return;
+      }
+      case "flows": {
+        expect("GET");
+        parseRequest(NoParametersSchema, query(), "query parameters");
+        const flows = await source.flows?.();
+        ok(flows ? { configured: true, flows } : { configured: false });
+        return;
+      }
+      case "queries": {
+        expect("GET");
+        const { limit } = parseRequest(QueriesParametersSchema, query(), "query parameters");
+        const queries = await source.recentQueries?.({ limit });
+        ok(queries ? { configured: true, queries: queries.slice(0, limit).map((summary) => presentQuery(summary, presentation)) } : { configured: false });
+        return;
+      }
+      case "cache": {
+        expect("GET");
+        parseRequest(NoParametersSchema, query(), "query parameters");
+        const cache = await source.cache?.();
+        ok(cache ? { configured: true, cache } : { configured: false });
+        return;
+      }
+      case "cache/clear": {
+        expect("POST");
+        parseRequest(NoParametersSchema, query(), "query parameters");
+        if (!isJsonContentType(req.headers["content-type"])) {
+          throw new DashboardHttpError(415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json");
+        }
+        assertSameOrigin(req);
+        const selector = parseRequest(ClearCacheBodySchema, await readJsonBody(req, settings.maxBodyBytes), "request body");
+        if (!source.clearCache) throw new DashboardHttpError(501, "NOT_CONFIGURED", "clearing the cache is not configured");
+        const removed = await source.clearCache(selector);
+        ok({ removed, selector });
+        return;
+      }
+      case "sessions": {
+        expect("GET");
+        const { limit, pattern } = parseRequest(SessionsParametersSchema, query(), "query parameters");
+        const sessions = await source.sessions?.({ limit, pattern });
+        ok(sessions ? { configured: true, sessions: sessions.slice(0, limit) } : { configured: false });
+        return;
+      }
+      case "tools/servers": {
+        expect("GET");
+        parseRequest(NoParametersSchema, query(), "query parameters");
+        const servers = await source.toolServers?.();
+        ok(servers ? { configured: true, servers } : { configured: false });
+        return;
+      }
+      case "tools/search": {
+        expect("GET");
+        const { q, limit } = parseRequest(ToolSearchParametersSchema, query(), "query parameters");
+        const search = await source.searchTools?.(q, { limit });
+        ok(search ? { configured: true, search: { ...search, results: search.results.slice(0, limit) } } : { configured: false });
+        return;
+      }
+      case "events":
+        expect("GET");
+        parseRequest(NoParametersSchema, query(), "query parameters");
+        await hub.connect(req, res);
+        return;
+      default:
+        break;
+    }
+
+    const [head, id, tail, ...extra] = segments;
+    if (head === "queries" && id !== undefined && extra.length === 0 && (tail === undefined || tail === "events")) {
+      expect("GET");
+      parseRequest(NoParametersSchema, query(), "query parameters");
+      const traceId = parseRequest(TraceIdSchema, id, "trace id");
+      if (tail === undefined) {
+        if (!source.query) return ok({ configured: false });
+        const summary = await source.query(traceId);
+        if (!summary) throw new DashboardHttpError(404, "NOT_FOUND", "no query with this trace id");
+        return ok({ configured: true, query: presentQuery(summary, presentation) });
+      }
+      if (!source.queryEvents) return ok({ configured: false });
+      const events = await source.queryEvents(traceId);
+      if (!events) throw new DashboardHttpError(404, "NOT_FOUND", "no query with this trace id");
+      return ok({ configured: true, events: events.map((event) => presentTraceEvent(event, presentation)) });
+    }
+    if (head === "sessions" && id !== undefined && tail === undefined) {
+      expect("GET");
+      parseRequest(NoParametersSchema, query(), "query parameters");
+      const sessionId = parseRequest(SessionIdParameterSchema, id, "session id");
+      if (!source.session) return ok({ configured: false });
+      const session = await source.session(sessionId);
+      if (!session) throw new DashboardHttpError(404, "NOT_FOUND", "no session with this id");
+      return ok({ configured: true, session: presentSession(session, presentation) });
+    }
+    throw notFound();
+  }
+
+  return {
+    basePath,
+    apiPath,
+    get liveClientCount() {
+      return hub.clientCount;
+    },
+    isPublicPath(pathname: string): boolean {
+      if (isUnder(pathname, apiPath) || !isUnder(pathname, basePath)) return false;
+      const rest = pathname.slice(basePath.length);
+      if (rest === "" || rest === "/" || rest === "/index.html") return true;
+      const asset = /^\/assets\/([a-z.]+)$/.exec(rest)?.[1];
+      return asset !== undefined && ASSET_TYPES[asset] !== undefined;
+    },
+    close(): void {
+      hub.close();
+    },
+    async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+      let url: URL;
+      try {
+        url = new URL(req.url ?? "/", "http://dashboard.invalid");
+      } catch {
+        return false;
+      }
+      const pathname = url.pathname;
+      const isApi = isUnder(pathname, apiPath);
+      if (!isApi && !isUnder(pathname, basePath)) return false;
+      try {
+        if (isApi) await handleApi(req, res, url);
+        else await handlePage(req, res, pathname);
+      } catch (error) {
+        if (res.headersSent) {
+          onError(error, pathname, "response");
+          res.end();
+          return true;
+        }
+        if (error instanceof DashboardHttpError) {
+          sendError(res, error);
+        } else {
+          onError(error, pathname, "source");
+          sendError(res, new DashboardHttpError(500, "INTERNAL", "the dashboard could not load this data"));
+        }
+      }
+      return true;
+    },
+  };
+}

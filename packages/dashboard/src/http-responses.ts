@@ -1,0 +1,172 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ErrorCode } from "@afw/contracts";
+
+/**
+ * Codes of the dashboard's JSON error bodies: the contracts codes it uses, plus a few HTTP-level
+ * ones that have no contracts equivalent.
+ */
+export const DASHBOARD_ERROR_CODES = [
+  "INVALID_INPUT",
+  "NOT_FOUND",
+  "FORBIDDEN",
+  "PAYLOAD_TOO_LARGE",
+  "INTERNAL",
+  "METHOD_NOT_ALLOWED",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "NOT_CONFIGURED",
+  "TOO_MANY_CLIENTS",
+] as const satisfies readonly (ErrorCode | string)[];
+
+/** A code of a dashboard error body; see {@link DASHBOARD_ERROR_CODES}. */
+export type DashboardErrorCode = (typeof DASHBOARD_ERROR_CODES)[number];
+
+/** One validation problem: where (`path`, e.g. `["limit"]`) and what. */
+export interface DashboardValidationIssue {
+  /** Path of the offending parameter or body field. */
+  path: string[];
+  /** What is wrong (never echoes the offending value). */
+  message: string;
+}
+
+/**
+ * The JSON body of every dashboard error response.
+ *
+ * @example
+ * ```json
+ * { "error": { "code": "INVALID_INPUT", "message": "invalid query parameters", "issues": [{ "path": ["limit"], "message": "Too big: expected number to be <=500" }] } }
+ * ```
+ */
+export interface DashboardErrorBody {
+  /** The error. */
+  error: {
+    /** Stable machine-readable code. */
+    code: DashboardErrorCode;
+    /** Human-readable, secret-free message. */
+    message: string;
+    /** Validation problems, for `INVALID_INPUT`. */
+    issues?: DashboardValidationIssue[];
+  };
+}
+
+/** An error that becomes an HTTP error response. */
+export class DashboardHttpError extends Error {
+  readonly status: number;
+  readonly code: DashboardErrorCode;
+  readonly issues: DashboardValidationIssue[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(status: number, code: DashboardErrorCode, message: string, options: { issues?: DashboardValidationIssue[]; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = "DashboardHttpError";
+    this.status = status;
+    this.code = code;
+    this.issues = options.issues;
+    this.headers = options.headers;
+  }
+}
+
+/**
+ * The Content-Security-Policy of every dashboard response: scripts, styles and connections from
+ * the same origin only, no inline script or style, no plugins, no framing, and Trusted Types
+ * enforced so no string can ever reach an HTML sink (`innerHTML`) in the page.
+ */
+export const DASHBOARD_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
+].join("; ");
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "content-security-policy": DASHBOARD_CONTENT_SECURITY_POLICY,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin",
+});
+
+/** Writes the security headers shared by every dashboard response. */
+export function setSecurityHeaders(res: ServerResponse): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+}
+
+const JSON_UNSAFE = /[<>&\u2028\u2029]/g;
+
+/**
+ * `JSON.stringify` with `<`, `>`, `&`, U+2028 and U+2029 escaped as `\uXXXX`, so a JSON body can
+ * never be mistaken for markup even if a client sniffs it.
+ */
+export function toSafeJson(value: unknown): string {
+  return JSON.stringify(value).replace(JSON_UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** Sends a JSON response (never cached). */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = toSafeJson(body);
+  setSecurityHeaders(res);
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    "content-length": Buffer.byteLength(payload),
+    ...headers,
+  });
+  res.end(payload);
+}
+
+/** Sends a {@link DashboardErrorBody}. */
+export function sendError(res: ServerResponse, error: DashboardHttpError): void {
+  const body: DashboardErrorBody = { error: { code: error.code, message: error.message } };
+  if (error.issues) body.error.issues = error.issues;
+  sendJson(res, error.status, body, error.headers);
+}
+
+/**
+ * Reads a request body of at most `maxBytes` bytes and parses it as JSON.
+ *
+ * @throws DashboardHttpError 413 `PAYLOAD_TOO_LARGE` when the body is larger, 400 `INVALID_INPUT`
+ * when it is not JSON.
+ */
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    req.resume();
+    throw new DashboardHttpError(413, "PAYLOAD_TOO_LARGE", `request body must be at most ${maxBytes} bytes`, { headers: { connection: "close" } });
+  }
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    let size = 0;
+    let tooLarge = false;
+    req.on("data", (chunk: Buffer) => {
+      if (tooLarge) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        tooLarge = true;
+        chunks.length = 0;
+        reject(new DashboardHttpError(413, "PAYLOAD_TOO_LARGE", `request body must be at most ${maxBytes} bytes`, { headers: { connection: "close" } }));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (!tooLarge) resolve();
+    });
+    req.on("error", (error) => {
+      if (!tooLarge) reject(error);
+    });
+  });
+  const text = Buffer.concat(chunks).toString("utf8");
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new DashboardHttpError(400, "INVALID_INPUT", "request body must be valid JSON");
+  }
+}

@@ -1,0 +1,80 @@
+import type { SessionRecord, SessionTurn, TraceEvent } from "@afw/contracts";
+import type { QuerySummary } from "./dashboard-source.js";
+
+/** How user text (questions, answers, search queries) is shown. */
+export interface PresentationOptions {
+  /** Hide user text entirely (only its length is shown). */
+  redact: boolean;
+  /** Longest question shown; longer ones are cut and end with `…`. */
+  questionPreviewLength: number;
+  /** Longest session answer shown; longer ones are cut and end with `…`. */
+  answerPreviewLength: number;
+}
+
+/** Text that replaces hidden user text in redacted mode. */
+export const REDACTED_TEXT = "[redacted]";
+
+/**
+ * Shortens `text` to at most `maxLength` characters (the last one an ellipsis), without splitting
+ * a surrogate pair.
+ *
+ * @example
+ * ```ts
+ * truncateText("hello world", 6); // { text: "hello…", truncated: true }
+ * ```
+ */
+export function truncateText(text: string, maxLength: number): { text: string; truncated: boolean } {
+  if (text.length <= maxLength) return { text, truncated: false };
+  let end = Math.max(0, maxLength - 1);
+  const code = text.charCodeAt(end - 1);
+  if (end > 0 && code >= 0xd800 && code <= 0xdbff) end--;
+  return { text: `${text.slice(0, end)}…`, truncated: true };
+}
+
+/** The feed row of a query as sent to the page: question truncated, or hidden when redacting. */
+export function presentQuery(summary: QuerySummary, options: PresentationOptions): QuerySummary {
+  const out: QuerySummary = { ...summary };
+  if (summary.question === undefined) return out;
+  out.questionLength = summary.questionLength ?? summary.question.length;
+  if (options.redact) {
+    delete out.question;
+    out.questionRedacted = true;
+    return out;
+  }
+  const { text, truncated } = truncateText(summary.question, options.questionPreviewLength);
+  out.question = text;
+  if (truncated) out.questionTruncated = true;
+  return out;
+}
+
+function presentTurn(turn: SessionTurn, options: PresentationOptions): SessionTurn {
+  if (options.redact) return { ...turn, question: REDACTED_TEXT, answer: REDACTED_TEXT };
+  return {
+    ...turn,
+    question: truncateText(turn.question, options.questionPreviewLength).text,
+    answer: truncateText(turn.answer, options.answerPreviewLength).text,
+  };
+}
+
+/** A session as sent to the page: turns' questions and answers truncated, or hidden when redacting. */
+export function presentSession(record: SessionRecord, options: PresentationOptions): SessionRecord {
+  return { ...record, turnsList: record.turnsList.map((turn) => presentTurn(turn, options)) };
+}
+
+/**
+ * A trace event as sent to the page. Trace events carry no questions, but tool-search events
+ * carry the searched text: in redacted mode `query` and `context` are replaced by
+ * {@link REDACTED_TEXT}.
+ */
+export function presentTraceEvent(event: TraceEvent, options: PresentationOptions): TraceEvent {
+  if (!options.redact) return event;
+  switch (event.type) {
+    case "tool-search-performed":
+    case "tool-search-low-confidence":
+      return { ...event, query: REDACTED_TEXT };
+    case "tool-list-requested":
+      return event.context === undefined ? event : { ...event, context: REDACTED_TEXT };
+    default:
+      return event;
+  }
+}

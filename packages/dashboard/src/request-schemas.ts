@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { SessionIdSchema } from "@afw/contracts";
+import { DashboardHttpError, type DashboardValidationIssue } from "./http-responses.js";
+
+const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+
+/** Printable ASCII without spaces, as trace ids and glob patterns are. */
+const PRINTABLE = /^[\x21-\x7e]+$/;
+
+/** Query of endpoints that take no parameters. */
+export const NoParametersSchema = z.strictObject({});
+
+/** Query of `GET {apiPath}/queries`: `limit` 1..500 (default 50). */
+export const QueriesParametersSchema = z.strictObject({ limit: limit(500, 50) });
+
+/** Query of `GET {apiPath}/sessions`: `limit` 1..200 (default 20) and an optional glob `pattern`. */
+export const SessionsParametersSchema = z.strictObject({
+  limit: limit(200, 20),
+  pattern: z.string().min(1).max(128).regex(PRINTABLE, "pattern must be printable characters without spaces").optional(),
+});
+
+/** Query of `GET {apiPath}/tools/search`: `q` (1..500 characters) and `limit` 1..50 (default 10). */
+export const ToolSearchParametersSchema = z.strictObject({
+  q: z.string().trim().min(1, "q must not be empty").max(500),
+  limit: limit(50, 10),
+});
+
+/** A trace id in a path: 1..200 printable characters without spaces. */
+export const TraceIdSchema = z.string().min(1).max(200).regex(PRINTABLE, "trace id must be printable characters without spaces");
+
+/** A session id in a path (contracts `SessionIdSchema`). */
+export const SessionIdParameterSchema = SessionIdSchema;
+
+/**
+ * Body of `POST {apiPath}/cache/clear`: exactly one of `{ "flowId": "…" }`,
+ * `{ "sessionId": "…" }` or `{ "all": true }`.
+ */
+export const ClearCacheBodySchema = z.union([
+  z.strictObject({ flowId: z.string().min(1).max(300) }),
+  z.strictObject({ sessionId: SessionIdSchema }),
+  z.strictObject({ all: z.literal(true) }),
+]);
+
+const SAFE_KEY = /^[A-Za-z0-9_.-]{1,40}$/;
+
+function toIssues(error: z.ZodError): DashboardValidationIssue[] {
+  const issues: DashboardValidationIssue[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      // Name unknown keys only when they are harmless identifiers; never echo anything else.
+      const named = issue.keys.filter((key) => SAFE_KEY.test(key));
+      issues.push({ path: issue.path.map(String), message: named.length ? `unknown parameter(s): ${named.join(", ")}` : "unknown parameter(s)" });
+      continue;
+    }
+    if (issue.code === "invalid_union") {
+      issues.push({ path: issue.path.map(String), message: "expected exactly one of { flowId }, { sessionId } or { all: true }" });
+      continue;
+    }
+    issues.push({ path: issue.path.map(String), message: issue.message });
+  }
+  return issues;
+}
+
+/**
+ * Parses `input` with `schema`.
+ *
+ * @throws DashboardHttpError 400 `INVALID_INPUT` with the issues (which never echo the input).
+ */
+export function parseRequest<S extends z.ZodType>(schema: S, input: unknown, what: string): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new DashboardHttpError(400, "INVALID_INPUT", `invalid ${what}`, { issues: toIssues(result.error) });
+  return result.data;
+}
+
+/**
+ * The query string as a plain object.
+ *
+ * @throws DashboardHttpError 400 `INVALID_INPUT` when a parameter is repeated.
+ */
+export function searchParamsToObject(params: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [key, value] of params) {
+    if (Object.prototype.hasOwnProperty.call(out, key)) {
+      const path = SAFE_KEY.test(key) ? [key] : [];
+      throw new DashboardHttpError(400, "INVALID_INPUT", "invalid query parameters", { issues: [{ path, message: "parameter given more than once" }] });
+    }
+    out[key] = value;
+  }
+  return out;
+}

@@ -1,0 +1,277 @@
+import type {
+  BackendHealth,
+  CacheInvalidation,
+  CacheStats,
+  CircuitStateStore,
+  HealthStore,
+  Intent,
+  PerformanceStore,
+  SessionStore,
+  TraceEvent,
+  TraceEventType,
+} from "@afw/contracts";
+import {
+  toCacheInvalidation,
+  type BackendView,
+  type CacheFlowView,
+  type DashboardSource,
+  type FlowView,
+  type GatewayInfo,
+  type ToolSearchView,
+  type ToolServerView,
+  type TraceEventListener,
+} from "./dashboard-source.js";
+import { buildQuerySummary, queriesFromTraceEvents } from "./query-summary.js";
+import { cacheHitRateSeries, summarizePerformance, type SeriesWindow } from "./time-series.js";
+
+type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * A log of recent trace events, such as the gateway's trace ring buffer (`@afw/server`'s
+ * `TraceRingBuffer` has exactly this shape).
+ */
+export interface TraceEventLog {
+  /** The most recent events, oldest first, optionally only of some types. */
+  recent(options?: { limit?: number; types?: readonly TraceEventType[] }): MaybePromise<TraceEvent[]>;
+  /** Every kept event of one trace, oldest first. */
+  byTraceId(traceId: string): MaybePromise<TraceEvent[]>;
+  /** Calls `listener` for every new event; returns an unsubscribe function. */
+  subscribe?(listener: TraceEventListener): () => void;
+}
+
+/** A configured backend as the registry knows it. */
+export interface BackendDescriptor {
+  /** Backend id. */
+  id: string;
+  /** Backend kind (`flowise`, `langflow`, …). */
+  kind: string;
+}
+
+/** A flow as the registry knows it (contracts `UniversalFlow` fits). */
+export interface FlowDescriptor {
+  /** Gateway-wide flow id. */
+  id: string;
+  /** Backend id. */
+  backendId: string;
+  /** Display name. */
+  name: string;
+  /** Intents served, best first. */
+  intents: readonly Intent[];
+  /** Optional description. */
+  description?: string | undefined;
+  /** Catch-all for low-confidence questions. */
+  generalPurpose?: boolean | undefined;
+  /** Whether answers may be cached. */
+  cacheable?: boolean | undefined;
+  /** TTL class. */
+  cacheClass?: string | undefined;
+}
+
+/** The parts of the response cache the dashboard uses (contracts `ResponseCache` fits). */
+export interface DashboardCacheAccess {
+  /** Current counters. */
+  stats(): Promise<CacheStats>;
+  /** Removes matching entries; resolves to how many were removed. */
+  invalidate(selector: CacheInvalidation): Promise<number>;
+  /** Entries currently stored by flow id, when the cache can count them. */
+  entriesByFlow?(): Promise<Record<string, number>>;
+}
+
+/** A downstream server as the gateway reports it; see {@link StoreDashboardSourceParts.toolServers}. */
+export type ToolServerInput = Omit<ToolServerView, "connected"> & { connected?: boolean | undefined };
+
+/** Parts of the gateway {@link createStoreDashboardSource} reads. Leave out what you do not have. */
+export interface StoreDashboardSourceParts {
+  /** Gateway name/version. */
+  info?: GatewayInfo | (() => MaybePromise<GatewayInfo>);
+  /** The configured backends (ids and kinds). Required for the backends section. */
+  backends?: () => MaybePromise<readonly BackendDescriptor[]>;
+  /** Every known flow. */
+  flows?: () => MaybePromise<readonly FlowDescriptor[]>;
+  /** Shared health snapshots; without it, the latest `health-checked` trace event is used. */
+  healthStore?: HealthStore;
+  /** Shared circuit-breaker states (keys `<backendId>` and `<backendId>:<flowId>`). */
+  circuitStore?: CircuitStateStore;
+  /** Rolling performance windows. */
+  performanceStore?: PerformanceStore;
+  /** Recent trace events (the gateway's ring buffer): queries, their events and the live feed. */
+  traces?: TraceEventLog;
+  /** The question of a trace, which no trace event carries; without it the feed shows lengths only. */
+  questionOf?: (traceId: string) => string | undefined;
+  /** The response cache. */
+  cache?: DashboardCacheAccess;
+  /** Session memory. */
+  sessionStore?: Pick<SessionStore, "list" | "get">;
+  /**
+   * Downstream MCP servers. `@afw/downstream`'s `DownstreamServerStatus` fits as is: `connected`
+   * defaults to `state === "connected"` and other fields are dropped.
+   */
+  toolServers?: () => MaybePromise<readonly ToolServerInput[]>;
+  /** What `search_tools` returns for a query (contracts `ToolSearchResult` fits). */
+  searchTools?: (query: string, options: { limit: number }) => MaybePromise<ToolSearchView>;
+  /** Window and buckets of the charts. @default the last hour in 30 buckets */
+  series?: Omit<SeriesWindow, "now">;
+  /** Clock, epoch milliseconds. @default Date.now */
+  now?: () => number;
+  /** Trace events scanned to list queries and the cache hit rate. @default 5000 */
+  traceScanLimit?: number;
+}
+
+/**
+ * Builds a {@link DashboardSource} from the gateway's parts: the contracts stores (health,
+ * circuits, performance, cache, sessions), the trace ring buffer, the backend/flow registry and
+ * the tool zoo. Sections whose parts are missing show as "not configured".
+ *
+ * @example
+ * ```ts
+ * const source = createStoreDashboardSource({
+ *   backends: () => registry.list().map((b) => ({ id: b.id, kind: b.kind })),
+ *   flows: () => flowRegistry.all(),
+ *   healthStore: stores.health,
+ *   circuitStore: stores.circuits,
+ *   performanceStore: stores.performance,
+ *   traces: ringBuffer,
+ *   questionOf: (traceId) => recentQuestions.get(traceId),
+ *   cache: stores.cache,
+ *   sessionStore: stores.sessions,
+ *   toolServers: () => downstream.status(),
+ *   searchTools: (query, { limit }) => toolIndex.search({ query, top_k: limit }),
+ * });
+ * ```
+ */
+export function createStoreDashboardSource(parts: StoreDashboardSourceParts): DashboardSource {
+  const now = parts.now ?? Date.now;
+  const scanLimit = Math.max(1, parts.traceScanLimit ?? 5_000);
+  const window = (): SeriesWindow => ({ ...parts.series, now: now() });
+  const source: DashboardSource = {};
+  const traces = parts.traces;
+
+  if (parts.info !== undefined) {
+    const info = parts.info;
+    source.info = async () => (typeof info === "function" ? info() : info);
+  }
+
+  if (parts.backends) {
+    const listBackends = parts.backends;
+    source.backends = async () => {
+      const [descriptors, healthList, circuits, targets, healthEvents] = await Promise.all([
+        listBackends(),
+        parts.healthStore?.all(),
+        parts.circuitStore?.all(),
+        parts.performanceStore?.targets(),
+        !parts.healthStore && traces ? traces.recent({ limit: scanLimit, types: ["health-checked"] }) : undefined,
+      ]);
+      const health = new Map<string, Pick<BackendHealth, "status" | "message" | "checkedAt" | "latencyMs">>();
+      for (const snapshot of healthList ?? []) health.set(snapshot.backendId, snapshot);
+      for (const event of healthEvents ?? []) {
+        if (event.type === "health-checked") health.set(event.backendId, { status: event.status, checkedAt: event.timestamp, latencyMs: event.latencyMs });
+      }
+      const circuitByKey = new Map((circuits ?? []).map((state) => [state.key, state]));
+      const currentWindow = window();
+      return Promise.all(
+        descriptors.map(async (descriptor): Promise<BackendView> => {
+          const performanceStore = parts.performanceStore;
+          const flowTargets = (targets ?? []).filter((target) => target.backendId === descriptor.id && target.flowId !== undefined);
+          const [samples, flowWindows] = await Promise.all([
+            performanceStore ? performanceStore.window({ backendId: descriptor.id }) : [],
+            performanceStore
+              ? Promise.all(flowTargets.map(async (target) => ({ flowId: target.flowId as string, samples: await performanceStore.window(target) })))
+              : [],
+          ]);
+          const snapshot = health.get(descriptor.id);
+          const circuit = circuitByKey.get(descriptor.id);
+          const view: BackendView = {
+            id: descriptor.id,
+            kind: descriptor.kind,
+            health: snapshot?.status ?? "unknown",
+            circuit: circuit?.state ?? "closed",
+            ...summarizePerformance(samples, currentWindow),
+            flows: flowWindows.map(({ flowId, samples: flowSamples }) => ({ flowId, ...summarizePerformance(flowSamples, currentWindow) })),
+          };
+          if (snapshot?.message !== undefined) view.healthMessage = snapshot.message;
+          if (snapshot?.checkedAt !== undefined) view.checkedAt = snapshot.checkedAt;
+          if (snapshot?.latencyMs !== undefined) view.healthLatencyMs = snapshot.latencyMs;
+          if (circuit) view.circuitFailures = circuit.failures;
+          if (circuit?.nextProbeAt !== undefined) view.nextProbeAt = circuit.nextProbeAt;
+          return view;
+        }),
+      );
+    };
+  }
+
+  if (parts.flows) {
+    const listFlows = parts.flows;
+    source.flows = async () =>
+      (await listFlows()).map((flow): FlowView => {
+        const view: FlowView = { id: flow.id, backendId: flow.backendId, name: flow.name, intents: [...flow.intents] };
+        if (flow.description !== undefined) view.description = flow.description;
+        if (flow.generalPurpose !== undefined) view.generalPurpose = flow.generalPurpose;
+        if (flow.cacheable !== undefined) view.cacheable = flow.cacheable;
+        if (flow.cacheClass !== undefined) view.cacheClass = flow.cacheClass;
+        return view;
+      });
+  }
+
+  if (traces) {
+    source.recentQueries = async ({ limit }) => queriesFromTraceEvents(await traces.recent({ limit: scanLimit }), { limit, questionOf: parts.questionOf });
+    source.query = async (traceId) => buildQuerySummary(await traces.byTraceId(traceId), { question: parts.questionOf?.(traceId) });
+    source.queryEvents = async (traceId) => {
+      const events = await traces.byTraceId(traceId);
+      return events.length > 0 ? events : undefined;
+    };
+    if (traces.subscribe) {
+      const subscribe = traces.subscribe.bind(traces);
+      source.subscribe = (listener) => subscribe(listener);
+    }
+  }
+
+  if (parts.cache) {
+    const cache = parts.cache;
+    source.cache = async () => {
+      const [stats, entries, events] = await Promise.all([
+        cache.stats(),
+        cache.entriesByFlow?.(),
+        traces ? traces.recent({ limit: scanLimit, types: ["cache-hit", "cache-miss"] }) : [],
+      ]);
+      const byFlow = new Map<string, CacheFlowView>();
+      for (const [flowId, counters] of Object.entries(stats.byFlow)) byFlow.set(flowId, { flowId, ...counters });
+      for (const [flowId, count] of Object.entries(entries ?? {})) byFlow.set(flowId, { ...(byFlow.get(flowId) ?? { flowId }), entries: count });
+      return {
+        stats,
+        byFlow: [...byFlow.values()].sort((a, b) => a.flowId.localeCompare(b.flowId)),
+        hitRateSeries: cacheHitRateSeries(events, window()),
+      };
+    };
+    source.clearCache = (selector) => cache.invalidate(toCacheInvalidation(selector));
+  }
+
+  if (parts.sessionStore) {
+    const sessions = parts.sessionStore;
+    source.sessions = ({ limit, pattern }) => sessions.list(pattern, { limit });
+    source.session = (sessionId) => sessions.get(sessionId);
+  }
+
+  if (parts.toolServers) {
+    const listServers = parts.toolServers;
+    source.toolServers = async () =>
+      (await listServers()).map((server): ToolServerView => {
+        const view: ToolServerView = {
+          name: server.name,
+          mode: server.mode,
+          connected: server.connected ?? server.state === "connected",
+          toolCount: server.toolCount,
+        };
+        if (server.transport !== undefined) view.transport = server.transport;
+        if (server.state !== undefined) view.state = server.state;
+        if (server.lastError !== undefined) view.lastError = server.lastError;
+        return view;
+      });
+  }
+
+  if (parts.searchTools) {
+    const search = parts.searchTools;
+    source.searchTools = async (query, options) => search(query, options);
+  }
+
+  return source;
+}

@@ -1,0 +1,14 @@
+/**
+ * `@afw/dashboard/test`: fixtures for tests, demos and screenshots — trace events of a query
+ * ({@link buildQueryTrace}) and a filled sample source ({@link createSampleDashboardSource}).
+ *
+ * @packageDocumentation
+ */
+export {
+  buildQueryTrace,
+  createSampleDashboardSource,
+  type QueryTraceSpec,
+  type QueryTraceCandidate,
+  type QueryTraceAttempt,
+  type SampleDashboardSourceOptions,
+} from "./sample-data.js";

@@ -1,0 +1,121 @@
+import type { PerformanceSample, TraceEvent } from "@afw/contracts";
+import type { CacheHitRatePoint, PerformanceFigures, TimeSeriesPoint } from "./dashboard-source.js";
+
+/** How a time window is cut into buckets. */
+export interface SeriesWindow {
+  /** End of the window, epoch milliseconds. @default Date.now() */
+  now?: number | undefined;
+  /** Length of the window, milliseconds. @default 3_600_000 (one hour) */
+  windowMs?: number | undefined;
+  /** Number of buckets. @default 30 */
+  buckets?: number | undefined;
+}
+
+const HOUR_MS = 3_600_000;
+
+interface ResolvedWindow {
+  start: number;
+  bucketMs: number;
+  buckets: number;
+}
+
+function resolveWindow(window: SeriesWindow): ResolvedWindow {
+  const now = window.now ?? Date.now();
+  const windowMs = Math.max(1, window.windowMs ?? HOUR_MS);
+  const buckets = Math.max(1, Math.floor(window.buckets ?? 30));
+  const bucketMs = windowMs / buckets;
+  return { start: now - windowMs, bucketMs, buckets };
+}
+
+function bucketIndex(window: ResolvedWindow, timestamp: number): number | undefined {
+  if (!Number.isFinite(timestamp) || timestamp < window.start) return undefined;
+  const index = Math.floor((timestamp - window.start) / window.bucketMs);
+  if (index >= window.buckets) return timestamp <= window.start + window.bucketMs * window.buckets ? window.buckets - 1 : undefined;
+  return index;
+}
+
+/**
+ * The `p`-th percentile (0..100) of `values` by the nearest-rank method; `undefined` when empty.
+ *
+ * @example
+ * ```ts
+ * percentile([10, 20, 30, 40], 50); // 20
+ * percentile([10, 20, 30, 40], 95); // 40
+ * ```
+ */
+export function percentile(values: readonly number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil((Math.min(100, Math.max(0, p)) / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+}
+
+/**
+ * Summarises measured calls (contracts {@link PerformanceSample}s) into request count, success
+ * rate, p50/p95 latency and a per-bucket series over the window (default: the last hour in 30
+ * buckets). Totals cover every sample given; the series only those inside the window.
+ *
+ * @example
+ * ```ts
+ * const figures = summarizePerformance(await performanceStore.window({ backendId: "flowise" }));
+ * figures.latencyP95Ms;
+ * ```
+ */
+export function summarizePerformance(samples: readonly PerformanceSample[], window: SeriesWindow = {}): PerformanceFigures {
+  const resolved = resolveWindow(window);
+  const perBucket: PerformanceSample[][] = Array.from({ length: resolved.buckets }, () => []);
+  for (const sample of samples) {
+    const index = bucketIndex(resolved, sample.timestamp);
+    if (index !== undefined) perBucket[index]?.push(sample);
+  }
+  const series: TimeSeriesPoint[] = perBucket.map((bucket, index) => {
+    const point: TimeSeriesPoint = { t: Math.round(resolved.start + index * resolved.bucketMs), count: bucket.length };
+    if (bucket.length > 0) {
+      const latencies = bucket.map((sample) => sample.latencyMs);
+      point.successRate = bucket.filter((sample) => sample.success).length / bucket.length;
+      point.p50Ms = percentile(latencies, 50);
+      point.p95Ms = percentile(latencies, 95);
+    }
+    return point;
+  });
+  const figures: PerformanceFigures = { requestCount: samples.length, series };
+  if (samples.length > 0) {
+    const latencies = samples.map((sample) => sample.latencyMs);
+    figures.successRate = samples.filter((sample) => sample.success).length / samples.length;
+    figures.latencyP50Ms = percentile(latencies, 50);
+    figures.latencyP95Ms = percentile(latencies, 95);
+  }
+  return figures;
+}
+
+/**
+ * The cache hit rate over the window (default: the last hour in 30 buckets), counted from
+ * `cache-hit` and `cache-miss` trace events (misses with reason `bypass` are not lookups and are
+ * ignored).
+ *
+ * @example
+ * ```ts
+ * const series = cacheHitRateSeries(ring.recent({ limit: 5000, types: ["cache-hit", "cache-miss"] }));
+ * ```
+ */
+export function cacheHitRateSeries(events: readonly TraceEvent[], window: SeriesWindow = {}): CacheHitRatePoint[] {
+  const resolved = resolveWindow(window);
+  const points: CacheHitRatePoint[] = Array.from({ length: resolved.buckets }, (_, index) => ({
+    t: Math.round(resolved.start + index * resolved.bucketMs),
+    hits: 0,
+    misses: 0,
+  }));
+  for (const event of events) {
+    if (event.type !== "cache-hit" && !(event.type === "cache-miss" && event.reason !== "bypass")) continue;
+    const index = bucketIndex(resolved, Date.parse(event.timestamp));
+    const point = index === undefined ? undefined : points[index];
+    if (!point) continue;
+    if (event.type === "cache-hit") point.hits++;
+    else point.misses++;
+  }
+  for (const point of points) {
+    const total = point.hits + point.misses;
+    if (total > 0) point.hitRate = point.hits / total;
+  }
+  return points;
+}
