@@ -43,7 +43,7 @@ export interface IntentFeatureSettings {
 export const DEFAULT_INTENT_FEATURE_SETTINGS: Readonly<IntentFeatureSettings> = Object.freeze({
   embeddingScale: 1,
   lexicalScale: 0.5,
-  patternScale: 1,
+  patternScale: 0.5,
   hashBits: 14,
   charNgrams: [3, 4, 5],
   charWeight: 0.3,
