@@ -232,7 +232,10 @@ export const ToolsConfigSchema = z
       .default([])
       .describe("Tool catalog files to index (format of `tools-catalog.json`); relative to the config file."),
     defaultMode: SearchModeSchema.default("hybrid"),
-    embedder: z.enum(["none", "hashing", "use"]).default("none").describe("Embedder of the tool index: `use` is the offline Universal Sentence Encoder."),
+    embedder: z
+      .enum(["none", "hashing", "use"])
+      .default("none")
+      .describe("Embedder of the tool index and workflow catalog: `use` (offline Universal Sentence Encoder), `hashing` (fast), `none` (keyword only)."),
     confidenceThreshold: unit.optional(),
     fallbackToolIds: z.array(z.string().min(1)).default([]).describe("Safe tools returned when search confidence is low."),
   })
@@ -244,7 +247,7 @@ export type ToolsConfig = z.infer<typeof ToolsConfigSchema>;
 /** Zod schema of {@link WorkflowsConfig}. */
 export const WorkflowsConfigSchema = z
   .object({
-    catalogs: z.array(z.string().min(1)).default([]).describe("Workflow catalog files (JSON or YAML); relative to the config file."),
+    catalogs: z.array(z.string().min(1)).default([]).describe("Workflow catalog files or directories (JSON or YAML playbooks); relative to the config file."),
   })
   .strict();
 

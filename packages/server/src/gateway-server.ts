@@ -22,7 +22,6 @@ import { createBackendRegistry, type BackendRegistry } from "./backend-registry.
 import { createAfwRouterPort } from "./afw-router-adapter.js";
 import { createBasicIntentClassifier, intentPatternSources } from "./basic-intent-classifier.js";
 import { createBasicRouter } from "./basic-router.js";
-import { createBasicWorkflowCatalog, loadWorkflowCatalogFile } from "./basic-workflow-catalog.js";
 import { parseGatewayConfig } from "./config-loader.js";
 import { GatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from "./config-schema.js";
 import { createGatewayTools, ToolFailure, type GatewayTool, type ToolContext } from "./gateway-tools.js";
@@ -32,7 +31,7 @@ import { createOtlpTraceSink, type OtlpTraceSink } from "./otlp-trace-sink.js";
 import type { IntentClassifierPort, RouterPort, ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
 import { createQueryPipeline, type QueryPipeline } from "./query-pipeline.js";
 import { configSecrets, createRedactor, type Redactor } from "./redactor.js";
-import { createToolSearchFromConfig } from "./tool-zoo-adapter.js";
+import { createToolSearchFromConfig, createWorkflowCatalogFromConfig, embedderFromConfig } from "./tool-zoo-adapter.js";
 import { newTraceContext } from "./trace-context.js";
 import { createLogTraceSink, createTraceRingBuffer, type TraceRingBuffer } from "./trace-sinks.js";
 
@@ -86,9 +85,9 @@ export interface GatewayParts {
   classifier?: IntentClassifierPort;
   /** Router, or a factory of one. @default `@afw/router` (`routing.engine: router`), else the built-in router */
   router?: RouterPort | ((dependencies: RouterDependencies) => RouterPort);
-  /** Tool search. @default a `@afw/tool-zoo` index of `tools.catalogs` */
+  /** Tool search. @default a `@afw/tool-zoo` index of `tools.catalogs` (embedder: `tools.embedder`) */
   toolSearch?: ToolSearchPort;
-  /** Workflow catalog. @default the built-in catalog of `workflows.catalogs` */
+  /** Workflow catalog. @default a `@afw/tool-zoo` catalog of `workflows.catalogs` (embedder: `tools.embedder`) */
   workflowCatalog?: WorkflowCatalogPort;
   /** Extra trace sinks (besides logs, ring buffer, OTLP and metrics). */
   traceSinks?: TraceSink[];
@@ -294,9 +293,17 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     throw toAfwError(error, "CONFIG_INVALID");
   }
 
-  const toolSearch = parts.toolSearch ?? (await createToolSearchFromConfig(config.tools, { sink }));
-  const workflowCatalog =
-    parts.workflowCatalog ?? createBasicWorkflowCatalog((await Promise.all(config.workflows.catalogs.map((file) => loadWorkflowCatalogFile(file)))).flat());
+  const catalogEmbedder = parts.toolSearch && parts.workflowCatalog ? undefined : embedderFromConfig(config.tools.embedder);
+  const catalogOptions = { sink, ...(catalogEmbedder ? { embedder: catalogEmbedder } : {}) };
+  let toolSearch: ToolSearchPort;
+  let workflowCatalog: WorkflowCatalogPort;
+  try {
+    toolSearch = parts.toolSearch ?? (await createToolSearchFromConfig(config.tools, catalogOptions));
+    workflowCatalog = parts.workflowCatalog ?? (await createWorkflowCatalogFromConfig(config.workflows, catalogOptions));
+  } catch (error) {
+    await registry.close();
+    throw toAfwError(error, "CONFIG_INVALID");
+  }
   const requestTimeouts = new Map(config.backends.map((b) => [b.id, b.requestTimeoutMs]));
   const routerDependencies: RouterDependencies = { config, registry, stores, sink };
   let router: RouterPort;

@@ -507,7 +507,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args, context) => {
         const found = await deps.workflowCatalog.search(args, { trace: context.trace, signal: context.signal });
-        return { count: found.results.length, total: found.total, results: found.results };
+        return { count: found.results.length, results: found.results, ...(found.degraded ? { degraded: true } : {}) };
       },
     }),
     tool({

@@ -83,8 +83,7 @@ export { createBackendRegistry, type BackendRegistry, type BackendRegistryOption
 export { createBasicIntentClassifier, intentPatternSources, BUILT_IN_INTENT_PATTERNS, type BasicIntentClassifierOptions } from "./basic-intent-classifier.js";
 export { createAfwRouterPort, routerIntentPatterns, type AfwRouterPortOptions } from "./afw-router-adapter.js";
 export { createBasicRouter, DEFAULT_CAPABILITIES, type BasicRouterOptions } from "./basic-router.js";
-export { createBasicWorkflowCatalog, loadWorkflowCatalogFile, parseWorkflowCatalog } from "./basic-workflow-catalog.js";
-export { createToolSearchFromConfig } from "./tool-zoo-adapter.js";
+export { createToolSearchFromConfig, createWorkflowCatalogFromConfig, workflowCatalogPort, embedderFromConfig } from "./tool-zoo-adapter.js";
 export {
   createQueryPipeline,
   cacheTtlSeconds,

@@ -119,8 +119,8 @@ export interface ToolSearchPort {
 /** Result of a workflow-catalog search. */
 export interface WorkflowSearchResult {
   results: WorkflowSearchHit[];
-  /** Workflows that passed the filters, before `top_k`. */
-  total: number;
+  /** True when the semantic stage was unavailable and keyword ranking was used. */
+  degraded?: boolean;
 }
 
 /** Searches the workflow catalog and returns playbooks. */

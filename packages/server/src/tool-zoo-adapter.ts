@@ -1,21 +1,26 @@
-import type { Embedder, TraceSink } from "@afw/contracts";
-import { createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
-import { createToolIndex, loadToolCatalogFile } from "@afw/tool-zoo";
-import type { ToolsConfig } from "./config-schema.js";
-import type { ToolSearchPort } from "./ports.js";
+import { AfwError, type Embedder, type TraceSink } from "@afw/contracts";
+import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
+import { createToolIndex, createWorkflowCatalog, loadToolCatalogFile, loadWorkflowCatalog, type WorkflowCatalog } from "@afw/tool-zoo";
+import type { ToolsConfig, WorkflowsConfig } from "./config-schema.js";
+import type { ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
 import { newTraceContext } from "./trace-context.js";
 
+/** The embedder named by `tools.embedder` (`none` gives undefined: keyword search only). */
+export function embedderFromConfig(kind: ToolsConfig["embedder"]): Embedder | undefined {
+  if (kind === "use") return createCachingEmbedder(createUseEmbedder());
+  if (kind === "hashing") return createCachingEmbedder(createHashingEmbedder());
+  return undefined;
+}
+
 /**
- * Builds the `search_tools` index from configuration with `@afw/tool-zoo`: indexes every catalog
- * file of `tools.catalogs`, with the configured embedder (`none` = keyword only, `hashing`, or
- * `use` = the offline Universal Sentence Encoder) and low-confidence fallback set.
+ * Builds the `search_tools` index with `@afw/tool-zoo`: indexes every catalog file of
+ * `tools.catalogs` with the given embedder (none = keyword only) and the low-confidence fallback set.
  *
  * @throws AfwError `CONFIG_INVALID` when a catalog cannot be read or is invalid.
  */
 export async function createToolSearchFromConfig(tools: ToolsConfig, options: { sink?: TraceSink; embedder?: Embedder } = {}): Promise<ToolSearchPort> {
-  const embedder = options.embedder ?? (tools.embedder === "use" ? createUseEmbedder() : tools.embedder === "hashing" ? createHashingEmbedder() : undefined);
   const index = createToolIndex({
-    ...(embedder ? { embedder } : {}),
+    ...(options.embedder ? { embedder: options.embedder } : {}),
     confidence: {
       ...(tools.confidenceThreshold === undefined ? {} : { threshold: tools.confidenceThreshold }),
       fallbackToolIds: tools.fallbackToolIds,
@@ -24,4 +29,40 @@ export async function createToolSearchFromConfig(tools: ToolsConfig, options: { 
   });
   for (const file of tools.catalogs) await index.add(loadToolCatalogFile(file));
   return index;
+}
+
+/** Adapts a `@afw/tool-zoo` {@link WorkflowCatalog} to the server's {@link WorkflowCatalogPort}. */
+export function workflowCatalogPort(catalog: WorkflowCatalog): WorkflowCatalogPort {
+  return {
+    get size() {
+      return catalog.size;
+    },
+    async search(input, options) {
+      const response = await catalog.searchWorkflowCatalog(input, options);
+      return { results: response.results, ...(response.degraded ? { degraded: true } : {}) };
+    },
+    async get(input) {
+      try {
+        return catalog.getPlaybookDetails(input);
+      } catch (error) {
+        if (AfwError.isInstance(error) && error.code === "NOT_FOUND") return undefined;
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * Builds the workflow catalog with `@afw/tool-zoo` from `workflows.catalogs` (files or
+ * directories of JSON/YAML playbooks).
+ *
+ * @throws AfwError `CONFIG_INVALID` when a catalog cannot be read or a workflow is invalid.
+ */
+export async function createWorkflowCatalogFromConfig(workflows: WorkflowsConfig, options: { sink?: TraceSink; embedder?: Embedder } = {}): Promise<WorkflowCatalogPort> {
+  const catalog = await createWorkflowCatalog({
+    ...(options.embedder ? { embedder: options.embedder } : {}),
+    ...(options.sink ? { trace: newTraceContext(options.sink, { requestId: "workflow-catalog" }) } : {}),
+  });
+  if (workflows.catalogs.length > 0) await catalog.add(loadWorkflowCatalog(workflows.catalogs));
+  return workflowCatalogPort(catalog);
 }
