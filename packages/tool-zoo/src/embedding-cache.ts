@@ -10,12 +10,19 @@ import type { Embedder } from "@afw/contracts";
 export interface EmbeddingCache {
   /** Number of cached vectors. */
   readonly size: number;
-  /** Embeds the texts that are not cached yet (in one batch) and returns every vector in order. */
+  /**
+   * Embeds the texts that are not cached yet (in one call, sorted by length so that batches pad
+   * little) and returns every vector in input order.
+   */
   embedAll(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
   /** Writes the cache file if one is configured and anything changed. */
   flush(): Promise<void>;
   /** Counters: `hits` (served from cache) and `misses` (embedded). */
   stats(): { hits: number; misses: number };
+  /** The cached vectors of these texts (undefined where not cached); embeds nothing. */
+  peek(texts: readonly string[]): Array<Float32Array | undefined>;
+  /** Adds vectors computed elsewhere (e.g. a recorded fixture) for these texts. */
+  seed(entries: ReadonlyArray<readonly [text: string, vector: Float32Array]>): void;
 }
 
 interface CacheFile {
@@ -76,6 +83,14 @@ export async function openEmbeddingCache(embedder: Embedder, path?: string): Pro
       return vectors.size;
     },
     stats: () => ({ hits, misses }),
+    peek: (texts) => texts.map((t) => vectors.get(hashText(embedder.id, t))),
+    seed(entries) {
+      for (const [text, vector] of entries) {
+        if (vector.length !== embedder.dimensions) throw new Error(`vector of length ${vector.length}, expected ${embedder.dimensions}`);
+        vectors.set(hashText(embedder.id, text), vector);
+      }
+      if (entries.length) dirty = true;
+    },
     async embedAll(texts, signal) {
       const keys = texts.map((t) => hashText(embedder.id, t));
       const missing = new Map<string, string>();
@@ -85,11 +100,16 @@ export async function openEmbeddingCache(embedder: Embedder, path?: string): Pro
       hits += texts.length - missing.size;
       if (missing.size) {
         misses += missing.size;
-        const computed = await embedder.embed([...missing.values()], signal);
-        if (computed.length !== missing.size) {
-          throw new Error(`embedder ${embedder.id} returned ${computed.length} vectors for ${missing.size} texts`);
+        // similar lengths together: batched models pad every text to the longest of its batch
+        const pending = [...missing].sort((a, b) => a[1].length - b[1].length);
+        const computed = await embedder.embed(
+          pending.map(([, text]) => text),
+          signal,
+        );
+        if (computed.length !== pending.length) {
+          throw new Error(`embedder ${embedder.id} returned ${computed.length} vectors for ${pending.length} texts`);
         }
-        [...missing.keys()].forEach((key, i) => vectors.set(key, computed[i]!));
+        pending.forEach(([key], i) => vectors.set(key, computed[i]!));
         dirty = true;
       }
       return keys.map((key) => vectors.get(key)!);
