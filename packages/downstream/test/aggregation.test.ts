@@ -170,6 +170,19 @@ describe("a manager aggregating two stdio servers and one HTTP server", () => {
     expect(manager.status().find((s) => s.name === "alpha")).toMatchObject({ state: "connected", restarts: 0 });
   });
 
+  it("retries timeouts of read-only tools with backoff, up to the configured retries", async () => {
+    const before = trace.ofType("tool-call-start").length;
+    const error = await rejectionOf(manager.callTool("alpha__sleep", { ms: 2_000 }, { timeoutMs: 100 }));
+    expect(error.code).toBe("TOOL_EXECUTION_FAILED");
+    const starts = trace.ofType("tool-call-start").slice(before);
+    expect(starts.map((e) => [e.tool, e.attempt])).toEqual([
+      ["sleep", 1],
+      ["sleep", 2],
+      ["sleep", 3],
+    ]);
+    expect(trace.ofType("tool-call-end").slice(-3).map((e) => e.outcome)).toEqual(["timeout", "timeout", "timeout"]);
+  });
+
   it("aborts a call when the caller's signal aborts", async () => {
     const controller = new AbortController();
     const call = manager.callTool("web__slow", { ms: 5_000 }, { signal: controller.signal, timeoutMs: 10_000 });

@@ -1,6 +1,13 @@
 import { fileURLToPath } from "node:url";
 import type { TraceContext, TraceEvent } from "@afw/contracts";
-import type { DownstreamManager, DownstreamServerConfigInput, DownstreamServerStatus } from "../src/index.js";
+import {
+  createDownstreamManager,
+  type DownstreamConfigInput,
+  type DownstreamManager,
+  type DownstreamManagerOptions,
+  type DownstreamServerConfigInput,
+  type DownstreamServerStatus,
+} from "../src/index.js";
 
 /** The stdio fixture server script. */
 export const STDIO_FIXTURE = fileURLToPath(new URL("./fixtures/stdio-server.mjs", import.meta.url));
@@ -85,4 +92,33 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<Error & { 
     return error as Error & { code?: string };
   }
   throw new Error("expected the promise to reject");
+}
+
+/**
+ * Creates managers that are all stopped by `stopAll`, which also checks that no child process
+ * any of them started is still alive.
+ */
+export function createManagerTracker() {
+  const managers: DownstreamManager[] = [];
+  const seenPids = new Set<number>();
+  return {
+    create(config: DownstreamConfigInput, options: DownstreamManagerOptions = {}): DownstreamManager {
+      const manager = createDownstreamManager(config, options);
+      managers.push(manager);
+      manager.onStatusChanged((status) => {
+        if (status.pid !== undefined) seenPids.add(status.pid);
+      });
+      return manager;
+    },
+    statusOf(manager: DownstreamManager, name: string): DownstreamServerStatus {
+      const status = manager.status().find((s) => s.name === name);
+      if (!status) throw new Error(`no server "${name}"`);
+      return status;
+    },
+    async stopAll(): Promise<void> {
+      await Promise.all(managers.map((manager) => manager.stop()));
+      const alive = [...seenPids].filter((pid) => isAlive(pid));
+      if (alive.length > 0) throw new Error(`child processes still alive: ${alive.join(", ")}`);
+    },
+  };
 }
