@@ -428,11 +428,21 @@ describe("POST cache/clear", () => {
   it("requires Content-Type application/json so a cross-site form cannot trigger it", async () => {
     const source = createSampleDashboardSource();
     const server = await start({ source });
-    for (const headers of [{}, { "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, { "content-type": "multipart/form-data; boundary=x" }, { "content-type": "application/jsonp" }]) {
+    const contentTypes: Array<Record<string, string>> = [
+      {},
+      { "content-type": "text/plain" },
+      { "content-type": "application/x-www-form-urlencoded" },
+      { "content-type": "multipart/form-data; boundary=x" },
+      { "content-type": "application/jsonp" },
+    ];
+    for (const headers of contentTypes) {
       const { status, body } = await postClear(server, JSON.stringify({ all: true }), headers);
       expect(status).toBe(415);
       expect(body.error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
     }
+    // no Content-Type at all (fetch would add text/plain for a string body)
+    const bare = await rawRequest(server, { method: "POST", path: "/api/cache/clear", headers: { "content-length": "13" }, body: JSON.stringify({ all: true }) });
+    expect(bare.status).toBe(415);
     expect(source.clearCacheCalls).toEqual([]);
   });
 
