@@ -378,7 +378,11 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
         next = { page: data.page + 1, size: data.size || config.pageSize };
       }
     }
-    const discovered = flows.filter((flow) => flow.is_component !== true).map(toDiscovered);
+    // Langflow ignores folder_id when get_all=true: filter here too.
+    const discovered = flows
+      .filter((flow) => flow.is_component !== true)
+      .filter((flow) => config.folderId === undefined || flow.folder_id === config.folderId)
+      .map(toDiscovered);
     return mergeFlows(identity, discovered, config.flows, config.includeUnconfiguredFlows);
   }
 

@@ -205,11 +205,12 @@ const langflowPlatform = (options: LangflowServerOptions): MockPlatform => ({
           return;
         }
         const componentsOnly = record.query["components_only"] === "true";
-        const folderId = record.query["folder_id"];
+        const getAll = record.query["get_all"] !== "false";
+        // As in Langflow: folder_id only narrows the paginated form; get_all=true lists every flow.
+        const folderId = getAll ? undefined : record.query["folder_id"];
         const flows = state.flows.filter((flow) => (componentsOnly ? flow.isComponent : true)).filter((flow) => !folderId || flow.folderId === folderId);
         const records = flows.map(flowRecord);
         let body: unknown;
-        const getAll = record.query["get_all"] !== "false";
         if (options.listMode === "paged" || !getAll) {
           const size = Number(record.query["size"]) || options.pageSize || 50;
           const page = Number(record.query["page"]) || 1;
