@@ -43,7 +43,27 @@ export function createPerformanceTracker(options: PerformanceTrackerOptions = {}
   const ttl = options.summaryTtlMs ?? 5_000;
   const neutral: PerformanceSummary = Object.freeze({ samples: 0, successRate: Number.NaN, p50Ms: undefined, p95Ms: undefined, score: options.neutralScore ?? 0.5 });
   const cache = new Map<string, { summary: PerformanceSummary; at: number; loading: boolean }>();
-  const keyOf = (t: PerformanceTarget) => (t.flowId === undefined ? t.backendId : `${t.backendId}\u0000${t.flowId}`);
+  const keys = new WeakMap<PerformanceTarget, string>();
+  const keyOf = (t: PerformanceTarget) => {
+    let key = keys.get(t);
+    if (key === undefined) {
+      key = t.flowId === undefined ? t.backendId : `${t.backendId}\u0000${t.flowId}`;
+      keys.set(t, key);
+    }
+    return key;
+  };
+  // Background re-reads are spread out: at most this many in flight, so one decision never
+  // schedules hundreds of store reads at once.
+  const maxBackgroundLoads = 8;
+  let backgroundLoads = 0;
+  const loadInBackground = (target: PerformanceTarget) => {
+    if (backgroundLoads >= maxBackgroundLoads) return false;
+    backgroundLoads++;
+    load(target)
+      .catch(() => {})
+      .finally(() => backgroundLoads--);
+    return true;
+  };
 
   const load = async (target: PerformanceTarget): Promise<PerformanceSummary> => {
     const key = keyOf(target);
@@ -77,11 +97,10 @@ export function createPerformanceTracker(options: PerformanceTrackerOptions = {}
       const key = keyOf(target);
       const entry = cache.get(key);
       if (!entry) {
-        cache.set(key, { summary: neutral, at: now(), loading: true });
-        load(target).catch(() => {});
+        if (loadInBackground(target)) cache.set(key, { summary: neutral, at: now(), loading: true });
         return neutral;
       }
-      if (!entry.loading && now() - entry.at >= ttl) load(target).catch(() => {});
+      if (!entry.loading && now() - entry.at >= ttl) loadInBackground(target);
       return entry.summary;
     },
     load,

@@ -10,6 +10,7 @@ import {
   type HealthStore,
   type Intent,
   type PerformanceStore,
+  type PerformanceTarget,
   type RoutingCandidate,
   type RoutingDecision,
   type ScoringWeights,
@@ -109,9 +110,24 @@ export interface RouterExplanation {
   profiles: { flowId: string; intents: Intent[]; generalPurpose: boolean; keywords: string[] }[];
 }
 
+/** Per-flow scratch record, allocated once per flow list and reused by every decision. */
+interface Cell {
+  profile: FlowProfile;
+  state: BackendState;
+  target: PerformanceTarget;
+  score: number;
+  health: number;
+  perf: number;
+  flowMatch: number;
+  excluded: string | undefined;
+  override: boolean;
+  tier: number;
+}
+
 interface BackendState {
   backend: FlowBackendV1;
   profiles: FlowProfile[];
+  cells: Cell[];
   /** Capability per intent index. */
   capability: Float64Array;
 }
@@ -172,7 +188,21 @@ export class Router {
     INTENTS.forEach((intent, i) => {
       capability[i] = capabilityScore(intent, backend.kind, this.capabilities, backend.capabilities, undefined, this.options.defaultCapability ?? 0.5);
     });
-    this.states.set(backendId, { backend, profiles, capability });
+    const state: BackendState = { backend, profiles, capability, cells: [] };
+    state.cells = profiles.map((profile) => ({
+      profile,
+      state,
+      target: { backendId, flowId: profile.flow.id },
+      score: 0,
+      health: 0,
+      perf: 0,
+      flowMatch: 0,
+      excluded: undefined,
+      override: false,
+      tier: 0,
+    }));
+    this.states.set(backendId, state);
+    this.statesVersion++;
     this.anyKeywords = [...this.states.values()].some((s) => s.profiles.some((p) => p.keywords.size > 0));
   }
 
@@ -245,32 +275,44 @@ export class Router {
     const matchesFlow = (p: FlowProfile) => !input.flowId || p.flow.id === input.flowId || p.flow.backendFlowId === input.flowId || p.flow.name === input.flowId;
 
     // Score every candidate (typed arrays; objects only for the ones listed).
-    const all: { profile: FlowProfile; state: BackendState; score: number; health: number; perf: number; flowMatch: number; excluded?: string; override: boolean }[] = [];
+    // Decisions reuse one scratch cell per flow: from here to the end of this method nothing awaits.
+    const all: Cell[] = this.cellList();
     let usable = 0;
     let nonDown = 0;
     const w = this.weights;
+    const usableBackends = new Set<string>();
     for (const state of this.states.values()) {
       const backend = state.backend;
       const snapshot = this.health.peek(backend);
       const h = healthScore(snapshot, this.options.unknownHealthScore ?? 0.5);
       const backendOpen = this.circuits.isOpen(backend.id);
+      const down = snapshot?.status === "down";
       const cap = state.capability[intentIndex]!;
       const backendOverride = matchesBackend(backend);
-      for (const profile of state.profiles) {
-        const override = backendOverride && matchesFlow(profile);
-        const flowMatch = flowMatchScore(profile, intent, questionWords);
-        const perf = this.performance.summary({ backendId: backend.id, flowId: profile.flow.id }).score;
+      for (const cell of state.cells) {
+        const profile = cell.profile;
+        cell.override = backendOverride && matchesFlow(profile);
+        cell.flowMatch = flowMatchScore(profile, intent, questionWords);
+        cell.perf = this.performance.summary(cell.target).score;
+        cell.health = h;
         const capability = profile.capabilities?.[intent] ?? cap;
-        const score = flowMatch * w.flow_match + h * w.health + perf * w.performance + capability * w.capability;
-        const excluded = backendOpen || this.circuits.isOpen(profile.flow.id) ? "circuit open" : snapshot?.status === "down" ? "backend down" : undefined;
-        if (!excluded) usable++;
-        if (snapshot?.status !== "down") nonDown++;
-        all.push({ profile, state, score, health: h, perf, flowMatch, override, ...(excluded ? { excluded } : {}) });
+        cell.score = cell.flowMatch * w.flow_match + h * w.health + cell.perf * w.performance + capability * w.capability;
+        cell.excluded = backendOpen || this.circuits.isOpen(profile.flow.id) ? "circuit open" : down ? "backend down" : undefined;
+        if (!cell.excluded) {
+          usable++;
+          usableBackends.add(backend.id);
+        }
+        if (!down) nonDown++;
       }
     }
     if (usable === 0 && nonDown === 0) {
       // Every backend looks down: the snapshots may be stale, so try them rather than nothing.
-      for (const c of all) if (c.excluded === "backend down") delete c.excluded;
+      for (const c of all) {
+        if (c.excluded === "backend down") {
+          c.excluded = undefined;
+          usableBackends.add(c.state.backend.id);
+        }
+      }
     }
     if (input.flowId && !all.some((c) => c.override)) {
       throw new AfwError("FLOW_NOT_FOUND", `no flow '${input.flowId}'${backendFilter ? ` on '${backendFilter}'` : ""}`);
@@ -278,7 +320,7 @@ export class Router {
 
     const level = classification.level;
     const hedging = this.options.hedging ?? {};
-    const distinctUsableBackends = new Set(all.filter((c) => !c.excluded).map((c) => c.state.backend.id)).size;
+    const distinctUsableBackends = usableBackends.size;
     let strategy: RoutingDecision["strategy"];
     let reason: string;
     const overriding = backendFilter !== undefined || input.flowId !== undefined;
@@ -308,13 +350,15 @@ export class Router {
 
     // Ordering: usable first; overrides / default flow / general-purpose first per strategy; then
     // score, health, backend id, flow id.
-    const tier = (c: (typeof all)[number]) =>
-      (c.excluded ? 4 : 0) +
-      (strategy === "override" ? (c.override ? 0 : 2) : 0) +
-      (strategy === "default-flow" ? (this.isDefaultFlow(c.profile) ? 0 : 1) : 0) +
-      (strategy === "general-purpose" ? (c.profile.generalPurpose ? 0 : 1) : 0);
-    const compare = (a: (typeof all)[number], b: (typeof all)[number]) =>
-      tier(a) - tier(b) ||
+    for (const c of all) {
+      c.tier =
+        (c.excluded ? 4 : 0) +
+        (strategy === "override" ? (c.override ? 0 : 2) : 0) +
+        (strategy === "default-flow" ? (this.isDefaultFlow(c.profile) ? 0 : 1) : 0) +
+        (strategy === "general-purpose" ? (c.profile.generalPurpose ? 0 : 1) : 0);
+    }
+    const compare = (a: Cell, b: Cell) =>
+      a.tier - b.tier ||
       b.score - a.score ||
       b.health - a.health ||
       (a.state.backend.id < b.state.backend.id ? -1 : a.state.backend.id > b.state.backend.id ? 1 : 0) ||
@@ -324,7 +368,7 @@ export class Router {
     // Keep the best candidate of every backend so fallback can always cross backends.
     const listedBackends = new Set(listed.map((c) => c.state.backend.id));
     if (listedBackends.size < this.states.size) {
-      const bestPerBackend = new Map<string, (typeof all)[number]>();
+      const bestPerBackend = new Map<string, Cell>();
       for (const c of all) {
         const id = c.state.backend.id;
         if (listedBackends.has(id)) continue;
@@ -387,6 +431,17 @@ export class Router {
       this.discoveryRetries.set(backend.id, now);
       this.flows.get(backend, trace).catch(() => undefined);
     }
+  }
+
+  private cellsCache: { version: number; cells: Cell[] } | undefined;
+  private statesVersion = 0;
+
+  /** Every scratch cell, in backend order (rebuilt only when a flow list changes). */
+  private cellList(): Cell[] {
+    if (this.cellsCache?.version !== this.statesVersion) {
+      this.cellsCache = { version: this.statesVersion, cells: [...this.states.values()].flatMap((s) => s.cells) };
+    }
+    return this.cellsCache.cells;
   }
 
   private isDefaultFlow(profile: FlowProfile): boolean {
