@@ -19,7 +19,7 @@ export {
   type ToolSearchInput,
 } from "./tool-index.js";
 export { parseToolCatalog, loadToolCatalogFile } from "./tool-catalog.js";
-export { affordanceSummary, buildToolDocument, toolParameters, toolNameWords, type ToolDocument, type ToolField, type ToolParameter } from "./tool-document.js";
+export { affordanceSummary, buildToolDocument, withoutDocstringSections, toolParameters, toolNameWords, type ToolDocument, type ToolField, type ToolParameter } from "./tool-document.js";
 export { Bm25Index, type Bm25Hit, type Bm25Options, type Bm25FieldSettings } from "./bm25.js";
 export { reciprocalRankFusion, weightedScoreFusion, normalizeScores, type RankedList } from "./fusion.js";
 export {

@@ -105,12 +105,6 @@ export interface ToolDocument {
 }
 
 /**
- * Builds the {@link ToolDocument} of a tool: fields for BM25F (name words, server, first sentence,
- * the rest of the description, parameter names and descriptions, tags) and two embedding views
- * (a short one — name words and first sentence — and a long one with the description and
- * parameter names).
- */
-/**
  * A description without the `Args:` / `Returns:` / `Raises:` sections of Python docstrings (their
  * content is in the input schema already and only adds noise to ranking).
  *
@@ -124,6 +118,17 @@ export function withoutDocstringSections(description: string): string {
   return (cut ? description.slice(0, cut.index) : description).trim();
 }
 
+/**
+ * Builds the {@link ToolDocument} of a tool: fields for BM25F (name words, server, first sentence,
+ * the rest of the description, parameter names and descriptions, tags) and two embedding views
+ * (a short one — name words and first sentence — and a long one with the description and
+ * parameter names).
+ *
+ * @example
+ * ```ts
+ * buildToolDocument(tool, createTextAnalyzer()).fields.name // ["merg", "pull", "request"]
+ * ```
+ */
 export function buildToolDocument(tool: ToolDescriptor, analyzer: TextAnalyzer): ToolDocument {
   const description = stripMarkdown(withoutDocstringSections(tool.description)).replace(/\s+/g, " ").trim();
   const summary = firstSentence(description, 400);

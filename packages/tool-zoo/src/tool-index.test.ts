@@ -112,6 +112,15 @@ describe("createToolIndex", () => {
     expect(single.results).toHaveLength(5);
   });
 
+  it("does not limit a server the query names outright, unless told to", async () => {
+    const exempt = await build({ maxPerServer: 2 });
+    const named = await exempt.search({ query: "github repository issue pull request", top_k: 4 });
+    expect(named.results.filter((r) => r.server === "github").length).toBeGreaterThan(2);
+    const strict = await build({ maxPerServer: 2, exemptNamedServers: false });
+    const limited = await strict.search({ query: "github repository issue pull request", top_k: 4 });
+    expect(limited.results.filter((r) => r.server === "github")).toHaveLength(2);
+  });
+
   it("expands bundles next to the selected member", async () => {
     const index = await build({ bundles: [{ name: "k8s-debug", tools: ["kubernetes/kubectl_delete", "kubernetes/kubectl_logs"] }] });
     const { results } = await index.search({ query: "delete kubernetes pods", top_k: 1 });

@@ -107,6 +107,13 @@ export interface ToolIndexOptions {
   actionWeight?: number;
   /** At most this many results per server (overflow moves to the end). 0 disables. @default 3 */
   maxPerServer?: number;
+  /**
+   * Exempt from {@link ToolIndexOptions.maxPerServer} the servers the query names outright
+   * (domain strength 1, e.g. "in my Slack workspace"): spreading over other servers only helps when
+   * the server is uncertain. A single-server `servers` filter is always exempt.
+   * @default true
+   */
+  exemptNamedServers?: boolean;
   /** Static score boosts per server and per tag (added to the fused score). */
   boosts?: { servers?: Record<string, number>; tags?: Record<string, number> };
   /** Usage feedback (the flywheel). */
@@ -298,6 +305,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const semanticQuery = options.semanticQuery ?? "intent";
   const semanticFloorRank = Math.max(1, options.semanticFloorRank ?? 100);
   const maxPerServer = options.maxPerServer ?? 3;
+  const exemptNamedServers = options.exemptNamedServers ?? true;
   const actionWeight = options.actionWeight ?? 0.1;
   const actionClassesOf = new Map<string, Set<string>>();
   for (const [action, verbs] of Object.entries(ACTION_CLASSES)) {
@@ -516,14 +524,14 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     return Math.max(0, Math.min(1, sigmoid(6 * (evidence - 0.35) + 4 * margin - 0.4)));
   };
 
-  const applyDiversity = (tools: RankedTool[], limit: number): RankedTool[] => {
+  const applyDiversity = (tools: RankedTool[], limit: number, exempt: ReadonlySet<string>): RankedTool[] => {
     if (limit <= 0) return tools;
     const perServer = new Map<string, number>();
     const kept: RankedTool[] = [];
     const overflow: RankedTool[] = [];
     for (const tool of tools) {
       const count = perServer.get(tool.server) ?? 0;
-      if (count < limit) {
+      if (count < limit || exempt.has(tool.server)) {
         kept.push(tool);
         perServer.set(tool.server, count + 1);
       } else overflow.push(tool);
@@ -581,7 +589,9 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         ...(searchOptions.signal ? { signal: searchOptions.signal } : {}),
       });
       const singleServer = (input.servers?.length ?? 0) === 1;
-      const ordered = applyDiversity(ranking.tools, singleServer ? 0 : maxPerServer).slice(0, input.top_k);
+      const exempt = new Set<string>();
+      if (exemptNamedServers) for (const [server, strength] of ranking.domains) if (strength >= 1) exempt.add(server);
+      const ordered = applyDiversity(ranking.tools, singleServer ? 0 : maxPerServer, exempt).slice(0, input.top_k);
       const filter = toolFilter(input.servers, input.tags);
       const allowed = (id: string) => documents.has(id) && (!filter || matchesFilter(metadataById.get(id) ?? {}, filter));
       let hits: ToolSearchHit[] = [];

@@ -6,13 +6,21 @@ export type VectorMetadata = Record<string, MetadataValue>;
 
 /** Comparison operators of a {@link MetadataFilter} field condition (Chroma's `where` syntax). */
 export interface MetadataCondition {
+  /** Equal to. */
   $eq?: MetadataValue;
+  /** Not equal to (a missing field counts as not equal). */
   $ne?: MetadataValue;
+  /** One of. */
   $in?: MetadataValue[];
+  /** None of (a missing field counts as none of). */
   $nin?: MetadataValue[];
+  /** Greater than (numbers). */
   $gt?: number;
+  /** Greater than or equal (numbers). */
   $gte?: number;
+  /** Less than (numbers). */
   $lt?: number;
+  /** Less than or equal (numbers). */
   $lte?: number;
 }
 
