@@ -169,6 +169,9 @@ describe("Flowise adapter specifics", () => {
   it("rejects invalid settings with CONFIG_INVALID", () => {
     expect(() => createFlowiseBackend({ id: "bad id!", baseURL: "http://x" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
     expect(() => createFlowiseBackend({ id: "ok", baseURL: "ftp://x" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+    // A typo in config fails loudly instead of being ignored.
+    expect(() => createFlowiseBackend({ id: "ok", baseURL: "http://x", timeout: 5 } as never)).toThrow(/timeout/);
+    expect(() => createFlowiseBackend({ id: "ok", baseURL: "http://x", timeouts: { requestTimeout: 5 } } as never)).toThrow(/requestTimeout/);
   });
 
   it("uses an injected fetch", async () => {

@@ -15,7 +15,7 @@ const MEGABYTE = 1024 * 1024;
  * const langflowMaxTokens: ParameterTarget = { node: "OpenAIModel-x9K2a", param: "max_tokens" };
  * ```
  */
-export const ParameterTargetSchema = z.object({
+export const ParameterTargetSchema = z.strictObject({
   node: z.string().min(1).optional().describe("Flowise node id or Langflow component id."),
   param: z.string().min(1).describe("Flowise overrideConfig key or Langflow tweak parameter."),
 });
@@ -24,7 +24,7 @@ export const ParameterTargetSchema = z.object({
 export type ParameterTarget = z.infer<typeof ParameterTargetSchema>;
 
 /** Zod schema of {@link ParameterMapping}. */
-export const ParameterMappingSchema = z.object({
+export const ParameterMappingSchema = z.strictObject({
   temperature: ParameterTargetSchema.optional(),
   maxTokens: ParameterTargetSchema.optional(),
   history: ParameterTargetSchema.optional().describe(
@@ -36,7 +36,7 @@ export const ParameterMappingSchema = z.object({
 export type ParameterMapping = z.infer<typeof ParameterMappingSchema>;
 
 /** Zod schema of {@link ConfiguredFlow}. */
-export const ConfiguredFlowSchema = z.object({
+export const ConfiguredFlowSchema = z.strictObject({
   name: z.string().min(1).optional(),
   description: z.string().optional(),
   intents: z.array(IntentSchema).optional(),
@@ -69,7 +69,7 @@ export type ConfiguredFlow = z.infer<typeof ConfiguredFlowSchema>;
 export type ConfiguredFlowInput = z.input<typeof ConfiguredFlowSchema>;
 
 /** Zod schema of {@link BackendTimeouts}. */
-export const BackendTimeoutsSchema = z.object({
+export const BackendTimeoutsSchema = z.strictObject({
   requestTimeoutMs: z.number().int().positive().default(30_000).describe("Execute/stream: time until the reply headers and between stream chunks."),
   healthTimeoutMs: z.number().int().positive().default(5_000),
   discoveryTimeoutMs: z.number().int().positive().default(15_000),
@@ -80,7 +80,7 @@ export const BackendTimeoutsSchema = z.object({
 export type BackendTimeouts = z.infer<typeof BackendTimeoutsSchema>;
 
 /** Zod schema of {@link BackendLimits}. */
-export const BackendLimitsSchema = z.object({
+export const BackendLimitsSchema = z.strictObject({
   maxResponseBytes: z.number().int().positive().default(10 * MEGABYTE).describe("Largest reply body read for health, execute and stream."),
   maxDiscoveryResponseBytes: z.number().int().positive().default(64 * MEGABYTE).describe("Largest flow-listing page (listings carry whole flow graphs)."),
 });
@@ -92,8 +92,8 @@ const fetchFunction = z.custom<typeof globalThis.fetch>((value) => typeof value 
 
 const IntentScoreSchema = z.number().min(0).max(1);
 
-/** Settings shared by every HTTP backend adapter. */
-export const BaseBackendSettingsSchema = z.object({
+/** Settings shared by every HTTP backend adapter. Unknown keys are refused (typos in config fail loudly). */
+export const BaseBackendSettingsSchema = z.strictObject({
   id: BackendIdSchema,
   baseURL: z
     .string()
