@@ -46,6 +46,7 @@ describe("Redis outage (private redis-server, stopped and restarted)", () => {
     const events: CacheStoreEvent[] = [];
     const recorded = recordingTrace();
     const stores = openStores(server.url, (event) => events.push(event), recorded.trace);
+    await waitFor(async () => (await stores.health()).ok, 10_000);
     expect(await stores.responseCache.set(key("before"), answer("cached"), { ttlSeconds: 60 })).toBe(true);
     expect((await stores.responseCache.get(key("before"))).hit).toBe(true);
     expect(await stores.sessionStore.append("s-1", turn(1))).toBe(1);
