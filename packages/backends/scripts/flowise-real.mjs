@@ -262,6 +262,15 @@ async function record(dir, url, apiKey, ids) {
   await save("flowise-prediction-stream.json", `/api/v1/prediction/${ids.chatflowId}`, post({ question: "Fixture stream", streaming: true, overrideConfig: { sessionId: "fixture-stream" } }));
   await save("flowise-prediction-nonstreaming-flow.json", `/api/v1/prediction/${ids.plainChatflowId}`, post({ question: "Fixture plain", streaming: true }));
   await save("flowise-prediction-404.json", "/api/v1/prediction/00000000-0000-4000-8000-000000000000", post({ question: "x" }));
+  await save("flowise-prediction-not-a-uuid.json", "/api/v1/prediction/not-a-uuid", post({ question: "x" }));
+  await save("flowise-chatflows-streaming-unknown.json", "/api/v1/chatflows-streaming/00000000-0000-4000-8000-000000000000");
+  // Flowise 3.1.2 never answers a *streaming* prediction for an unknown chatflow (its error
+  // handler skips streaming requests): the request hangs. Record that it does not answer in 3 s.
+  const hung = await fetch(`${url}/api/v1/prediction/00000000-0000-4000-8000-000000000000`, { ...post({ question: "x", streaming: true }), signal: AbortSignal.timeout(3_000) })
+    .then((response) => `answered ${response.status}`)
+    .catch((error) => (error?.name === "TimeoutError" ? "no answer within 3000 ms" : String(error)));
+  writeFileSync(join(dir, "flowise-prediction-stream-unknown-flow.json"), JSON.stringify({ flowise: FLOWISE_VERSION, request: "POST /api/v1/prediction/<unknown id> (streaming: true)", observed: hung }, null, 2) + "\n");
+  log(`streaming prediction of an unknown chatflow: ${hung}`);
   await save("flowise-prediction-unauthorized.json", `/api/v1/prediction/${ids.securedChatflowId}`, post({ question: "x" }));
   await save("flowise-prediction-unauthorized-stream.json", `/api/v1/prediction/${ids.securedChatflowId}`, post({ question: "x", streaming: true }));
 }

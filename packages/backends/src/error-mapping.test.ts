@@ -41,6 +41,14 @@ describe("errorFromStatus", () => {
     expect(errorFromStatus(400, '{"detail":"tweak is invalid"}', null, context).code).toBe("BACKEND_BAD_RESPONSE");
   });
 
+  it("maps Flowise's 400 'Invalid Chatflow ID' and its wrapped 500 'Chatflow … not found' to FLOW_NOT_FOUND", () => {
+    expect(errorFromStatus(400, '{"statusCode":400,"success":false,"message":"Invalid Chatflow ID","stack":{}}', null, context).code).toBe("FLOW_NOT_FOUND");
+    const wrapped = errorFromStatus(500, JSON.stringify({ statusCode: 500, success: false, message: "Error: chatflowsService.checkIfChatflowIsValidForStreaming - Chatflow f not found", stack: {} }), null, context);
+    expect(wrapped.code).toBe("FLOW_NOT_FOUND");
+    expect(wrapped.isRetryable).toBe(false);
+    expect(errorFromStatus(500, '{"message":"upstream model not reachable"}', null, context).code).toBe("BACKEND_UNAVAILABLE");
+  });
+
   it("maps a 404 outside a flow call to a bad response, not FLOW_NOT_FOUND", () => {
     expect(errorFromStatus(404, "", null, { ...context, flowId: undefined }).code).toBe("BACKEND_BAD_RESPONSE");
   });

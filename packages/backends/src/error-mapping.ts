@@ -116,8 +116,11 @@ export function errorMessageFromBody(body: string): string | undefined {
 /** Flowise answers a prediction with a wrong or missing API key with 500 "…buildChatflow - Unauthorized". */
 const UNAUTHORIZED_PATTERN = /\bunauthori[sz]ed\b|invalid or missing api key|api key must be passed/i;
 
-/** Messages that mean the flow does not exist (Flowise 400 non-UUID id, Langflow 400 bad UUID). */
-const NOT_FOUND_PATTERN = /not found|badly formed hexadecimal uuid|invalid uuid|is not a valid uuid/i;
+/** Messages that mean the flow does not exist (Flowise 400 "Invalid Chatflow ID", Langflow 400 bad UUID). */
+const NOT_FOUND_PATTERN = /not found|badly formed hexadecimal uuid|invalid uuid|is not a valid uuid|invalid (chat)?flow id/i;
+
+/** Flowise wraps a missing chatflow into a 500 on some routes ("…checkIfChatflowIsValidForStreaming - Chatflow x not found"). */
+const WRAPPED_NOT_FOUND_PATTERN = /\b(chat)?flow\b[^.]*\bnot found\b/i;
 
 function parseRetryAfter(value: string | null): number | undefined {
   if (!value) return undefined;
@@ -134,7 +137,7 @@ function parseRetryAfter(value: string | null): number | undefined {
  * | status | code | retryable |
  * | --- | --- | --- |
  * | 401, 403, 500 with "Unauthorized" | `BACKEND_AUTH_FAILED` | no |
- * | 404 (and 400 "not found"/bad UUID on a flow call) | `FLOW_NOT_FOUND` | no |
+ * | 404 (and 400 bad id, 5xx "Chatflow … not found" on a flow call) | `FLOW_NOT_FOUND` | no |
  * | 408, 504 | `BACKEND_TIMEOUT` | yes |
  * | 429 | `BACKEND_RATE_LIMITED` | yes |
  * | 409, 425, 5xx | `BACKEND_UNAVAILABLE` | yes |
@@ -154,7 +157,10 @@ export function errorFromStatus(statusCode: number, body: string, retryAfter: st
   if (statusCode === 401 || statusCode === 403 || (statusCode >= 500 && rawMessage !== undefined && UNAUTHORIZED_PATTERN.test(rawMessage))) {
     code = "BACKEND_AUTH_FAILED";
     isRetryable = false;
-  } else if (statusCode === 404 || (statusCode === 400 && context.flowId !== undefined && rawMessage !== undefined && NOT_FOUND_PATTERN.test(rawMessage))) {
+  } else if (
+    statusCode === 404 ||
+    (context.flowId !== undefined && rawMessage !== undefined && ((statusCode === 400 && NOT_FOUND_PATTERN.test(rawMessage)) || (statusCode >= 500 && WRAPPED_NOT_FOUND_PATTERN.test(rawMessage))))
+  ) {
     code = context.flowId !== undefined ? "FLOW_NOT_FOUND" : "BACKEND_BAD_RESPONSE";
     isRetryable = false;
   } else if (statusCode === 408 || statusCode === 504) {

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BackendError, FlowStreamChunk } from "@afw/contracts";
+import { errorFromStatus } from "./error-mapping.js";
 import { createFlowiseBackend } from "./flowise-backend.js";
 import { FlowiseChatflowListSchema, FlowisePredictionSchema } from "./flowise-reply.js";
 import { SseParser } from "./sse-parser.js";
@@ -99,6 +100,16 @@ describe("recorded replies of a real Flowise 3.1.2", () => {
     expect(plain.map((chunk) => chunk.type)).toEqual(["end"]);
   });
 
+  it("map the real error replies of unknown and malformed flow ids", () => {
+    const context = { backendId: "b", kind: "flowise", operation: "execute", flowId: "x" };
+    for (const name of ["flowise-prediction-404.json", "flowise-prediction-not-a-uuid.json", "flowise-chatflows-streaming-unknown.json"]) {
+      const recorded = fixture(name);
+      const error = errorFromStatus(recorded.status, recorded.body, null, context);
+      expect(error.code, name).toBe("FLOW_NOT_FOUND");
+      expect(error.isRetryable, name).toBe(false);
+    }
+  });
+
   it("map the real error replies", async () => {
     const notFound = (await backend().execute({ flowId: "00000000-0000-4000-8000-000000000000", question: "x" }).catch((error: unknown) => error)) as BackendError;
     expect(notFound).toMatchObject({ code: "FLOW_NOT_FOUND", statusCode: 404 });
@@ -127,6 +138,8 @@ describe("recorded replies of a real Flowise 3.1.2", () => {
         listing401: fixture("flowise-chatflows-401.json"),
         page: fixture("flowise-chatflows-page.json"),
         ping: fixture("flowise-ping.json"),
+        notUuid: fixture("flowise-prediction-not-a-uuid.json"),
+        streamingUnknown: fixture("flowise-chatflows-streaming-unknown.json"),
       };
       const local = {
         prediction: await call(`/api/v1/prediction/${FLOW}`, { question: "q", overrideConfig: { sessionId: "s" } }),
@@ -137,6 +150,8 @@ describe("recorded replies of a real Flowise 3.1.2", () => {
         listing401: await call("/api/v1/chatflows", undefined, { authorization: "Bearer wrong" }),
         page: await call("/api/v1/chatflows?page=1&limit=1", undefined, { authorization: "Bearer k" }),
         ping: await call("/api/v1/ping"),
+        notUuid: await call("/api/v1/prediction/not-a-uuid", { question: "x" }),
+        streamingUnknown: await call("/api/v1/chatflows-streaming/00000000-0000-4000-8000-000000000000"),
       };
       for (const key of Object.keys(real) as Array<keyof typeof real>) {
         expect(local[key].status, key).toBe(real[key].status);
@@ -144,7 +159,7 @@ describe("recorded replies of a real Flowise 3.1.2", () => {
       }
       expect(local.ping.body).toBe(real.ping.body);
       expect(keysOf(local.prediction.body)).toEqual(keysOf(real.prediction.body));
-      for (const key of ["notFound", "unauthorized", "listing401"] as const) {
+      for (const key of ["notFound", "unauthorized", "listing401", "notUuid", "streamingUnknown"] as const) {
         expect(local[key].body.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "<id>"), key).toBe(real[key].body.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "<id>"));
       }
       expect(local.unauthorizedStream.body).toBe(real.unauthorizedStream.body);

@@ -26,9 +26,15 @@ export interface FlowiseServerOptions extends MockServerOptions {
   paginate?: boolean;
   /** Write a `:heartbeat` comment after every N streamed tokens (Flowise sends one every 30 s). */
   heartbeatEveryTokens?: number;
+  /**
+   * Never answer a streaming prediction of an unknown chatflow, as Flowise 3.1.2 does (its error
+   * handler skips streaming requests). Default true; false answers the 404 instead.
+   */
+  hangOnUnknownStreamingFlow?: boolean;
 }
 
 const PREFIX = "/api/v1";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function bearer(headers: IncomingHttpHeaders): string | undefined {
   const value = headers["authorization"];
@@ -137,7 +143,7 @@ const flowisePlatform = (options: FlowiseServerOptions): MockPlatform => ({
       case "streaming-check": {
         const flow = state.flows.find((candidate) => candidate.id === record.flowId);
         if (!flow) {
-          // Flowise wraps the lookup failure into a 500.
+          // Flowise wraps the lookup failure into a 500 (recorded: __fixtures__/flowise-chatflows-streaming-unknown.json).
           sendJson(response, 500, flowiseError(500, `Error: chatflowsService.checkIfChatflowIsValidForStreaming - Chatflow ${record.flowId} not found`));
           return;
         }
@@ -184,12 +190,21 @@ async function predict(exchange: MockExchange, state: MockState, options: Flowis
     return;
   }
   const flow = state.flows.find((candidate) => candidate.id === record.flowId);
+  const body = (record.body && typeof record.body === "object" ? record.body : {}) as Record<string, unknown>;
+  const wantsStream = body["streaming"] === true || body["streaming"] === "true";
   if (!flow) {
+    if (!UUID.test(record.flowId ?? "")) {
+      sendJson(response, 400, flowiseError(400, "Invalid Chatflow ID"));
+      return;
+    }
+    if (wantsStream && options.hangOnUnknownStreamingFlow !== false) {
+      // Flowise 3.1.2's error handler skips streaming requests: this one is never answered.
+      await exchange.hang();
+      return;
+    }
     sendJson(response, 404, flowiseError(404, `Chatflow ${record.flowId} not found in the database!`));
     return;
   }
-  const body = (record.body && typeof record.body === "object" ? record.body : {}) as Record<string, unknown>;
-  const wantsStream = body["streaming"] === true || body["streaming"] === "true";
   const streams = wantsStream && flow.streaming !== false;
   const overrideConfig = (body["overrideConfig"] && typeof body["overrideConfig"] === "object" ? body["overrideConfig"] : {}) as Record<string, unknown>;
   const sessionId = typeof overrideConfig["sessionId"] === "string" ? (overrideConfig["sessionId"] as string) : undefined;
