@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// Release smoke test: packs every publishable @afw package with `pnpm pack`, installs the tarballs
+// into a fresh project outside the workspace, imports each package's main export and runs one
+// call through it. Fails (exit 1) on the first problem. Used by .ci/run.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "afw-pack-"));
+const tarballs = join(work, "tarballs");
+const project = join(work, "project");
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+
+const packages = readdirSync(join(root, "packages"))
+  .map((dir) => ({ dir: join(root, "packages", dir), manifest: JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) }))
+  .filter(({ manifest }) => !manifest.private);
+
+try {
+  for (const { dir, manifest } of packages) {
+    run("pnpm", ["pack", "--pack-destination", tarballs], dir);
+    console.error(`packed ${manifest.name}`);
+  }
+  const files = readdirSync(tarballs).filter((f) => f.endsWith(".tgz"));
+  // Map every @afw dependency to its tarball so the install never reaches for unpublished versions.
+  const overrides = Object.fromEntries(
+    packages.map(({ manifest }) => {
+      const file = files.find((f) => f.startsWith(manifest.name.replace("@", "").replace("/", "-") + "-"));
+      return [manifest.name, `file:${join(tarballs, file)}`];
+    }),
+  );
+  run("mkdir", ["-p", project], root);
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "afw-pack-smoke", private: true, type: "module", dependencies: { ...overrides, zod: "4.6.7" }, pnpm: { overrides, onlyBuiltDependencies: [] } }, null, 2),
+  );
+  writeFileSync(join(project, "pnpm-workspace.yaml"), "overrides:\n  chromadb-js-bindings-linux-x64-gnu: 1.0.5\n");
+  run("pnpm", ["install", "--prefer-offline", "--ignore-workspace", "--config.confirmModulesPurge=false"], project);
+  writeFileSync(join(project, "smoke.mjs"), readFileSync(join(root, "scripts", "pack-smoke-consumer.mjs"), "utf8"));
+  process.stdout.write(run("node", ["smoke.mjs"], project));
+  console.log(`pack smoke: ${packages.length} packages packed, installed outside the workspace and imported`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
