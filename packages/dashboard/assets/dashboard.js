@@ -128,7 +128,7 @@ function formatPercent(ratio) {
 function formatTime(value) {
   if (value === undefined) return "—";
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? "—" : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  return Number.isNaN(date.getTime()) ? "—" : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
 }
 
 /** @param {string | number | undefined} value */
@@ -330,7 +330,10 @@ async function loadOverview() {
     if (totals.openCircuits !== undefined) items.push(["Open circuits", String(totals.openCircuits)]);
     if (totals.cacheHitRate !== undefined) items.push(["Cache hit rate", formatPercent(totals.cacheHitRate)]);
     items.push(["Queries in feed", String(byId("feed-list").children.length)]);
-    replaceContent(container, items.map(([term, value]) => h("div", { class: "kpi" }, h("dt", {}, term), h("dd", {}, value))));
+    replaceContent(
+      container,
+      items.map(([term, value]) => h("div", { class: "kpi" }, h("dt", {}, term), h("dd", { id: term === "Queries in feed" ? "kpi-feed-count" : undefined }, value))),
+    );
   } catch (error) {
     replaceContent(container);
     if (!(error instanceof ApiError && error.status === 401)) console.warn("overview", error);
@@ -672,7 +675,7 @@ async function loadTraceEvents(row, traceId) {
 function renderQueryRow(summary) {
   const startedAt = Date.parse(summary.startedAt);
   const row = h("li", {
-    class: `feed-row outcome-${summary.outcome}${(summary.fallbacks ?? []).length ? " has-fallback" : ""}`,
+    class: `feed-row row-${summary.outcome}${(summary.fallbacks ?? []).length ? " has-fallback" : ""}`,
     "data-trace-id": summary.traceId,
     "data-started": Number.isNaN(startedAt) ? 0 : startedAt,
   });
@@ -740,6 +743,8 @@ function upsertQuery(summary) {
     while (list.children.length > MAX_FEED_ROWS) list.lastElementChild?.remove();
   }
   byId("feed-empty").hidden = list.children.length > 0;
+  const count = document.getElementById("kpi-feed-count");
+  if (count) count.textContent = String(list.children.length);
 }
 
 async function loadQueries() {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { AfwError, parseOrThrow, type TraceEvent } from "@afw/contracts";
-import type { DashboardSource, QuerySummary } from "./dashboard-source.js";
+import type { DashboardSource, GatewayInfo, QuerySummary } from "./dashboard-source.js";
 import { EventStreamHub } from "./event-stream.js";
 import { renderHtmlShell } from "./html-shell.js";
 import { DashboardHttpError, readJsonBody, sendError, sendJson, setSecurityHeaders } from "./http-responses.js";
@@ -123,16 +123,20 @@ export interface DashboardOverview {
   /** Page title. */
   title: string;
   /** Gateway name/version, when the source tells. */
-  info?: { name?: string | undefined; version?: string | undefined; startedAt?: string | undefined } | undefined;
+  info?: GatewayInfo | undefined;
   /** Whether user text is hidden. */
   redacted: boolean;
   /** Which parts the source implements. */
   sections: Record<"backends" | "flows" | "queries" | "liveFeed" | "cache" | "clearCache" | "sessions" | "toolServers" | "toolSearch", boolean>;
   /** Headline numbers, when the source provides backends and cache. */
   totals: {
+    /** Configured backends. */
     backends?: number;
+    /** Backends whose last health check was `healthy`. */
     healthyBackends?: number;
+    /** Backends whose circuit is open. */
     openCircuits?: number;
+    /** The cache's hit rate, 0..1. */
     cacheHitRate?: number;
   };
   /** When the overview was computed (ISO 8601). */

@@ -133,6 +133,14 @@ export interface QueryFallback {
   reason: string;
 }
 
+/** A backend and one of its flows. */
+export interface FlowRef {
+  /** Backend id. */
+  backendId: string;
+  /** Gateway-wide flow id. */
+  flowId: string;
+}
+
 /**
  * One routed query as the live feed shows it. Build it from a query's trace events with
  * {@link buildQuerySummary}; the question itself is not in any trace event and comes from the
@@ -171,9 +179,9 @@ export interface QuerySummary {
   /** Routing strategy (`direct`, `hedge`, …). */
   strategy?: string | undefined;
   /** The router's first choice. */
-  chosen?: { backendId: string; flowId: string } | undefined;
+  chosen?: FlowRef | undefined;
   /** The backend and flow that produced the answer (differs from `chosen` after a fallback). */
-  answeredBy?: { backendId: string; flowId: string } | undefined;
+  answeredBy?: FlowRef | undefined;
   /** Every scored candidate, best first, with its score breakdown. */
   candidates: RoutingCandidate[];
   /** Every attempt, in order. */
@@ -234,7 +242,19 @@ export interface CacheView {
  * Which cache entries to clear: exactly one of a flow, a session, or everything. A subset of
  * contracts {@link CacheInvalidation}.
  */
-export type DashboardCacheSelector = { flowId: string } | { sessionId: string } | { all: true };
+export type DashboardCacheSelector =
+  | {
+      /** Clear the answers of this gateway-wide flow id. */
+      flowId: string;
+    }
+  | {
+      /** Clear the answers of this session. */
+      sessionId: string;
+    }
+  | {
+      /** Clear every answer. */
+      all: true;
+    };
 
 /** A downstream MCP server in the tool zoo. */
 export interface ToolServerView {

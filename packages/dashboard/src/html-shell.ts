@@ -64,9 +64,9 @@ export function renderHtmlShell(options: HtmlShellOptions): string {
     <ul>
       <li><a href="#backends">Backends</a></li>
       <li><a href="#flows">Flows</a></li>
+      <li><a href="#sessions">Sessions</a></li>
       <li><a href="#feed">Live routing</a></li>
       <li><a href="#cache">Cache</a></li>
-      <li><a href="#sessions">Sessions</a></li>
       <li><a href="#tools">Tool zoo</a></li>
     </ul>
   </nav>
@@ -82,6 +82,10 @@ export function renderHtmlShell(options: HtmlShellOptions): string {
   <section id="flows" class="panel" aria-labelledby="flows-heading">
     <h2 id="flows-heading">Flows and intents</h2>
     <div id="flows-body" class="panel-body" aria-busy="true"><p class="muted">Loading…</p></div>
+  </section>
+  <section id="sessions" class="panel" aria-labelledby="sessions-heading">
+    <h2 id="sessions-heading">Sessions</h2>
+    <div id="sessions-body" class="panel-body" aria-busy="true"><p class="muted">Loading…</p></div>
   </section>
   <section id="feed" class="panel" aria-labelledby="feed-heading">
     <h2 id="feed-heading">Live routing</h2>
@@ -107,10 +111,6 @@ export function renderHtmlShell(options: HtmlShellOptions): string {
       <button type="button" class="danger" id="clear-all-button">Clear all</button>
       <p id="cache-status" class="status-line" role="status"></p>
     </div>
-  </section>
-  <section id="sessions" class="panel" aria-labelledby="sessions-heading">
-    <h2 id="sessions-heading">Sessions</h2>
-    <div id="sessions-body" class="panel-body" aria-busy="true"><p class="muted">Loading…</p></div>
   </section>
   <section id="tools" class="panel" aria-labelledby="tools-heading">
     <h2 id="tools-heading">Tool zoo</h2>

@@ -17,6 +17,7 @@ export {
   type CircuitStateName,
   type FlowView,
   type QuerySummary,
+  type FlowRef,
   type QueryAttempt,
   type QueryFallback,
   type QueryCacheOutcome,
@@ -37,6 +38,7 @@ export {
   type FlowDescriptor,
   type DashboardCacheAccess,
   type ToolServerInput,
+  type MaybePromise,
 } from "./store-dashboard-source.js";
 export {
   createInMemoryDashboardSource,

@@ -23,7 +23,15 @@ export const REDACTED_TEXT = "[redacted]";
  * truncateText("hello world", 6); // { text: "hello…", truncated: true }
  * ```
  */
-export function truncateText(text: string, maxLength: number): { text: string; truncated: boolean } {
+export function truncateText(
+  text: string,
+  maxLength: number,
+): {
+  /** The (possibly shortened) text. */
+  text: string;
+  /** Whether it was shortened. */
+  truncated: boolean;
+} {
   if (text.length <= maxLength) return { text, truncated: false };
   let end = Math.max(0, maxLength - 1);
   const code = text.charCodeAt(end - 1);

@@ -356,6 +356,14 @@ export function createSampleDashboardSource(options: SampleDashboardSourceOption
       },
     },
   });
+  // An hour of cache lookups with a rising hit rate, for the hit-rate chart.
+  for (let minute = 59; minute >= 1; minute--) {
+    const timestamp = new Date(now - minute * 60_000).toISOString();
+    const base = { traceId: `sample-cache-${minute}`, requestId: `sample-cache-${minute}`, timestamp };
+    const hits = Math.round(1 + 3 * ((60 - minute) / 60) + (minute % 3 === 0 ? 1 : 0));
+    for (let index = 0; index < hits; index++) source.emit({ ...base, type: "cache-hit", scope: "shared", flowId: "flowise-local:code-helper", kind: "exact" });
+    for (let index = 0; index < 3; index++) source.emit({ ...base, type: "cache-miss", scope: "shared", reason: "absent" });
+  }
   if (!withoutQueries) {
     source.recordQuery(
       "How do I fix 'TypeError: cannot read properties of undefined' in my reducer?",

@@ -24,7 +24,8 @@ import {
 import { buildQuerySummary, queriesFromTraceEvents } from "./query-summary.js";
 import { cacheHitRateSeries, summarizePerformance, type SeriesWindow } from "./time-series.js";
 
-type MaybePromise<T> = T | Promise<T>;
+/** A value, or a promise of it. */
+export type MaybePromise<T> = T | Promise<T>;
 
 /**
  * A log of recent trace events, such as the gateway's trace ring buffer (`@afw/server`'s
@@ -78,7 +79,10 @@ export interface DashboardCacheAccess {
 }
 
 /** A downstream server as the gateway reports it; see {@link StoreDashboardSourceParts.toolServers}. */
-export type ToolServerInput = Omit<ToolServerView, "connected"> & { connected?: boolean | undefined };
+export type ToolServerInput = Omit<ToolServerView, "connected"> & {
+  /** Whether it is connected now. @default `state === "connected"` */
+  connected?: boolean | undefined;
+};
 
 /** Parts of the gateway {@link createStoreDashboardSource} reads. Leave out what you do not have. */
 export interface StoreDashboardSourceParts {
