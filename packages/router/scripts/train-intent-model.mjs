@@ -33,4 +33,5 @@ console.log(`exemplars: ${exemplars.length}, embedder: ${model.embedderId}, temp
 console.log(`5-fold cross-validated accuracy: ${(ev.accuracy * 100).toFixed(1)}%  log loss: ${ev.logLoss.toFixed(3)}`);
 for (const [intent, acc] of Object.entries(ev.perIntent)) console.log(`  ${intent.padEnd(22)} ${(acc * 100).toFixed(1)}%`);
 console.log(`fast path on exemplars: decided ${ev.fastPath.decided}, correct ${ev.fastPath.correct}, precision used ${model.fastPathPrecision.toFixed(3)}`);
+if (process.env.AFW_SHOW_ERRORS) for (const e of ev.errors) console.log(`  x ${e.intent} -> ${e.predicted} @${e.confidence}: ${e.text}`);
 console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s${process.env.AFW_DRY_RUN ? " (dry run, model not written)" : ""}`);

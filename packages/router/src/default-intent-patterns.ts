@@ -24,6 +24,7 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         sueño: 2, sueno: 2, sonho: 2, reve: 2, traum: 2, "traum*": 2, cuento: 2, conto: 2, contos: 2, cancion: 2, canciones: 2,
         cancao: 2, cancoes: 2, chanson: 2, chansons: 2, lied: 1.5, lieder: 1.5, roman: 1, novela: 1.5, inventar: 2, inventer: 2,
         erfinden: 2, ilustracoes: 2, ilustraciones: 2, kreativ: 2.5, creativo: 2.5, criativo: 2.5, creatif: 2.5,
+        suenos: 2, ilustrado: 1.5, poema: 2.5, poeme: 2.5, gedicht: 2.5, "*geschichte": 1,
       },
       phrases: {
         "what i want": 2, "what i really want": 3, "what i truly want": 3, "what do i want": 2.5, "i want to create": 3,
@@ -54,6 +55,7 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         codigo: 1.5, erreur: 1, fehler: 1.5, fehlermeldung: 2, falla: 1, falha: 1, funcion: 1, funcao: 1, fonction: 1,
         funktion: 1, depurar: 2.5, deboguer: 2.5, compilar: 1.5, programa: 0.5, programm: 0.5, schleife: 2,
         boucle: 2, bucle: 2, laco: 1.5,
+        erro: 1.5, fuite: 1.5, "*fehler": 1.5, excepcion: 2.5, excecao: 2.5,
       },
       phrases: {
         "stack trace": 3, "memory leak": 2.5, "race condition": 2.5, "my code": 2, "this code": 2, "the code": 1.5,
@@ -88,6 +90,7 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         estructurar: 2, estruturar: 2, structurer: 2, strukturieren: 2, organizar: 1.5, organiser: 1.5, organisieren: 1.5,
         organizarias: 2, modulos: 1.5, capas: 1.5, camadas: 1.5, couches: 1.5, schichten: 1.5, microservicios: 2.5,
         microsservicos: 2.5, etapas: 1, etapes: 1, zustandigkeiten: 1.5, responsabilidades: 1.5, responsables: 1,
+        datenmodell: 2.5, entidades: 1.5, entites: 1.5, entitaten: 1.5, "*architektur": 2.5,
       },
       phrases: {
         "design pattern": 2.5, "design patterns": 2.5, "system design": 3, "domain model": 2.5, "data model": 2,
@@ -97,6 +100,7 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         "how should i structure": 3, "how should i organize": 3, "where should": 1.5, "should live": 1.5,
         "ports and adapters": 3, "single responsibility": 2, "bounded context": 3, "folder structure": 2.5,
         "database per service": 3, "monolito modular": 3, "modularer monolith": 3,
+        "modelo de datos": 2.5, "modelo de dados": 2.5, "modele de donnees": 2.5,
       },
       regex: [
         { pattern: "\\b(should|would) (we|you|i) (split|structure|organi[sz]e|lay out|layer|model|separate)\\b", weight: 2, flags: "iu" },
@@ -141,6 +145,7 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         dokumentation: 2, documento: 1.5, documentos: 1.5, dokument: 1.5, contrato: 1.5, contrat: 1.5, vertrag: 1.5,
         reglamento: 2, regulamento: 2, reglement: 2, procedimiento: 1.5, procedimento: 1.5, procedure: 1, verfahren: 1,
         segun: 2, selon: 2, laut: 2, 
+        "*handbuch": 2.5, "*richtlinie": 2.5, "*dokumentation": 2, charte: 1.5, acta: 1.5, protokoll: 1.5, ata: 1,
       },
       phrases: {
         "knowledge base": 3, "according to": 2.5, "per the": 2, "our policy": 3, "the policy": 2, "our docs": 2.5,
@@ -151,6 +156,7 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         "base de conocimiento": 3, "base de conhecimento": 3, "base de connaissances": 3, "que dice": 2, "o que diz": 2,
         "que dit": 2, "was steht": 2.5, "busca en": 2, "procure na": 2, "cherche dans": 2, "such im": 2, "nuestra politica": 3,
         "nossa politica": 3, "notre politique": 3, "unsere richtlinie": 3,
+        "was sagt": 2.5, "qu'est ce que notre": 1.5, "que diz": 2, "que dice nuestro": 2.5,
       },
       regex: [
         { pattern: "\\bwhat (does|do|did) (the|our|my) [\\w' -]{2,40} (say|said|state|mention|recommend|conclude)\\b", weight: 3, flags: "iu" },
@@ -172,6 +178,7 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         duplikate: 2.5, convertir: 1.5, converter: 1.5, converto: 1.5, convertis: 1.5, konvertieren: 1.5, umwandeln: 1.5,
         wandle: 1.5, suma: 1.5, somar: 1.5, somme: 1.5, summe: 1.5, promedio: 2, media: 1, moyenne: 2, durchschnitt: 2,
         agrupar: 2, agrupo: 2, grouper: 2, gruppieren: 2, hoja: 0.5,
+        dubletten: 2.5, zahle: 1, berechne: 1.5, calcula: 1.5, calcule: 1.5, regroupe: 1.5, zusammenfuhren: 1.5,
       },
       phrases: {
         "group by": 2.5, "rolling average": 2.5, "moving average": 2.5, "missing values": 2, "data set": 2,

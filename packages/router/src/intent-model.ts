@@ -73,6 +73,8 @@ export interface IntentModelEvaluation {
   calibration: CalibrationBucket[];
   /** How many exemplars the fast path decided, and how many of those were right. */
   fastPath: { decided: number; correct: number };
+  /** Exemplars the out-of-fold model got wrong. */
+  errors: { text: string; intent: Intent; predicted: Intent; confidence: number }[];
 }
 
 /** A trained intent model: feature settings, weights, calibration and the exemplars. */
@@ -280,12 +282,14 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
     const confidences: number[] = [];
     const correct: boolean[] = [];
     const perIntentTotals = INTENTS.map(() => ({ n: 0, ok: 0 }));
+    const errors: IntentModelEvaluation["errors"] = [];
     outOfFold.forEach((z, i) => {
       const p = softmaxInPlace(Float64Array.from(z), temperature);
       let best = 0;
       for (let c = 1; c < p.length; c++) if (p[c]! > p[best]!) best = c;
       confidences.push(p[best]!);
       correct.push(best === labels[i]);
+      if (best !== labels[i]) errors.push({ text: exemplars[i]!.text, intent: exemplars[i]!.intent, predicted: INTENTS[best]!, confidence: Math.round(p[best]! * 1000) / 1000 });
       perIntentTotals[labels[i]!]!.n++;
       if (best === labels[i]) perIntentTotals[labels[i]!]!.ok++;
     });
@@ -299,6 +303,7 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
       logLoss: fitted.logLoss,
       calibration: calibrationTable(confidences, correct),
       fastPath: { decided: fastDecided, correct: fastCorrect },
+      errors,
     };
   }
   options.signal?.throwIfAborted();

@@ -54,3 +54,11 @@ describe("intent patterns", () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 });
+
+describe("suffix keywords", () => {
+  it("a leading * matches word endings (compounds)", () => {
+    const m = compileIntentPatterns({ intents: { "rag-retrieval": { keywords: { "*handbuch": 3 } } } });
+    expect(m.score("Was sagt das Mitarbeiterhandbuch?").top).toBe("rag-retrieval");
+    expect(m.score("handbuch").top).toBeUndefined(); // the suffix alone is not a compound
+  });
+});

@@ -12,7 +12,9 @@ export const IntentPatternRulesSchema = z
     keywords: z
       .record(z.string().min(1), weight)
       .default({})
-      .describe("Whole words (lower-cased, accents folded) and their weights; a trailing `*` matches any word with that prefix."),
+      .describe(
+        "Whole words (lower-cased, accents folded) and their weights; a trailing `*` matches any word with that prefix, a leading `*` any word with that suffix (for compounds such as `*handbuch`).",
+      ),
     phrases: z.record(z.string().min(1), weight).default({}).describe("Word sequences matched on word boundaries, with weights."),
     regex: z
       .array(
@@ -118,6 +120,7 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
   const config = parsed.data;
   const keywords = new Map<string, WeightedTarget[]>();
   const prefixes: { prefix: string; target: WeightedTarget }[] = [];
+  const suffixes: { suffix: string; target: WeightedTarget }[] = [];
   const phrases = new Map<string, { words: string[]; target: WeightedTarget }[]>();
   const regexes: { regex: RegExp; target: WeightedTarget }[] = [];
   INTENTS.forEach((intent, intentIndex) => {
@@ -127,6 +130,7 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
       const word = foldText(rawWord);
       const target = { intentIndex, weight: w, rule: `keyword:${word}` };
       if (word.endsWith("*")) prefixes.push({ prefix: word.slice(0, -1), target });
+      else if (word.startsWith("*")) suffixes.push({ suffix: word.slice(1), target });
       else keywords.set(word, [...(keywords.get(word) ?? []), target]);
     }
     for (const [rawPhrase, w] of Object.entries(rules.phrases)) {
@@ -170,6 +174,7 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
         const exact = keywords.get(word);
         if (exact) for (const target of exact) hit(target);
         for (const { prefix, target } of prefixes) if (word.startsWith(prefix)) hit(target);
+        for (const { suffix, target } of suffixes) if (word.length > suffix.length && word.endsWith(suffix)) hit(target);
         const candidates = phrases.get(word);
         if (candidates) {
           for (const { words: phraseWords, target } of candidates) {
