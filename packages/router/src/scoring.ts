@@ -6,7 +6,7 @@ export type CapabilityTable = Record<string, Partial<Record<Intent, number>>>;
 
 /**
  * Default capability table: Langflow 1.0 RAG / 0.7 conversation; Flowise 1.0 conversation /
- * 0.7 RAG. Intents and kinds not listed get {@link ScoringOptions.defaultCapability}.
+ * 0.7 RAG. Intents and kinds not listed get the router's `defaultCapability` (0.5).
  */
 export const DEFAULT_CAPABILITIES: Readonly<CapabilityTable> = Object.freeze({
   langflow: { "rag-retrieval": 1, conversation: 0.7 },
