@@ -3,6 +3,7 @@
 // Langflow reproductions on loopback. Closed loop (one call at a time) for latency, a 32-way
 // concurrent run for throughput, streaming time-to-first-token, and the stream parsers' speed.
 // The baseline in the same run is a bare `fetch` + `JSON.parse` of the same request.
+import { loadavg } from "node:os";
 import { measure, summarize, report, round } from "./_lib.mjs";
 import { createFlowiseBackend, createLangflowBackend, SseParser, JsonStreamParser } from "../packages/backends/dist/index.js";
 import { startFlowiseServer, startLangflowServer } from "../packages/backends/dist/test-servers.js";
@@ -116,6 +117,7 @@ report("backends", rows, {
     "Loopback against the local platform reproductions (@afw/backends/test/servers), client and server in one process.",
     "overhead_p50_ms = adapter execute p50 - bare fetch p50 (zod validation, answer extraction, timers, bounded body read).",
     "Streaming runs with no token delay: it measures adapter + parser cost, not a model's speed.",
+    `Load average at the end: ${loadavg().map((value) => value.toFixed(1)).join(" / ")} (other work on the machine inflates absolute numbers; compare rows of one run).`,
   ],
   extra,
 });

@@ -56,6 +56,17 @@ export class SseParser {
     this.pendingCarriageReturn = false;
     this.buffer += input;
     let start = 0;
+    if (!this.buffer.includes("\r")) {
+      // Fast path (Flowise, most servers): "\n" line ends only.
+      let newline = this.buffer.indexOf("\n");
+      while (newline !== -1) {
+        this.processLine(this.buffer.slice(start, newline), events);
+        start = newline + 1;
+        newline = this.buffer.indexOf("\n", start);
+      }
+      this.buffer = this.buffer.slice(start);
+      return events;
+    }
     for (let index = 0; index < this.buffer.length; index += 1) {
       const char = this.buffer.charCodeAt(index);
       if (char !== 10 && char !== 13) continue;
