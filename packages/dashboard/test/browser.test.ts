@@ -51,7 +51,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     context.setDefaultTimeout(10_000);
     source = createSampleDashboardSource();
     server = await startDashboardServer({ source });
-  }, 30_000);
+  }, 60_000);
 
   afterAll(async () => {
     await context?.close();
@@ -285,6 +285,29 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     await page.screenshot({ path, fullPage: true });
     expect(existsSync(path)).toBe(true);
   }
+
+  it("reconnects when the live feed drops and catches up on what it missed", async () => {
+    const dropSource = createSampleDashboardSource({ withoutQueries: true });
+    const dropServer = await startDashboardServer({ source: dropSource, retryMs: 1000 });
+    try {
+      const page = await openPage(`${dropServer.url}/dashboard`);
+      await page.waitForSelector('#live-status[data-state="live"]');
+      // the gateway restarts its listener: streams end, the page notices
+      dropServer.dashboard.close();
+      await dropSource.waitForSubscribers((count) => count === 0);
+      // recorded while no page is subscribed (the page waits retryMs = 1 s before reconnecting)
+      dropSource.recordQuery("asked while the feed was down", buildQueryTrace({ traceId: "missed", attempts: [{ backendId: "flowise-local", flowId: "flowise-local:code-helper" }] }));
+      await page.waitForSelector('#live-status:not([data-state="live"])');
+      await page.waitForSelector('#live-status[data-state="live"]');
+      await page.waitForSelector('#feed-list > li[data-trace-id="missed"].row-success');
+      // and live updates flow again
+      await dropSource.waitForSubscribers((count) => count === 1);
+      dropSource.recordQuery("after the reconnect", buildQueryTrace({ traceId: "after", attempts: [{ backendId: "flowise-local", flowId: "flowise-local:code-helper" }] }));
+      await page.waitForSelector('#feed-list > li[data-trace-id="after"].row-success');
+    } finally {
+      await dropServer.close();
+    }
+  });
 
   it("shows 'not configured' for a source without data", async () => {
     const empty = await startDashboardServer({ source: createInMemoryDashboardSource({ omit: ["backends", "flows", "recentQueries", "subscribe", "cache", "clearCache", "sessions", "toolServers", "searchTools"] }) });
