@@ -15,7 +15,7 @@
 const SVG_NS = "http://www.w3.org/2000/svg";
 const TOKEN_KEY = "afw.dashboard.token";
 const MAX_FEED_ROWS = 100;
-const REFRESH_DEBOUNCE_MS = 1000;
+const REFRESH_DEBOUNCE_MS = 2000;
 const PERIODIC_REFRESH_MS = 30_000;
 
 /** @param {string} name */

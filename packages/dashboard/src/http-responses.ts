@@ -48,11 +48,15 @@ export interface DashboardErrorBody {
   };
 }
 
-/** An error that becomes an HTTP error response. */
+/** An error that becomes an HTTP error response with a {@link DashboardErrorBody}. */
 export class DashboardHttpError extends Error {
+  /** HTTP status code. */
   readonly status: number;
+  /** Stable code of the body. */
   readonly code: DashboardErrorCode;
+  /** Validation problems, for 400 `INVALID_INPUT`. */
   readonly issues: DashboardValidationIssue[] | undefined;
+  /** Extra response headers (e.g. `allow`, `retry-after`). */
   readonly headers: Record<string, string> | undefined;
 
   constructor(status: number, code: DashboardErrorCode, message: string, options: { issues?: DashboardValidationIssue[]; headers?: Record<string, string> } = {}) {
