@@ -53,6 +53,8 @@ export class Bm25Index<F extends string> {
   private readonly documents = new Map<string, StoredDocument<F>>();
   private readonly documentFrequency = new Map<string, number>();
   private readonly postings = new Map<string, Set<string>>();
+  /** Per-term precomputed saturated tf, valid until the next add or remove. */
+  private readonly postingCache = new Map<string, { ids: string[]; saturated: Float64Array }>();
   private readonly totalLength: Record<string, number> = {};
   private readonly fieldNames: F[];
   private readonly k1: number;
@@ -71,6 +73,7 @@ export class Bm25Index<F extends string> {
   /** Adds or replaces a document given as analysed terms per field. */
   add(id: string, fieldTerms: Readonly<Record<F, readonly string[]>>): void {
     if (this.documents.has(id)) this.remove(id);
+    this.postingCache.clear();
     const frequencies = new Map<string, Map<F, number>>();
     for (const field of this.fieldNames) {
       const terms = fieldTerms[field] ?? [];
@@ -96,6 +99,7 @@ export class Bm25Index<F extends string> {
   remove(id: string): boolean {
     const document = this.documents.get(id);
     if (!document) return false;
+    this.postingCache.clear();
     for (const field of this.fieldNames) this.totalLength[field]! -= (document.fieldTerms[field] ?? []).length;
     for (const term of document.termFrequencies.keys()) {
       const df = (this.documentFrequency.get(term) ?? 1) - 1;
@@ -131,31 +135,48 @@ export class Bm25Index<F extends string> {
    * documents (a metadata filter). Results are sorted by descending score, ties by id.
    */
   search(query: readonly WeightedTerm[], accept?: (id: string) => boolean): Bm25Hit[] {
-    const n = this.documents.size;
-    if (n === 0) return [];
-    const averageLength: Record<string, number> = {};
-    for (const field of this.fieldNames) averageLength[field] = Math.max(this.totalLength[field]! / n, 1e-9);
+    if (this.documents.size === 0) return [];
     const scores = new Map<string, number>();
     for (const { term, weight } of query) {
-      const posting = this.postings.get(term);
+      const posting = this.postingFor(term);
       if (!posting) continue;
-      const idf = this.idf(term);
-      for (const id of posting) {
+      const { ids, saturated } = posting;
+      const factor = weight * this.idf(term);
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
         if (accept && !accept(id)) continue;
-        const document = this.documents.get(id)!;
-        let tf = 0;
-        for (const [field, frequency] of document.termFrequencies.get(term) ?? []) {
-          const settings = this.options.fields[field];
-          const b = settings.b ?? 0.75;
-          const length = (document.fieldTerms[field] ?? []).length;
-          tf += (settings.weight * frequency) / (1 - b + (b * length) / averageLength[field]!);
-        }
-        const score = weight * idf * ((tf * (this.k1 + 1)) / (tf + this.k1));
-        scores.set(id, (scores.get(id) ?? 0) + score);
+        scores.set(id, (scores.get(id) ?? 0) + factor * saturated[i]!);
       }
     }
     return [...scores]
       .map(([id, score]) => ({ id, score }))
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** The posting list of `term` with each document's saturated, length-normalised field tf. */
+  private postingFor(term: string): { ids: string[]; saturated: Float64Array } | undefined {
+    const cached = this.postingCache.get(term);
+    if (cached) return cached;
+    const posting = this.postings.get(term);
+    if (!posting) return undefined;
+    const n = this.documents.size;
+    const averageLength: Record<string, number> = {};
+    for (const field of this.fieldNames) averageLength[field] = Math.max(this.totalLength[field]! / n, 1e-9);
+    const ids = [...posting];
+    const saturated = new Float64Array(ids.length);
+    ids.forEach((id, index) => {
+      const document = this.documents.get(id)!;
+      let tf = 0;
+      for (const [field, frequency] of document.termFrequencies.get(term) ?? []) {
+        const settings = this.options.fields[field];
+        const b = settings.b ?? 0.75;
+        const length = (document.fieldTerms[field] ?? []).length;
+        tf += (settings.weight * frequency) / (1 - b + (b * length) / averageLength[field]!);
+      }
+      saturated[index] = (tf * (this.k1 + 1)) / (tf + this.k1);
+    });
+    const entry = { ids, saturated };
+    this.postingCache.set(term, entry);
+    return entry;
   }
 }

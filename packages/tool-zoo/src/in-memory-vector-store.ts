@@ -1,22 +1,10 @@
 import { matchesFilter, type VectorMatch, type VectorMetadata, type VectorRecord, type VectorStore } from "./vector-store.js";
 
-interface Entry {
-  id: string;
-  vector: Float32Array;
-  norm: number;
-  metadata: VectorMetadata;
-}
-
-function norm(vector: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
-  return Math.sqrt(sum);
-}
-
 /**
- * The embedded default {@link VectorStore}: exact cosine similarity over `Float32Array`s, metadata
- * filters applied exactly. A linear scan — about 1 ms per 2,000 512-d vectors — fine up to tens of
- * thousands of records.
+ * The embedded default {@link VectorStore}: exact cosine similarity, metadata filters applied
+ * exactly. Vectors are kept unit-normalised in one contiguous `Float32Array`, so a query is one
+ * linear scan of dot products (about 1 ms per 10,000 512-d vectors on a laptop core) plus a
+ * numeric partial sort — fine up to tens of thousands of records.
  *
  * @example
  * ```ts
@@ -26,51 +14,113 @@ function norm(vector: Float32Array): number {
  * ```
  */
 export function createInMemoryVectorStore(): VectorStore {
-  const entries = new Map<string, Entry>();
+  let dimensions = 0;
+  let data = new Float32Array(0);
+  const ids: string[] = [];
+  const metadatas: VectorMetadata[] = [];
+  const slotOf = new Map<string, number>();
+
+  const ensureCapacity = (slots: number) => {
+    if (slots * dimensions <= data.length) return;
+    const next = new Float32Array(Math.max(slots, Math.ceil((data.length / Math.max(dimensions, 1)) * 1.5), 64) * dimensions);
+    next.set(data.subarray(0, ids.length * dimensions));
+    data = next;
+  };
+  const write = (slot: number, vector: Float32Array) => {
+    let norm = 0;
+    for (let i = 0; i < dimensions; i++) norm += vector[i]! * vector[i]!;
+    const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+    const offset = slot * dimensions;
+    for (let i = 0; i < dimensions; i++) data[offset + i] = (vector[i] ?? 0) * scale;
+  };
+
   return {
     kind: "memory",
     async upsert(records: readonly VectorRecord[]) {
       for (const record of records) {
-        entries.set(record.id, {
-          id: record.id,
-          vector: Float32Array.from(record.vector),
-          norm: norm(record.vector),
-          metadata: { ...record.metadata },
-        });
+        if (dimensions === 0) dimensions = record.vector.length;
+        if (record.vector.length !== dimensions) {
+          throw new Error(`vector ${record.id} has ${record.vector.length} dimensions, the store holds ${dimensions}`);
+        }
+        let slot = slotOf.get(record.id);
+        if (slot === undefined) {
+          slot = ids.length;
+          ensureCapacity(slot + 1);
+          ids.push(record.id);
+          metadatas.push({});
+          slotOf.set(record.id, slot);
+        }
+        write(slot, record.vector);
+        metadatas[slot] = { ...record.metadata };
       }
     },
-    async delete(ids) {
-      for (const id of ids) entries.delete(id);
+    async delete(toDelete) {
+      for (const id of toDelete) {
+        const slot = slotOf.get(id);
+        if (slot === undefined) continue;
+        const last = ids.length - 1;
+        if (slot !== last) {
+          // move the last record into the freed slot
+          data.copyWithin(slot * dimensions, last * dimensions, (last + 1) * dimensions);
+          ids[slot] = ids[last]!;
+          metadatas[slot] = metadatas[last]!;
+          slotOf.set(ids[slot]!, slot);
+        }
+        ids.pop();
+        metadatas.pop();
+        slotOf.delete(id);
+      }
     },
     async query({ vector, topK, filter }) {
-      if (topK <= 0) return [];
-      const queryNorm = norm(vector);
-      const best: VectorMatch[] = [];
-      let worst = -Infinity;
-      for (const entry of entries.values()) {
-        if (filter && !matchesFilter(entry.metadata, filter)) continue;
-        const n = Math.min(vector.length, entry.vector.length);
-        let dot = 0;
-        const v = entry.vector;
-        for (let i = 0; i < n; i++) dot += vector[i]! * v[i]!;
-        const score = queryNorm === 0 || entry.norm === 0 ? 0 : dot / (queryNorm * entry.norm);
-        if (best.length < topK || score > worst) {
-          best.push({ id: entry.id, score, metadata: entry.metadata });
-          if (best.length > topK * 2 + 16) {
-            best.sort((a, b) => b.score - a.score);
-            best.length = topK;
-            worst = best[best.length - 1]!.score;
-          }
+      const count = ids.length;
+      if (topK <= 0 || count === 0) return [];
+      if (vector.length !== dimensions) throw new Error(`query has ${vector.length} dimensions, the store holds ${dimensions}`);
+      let queryNorm = 0;
+      for (let i = 0; i < dimensions; i++) queryNorm += vector[i]! * vector[i]!;
+      const queryScale = queryNorm > 0 ? 1 / Math.sqrt(queryNorm) : 0;
+      const scores = new Float64Array(count);
+      let matched = 0;
+      // locals, not closure variables, so the hot loop keeps them in registers
+      const dim = dimensions;
+      const store = data;
+      const q = vector;
+      for (let slot = 0; slot < count; slot++) {
+        if (filter && !matchesFilter(metadatas[slot]!, filter)) {
+          scores[slot] = -Infinity;
+          continue;
         }
+        const offset = slot * dim;
+        // four independent accumulators let the CPU overlap the multiply-adds
+        let a = 0;
+        let b = 0;
+        let c = 0;
+        let d = 0;
+        let i = 0;
+        for (; i + 3 < dim; i += 4) {
+          a += q[i]! * store[offset + i]!;
+          b += q[i + 1]! * store[offset + i + 1]!;
+          c += q[i + 2]! * store[offset + i + 2]!;
+          d += q[i + 3]! * store[offset + i + 3]!;
+        }
+        for (; i < dim; i++) a += q[i]! * store[offset + i]!;
+        scores[slot] = (a + b + c + d) * queryScale;
+        matched++;
       }
-      best.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-      return best.slice(0, topK).map((m) => ({ ...m, metadata: { ...m.metadata } }));
+      // threshold = the topK-th best score (numeric typed-array sort, no comparator)
+      const threshold = matched > topK ? scores.slice().sort()[count - topK]! : -Infinity;
+      const selected: number[] = [];
+      for (let slot = 0; slot < count; slot++) {
+        const score = scores[slot]!;
+        if (score >= threshold && score !== -Infinity) selected.push(slot);
+      }
+      selected.sort((x, y) => scores[y]! - scores[x]! || (ids[x]! < ids[y]! ? -1 : ids[x]! > ids[y]! ? 1 : 0));
+      return selected.slice(0, topK).map((slot): VectorMatch => ({ id: ids[slot]!, score: scores[slot]!, metadata: { ...metadatas[slot]! } }));
     },
     async ids(filter) {
-      return [...entries.values()].filter((e) => matchesFilter(e.metadata, filter)).map((e) => e.id);
+      return ids.filter((_, slot) => matchesFilter(metadatas[slot]!, filter));
     },
     async count() {
-      return entries.size;
+      return ids.length;
     },
     async close() {},
   };

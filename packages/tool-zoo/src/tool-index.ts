@@ -291,6 +291,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const store = options.store ?? createInMemoryVectorStore();
   const embedder = options.embedder;
   const documents = new Map<string, ToolDocument>();
+  let viewCount = 0;
   const metadataById = new Map<string, VectorMetadata>();
   const fusion = {
     method: options.fusion?.method ?? "weighted",
@@ -418,10 +419,12 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         await cacheInstance.flush();
       }
       for (const document of changed) {
+        viewCount += document.views.length - (documents.get(document.id)?.views.length ?? 0);
         documents.set(document.id, document);
         metadataById.set(document.id, toolMetadata(document.tool, 0));
         bm25.add(document.id, document.fields);
         toolActions.delete(document.id);
+        affordances.delete(document.id);
       }
       domainDetector = undefined;
     });
@@ -439,8 +442,10 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       try {
         if (!embedder) throw new Error("no embedder configured");
         const vector = await embedQuery(semanticQuery === "intent" ? splitQuotedContent(query).intent || query : query, rankOptions.signal);
-        const total = await store.count();
-        const matches = await store.query({ vector, topK: Math.min(total, Math.max(200, documents.size)), filter });
+        // tools ranked below the floor rank get no semantic credit, so fetching a few times that
+        // many records (two views per tool) is enough
+        const candidates = Math.min(viewCount, Math.max(semanticFloorRank, 50) * 2);
+        const matches = await store.query({ vector, topK: candidates, filter });
         const best = new Map<string, number>();
         for (const match of matches) {
           const id = typeof match.metadata["toolId"] === "string" ? match.metadata["toolId"] : match.id.replace(/#\d+$/, "");
@@ -539,15 +544,22 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     return [...kept, ...overflow];
   };
 
+  const affordances = new Map<string, string>();
+  const affordanceOf = (document: ToolDocument): string => {
+    let summary = affordances.get(document.id);
+    if (summary === undefined) affordances.set(document.id, (summary = affordanceSummary(document.tool)));
+    return summary;
+  };
   const toHit = (id: string, score: number): ToolSearchHit => {
-    const tool = documents.get(id)!.tool;
+    const document = documents.get(id)!;
+    const tool = document.tool;
     return {
       id,
       server: tool.server,
       name: tool.name,
       description: tool.description,
       score: Math.round(score * 10_000) / 10_000,
-      affordance: affordanceSummary(tool),
+      affordance: affordanceOf(document),
       inputSchema: tool.inputSchema,
     };
   };
@@ -565,6 +577,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
           const document = documents.get(id);
           if (!document) continue;
           document.views.forEach((_, view) => recordIds.push(`${id}#${view}`));
+          viewCount -= document.views.length;
           documents.delete(id);
           metadataById.delete(id);
           bm25.remove(id);
