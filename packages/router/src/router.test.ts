@@ -213,3 +213,31 @@ describe("Router flow upkeep", () => {
     expect(flaky.discoveries).toBe(2);
   });
 });
+
+describe("Router.explain", () => {
+  it("returns the decision, the classification and the candidates' flow profiles", async () => {
+    const { router } = setup("rag-retrieval", 0.95, { registry: { "flowise:docs": { keywords: ["handbook"] } } });
+    const e = await router.explain("what does the handbook say?");
+    expect(e.classification.intent).toBe("rag-retrieval");
+    expect(e.decision.candidates.length).toBe(e.profiles.length);
+    expect(e.profiles.find((p) => p.flowId === "flowise:docs")).toMatchObject({ intents: ["rag-retrieval", "conversation"], keywords: ["handbook"] });
+  });
+
+  it("traces a full execution: discovery and health on the first route, then decided, call start/end", async () => {
+    const { router } = setup("conversation", 0.95);
+    const trace = collectingTrace();
+    await router.execute({ question: "hello", trace });
+    expect(trace.events.map((e) => e.type)).toEqual([
+      "flows-discovered",
+      "flows-discovered",
+      "health-checked",
+      "health-checked",
+      "routing-decided",
+      "backend-call-start",
+      "backend-call-end",
+    ]);
+    const second = collectingTrace();
+    await router.execute({ question: "hello again", trace: second });
+    expect(second.events.map((e) => e.type)).toEqual(["routing-decided", "backend-call-start", "backend-call-end"]);
+  });
+});
