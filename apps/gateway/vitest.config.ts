@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 20_000,
+    include: ["src/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 30_000,
   },
 });

@@ -99,6 +99,8 @@ main(process.argv.slice(2), io).then(
   },
   (error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
-    process.exitCode = io.fail(message.split("\n")[0] ?? "failed") === 2 ? 1 : 1;
+    io.fail(message.split("\n")[0] ?? "failed");
+    // Argument errors from parseArgs are usage errors (2); anything else failed at run time (1).
+    process.exitCode = String((error as { code?: unknown })?.code ?? "").startsWith("ERR_PARSE_ARGS") ? 2 : 1;
   },
 );
