@@ -13,6 +13,7 @@ import {
 } from "@afw/contracts";
 import { createMemoryStores, createRedisStores } from "@afw/cache";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { DestinationStream, Logger } from "pino";
@@ -414,9 +415,14 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     }
   };
 
+  // One JSON Schema validator for every MCP server of this gateway: the SDK would build a new
+  // Ajv instance per server, i.e. per request in stateless HTTP mode.
+  let jsonSchemaValidator: AjvJsonSchemaValidator | undefined;
   const createMcpServer = (): McpServer => {
+    jsonSchemaValidator ??= new AjvJsonSchemaValidator();
     const mcp = new McpServer(serverInfo, {
       capabilities: { tools: { listChanged: true } },
+      jsonSchemaValidator,
       ...(config.server.instructions ? { instructions: config.server.instructions } : {}),
     });
     for (const gatewayTool of tools) {

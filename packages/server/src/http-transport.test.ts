@@ -249,3 +249,85 @@ describe("Streamable HTTP transport: probes, metrics, CORS, streaming, sessions"
     expect(http.sessionCount).toBe(0);
   });
 });
+
+describe("Streamable HTTP transport: the native stateless transport", () => {
+  const headers = { accept: "application/json, text/event-stream", "content-type": "application/json" };
+  const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+
+  it("answers JSON, batches, notifications and protocol errors like the SDK transport", async () => {
+    const { http } = await startGateway();
+    const single = await fetch(http.url, { method: "POST", headers, body: JSON.stringify(call(7, "universal_query", { question: "hello" })) });
+    expect(single.status).toBe(200);
+    expect(single.headers.get("content-type")).toBe("application/json");
+    const answer = (await single.json()) as { id: number; result: { content: { text: string }[] } };
+    expect(answer.id).toBe(7);
+    expect(JSON.parse(answer.result.content[0]!.text).result).toBe("f/chat: hello");
+
+    const batch = await fetch(http.url, { method: "POST", headers, body: JSON.stringify([call(1, "list_flows", {}), { jsonrpc: "2.0", id: "two", method: "tools/list" }]) });
+    const batchBody = (await batch.json()) as { id: number | string }[];
+    expect(batchBody.map((m) => m.id).sort()).toEqual([1, "two"]);
+
+    const notification = await fetch(http.url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+    expect(notification.status).toBe(202);
+    await notification.arrayBuffer();
+
+    const notAcceptable = await fetch(http.url, { method: "POST", headers: { ...headers, accept: "application/json" }, body: JSON.stringify(call(1, "list_flows", {})) });
+    expect(notAcceptable.status).toBe(406);
+    await notAcceptable.arrayBuffer();
+    const badVersion = await fetch(http.url, { method: "POST", headers: { ...headers, "mcp-protocol-version": "1999-01-01" }, body: JSON.stringify(call(1, "list_flows", {})) });
+    expect(badVersion.status).toBe(400);
+    await badVersion.arrayBuffer();
+    const notJsonRpc = await fetch(http.url, { method: "POST", headers, body: JSON.stringify({ hello: "world" }) });
+    expect(notJsonRpc.status).toBe(400);
+    expect(((await notJsonRpc.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const twoInits = await fetch(http.url, { method: "POST", headers, body: JSON.stringify([JSON.parse(initialize), { ...JSON.parse(initialize), id: 2 }]) });
+    expect(twoInits.status).toBe(400);
+    await twoInits.arrayBuffer();
+  });
+
+  it("reuses pooled MCP servers across requests without mixing their answers", async () => {
+    const { http } = await startGateway();
+    const client = await connect(http);
+    const questions = Array.from({ length: 24 }, (_, i) => `parallel question ${i}`);
+    const answers = await Promise.all(questions.map((question) => client.callTool({ name: "universal_query", arguments: { question } })));
+    expect(answers.map((a) => parseResult<UniversalQueryResult>(a).body.result)).toEqual(questions.map((q) => `f/chat: ${q}`));
+  });
+
+  it("aborts the tool call when the client goes away", async () => {
+    const hanging = createFakeBackend({ id: "h", flows: [{ id: "chat", intents: ["conversation"], generalPurpose: true }], behavior: { hang: true } });
+    const { http, gateway } = await startGateway({}, {}, [hanging]);
+    const controller = new AbortController();
+    const pending = fetch(http.url, { method: "POST", headers, body: JSON.stringify(call(1, "universal_query", { question: "hang", timeout: 60 })), signal: controller.signal }).catch(() => undefined);
+    await new Promise<void>((resolve) => {
+      const off = gateway.traces!.subscribe((event) => {
+        if (event.type === "backend-call-start") {
+          off();
+          resolve();
+        }
+      });
+    });
+    controller.abort();
+    await pending;
+    const failed = await new Promise<{ code: string }>((resolve) => {
+      const off = gateway.traces!.subscribe((event) => {
+        if (event.type === "query-failed") {
+          off();
+          resolve(event);
+        }
+      });
+    });
+    expect(failed.code).toBe("ABORTED");
+  });
+
+  it("serves the same tools through the SDK transport when configured", async () => {
+    const { http } = await startGateway({ http: { statelessTransport: "sdk" } });
+    const client = await connect(http);
+    const messages: string[] = [];
+    const raw = await client.callTool({ name: "universal_query", arguments: { question: "via the sdk transport", parameters: { stream: true } } }, undefined, {
+      onprogress: (p) => messages.push(p.message ?? ""),
+    });
+    expect(parseResult<UniversalQueryResult>(raw).body.result).toBe("f/chat: via the sdk transport");
+    expect(messages.join("")).toBe("f/chat: via the sdk transport");
+  });
+});
+

@@ -10,6 +10,10 @@ import { createBearerAuthenticator, type AuthenticatedClient } from "./bearer-au
 import type { AuthTokenConfig, HttpConfig } from "./config-schema.js";
 import type { GatewayServer } from "./gateway-server.js";
 import { createRateLimiter } from "./rate-limiter.js";
+import { StatelessHttpTransport } from "./stateless-http-transport.js";
+
+/** Idle MCP servers kept for reuse by stateless requests. */
+const SERVER_POOL_SIZE = 64;
 
 /** Context of a request handled by an {@link HttpRoute}. */
 export interface HttpRouteContext {
@@ -177,6 +181,8 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     ...(options.now ? { now: options.now } : {}),
   });
   const routes = options.routes ?? [];
+  const statelessTransport = options.statelessTransport ?? base.statelessTransport;
+  const serverPool: McpServer[] = [];
   const logger = gateway.logger;
 
   if (!auth.enabled && !isLoopbackHost(host)) {
@@ -195,6 +201,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     await session.transport.close().catch(() => undefined);
     await session.server.close().catch(() => undefined);
   };
+  let closing: Promise<void> | undefined;
   const sweeper = stateless
     ? undefined
     : setInterval(() => {
@@ -263,14 +270,26 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
         jsonRpcError(response, 405, -32000, "Method not allowed: this gateway runs in stateless mode (POST only)", { allow: "POST" });
         return;
       }
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
-      const server = gateway.createMcpServer();
-      response.on("close", () => {
-        void transport.close().catch(() => undefined);
-        void server.close().catch(() => undefined);
-      });
+      if (statelessTransport === "sdk") {
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
+        const server = gateway.createMcpServer();
+        response.on("close", () => {
+          void transport.close().catch(() => undefined);
+          void server.close().catch(() => undefined);
+        });
+        await server.connect(transport);
+        await transport.handleRequest(request, response, body);
+        return;
+      }
+      // The lean transport, and an MCP server from the pool: a server detaches from its
+      // transport when the exchange ends and can serve the next request.
+      const transport = new StatelessHttpTransport(request, response, { stream: wantsProgress(body), authInfo });
+      const server = serverPool.pop() ?? gateway.createMcpServer();
       await server.connect(transport);
-      await transport.handleRequest(request, response, body);
+      void transport.done.then(() => {
+        if (serverPool.length < SERVER_POOL_SIZE && !closing) serverPool.push(server);
+      });
+      transport.handle(body);
       return;
     }
 
@@ -424,7 +443,6 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
   const urlHost = host.includes(":") ? `[${host}]` : host;
   logger.info({ host, port: boundPort, path: mcpPath, stateless, auth: auth.enabled }, "MCP Streamable HTTP transport listening");
 
-  let closing: Promise<void> | undefined;
   return {
     url: `http://${urlHost}:${boundPort}${mcpPath}`,
     host,
@@ -436,6 +454,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     close() {
       closing ??= (async () => {
         if (sweeper) clearInterval(sweeper);
+        serverPool.length = 0;
         await Promise.all([...sessions.keys()].map((id) => closeSession(id)));
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

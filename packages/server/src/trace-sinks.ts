@@ -81,21 +81,21 @@ export function createTraceRingBuffer(options: { capacity?: number; redactor?: R
   };
 }
 
-const SUMMARY_TYPES: ReadonlySet<TraceEventType> = new Set<TraceEventType>(["query-answered", "query-failed", "circuit-opened", "circuit-closed"]);
+const WARNING_TYPES: ReadonlySet<TraceEventType> = new Set<TraceEventType>(["query-failed", "circuit-opened", "cache-unavailable"]);
 
 /**
- * A sink that writes every trace event as one structured JSON log line (pino). `query-answered`,
- * `query-failed` and circuit changes are logged at `info`/`warn`, the rest at `level`. Redaction
- * happens in the logger itself (see {@link createGatewayLogger}).
+ * A sink that writes trace events as structured JSON log lines (pino): `query-failed`,
+ * `circuit-opened` and `cache-unavailable` at `warn`, every other event at `level` (so at the
+ * default logger level `info`, only problems are logged; set the level to `debug` to log every
+ * decision). Redaction happens in the logger itself (see {@link createGatewayLogger}).
  *
  * @param level - Level of ordinary events. @default "debug"
  */
 export function createLogTraceSink(logger: Logger, level: "trace" | "debug" | "info" = "debug"): TraceSink {
   return {
     emit(event) {
-      if (SUMMARY_TYPES.has(event.type)) {
-        if (event.type === "query-failed" || event.type === "circuit-opened") logger.warn({ trace: event }, event.type);
-        else logger.info({ trace: event }, event.type);
+      if (WARNING_TYPES.has(event.type)) {
+        logger.warn({ trace: event }, event.type);
         return;
       }
       if (logger.isLevelEnabled(level)) logger[level]({ trace: event }, event.type);

@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+// @afw/server: what the gateway costs per MCP call over Streamable HTTP.
+//
+// Three processes besides this driver (bench/server-child.mjs), so each one's CPU is its own:
+// a local instant Flowise reproduction, the gateway routing to it, and a bare MCP SDK server with
+// one `echo` tool (the SDK's canonical stateless setup). The driver is one MCP SDK client per
+// server (closed loop for latency; 8 concurrent callers for throughput).
+//
+// Scenarios: a direct HTTP call to the backend (no MCP), the bare `echo` tool, `universal_query`
+// on a cache miss (explicit intent: routing + backend call + cache/session writes), on a cache
+// hit, and on a cache miss with automatic intent classification (@afw/router's hybrid classifier).
+// Server CPU per call = the server process's process.cpuUsage() delta / calls.
+// Targets: CPU per universal_query (miss) <= 1.3 x CPU per echo; cache hit faster than a miss.
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { measure, summarize, report, round } from "./_lib.mjs";
+
+const fromServer = (path) => new URL(`../packages/server/node_modules/${path}`, import.meta.url).href;
+const { Client } = await import(fromServer("@modelcontextprotocol/sdk/dist/esm/client/index.js"));
+const { StreamableHTTPClientTransport } = await import(fromServer("@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.js"));
+
+const ITERATIONS = Number(process.env.SERVER_BENCH_OPS ?? 2000);
+const CONCURRENCY = 8;
+const FLOW = "b0000000-0000-4000-8000-000000000001";
+const childScript = fileURLToPath(new URL("./server-child.mjs", import.meta.url));
+
+let warnings = 0;
+process.on("warning", (warning) => {
+  warnings++;
+  console.error(`warning: ${warning.name}: ${warning.message}`);
+});
+
+const children = [];
+async function startChild(role, ...args) {
+  const child = spawn(process.execPath, [childScript, role, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+    if (stderr.length > 100_000) stderr = stderr.slice(-50_000);
+  });
+  const lines = createInterface({ input: child.stdout });
+  const ready = await new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${role} exited with ${code}: ${stderr.slice(-2000)}`)));
+    lines.once("line", (line) => resolve(JSON.parse(line)));
+  });
+  child.removeAllListeners("exit");
+  return { ...ready, stderr: () => stderr };
+}
+
+const cpuOf = async (url) => (await fetch(url)).json();
+
+// The SDK client passes one long-lived AbortSignal to every fetch; undici only drops each
+// request's abort listener when the request is garbage-collected, so a long run collects
+// thousands (MaxListenersExceededWarning). A per-request signal linked to the long-lived one,
+// unlinked when the response arrives, keeps the listener count flat (JSON responses only: an SSE
+// body outlives the fetch promise).
+function linkedFetch(url, init) {
+  const outer = init?.signal;
+  if (!outer) return fetch(url, init);
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(outer.reason);
+  outer.addEventListener("abort", onAbort, { once: true });
+  return fetch(url, { ...init, signal: controller.signal }).finally(() => outer.removeEventListener("abort", onAbort));
+}
+
+async function connect(url) {
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: linkedFetch }));
+  return client;
+}
+
+async function concurrent(run, total, concurrency) {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await run(next++);
+    }),
+  );
+  return total / ((performance.now() - started) / 1000);
+}
+
+const rows = [];
+const results = {};
+/** Measures latency (closed loop) and throughput (concurrent), and the server's CPU per call over both. */
+async function scenario(name, call, cpuUrl, { iterations = ITERATIONS, warmup = 100 } = {}) {
+  for (let i = 0; i < warmup; i++) await call(`warm-${i}`);
+  const before = cpuUrl ? await cpuOf(cpuUrl) : undefined;
+  let index = 0;
+  const samples = await measure(() => call(`l-${index++}`), { iterations, warmup: 0, maxMs: 60_000 });
+  const callsPerSecond = await concurrent((i) => call(`c-${i}`), iterations, CONCURRENCY);
+  const after = cpuUrl ? await cpuOf(cpuUrl) : undefined;
+  const calls = samples.length + iterations;
+  const cpuPerCallUs = before && after ? (after.user - before.user + (after.system - before.system)) / calls : undefined;
+  const s = summarize(samples);
+  results[name] = { ...s, callsPerSecond, cpuPerCallUs, calls };
+  rows.push({
+    scenario: name,
+    calls,
+    "calls/s (x8)": round(callsPerSecond, 0),
+    p50_ms: round(s.p50),
+    p99_ms: round(s.p99),
+    "server CPU/call (µs)": cpuPerCallUs === undefined ? "-" : round(cpuPerCallUs, 1),
+  });
+}
+
+try {
+  const backend = await startChild("backend");
+  const gateway = await startChild("gateway", backend.url);
+  const echo = await startChild("echo");
+  const gatewayClient = await connect(gateway.url);
+  const echoClient = await connect(echo.url);
+
+  const text = (result) => {
+    if (result.isError) throw new Error(`tool error: ${result.content?.[0]?.text}`);
+    return result.content[0].text;
+  };
+
+  await scenario("direct HTTP call to the backend (no MCP)", async (tag) => {
+    const response = await fetch(`${backend.url}/api/v1/prediction/${FLOW}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ question: `direct ${tag}` }),
+    });
+    await response.json();
+  });
+  await scenario("bare SDK echo tool", async (tag) => text(await echoClient.callTool({ name: "echo", arguments: { text: `echo ${tag}` } })), echo.cpuUrl);
+  await scenario(
+    "universal_query, cache miss (explicit intent)",
+    async (tag) => text(await gatewayClient.callTool({ name: "universal_query", arguments: { question: `miss question ${tag} ${Math.random()}`, intent: "conversation" } })),
+    gateway.cpuUrl,
+  );
+  await gatewayClient.callTool({ name: "universal_query", arguments: { question: "the one cached question", intent: "conversation" } });
+  await scenario(
+    "universal_query, cache hit",
+    async () => {
+      const body = JSON.parse(text(await gatewayClient.callTool({ name: "universal_query", arguments: { question: "the one cached question", intent: "conversation" } })));
+      if (body._mcp_metadata.cache_hit !== true) throw new Error("expected a cache hit");
+    },
+    gateway.cpuUrl,
+  );
+  await scenario(
+    "universal_query, cache miss (auto intent: hybrid classifier)",
+    async (tag) => text(await gatewayClient.callTool({ name: "universal_query", arguments: { question: `could you tell me something nice about ${tag} ${Math.random()}` } })),
+    gateway.cpuUrl,
+    { iterations: Math.min(ITERATIONS, 500), warmup: 20 },
+  );
+
+  const echoCpu = results["bare SDK echo tool"].cpuPerCallUs;
+  const missCpu = results["universal_query, cache miss (explicit intent)"].cpuPerCallUs;
+  const hit = results["universal_query, cache hit"];
+  const miss = results["universal_query, cache miss (explicit intent)"];
+  const ratio = missCpu / echoCpu;
+  const notes = [
+    `server CPU per universal_query (miss) / per bare echo: ${round(ratio, 2)}x (target <= 1.3x): ${ratio <= 1.3 ? "met" : "NOT met"}`,
+    `cache hit p50 ${round(hit.p50)} ms vs miss p50 ${round(miss.p50)} ms; CPU ${round(hit.cpuPerCallUs, 1)} vs ${round(missCpu, 1)} µs: hit ${hit.p50 < miss.p50 ? "faster" : "NOT faster"}`,
+    "the miss path includes the gateway's own HTTP call to the backend (undici) and Prometheus/ring-buffer/log tracing; the echo server does no outbound call",
+    `process warnings in the driver (e.g. MaxListenersExceededWarning from the SDK client): ${warnings}`,
+  ];
+  report("server", rows, { notes, extra: { results, ratio, targets: { cpuRatioMax: 1.3, cacheHitFaster: hit.p50 < miss.p50 } } });
+  await gatewayClient.close();
+  await echoClient.close();
+} finally {
+  for (const child of children) child.kill("SIGTERM");
+}

@@ -1,0 +1,131 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+/** Most messages in one JSON-RPC batch (as the SDK's transport). */
+export const MAX_BATCH_SIZE = 100;
+
+type RequestId = string | number;
+
+const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId; method: string } => "method" in m && "id" in m;
+const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } => ("result" in m || "error" in m) && "id" in m;
+const isInitialize = (m: JSONRPCMessage) => "method" in m && m.method === "initialize" && "id" in m;
+
+function jsonRpcError(response: ServerResponse, status: number, code: number, message: string): void {
+  const text = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+}
+
+/**
+ * One stateless MCP Streamable HTTP exchange on `node:http`, without the Web-API bridging of the
+ * SDK's transport: the POSTed JSON-RPC message(s) go to the MCP server, and the responses go back
+ * as one JSON body, or as an SSE stream (`event: message`) when `stream` is set (needed for
+ * progress notifications). Implements the SDK `Transport` interface, so an `McpServer` connects
+ * to it as to any other transport; one instance serves exactly one HTTP request.
+ *
+ * Protocol checks mirror the SDK's stateless transport: `Accept` must list `application/json`
+ * and `text/event-stream` (406), JSON-RPC messages are validated (400, -32700), batches are
+ * bounded, only one `initialize` per batch, and an unsupported `Mcp-Protocol-Version` gets 400.
+ */
+export class StatelessHttpTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: Transport["onmessage"];
+  private pending = new Set<RequestId>();
+  private responses: JSONRPCMessage[] = [];
+  private streaming = false;
+  private closed = false;
+  private finished: () => void = () => {};
+  /** Resolves when the exchange is over (answered, refused or the client went away). */
+  readonly done: Promise<void>;
+
+  constructor(
+    private readonly request: IncomingMessage,
+    private readonly response: ServerResponse,
+    private readonly options: { stream: boolean; authInfo?: AuthInfo | undefined },
+  ) {
+    this.done = new Promise((resolve) => (this.finished = resolve));
+    response.once("close", () => void this.close());
+  }
+
+  async start(): Promise<void> {}
+
+  /**
+   * Validates and dispatches the parsed `body`. Answers protocol errors itself.
+   */
+  handle(body: unknown): void {
+    const accept = this.request.headers.accept ?? "";
+    if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+      jsonRpcError(this.response, 406, -32000, "Not Acceptable: Client must accept both application/json and text/event-stream");
+      return void this.close();
+    }
+    if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) {
+      jsonRpcError(this.response, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+      return void this.close();
+    }
+    const raw = Array.isArray(body) ? body : [body];
+    const messages: JSONRPCMessage[] = [];
+    for (const item of raw) {
+      const parsed = JSONRPCMessageSchema.safeParse(item);
+      if (!parsed.success) {
+        jsonRpcError(this.response, 400, -32700, "Parse error: Invalid JSON-RPC message");
+        return void this.close();
+      }
+      messages.push(parsed.data);
+    }
+    const initializing = messages.filter(isInitialize).length;
+    if (initializing > 1 || (initializing === 1 && messages.length > 1)) {
+      jsonRpcError(this.response, 400, -32600, "Invalid Request: Only one initialization request is allowed");
+      return void this.close();
+    }
+    const version = this.request.headers["mcp-protocol-version"];
+    if (initializing === 0 && typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      jsonRpcError(this.response, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`);
+      return void this.close();
+    }
+    const extra = { ...(this.options.authInfo ? { authInfo: this.options.authInfo } : {}), requestInfo: { headers: this.request.headers } };
+    for (const message of messages) if (isRequest(message)) this.pending.add(message.id);
+    if (this.pending.size === 0) {
+      for (const message of messages) this.onmessage?.(message, extra);
+      this.response.writeHead(202).end();
+      return void this.close();
+    }
+    if (this.options.stream) {
+      this.streaming = true;
+      this.response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" });
+      this.response.flushHeaders();
+    }
+    for (const message of messages) this.onmessage?.(message, extra);
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.closed) return;
+    const responding = isResponse(message);
+    const related = responding ? message.id : options?.relatedRequestId;
+    // A stateless exchange has no standalone stream: unrelated server messages are dropped.
+    if (related === undefined || !this.pending.has(related as RequestId)) return;
+    if (this.streaming) {
+      this.response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    } else if (responding) {
+      this.responses.push(message);
+    }
+    if (!responding) return;
+    this.pending.delete(related as RequestId);
+    if (this.pending.size > 0) return;
+    if (this.streaming) {
+      this.response.end();
+    } else {
+      const text = JSON.stringify(this.responses.length === 1 ? this.responses[0] : this.responses);
+      this.response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+    }
+    await this.close();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+    this.finished();
+  }
+}
