@@ -2,11 +2,12 @@
 import { writeFileSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { generateJsonSchemas } from "@afw/contracts";
+import { renderConfigReference } from "@afw/server";
 import { renderTraceEventReference } from "./render.mjs";
 
 export function generatedGuides() {
   const schemas = generateJsonSchemas();
-  return { "trace-events.md": renderTraceEventReference(schemas["trace-event"]) };
+  return { "trace-events.md": renderTraceEventReference(schemas["trace-event"]), "configuration.md": renderConfigReference() };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
