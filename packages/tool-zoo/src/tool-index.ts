@@ -64,6 +64,13 @@ export interface ToolIndexOptions {
   embedder?: Embedder;
   /** Where vectors live. @default an in-process store ({@link createInMemoryVectorStore}) */
   store?: VectorStore;
+  /**
+   * How a tool's two embedding views become vectors in the store: `max` keeps one record per view
+   * and scores a tool by its best view; `mean` keeps one record per tool (the normalised mean of
+   * the view vectors), half the vectors to scan — and on the dev tasks as good.
+   * @default "mean"
+   */
+  viewCombination?: "max" | "mean";
   /** JSON file to persist tool embeddings in (by content hash), so a restart does not re-embed. */
   embeddingCachePath?: string;
   /** Tokeniser, abbreviations and synonyms. */
@@ -307,6 +314,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const semanticFloorRank = Math.max(1, options.semanticFloorRank ?? 100);
   const maxPerServer = options.maxPerServer ?? 3;
   const exemptNamedServers = options.exemptNamedServers ?? true;
+  const viewCombination = options.viewCombination ?? "mean";
+  const recordCount = (document: ToolDocument) => (viewCombination === "mean" ? 1 : document.views.length);
   const actionWeight = options.actionWeight ?? 0.1;
   const actionClassesOf = new Map<string, Set<string>>();
   for (const [action, verbs] of Object.entries(ACTION_CLASSES)) {
@@ -402,24 +411,32 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         const stale: string[] = [];
         for (const document of changed) {
           const previous = documents.get(document.id);
-          if (previous && previous.views.length > document.views.length) {
-            for (let view = document.views.length; view < previous.views.length; view++) stale.push(`${document.id}#${view}`);
-          }
+          const before = previous ? recordCount(previous) : 0;
+          for (let view = recordCount(document); view < before; view++) stale.push(`${document.id}#${view}`);
         }
         if (stale.length) await store.delete(stale);
         let offset = 0;
-        const records = changed.flatMap((document) =>
-          document.views.map((_, view) => ({
-            id: `${document.id}#${view}`,
-            vector: vectors[offset++]!,
-            metadata: toolMetadata(document.tool, view),
-          })),
-        );
+        const records = changed.flatMap((document) => {
+          const viewVectors = document.views.map(() => vectors[offset++]!);
+          if (viewCombination === "mean") {
+            // one record per tool: the normalised mean of its unit view vectors
+            const mean = new Float32Array(viewVectors[0]!.length);
+            for (const v of viewVectors) {
+              let norm = 0;
+              for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
+              const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+              for (let i = 0; i < v.length; i++) mean[i]! += v[i]! * scale;
+            }
+            return [{ id: `${document.id}#0`, vector: mean, metadata: toolMetadata(document.tool, 0) }];
+          }
+          return viewVectors.map((vector, view) => ({ id: `${document.id}#${view}`, vector, metadata: toolMetadata(document.tool, view) }));
+        });
         for (let i = 0; i < records.length; i += 500) await store.upsert(records.slice(i, i + 500));
         await cacheInstance.flush();
       }
       for (const document of changed) {
-        viewCount += document.views.length - (documents.get(document.id)?.views.length ?? 0);
+        const previous = documents.get(document.id);
+        viewCount += recordCount(document) - (previous ? recordCount(previous) : 0);
         documents.set(document.id, document);
         metadataById.set(document.id, toolMetadata(document.tool, 0));
         bm25.add(document.id, document.fields);
@@ -442,8 +459,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       try {
         if (!embedder) throw new Error("no embedder configured");
         const vector = await embedQuery(semanticQuery === "intent" ? splitQuotedContent(query).intent || query : query, rankOptions.signal);
-        // tools ranked below the floor rank get no semantic credit, so fetching a few times that
-        // many records (two views per tool) is enough
+        // tools ranked below the floor rank get no semantic credit, so fetching twice that many
+        // records (up to two per tool) is enough
         const candidates = Math.min(viewCount, Math.max(semanticFloorRank, 50) * 2);
         const matches = await store.query({ vector, topK: candidates, filter });
         const best = new Map<string, number>();
@@ -576,8 +593,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         for (const id of ids) {
           const document = documents.get(id);
           if (!document) continue;
-          document.views.forEach((_, view) => recordIds.push(`${id}#${view}`));
-          viewCount -= document.views.length;
+          for (let view = 0; view < recordCount(document); view++) recordIds.push(`${id}#${view}`);
+          viewCount -= recordCount(document);
           documents.delete(id);
           metadataById.delete(id);
           bm25.remove(id);
