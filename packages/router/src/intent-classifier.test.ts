@@ -118,6 +118,22 @@ describe("intent classifier (hashing embedder, model retrained at first use)", (
     await expect(createIntentClassifier({ embedder, fastPath: false, trainingEpochs: 8 }).classify("some question", { signal: controller.signal })).rejects.toMatchObject({ code: "ABORTED" });
   });
 
+  it("trains on custom exemplars at first use", async () => {
+    const custom = createIntentClassifier({
+      embedder,
+      fastPath: false,
+      trainingEpochs: 20,
+      exemplars: [
+        { text: "zorblat the frobnicator", intent: "data-processing" },
+        { text: "zorblat frobnicator again", intent: "data-processing" },
+        { text: "quux wibble wobble", intent: "creative-orientation" },
+        { text: "wibble wobble quux", intent: "creative-orientation" },
+      ],
+    });
+    expect((await custom.classify("please zorblat this frobnicator")).intent).toBe("data-processing");
+    expect((await custom.classify("a wibble and a wobble")).intent).toBe("creative-orientation");
+  });
+
   it("maps confidences to levels with configurable thresholds", () => {
     expect(confidenceLevel(0.85)).toBe("high");
     expect(confidenceLevel(0.6)).toBe("medium");

@@ -12,7 +12,15 @@ import {
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
 import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatternMatcher, type PatternMatch } from "./intent-patterns.js";
-import { buildIntentFeatureRow, loadBundledIntentModel, trainIntentModel, type IntentExemplar, type IntentModel } from "./intent-model.js";
+import {
+  buildIntentFeatureRow,
+  hashIntentExemplars,
+  hashIntentPatterns,
+  loadBundledIntentModel,
+  trainIntentModel,
+  type IntentExemplar,
+  type IntentModel,
+} from "./intent-model.js";
 import { softmaxInPlace, softmaxLogits } from "./softmax-regression.js";
 import { truncateForModel } from "./text-normalization.js";
 
@@ -185,8 +193,9 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
         if (bundled.embedderId === embedder.id) return bundled;
         exemplars = bundled.exemplars;
       }
-      const key = `${embedder.id}|${exemplars.length}|${JSON.stringify(matcher.config).length}|${options.trainingEpochs ?? 30}`;
-      let trained = options.exemplars ? undefined : modelCache.get(key);
+      // One training per (embedder, exemplars, patterns, epochs) and process.
+      const key = `${embedder.id}|${hashIntentExemplars(exemplars)}|${hashIntentPatterns(matcher)}|${options.trainingEpochs ?? 30}`;
+      let trained = modelCache.get(key);
       if (!trained) {
         trained = trainIntentModel({
           exemplars,
@@ -195,7 +204,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
           folds: 0,
           training: { epochs: options.trainingEpochs ?? 30 },
         });
-        if (!options.exemplars) modelCache.set(key, trained);
+        modelCache.set(key, trained);
         trained.catch(() => modelCache.delete(key));
       }
       return trained;
