@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { startChroma, type ChromaServerHandle } from "@afw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHashingEmbedder } from "@afw/embeddings";
 import { createChromaVectorStore, toChromaWhere } from "./chroma-vector-store.js";
+import { createToolIndex } from "./tool-index.js";
 import { runVectorStoreSuite } from "./vector-store.suite.js";
 
 let chroma: ChromaServerHandle;
@@ -32,6 +34,23 @@ describe("Chroma store", () => {
     expect(created).toBeDefined();
     expect(created!.configuration_json.embedding_function).toBeNull();
     expect(created!.configuration_json.hnsw.space).toBe("cosine");
+  });
+
+  it("backs a tool index, with server and tag filters pushed down as where clauses", async () => {
+    const store = await createChromaVectorStore({ url: chroma.url, collection: `t-${randomUUID()}` });
+    const index = createToolIndex({ embedder: createHashingEmbedder({ dimensions: 64 }), store });
+    await index.add([
+      { server: "github", name: "create_issue", description: "Create an issue in a GitHub repository.", tags: ["write"] },
+      { server: "gitlab", name: "create_issue", description: "Create an issue in a GitLab project.", tags: ["write"] },
+      { server: "github", name: "get_issue", description: "Get an issue of a GitHub repository.", tags: ["read"] },
+    ]);
+    expect(await store.count()).toBe(3);
+    const semantic = await index.search({ query: "create an issue", mode: "semantic", servers: ["gitlab"], top_k: 5 });
+    expect(semantic.results.map((r) => r.id)).toEqual(["gitlab/create_issue"]);
+    const tagged = await index.search({ query: "issue", mode: "semantic", tags: ["read"], top_k: 5 });
+    expect(tagged.results.map((r) => r.id)).toEqual(["github/get_issue"]);
+    await index.remove(["github/get_issue"]);
+    expect(await store.count()).toBe(2);
   });
 
   it("fails with SERVER_CONNECTION_FAILED when no server answers", async () => {

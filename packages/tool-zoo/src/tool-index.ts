@@ -134,7 +134,7 @@ export interface ToolIndexOptions {
   };
   /** Low-confidence handling. */
   confidence?: {
-    /** Below this confidence the fallback set is returned (when it is not empty). @default 0.25 */
+    /** Below this confidence the fallback set is returned (when it is not empty). @default 0.3 */
     threshold?: number;
     /** Safe tools returned (first) when confidence is low. @default [] */
     fallbackToolIds?: string[];
@@ -267,10 +267,6 @@ export function toolFilter(servers?: readonly string[], tags?: readonly string[]
   return andFilters(serverFilter, tagFilter);
 }
 
-function sigmoid(x: number): number {
-  return 1 / (1 + Math.exp(-x));
-}
-
 /**
  * Creates a hybrid tool index: BM25F over tool text (name words, server, first sentence,
  * description, parameters, tags) fused with dense vectors of two views per tool, re-ranked by the
@@ -347,7 +343,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const usageStore = options.usage?.store ?? createInMemoryUsageStore();
   const usageWeight = options.usage?.weight ?? 0.2;
   const usageHalf = options.usage?.halfSaturation ?? 2;
-  const threshold = options.confidence?.threshold ?? 0.25;
+  const threshold = options.confidence?.threshold ?? 0.3;
   const fallbackToolIds = options.confidence?.fallbackToolIds ?? [];
   const now = options.now ?? Date.now;
   let bundles: ToolBundle[] = [...(options.bundles ?? [])];
@@ -442,6 +438,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         bm25.add(document.id, document.fields);
         toolActions.delete(document.id);
         affordances.delete(document.id);
+        termSets.delete(document.id);
       }
       domainDetector = undefined;
     });
@@ -531,19 +528,38 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       });
     }
     tools.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-    const confidence = rankingConfidence(tools, keywordHits[0]?.score ?? 0, mode);
+    const confidence = rankingConfidence(tools, query, domains, mode);
     return { tools, mode, degraded: degraded || (requested !== "keyword" && !embedder), confidence, domains };
   };
 
-  const rankingConfidence = (tools: RankedTool[], topKeywordScore: number, mode: SearchMode): number => {
+  const termSets = new Map<string, Set<string>>();
+  const termSetOf = (document: ToolDocument): Set<string> => {
+    let set = termSets.get(document.id);
+    if (!set) termSets.set(document.id, (set = new Set(Object.values(document.fields).flat())));
+    return set;
+  };
+  /**
+   * Confidence of a ranking in [0, 1], from the best tool's evidence: how many of the query's own
+   * words its text contains (coverage), its cosine similarity, its lead over the runner-up, and
+   * whether the query names its server. Off-topic requests ("tell me a joke") score low.
+   */
+  const rankingConfidence = (tools: RankedTool[], query: string, domains: Map<string, number>, mode: SearchMode): number => {
     const first = tools[0];
     if (!first) return 0;
     const second = tools[1];
-    const margin = second ? (first.score - second.score) / Math.max(first.score, 1e-9) : 1;
-    const keywordStrength = mode === "semantic" ? 0 : topKeywordScore / (topKeywordScore + 6);
-    const semanticStrength = mode === "keyword" ? 0 : Math.max(0, Math.min(1, (first.semantic - 0.2) / 0.45));
-    const evidence = mode === "hybrid" ? 0.5 * keywordStrength + 0.5 * semanticStrength : keywordStrength + semanticStrength;
-    return Math.max(0, Math.min(1, sigmoid(6 * (evidence - 0.35) + 4 * margin - 0.4)));
+    const lead = second ? Math.min(1, (first.score - second.score) / Math.max(first.score, 1e-9) / 0.3) : 1;
+    const words = [...new Set(analyzer.terms(splitQuotedContent(query).intent))];
+    const own = termSetOf(documents.get(first.id)!);
+    const coverage = words.length ? words.filter((w) => own.has(w)).length / words.length : 0;
+    const similarity = Math.max(0, Math.min(1, (first.semantic - 0.25) / 0.4));
+    const named = domains.get(first.server) ?? 0;
+    const evidence =
+      mode === "keyword"
+        ? 0.6 * coverage + 0.2 * lead + 0.2 * named
+        : mode === "semantic"
+          ? 0.7 * similarity + 0.15 * lead + 0.15 * named
+          : 0.4 * similarity + 0.3 * coverage + 0.15 * lead + 0.15 * named;
+    return Math.max(0, Math.min(1, evidence));
   };
 
   const applyDiversity = (tools: RankedTool[], limit: number, exempt: ReadonlySet<string>): RankedTool[] => {
