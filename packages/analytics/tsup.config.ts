@@ -1,7 +1,10 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: {
+    index: "src/index.ts",
+    test: "src/test.ts",
+  },
   format: ["esm"],
   dts: true,
   sourcemap: true,

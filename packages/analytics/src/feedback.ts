@@ -1,0 +1,144 @@
+import { z } from "zod";
+import { AfwError, IntentSchema } from "@afw/contracts";
+import { toEpochMs, type TimeInput } from "./time-range.js";
+
+/**
+ * Zod schema of {@link FeedbackScale}: `unit` (-1..1, where 1 is best) or `stars` (1..5, where
+ * 5 is best).
+ */
+export const FeedbackScaleSchema = z.enum(["unit", "stars"]);
+
+/** The scale a rating was given on; see {@link FeedbackScaleSchema}. */
+export type FeedbackScale = z.infer<typeof FeedbackScaleSchema>;
+
+/** Zod schema of {@link FeedbackRecord}. */
+export const FeedbackRecordSchema = z.object({
+  id: z.string().min(1).describe("`<sessionId>#<traceId>` once linked to a trace, else `<sessionId>#turn:<n>`; a later rating of the same turn replaces it."),
+  sessionId: z.string().min(1),
+  turn: z.number().int().min(1).optional().describe("1-based turn of the session that was rated."),
+  traceId: z.string().optional().describe("Trace of the rated query, when known."),
+  rating: z.number().describe("The rating as given."),
+  scale: FeedbackScaleSchema,
+  score: z.number().min(-1).max(1).describe("The rating normalised to -1 (worst) .. 1 (best)."),
+  comment: z.string().optional(),
+  flowId: z.string().optional().describe("Gateway-wide id of the flow that answered the rated query."),
+  backendId: z.string().optional(),
+  intent: IntentSchema.optional(),
+  createdAt: z.number().int().nonnegative().describe("Epoch milliseconds."),
+  linked: z.boolean().describe("True when the rated query was found in the audit log."),
+});
+
+/** One explicit rating of a query's answer, linked (when found) to the flow that answered it. */
+export type FeedbackRecord = z.infer<typeof FeedbackRecordSchema>;
+
+/**
+ * Normalises a rating to -1..1. With `scale` given, the rating must lie on it; without, a rating
+ * in -1..1 is taken as `unit` and a rating above 1 (up to 5) as `stars` — so pass `scale:
+ * "stars"` to give one star.
+ *
+ * @example
+ * ```ts
+ * normalizeRating(-0.5) // { score: -0.5, scale: "unit" }
+ * normalizeRating(4) // { score: 0.5, scale: "stars" }
+ * normalizeRating(1, "stars") // { score: -1, scale: "stars" }
+ * ```
+ * @throws AfwError `INVALID_INPUT` when the rating is not a finite number on the scale.
+ */
+export function normalizeRating(rating: number, scale?: FeedbackScale): { score: number; scale: FeedbackScale } {
+  if (!Number.isFinite(rating)) throw new AfwError("INVALID_INPUT", "rating must be a finite number");
+  const chosen: FeedbackScale = scale ?? (rating >= -1 && rating <= 1 ? "unit" : "stars");
+  if (chosen === "unit") {
+    if (rating < -1 || rating > 1) throw new AfwError("INVALID_INPUT", "a unit rating must be between -1 and 1");
+    return { score: rating, scale: "unit" };
+  }
+  if (rating < 1 || rating > 5) throw new AfwError("INVALID_INPUT", "a star rating must be between 1 and 5");
+  return { score: (rating - 3) / 2, scale: "stars" };
+}
+
+/** What {@link FeedbackStore.list} selects. */
+export interface FeedbackQuery {
+  /** First included `createdAt`. */
+  from?: TimeInput | undefined;
+  /** Last included `createdAt`. */
+  to?: TimeInput | undefined;
+  /** Only feedback on this flow. */
+  flowId?: string | undefined;
+  /** Only feedback of this session. */
+  sessionId?: string | undefined;
+  /** Most records returned (newest kept). @default 10_000 */
+  limit?: number | undefined;
+}
+
+/**
+ * Stores feedback records, one per rated turn (a later rating of the same turn replaces the
+ * earlier one). Implementations never throw on store failure: `put` resolves false, `list`
+ * rejects with `CACHE_UNAVAILABLE`.
+ */
+export interface FeedbackStore {
+  /** Stores (or replaces) a record; resolves true once stored. */
+  put(record: FeedbackRecord): Promise<boolean>;
+  /** Records matching `query`, oldest first. */
+  list(query?: FeedbackQuery): Promise<FeedbackRecord[]>;
+  /** The record with `id`, if any. */
+  get(id: string): Promise<FeedbackRecord | undefined>;
+  /** Releases resources. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Resolved feedback filters. @internal */
+export function feedbackFilter(query: FeedbackQuery): { from: number; to: number; limit: number; matches: (record: FeedbackRecord) => boolean } {
+  const from = query.from === undefined ? 0 : toEpochMs(query.from, "from");
+  const to = query.to === undefined ? Number.MAX_SAFE_INTEGER : toEpochMs(query.to, "to");
+  const limit = Math.max(0, Math.floor(query.limit ?? 10_000));
+  return {
+    from,
+    to,
+    limit,
+    matches: (record) =>
+      record.createdAt >= from &&
+      record.createdAt <= to &&
+      (query.flowId === undefined || record.flowId === query.flowId) &&
+      (query.sessionId === undefined || record.sessionId === query.sessionId),
+  };
+}
+
+/** Options of {@link createMemoryFeedbackStore}. */
+export interface MemoryFeedbackStoreOptions {
+  /** Most records kept; the oldest are evicted. @default 50_000 */
+  maxRecords?: number;
+}
+
+/**
+ * A {@link FeedbackStore} in process memory.
+ *
+ * @example
+ * ```ts
+ * const feedbackStore = createMemoryFeedbackStore();
+ * ```
+ */
+export function createMemoryFeedbackStore(options: MemoryFeedbackStoreOptions = {}): FeedbackStore {
+  const maxRecords = Math.max(1, options.maxRecords ?? 50_000);
+  const records = new Map<string, FeedbackRecord>();
+  return {
+    async put(record) {
+      records.delete(record.id);
+      records.set(record.id, { ...record });
+      while (records.size > maxRecords) {
+        const oldest = records.keys().next().value;
+        if (oldest === undefined) break;
+        records.delete(oldest);
+      }
+      return true;
+    },
+    async list(query = {}) {
+      const filter = feedbackFilter(query);
+      const out = [...records.values()].filter(filter.matches).sort((a, b) => a.createdAt - b.createdAt);
+      return out.slice(Math.max(0, out.length - filter.limit)).map((record) => ({ ...record }));
+    },
+    async get(id) {
+      const record = records.get(id);
+      return record ? { ...record } : undefined;
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,381 @@
+import { AfwError, IntentSchema, type Intent, type ScoreBreakdown, type TraceSink } from "@afw/contracts";
+import type { AuditEvent } from "./audit-event.js";
+import { eventTimeMs } from "./audit-event.js";
+import {
+  createMemoryPriorStore,
+  decayPriorStats,
+  emptyPriorStats,
+  mergePriorStats,
+  type LearnedPriorStore,
+  type PriorEntry,
+  type PriorStats,
+} from "./prior-store.js";
+
+/** Bounds of the learned adjustments. */
+export interface LearnedPriorBounds {
+  /** Largest absolute adjustment of a score component. @default 0.15 */
+  maxAdjustment?: number;
+}
+
+/** Options of {@link createLearnedRoutingPrior}. */
+export interface LearnedRoutingPriorOptions {
+  /** Where the decayed sums live; a shared (Redis) store makes every instance learn. @default in memory */
+  store?: LearnedPriorStore | undefined;
+  /** Bounds of the adjustments. */
+  bounds?: LearnedPriorBounds | undefined;
+  /** Outcomes lose half their weight every `halfLifeMs`. @default 6 hours */
+  halfLifeMs?: number | undefined;
+  /** Decayed outcomes of an (intent, flow) needed before it is adjusted at all. @default 20 */
+  minSamples?: number | undefined;
+  /** Decayed ratings needed before feedback counts. @default 3 */
+  minFeedback?: number | undefined;
+  /** Success rate a flow is compared with when its intent has no other measured flow. @default 0.95 */
+  expectedSuccessRate?: number | undefined;
+  /** A success-rate gap of this much to the peers gives the full adjustment. @default 0.25 */
+  successScale?: number | undefined;
+  /** Background sync with a shared store: flush increments every this many ms. @default 1000 */
+  flushIntervalMs?: number | undefined;
+  /** Background sync with a shared store: reload every this many ms. @default 5000 */
+  refreshIntervalMs?: number | undefined;
+  /** Most traces whose intent is remembered while their calls end. @default 10_000 */
+  maxTrackedTraces?: number | undefined;
+  /** Clock. @default Date.now */
+  now?: (() => number) | undefined;
+}
+
+/** One observed outcome of routing an intent to a flow. */
+export interface RoutingOutcome {
+  intent: Intent;
+  /** Gateway-wide flow id. */
+  flowId: string;
+  /** Whether the call succeeded (omit for a feedback-only outcome). */
+  success?: boolean | undefined;
+  /** Latency of the call. */
+  latencyMs?: number | undefined;
+  /** A normalised rating -1..1 of the answer. */
+  feedback?: number | undefined;
+  /** When it happened (epoch ms). @default now */
+  at?: number | undefined;
+}
+
+/**
+ * A bounded adjustment of two routing score components for one (intent, flow). Add each to the
+ * matching {@link @afw/contracts!ScoreBreakdown} component (and clamp to 0..1, see
+ * {@link applyLearnedAdjustment}); `reason` belongs in the routing explanation.
+ */
+export interface RoutingAdjustment {
+  /** Added to `flow_match`; |value| <= maxAdjustment. */
+  flow_match: number;
+  /** Added to `performance`; |value| <= maxAdjustment. */
+  performance: number;
+  /** Decayed number of outcomes behind it. */
+  samples: number;
+  /** Decayed success rate of the flow for the intent. */
+  successRate: number | null;
+  /** Success rate of the intent's other flows (or the expected rate) it was compared with. */
+  peerSuccessRate: number | null;
+  /** Decayed mean latency of the flow for the intent. */
+  meanLatencyMs: number | null;
+  /** Decayed mean latency of the intent's other flows. */
+  peerMeanLatencyMs: number | null;
+  /** Decayed mean feedback, when enough ratings. */
+  feedbackMean: number | null;
+  /** One-line explanation for `explain_routing`. */
+  reason: string;
+}
+
+/** One (intent, flow) the prior knows, with its current adjustment. */
+export interface LearnedPriorSnapshotEntry {
+  intent: Intent;
+  flowId: string;
+  stats: PriorStats;
+  adjustment: RoutingAdjustment;
+}
+
+/**
+ * A learned routing prior: per intent and flow, exponentially decayed success, latency and
+ * feedback become bounded adjustments of the `flow_match` and `performance` components. It is a
+ * {@link @afw/contracts!TraceSink} — fan the gateway's trace events into it and it learns from
+ * every `backend-call-end` (with the intent of its trace) — and `adjust` is synchronous, for the
+ * router's scoring.
+ */
+export interface LearnedRoutingPrior extends TraceSink {
+  /** The largest absolute adjustment. */
+  readonly maxAdjustment: number;
+  /** Learns from a trace event (never throws). */
+  emit(event: AuditEvent): void;
+  /**
+   * Records one outcome directly.
+   *
+   * @throws AfwError `INVALID_INPUT` for an unknown intent, an empty flow id or a feedback outside -1..1.
+   */
+  observe(outcome: RoutingOutcome): void;
+  /** The adjustment for routing `intent` to `flowId` now. Synchronous; zero until `minSamples`. */
+  adjust(intent: Intent, flowId: string): RoutingAdjustment;
+  /** Every known (intent, flow) with its adjustment, optionally of one intent. */
+  snapshot(intent?: Intent): LearnedPriorSnapshotEntry[];
+  /** Writes pending increments to the store. */
+  flush(): Promise<void>;
+  /** Writes pending increments, then reloads what every instance learned. */
+  refresh(): Promise<void>;
+  /** Stops background sync, flushes and closes the store. Idempotent. */
+  close(): Promise<void>;
+}
+
+const clamp = (value: number, bound: number) => Math.max(-bound, Math.min(bound, value));
+const round4 = (value: number) => Math.round(value * 10_000) / 10_000;
+const keyOf = (intent: Intent, flowId: string) => `${intent}\u0000${flowId}`;
+
+/**
+ * Creates a {@link LearnedRoutingPrior}.
+ *
+ * How an adjustment is computed for (intent I, flow F), with every sum decayed to now:
+ * - nothing until F has `minSamples` outcomes for I; then a confidence
+ *   `c = min(1, (n - minSamples) / minSamples) * n / (n + minSamples)` that ramps up smoothly;
+ * - success signal `clamp((rate(F) - rate(peers)) / successScale, -1, 1)`, peers = the other
+ *   flows of I (or `expectedSuccessRate` when they have fewer than `minSamples` outcomes);
+ * - latency signal `clamp(-log2(meanLatency(F) / meanLatency(peers)), -1, 1)` (twice as slow: -1);
+ * - feedback signal: the mean rating, with confidence `fn / (fn + minFeedback)`, once `minFeedback`;
+ * - `flow_match = max * (c * success)` or, with feedback, `max * (c * success + cf * feedback) / 2`;
+ * - `performance = max * c * (success + latency) / 2` (or `max * c * success` without peer latency);
+ * - each clamped to ±`maxAdjustment`. Old evidence fades with `halfLifeMs`, so a flow that
+ *   recovers (or stops being used) drifts back to 0: no unbounded drift.
+ *
+ * @example
+ * ```ts
+ * const prior = createLearnedRoutingPrior({ bounds: { maxAdjustment: 0.15 }, halfLifeMs: 3_600_000, minSamples: 20 });
+ * const sink = fanOutTraceSink(auditLog, prior);
+ * // in the router's scoring:
+ * const breakdown = applyLearnedAdjustment(candidate.breakdown, prior.adjust(intent, candidate.flowId));
+ * ```
+ * @throws AfwError `CONFIG_INVALID` for a non-positive half-life, minSamples or maxAdjustment.
+ */
+export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = {}): LearnedRoutingPrior {
+  const maxAdjustment = options.bounds?.maxAdjustment ?? 0.15;
+  const halfLifeMs = options.halfLifeMs ?? 6 * 3_600_000;
+  const minSamples = options.minSamples ?? 20;
+  const minFeedback = options.minFeedback ?? 3;
+  const expectedSuccessRate = options.expectedSuccessRate ?? 0.95;
+  const successScale = options.successScale ?? 0.25;
+  const maxTracked = Math.max(1, options.maxTrackedTraces ?? 10_000);
+  const now = options.now ?? Date.now;
+  if (!(maxAdjustment > 0 && maxAdjustment <= 1)) throw new AfwError("CONFIG_INVALID", "bounds.maxAdjustment must be in (0, 1]");
+  if (!(halfLifeMs > 0)) throw new AfwError("CONFIG_INVALID", "halfLifeMs must be positive");
+  if (!(minSamples > 0) || !(minFeedback > 0)) throw new AfwError("CONFIG_INVALID", "minSamples and minFeedback must be positive");
+  if (!(successScale > 0)) throw new AfwError("CONFIG_INVALID", "successScale must be positive");
+  const store = options.store ?? createMemoryPriorStore();
+
+  /** What this instance believes: the last load merged with everything observed since. */
+  let view = new Map<string, PriorEntry>();
+  /** Increments not yet written to the store. */
+  let pending = new Map<string, PriorEntry>();
+  const traceIntents = new Map<string, Intent>();
+  let closed = false;
+
+  const addTo = (map: Map<string, PriorEntry>, intent: Intent, flowId: string, stats: PriorStats) => {
+    const key = keyOf(intent, flowId);
+    const current = map.get(key);
+    map.set(key, { intent, flowId, stats: current ? mergePriorStats(current.stats, stats, halfLifeMs) : { ...stats } });
+  };
+
+  const record = (outcome: RoutingOutcome) => {
+    const at = outcome.at ?? now();
+    const stats = emptyPriorStats(at);
+    if (outcome.success !== undefined) {
+      stats.n = 1;
+      stats.s = outcome.success ? 1 : 0;
+      if (outcome.latencyMs !== undefined && Number.isFinite(outcome.latencyMs) && outcome.latencyMs >= 0) {
+        stats.l = outcome.latencyMs;
+        stats.ln = 1;
+      }
+    }
+    if (outcome.feedback !== undefined) {
+      stats.f = outcome.feedback;
+      stats.fn = 1;
+    }
+    if (stats.n === 0 && stats.fn === 0) return;
+    addTo(view, outcome.intent, outcome.flowId, stats);
+    addTo(pending, outcome.intent, outcome.flowId, stats);
+  };
+
+  const observe = (outcome: RoutingOutcome) => {
+    if (!IntentSchema.safeParse(outcome.intent).success) throw new AfwError("INVALID_INPUT", `unknown intent '${String(outcome.intent)}'`);
+    if (typeof outcome.flowId !== "string" || outcome.flowId.length === 0) throw new AfwError("INVALID_INPUT", "flowId must be a non-empty string");
+    if (outcome.feedback !== undefined && !(outcome.feedback >= -1 && outcome.feedback <= 1)) {
+      throw new AfwError("INVALID_INPUT", "feedback must be between -1 and 1");
+    }
+    record(outcome);
+  };
+
+  const aggregate = (entries: Iterable<PriorEntry>, t: number): PriorStats => {
+    let total = emptyPriorStats(t);
+    for (const entry of entries) total = mergePriorStats(total, decayPriorStats(entry.stats, t, halfLifeMs), halfLifeMs);
+    return total;
+  };
+
+  const adjust = (intent: Intent, flowId: string): RoutingAdjustment => {
+    const t = now();
+    const own = view.get(keyOf(intent, flowId));
+    const stats = own ? decayPriorStats(own.stats, t, halfLifeMs) : emptyPriorStats(t);
+    const peers = aggregate(
+      [...view.values()].filter((entry) => entry.intent === intent && entry.flowId !== flowId),
+      t,
+    );
+    const successRate = stats.n > 0 ? stats.s / stats.n : null;
+    const peerSuccessRate = peers.n >= minSamples ? peers.s / peers.n : expectedSuccessRate;
+    const meanLatencyMs = stats.ln > 0 ? stats.l / stats.ln : null;
+    const peerMeanLatencyMs = peers.ln > 0 ? peers.l / peers.ln : null;
+    const feedbackMean = stats.fn >= minFeedback ? stats.f / stats.fn : null;
+    const enoughOutcomes = stats.n >= minSamples;
+    // Confidence ramps up from 0 at minSamples to n / (n + minSamples) at twice that, so the
+    // adjustment grows in small steps instead of jumping when the evidence becomes sufficient.
+    const ramp = enoughOutcomes ? Math.min(1, (stats.n - minSamples) / minSamples) : 0;
+    const c = ramp * (stats.n / (stats.n + minSamples));
+    const success = enoughOutcomes && successRate !== null ? clamp((successRate - peerSuccessRate) / successScale, 1) : 0;
+    const latencyKnown =
+      enoughOutcomes && meanLatencyMs !== null && peerMeanLatencyMs !== null && stats.ln >= minSamples / 2 && peers.ln >= minSamples / 2 && peerMeanLatencyMs > 0;
+    const latency = latencyKnown ? clamp(-Math.log2(Math.max(meanLatencyMs!, 1e-3) / peerMeanLatencyMs!), 1) : 0;
+    const cf = feedbackMean !== null ? stats.fn / (stats.fn + minFeedback) : 0;
+    const flowMatch = feedbackMean !== null ? (maxAdjustment * (c * success + cf * feedbackMean)) / 2 : maxAdjustment * c * success;
+    const perf = latencyKnown ? (maxAdjustment * c * (success + latency)) / 2 : maxAdjustment * c * success;
+    const adjustment: RoutingAdjustment = {
+      flow_match: round4(clamp(flowMatch, maxAdjustment)),
+      performance: round4(clamp(perf, maxAdjustment)),
+      samples: round4(stats.n),
+      successRate: successRate === null ? null : round4(successRate),
+      peerSuccessRate: round4(peerSuccessRate),
+      meanLatencyMs: meanLatencyMs === null ? null : Math.round(meanLatencyMs),
+      peerMeanLatencyMs: peerMeanLatencyMs === null ? null : Math.round(peerMeanLatencyMs),
+      feedbackMean: feedbackMean === null ? null : round4(feedbackMean),
+      reason: "",
+    };
+    adjustment.reason = explain(intent, flowId, adjustment, enoughOutcomes, minSamples);
+    return adjustment;
+  };
+
+  const flush = async () => {
+    if (pending.size === 0) return;
+    const batch = pending;
+    pending = new Map();
+    const ok = await store.add([...batch.values()], halfLifeMs);
+    if (!ok) {
+      // Keep the increments for the next attempt (bounded: one entry per intent and flow).
+      for (const entry of batch.values()) addTo(pending, entry.intent, entry.flowId, entry.stats);
+    }
+  };
+
+  const refresh = async () => {
+    await flush();
+    const loaded = await store.load();
+    if (!loaded) return;
+    const next = new Map<string, PriorEntry>();
+    for (const entry of loaded) addTo(next, entry.intent, entry.flowId, entry.stats);
+    for (const entry of pending.values()) addTo(next, entry.intent, entry.flowId, entry.stats);
+    view = next;
+  };
+
+  const timers: NodeJS.Timeout[] = [];
+  if (store.shared) {
+    const flushTimer = setInterval(() => void flush().catch(() => undefined), Math.max(10, options.flushIntervalMs ?? 1000));
+    const refreshTimer = setInterval(() => void refresh().catch(() => undefined), Math.max(10, options.refreshIntervalMs ?? 5000));
+    flushTimer.unref();
+    refreshTimer.unref();
+    timers.push(flushTimer, refreshTimer);
+  }
+
+  const remember = (traceId: string, intent: Intent) => {
+    if (traceIntents.has(traceId)) traceIntents.delete(traceId);
+    traceIntents.set(traceId, intent);
+    while (traceIntents.size > maxTracked) {
+      const oldest = traceIntents.keys().next().value;
+      if (oldest === undefined) break;
+      traceIntents.delete(oldest);
+    }
+  };
+
+  return {
+    maxAdjustment,
+    emit(event) {
+      if (closed) return;
+      try {
+        switch (event.type) {
+          case "intent-classified":
+            remember(event.traceId, event.intent);
+            break;
+          case "routing-decided":
+            remember(event.traceId, event.decision.intent);
+            break;
+          case "backend-call-end": {
+            const intent = traceIntents.get(event.traceId);
+            if (!intent || event.outcome === "aborted") break;
+            const at = eventTimeMs(event);
+            record({
+              intent,
+              flowId: event.flowId,
+              success: event.outcome === "success",
+              latencyMs: event.latencyMs,
+              at: Number.isFinite(at) ? at : now(),
+            });
+            break;
+          }
+          case "query-answered":
+          case "query-failed":
+            traceIntents.delete(event.traceId);
+            break;
+          default:
+            break;
+        }
+      } catch {
+        // a sink never throws
+      }
+    },
+    observe,
+    adjust,
+    snapshot(intent) {
+      const t = now();
+      return [...view.values()]
+        .filter((entry) => intent === undefined || entry.intent === intent)
+        .sort((a, b) => (a.intent < b.intent ? -1 : a.intent > b.intent ? 1 : a.flowId < b.flowId ? -1 : 1))
+        .map((entry) => ({ intent: entry.intent, flowId: entry.flowId, stats: decayPriorStats(entry.stats, t, halfLifeMs), adjustment: adjust(entry.intent, entry.flowId) }));
+    },
+    flush,
+    refresh,
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const timer of timers) clearInterval(timer);
+      await flush().catch(() => undefined);
+      await store.close();
+    },
+  };
+}
+
+function explain(intent: Intent, flowId: string, a: RoutingAdjustment, enough: boolean, minSamples: number): string {
+  if (!enough && a.feedbackMean === null) return `learned prior for ${intent} on ${flowId}: no adjustment yet (${a.samples.toFixed(1)} of ${minSamples} weighted outcomes)`;
+  const parts: string[] = [];
+  if (enough) parts.push(`success ${pct(a.successRate)} vs ${pct(a.peerSuccessRate)} for its peers over ${a.samples.toFixed(1)} weighted outcomes`);
+  if (a.meanLatencyMs !== null && a.peerMeanLatencyMs !== null) parts.push(`mean latency ${a.meanLatencyMs} ms vs ${a.peerMeanLatencyMs} ms`);
+  if (a.feedbackMean !== null) parts.push(`mean feedback ${a.feedbackMean}`);
+  return `learned prior for ${intent} on ${flowId}: ${parts.join(", ")} -> flow_match ${signed(a.flow_match)}, performance ${signed(a.performance)}`;
+}
+
+const pct = (value: number | null) => (value === null ? "n/a" : `${(value * 100).toFixed(1)}%`);
+const signed = (value: number) => (value >= 0 ? `+${value.toFixed(4)}` : value.toFixed(4));
+
+/**
+ * Adds a learned adjustment to a score breakdown, clamping each component to 0..1.
+ *
+ * @example
+ * ```ts
+ * applyLearnedAdjustment({ flow_match: 1, health: 1, performance: 0.5, capability: 0.6 }, { flow_match: -0.1, performance: 0.05, ... })
+ * // { flow_match: 0.9, health: 1, performance: 0.55, capability: 0.6 }
+ * ```
+ */
+export function applyLearnedAdjustment(breakdown: ScoreBreakdown, adjustment: Pick<RoutingAdjustment, "flow_match" | "performance">): ScoreBreakdown {
+  const unit = (value: number) => Math.max(0, Math.min(1, value));
+  return {
+    ...breakdown,
+    flow_match: unit(breakdown.flow_match + adjustment.flow_match),
+    performance: unit(breakdown.performance + adjustment.performance),
+  };
+}

@@ -1,0 +1,195 @@
+import { INTENTS, IntentSchema, type Intent } from "@afw/contracts";
+import { BoundedRedis, LuaScript, type RedisStoreConnectionOptions } from "./redis-support.js";
+
+/**
+ * Exponentially decayed outcome sums of one (intent, flow), valid at time `t`. Every sum decays
+ * by half each half-life: `value(t') = value(t) * 2^(-(t' - t) / halfLifeMs)`.
+ */
+export interface PriorStats {
+  /** Decayed number of call outcomes. */
+  n: number;
+  /** Decayed number of successful calls. */
+  s: number;
+  /** Decayed sum of latencies (ms) of calls with a latency. */
+  l: number;
+  /** Decayed number of calls with a latency. */
+  ln: number;
+  /** Decayed sum of feedback scores (-1..1). */
+  f: number;
+  /** Decayed number of feedback scores. */
+  fn: number;
+  /** Epoch milliseconds the sums are valid at. */
+  t: number;
+}
+
+/** Decayed sums of one (intent, flow). */
+export interface PriorEntry {
+  intent: Intent;
+  /** Gateway-wide flow id. */
+  flowId: string;
+  stats: PriorStats;
+}
+
+/** Zero sums at time `t`. */
+export function emptyPriorStats(t: number): PriorStats {
+  return { n: 0, s: 0, l: 0, ln: 0, f: 0, fn: 0, t };
+}
+
+/** `stats` decayed to time `t` (never forward in the past: a `t` before `stats.t` leaves it as is). */
+export function decayPriorStats(stats: PriorStats, t: number, halfLifeMs: number): PriorStats {
+  if (t <= stats.t) return { ...stats };
+  const factor = 2 ** (-(t - stats.t) / halfLifeMs);
+  return { n: stats.n * factor, s: stats.s * factor, l: stats.l * factor, ln: stats.ln * factor, f: stats.f * factor, fn: stats.fn * factor, t };
+}
+
+/** The sum of two decayed stats, valid at the later of their times. */
+export function mergePriorStats(a: PriorStats, b: PriorStats, halfLifeMs: number): PriorStats {
+  const t = Math.max(a.t, b.t);
+  const x = decayPriorStats(a, t, halfLifeMs);
+  const y = decayPriorStats(b, t, halfLifeMs);
+  return { n: x.n + y.n, s: x.s + y.s, l: x.l + y.l, ln: x.ln + y.ln, f: x.f + y.f, fn: x.fn + y.fn, t };
+}
+
+/**
+ * Where a {@link LearnedRoutingPrior} keeps its decayed outcome sums. A shared store (Redis)
+ * makes every gateway instance learn from every instance's traffic.
+ */
+export interface LearnedPriorStore {
+  /** True when several instances share it (the prior then syncs in the background). */
+  readonly shared: boolean;
+  /** Adds decayed increments (merging with decay); resolves false when the store failed. */
+  add(entries: readonly PriorEntry[], halfLifeMs: number): Promise<boolean>;
+  /** Every stored entry, or undefined when the store failed. */
+  load(): Promise<PriorEntry[] | undefined>;
+  /** Removes every entry. */
+  clear(): Promise<void>;
+  /** Releases resources. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * A {@link LearnedPriorStore} in process memory (one instance learns alone).
+ *
+ * @example
+ * ```ts
+ * const prior = createLearnedRoutingPrior({ store: createMemoryPriorStore() });
+ * ```
+ */
+export function createMemoryPriorStore(): LearnedPriorStore {
+  const entries = new Map<string, PriorEntry>();
+  return {
+    shared: false,
+    async add(increments, halfLifeMs) {
+      for (const increment of increments) {
+        const key = `${increment.intent}\u0000${increment.flowId}`;
+        const current = entries.get(key);
+        entries.set(key, {
+          intent: increment.intent,
+          flowId: increment.flowId,
+          stats: current ? mergePriorStats(current.stats, increment.stats, halfLifeMs) : { ...increment.stats },
+        });
+      }
+      return true;
+    },
+    async load() {
+      return [...entries.values()].map((entry) => ({ ...entry, stats: { ...entry.stats } }));
+    },
+    async clear() {
+      entries.clear();
+    },
+    async close() {},
+  };
+}
+
+/** Options of {@link createRedisPriorStore}. */
+export interface RedisPriorStoreOptions extends RedisStoreConnectionOptions {
+  /** Hashes expire after this long without an update. @default 30 days */
+  ttlMs?: number | undefined;
+}
+
+// KEYS[1]: the intent's hash. ARGV: halfLifeMs, ttlMs, then (flowId, json) pairs.
+const MERGE = new LuaScript(`
+local half = tonumber(ARGV[1])
+local names = {'n', 's', 'l', 'ln', 'f', 'fn'}
+for i = 3, #ARGV, 2 do
+  local inc = cjson.decode(ARGV[i + 1])
+  local raw = redis.call('HGET', KEYS[1], ARGV[i])
+  local out = inc
+  if raw then
+    local cur = cjson.decode(raw)
+    local t = math.max(tonumber(cur.t), tonumber(inc.t))
+    local fc = math.pow(2, -(t - tonumber(cur.t)) / half)
+    local fi = math.pow(2, -(t - tonumber(inc.t)) / half)
+    out = {t = t}
+    for _, k in ipairs(names) do out[k] = (tonumber(cur[k]) or 0) * fc + (tonumber(inc[k]) or 0) * fi end
+  end
+  redis.call('HSET', KEYS[1], ARGV[i], cjson.encode(out))
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`);
+
+function parseStats(raw: string): PriorStats | undefined {
+  try {
+    const value = JSON.parse(raw) as Record<string, unknown>;
+    const stats: PriorStats = { n: 0, s: 0, l: 0, ln: 0, f: 0, fn: 0, t: 0 };
+    for (const key of Object.keys(stats) as Array<keyof PriorStats>) {
+      const number = Number(value[key] ?? 0);
+      if (!Number.isFinite(number)) return undefined;
+      stats[key] = number;
+    }
+    return stats;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A {@link LearnedPriorStore} on Redis, shared by every gateway instance: one hash per intent
+ * (`<prefix>prior:<intent>`, field = flow id, value = the decayed sums as JSON), merged
+ * atomically with decay by a Lua script. Operations are bounded by `operationTimeoutMs`.
+ *
+ * @example
+ * ```ts
+ * const prior = createLearnedRoutingPrior({ store: createRedisPriorStore({ url: "redis://127.0.0.1:6379" }) });
+ * ```
+ * @throws AfwError `CONFIG_INVALID` when neither or both of `url` and `client` are given.
+ */
+export function createRedisPriorStore(options: RedisPriorStoreOptions): LearnedPriorStore {
+  const redis = new BoundedRedis(options, "redis prior store");
+  const ttlMs = Math.max(1000, Math.floor(options.ttlMs ?? 30 * 86_400_000));
+  const keyOf = (intent: Intent) => redis.key(`prior:${intent}`);
+  return {
+    shared: true,
+    async add(entries, halfLifeMs) {
+      if (entries.length === 0) return true;
+      const byIntent = new Map<Intent, Array<string | number>>();
+      for (const entry of entries) {
+        let args = byIntent.get(entry.intent);
+        if (!args) byIntent.set(entry.intent, (args = [halfLifeMs, ttlMs]));
+        args.push(entry.flowId, JSON.stringify(entry.stats));
+      }
+      const outcome = await redis.run(async (client) => {
+        await Promise.all([...byIntent.entries()].map(([intent, args]) => MERGE.run(client, [keyOf(intent)], args)));
+      });
+      return outcome.ok;
+    },
+    async load() {
+      const outcome = await redis.run(async (client) => Promise.all(INTENTS.map((intent) => client.hgetall(keyOf(intent)))));
+      if (!outcome.ok) return undefined;
+      const entries: PriorEntry[] = [];
+      outcome.value.forEach((hash, index) => {
+        const intent = IntentSchema.parse(INTENTS[index]);
+        for (const [flowId, raw] of Object.entries(hash)) {
+          const stats = parseStats(raw);
+          if (stats) entries.push({ intent, flowId, stats });
+        }
+      });
+      return entries;
+    },
+    async clear() {
+      await redis.run((client) => Promise.all(INTENTS.map((intent) => client.del(keyOf(intent)))));
+    },
+    close: () => redis.close(),
+  };
+}

@@ -1,0 +1,232 @@
+import type { ClassificationMethod, Intent, IntentAlternative, RoutingDecision } from "@afw/contracts";
+import { eventTimeMs, type AuditEvent } from "./audit-event.js";
+
+/** One backend attempt of a query, from `backend-call-end`. */
+export interface AttemptRecord {
+  backendId: string;
+  /** Gateway-wide flow id. */
+  flowId: string;
+  attempt: number;
+  latencyMs: number;
+  outcome: "success" | "error" | "timeout" | "aborted";
+  errorCode?: string | undefined;
+  /** Epoch milliseconds of the attempt's end. */
+  at: number;
+}
+
+/** One fallback of a query, from `fallback-triggered`. */
+export interface FallbackRecord {
+  fromBackendId: string;
+  fromFlowId: string;
+  toBackendId: string;
+  toFlowId: string;
+  /** Error code that caused it. */
+  reason: string;
+}
+
+/** One routing candidate of a query's decision (a compact view of `RoutingCandidate`). */
+export interface CandidateRecord {
+  backendId: string;
+  flowId: string;
+  rank: number;
+  score: number;
+  flowMatch: number;
+  excluded?: string | undefined;
+}
+
+/**
+ * Everything the audit log knows about one query (one trace), folded from its events. The unit
+ * every analysis counts.
+ */
+export interface QueryRecord {
+  traceId: string;
+  requestId: string;
+  sessionId?: string | undefined;
+  /** Epoch milliseconds of the first event of the trace. */
+  startedAt: number;
+  /** Epoch milliseconds of `query-answered`/`query-failed`, if seen. */
+  endedAt?: number | undefined;
+  /** MCP tool that received the query. */
+  tool?: string | undefined;
+  questionLength?: number | undefined;
+  intent?: Intent | undefined;
+  confidence?: number | undefined;
+  method?: ClassificationMethod | undefined;
+  alternatives: IntentAlternative[];
+  /** Set when the router reported a low-confidence decision. */
+  lowConfidence?: { threshold: number; strategy: string } | undefined;
+  strategy?: RoutingDecision["strategy"] | undefined;
+  /** The candidate the router tried first. */
+  chosenFlowId?: string | undefined;
+  chosenBackendId?: string | undefined;
+  candidates: CandidateRecord[];
+  attempts: AttemptRecord[];
+  fallbacks: FallbackRecord[];
+  /** `exact`/`semantic` for a cache hit, `miss` for a miss, undefined when no cache event was seen. */
+  cache?: "exact" | "semantic" | "miss" | undefined;
+  /** `answered`, `failed`, or `pending` when neither end event was seen. */
+  outcome: "answered" | "failed" | "pending";
+  answeredFlowId?: string | undefined;
+  answeredBackendId?: string | undefined;
+  /** Gateway-measured duration of the whole query. */
+  durationMs?: number | undefined;
+  /** Error code of a failed query. */
+  errorCode?: string | undefined;
+  fallbackUsed: boolean;
+  cacheHit: boolean;
+  /** A/B arm, when the query was assigned to an experiment. */
+  experiment?: { experimentId: string; arm: "control" | "variant" } | undefined;
+}
+
+const QUERY_EVENT_TYPES = new Set(["query-received", "query-answered", "query-failed"]);
+
+/**
+ * Folds audit events into one {@link QueryRecord} per query trace (a trace with a
+ * `query-received`, `query-answered` or `query-failed` event), ordered by start time. Events of
+ * other traces (health checks, discovery, tool lists) are ignored. Events may come in any order.
+ *
+ * @example
+ * ```ts
+ * const records = buildQueryRecords(await auditLog.query({ range: "24h" }));
+ * const failed = records.filter((r) => r.outcome === "failed").length;
+ * ```
+ */
+export function buildQueryRecords(events: readonly AuditEvent[]): QueryRecord[] {
+  const byTrace = new Map<string, AuditEvent[]>();
+  const queryTraces = new Set<string>();
+  for (const event of events) {
+    let list = byTrace.get(event.traceId);
+    if (!list) byTrace.set(event.traceId, (list = []));
+    list.push(event);
+    if (QUERY_EVENT_TYPES.has(event.type)) queryTraces.add(event.traceId);
+  }
+  const records: QueryRecord[] = [];
+  for (const traceId of queryTraces) {
+    const list = byTrace.get(traceId)!;
+    list.sort((a, b) => eventTimeMs(a) - eventTimeMs(b));
+    records.push(foldTrace(traceId, list));
+  }
+  return records.sort((a, b) => a.startedAt - b.startedAt || (a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : 0));
+}
+
+function foldTrace(traceId: string, events: readonly AuditEvent[]): QueryRecord {
+  const first = events[0]!;
+  const record: QueryRecord = {
+    traceId,
+    requestId: first.requestId,
+    startedAt: eventTimeMs(first),
+    alternatives: [],
+    candidates: [],
+    attempts: [],
+    fallbacks: [],
+    outcome: "pending",
+    fallbackUsed: false,
+    cacheHit: false,
+  };
+  for (const event of events) {
+    if (event.sessionId !== undefined && record.sessionId === undefined) record.sessionId = event.sessionId;
+    switch (event.type) {
+      case "query-received":
+        record.tool = event.tool;
+        record.questionLength = event.questionLength;
+        break;
+      case "intent-classified":
+        record.intent = event.intent;
+        record.confidence = event.confidence;
+        record.method = event.method;
+        record.alternatives = event.alternatives;
+        break;
+      case "router-low-confidence":
+        record.lowConfidence = { threshold: event.threshold, strategy: event.strategy };
+        record.intent ??= event.intent;
+        record.confidence ??= event.confidence;
+        break;
+      case "routing-decided": {
+        const decision = event.decision;
+        record.intent = decision.intent;
+        record.confidence ??= decision.confidence;
+        record.method ??= decision.method;
+        if (record.alternatives.length === 0) record.alternatives = decision.alternatives ?? [];
+        record.strategy = decision.strategy;
+        record.chosenFlowId = decision.chosen?.flowId;
+        record.chosenBackendId = decision.chosen?.backendId;
+        record.candidates = decision.candidates.map((candidate) => ({
+          backendId: candidate.backendId,
+          flowId: candidate.flowId,
+          rank: candidate.rank,
+          score: candidate.score,
+          flowMatch: candidate.breakdown.flow_match,
+          ...(candidate.excluded === undefined ? {} : { excluded: candidate.excluded }),
+        }));
+        break;
+      }
+      case "backend-call-end":
+        record.attempts.push({
+          backendId: event.backendId,
+          flowId: event.flowId,
+          attempt: event.attempt,
+          latencyMs: event.latencyMs,
+          outcome: event.outcome,
+          ...(event.errorCode === undefined ? {} : { errorCode: event.errorCode }),
+          at: eventTimeMs(event),
+        });
+        break;
+      case "fallback-triggered":
+        record.fallbacks.push({
+          fromBackendId: event.fromBackendId,
+          fromFlowId: event.fromFlowId,
+          toBackendId: event.toBackendId,
+          toFlowId: event.toFlowId,
+          reason: event.reason,
+        });
+        break;
+      case "cache-hit":
+        record.cache = event.kind;
+        record.cacheHit = true;
+        record.answeredFlowId ??= event.flowId;
+        break;
+      case "cache-miss":
+        if (record.cache === undefined) record.cache = "miss";
+        break;
+      case "query-answered":
+        record.outcome = "answered";
+        record.endedAt = eventTimeMs(event);
+        record.answeredFlowId = event.flowId;
+        record.answeredBackendId = event.backendId;
+        record.durationMs = event.durationMs;
+        record.fallbackUsed = event.fallbackUsed || record.fallbacks.length > 0;
+        if (event.cacheHit !== false) {
+          record.cacheHit = true;
+          record.cache = event.cacheHit === "semantic" ? "semantic" : (record.cache === "semantic" ? "semantic" : "exact");
+        }
+        break;
+      case "query-failed":
+        record.outcome = "failed";
+        record.endedAt = eventTimeMs(event);
+        record.durationMs = event.durationMs;
+        record.errorCode = event.code;
+        break;
+      case "ab-assigned":
+        record.experiment = { experimentId: event.experimentId, arm: event.arm };
+        break;
+      default:
+        break;
+    }
+  }
+  if (record.fallbacks.length > 0) record.fallbackUsed = true;
+  return record;
+}
+
+/** The gateway-wide flow ids a query touched: attempted flows and the flow a cache hit came from. */
+export function flowsTouched(record: QueryRecord): Set<string> {
+  const flows = new Set<string>();
+  for (const attempt of record.attempts) flows.add(attempt.flowId);
+  if (record.cacheHit && record.answeredFlowId !== undefined) flows.add(record.answeredFlowId);
+  return flows;
+}
+
+/** The backend id of a gateway-wide flow id (`<backendId>:<backendFlowId>`). */
+export function backendOfFlowId(flowId: string): string {
+  const colon = flowId.indexOf(":");
+  return colon === -1 ? flowId : flowId.slice(0, colon);
+}

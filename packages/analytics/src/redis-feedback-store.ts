@@ -1,0 +1,98 @@
+import { AfwError } from "@afw/contracts";
+import { FeedbackRecordSchema, feedbackFilter, type FeedbackRecord, type FeedbackStore } from "./feedback.js";
+import { BoundedRedis, LuaScript, type RedisStoreConnectionOptions } from "./redis-support.js";
+
+/** Options of {@link createRedisFeedbackStore}. */
+export interface RedisFeedbackStoreOptions extends RedisStoreConnectionOptions {
+  /** Most records kept; the oldest are evicted. @default 100_000 */
+  maxRecords?: number | undefined;
+  /** Records older than this are evicted on write. @default 90 days */
+  maxAgeMs?: number | undefined;
+  /** Clock for age eviction. @default Date.now */
+  now?: (() => number) | undefined;
+}
+
+// KEYS: data hash, time index. ARGV: id, createdAt, json, maxRecords, minCreatedAt.
+const PUT = new LuaScript(`
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+local evicted = {}
+local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[5])
+for _, id in ipairs(old) do table.insert(evicted, id) end
+local excess = redis.call('ZCARD', KEYS[2]) - #old - tonumber(ARGV[4])
+if excess > 0 then
+  local extra = redis.call('ZRANGE', KEYS[2], #old, #old + excess - 1)
+  for _, id in ipairs(extra) do table.insert(evicted, id) end
+end
+for i = 1, #evicted, 500 do
+  local chunk = {}
+  for j = i, math.min(i + 499, #evicted) do table.insert(chunk, evicted[j]) end
+  redis.call('HDEL', KEYS[1], unpack(chunk))
+  redis.call('ZREM', KEYS[2], unpack(chunk))
+end
+return #evicted
+`);
+
+/**
+ * A {@link FeedbackStore} on Redis, shared by every gateway instance: a hash of records by id
+ * and a sorted set by time (both under one hash tag, so it works on Redis Cluster), bounded by
+ * count and age. Writes are bounded by `operationTimeoutMs` and resolve false when Redis is down.
+ *
+ * @example
+ * ```ts
+ * const feedbackStore = createRedisFeedbackStore({ url: "redis://127.0.0.1:6379" });
+ * ```
+ * @throws AfwError `CONFIG_INVALID` when neither or both of `url` and `client` are given.
+ */
+export function createRedisFeedbackStore(options: RedisFeedbackStoreOptions): FeedbackStore {
+  const redis = new BoundedRedis(options, "redis feedback store");
+  const dataKey = redis.key("{feedback}:data");
+  const timeKey = redis.key("{feedback}:time");
+  const maxRecords = Math.max(1, options.maxRecords ?? 100_000);
+  const maxAgeMs = options.maxAgeMs ?? 90 * 86_400_000;
+  const now = options.now ?? Date.now;
+
+  const parse = (raw: string | null | undefined): FeedbackRecord | undefined => {
+    if (!raw) return undefined;
+    try {
+      const parsed = FeedbackRecordSchema.safeParse(JSON.parse(raw));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const unavailable = (message: string) => new AfwError("CACHE_UNAVAILABLE", `the feedback store (Redis) did not answer: ${message}`);
+
+  return {
+    async put(record) {
+      const outcome = await redis.run((client) =>
+        PUT.run(client, [dataKey, timeKey], [record.id, record.createdAt, JSON.stringify(record), maxRecords, Math.max(0, now() - maxAgeMs)]),
+      );
+      return outcome.ok;
+    },
+    async list(query = {}) {
+      const filter = feedbackFilter(query);
+      const ids = await redis.run((client) => client.zrangebyscore(timeKey, filter.from, filter.to));
+      if (!ids.ok) throw unavailable(ids.message);
+      const out: FeedbackRecord[] = [];
+      for (let i = 0; i < ids.value.length; i += 500) {
+        const chunk = ids.value.slice(i, i + 500);
+        const values = await redis.run((client) => client.hmget(dataKey, ...chunk));
+        if (!values.ok) throw unavailable(values.message);
+        for (const raw of values.value) {
+          const record = parse(raw);
+          if (record && filter.matches(record)) out.push(record);
+        }
+      }
+      out.sort((a, b) => a.createdAt - b.createdAt);
+      return out.slice(Math.max(0, out.length - filter.limit));
+    },
+    async get(id) {
+      const outcome = await redis.run((client) => client.hget(dataKey, id));
+      if (!outcome.ok) throw unavailable(outcome.message);
+      return parse(outcome.value);
+    },
+    close: () => redis.close(),
+  };
+}
