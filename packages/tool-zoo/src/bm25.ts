@@ -132,9 +132,10 @@ export class Bm25Index<F extends string> {
 
   /**
    * Scores the documents that contain at least one query term. `accept` limits scoring to some
-   * documents (a metadata filter). Results are sorted by descending score, ties by id.
+   * documents (a metadata filter); `limit` keeps only the best ones. Results are sorted by
+   * descending score, ties by id.
    */
-  search(query: readonly WeightedTerm[], accept?: (id: string) => boolean): Bm25Hit[] {
+  search(query: readonly WeightedTerm[], accept?: (id: string) => boolean, limit = Infinity): Bm25Hit[] {
     if (this.documents.size === 0) return [];
     const scores = new Map<string, number>();
     for (const { term, weight } of query) {
@@ -148,9 +149,14 @@ export class Bm25Index<F extends string> {
         scores.set(id, (scores.get(id) ?? 0) + factor * saturated[i]!);
       }
     }
-    return [...scores]
-      .map(([id, score]) => ({ id, score }))
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    let hits = [...scores].map(([id, score]) => ({ id, score }));
+    if (hits.length > limit) {
+      // keep the best `limit` (ties at the cut included) before the comparator sort
+      const threshold = Float64Array.from(hits, (h) => h.score).sort()[hits.length - limit]!;
+      hits = hits.filter((h) => h.score >= threshold);
+    }
+    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return hits.length > limit ? hits.slice(0, limit) : hits;
   }
 
   /** The posting list of `term` with each document's saturated, length-normalised field tf. */

@@ -308,6 +308,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const entityWeight = options.entityWeight ?? 0.8;
   const semanticQuery = options.semanticQuery ?? "intent";
   const semanticFloorRank = Math.max(1, options.semanticFloorRank ?? 100);
+  const keywordCandidates = 200;
   const maxPerServer = options.maxPerServer ?? 3;
   const exemptNamedServers = options.exemptNamedServers ?? true;
   const viewCombination = options.viewCombination ?? "mean";
@@ -450,7 +451,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     const useKeyword = requested !== "semantic";
     let useSemantic = requested !== "keyword";
     let degraded = false;
-    const keywordHits = useKeyword || !embedder ? bm25.search(queryTerms(query), accept) : [];
+    // the keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts
+    const keywordHits = useKeyword || !embedder ? bm25.search(queryTerms(query), accept, keywordCandidates) : [];
     let semanticHits: Array<{ id: string; score: number }> = [];
     if (useSemantic) {
       try {
