@@ -103,7 +103,7 @@ export interface FlowAnalysis {
   };
   /** Feedback on its answers (ratings linked to it, created in the range). */
   feedback: FeedbackSummary;
-  /** Per-intent breakdown, most queries first. */
+  /** Per-intent breakdown of the intents it served or matched, most queries first. */
   intents: FlowIntentBreakdown[];
   /** Median p95 attempt latency of the other flows, for comparison. */
   peerP95Ms: number | null;
@@ -217,6 +217,8 @@ export function analyzeFlow(options: AnalyzeFlowOptions): FlowAnalysis {
         bestRank: decision?.bestRank ?? null,
       };
     })
+    // Every flow is a candidate of every decision: report the intents it served or matched.
+    .filter((breakdown) => breakdown.queries > 0 || breakdown.matchingDecisions > 0)
     .sort((a, b) => b.queries - a.queries || b.candidateDecisions - a.candidateDecisions || (a.intent < b.intent ? -1 : 1));
 
   const peerP95s = [...all.values()]
@@ -314,7 +316,7 @@ function recommend(
         evidence: { failureRate: intent.failureRate, failures: intent.failures, attempts: completed, topError: top ?? null },
       });
     }
-    if (intent.matchingDecisions >= t.minSamples && intent.chosen === 0) {
+    if (intent.matchingDecisions >= t.minSamples && intent.chosen === 0 && intent.attempts === 0) {
       out.push({
         kind: "never-chosen",
         severity: "info",
