@@ -89,8 +89,13 @@ export interface SyntheticQuery {
   cacheHit?: boolean | "semantic" | undefined;
   /** Try exactly these flows in this order instead of ranking. */
   route?: readonly string[] | undefined;
-  /** Called once the query's trace id is known, before its first event (e.g. A/B assignment). */
-  beforeEvents?: ((ids: { traceId: string; requestId: string; sessionId?: string | undefined; at: number }) => void) | undefined;
+  /**
+   * Called once the query's ids are known, before its first event (e.g. for an A/B assignment);
+   * may return a `route` that overrides the ranking (e.g. the variant arm's strategy).
+   */
+  beforeEvents?:
+    | ((ids: { traceId: string; requestId: string; sessionId?: string | undefined; at: number }) => void | { route?: readonly string[] | undefined })
+    | undefined;
   /** Start time. @default the generator's clock */
   at?: number | undefined;
 }
@@ -241,7 +246,8 @@ export function createTrafficGenerator(options: TrafficGeneratorOptions): Traffi
       events.push(event);
       options.sink?.emit(event);
     };
-    input.beforeEvents?.({ traceId, requestId, sessionId: input.sessionId, at: start });
+    const override = input.beforeEvents?.({ traceId, requestId, sessionId: input.sessionId, at: start });
+    const route = (override && override.route) ?? input.route;
     emit("query-received", { tool: "universal_query", questionLength: question.length });
     const result: SyntheticQueryResult = {
       traceId,
@@ -260,7 +266,7 @@ export function createTrafficGenerator(options: TrafficGeneratorOptions): Traffi
     };
 
     if (input.cacheHit) {
-      const flowId = input.route?.[0] ?? lastAnswered.get(input.intent) ?? rank(input.intent)[0]?.flowId ?? "unknown:flow";
+      const flowId = route?.[0] ?? lastAnswered.get(input.intent) ?? rank(input.intent)[0]?.flowId ?? "unknown:flow";
       const backendId = flowId.includes(":") ? flowId.slice(0, flowId.indexOf(":")) : flowId;
       const kind = input.cacheHit === "semantic" ? "semantic" : "exact";
       time += 1;
@@ -281,14 +287,14 @@ export function createTrafficGenerator(options: TrafficGeneratorOptions): Traffi
     time += 1;
     const level = levelOf(confidence);
     let candidates = rank(input.intent);
-    if (input.route) {
-      const order = input.route;
+    if (route) {
+      const order = route;
       candidates = candidates
         .filter((c) => order.includes(c.flowId))
         .sort((a, b) => order.indexOf(a.flowId) - order.indexOf(b.flowId))
         .map((c, i) => ({ ...c, rank: i + 1 }));
     }
-    const usable = (input.route ? candidates : candidates.filter((c) => c.breakdown.flow_match > 0)).slice(0, maxCandidates);
+    const usable = (route ? candidates : candidates.filter((c) => c.breakdown.flow_match > 0)).slice(0, maxCandidates);
     const first = usable[0];
     const decision: RoutingDecision = {
       intent: input.intent,
@@ -299,7 +305,7 @@ export function createTrafficGenerator(options: TrafficGeneratorOptions): Traffi
       weights: { ...weights },
       candidates,
       chosen: first ? { backendId: first.backendId, flowId: first.flowId, backendFlowId: first.backendFlowId } : null,
-      strategy: input.route ? "override" : level === "low" || level === "none" ? "general-purpose" : "direct",
+      strategy: route ? "override" : level === "low" || level === "none" ? "general-purpose" : "direct",
       reason: first ? `chose ${first.flowName} on ${first.backendId} (score ${first.score.toFixed(3)})` : "no candidate",
       decidedInMs: 1,
     };

@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { fanOutTraceSink } from "@afw/contracts";
+import { applyLearnedAdjustment, createLearnedRoutingPrior, createMemoryAuditLog, analyticsDashboard } from "./index.js";
+import { createTrafficGenerator, type SyntheticFlow } from "./test.js";
+
+const MAX = 0.15;
+const MINUTE = 60_000;
+
+describe("learned routing prior", () => {
+  it("moves traffic away from a slow, flaky flow in bounded steps and back when it recovers", async () => {
+    let flakyBroken = true;
+    const flows: SyntheticFlow[] = [
+      {
+        // ranked first on its static scores (performance 0.9 vs 0.5)
+        flowId: "flowise:flaky",
+        intents: ["technical-analysis"],
+        performance: 0.9,
+        behaviour: ({ index }) => (flakyBroken ? { ok: index % 5 >= 2, latencyMs: 2000 } : { ok: true, latencyMs: 150 }),
+      },
+      { flowId: "flowise:steady", intents: ["technical-analysis"], behaviour: () => ({ ok: true, latencyMs: 200 }) },
+    ];
+    let clock = Date.UTC(2025, 0, 1);
+    const prior = createLearnedRoutingPrior({ bounds: { maxAdjustment: MAX }, halfLifeMs: 10 * MINUTE, minSamples: 20, now: () => clock });
+    const auditLog = createMemoryAuditLog({ capacity: 50_000, now: () => clock });
+    const traffic = createTrafficGenerator({ flows, start: clock, intervalMs: 1000, prior, sink: fanOutTraceSink(auditLog, prior) });
+
+    const adjustments: Array<{ flow_match: number; performance: number }> = [];
+    const firstChoices: string[] = [];
+    const step = () => {
+      const result = traffic.query({ intent: "technical-analysis" });
+      clock = traffic.now();
+      firstChoices.push(result.decision!.chosen!.flowId);
+      adjustments.push(prior.adjust("technical-analysis", "flowise:flaky"));
+    };
+
+    // Phase 1: flaky fails 40% of its calls and is 10x slower.
+    for (let i = 0; i < 400; i++) step();
+    const broken = adjustments.slice();
+    expect(broken.slice(0, 19).every((a) => a.flow_match === 0 && a.performance === 0)).toBe(true); // fewer than minSamples outcomes
+    expect(Math.min(...broken.map((a) => a.flow_match))).toBeLessThan(-0.05);
+    expect(Math.min(...broken.map((a) => a.performance))).toBeLessThan(-0.1);
+    const movedAway = firstChoices.slice(300, 400).filter((id) => id === "flowise:flaky").length;
+    expect(movedAway).toBeLessThan(15); // it used to be chosen for every query
+    const atWorst = prior.adjust("technical-analysis", "flowise:flaky");
+    expect(atWorst.reason).toMatch(/^learned prior for technical-analysis on flowise:flaky: success \d+\.\d% vs 100\.0% for its peers/);
+    expect(prior.adjust("technical-analysis", "flowise:steady").performance).toBeGreaterThan(0);
+
+    // Phase 2: it recovers (and is now the fastest). An hour passes first: old evidence fades.
+    flakyBroken = false;
+    traffic.advance(60 * MINUTE);
+    clock = traffic.now();
+    expect(prior.adjust("technical-analysis", "flowise:flaky")).toMatchObject({ flow_match: 0, performance: 0 });
+    for (let i = 0; i < 300; i++) step();
+    const recovered = adjustments.slice(400);
+    expect(firstChoices.slice(600).filter((id) => id === "flowise:flaky").length).toBeGreaterThanOrEqual(95);
+    const last = recovered[recovered.length - 1]!;
+    expect(last.flow_match).toBeGreaterThanOrEqual(0);
+    expect(last.performance).toBeGreaterThan(0);
+
+    // Bounded: never beyond ±maxAdjustment, and small steps from one query to the next.
+    for (const a of adjustments) {
+      expect(Math.abs(a.flow_match)).toBeLessThanOrEqual(MAX);
+      expect(Math.abs(a.performance)).toBeLessThanOrEqual(MAX);
+    }
+    let largestStep = 0;
+    for (let i = 1; i < 400; i++) {
+      largestStep = Math.max(largestStep, Math.abs(adjustments[i]!.flow_match - adjustments[i - 1]!.flow_match), Math.abs(adjustments[i]!.performance - adjustments[i - 1]!.performance));
+    }
+    expect(largestStep).toBeLessThanOrEqual(MAX / 5);
+
+    // The audit log saw the same story: every flaky call of phase 1 that failed made a fallback.
+    const report = analyticsDashboard({ events: await auditLog.query({ limit: 50_000 }), range: { from: Date.UTC(2025, 0, 1) }, now: clock });
+    expect(report.totals.queries).toBe(700);
+    const flakyPhase1Failures = traffic.results.slice(0, 400).flatMap((r) => r.calls).filter((c) => c.flowId === "flowise:flaky" && !c.ok).length;
+    expect(report.totals.fallbackQueries).toBe(flakyPhase1Failures);
+    expect(report.totals.failed).toBe(0);
+  });
+
+  it("never drifts beyond its bound however long a flow keeps failing, and forgets without traffic", () => {
+    let clock = 0;
+    const prior = createLearnedRoutingPrior({ bounds: { maxAdjustment: 0.1 }, halfLifeMs: MINUTE, minSamples: 10, now: () => clock });
+    for (let i = 0; i < 5000; i++) {
+      clock += 100;
+      prior.observe({ intent: "rag-retrieval", flowId: "f:bad", success: false, latencyMs: 5000 });
+      prior.observe({ intent: "rag-retrieval", flowId: "f:good", success: true, latencyMs: 100 });
+      const bad = prior.adjust("rag-retrieval", "f:bad");
+      expect(bad.flow_match).toBeGreaterThanOrEqual(-0.1);
+      expect(bad.performance).toBeGreaterThanOrEqual(-0.1);
+    }
+    const bad = prior.adjust("rag-retrieval", "f:bad");
+    expect(bad.flow_match).toBeLessThan(-0.09);
+    expect(bad.performance).toBeLessThan(-0.095);
+    expect(prior.adjust("rag-retrieval", "f:good").flow_match).toBeGreaterThan(0.09);
+    clock += 30 * MINUTE; // 30 half-lives without traffic
+    expect(prior.adjust("rag-retrieval", "f:bad")).toMatchObject({ flow_match: 0, performance: 0 });
+    expect(prior.adjust("rag-retrieval", "f:bad").samples).toBeLessThan(10);
+  });
+
+  it("learns from feedback and explains itself", () => {
+    let clock = 0;
+    const prior = createLearnedRoutingPrior({ minSamples: 5, minFeedback: 3, now: () => clock });
+    for (let i = 0; i < 6; i++) prior.observe({ intent: "conversation", flowId: "f:chat", feedback: -1, at: clock++ });
+    const adjustment = prior.adjust("conversation", "f:chat");
+    expect(adjustment.feedbackMean).toBe(-1);
+    expect(adjustment.flow_match).toBeLessThan(0);
+    expect(adjustment.performance).toBe(0);
+    expect(adjustment.reason).toContain("mean feedback -1");
+    expect(() => prior.observe({ intent: "conversation", flowId: "f:chat", feedback: 2 })).toThrow(/between -1 and 1/);
+    expect(() => prior.observe({ intent: "nope" as never, flowId: "f:chat", success: true })).toThrow(/unknown intent/);
+    expect(prior.snapshot("conversation").map((e) => e.flowId)).toEqual(["f:chat"]);
+  });
+
+  it("ignores cancelled hedge losers and calls of traces without an intent", () => {
+    const prior = createLearnedRoutingPrior({ minSamples: 1, now: () => 1000 });
+    const base = { traceId: "t1", requestId: "r1", timestamp: new Date(1000).toISOString() };
+    prior.emit({ ...base, type: "backend-call-end", backendId: "f", flowId: "f:x", attempt: 1, latencyMs: 10, outcome: "success" });
+    expect(prior.snapshot()).toEqual([]);
+    prior.emit({ ...base, type: "intent-classified", intent: "data-processing", confidence: 0.9, method: "hybrid", alternatives: [], durationMs: 1 });
+    prior.emit({ ...base, type: "backend-call-end", backendId: "f", flowId: "f:x", attempt: 1, latencyMs: 10, outcome: "aborted" });
+    expect(prior.snapshot()).toEqual([]);
+    prior.emit({ ...base, type: "backend-call-end", backendId: "f", flowId: "f:x", attempt: 2, latencyMs: 10, outcome: "error", errorCode: "BACKEND_UNAVAILABLE" });
+    expect(prior.snapshot()).toHaveLength(1);
+    expect(prior.snapshot()[0]!.stats).toMatchObject({ n: 1, s: 0, ln: 1 });
+  });
+
+  it("applies an adjustment to a breakdown within 0..1", () => {
+    expect(applyLearnedAdjustment({ flow_match: 1, health: 1, performance: 0.05, capability: 0.5 }, { flow_match: 0.1, performance: -0.1 })).toEqual({
+      flow_match: 1,
+      health: 1,
+      performance: 0,
+      capability: 0.5,
+    });
+  });
+});
