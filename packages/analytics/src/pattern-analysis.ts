@@ -95,7 +95,10 @@ export interface PatternAnalysis {
   questionsWithoutText: number;
   /** Clusters of at least `minClusterSize` questions, largest first. */
   clusters: QuestionCluster[];
-  /** Intents with at least `minIntentQueries` queries whose fallback or failure rate reaches `fallbackRateThreshold`. */
+  /**
+   * Intents with at least `minIntentQueries` completed queries whose fallback or failure rate
+   * reaches `fallbackRateThreshold`, the most troubled first.
+   */
   fallbackIntents: FallbackIntent[];
   /** Questions under the low-confidence threshold (or reported low-confidence by the router), least confident first. */
   lowConfidence: LowConfidenceQuestion[];
@@ -216,7 +219,8 @@ export async function patternAnalysis(options: PatternAnalysisOptions): Promise<
         }),
     });
   }
-  fallbackIntents.sort((a, b) => (b.fallbackRate ?? 0) - (a.fallbackRate ?? 0) || b.queries - a.queries);
+  const trouble = (f: FallbackIntent) => Math.max(f.fallbackRate ?? 0, f.failureRate ?? 0);
+  fallbackIntents.sort((a, b) => trouble(b) - trouble(a) || b.queries - a.queries);
 
   // low-confidence questions
   const lowConfidence: LowConfidenceQuestion[] = records
