@@ -18,7 +18,7 @@ import { createDomainDetector, type DomainDetector, type DomainDetectorOptions }
 import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import { normalizeScores, reciprocalRankFusion } from "./fusion.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
-import { splitQuotedContent } from "./query-text.js";
+import { splitQuotedContent, type QueryParts } from "./query-text.js";
 import { createTextAnalyzer, type TextAnalyzer, type TextAnalyzerOptions, type WeightedTerm } from "./text-analysis.js";
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
 import { createInMemoryUsageStore, type ToolUsageStore } from "./usage-store.js";
@@ -363,8 +363,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     return cache;
   };
 
-  const queryTerms = (query: string): WeightedTerm[] => {
-    const { intent, quoted, kinds } = splitQuotedContent(query);
+  const queryTerms = ({ intent, quoted, kinds }: QueryParts): WeightedTerm[] => {
     const kindTerms = new Set(analyzer.terms(kinds.join(" ")));
     const weights = new Map<string, number>();
     for (const { term, weight } of analyzer.queryTerms(intent)) {
@@ -446,18 +445,19 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
 
   const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
     const requested = rankOptions.mode ?? "hybrid";
+    const parts = splitQuotedContent(query);
     const filter = toolFilter(rankOptions.servers, rankOptions.tags);
     const accept = filter ? (id: string) => matchesFilter(metadataById.get(id) ?? {}, filter) : undefined;
     const useKeyword = requested !== "semantic";
     let useSemantic = requested !== "keyword";
     let degraded = false;
     // the keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts
-    const keywordHits = useKeyword || !embedder ? bm25.search(queryTerms(query), accept, keywordCandidates) : [];
+    const keywordHits = useKeyword || !embedder ? bm25.search(queryTerms(parts), accept, keywordCandidates) : [];
     let semanticHits: Array<{ id: string; score: number }> = [];
     if (useSemantic) {
       try {
         if (!embedder) throw new Error("no embedder configured");
-        const vector = await embedQuery(semanticQuery === "intent" ? splitQuotedContent(query).intent || query : query, rankOptions.signal);
+        const vector = await embedQuery(semanticQuery === "intent" ? parts.intent || query : query, rankOptions.signal);
         // tools ranked below the floor rank get no semantic credit, so fetching twice that many
         // records (up to two per tool) is enough
         const candidates = Math.min(viewCount, Math.max(semanticFloorRank, 50) * 2);
@@ -496,9 +496,9 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       for (const [id, score] of semanticNorm) fused.set(id, (fused.get(id) ?? 0) + (fusion.semanticWeight * score) / totalWeight);
     }
     domainDetector ??= domainOptions ? createDomainDetector(documents.values(), analyzer, domainOptions) : undefined;
-    const domains = domainDetector ? domainDetector.detect(splitQuotedContent(query).intent) : new Map<string, number>();
+    const domains = domainDetector ? domainDetector.detect(parts.intent) : new Map<string, number>();
     const usage = usageWeight > 0 ? await usageStore.scores(analyzer.terms(query), now()) : new Map<string, number>();
-    const wantedAction = actionWeight > 0 ? queryAction(splitQuotedContent(query).intent) : undefined;
+    const wantedAction = actionWeight > 0 ? queryAction(parts.intent) : undefined;
     const serverBoosts = options.boosts?.servers ?? {};
     const tagBoosts = options.boosts?.tags ?? {};
     const tools: RankedTool[] = [];
@@ -530,7 +530,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       });
     }
     tools.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-    const confidence = rankingConfidence(tools, query, domains, mode);
+    const confidence = rankingConfidence(tools, parts.intent, domains, mode);
     return { tools, mode, degraded: degraded || (requested !== "keyword" && !embedder), confidence, domains };
   };
 
@@ -545,12 +545,12 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
    * words its text contains (coverage), its cosine similarity, its lead over the runner-up, and
    * whether the query names its server. Off-topic requests ("tell me a joke") score low.
    */
-  const rankingConfidence = (tools: RankedTool[], query: string, domains: Map<string, number>, mode: SearchMode): number => {
+  const rankingConfidence = (tools: RankedTool[], intent: string, domains: Map<string, number>, mode: SearchMode): number => {
     const first = tools[0];
     if (!first) return 0;
     const second = tools[1];
     const lead = second ? Math.min(1, (first.score - second.score) / Math.max(first.score, 1e-9) / 0.3) : 1;
-    const words = [...new Set(analyzer.terms(splitQuotedContent(query).intent))];
+    const words = [...new Set(analyzer.terms(intent))];
     const own = termSetOf(documents.get(first.id)!);
     const coverage = words.length ? words.filter((w) => own.has(w)).length / words.length : 0;
     const similarity = Math.max(0, Math.min(1, (first.semantic - 0.25) / 0.4));
