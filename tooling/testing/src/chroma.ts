@@ -57,10 +57,11 @@ async function heartbeat(url: string): Promise<boolean> {
  */
 export async function startChroma(options: { startTimeoutMs?: number } = {}): Promise<ChromaServerHandle> {
   const startTimeoutMs = options.startTimeoutMs ?? 20_000;
+  const cli = chromaCliPath();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "afw-chroma-"));
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, [chromaCliPath(), "run", "--path", dir, "--host", "127.0.0.1", "--port", String(port)], {
+  const child: ChildProcess = spawn(process.execPath, [cli, "run", "--path", dir, "--host", "127.0.0.1", "--port", String(port)], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, ANONYMIZED_TELEMETRY: "False" },
   });
