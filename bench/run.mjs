@@ -13,7 +13,7 @@ const dir = fileURLToPath(new URL(".", import.meta.url));
 const resultsDir = join(dir, "results");
 const only = process.argv.slice(2);
 const scenarios = readdirSync(dir)
-  .filter((f) => f.endsWith(".mjs") && f !== "run.mjs" && !f.startsWith("_"))
+  .filter((f) => f.endsWith(".mjs") && f !== "run.mjs" && !f.startsWith("_") && !f.endsWith("-child.mjs"))
   .map((f) => f.replace(/\.mjs$/, ""))
   .filter((name) => only.length === 0 || only.includes(name))
   .sort();
