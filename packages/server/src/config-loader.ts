@@ -150,6 +150,9 @@ function resolvePaths(config: GatewayConfig, baseDir: string): GatewayConfig {
     ...config,
     tools: { ...config.tools, catalogs: resolveAll(config.tools.catalogs) },
     workflows: { ...config.workflows, catalogs: resolveAll(config.workflows.catalogs) },
+    ...(config.downstream.mcpJson === undefined
+      ? {}
+      : { downstream: { ...config.downstream, mcpJson: isAbsolute(config.downstream.mcpJson) ? config.downstream.mcpJson : resolve(baseDir, config.downstream.mcpJson) } }),
   };
 }
 

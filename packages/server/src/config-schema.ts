@@ -7,6 +7,7 @@ import {
 } from "@afw/contracts";
 import { ParameterMappingSchema } from "@afw/backends";
 import { IntentPatternRulesSchema } from "@afw/router";
+import { DownstreamConfigSchema } from "@afw/downstream";
 import { z } from "zod";
 
 const unit = z.number().min(0).max(1);
@@ -230,6 +231,12 @@ export const SessionsConfigSchema = z
 /** Conversation memory settings. */
 export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
 
+/** Zod schema of {@link ToolExposure}. */
+export const ToolExposureSchema = z.enum(["all", "search", "routed"]);
+
+/** How downstream MCP tools appear in `tools/list`: `all`, `search` or `routed`. */
+export type ToolExposure = z.infer<typeof ToolExposureSchema>;
+
 /** Zod schema of {@link ToolsConfig}. */
 export const ToolsConfigSchema = z
   .object({
@@ -244,11 +251,58 @@ export const ToolsConfigSchema = z
       .describe("Embedder of the tool index and workflow catalog: `use` (offline Universal Sentence Encoder), `hashing` (fast), `none` (keyword only)."),
     confidenceThreshold: unit.optional(),
     fallbackToolIds: z.array(z.string().min(1)).default([]).describe("Safe tools returned when search confidence is low."),
+    exposure: ToolExposureSchema.default("search").describe(
+      "What `tools/list` shows of the downstream MCP servers: `all` (every tool, namespaced `server__tool`), `search` (the gateway's tools plus `search_tools` and the `call_tool` meta-tool) or `routed` (the top-k downstream tools for the session's recent context).",
+    ),
+    routedTopK: z.number().int().min(1).max(100).default(8).describe("`routed` exposure: downstream tools listed per session."),
+    routedContextSize: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .default(5)
+      .describe("`routed` exposure: recent texts of a session (queries, tool searches, calls) that make up its context."),
   })
   .strict();
 
 /** Tool search settings. */
 export type ToolsConfig = z.infer<typeof ToolsConfigSchema>;
+
+/**
+ * Zod schema of {@link DownstreamSectionConfig}: `@afw/downstream`'s `DownstreamConfigSchema`
+ * plus `mcpJson`, an `mcp.json`-style file (the `mcpServers` format of MCP clients) to import.
+ */
+export const DownstreamSectionSchema = DownstreamConfigSchema.safeExtend({
+  mcpJson: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("An `mcp.json` file (`mcpServers` format of Claude Desktop, Cursor, VS Code) whose servers are added to `servers`; relative to the config file. `${VAR}` is expanded from the environment."),
+});
+
+/** Downstream MCP servers aggregated behind the gateway (see `@afw/downstream`), plus an optional `mcp.json` import. */
+export type DownstreamSectionConfig = z.infer<typeof DownstreamSectionSchema>;
+
+/** Zod schema of {@link DashboardConfig}. */
+export const DashboardConfigSchema = z
+  .object({
+    enabled: z.boolean().default(true).describe("Serve the operator dashboard over HTTP (page public, `apiPath` behind the bearer auth of `/mcp`)."),
+    basePath: z
+      .string()
+      .regex(/^\/[A-Za-z0-9_\-/]*$/)
+      .default("/dashboard")
+      .describe("Path of the page."),
+    apiPath: z
+      .string()
+      .regex(/^\/[A-Za-z0-9_\-/]*$/)
+      .default("/api")
+      .describe("Path prefix of the JSON endpoints and the live feed."),
+    redact: z.boolean().default(false).describe("Hide user text (questions, session turns) on the dashboard."),
+  })
+  .strict();
+
+/** Operator dashboard settings (HTTP transport only). */
+export type DashboardConfig = z.infer<typeof DashboardConfigSchema>;
 
 /** Zod schema of {@link WorkflowsConfig}. */
 export const WorkflowsConfigSchema = z
@@ -340,6 +394,8 @@ export const GatewayConfigSchema = z
     sessions: SessionsConfigSchema.default(SessionsConfigSchema.parse({})),
     tools: ToolsConfigSchema.default(ToolsConfigSchema.parse({})),
     workflows: WorkflowsConfigSchema.default(WorkflowsConfigSchema.parse({})),
+    downstream: DownstreamSectionSchema.prefault({}).describe("Downstream MCP servers whose tools the gateway aggregates (`server__tool`)."),
+    dashboard: DashboardConfigSchema.prefault({}),
     trace: TraceConfigSchema.default(TraceConfigSchema.parse({})),
     logging: z
       .object({ level: LogLevelSchema.default("info").describe("Level of the gateway's JSON logs (stderr).") })

@@ -15,7 +15,8 @@ import { createMemoryStores, createRedisStores } from "@afw/cache";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { DestinationStream, Logger } from "pino";
 import { defaultBackendFactory } from "./backend-adapters.js";
 import type { BackendFactory } from "./backend-factory.js";
@@ -26,6 +27,7 @@ import { createBasicRouter } from "./basic-router.js";
 import { parseGatewayConfig } from "./config-loader.js";
 import { GatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from "./config-schema.js";
 import { createGatewayTools, ToolFailure, type GatewayTool, type ToolContext } from "./gateway-tools.js";
+import { CALL_TOOL_NAME, CallToolInputShape, createDownstreamTools, type DownstreamSessionState, type DownstreamTools } from "./downstream-tools.js";
 import { createGatewayLogger } from "./logger.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./metrics.js";
 import { createOtlpTraceSink, type OtlpTraceSink } from "./otlp-trace-sink.js";
@@ -104,6 +106,8 @@ export interface GatewayParts {
   secrets?: string[];
   /** Resources to close with the gateway (e.g. a Redis connection). */
   disposables?: { close(): Promise<void> | void }[];
+  /** Variables for `${VAR}` in the imported `downstream.mcpJson`. @default process.env */
+  downstreamEnv?: Record<string, string | undefined>;
   /** @default Date.now */
   now?: () => number;
 }
@@ -134,8 +138,12 @@ export interface GatewayServer {
   readonly logger: Logger;
   /** Redactor of every configured secret. */
   readonly redactor: Redactor;
-  /** The MCP tools served, in `tools/list` order. */
+  /** The MCP tools served, in `tools/list` order (downstream tools and `call_tool` come after them). */
   readonly tools: readonly GatewayTool[];
+  /** The tool index behind `search_tools` (downstream tools are indexed in it). */
+  readonly toolSearch: ToolSearchPort;
+  /** The downstream MCP servers and their exposure (undefined when `downstream` configures none). */
+  readonly downstream: DownstreamTools | undefined;
   /** MCP server name and version announced to clients. */
   readonly serverInfo: { name: string; version: string };
   /** A new MCP server exposing the gateway's tools (one per connection or stateless request). */
@@ -305,6 +313,27 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     await registry.close();
     throw toAfwError(error, "CONFIG_INVALID");
   }
+  const hasDownstream = config.downstream.servers.length > 0 || config.downstream.mcpJson !== undefined;
+  let downstream: DownstreamTools | undefined;
+  if (hasDownstream) {
+    try {
+      downstream = createDownstreamTools({
+        downstream: config.downstream,
+        tools: config.tools,
+        index: toolSearch,
+        sink,
+        ...(parts.downstreamEnv ? { env: parts.downstreamEnv } : {}),
+        onError: (error, where) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)), where }, "downstream tools"),
+      });
+      await downstream.start();
+    } catch (error) {
+      await downstream?.close().catch(() => undefined);
+      await registry.close();
+      await toolSearch.close?.().catch(() => undefined);
+      throw toAfwError(error, "CONFIG_INVALID");
+    }
+  }
+  const callToolSchema = z.object(CallToolInputShape).strict();
   const requestTimeouts = new Map(config.backends.map((b) => [b.id, b.requestTimeoutMs]));
   const routerDependencies: RouterDependencies = { config, registry, stores, sink };
   let router: RouterPort;
@@ -325,6 +354,11 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     });
   }
   const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, performance: stores.performance, now });
+  const taskTextOf = (name: string, args: Record<string, unknown>): string | undefined => {
+    if ((name === "universal_query" || name === "flowise_query" || name === "explain_routing") && typeof args["question"] === "string") return args["question"];
+    if (name === "search_tools" && typeof args["query"] === "string") return args["query"];
+    return undefined;
+  };
   const tools = createGatewayTools({
     config,
     registry,
@@ -353,7 +387,12 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
 
   type Extra = Parameters<Parameters<McpServer["server"]["setRequestHandler"]>[1]>[1];
 
-  const dispatch = async (name: string, rawArguments: Record<string, unknown> | undefined, extra: Extra): Promise<CallToolResult> => {
+  const dispatch = async (
+    name: string,
+    rawArguments: Record<string, unknown> | undefined,
+    extra: Extra,
+    session?: DownstreamSessionState,
+  ): Promise<CallToolResult> => {
     const started = performance.now();
     const args = rawArguments ?? {};
     const sessionId = typeof args["session_id"] === "string" ? args["session_id"] : undefined;
@@ -367,6 +406,26 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         : { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}), trace_id: trace.traceId };
       return errorResult(body);
     };
+    if (!gatewayTool && downstream && (name === CALL_TOOL_NAME || downstream.isDownstreamName(name))) {
+      let target = name;
+      let targetArguments = args;
+      if (name === CALL_TOOL_NAME) {
+        const parsedCall = callToolSchema.safeParse(args);
+        if (!parsedCall.success) {
+          const issues = parsedCall.error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+          return fail(new AfwError("INVALID_INPUT", `invalid arguments for ${name}: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`, { details: { issues } }));
+        }
+        target = parsedCall.data.name;
+        targetArguments = parsedCall.data.arguments;
+      }
+      try {
+        const result = await downstream.call(session, target, targetArguments, { trace, signal: extra.signal });
+        metrics.observeToolCall(name === CALL_TOOL_NAME ? name : "downstream", result.isError ? "error" : "success", elapsedMs() / 1000);
+        return result;
+      } catch (error) {
+        return fail(toAfwError(error, "TOOL_EXECUTION_FAILED"));
+      }
+    }
     if (!gatewayTool) return fail(new AfwError("TOOL_NOT_FOUND", `unknown tool '${name.slice(0, 100)}'`));
     const parsed = gatewayTool.schema.safeParse(args);
     if (!parsed.success) {
@@ -399,6 +458,8 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     try {
       const value = await gatewayTool.run(parsed.data as never, context);
       await progressChain;
+      const taskText = session && downstream ? taskTextOf(name, args) : undefined;
+      if (taskText !== undefined) await downstream!.remember(session!, taskText).catch(() => undefined);
       metrics.observeToolCall(name, "success", elapsedMs() / 1000);
       return { content: [{ type: "text", text: redactor.redact(jsonText(value), { generic: false }) }] };
     } catch (error) {
@@ -433,11 +494,45 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         async () => ({ content: [], isError: true }),
       );
     }
+    let session: DownstreamSessionState | undefined;
+    if (downstream) {
+      const tools = downstream;
+      const state = tools.openSession(() => mcp.sendToolListChanged());
+      session = state;
+      if (tools.exposure === "search") {
+        mcp.registerTool(
+          CALL_TOOL_NAME,
+          {
+            title: "Call a downstream tool",
+            description:
+              "Calls a tool of a downstream MCP server by its namespaced name `server__tool` (find it with `search_tools` first, which also gives its input schema), with its arguments.",
+            inputSchema: CallToolInputShape,
+            annotations: { openWorldHint: true },
+          },
+          async () => ({ content: [], isError: true }),
+        );
+      }
+      // tools/list: the gateway's tools as the SDK lists them, then the downstream tools of the
+      // exposure mode. The SDK keeps no public handle on its handler, so we take it from its map.
+      const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, (request: unknown, extra: unknown) => Promise<ListToolsResult>> })._requestHandlers;
+      const sdkList = handlers?.get("tools/list");
+      mcp.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+        const base: ListToolsResult = sdkList ? await sdkList(request, extra) : { tools: [] };
+        const trace = newTraceContext(sink, { requestId: String(extra.requestId) });
+        const extraTools = await tools.listTools(state, trace);
+        return { ...base, tools: [...base.tools, ...extraTools] };
+      });
+      const previousOnClose = mcp.server.onclose;
+      mcp.server.onclose = () => {
+        tools.release(state);
+        previousOnClose?.();
+      };
+    }
     // Our own tools/call handler: typed INVALID_INPUT errors, redaction, metrics, and no
     // exception ever reaching the client.
     mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       try {
-        return await dispatch(request.params.name, request.params.arguments as Record<string, unknown> | undefined, extra);
+        return await dispatch(request.params.name, request.params.arguments as Record<string, unknown> | undefined, extra, session);
       } catch (error) {
         logger.error({ err: { message: String((error as Error)?.message ?? error) } }, "tool dispatch failed");
         return errorResult({ error: "internal error", code: "INTERNAL" });
@@ -458,6 +553,8 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     logger,
     redactor,
     tools,
+    toolSearch,
+    downstream,
     serverInfo,
     createMcpServer,
     async connect(transport) {
@@ -495,6 +592,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     },
     close() {
       closed ??= (async () => {
+        await downstream?.close().catch(() => undefined);
         await registry.close();
         await otlp?.close();
         await toolSearch.close?.().catch(() => undefined);

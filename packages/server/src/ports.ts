@@ -12,6 +12,7 @@ import type {
   RoutingCandidate,
   RoutingDecision,
   SearchWorkflowCatalogInput,
+  ToolDescriptor,
   ToolSearchResult,
   TraceContext,
   UniversalFlow,
@@ -112,8 +113,24 @@ export interface ToolSearchPort {
   readonly size: number;
   /** Searches; rejects with `AfwError` `INVALID_INPUT` for bad input. */
   search(input: ToolSearchPortInput, options?: { trace?: TraceContext; signal?: AbortSignal }): Promise<ToolSearchResult>;
+  /** Adds or replaces tools (downstream MCP tools are indexed through it). */
+  upsert?(tools: readonly ToolDescriptor[]): Promise<void>;
+  /** Removes tools by `server/name` id. */
+  remove?(ids: readonly string[]): Promise<void>;
+  /** Records a tool call outcome for a task text (usage boosts of later searches). */
+  recordUsage?(query: string, toolId: string, success: boolean): Promise<void>;
+  /** The full ranking of a query with score components (`routed` exposure). */
+  rank?(query: string): Promise<ToolRanking>;
   /** Releases resources. */
   close?(): Promise<void>;
+}
+
+/** A ranking of every indexed tool for a query (`@afw/tool-zoo`'s `Ranking` fits). */
+export interface ToolRanking {
+  /** Candidates, best first, with the components of their score. */
+  tools: { id: string; score: number; keyword: number; semantic: number; domain: number; usage: number }[];
+  /** Confidence of the ranking in [0, 1]. */
+  confidence: number;
 }
 
 /** Result of a workflow-catalog search. */

@@ -31,6 +31,10 @@ export interface QueryPipelineOptions {
   performance: PerformanceStore;
   /** @default Date.now */
   now?: () => number;
+  /** Questions kept for {@link QueryPipeline.questionOf} (0 keeps none). @default 1000 */
+  questionMemory?: number;
+  /** Characters of a question kept for {@link QueryPipeline.questionOf}. @default 500 */
+  questionPreviewLength?: number;
 }
 
 /** Per-call options of {@link QueryPipeline.query}. */
@@ -74,6 +78,12 @@ export interface QueryPipeline {
    * through the cache's own invalidation.
    */
   invalidateFlow(flowId: string): void;
+  /**
+   * The question (cut to `questionPreviewLength` characters) of a recent query by its trace id,
+   * for the operator dashboard: no trace event carries the question. The most recent
+   * `questionMemory` questions are kept.
+   */
+  questionOf(traceId: string): string | undefined;
   /** Classifies and ranks without executing anything. */
   explain(input: ExplainRoutingInput, options: { trace: TraceContext; signal?: AbortSignal }): Promise<RoutingExplanation>;
 }
@@ -116,6 +126,19 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
   const now = options.now ?? Date.now;
   const { config, cache, sessions } = options;
   const flowEpochs = new Map<string, number>();
+  const questionMemory = Math.max(0, options.questionMemory ?? 1_000);
+  const questionPreviewLength = Math.max(1, options.questionPreviewLength ?? 500);
+  const questions = new Map<string, string>();
+  const rememberQuestion = (traceId: string, question: string) => {
+    if (questionMemory === 0) return;
+    questions.delete(traceId);
+    questions.set(traceId, question.length > questionPreviewLength ? question.slice(0, questionPreviewLength) : question);
+    while (questions.size > questionMemory) {
+      const oldest = questions.keys().next().value;
+      if (oldest === undefined) break;
+      questions.delete(oldest);
+    }
+  };
 
   const query = async (input: UniversalQueryInput, call: QueryCallOptions): Promise<QueryOutcome> => {
     const started = now();
@@ -125,6 +148,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
     let classification: IntentClassification | undefined;
     let attempts = 0;
     let backendsTried: string[] = [];
+    rememberQuestion(trace.traceId, input.question);
     emitTrace(trace, "query-received", {
       tool: call.tool ?? "universal_query",
       questionLength: input.question.length,
@@ -370,6 +394,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
 
   return {
     query,
+    questionOf: (traceId) => questions.get(traceId),
     invalidateFlow(flowId) {
       flowEpochs.set(flowId, now());
     },

@@ -1,8 +1,8 @@
 import { AfwError, type Embedder, type TraceSink } from "@afw/contracts";
 import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
-import { createToolIndex, createWorkflowCatalog, loadToolCatalogFile, loadWorkflowCatalog, type WorkflowCatalog } from "@afw/tool-zoo";
+import { createToolIndex, createWorkflowCatalog, loadToolCatalogFile, loadWorkflowCatalog, type ToolIndex, type WorkflowCatalog } from "@afw/tool-zoo";
 import type { ToolsConfig, WorkflowsConfig } from "./config-schema.js";
-import type { ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
+import type { WorkflowCatalogPort } from "./ports.js";
 import { newTraceContext } from "./trace-context.js";
 
 /** The embedder named by `tools.embedder` (`none` gives undefined: keyword search only). */
@@ -18,7 +18,7 @@ export function embedderFromConfig(kind: ToolsConfig["embedder"]): Embedder | un
  *
  * @throws AfwError `CONFIG_INVALID` when a catalog cannot be read or is invalid.
  */
-export async function createToolSearchFromConfig(tools: ToolsConfig, options: { sink?: TraceSink; embedder?: Embedder } = {}): Promise<ToolSearchPort> {
+export async function createToolSearchFromConfig(tools: ToolsConfig, options: { sink?: TraceSink; embedder?: Embedder } = {}): Promise<ToolIndex> {
   const index = createToolIndex({
     ...(options.embedder ? { embedder: options.embedder } : {}),
     confidence: {

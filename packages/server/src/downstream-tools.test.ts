@@ -1,0 +1,199 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { TraceEvent } from "@afw/contracts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool, startTestGateway } from "../test/helpers.js";
+import type { GatewayConfigInput } from "./config-schema.js";
+import type { GatewayServer } from "./gateway-server.js";
+
+const FIXTURE = fileURLToPath(new URL("../test/fixtures/downstream-server.mjs", import.meta.url));
+
+function fixtureServer(name: string, tools: "math" | "notes") {
+  return { name, transport: "stdio" as const, command: process.execPath, args: [FIXTURE], env: { FIXTURE_NAME: name, FIXTURE_TOOLS: tools }, pingIntervalMs: 0 };
+}
+
+interface Harness {
+  gateway: GatewayServer;
+  client: Client;
+  events: TraceEvent[];
+  close(): Promise<void>;
+  /** Resolves on the next `notifications/tools/list_changed`. */
+  nextListChanged(): Promise<void>;
+}
+
+async function startHarness(config: GatewayConfigInput): Promise<Harness> {
+  const events: TraceEvent[] = [];
+  const started = await startTestGateway({ config, downstreamEnv: { TOOLS_KIND: "notes" }, traceSinks: [{ emit: (event) => void events.push(event) }] });
+  let waiters: (() => void)[] = [];
+  started.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    const current = waiters;
+    waiters = [];
+    for (const resolve of current) resolve();
+  });
+  return {
+    ...started,
+    events,
+    nextListChanged: () => new Promise<void>((resolve) => waiters.push(resolve)),
+  };
+}
+
+const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
+const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name);
+
+describe("downstream MCP servers, exposure `search` (default)", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({ downstream: { servers: [fixtureServer("math", "math"), fixtureServer("notes", "notes")] } });
+  });
+  afterAll(async () => harness.close());
+
+  it("lists the gateway's tools with search_tools and call_tool, but no downstream tool", async () => {
+    const listed = await names(harness.client);
+    expect(listed).toContain("universal_query");
+    expect(listed).toContain("search_tools");
+    expect(listed).toContain("call_tool");
+    expect(listed.filter((name) => name.includes("__"))).toEqual([]);
+    const decided = harness.events.filter((event) => event.type === "tool-list-decided");
+    expect(decided.at(-1)).toMatchObject({ mode: "search", exposed: [] });
+  });
+
+  it("indexes downstream tools under server/name ids and finds one from a plain-language task", async () => {
+    expect(harness.gateway.toolSearch.size).toBeGreaterThanOrEqual(8);
+    const found = await callTool<{ results: { id: string }[] }>(harness.client, "search_tools", { query: "write down a new note in my notebook", top_k: 3 });
+    expect(found.isError).toBe(false);
+    expect(found.body.results[0]?.id).toBe("notes/create_note");
+  });
+
+  it("proxies call_tool with arguments, and direct namespaced calls", async () => {
+    const viaMeta = (await harness.client.callTool({ name: "call_tool", arguments: { name: "math__add", arguments: { a: 2, b: 40 } } })) as CallToolResult;
+    expect(viaMeta.isError).toBeFalsy();
+    expect(textOf(viaMeta)).toBe("42");
+    expect(viaMeta.structuredContent).toEqual({ sum: 42 });
+    const direct = await harness.client.callTool({ name: "math__echo", arguments: { text: "hello" } });
+    expect(textOf(direct)).toBe("math: hello");
+    const byId = await harness.client.callTool({ name: "call_tool", arguments: { name: "notes/create_note", arguments: { title: "t", body: "b" } } });
+    expect(textOf(byId)).toBe("created t");
+    const starts = harness.events.filter((event) => event.type === "tool-call-start");
+    expect(starts.map((event) => (event as { tool: string }).tool)).toEqual(expect.arrayContaining(["add", "echo", "create_note"]));
+    expect(harness.events.filter((event) => event.type === "tool-call-end" && event.outcome === "success").length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("answers typed errors as isError results with a code", async () => {
+    const missing = await callTool(harness.client, "call_tool", { name: "math__nope", arguments: {} });
+    expect(missing).toMatchObject({ isError: true, body: { code: "TOOL_NOT_FOUND" } });
+    const unknownServer = await callTool(harness.client, "ghost__tool", {});
+    expect(unknownServer).toMatchObject({ isError: true, body: { code: "TOOL_NOT_FOUND" } });
+    const badArguments = await callTool(harness.client, "call_tool", { name: "math__add", arguments: "not an object" });
+    expect(badArguments).toMatchObject({ isError: true, body: { code: "INVALID_INPUT" } });
+    // A tool-level error comes back as the downstream server gave it.
+    const toolError = (await harness.client.callTool({ name: "math__fail", arguments: { reason: "on purpose" } })) as CallToolResult;
+    expect(toolError.isError).toBe(true);
+    expect(textOf(toolError)).toBe("failed: on purpose");
+  });
+
+  it("learns from successful calls: the task's words boost the tool that was used", async () => {
+    const task = "the sum for the invoice";
+    const before = (await harness.gateway.toolSearch.rank!(task)).tools.find((tool) => tool.id === "math/add");
+    await callTool(harness.client, "search_tools", { query: task });
+    await harness.client.callTool({ name: "math__add", arguments: { a: 1, b: 2 } });
+    const after = (await harness.gateway.toolSearch.rank!(task)).tools.find((tool) => tool.id === "math/add");
+    expect(before?.usage).toBe(0);
+    expect(after?.usage).toBeGreaterThan(0);
+    expect(after!.score).toBeGreaterThan(before!.score);
+  });
+
+  it("reports downstream-connected events for both servers", () => {
+    const connected = harness.events.filter((event) => event.type === "downstream-connected").map((event) => (event as { server: string }).server);
+    expect(connected.sort()).toEqual(["math", "notes"]);
+  });
+});
+
+describe("downstream MCP servers, exposure `all` with an mcp.json import", () => {
+  let harness: Harness;
+  let directory: string;
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), "afw-mcp-json-"));
+    const mcpJson = join(directory, "mcp.json");
+    writeFileSync(
+      mcpJson,
+      JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [FIXTURE], env: { FIXTURE_NAME: "notes", FIXTURE_TOOLS: "${TOOLS_KIND}" } } } }),
+    );
+    harness = await startHarness({ tools: { exposure: "all" }, downstream: { servers: [fixtureServer("math", "math")], mcpJson } });
+  });
+  afterAll(async () => {
+    await harness?.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("lists every downstream tool namespaced, including the imported server's", async () => {
+    const { tools } = await harness.client.listTools();
+    const listed = tools.map((tool) => tool.name);
+    expect(listed).toContain("universal_query");
+    expect(listed).not.toContain("call_tool");
+    expect(listed).toEqual(expect.arrayContaining(["math__add", "math__echo", "notes__create_note", "notes__list_notes"]));
+    const add = tools.find((tool) => tool.name === "math__add");
+    expect(add?.inputSchema.properties).toHaveProperty("a");
+  });
+
+  it("sends list_changed when a downstream server's tools change, and keeps the index in sync", async () => {
+    const added = harness.nextListChanged();
+    await harness.client.callTool({ name: "math__add_tool", arguments: { tool: "bonus_round" } });
+    await added;
+    expect(await names(harness.client)).toContain("math__bonus_round");
+    expect(harness.gateway.toolSearch.size).toBe(9);
+    const removed = harness.nextListChanged();
+    await harness.client.callTool({ name: "math__remove_tool", arguments: { tool: "bonus_round" } });
+    await removed;
+    expect(await names(harness.client)).not.toContain("math__bonus_round");
+    expect(harness.gateway.toolSearch.size).toBe(8);
+  });
+
+  it("stops the downstream servers on close", async () => {
+    const manager = harness.gateway.downstream!.manager;
+    await harness.gateway.close();
+    expect(manager.status().every((status) => status.state !== "connected")).toBe(true);
+  });
+}, 20_000);
+
+describe("downstream MCP servers, exposure `routed`", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({
+      tools: { exposure: "routed", routedTopK: 2 },
+      downstream: { servers: [fixtureServer("math", "math"), fixtureServer("notes", "notes")] },
+    });
+  });
+  afterAll(async () => harness.close());
+
+  it("exposes the top-k tools for the session's recent context, with affordance summaries, and notifies when they change", async () => {
+    expect((await names(harness.client)).filter((name) => name.includes("__"))).toEqual([]);
+
+    const changed = harness.nextListChanged();
+    await callTool(harness.client, "search_tools", { query: "create a note in my notebook" });
+    await changed;
+    const { tools } = await harness.client.listTools();
+    const downstream = tools.filter((tool) => tool.name.includes("__"));
+    expect(downstream.length).toBeLessThanOrEqual(2);
+    expect(downstream[0]?.name).toBe("notes__create_note");
+    expect(downstream[0]?.description).toMatch(/^Use when: .* \| Inputs: title\*, body\* \| Output:/);
+    expect(tools.map((tool) => tool.name)).not.toContain("call_tool");
+
+    const decided = harness.events.filter((event) => event.type === "tool-list-decided").at(-1) as Extract<TraceEvent, { type: "tool-list-decided" }>;
+    expect(decided.mode).toBe("routed");
+    expect(decided.exposed[0]).toBe("notes__create_note");
+    expect(decided.candidates[0]).toMatchObject({ id: "notes/create_note" });
+    expect(decided.candidates[0]?.reason).toMatch(/keyword/);
+    const requested = harness.events.filter((event) => event.type === "tool-list-requested").at(-1);
+    expect(requested).toMatchObject({ mode: "routed", context: expect.stringContaining("create a note") });
+
+    // A new task moves the exposed set, and the client is told.
+    const movedAgain = harness.nextListChanged();
+    await callTool(harness.client, "search_tools", { query: "add two numbers to get the sum" });
+    await movedAgain;
+    expect(await names(harness.client)).toContain("math__add");
+  });
+});

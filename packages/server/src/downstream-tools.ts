@@ -1,0 +1,300 @@
+import { readFileSync } from "node:fs";
+import { AfwError, emitTrace, toolId, type ToolDescriptor, type TraceContext, type TraceSink } from "@afw/contracts";
+import {
+  createDownstreamManager,
+  importMcpJson,
+  parseNamespacedToolName,
+  toMcpTool,
+  type DownstreamConfigInput,
+  type DownstreamManager,
+  type DownstreamTool,
+  type ToolsChangedEvent,
+} from "@afw/downstream";
+import { affordanceSummary } from "@afw/tool-zoo";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { DownstreamSectionConfig, ToolsConfig } from "./config-schema.js";
+import type { ToolSearchPort } from "./ports.js";
+import { newTraceContext } from "./trace-context.js";
+
+/** Name of the meta-tool that calls a downstream tool by its namespaced name (`search` exposure). */
+export const CALL_TOOL_NAME = "call_tool";
+
+/** Input shape of the `call_tool` meta-tool. */
+export const CallToolInputShape = {
+  name: z
+    .string()
+    .min(3)
+    .max(200)
+    .describe("Namespaced name of the downstream tool, `server__tool`, as `search_tools` returns it (its `id` `server/tool` is accepted too)."),
+  arguments: z.record(z.string(), z.unknown()).default({}).describe("Arguments of the downstream tool (see its `inputSchema` in the `search_tools` result)."),
+};
+
+/** What one MCP connection (session) of the gateway remembers for `routed` exposure. */
+export interface DownstreamSessionState {
+  /** Recent task texts of the session (queries, tool searches), oldest first. */
+  readonly recent: string[];
+  /** Namespaced names last listed to this session (routed mode), or undefined before the first list. */
+  exposed: string[] | undefined;
+  /** Sends `notifications/tools/list_changed` to this session's client. */
+  notify(): void;
+}
+
+/** Builds the downstream part of `tools/list` and proxies calls; see {@link createDownstreamTools}. */
+export interface DownstreamTools {
+  /** The manager (started by {@link DownstreamTools.start}). */
+  readonly manager: DownstreamManager;
+  /** The exposure mode. */
+  readonly exposure: ToolsConfig["exposure"];
+  /** Starts the manager, indexes every tool and keeps the index in sync. Never rejects for a failing server. */
+  start(): Promise<void>;
+  /** A new session state; {@link DownstreamTools.release} it when the connection closes. */
+  openSession(notify: () => void): DownstreamSessionState;
+  /** Forgets a session. */
+  release(session: DownstreamSessionState): void;
+  /** Records a task text of a session (a query, a tool search) and, in routed mode, re-lists when the exposed set changes. */
+  remember(session: DownstreamSessionState, text: string): Promise<void>;
+  /** The downstream tools to append to `tools/list` for this session, with `tool-list-*` trace events. */
+  listTools(session: DownstreamSessionState, trace: TraceContext): Promise<Tool[]>;
+  /** Whether `name` names a downstream tool (`server__tool` of a configured server). */
+  isDownstreamName(name: string): boolean;
+  /**
+   * Proxies a call. Resolves the downstream result unchanged; rejects with `AfwError`
+   * `TOOL_NOT_FOUND`, `SERVER_CONNECTION_FAILED`, `TOOL_EXECUTION_FAILED` or `ABORTED`.
+   */
+  call(session: DownstreamSessionState | undefined, name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; trace: TraceContext }): Promise<CallToolResult>;
+  /** Stops the manager. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link createDownstreamTools}. */
+export interface DownstreamToolsOptions {
+  /** The `downstream` section (with `mcpJson` resolved to an absolute path). */
+  downstream: DownstreamSectionConfig;
+  /** The `tools` section (exposure, routed top-k, fallback set). */
+  tools: ToolsConfig;
+  /** The tool index: its `upsert`/`remove` keep downstream tools searchable, `rank` drives routed mode, `recordUsage` learns. */
+  index: ToolSearchPort;
+  /** Every trace event goes here. */
+  sink: TraceSink;
+  /** Variables for `${VAR}` in the imported `mcp.json`. @default process.env */
+  env?: Record<string, string | undefined>;
+  /** Called when a background step fails (index sync, notifications). */
+  onError?: (error: unknown, where: string) => void;
+}
+
+/**
+ * The downstream configuration to give `createDownstreamManager`: the section's servers plus
+ * those of its `mcpJson` file (servers of the section win on a name clash).
+ *
+ * @throws AfwError `CONFIG_INVALID` when the `mcp.json` file cannot be read or is invalid.
+ */
+export function downstreamManagerConfig(section: DownstreamSectionConfig, env: Record<string, string | undefined> = process.env): DownstreamConfigInput {
+  const { mcpJson, ...config } = section;
+  if (mcpJson === undefined) return config;
+  let text: string;
+  try {
+    text = readFileSync(mcpJson, "utf8");
+  } catch (error) {
+    throw new AfwError("CONFIG_INVALID", `cannot read downstream.mcpJson '${mcpJson}': ${(error as NodeJS.ErrnoException).code ?? "unreadable"}`);
+  }
+  const imported = importMcpJson(text, { env });
+  const names = new Set(config.servers.map((server) => server.name));
+  return { ...config, servers: [...config.servers, ...imported.servers.filter((server) => !names.has(server.name))] };
+}
+
+function indexId(tool: { server: string; name: string }): string {
+  return toolId(tool);
+}
+
+/**
+ * Wires `@afw/downstream` into the gateway: starts the manager, indexes every downstream tool in
+ * the tool zoo (ids `server/name`) and keeps the index in sync, builds the downstream part of
+ * `tools/list` for each exposure mode, proxies namespaced calls, and feeds successful calls back
+ * to the index as usage (the session's recent task words with the tool).
+ *
+ * @example
+ * ```ts
+ * const downstream = createDownstreamTools({ downstream: config.downstream, tools: config.tools, index, sink });
+ * await downstream.start();
+ * const session = downstream.openSession(() => mcp.sendToolListChanged());
+ * const tools = await downstream.listTools(session, trace);
+ * ```
+ * @throws AfwError `CONFIG_INVALID` for an invalid downstream configuration or `mcp.json`.
+ */
+export function createDownstreamTools(options: DownstreamToolsOptions): DownstreamTools {
+  const { tools: toolsConfig, index, sink } = options;
+  const onError = options.onError ?? (() => undefined);
+  const exposure = toolsConfig.exposure;
+  const managerTrace = newTraceContext(sink, { requestId: "downstream" });
+  const sessions = new Set<DownstreamSessionState>();
+  const contextOf = (session: DownstreamSessionState | undefined) => (session ? session.recent.join("\n") : "");
+
+  const manager = createDownstreamManager(downstreamManagerConfig(options.downstream, options.env), {
+    trace: managerTrace,
+    onToolCall: (report) => {
+      if (!index.recordUsage || !report.usageContext) return;
+      index.recordUsage(report.usageContext, indexId({ server: report.server, name: report.tool }), true).catch((error: unknown) => onError(error, "record usage"));
+    },
+  });
+  const serverNames = new Set(manager.status().map((status) => status.name));
+
+  let syncChain: Promise<void> = Promise.resolve();
+  const sync = (event: ToolsChangedEvent) => {
+    syncChain = syncChain
+      .then(async () => {
+        if (index.upsert && event.tools.length > 0) await index.upsert(event.tools);
+        if (index.remove && event.removed.length > 0) {
+          const ids = event.removed.flatMap((name) => {
+            const parsed = parseNamespacedToolName(name);
+            return parsed ? [indexId({ server: parsed.server, name: parsed.tool })] : [];
+          });
+          await index.remove(ids);
+        }
+      })
+      .catch((error: unknown) => onError(error, "index downstream tools"));
+    return syncChain;
+  };
+
+  const notifyAll = async () => {
+    for (const session of sessions) {
+      if (exposure === "all") session.notify();
+      else if (exposure === "routed") await relist(session);
+    }
+  };
+
+  /** The routed candidates for a context text, best first, with why each is exposed. */
+  const routedCandidates = async (context: string) => {
+    const available = new Map(manager.listTools({ availableOnly: true }).map((tool) => [indexId(tool), tool]));
+    const candidates: { tool: DownstreamTool; score: number; reason: string }[] = [];
+    let confidence: number | undefined;
+    if (context.trim() && index.rank) {
+      const ranking = await index.rank(context);
+      confidence = ranking.confidence;
+      for (const ranked of ranking.tools) {
+        const tool = available.get(ranked.id);
+        if (!tool) continue;
+        const parts = [
+          ranked.keyword > 0 ? `keyword ${ranked.keyword.toFixed(2)}` : "",
+          ranked.semantic > 0 ? `semantic ${ranked.semantic.toFixed(2)}` : "",
+          ranked.domain > 0 ? `domain +${ranked.domain.toFixed(2)}` : "",
+          ranked.usage > 0 ? `usage +${ranked.usage.toFixed(2)}` : "",
+        ].filter(Boolean);
+        candidates.push({ tool, score: ranked.score, reason: `matches the session's recent context (${parts.join(", ") || "fused rank"})` });
+        if (candidates.length >= toolsConfig.routedTopK) break;
+      }
+    }
+    const threshold = toolsConfig.confidenceThreshold ?? 0.3;
+    const lowConfidence = candidates.length === 0 || (confidence !== undefined && confidence < threshold);
+    if (lowConfidence) {
+      // The safe set first, then whatever matched, up to top-k.
+      const safe = toolsConfig.fallbackToolIds.flatMap((id) => {
+        const tool = available.get(id);
+        return tool ? [{ tool, score: 0, reason: context.trim() ? `low confidence: safe fallback set` : `no session context yet: safe fallback set` }] : [];
+      });
+      const seen = new Set(safe.map((candidate) => candidate.tool.namespacedName));
+      const merged = [...safe, ...candidates.filter((candidate) => !seen.has(candidate.tool.namespacedName))].slice(0, toolsConfig.routedTopK);
+      return { candidates: merged, confidence };
+    }
+    return { candidates, confidence };
+  };
+
+  const routedNames = async (session: DownstreamSessionState) => (await routedCandidates(contextOf(session))).candidates.map((c) => c.tool.namespacedName);
+
+  const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((name) => b.includes(name));
+
+  const relist = async (session: DownstreamSessionState) => {
+    if (session.exposed === undefined) return; // never listed: nothing to update
+    const next = await routedNames(session);
+    if (!sameSet(next, session.exposed)) {
+      session.exposed = next;
+      session.notify();
+    }
+  };
+
+  manager.onToolsChanged((event) => {
+    void sync(event).then(notifyAll).catch((error: unknown) => onError(error, "tools changed"));
+  });
+
+  const toExposedTool = (tool: DownstreamTool, routed: boolean): Tool => {
+    const mcpTool = toMcpTool(tool) as Tool;
+    if (!routed) return mcpTool;
+    const summary = affordanceSummary(tool as ToolDescriptor);
+    return summary ? { ...mcpTool, description: summary } : mcpTool;
+  };
+
+  return {
+    manager,
+    exposure,
+    async start() {
+      await manager.start();
+      if (index.upsert) {
+        const all = manager.listTools();
+        if (all.length > 0) await index.upsert(all).catch((error: unknown) => onError(error, "index downstream tools"));
+      }
+    },
+    openSession(notify) {
+      const session: DownstreamSessionState = { recent: [], exposed: undefined, notify };
+      sessions.add(session);
+      return session;
+    },
+    release(session) {
+      sessions.delete(session);
+    },
+    async remember(session, text) {
+      const trimmed = text.trim().slice(0, 1_000);
+      if (!trimmed) return;
+      session.recent.push(trimmed);
+      while (session.recent.length > toolsConfig.routedContextSize) session.recent.shift();
+      if (exposure === "routed") await relist(session);
+    },
+    async listTools(session, trace) {
+      const context = contextOf(session);
+      emitTrace(trace, "tool-list-requested", { mode: exposure, ...(context ? { context: context.slice(0, 500) } : {}) });
+      if (exposure === "search") {
+        emitTrace(trace, "tool-list-decided", { mode: exposure, candidates: [], exposed: [] });
+        return [];
+      }
+      if (exposure === "all") {
+        const available = manager.listTools({ availableOnly: true });
+        emitTrace(trace, "tool-list-decided", {
+          mode: exposure,
+          candidates: available.map((tool) => ({ id: indexId(tool), score: 1, reason: "exposure all: every available downstream tool" })),
+          exposed: available.map((tool) => tool.namespacedName),
+        });
+        return available.map((tool) => toExposedTool(tool, false));
+      }
+      const { candidates, confidence } = await routedCandidates(context);
+      session.exposed = candidates.map((candidate) => candidate.tool.namespacedName);
+      emitTrace(trace, "tool-list-decided", {
+        mode: exposure,
+        candidates: candidates.map((candidate) => ({ id: indexId(candidate.tool), score: candidate.score, reason: candidate.reason })),
+        exposed: session.exposed,
+        ...(confidence === undefined ? {} : { confidence: Math.max(0, Math.min(1, confidence)) }),
+      });
+      return candidates.map((candidate) => toExposedTool(candidate.tool, true));
+    },
+    isDownstreamName(name) {
+      const parsed = parseNamespacedToolName(name);
+      return parsed !== undefined && serverNames.has(parsed.server);
+    },
+    async call(session, name, args, callOptions) {
+      let target = name;
+      if (!parseNamespacedToolName(target) && target.includes("/")) {
+        const slash = target.indexOf("/");
+        target = `${target.slice(0, slash)}__${target.slice(slash + 1)}`;
+      }
+      const context = contextOf(session);
+      return (await manager.callTool(target, args, {
+        trace: callOptions.trace,
+        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+        ...(context ? { usageContext: context } : {}),
+      })) as CallToolResult;
+    },
+    async close() {
+      sessions.clear();
+      await manager.stop();
+      await syncChain;
+    },
+  };
+}
