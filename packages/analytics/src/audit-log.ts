@@ -112,13 +112,22 @@ export function resolveAuditQuery(query: AuditQuery, now: number): ResolvedAudit
 }
 
 /** True when `event` matches the resolved query's filters. @internal */
-export function matchesAuditQuery(event: AuditEvent, query: ResolvedAuditQuery): boolean {
-  const time = eventTimeMs(event);
+export function matchesAuditQuery(event: AuditEvent, query: ResolvedAuditQuery, time: number = eventTimeMs(event)): boolean {
   if (!(time >= query.from && time <= query.to)) return false;
   if (query.types && !query.types.has(event.type)) return false;
   if (query.traceId !== undefined && event.traceId !== query.traceId) return false;
   if (query.sessionId !== undefined && event.sessionId !== query.sessionId) return false;
   return true;
+}
+
+/**
+ * Sorts events by their time, stable (equal times keep their order), parsing each timestamp
+ * once. Returns a new array. @internal
+ */
+export function sortByTime(events: readonly AuditEvent[]): AuditEvent[] {
+  const keyed = events.map((event, index) => ({ event, index, time: eventTimeMs(event) }));
+  keyed.sort((a, b) => a.time - b.time || a.index - b.index);
+  return keyed.map((entry) => entry.event);
 }
 
 /** Events as JSON lines. @internal */

@@ -39,7 +39,8 @@ export function createMemoryAuditLog(options: MemoryAuditLogOptions = {}): Audit
   if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError("capacity must be a positive integer");
   const now = options.now ?? Date.now;
   const accepted = options.types ? new Set<string>(options.types) : undefined;
-  const slots: (AuditEvent | undefined)[] = new Array<AuditEvent | undefined>(capacity);
+  // `time` is parsed lazily, on the first query that reads the slot: emit stays a store of a reference.
+  const slots: Array<{ event: AuditEvent; time?: number } | undefined> = [];
   let next = 0;
   let size = 0;
   let received = 0;
@@ -47,25 +48,23 @@ export function createMemoryAuditLog(options: MemoryAuditLogOptions = {}): Audit
   let dropped = 0;
   let closed = false;
 
-  /** Kept events, oldest first (insertion order). */
-  const ordered = (): AuditEvent[] => {
-    const out: AuditEvent[] = [];
-    const start = size < capacity ? 0 : next;
-    const oldest = options.maxAgeMs === undefined ? -Infinity : now() - options.maxAgeMs;
-    for (let i = 0; i < size; i++) {
-      const event = slots[(start + i) % capacity];
-      if (event && !(eventTimeMs(event) < oldest)) out.push(event);
-    }
-    return out;
-  };
-
   const select = (query: AuditQuery): AuditEvent[] => {
     const resolved = resolveAuditQuery(query, now());
-    const matching = ordered().filter((event) => matchesAuditQuery(event, resolved));
-    // Insertion order is nearly time order; sort so both backends answer alike.
-    matching.sort((a, b) => eventTimeMs(a) - eventTimeMs(b));
-    if (resolved.order === "desc") return matching.reverse().slice(0, resolved.limit);
-    return matching.slice(0, resolved.limit);
+    const oldest = options.maxAgeMs === undefined ? -Infinity : now() - options.maxAgeMs;
+    const matching: Array<{ event: AuditEvent; time: number; index: number }> = [];
+    const start = size < capacity ? 0 : next;
+    for (let i = 0; i < size; i++) {
+      const slot = slots[(start + i) % capacity];
+      if (!slot) continue;
+      const time = (slot.time ??= eventTimeMs(slot.event));
+      if (time < oldest || time < resolved.from || time > resolved.to) continue;
+      if (matchesAuditQuery(slot.event, resolved, time)) matching.push({ event: slot.event, time, index: i });
+    }
+    // Insertion order is nearly time order; sort (stable) so both backends answer alike.
+    matching.sort((a, b) => a.time - b.time || a.index - b.index);
+    const events = matching.map((entry) => entry.event);
+    if (resolved.order === "desc") return events.reverse().slice(0, resolved.limit);
+    return events.slice(0, resolved.limit);
   };
 
   return {
@@ -73,7 +72,7 @@ export function createMemoryAuditLog(options: MemoryAuditLogOptions = {}): Audit
       received++;
       if (closed || (accepted && !accepted.has(event.type))) return;
       if (size === capacity) dropped++;
-      slots[next] = event;
+      slots[next] = { event };
       next = (next + 1) % capacity;
       if (size < capacity) size++;
       stored++;

@@ -1,5 +1,6 @@
 import type { ClassificationMethod, Intent, IntentAlternative, RoutingDecision } from "@afw/contracts";
 import { eventTimeMs, type AuditEvent } from "./audit-event.js";
+import { sortByTime } from "./audit-log.js";
 
 /** One backend attempt of a query, from `backend-call-end`. */
 export interface AttemptRecord {
@@ -102,9 +103,7 @@ export function buildQueryRecords(events: readonly AuditEvent[]): QueryRecord[] 
   }
   const records: QueryRecord[] = [];
   for (const traceId of queryTraces) {
-    const list = byTrace.get(traceId)!;
-    list.sort((a, b) => eventTimeMs(a) - eventTimeMs(b));
-    records.push(foldTrace(traceId, list));
+    records.push(foldTrace(traceId, sortByTime(byTrace.get(traceId)!)));
   }
   return records.sort((a, b) => a.startedAt - b.startedAt || (a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : 0));
 }

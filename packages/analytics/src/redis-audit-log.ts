@@ -6,6 +6,7 @@ import {
   looksLikeAuditEvent,
   matchesAuditQuery,
   resolveAuditQuery,
+  sortByTime,
   toJsonLines,
   type AuditLog,
   type AuditLogStats,
@@ -252,8 +253,8 @@ export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
     });
     // Stream order first (ascending ids), then a stable sort by event time: ties keep write order.
     if (resolved.order === "desc") out.reverse();
-    out.sort((a, b) => eventTimeMs(a) - eventTimeMs(b));
-    return resolved.order === "desc" ? out.reverse() : out;
+    const sorted = sortByTime(out);
+    return resolved.order === "desc" ? sorted.reverse() : sorted;
   };
 
   return {
@@ -288,7 +289,7 @@ export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
         }
         return true;
       });
-      return found.reverse().sort((a, b) => eventTimeMs(a) - eventTimeMs(b));
+      return sortByTime(found.reverse());
     },
     async exportJsonLines(query = {}) {
       await flush();
