@@ -2,12 +2,14 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { isIP } from "node:net";
 import { AfwError, type ErrorCode } from "@afw/contracts";
+import { createDashboard, type Dashboard } from "@afw/dashboard";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { createBearerAuthenticator, type AuthenticatedClient } from "./bearer-auth.js";
-import type { AuthTokenConfig, HttpConfig } from "./config-schema.js";
+import type { AuthTokenConfig, DashboardConfig, HttpConfig } from "./config-schema.js";
+import { createGatewayDashboardSource } from "./gateway-dashboard.js";
 import type { GatewayServer } from "./gateway-server.js";
 import { createRateLimiter } from "./rate-limiter.js";
 import { StatelessHttpTransport } from "./stateless-http-transport.js";
@@ -52,6 +54,13 @@ export interface HttpTransportOptions extends Partial<Omit<HttpConfig, "cors" | 
   rateLimit?: { enabled?: boolean; requestsPerMinute?: number; burst?: number };
   /** Extra routes (dashboard, API). */
   routes?: HttpRoute[];
+  /**
+   * Serve the operator dashboard (`@afw/dashboard`): the page under `dashboard.basePath`
+   * (public: it carries no data) and its JSON endpoints and live feed under `dashboard.apiPath`
+   * (behind the same bearer auth as `/mcp`). `false` turns it off.
+   * @default the gateway's `dashboard` configuration
+   */
+  dashboard?: false | Partial<Pick<DashboardConfig, "basePath" | "apiPath" | "redact">>;
   /** @default Date.now */
   now?: () => number;
 }
@@ -181,6 +190,18 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     ...(options.now ? { now: options.now } : {}),
   });
   const routes = options.routes ?? [];
+  const dashboardSettings =
+    options.dashboard === false || (options.dashboard === undefined && !gateway.config.dashboard.enabled) ? undefined : { ...gateway.config.dashboard, ...(options.dashboard ?? {}) };
+  const dashboard: Dashboard | undefined = dashboardSettings
+    ? createDashboard({
+        source: createGatewayDashboardSource(gateway, { startedAt: new Date().toISOString() }),
+        basePath: dashboardSettings.basePath,
+        apiPath: dashboardSettings.apiPath,
+        redact: dashboardSettings.redact,
+        onError: (error, where) => gateway.logger.warn({ err: gateway.redactor.redact(String((error as Error)?.message ?? error)), ...where }, "dashboard request failed"),
+      })
+    : undefined;
+  const underPath = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
   const statelessTransport = options.statelessTransport ?? base.statelessTransport;
   const serverPool: McpServer[] = [];
   const logger = gateway.logger;
@@ -376,6 +397,34 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       return;
     }
 
+    if (dashboard && dashboardSettings && (underPath(path, dashboardSettings.basePath) || underPath(path, dashboardSettings.apiPath))) {
+      const isApi = underPath(path, dashboardSettings.apiPath);
+      const isEvents = path === `${dashboardSettings.apiPath}/events`;
+      routeLabel = isApi ? (isEvents ? `${dashboardSettings.apiPath}/events` : dashboardSettings.apiPath) : dashboardSettings.basePath;
+      const isPublic = dashboard.isPublicPath(path);
+      if (auth.enabled && !isPublic && !auth.authenticate(request.headers.authorization)) {
+        gateway.metrics.countRejected("unauthorized");
+        sendError(response, 401, "UNAUTHORIZED", "missing or invalid bearer token", { ...headers, "www-authenticate": 'Bearer realm="afw"' });
+        request.resume();
+        return;
+      }
+      // The live feed is one long request: no per-request rate limit (requests have no timeout here).
+      if (rateLimitEnabled && !isEvents) {
+        const client = auth.enabled ? auth.authenticate(request.headers.authorization) : undefined;
+        const key = client ? `token:${client.name}` : `addr:${request.socket.remoteAddress ?? "unknown"}`;
+        const decision = limiter.take(key, client?.requestsPerMinute);
+        if (!decision.allowed) {
+          gateway.metrics.countRejected("rate_limited");
+          sendError(response, 429, "RATE_LIMITED", "too many requests", { ...headers, "retry-after": String(decision.retryAfterSeconds) });
+          request.resume();
+          return;
+        }
+      }
+      if (await dashboard.handle(request, response)) return;
+      sendError(response, 404, "NOT_FOUND", `no route for ${method} ${path.slice(0, 200)}`, headers);
+      return;
+    }
+
     const route = routes.find((r) => r.methods.includes(method) && (r.path.endsWith("/*") ? path.startsWith(r.path.slice(0, -1)) || path === r.path.slice(0, -2) : path === r.path));
     const isMcp = path === mcpPath;
     const isMetrics = path === "/metrics" && method === "GET";
@@ -454,6 +503,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     close() {
       closing ??= (async () => {
         if (sweeper) clearInterval(sweeper);
+        dashboard?.close();
         serverPool.length = 0;
         await Promise.all([...sessions.keys()].map((id) => closeSession(id)));
         await new Promise<void>((resolve) => {

@@ -25,6 +25,12 @@ export {
   ToolsConfigSchema,
   WorkflowsConfigSchema,
   TraceConfigSchema,
+  ToolExposureSchema,
+  DownstreamSectionSchema,
+  DashboardConfigSchema,
+  type ToolExposure,
+  type DownstreamSectionConfig,
+  type DashboardConfig,
   type GatewayConfig,
   type GatewayConfigInput,
   type BackendConfig,
@@ -73,6 +79,7 @@ export {
   type ExecutionOutcome,
   type ToolSearchPort,
   type ToolSearchPortInput,
+  type ToolRanking,
   type WorkflowCatalogPort,
   type WorkflowSearchResult,
   type FlowSource,
@@ -94,6 +101,16 @@ export {
   type ExplainRoutingInput,
   type RoutingExplanation,
 } from "./query-pipeline.js";
+export {
+  createDownstreamTools,
+  downstreamManagerConfig,
+  CALL_TOOL_NAME,
+  CallToolInputShape,
+  type DownstreamTools,
+  type DownstreamToolsOptions,
+  type DownstreamSessionState,
+} from "./downstream-tools.js";
+export { createGatewayDashboardSource } from "./gateway-dashboard.js";
 export { createRedactor, configSecrets, REDACTED, type Redactor } from "./redactor.js";
 export { createGatewayLogger, type GatewayLoggerOptions } from "./logger.js";
 export { createTraceRingBuffer, createLogTraceSink, type TraceRingBuffer } from "./trace-sinks.js";
