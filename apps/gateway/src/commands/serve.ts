@@ -23,9 +23,11 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
   const config = await loadGatewayConfig(options.config, process.env);
   const gateway = await createGatewayServer(config);
   let stopping = false;
+  let httpHandle: { close(): Promise<void> } | undefined;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    await httpHandle?.close().catch(() => {}); // ends dashboard live feeds and MCP sessions first
     await gateway.close().catch(() => {});
     process.exit(code);
   };
@@ -44,7 +46,9 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
     ...(options.host ? { host: options.host } : {}),
     ...(port !== undefined ? { port } : {}),
   });
+  httpHandle = handle;
   io.log(`serving MCP on ${handle.url} (health: /healthz, readiness: /readyz, metrics: /metrics)`);
+  if (gateway.config.dashboard.enabled) io.log(`operator dashboard on ${new URL(gateway.config.dashboard.basePath, handle.url).href}`);
   void gateway.warmUp();
   await new Promise<void>((resolve) => handle.server.once("close", () => resolve()));
   await gateway.close();
