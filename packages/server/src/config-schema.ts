@@ -261,7 +261,7 @@ export const ToolsConfigSchema = z
       .min(1)
       .max(50)
       .default(5)
-      .describe("`routed` exposure: recent texts of a session (queries, tool searches, calls) that make up its context."),
+      .describe("`routed` exposure: recent task texts of a session (questions of `universal_query`, `flowise_query`, `explain_routing` and `search_tools` queries) that make up its context."),
   })
   .strict();
 

@@ -50,7 +50,7 @@ export interface DownstreamTools {
   start(): Promise<void>;
   /** A new session state; {@link DownstreamTools.release} it when the connection closes. */
   openSession(notify: () => void): DownstreamSessionState;
-  /** Forgets a session. */
+  /** Forgets a session and its context (the MCP server may be pooled and reused by another client). */
   release(session: DownstreamSessionState): void;
   /** Records a task text of a session (a query, a tool search) and, in routed mode, re-lists when the exposed set changes. */
   remember(session: DownstreamSessionState, text: string): Promise<void>;
@@ -240,6 +240,9 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     },
     release(session) {
       sessions.delete(session);
+      // A pooled stateless MCP server serves other clients next: forget this one's context.
+      session.recent.length = 0;
+      session.exposed = undefined;
     },
     async remember(session, text) {
       const trimmed = text.trim().slice(0, 1_000);
