@@ -25,7 +25,7 @@ export interface DashboardTotals {
   successRate: number | null;
   /** Queries answered from the cache (exact or semantic). */
   cacheHits: number;
-  /** Queries that looked in the cache and missed. */
+  /** Queries that looked in the cache and missed (not those that bypassed it). */
   cacheMisses: number;
   /** cacheHits / (cacheHits + cacheMisses). */
   cacheHitRate: number | null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fanOutTraceSink } from "@afw/contracts";
-import { applyLearnedAdjustment, createLearnedRoutingPrior, createMemoryAuditLog, analyticsDashboard } from "./index.js";
+import { applyLearnedAdjustment, createLearnedRoutingPrior, createMemoryAuditLog, analyticsDashboard, createMemoryPriorStore, type LearnedPriorStore, type PriorEntry } from "./index.js";
 import { createTrafficGenerator, type SyntheticFlow } from "./test.js";
 
 const MAX = 0.15;
@@ -121,6 +121,52 @@ describe("learned routing prior", () => {
     prior.emit({ ...base, type: "backend-call-end", backendId: "f", flowId: "f:x", attempt: 2, latencyMs: 10, outcome: "error", errorCode: "BACKEND_UNAVAILABLE" });
     expect(prior.snapshot()).toHaveLength(1);
     expect(prior.snapshot()[0]!.stats).toMatchObject({ n: 1, s: 0, ln: 1 });
+  });
+
+  it("does not lose increments when a reload resolves after a flush (shared store)", async () => {
+    const memory = createMemoryPriorStore();
+    const gates: Array<{ reached: Promise<void>; release: () => void }> = [];
+    let reached!: () => void;
+    const nextGate = () => {
+      let release!: () => void;
+      const gate = { reached: new Promise<void>((resolve) => (reached = resolve)), release: () => release(), wait: new Promise<void>((resolve) => (release = resolve)) };
+      gates.push(gate);
+      return gate;
+    };
+    let gate = nextGate();
+    const slow: LearnedPriorStore = {
+      shared: true,
+      add: (entries, halfLifeMs) => memory.add(entries, halfLifeMs),
+      load: async (): Promise<PriorEntry[] | undefined> => {
+        const current = gate;
+        const snapshot = await memory.load();
+        reached();
+        await current.wait;
+        return snapshot;
+      },
+      clear: () => memory.clear(),
+      close: () => memory.close(),
+    };
+    const prior = createLearnedRoutingPrior({ store: slow, minSamples: 5, now: () => 0, flushIntervalMs: 60_000, refreshIntervalMs: 60_000 });
+    // the initial reload holds an empty snapshot while outcomes arrive and a flush is requested
+    await gate.reached;
+    for (let i = 0; i < 30; i++) prior.observe({ intent: "conversation", flowId: "f:a", success: true, latencyMs: 10, at: 0 });
+    const flushed = prior.flush();
+    const first = gate;
+    gate = nextGate();
+    first.release();
+    await flushed;
+    await new Promise((resolve) => setImmediate(resolve)); // let the initial reload settle too
+    expect(prior.adjust("conversation", "f:a").samples).toBe(30);
+    expect((await memory.load())![0]!.stats.n).toBe(30);
+    // a later reload sees the flushed increments once, not twice
+    const refreshed = prior.refresh();
+    await gate.reached;
+    gate.release();
+    await refreshed;
+    expect(prior.adjust("conversation", "f:a").samples).toBe(30);
+    expect(gates).toHaveLength(2);
+    await prior.close();
   });
 
   it("applies an adjustment to a breakdown within 0..1", () => {

@@ -253,7 +253,16 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
     return adjustment;
   };
 
-  const flush = async () => {
+  // flush and refresh run one at a time: a reload issued before a flush must not replace the
+  // view after that flush took the increments out of `pending`.
+  let queue: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const flushNow = async () => {
     if (pending.size === 0) return;
     const batch = pending;
     pending = new Map();
@@ -264,15 +273,17 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
     }
   };
 
-  const refresh = async () => {
-    await flush();
+  const flush = () => exclusive(flushNow);
+
+  const refresh = () => exclusive(async () => {
+    await flushNow();
     const loaded = await store.load();
     if (!loaded) return;
     const next = new Map<string, PriorEntry>();
     for (const entry of loaded) addTo(next, entry.intent, entry.flowId, entry.stats);
     for (const entry of pending.values()) addTo(next, entry.intent, entry.flowId, entry.stats);
     view = next;
-  };
+  });
 
   const timers: NodeJS.Timeout[] = [];
   if (store.shared) {
@@ -281,6 +292,8 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
     flushTimer.unref();
     refreshTimer.unref();
     timers.push(flushTimer, refreshTimer);
+    // Start from what the other instances learned so far.
+    void refresh().catch(() => undefined);
   }
 
   const remember = (traceId: string, intent: Intent) => {

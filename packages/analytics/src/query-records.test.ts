@@ -48,12 +48,13 @@ describe("buildQueryRecords", () => {
       { type: "cache-hit", traceId: "t1", requestId: "r1", timestamp: at(1001), scope: "shared", flowId: "f:x", kind: "semantic", similarity: 0.97 },
       { type: "query-answered", traceId: "t1", requestId: "r1", timestamp: at(1002), backendId: "f", flowId: "f:x", durationMs: 2, attempts: 0, fallbackUsed: false, cacheHit: "semantic" },
       { type: "query-received", traceId: "t2", requestId: "r2", timestamp: at(2000), tool: "universal_query", questionLength: 5 },
+      { type: "cache-miss", traceId: "t2", requestId: "r2", timestamp: at(2001), scope: "shared", reason: "bypass" },
       { type: "health-checked", traceId: "bg", requestId: "bg", timestamp: at(1500), backendId: "f", status: "healthy", latencyMs: 3 },
     ];
     const records = buildQueryRecords(events);
     expect(records.map((r) => [r.traceId, r.outcome, r.cache, r.cacheHit, r.answeredFlowId])).toEqual([
       ["t1", "answered", "semantic", true, "f:x"],
-      ["t2", "pending", undefined, false, undefined],
+      ["t2", "pending", "bypass", false, undefined],
     ]);
   });
 });

@@ -63,8 +63,11 @@ export interface QueryRecord {
   candidates: CandidateRecord[];
   attempts: AttemptRecord[];
   fallbacks: FallbackRecord[];
-  /** `exact`/`semantic` for a cache hit, `miss` for a miss, undefined when no cache event was seen. */
-  cache?: "exact" | "semantic" | "miss" | undefined;
+  /**
+   * `exact`/`semantic` for a cache hit, `miss` for a miss, `bypass` when the cache was not
+   * consulted (disabled or skipped), undefined when no cache event was seen.
+   */
+  cache?: "exact" | "semantic" | "miss" | "bypass" | undefined;
   /** `answered`, `failed`, or `pending` when neither end event was seen. */
   outcome: "answered" | "failed" | "pending";
   answeredFlowId?: string | undefined;
@@ -185,7 +188,7 @@ function foldTrace(traceId: string, events: readonly AuditEvent[]): QueryRecord 
         record.answeredFlowId ??= event.flowId;
         break;
       case "cache-miss":
-        if (record.cache === undefined) record.cache = "miss";
+        if (record.cache === undefined || record.cache === "bypass") record.cache = event.reason === "bypass" ? "bypass" : "miss";
         break;
       case "query-answered":
         record.outcome = "answered";
