@@ -8,6 +8,7 @@ import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelco
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, startTestGateway } from "../test/helpers.js";
 import type { GatewayConfigInput } from "./config-schema.js";
+import { createGatewayDashboardSource } from "./gateway-dashboard.js";
 import type { GatewayServer } from "./gateway-server.js";
 
 const FIXTURE = fileURLToPath(new URL("../test/fixtures/downstream-server.mjs", import.meta.url));
@@ -47,7 +48,17 @@ const names = async (client: Client) => (await client.listTools()).tools.map((to
 describe("downstream MCP servers, exposure `search` (default)", () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ downstream: { servers: [fixtureServer("math", "math"), fixtureServer("notes", "notes")] } });
+    harness = await startHarness({
+      downstream: {
+        servers: [
+          fixtureServer("math", "math"),
+          fixtureServer("notes", "notes"),
+          // Exits at once: never connects.
+          { name: "broken", transport: "stdio", command: process.execPath, args: ["-e", "process.exit(3)"], pingIntervalMs: 0, retries: 0 },
+        ],
+        maxRestarts: 0,
+      },
+    });
   });
   afterAll(async () => harness.close());
 
@@ -89,6 +100,8 @@ describe("downstream MCP servers, exposure `search` (default)", () => {
     expect(unknownServer).toMatchObject({ isError: true, body: { code: "TOOL_NOT_FOUND" } });
     const badArguments = await callTool(harness.client, "call_tool", { name: "math__add", arguments: "not an object" });
     expect(badArguments).toMatchObject({ isError: true, body: { code: "INVALID_INPUT" } });
+    const down = await callTool(harness.client, "broken__anything", {});
+    expect(down).toMatchObject({ isError: true, body: { code: "SERVER_CONNECTION_FAILED", details: { server: "broken" } } });
     // A tool-level error comes back as the downstream server gave it.
     const toolError = (await harness.client.callTool({ name: "math__fail", arguments: { reason: "on purpose" } })) as CallToolResult;
     expect(toolError.isError).toBe(true);
@@ -106,7 +119,20 @@ describe("downstream MCP servers, exposure `search` (default)", () => {
     expect(after!.score).toBeGreaterThan(before!.score);
   });
 
-  it("reports downstream-connected events for both servers", () => {
+  it("feeds the dashboard: downstream servers and what search_tools returns", async () => {
+    const source = createGatewayDashboardSource(harness.gateway);
+    const servers = await source.toolServers!();
+    expect(servers?.map((server) => [server.name, server.connected])).toEqual([
+      ["math", true],
+      ["notes", true],
+      ["broken", false],
+    ]);
+    expect(servers?.find((server) => server.name === "notes")?.toolCount).toBe(3);
+    const search = await source.searchTools!("delete a note by its title", { limit: 3 });
+    expect(search?.results[0]?.id).toBe("notes/delete_note");
+  });
+
+  it("reports downstream-connected events for the servers that started", () => {
     const connected = harness.events.filter((event) => event.type === "downstream-connected").map((event) => (event as { server: string }).server);
     expect(connected.sort()).toEqual(["math", "notes"]);
   });
