@@ -11,7 +11,8 @@ import { join } from "node:path";
 
 const dir = fileURLToPath(new URL(".", import.meta.url));
 const resultsDir = join(dir, "results");
-const only = process.argv.slice(2);
+const renderOnly = process.argv.includes("--render-only");
+const only = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const scenarios = readdirSync(dir)
   .filter((f) => f.endsWith(".mjs") && f !== "run.mjs" && !f.startsWith("_") && !f.endsWith("-child.mjs"))
   .map((f) => f.replace(/\.mjs$/, ""))
@@ -27,9 +28,9 @@ export const machine = {
   date: new Date().toISOString(),
 };
 
-console.log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.os}`);
-const combined = { machine, scenarios: {} };
-for (const name of scenarios) {
+const combined = renderOnly ? JSON.parse(readFileSync(join(resultsDir, "latest.json"), "utf8")) : { machine, scenarios: {} };
+if (!renderOnly) console.log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.os}`);
+for (const name of renderOnly ? [] : scenarios) {
   console.log(`\n### ${name}`);
   const started = Date.now();
   const run = spawnSync(process.execPath, [join(dir, `${name}.mjs`)], { stdio: "inherit", timeout: 10 * 60_000 });
@@ -40,9 +41,10 @@ for (const name of scenarios) {
     : { ok: false, seconds: (Date.now() - started) / 1000, exitCode: run.status, signal: run.signal };
   if (!ok) console.log(`!! ${name} failed (exit ${run.status}${run.signal ? `, ${run.signal}` : ""})`);
 }
-writeFileSync(join(resultsDir, "latest.json"), JSON.stringify(combined, null, 2) + "\n");
+if (!renderOnly) writeFileSync(join(resultsDir, "latest.json"), JSON.stringify(combined, null, 2) + "\n");
 
-const lines = [`# Benchmark results`, ``, `${machine.date} — ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.os}`, ``];
+const m = combined.machine;
+const lines = [`# Benchmark results`, ``, `${m.date} — ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}`, ``];
 for (const [name, s] of Object.entries(combined.scenarios)) {
   lines.push(`## ${name}`, ``);
   if (!s.ok) {
@@ -51,14 +53,18 @@ for (const [name, s] of Object.entries(combined.scenarios)) {
   }
   const rows = s.result.rows ?? [];
   if (rows.length) {
-    const cols = Object.keys(rows[0]);
+    const cols = [...new Set(rows.flatMap((row) => Object.keys(row)))];
     lines.push(`| ${cols.join(" | ")} |`, `| ${cols.map(() => "---").join(" | ")} |`);
     for (const row of rows) lines.push(`| ${cols.map((c) => row[c] ?? "").join(" | ")} |`);
     lines.push("");
+  }
+  if (!rows.length) {
+    const { machine: _machine, ...rest } = s.result;
+    lines.push("```json", JSON.stringify(rest, (_k, v) => (typeof v === "number" ? Number(v.toFixed(3)) : v), 2), "```", "");
   }
   for (const note of s.result.notes ?? []) lines.push(`- ${note}`);
   lines.push("");
 }
 writeFileSync(join(resultsDir, "latest.md"), lines.join("\n"));
-console.log(`\nwrote bench/results/latest.json and latest.md`);
+console.log(renderOnly ? "rendered bench/results/latest.md" : `\nwrote bench/results/latest.json and latest.md`);
 process.exitCode = Object.values(combined.scenarios).every((s) => s.ok) ? 0 : 1;
