@@ -2,7 +2,7 @@ import type { TraceSink } from "@afw/contracts";
 import { eventTimeMs, type AuditEvent, type AuditEventType } from "./audit-event.js";
 import { resolveTimeRange, toEpochMs, type TimeInput, type TimeRange } from "./time-range.js";
 
-/** Default and largest `limit` of {@link AuditLog.query}. */
+/** Default `limit` of {@link AuditLog.query}. */
 export const AUDIT_QUERY_DEFAULT_LIMIT = 10_000;
 /** Largest `limit` of {@link AuditLog.query}. */
 export const AUDIT_QUERY_MAX_LIMIT = 1_000_000;

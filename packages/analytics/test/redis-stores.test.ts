@@ -25,11 +25,12 @@ afterAll(async () => {
   await redis.dispose();
 });
 
-describeAuditLogSuite("redis", async ({ maxLength, maxAgeMs, now }) => {
+describeAuditLogSuite("redis", async ({ maxLength, maxAgeMs, types, now }) => {
   const log = createRedisAuditLog({
     url: redis.url,
     keyPrefix: nextPrefix(),
     maxLength,
+    types,
     ...(maxAgeMs === undefined ? {} : { maxAgeMs }),
     now,
     operationTimeoutMs: OPERATION_TIMEOUT_MS,
