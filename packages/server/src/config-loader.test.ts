@@ -5,6 +5,7 @@ import { AfwError } from "@afw/contracts";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadGatewayConfig, parseGatewayConfig } from "./config-loader.js";
 import { configReferenceRows, renderConfigReference } from "./config-reference.js";
+import { configSecrets } from "./redactor.js";
 
 const dir = mkdtempSync(join(tmpdir(), "afw-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -196,5 +197,36 @@ describe("renderConfigReference", () => {
     const markdown = renderConfigReference();
     expect(markdown).toContain("| `http.bodyLimitBytes` |");
     expect(markdown).toContain("| `AFW_AUTH_TOKENS` |");
+  });
+});
+
+describe("downstream and dashboard sections", () => {
+  it("resolves downstream.mcpJson against the config file and collects downstream secrets", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "afw-config-downstream-"));
+    try {
+      const file = join(directory, "afw.yaml");
+      writeFileSync(
+        file,
+        [
+          "downstream:",
+          "  mcpJson: clients/mcp.json",
+          "  servers:",
+          "    - { name: gh, transport: stdio, command: node, env: { GITHUB_TOKEN: ghp-downstream-secret-value, LOG_LEVEL: info } }",
+          "    - { name: docs, transport: http, url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer docs-secret-value' } }",
+          "tools: { exposure: routed }",
+          "dashboard: { redact: true }",
+        ].join("\n"),
+      );
+      const config = await loadGatewayConfig(file, {});
+      expect(config.downstream.mcpJson).toBe(join(directory, "clients", "mcp.json"));
+      expect(config.tools.exposure).toBe("routed");
+      expect(config.dashboard).toEqual({ enabled: true, basePath: "/dashboard", apiPath: "/api", redact: true });
+      const secrets = configSecrets(config);
+      expect(secrets).toContain("ghp-downstream-secret-value");
+      expect(secrets.some((secret) => secret.includes("docs-secret-value"))).toBe(true);
+      expect(secrets).not.toContain("info");
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -125,10 +125,13 @@ function urlPassword(url: string | undefined): string | undefined {
   }
 }
 
+const SENSITIVE_ENV_NAME = /token|secret|password|passwd|api[_-]?key|auth|credential|private/i;
+
 /**
  * Every secret in a configuration: backend API keys, bearer tokens, values of credential-like
- * headers (`Authorization`, `*-key`, `*token*`, …) of backends and OTLP, and passwords embedded in
- * the Redis/Chroma/backend URLs.
+ * headers (`Authorization`, `*-key`, `*token*`, …) of backends, OTLP and downstream HTTP servers,
+ * credential-like environment variables of downstream stdio servers (`*TOKEN*`, `*SECRET*`,
+ * `*API_KEY*`, …), and passwords embedded in the Redis/Chroma/backend/downstream URLs.
  */
 export function configSecrets(config: GatewayConfig): string[] {
   const secrets: (string | undefined)[] = [];
@@ -138,5 +141,11 @@ export function configSecrets(config: GatewayConfig): string[] {
   for (const token of config.http.authTokens) secrets.push(typeof token === "string" ? token : token.token);
   secrets.push(urlPassword(config.redis?.url), urlPassword(config.chroma?.url));
   if (config.trace.otlp) secrets.push(...sensitiveHeaderValues(config.trace.otlp.headers));
+  for (const server of config.downstream.servers) {
+    if (server.transport === "http") secrets.push(urlPassword(server.url), ...sensitiveHeaderValues(server.headers));
+    else {
+      for (const [name, value] of Object.entries(server.env)) if (SENSITIVE_ENV_NAME.test(name)) secrets.push(value);
+    }
+  }
   return secrets.filter((s): s is string => typeof s === "string" && s.length > 0);
 }
