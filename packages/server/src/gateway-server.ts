@@ -516,8 +516,9 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       // exposure mode. The SDK keeps no public handle on its handler, so we take it from its map.
       const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, (request: unknown, extra: unknown) => Promise<ListToolsResult>> })._requestHandlers;
       const sdkList = handlers?.get("tools/list");
+      if (!sdkList) throw new AfwError("INTERNAL", "the MCP SDK's tools/list handler was not found (SDK internals changed)");
       mcp.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
-        const base: ListToolsResult = sdkList ? await sdkList(request, extra) : { tools: [] };
+        const base = await sdkList(request, extra);
         const trace = newTraceContext(sink, { requestId: String(extra.requestId) });
         const extraTools = await tools.listTools(state, trace);
         return { ...base, tools: [...base.tools, ...extraTools] };
