@@ -3,13 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TraceEvent } from "@afw/contracts";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callTool, startTestGateway } from "../test/helpers.js";
+import { callTool, startTestGateway, testConfig } from "../test/helpers.js";
 import type { GatewayConfigInput } from "./config-schema.js";
 import { createGatewayDashboardSource } from "./gateway-dashboard.js";
-import type { GatewayServer } from "./gateway-server.js";
+import { createGatewayServer, type GatewayServer } from "./gateway-server.js";
+import { startHttpTransport } from "./http-transport.js";
 
 const FIXTURE = fileURLToPath(new URL("../test/fixtures/downstream-server.mjs", import.meta.url));
 
@@ -221,5 +223,27 @@ describe("downstream MCP servers, exposure `routed`", () => {
     await callTool(harness.client, "search_tools", { query: "add two numbers to get the sum" });
     await movedAgain;
     expect(await names(harness.client)).toContain("math__add");
+  });
+});
+
+describe("downstream MCP servers over stateful Streamable HTTP, exposure `routed`", () => {
+  it("sends list_changed to the HTTP session whose context moved", async () => {
+    const gateway = await createGatewayServer({
+      config: testConfig({ http: { stateless: false }, tools: { exposure: "routed", routedTopK: 2 }, downstream: { servers: [fixtureServer("notes", "notes")] } }),
+    });
+    const http = await startHttpTransport(gateway, { port: 0 });
+    const client = new Client({ name: "routed-http", version: "1.0.0" });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+      const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+      expect((await names(client)).filter((name) => name.includes("__"))).toEqual([]);
+      await callTool(client, "search_tools", { query: "list every note title in the notebook" });
+      await changed;
+      expect((await names(client)).filter((name) => name.includes("__"))[0]).toBe("notes__list_notes");
+    } finally {
+      await client.close();
+      await http.close();
+      await gateway.close();
+    }
   });
 });
