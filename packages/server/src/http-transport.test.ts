@@ -119,6 +119,12 @@ describe("Streamable HTTP transport: auth", () => {
     const foreign = await post(http.url, initialize, { origin: "https://evil.example" });
     expect(foreign.status).toBe(403);
     expect(((await foreign.json()) as { code: string }).code).toBe("FORBIDDEN");
+    // the listener's own origin (the dashboard page it serves) is same-origin, not cross-site
+    const sameOrigin = await post(http.url, initialize, { origin: new URL(http.url).origin });
+    expect(sameOrigin.status).toBe(200);
+    // a look-alike origin on another port is still foreign
+    const otherPort = await post(http.url, initialize, { origin: `http://127.0.0.1:${http.port + 1}` });
+    expect(otherPort.status).toBe(403);
   });
 });
 

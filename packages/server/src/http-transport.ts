@@ -81,6 +81,17 @@ export interface HttpTransportHandle {
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "::1", "[::1]", "ip6-localhost"]);
 
+/** True when a browser `Origin` names this very listener (same scheme-less host and port as the `Host` header). */
+function isSameOrigin(origin: string, host: string | undefined): boolean {
+  if (!host) return false;
+  try {
+    const parsed = new URL(origin);
+    return (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.host.toLowerCase() === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
 /** True when `host` is a loopback name or address (127.0.0.0/8, ::1, localhost). */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.toLowerCase().replace(/^\[|\]$/g, "");
@@ -354,9 +365,10 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     const method = request.method ?? "GET";
     const headers = corsHeaders(request);
 
-    // DNS-rebinding and cross-site protection.
+    // DNS-rebinding and cross-site protection. Same-origin requests (the dashboard page served by
+    // this listener) are allowed; other browser origins only when listed in cors.origins.
     const origin = request.headers.origin;
-    if (origin !== undefined && !originAllowed(origin)) {
+    if (origin !== undefined && !originAllowed(origin) && !isSameOrigin(origin, request.headers.host)) {
       gateway.metrics.countRejected("origin");
       sendError(response, 403, "FORBIDDEN", "origin not allowed");
       return;
