@@ -307,7 +307,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   let toolSearch: ToolSearchPort;
   let workflowCatalog: WorkflowCatalogPort;
   try {
-    toolSearch = parts.toolSearch ?? (await createToolSearchFromConfig(config.tools, catalogOptions));
+    toolSearch = parts.toolSearch ?? (await createToolSearchFromConfig(config.tools, { ...catalogOptions, ...(config.chroma ? { chroma: config.chroma } : {}) }));
     workflowCatalog = parts.workflowCatalog ?? (await createWorkflowCatalogFromConfig(config.workflows, catalogOptions));
   } catch (error) {
     await registry.close();

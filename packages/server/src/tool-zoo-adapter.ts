@@ -1,7 +1,7 @@
 import { AfwError, type Embedder, type TraceSink } from "@afw/contracts";
 import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
-import { createToolIndex, createWorkflowCatalog, loadToolCatalogFile, loadWorkflowCatalog, type ToolIndex, type WorkflowCatalog } from "@afw/tool-zoo";
-import type { ToolsConfig, WorkflowsConfig } from "./config-schema.js";
+import { createChromaVectorStore, createToolIndex, createWorkflowCatalog, loadToolCatalogFile, loadWorkflowCatalog, type ToolIndex, type WorkflowCatalog } from "@afw/tool-zoo";
+import type { GatewayConfig, ToolsConfig, WorkflowsConfig } from "./config-schema.js";
 import type { WorkflowCatalogPort } from "./ports.js";
 import { newTraceContext } from "./trace-context.js";
 
@@ -15,12 +15,19 @@ export function embedderFromConfig(kind: ToolsConfig["embedder"]): Embedder | un
 /**
  * Builds the `search_tools` index with `@afw/tool-zoo`: indexes every catalog file of
  * `tools.catalogs` with the given embedder (none = keyword only) and the low-confidence fallback set.
+ * With `chroma` (the gateway's `chroma` section), the vectors live in that Chroma server's
+ * `<collectionPrefix>-tools` collection (embeddings are always computed here and passed
+ * explicitly); otherwise in the in-process store.
  *
  * @throws AfwError `CONFIG_INVALID` when a catalog cannot be read or is invalid.
  */
-export async function createToolSearchFromConfig(tools: ToolsConfig, options: { sink?: TraceSink; embedder?: Embedder } = {}): Promise<ToolIndex> {
+export async function createToolSearchFromConfig(
+  tools: ToolsConfig,
+  options: { sink?: TraceSink; embedder?: Embedder; chroma?: GatewayConfig["chroma"] } = {},
+): Promise<ToolIndex> {
   const index = createToolIndex({
     ...(options.embedder ? { embedder: options.embedder } : {}),
+    ...(options.chroma ? { store: await createChromaVectorStore({ url: options.chroma.url, collection: `${options.chroma.collectionPrefix}-tools` }) } : {}),
     confidence: {
       ...(tools.confidenceThreshold === undefined ? {} : { threshold: tools.confidenceThreshold }),
       fallbackToolIds: tools.fallbackToolIds,
