@@ -12,6 +12,7 @@ import {
   type TraceSink,
 } from "@afw/contracts";
 import { createMemoryStores, createRedisStores } from "@afw/cache";
+import type { AuditLog, FeedbackStore } from "@afw/analytics";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -26,6 +27,7 @@ import { createBasicIntentClassifier, intentPatternSources } from "./basic-inten
 import { createBasicRouter } from "./basic-router.js";
 import { parseGatewayConfig } from "./config-loader.js";
 import { GatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from "./config-schema.js";
+import { createAnalyticsTools, createGatewayAnalyticsStores, createRedactingSink, type AnalyticsTools } from "./gateway-analytics.js";
 import { createGatewayTools, ToolFailure, type GatewayTool, type ToolContext } from "./gateway-tools.js";
 import { CALL_TOOL_NAME, CallToolInputShape, createDownstreamTools, type DownstreamSessionState, type DownstreamTools } from "./downstream-tools.js";
 import { createGatewayLogger } from "./logger.js";
@@ -92,6 +94,10 @@ export interface GatewayParts {
   toolSearch?: ToolSearchPort;
   /** Workflow catalog. @default a `@afw/tool-zoo` catalog of `workflows.catalogs` (embedder: `tools.embedder`) */
   workflowCatalog?: WorkflowCatalogPort;
+  /** Audit log of every (redacted) trace event, read by the analytics tools (not closed by the gateway). @default Redis when `redis` is configured, else in memory */
+  auditLog?: AuditLog;
+  /** Store of `record_feedback` ratings (not closed by the gateway). @default Redis when `redis` is configured, else in memory */
+  feedbackStore?: FeedbackStore;
   /** Extra trace sinks (besides logs, ring buffer, OTLP and metrics). */
   traceSinks?: TraceSink[];
   /** Logger. @default pino JSON to stderr at `logging.level`, redacted */
@@ -130,6 +136,10 @@ export interface GatewayServer {
   readonly stores: GatewayStores;
   /** Recent trace events (undefined when the ring buffer is disabled). */
   readonly traces: TraceRingBuffer | undefined;
+  /** The audit log every trace event is recorded in (redacted), read by the analytics tools. */
+  readonly auditLog: AuditLog;
+  /** The analytics service behind `analytics_dashboard`, `analyze_flow`, `pattern_analysis`, `export_metrics`, `sync_flow_registry` and `record_feedback`. */
+  readonly analytics: AnalyticsTools["service"];
   /** The sink every trace event goes to (fan-out of all configured sinks). */
   readonly sink: TraceSink;
   /** Prometheus metrics. */
@@ -236,6 +246,15 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     sinks.push(createLogTraceSink(logger, level));
   }
   if (otlp) sinks.push(otlp);
+  // The audit log records the same redacted events as the ring buffer.
+  const defaultAnalyticsStores = parts.auditLog && parts.feedbackStore ? undefined : createGatewayAnalyticsStores(config, { now });
+  const auditLog = parts.auditLog ?? defaultAnalyticsStores!.auditLog;
+  const feedbackStore = parts.feedbackStore ?? defaultAnalyticsStores!.feedbackStore;
+  sinks.push(createRedactingSink(auditLog, redactor));
+  const closeAnalyticsStores = async () => {
+    if (!parts.auditLog) await auditLog.close().catch(() => undefined);
+    if (!parts.feedbackStore) await feedbackStore.close().catch(() => undefined);
+  };
   sinks.push(...(parts.traceSinks ?? []));
   const sink = fanOutTraceSink(...sinks);
 
@@ -299,6 +318,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     for (const backend of injected.values()) registry.add(backend, { source: "parts" });
   } catch (error) {
     await registry.close();
+    await closeAnalyticsStores();
     throw toAfwError(error, "CONFIG_INVALID");
   }
 
@@ -311,6 +331,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     workflowCatalog = parts.workflowCatalog ?? (await createWorkflowCatalogFromConfig(config.workflows, catalogOptions));
   } catch (error) {
     await registry.close();
+    await closeAnalyticsStores();
     throw toAfwError(error, "CONFIG_INVALID");
   }
   const hasDownstream = config.downstream.servers.length > 0 || config.downstream.mcpJson !== undefined;
@@ -329,6 +350,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     } catch (error) {
       await downstream?.close().catch(() => undefined);
       await registry.close();
+      await closeAnalyticsStores();
       await toolSearch.close?.().catch(() => undefined);
       throw toAfwError(error, "CONFIG_INVALID");
     }
@@ -359,6 +381,17 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     if (name === "search_tools" && typeof args["query"] === "string") return args["query"];
     return undefined;
   };
+  const analytics = createAnalyticsTools({
+    config,
+    registry,
+    pipeline,
+    cache: stores.cache,
+    sessions: stores.sessions,
+    auditLog,
+    feedbackStore,
+    embedder: catalogEmbedder,
+    now,
+  });
   const tools = createGatewayTools({
     config,
     registry,
@@ -371,7 +404,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     workflowCatalog,
     backendFactory,
     redactor,
-  });
+  }).concat(analytics.tools);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const serverInfo = { name: config.server.name, version: config.server.version ?? packageVersion() };
 
@@ -549,6 +582,8 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     pipeline,
     stores,
     traces: ring,
+    auditLog,
+    analytics: analytics.service,
     sink,
     metrics,
     logger,
@@ -599,6 +634,8 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         await toolSearch.close?.().catch(() => undefined);
         await router.close?.().catch(() => undefined);
         for (const disposable of disposables) await Promise.resolve(disposable.close()).catch(() => undefined);
+        // After everything that may still emit trace events; pending audit writes are flushed.
+        await closeAnalyticsStores();
         logger.flush?.();
       })();
       return closed;

@@ -101,6 +101,12 @@ describe("tools/list", () => {
       "search_workflow_catalog",
       "get_playbook_details",
       "explain_routing",
+      "analytics_dashboard",
+      "analyze_flow",
+      "pattern_analysis",
+      "export_metrics",
+      "sync_flow_registry",
+      "record_feedback",
     ]);
     const universal = tools.find((t) => t.name === "universal_query")!;
     expect(universal.inputSchema.required).toEqual(["question"]);

@@ -1,0 +1,182 @@
+import {
+  ANALYTICS_TOOLS,
+  RecordFeedbackInputSchema,
+  createAnalyticsService,
+  createMemoryAuditLog,
+  createMemoryFeedbackStore,
+  createRedisAuditLog,
+  createRedisFeedbackStore,
+  type AnalyticsService,
+  type AnalyticsToolName,
+  type AuditLog,
+  type ConfiguredBackendFlows,
+  type FeedbackStore,
+} from "@afw/analytics";
+import { AfwError, type Embedder, type ResponseCache, type SessionStore, type TraceSink } from "@afw/contracts";
+import { z } from "zod";
+import type { BackendRegistry } from "./backend-registry.js";
+import type { GatewayConfig } from "./config-schema.js";
+import type { GatewayTool, ToolContext } from "./gateway-tools.js";
+import type { QueryPipeline } from "./query-pipeline.js";
+import type { Redactor } from "./redactor.js";
+
+/** Events the in-memory audit log keeps. */
+export const MEMORY_AUDIT_LOG_CAPACITY = 50_000;
+/** Approximate most entries of the Redis audit stream. */
+export const REDIS_AUDIT_LOG_MAX_LENGTH = 100_000;
+/** Age after which audit events are trimmed (7 days, the longest analytics range). */
+export const AUDIT_LOG_MAX_AGE_MS = 7 * 86_400_000;
+
+/** The analytics stores of a gateway: where decisions and feedback are recorded. */
+export interface GatewayAnalyticsStores {
+  /** The audit log of every (redacted) trace event. */
+  auditLog: AuditLog;
+  /** Explicit feedback from `record_feedback`. */
+  feedbackStore: FeedbackStore;
+}
+
+/**
+ * Creates the gateway's audit log and feedback store: Redis (under `<redis.keyPrefix>analytics:`)
+ * when `config.redis` is set, so every instance records to and reports from one stream; else in
+ * process memory (a ring buffer of {@link MEMORY_AUDIT_LOG_CAPACITY} events).
+ *
+ * @example
+ * ```ts
+ * const { auditLog, feedbackStore } = createGatewayAnalyticsStores(config);
+ * ```
+ */
+export function createGatewayAnalyticsStores(config: GatewayConfig, options: { now?: () => number } = {}): GatewayAnalyticsStores {
+  const clock = options.now ? { now: options.now } : {};
+  if (config.redis) {
+    const connection = { url: config.redis.url, keyPrefix: `${config.redis.keyPrefix}analytics:` };
+    return {
+      auditLog: createRedisAuditLog({ ...connection, maxLength: REDIS_AUDIT_LOG_MAX_LENGTH, maxAgeMs: AUDIT_LOG_MAX_AGE_MS, ...clock }),
+      feedbackStore: createRedisFeedbackStore({ ...connection, ...clock }),
+    };
+  }
+  return {
+    auditLog: createMemoryAuditLog({ capacity: MEMORY_AUDIT_LOG_CAPACITY, maxAgeMs: AUDIT_LOG_MAX_AGE_MS, ...clock }),
+    feedbackStore: createMemoryFeedbackStore(),
+  };
+}
+
+/**
+ * A trace sink that redacts every event with `redactor` (the same redaction as the trace ring
+ * buffer) before handing it to `target`, so the audit log never stores a configured secret.
+ */
+export function createRedactingSink(target: TraceSink, redactor: Redactor): TraceSink {
+  return {
+    emit(event) {
+      target.emit(redactor.size > 0 ? redactor.redactValue(event) : event);
+    },
+  };
+}
+
+/** What {@link createAnalyticsTools} needs from the gateway. */
+export interface AnalyticsToolDependencies {
+  config: GatewayConfig;
+  registry: BackendRegistry;
+  pipeline: QueryPipeline;
+  cache: ResponseCache;
+  sessions: SessionStore;
+  auditLog: AuditLog;
+  feedbackStore: FeedbackStore;
+  /** Embeds questions for `pattern_analysis` (the tool answers `CONFIG_INVALID` without one). */
+  embedder?: Embedder | undefined;
+  /** @default Date.now */
+  now?: (() => number) | undefined;
+}
+
+/** The analytics service and its MCP tools. */
+export interface AnalyticsTools {
+  service: AnalyticsService;
+  tools: GatewayTool[];
+}
+
+const ANNOTATIONS: Record<AnalyticsToolName, GatewayTool["annotations"]> = {
+  analytics_dashboard: { readOnlyHint: true, idempotentHint: true },
+  analyze_flow: { readOnlyHint: true, idempotentHint: true },
+  pattern_analysis: { readOnlyHint: true, idempotentHint: true },
+  export_metrics: { readOnlyHint: true, idempotentHint: true },
+  sync_flow_registry: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  record_feedback: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+};
+
+/** The configured flow registry of every backend, as `sync_flow_registry` compares it. */
+function configuredRegistry(config: GatewayConfig, registry: BackendRegistry): ConfiguredBackendFlows[] {
+  const byId = new Map<string, ConfiguredBackendFlows>();
+  for (const backend of config.backends) {
+    if (!backend.enabled) continue;
+    byId.set(backend.id, { backendId: backend.id, flows: backend.flows.map((flow) => ({ ...flow })) as ConfiguredBackendFlows["flows"] });
+  }
+  for (const entry of registry.entries()) {
+    if (!byId.has(entry.backend.id)) byId.set(entry.backend.id, { backendId: entry.backend.id, flows: (entry.config?.flows ?? []).map((flow) => ({ ...flow })) as ConfiguredBackendFlows["flows"] });
+  }
+  return [...byId.values()];
+}
+
+/**
+ * Builds the analytics service over the gateway's audit log, feedback store, sessions and query
+ * pipeline, and its six MCP tools (`analytics_dashboard`, `analyze_flow`, `pattern_analysis`,
+ * `export_metrics`, `sync_flow_registry`, `record_feedback`) as {@link GatewayTool}s, served
+ * like every other gateway tool (validated input, JSON results, typed errors, redaction).
+ *
+ * `record_feedback` resolves `turn` through the session store (turn N -> its trace id) and
+ * answers `NOT_FOUND` for an unknown session or turn. `sync_flow_registry` is a dry run unless
+ * `apply` is true; an apply invalidates the cached answers of every changed flow (cache store and
+ * pipeline) and returns the new registry — persisting it in the configuration file is the
+ * operator's step.
+ */
+export function createAnalyticsTools(deps: AnalyticsToolDependencies): AnalyticsTools {
+  const { sessions, pipeline, cache } = deps;
+  const tenantOptions = (context: ToolContext) => (context.tenant === undefined ? undefined : { tenant: context.tenant });
+  const service = createAnalyticsService({
+    auditLog: deps.auditLog,
+    feedbackStore: deps.feedbackStore,
+    ...(deps.embedder ? { embedder: deps.embedder } : {}),
+    questionOf: (traceId) => pipeline.questionOf(traceId),
+    resolveTurn: async (sessionId, turn) => (await sessions.get(sessionId))?.turnsList[turn - 1]?.traceId,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+
+  const define = (name: AnalyticsToolName, schema: z.ZodType, run: (args: never, context: ToolContext) => Promise<unknown>): GatewayTool => ({
+    name,
+    title: ANALYTICS_TOOLS[name].title,
+    description: ANALYTICS_TOOLS[name].description,
+    shape: ANALYTICS_TOOLS[name].inputShape,
+    schema,
+    annotations: ANNOTATIONS[name],
+    run: run as GatewayTool["run"],
+  });
+  const strict = (name: AnalyticsToolName) => z.object(ANALYTICS_TOOLS[name].inputShape).strict();
+  // The tools receive the parsed arguments; the service validates again (defaults are idempotent).
+  const tools: GatewayTool[] = [
+    define("analytics_dashboard", strict("analytics_dashboard"), async (args: Record<string, unknown>) => service.analyticsDashboard(args)),
+    define("analyze_flow", strict("analyze_flow"), async (args: { flow_id: string }) => service.analyzeFlow(args)),
+    define("pattern_analysis", strict("pattern_analysis"), async (args: Record<string, unknown>) => service.patternAnalysis(args)),
+    define("export_metrics", strict("export_metrics"), async (args: Record<string, unknown>) => service.exportMetrics(args)),
+    define("sync_flow_registry", strict("sync_flow_registry"), async (args: { apply?: boolean }, context: ToolContext) => {
+      const discovered = await deps.registry.flows();
+      return service.syncFlowRegistry(args, {
+        discovered,
+        configured: configuredRegistry(deps.config, deps.registry),
+        invalidate: async (flowId) => {
+          pipeline.invalidateFlow(flowId);
+          await cache.invalidate({ flowId, ...(context.tenant === undefined ? {} : { tenant: context.tenant }) });
+        },
+      });
+    }),
+    define("record_feedback", RecordFeedbackInputSchema, async (args: { session_id: string; turn?: number; trace_id?: string; rating: number }, context: ToolContext) => {
+      const session = await sessions.get(args.session_id, tenantOptions(context));
+      if (!session) throw new AfwError("NOT_FOUND", `no session '${args.session_id}'`, { details: { session_id: args.session_id } });
+      if (args.trace_id === undefined && args.turn !== undefined && session.turnsList[args.turn - 1] === undefined) {
+        throw new AfwError("NOT_FOUND", `session '${args.session_id}' has no turn ${args.turn} (it keeps ${session.turnsList.length})`, {
+          details: { session_id: args.session_id, turn: args.turn, turns: session.turnsList.length },
+        });
+      }
+      const result = await service.recordFeedback(args);
+      return { ...result, ...(result.stored ? {} : { warning: "the feedback store is unavailable: the rating was not kept" }) };
+    }),
+  ];
+  return { service, tools };
+}
