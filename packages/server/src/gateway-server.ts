@@ -207,7 +207,9 @@ function jsonText(value: unknown): string {
  * {@link GatewayServer} whose `createMcpServer()` serves these MCP tools: `universal_query`,
  * `flowise_query`, `list_flows`, `backend_status`, `health_check`, `backend_performance_compare`,
  * `backend_connect`, `list_sessions`, `get_session`, `clear_cache`, `search_tools`,
- * `search_workflow_catalog`, `get_playbook_details`, `explain_routing`.
+ * `search_workflow_catalog`, `get_playbook_details`, `explain_routing`, and the analytics tools
+ * `analytics_dashboard`, `analyze_flow`, `pattern_analysis`, `export_metrics`,
+ * `sync_flow_registry`, `record_feedback` over an audit log of every (redacted) trace event.
  *
  * Every tool validates its arguments (a typed `INVALID_INPUT` error otherwise), answers JSON as
  * text content, and reports every failure as an `isError` result with a stable `code`; nothing

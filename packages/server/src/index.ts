@@ -56,6 +56,17 @@ export {
   type ReadinessCheck,
   type ReadinessReport,
 } from "./gateway-server.js";
+export {
+  AUDIT_LOG_MAX_AGE_MS,
+  MEMORY_AUDIT_LOG_CAPACITY,
+  REDIS_AUDIT_LOG_MAX_LENGTH,
+  createAnalyticsTools,
+  createGatewayAnalyticsStores,
+  createRedactingSink,
+  type AnalyticsToolDependencies,
+  type AnalyticsTools,
+  type GatewayAnalyticsStores,
+} from "./gateway-analytics.js";
 export { ToolErrorBodySchema, ToolFailure, displayUrl, isHostAllowed, type GatewayTool, type ToolContext, type ToolErrorBody, type ToolDependencies } from "./gateway-tools.js";
 export {
   FlowiseQueryInputShape,

@@ -64,6 +64,26 @@ describe("two gateway instances on one Redis", () => {
     expect(await countRedisKeys(redis.url, prefix)).toBeGreaterThan(0);
   });
 
+  it("record to one audit stream: either instance reports and rates the other's queries", async () => {
+    const dashboard = async (instance: number) =>
+      parseResult<{ totals: { queries: number; answered: number } }>(await instances[instance]!.client.callTool({ name: "analytics_dashboard", arguments: { range: "1h" } })).body.totals;
+    await Promise.all(instances.map(({ gateway }) => gateway.auditLog.flush()));
+    const before = await dashboard(1);
+    await ask(0, { question: "audited on instance zero", session_id: "audited" });
+    await ask(0, { question: "and audited again on instance zero", session_id: "audited" });
+    await instances[0]!.gateway.auditLog.flush();
+    const after = await dashboard(1);
+    expect(after.queries - before.queries).toBe(2);
+    expect(after.answered - before.answered).toBe(2);
+    const rated = parseResult<{ linked: boolean; stored: boolean; record: { flowId: string } }>(
+      await instances[1]!.client.callTool({ name: "record_feedback", arguments: { session_id: "audited", turn: 2, rating: -1 } }),
+    );
+    expect(rated.isError).toBe(false);
+    expect(rated.body).toMatchObject({ linked: true, stored: true, record: { flowId: "f:chat" } });
+    const flow = await instances[0]!.gateway.analytics.analyzeFlow({ flow_id: "f:chat", range: "1h" });
+    expect(flow.feedback.count).toBe(1);
+  });
+
   it("reports Redis in /readyz", async () => {
     const { http } = instances[0]!;
     const ready = (await (await fetch(`http://127.0.0.1:${http.port}/readyz`)).json()) as { ready: boolean; checks: { name: string; ok: boolean }[] };
