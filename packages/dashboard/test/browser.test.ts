@@ -196,12 +196,12 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     await page.getByLabel("Session id").fill("ops-review-42");
     await page.getByRole("button", { name: "Clear session" }).click();
     await dialog.getByRole("button", { name: "Clear" }).click();
-    await page.waitForFunction(() => document.getElementById("cache-status")?.textContent?.includes("session ops-review-42"));
+    await page.waitForFunction(() => /^Removed .*session ops-review-42/.test(document.getElementById("cache-status")?.textContent ?? ""));
     expect(await page.locator("#cache-status").textContent()).toBe("Removed 1 cached entry (session ops-review-42).");
     // clear everything
     await page.getByRole("button", { name: "Clear all" }).click();
     await dialog.getByRole("button", { name: "Clear" }).click();
-    await page.waitForFunction(() => document.getElementById("cache-status")?.textContent?.includes("every flow"));
+    await page.waitForFunction(() => /^Removed .*every flow/.test(document.getElementById("cache-status")?.textContent ?? ""));
     expect(source.clearCacheCalls).toEqual([{ flowId: "flowise-local:code-helper" }, { sessionId: "ops-review-42" }, { all: true }]);
     // the entries table was reloaded
     await expect.poll(() => page.locator('#cache-body tr[data-flow-id="flowise-local:code-helper"] .cache-entries').textContent()).toBe("0");
