@@ -132,48 +132,44 @@ export async function getTestRedis(): Promise<TestRedis> {
 }
 
 /**
+ * Walks every key that starts with `prefix` on the Redis at `url` (SCAN with a bounded COUNT,
+ * never KEYS), handing each batch to `onBatch`, and resolves to the sum of what it returned.
+ */
+async function scanByPrefix(
+  url: string,
+  prefix: string,
+  onBatch: (client: import("ioredis").Redis, keys: string[]) => Promise<number> | number,
+): Promise<number> {
+  const { Redis } = await import("ioredis");
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    const pattern = `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+    let cursor = "0";
+    let total = 0;
+    do {
+      const [next, keys] = await client.scan(cursor, "MATCH", pattern, "COUNT", 500);
+      cursor = next;
+      if (keys.length > 0) total += await onBatch(client, keys);
+    } while (cursor !== "0");
+    return total;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
  * Deletes every key that starts with `prefix` from the Redis at `url` (SCAN with a bounded COUNT
  * + UNLINK, never KEYS) and resolves to how many keys were removed. Use it in `afterAll` to
  * leave no keys behind.
  */
 export async function deleteRedisKeys(url: string, prefix: string): Promise<number> {
   if (!prefix) throw new Error("deleteRedisKeys needs a non-empty prefix");
-  const { Redis } = await import("ioredis");
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    const pattern = `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
-    let cursor = "0";
-    let removed = 0;
-    do {
-      const [next, keys] = await client.scan(cursor, "MATCH", pattern, "COUNT", 500);
-      cursor = next;
-      if (keys.length > 0) removed += await client.unlink(...keys);
-    } while (cursor !== "0");
-    return removed;
-  } finally {
-    client.disconnect();
-  }
+  return scanByPrefix(url, prefix, (client, keys) => client.unlink(...keys));
 }
 
 /** Counts the keys that start with `prefix` (SCAN, never KEYS). */
 export async function countRedisKeys(url: string, prefix: string): Promise<number> {
-  const { Redis } = await import("ioredis");
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    const pattern = `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
-    let cursor = "0";
-    let count = 0;
-    do {
-      const [next, keys] = await client.scan(cursor, "MATCH", pattern, "COUNT", 500);
-      cursor = next;
-      count += keys.length;
-    } while (cursor !== "0");
-    return count;
-  } finally {
-    client.disconnect();
-  }
+  return scanByPrefix(url, prefix, (_client, keys) => keys.length);
 }
