@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { IntentSchema } from "./intent.js";
-import { ScoreBreakdownSchema } from "./routing.js";
+import { RoutingExperimentArmSchema, ScoreAdjustmentSchema, ScoreBreakdownSchema } from "./routing.js";
 import { ErrorCodeSchema } from "./errors.js";
 import { SourceDocumentSchema } from "./backend.js";
 
@@ -84,6 +84,8 @@ export const McpMetadataSchema = z.object({
   routing_score: z.number().min(0),
   routing_breakdown: ScoreBreakdownSchema,
   routing_reason: z.string().optional(),
+  routing_adjustment: ScoreAdjustmentSchema.optional().describe("How the learned routing prior adjusted the answering candidate's breakdown, if it did."),
+  routing_experiment: RoutingExperimentArmSchema.optional().describe("The A/B experiment arm the request was routed in, if any."),
   intent_classified: IntentSchema,
   intent_confidence: z.number().min(0).max(1),
   intent_method: z.string().optional(),

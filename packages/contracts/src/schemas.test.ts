@@ -153,6 +153,27 @@ describe("routing schemas", () => {
     { name: "nothing chosen", value: { ...decision, candidates: [], chosen: null }, ok: true },
     { name: "confidence above 1", value: { ...decision, confidence: 1.2 }, ok: false, message: /confidence/ },
     { name: "rank 0", value: { ...decision, candidates: [{ ...decision.candidates[0], rank: 0 }] }, ok: false, message: /rank/ },
+    {
+      name: "adjusted candidate in an experiment arm",
+      value: {
+        ...decision,
+        candidates: [
+          {
+            ...decision.candidates[0],
+            adjustment: { source: "learned-prior", original: { flow_match: 1, performance: 0.5 }, delta: { flow_match: -0.1, performance: -0.05 }, reason: "fails often" },
+          },
+        ],
+        experiment: { experimentId: "hedge-rag", arm: "variant", label: "hedged" },
+      },
+      ok: true,
+    },
+    {
+      name: "adjustment delta above 1",
+      value: { ...decision, candidates: [{ ...decision.candidates[0], adjustment: { source: "x", original: { flow_match: 1, performance: 0.5 }, delta: { flow_match: 2, performance: 0 }, reason: "" } }] },
+      ok: false,
+      message: /adjustment\.delta\.flow_match/,
+    },
+    { name: "unknown arm", value: { ...decision, experiment: { experimentId: "x", arm: "treatment" } }, ok: false, message: /experiment\.arm/ },
   ]);
   runTable(IntentClassificationSchema, [
     { name: "classification", value: { intent: "conversation", confidence: 0.5, method: "semantic", alternatives: [{ intent: "rag-retrieval", confidence: 0.3 }] }, ok: true },

@@ -201,3 +201,51 @@ export interface CircuitStateStore {
   all(): Promise<CircuitState[]>;
 }
 
+
+/** Zod schema of {@link McpSessionRecord}: what the MCP session registry stores and validates on read. */
+export const McpSessionRecordSchema = z.object({
+  sessionId: z.string().min(1).max(256).describe("The `Mcp-Session-Id` handed to the client."),
+  owner: z.string().max(256).describe("Name of the bearer token that opened the session; empty when auth is off."),
+  tenant: z.string().optional().describe("Tenant of that token, if any."),
+  protocolVersion: z.string().min(1).max(64).describe("MCP protocol version negotiated at `initialize`."),
+  clientInfo: z
+    .object({ name: z.string().max(256), version: z.string().max(256) })
+    .optional()
+    .describe("The client's `clientInfo` from `initialize`."),
+  createdAt: z.number().int().nonnegative().describe("Epoch milliseconds."),
+  lastSeenAt: z.number().int().nonnegative().describe("Epoch milliseconds of the latest request of the session."),
+});
+
+/** One MCP Streamable HTTP session (`Mcp-Session-Id`) as shared by every gateway instance. */
+export type McpSessionRecord = z.infer<typeof McpSessionRecordSchema>;
+
+/**
+ * Result of an {@link McpSessionRegistry} lookup: `found`, `absent` (unknown, expired or deleted),
+ * `forbidden` (it exists but belongs to another owner; nothing was refreshed) or `unavailable`
+ * (the store could not be reached within its bound: the caller decides how to degrade).
+ */
+export type McpSessionLookup =
+  | { status: "found"; record: McpSessionRecord }
+  | { status: "absent" }
+  | { status: "forbidden" }
+  | { status: "unavailable"; message: string };
+
+/**
+ * Registry of MCP Streamable HTTP sessions, so that any gateway instance behind a load balancer
+ * can accept a session another instance opened. Records expire after `idleTtlMs` without a
+ * {@link McpSessionRegistry.touch}. Implementations never throw on store failure: they resolve
+ * `unavailable` (reads) or `false` (writes) instead, within their operation bound.
+ */
+export interface McpSessionRegistry {
+  /** Stores a new session for `idleTtlMs`; resolves `true` once the store acknowledged it. */
+  create(record: McpSessionRecord, options: { idleTtlMs: number }): Promise<boolean>;
+  /** The session without refreshing it. */
+  get(sessionId: string): Promise<McpSessionLookup>;
+  /**
+   * Looks a session up for `owner` and, when it matches, sets `lastSeenAt` to now and restarts
+   * its idle TTL (`idleTtlMs`). Another owner's session resolves `forbidden` untouched.
+   */
+  touch(sessionId: string, options: { owner: string; idleTtlMs: number }): Promise<McpSessionLookup>;
+  /** Removes a session; resolves `true` if it existed, `false` if not, `undefined` when the store was unavailable. */
+  delete(sessionId: string): Promise<boolean | undefined>;
+}

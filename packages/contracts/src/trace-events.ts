@@ -93,6 +93,16 @@ export const FallbackTriggeredEventSchema = event("fallback-triggered", {
   toFlowId: z.string(),
   reason: z.string().describe("Error code that caused the fallback."),
 }).describe("the router moved on to another candidate.");
+/** `stream-restarted`: a streamed answer broke after tokens were sent and starts again (retry or fallback). */
+export const StreamRestartedEventSchema = event("stream-restarted", {
+  fromBackendId: z.string(),
+  fromFlowId: z.string(),
+  toBackendId: z.string(),
+  toFlowId: z.string(),
+  reason: z.string().describe("Error code of the attempt whose stream broke."),
+  restart: z.number().int().min(1).describe("1-based number of this restart within the query."),
+  tokensDiscarded: z.number().int().nonnegative().describe("Tokens of the broken stream already sent to the caller."),
+}).describe("a streamed answer broke after tokens were sent and starts again (retry or fallback).");
 /** `hedge-started`: two candidates run in parallel for a low-confidence question. */
 export const HedgeStartedEventSchema = event("hedge-started", {
   flowIds: z.array(z.string()).min(2),
@@ -245,6 +255,7 @@ export const TraceEventSchema = z.discriminatedUnion("type", [
   BackendCallEndEventSchema,
   RetryScheduledEventSchema,
   FallbackTriggeredEventSchema,
+  StreamRestartedEventSchema,
   HedgeStartedEventSchema,
   CircuitOpenedEventSchema,
   CircuitHalfOpenedEventSchema,
