@@ -10,6 +10,15 @@ export function parseExecutionRequest(request: FlowExecutionRequest): FlowExecut
   return parseOrThrow(FlowExecutionRequestSchema, request, "INVALID_INPUT", "flow execution request");
 }
 
+/**
+ * Time limit of one call: the request's remaining budget (`timeoutMs`), but never more than the
+ * backend's own `requestTimeoutMs`, so a hanging backend fails in its configured time and the
+ * caller keeps the rest of its budget for a fallback.
+ */
+export function callTimeoutMs(requestTimeoutMs: number | undefined, configuredTimeoutMs: number): number {
+  return requestTimeoutMs === undefined ? configuredTimeoutMs : Math.min(requestTimeoutMs, configuredTimeoutMs);
+}
+
 /** Reads the environment variable `name`, if `process` exists. */
 export function readEnv(name: string): string | undefined {
   const value = typeof process !== "undefined" ? process.env[name] : undefined;

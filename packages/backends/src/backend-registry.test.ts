@@ -27,8 +27,8 @@ describe("BackendRegistry", () => {
   let langflow: MockPlatformServer;
 
   beforeAll(async () => {
-    flowise = await startFlowiseServer({ apiKey: "fk-123456", flows: [{ id: "f1", name: "Docs QA" }, { id: "f2", name: "Chat" }] });
-    langflow = await startLangflowServer({ apiKey: "lk-123456", flows: [{ id: "l1", name: "Chat" }] });
+    flowise = await startFlowiseServer({ apiKey: "afw-test-secret-fk-123456", flows: [{ id: "f1", name: "Docs QA" }, { id: "f2", name: "Chat" }] });
+    langflow = await startLangflowServer({ apiKey: "afw-test-secret-lk-123456", flows: [{ id: "l1", name: "Chat" }] });
   });
   afterAll(async () => {
     await flowise.close();
@@ -36,7 +36,7 @@ describe("BackendRegistry", () => {
   });
 
   it("builds backends from the environment", () => {
-    const registry = BackendRegistry.fromEnv({ FLOWISE_BASE_URL: flowise.url, FLOWISE_API_KEY: "fk-123456", LANGFLOW_BASE_URL: langflow.url });
+    const registry = BackendRegistry.fromEnv({ FLOWISE_BASE_URL: flowise.url, FLOWISE_API_KEY: "afw-test-secret-fk-123456", LANGFLOW_BASE_URL: langflow.url });
     expect(registry.list().map((backend) => `${backend.kind}:${backend.id}`)).toEqual(["flowise:flowise", "langflow:langflow"]);
     expect(BackendRegistry.fromEnv({}).size).toBe(0);
     expect(() => BackendRegistry.fromEnv({ FLOWISE_BASE_URL: "not a url" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
@@ -96,8 +96,8 @@ describe("BackendRegistry", () => {
     const deadUrl = dead.url;
     await dead.close();
     const registry = BackendRegistry.fromConfig([
-      { kind: "flowise", id: "up", baseURL: flowise.url, apiKey: "fk-123456" },
-      { kind: "langflow", id: "wrong-key", baseURL: langflow.url, apiKey: "bad-key-000" },
+      { kind: "flowise", id: "up", baseURL: flowise.url, apiKey: "afw-test-secret-fk-123456" },
+      { kind: "langflow", id: "wrong-key", baseURL: langflow.url, apiKey: "afw-test-secret-bad-key-000" },
       { kind: "flowise", id: "down", baseURL: deadUrl, timeouts: { healthTimeoutMs: 1000 } },
     ]);
     const events: TraceEvent[] = [];
@@ -108,7 +108,7 @@ describe("BackendRegistry", () => {
     expect(byId["up"]).toMatchObject({ flowCount: 2, health: { status: "healthy" } });
     expect(byId["wrong-key"]?.health.status).toBe("healthy");
     expect(byId["wrong-key"]?.error?.code).toBe("BACKEND_AUTH_FAILED");
-    expect(byId["wrong-key"]?.error?.message).not.toContain("bad-key-000");
+    expect(byId["wrong-key"]?.error?.message).not.toContain("afw-test-secret-bad-key-000");
     expect(byId["down"]?.health.status).toBe("down");
     expect(byId["down"]?.flowCount).toBeUndefined();
     await registry.close();

@@ -1,4 +1,6 @@
 import { BackendError, type ErrorCode } from "@afw/contracts";
+import { findConnectRefusal, type ConnectRefusedError } from "./connect-policy.js";
+import { parseJsonBounded } from "./json-limits.js";
 
 /** What an error is about: which backend, which flow, what the adapter was doing. */
 export interface ErrorContext {
@@ -48,7 +50,7 @@ function messageFromDetail(detail: unknown): string | undefined {
     const trimmed = detail.trim();
     if (trimmed.startsWith("{")) {
       try {
-        return messageFromDetail(JSON.parse(trimmed)) ?? undefined;
+        return messageFromDetail(parseJsonBounded(trimmed)) ?? undefined;
       } catch {
         return trimmed;
       }
@@ -96,7 +98,7 @@ export function errorMessageFromBody(body: string): string | undefined {
   if (!trimmed) return undefined;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(trimmed);
+    parsed = parseJsonBounded(trimmed);
   } catch {
     // Plain text (e.g. a proxy's HTML page): keep a short first line, never a whole page.
     if (trimmed.startsWith("<")) return undefined;
@@ -240,12 +242,16 @@ function networkCode(error: unknown): string | undefined {
 export type AbortReason = "caller" | "timeout" | undefined;
 
 /**
- * Maps anything a `fetch` call or body read threw to a {@link BackendError}: the caller's abort
- * -> `ABORTED` (not retryable), the adapter's timeout -> `BACKEND_TIMEOUT`, a network failure ->
- * `BACKEND_UNAVAILABLE` (both retryable). A {@link BackendError} passes through unchanged.
+ * Maps anything a `fetch` call or body read threw to a {@link BackendError}: an address refused
+ * by the connection policy -> `FORBIDDEN` (not retryable, see {@link errorFromRefusedConnection}),
+ * the caller's abort -> `ABORTED` (not retryable), the adapter's timeout -> `BACKEND_TIMEOUT`, a
+ * network failure -> `BACKEND_UNAVAILABLE` (both retryable). A {@link BackendError} passes through
+ * unchanged.
  */
 export function errorFromException(error: unknown, abortReason: AbortReason, timeoutMs: number, context: ErrorContext): BackendError {
   if (BackendError.isInstance(error)) return error;
+  const refusal = findConnectRefusal(error);
+  if (refusal) return errorFromRefusedConnection(refusal, context);
   const what = context.flowId !== undefined ? `${context.operation} of flow ${context.flowId}` : context.operation;
   const base = { backendId: context.backendId, flowId: context.flowId, cause: error };
   if (abortReason === "caller") {
@@ -282,4 +288,31 @@ export function badResponse(reason: string, context: ErrorContext, statusCode?: 
     cause,
     details: { operation: context.operation },
   });
+}
+
+/**
+ * A `FORBIDDEN` error for a connection the `ConnectPolicy` refused (e.g. a host name that
+ * now resolves to a loopback or cloud-metadata address). Not retryable: asking again reaches the
+ * same address. The message names the host and the refused address, never the URL's credentials
+ * or a key; `details` carry `host`, `address` and `reason`.
+ *
+ * @example
+ * ```ts
+ * errorFromRefusedConnection(new ConnectRefusedError("flows.example", "127.0.0.1", "a loopback address"), context).code; // "FORBIDDEN"
+ * ```
+ */
+export function errorFromRefusedConnection(refusal: ConnectRefusedError, context: ErrorContext): BackendError {
+  const what = context.flowId !== undefined ? `${context.operation} of flow ${context.flowId}` : context.operation;
+  const reason = redactSecrets(refusal.reason, context.secrets);
+  return new BackendError(
+    "FORBIDDEN",
+    `${context.kind} backend '${context.backendId}': ${what} refused: connecting to ${refusal.host} (${refusal.address}) is not allowed by the connection policy: ${reason}`,
+    {
+      isRetryable: false,
+      backendId: context.backendId,
+      flowId: context.flowId,
+      cause: refusal,
+      details: { operation: context.operation, host: refusal.host, address: refusal.address, reason },
+    },
+  );
 }

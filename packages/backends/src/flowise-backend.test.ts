@@ -4,8 +4,8 @@ import { createFlowiseBackend } from "./flowise-backend.js";
 import { startFlowiseServer } from "./testing/flowise-server.js";
 import type { MockPlatformServer } from "./testing/mock-server.js";
 
-const KEY = "flowise-admin-key-1234";
-const FLOW_KEY = "flow-bound-key-5678";
+const KEY = "afw-test-secret-flowise-admin-key-1234";
+const FLOW_KEY = "afw-test-secret-flow-bound-key-5678";
 const ids = {
   chat: "11111111-1111-4111-8111-111111111111",
   secured: "22222222-2222-4222-8222-222222222222",

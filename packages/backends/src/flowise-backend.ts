@@ -10,6 +10,7 @@ import {
   type UniversalFlow,
 } from "@afw/contracts";
 import {
+  callTimeoutMs,
   downHealth,
   elapsedMs,
   healthResult,
@@ -36,6 +37,7 @@ import { asRecord, findUsage, nonEmptyString, toSourceDocuments } from "./reply-
 import { BaseBackendSettingsSchema, normalizeBaseURL, type ParameterMapping } from "./settings.js";
 import { SseParser } from "./sse-parser.js";
 import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
+import { parseJsonBounded } from "./json-limits.js";
 
 /** Flowise chatflow types. */
 export const FLOWISE_FLOW_TYPES = ["CHATFLOW", "AGENTFLOW", "MULTIAGENT", "ASSISTANT"] as const;
@@ -93,7 +95,7 @@ const HEALTH_BODY_BYTES = 64 * 1024;
 function nodeHints(flowData: string | null | undefined): string[] {
   if (!flowData || flowData.length > MAX_FLOW_DATA_CHARS) return [];
   try {
-    const parsed = asRecord(JSON.parse(flowData));
+    const parsed = asRecord(parseJsonBounded(flowData));
     const nodes = Array.isArray(parsed?.["nodes"]) ? (parsed["nodes"] as unknown[]) : [];
     const hints = new Set<string>();
     for (const node of nodes.slice(0, 500)) {
@@ -162,7 +164,9 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     baseURL,
     headers: config.headers,
     authHeaders: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
-    fetch: config.fetch ?? globalThis.fetch,
+    ...(config.fetch ? { fetch: config.fetch } : {}),
+    ...(config.connectPolicy ? { connectPolicy: config.connectPolicy } : {}),
+    ...(config.lookup ? { lookup: config.lookup } : {}),
     secrets: apiKey ? [apiKey] : [],
   });
   const streamingCache = new Map<string, { value: boolean; expiresAt: number }>();
@@ -219,7 +223,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
         method: "POST",
         path: `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`,
         json: predictionBody(parsed, false),
-        timeoutMs: parsed.timeoutMs ?? config.timeouts.requestTimeoutMs,
+        timeoutMs: callTimeoutMs(parsed.timeoutMs, config.timeouts.requestTimeoutMs),
         signal,
         operation: "execute",
         flowId: parsed.flowId,
@@ -355,7 +359,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       path: `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`,
       json: predictionBody(parsed, true),
       headers: { accept: "text/event-stream, application/json" },
-      timeoutMs: parsed.timeoutMs ?? config.timeouts.requestTimeoutMs,
+      timeoutMs: callTimeoutMs(parsed.timeoutMs, config.timeouts.requestTimeoutMs),
       signal,
       operation: "stream",
       flowId: parsed.flowId,
@@ -450,6 +454,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     isStreaming,
     async close() {
       streamingCache.clear();
+      http.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { asRecord, nonEmptyString } from "./reply-utils.js";
+import { parseJsonBounded } from "./json-limits.js";
 
 const optionalString = z.string().nullish();
 
@@ -139,7 +140,7 @@ export function parseFollowUpPrompts(value: string | string[] | null | undefined
   if (Array.isArray(value)) return value;
   if (typeof value !== "string" || !value.trim()) return undefined;
   try {
-    const parsed: unknown = JSON.parse(value);
+    const parsed: unknown = parseJsonBounded(value);
     return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === "string") : undefined;
   } catch {
     return undefined;

@@ -1,6 +1,13 @@
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { Readable } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import type { Agent as UndiciAgent } from "undici";
 import type { z } from "zod";
-import { formatZodError } from "@afw/contracts";
+import { AfwError, BackendError, formatZodError } from "@afw/contracts";
+import { checkedLookup, checkLiteralHost, type ConnectPolicy, type HostLookup } from "./connect-policy.js";
 import { badResponse, errorFromException, errorFromStatus, type AbortReason, type ErrorContext } from "./error-mapping.js";
+import { parseJsonBounded } from "./json-limits.js";
 
 /** Configuration of an {@link HttpClient}. */
 export interface HttpClientConfig {
@@ -11,7 +18,27 @@ export interface HttpClientConfig {
   headers: Record<string, string>;
   /** Authentication headers (kept apart so they can be left off public routes if needed). */
   authHeaders: Record<string, string>;
-  fetch: typeof globalThis.fetch;
+  /**
+   * `fetch` used for every request. When omitted, whole-body JSON requests
+   * ({@link HttpClient.requestJson}) go through `node:http`/`node:https` with keep-alive agents
+   * (a fraction of `fetch`'s CPU per call) and streamed replies through `globalThis.fetch`.
+   * @default undefined (`node:http` for JSON, `globalThis.fetch` for streams)
+   */
+  fetch?: typeof globalThis.fetch | undefined;
+  /**
+   * Checked on every new connection against the address actually connected to (after DNS
+   * resolution, and for IP-literal hosts before the request): a refused address fails the call
+   * with a non-retryable `FORBIDDEN` `BackendError` before any byte is sent. With a policy,
+   * streamed replies go through `undici`'s `fetch` with a checked `lookup` instead of
+   * `globalThis.fetch`. Cannot be combined with a custom {@link HttpClientConfig.fetch}.
+   * @default undefined (every address)
+   */
+  connectPolicy?: ConnectPolicy | undefined;
+  /**
+   * Host-name resolver used for new connections (tests inject one to simulate DNS answers).
+   * @default `dns.lookup`
+   */
+  lookup?: HostLookup | undefined;
   /** Values that must never appear in error messages. */
   secrets: readonly string[];
 }
@@ -97,6 +124,9 @@ export interface OpenResponse {
   context: ErrorContext;
 }
 
+/** Most same-origin redirects followed for one request. */
+const MAX_REDIRECTS = 5;
+
 /** Largest error body read to build a message. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
@@ -105,7 +135,37 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * the caller's `AbortSignal`, bounded body reads, and error mapping to `BackendError`.
  */
 export class HttpClient {
-  constructor(readonly config: HttpClientConfig) {}
+  /** The `lookup` of new connections: the configured one, checked by the policy when there is one. */
+  private readonly connectLookup: HostLookup | undefined;
+
+  /** @throws AfwError `CONFIG_INVALID` when both `connectPolicy` and `fetch` are given (the policy could not be enforced). */
+  constructor(readonly config: HttpClientConfig) {
+    if (config.connectPolicy && config.fetch) {
+      throw new AfwError("CONFIG_INVALID", `backend '${config.backendId}': a connection policy cannot be enforced through a custom fetch; leave one of them out`, {
+        details: { backendId: config.backendId },
+      });
+    }
+    this.connectLookup = config.connectPolicy ? checkedLookup(config.connectPolicy, config.lookup) : config.lookup;
+  }
+
+  /** Refuses an IP-literal URL host the policy does not allow (sockets do not look literals up). */
+  private checkLiteral(url: URL, context: ErrorContext): void {
+    if (!this.config.connectPolicy) return;
+    const refusal = checkLiteralHost(this.config.connectPolicy, url.hostname);
+    if (refusal) throw errorFromException(refusal, undefined, 0, context);
+  }
+
+  /** The `fetch` of {@link HttpClient.open}: the configured one, `undici`'s with a checked lookup, or the global one. */
+  private async streamFetch(): Promise<typeof globalThis.fetch> {
+    if (this.config.fetch) return this.config.fetch;
+    if (!this.connectLookup) return globalThis.fetch;
+    // Loaded on first use: backends without a policy never pay for it.
+    const undici = await import("undici");
+    const dispatcher = (this.undiciAgent ??= new undici.Agent({ connect: { lookup: this.connectLookup } }));
+    return ((input: string, init?: RequestInit) => undici.fetch(input, { ...(init as Record<string, unknown>), dispatcher })) as unknown as typeof globalThis.fetch;
+  }
+
+  private undiciAgent: UndiciAgent | undefined;
 
   /** Error context for an operation. */
   context(operation: string, flowId?: string): ErrorContext {
@@ -114,11 +174,31 @@ export class HttpClient {
 
   /** Builds the absolute URL of `path` with `query`. */
   url(path: string, query?: HttpRequestOptions["query"]): string {
+    return this.urlObject(path, query).toString();
+  }
+
+  /** Headers (defaults, configured, auth unless anonymous, per call) and the JSON body of a request. */
+  private requestHeadersAndBody(options: HttpRequestOptions, defaults: Record<string, string> = {}): { headers: Record<string, string>; body: string | undefined } {
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      ...defaults,
+      ...this.config.headers,
+      ...(options.anonymous ? {} : this.config.authHeaders),
+      ...options.headers,
+    };
+    if (options.json === undefined) return { headers, body: undefined };
+    headers["content-type"] = "application/json";
+    return { headers, body: JSON.stringify(options.json) };
+  }
+
+  private urlObject(path: string, query?: HttpRequestOptions["query"]): URL {
     const url = new URL(this.config.baseURL + path);
-    for (const [key, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
+    if (query) {
+      for (const [key, value] of Object.entries(query)) {
+        if (value !== undefined) url.searchParams.set(key, String(value));
+      }
     }
-    return url.toString();
+    return url;
   }
 
   /**
@@ -134,27 +214,38 @@ export class HttpClient {
       scope.abort();
       throw errorFromException(options.signal.reason, "caller", options.timeoutMs, context);
     }
-    const headers: Record<string, string> = {
-      accept: "application/json",
-      ...this.config.headers,
-      ...(options.anonymous ? {} : this.config.authHeaders),
-      ...options.headers,
-    };
-    let body: string | undefined;
-    if (options.json !== undefined) {
-      headers["content-type"] = "application/json";
-      body = JSON.stringify(options.json);
-    }
+    const request = this.requestHeadersAndBody(options);
+    const headers = request.headers;
+    let body = request.body;
     try {
-      const response = await this.config.fetch(this.url(options.path, options.query), {
-        method: options.method,
-        headers,
-        body,
-        signal: scope.signal,
-        redirect: "follow",
-      });
-      return { response, scope, context };
+      // Redirects are followed by hand, within the backend's origin only: a reply must not send
+      // the API key (or the gateway) to another host.
+      let url = this.url(options.path, options.query);
+      let method: string = options.method;
+      const send = await this.streamFetch();
+      for (let redirects = 0; ; redirects++) {
+        this.checkLiteral(new URL(url), context);
+        const response = await send(url, { method, headers, body, signal: scope.signal, redirect: "manual" });
+        const location = response.status >= 300 && response.status < 400 ? response.headers.get("location") : null;
+        if (location === null) return { response, scope, context };
+        await response.body?.cancel().catch(() => undefined);
+        const target = new URL(location, url);
+        if (target.origin !== new URL(url).origin) {
+          throw badResponse(`refusing to follow a redirect to another origin (${target.origin})`, context, response.status, undefined, false);
+        }
+        if (redirects >= MAX_REDIRECTS) throw badResponse(`more than ${MAX_REDIRECTS} redirects`, context, response.status, undefined, false);
+        if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
+          method = "GET";
+          body = undefined;
+          delete headers["content-type"];
+        }
+        url = target.toString();
+      }
     } catch (error) {
+      if (BackendError.isInstance(error)) {
+        scope.abort();
+        throw error;
+      }
       const reason = scope.abortReason;
       scope.abort();
       throw errorFromException(error, reason, scope.timeoutMs, context);
@@ -174,7 +265,10 @@ export class HttpClient {
       if (Number.isFinite(declared) && declared > maxBytes && !response.headers.get("content-encoding")) {
         throw tooLarge(maxBytes, context, response.status);
       }
-      if (!response.body) return "";
+      if (!response.body) {
+        scope.clear();
+        return "";
+      }
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       let received = 0;
@@ -191,11 +285,13 @@ export class HttpClient {
         await reader.cancel().catch(() => undefined);
         throw error;
       }
-      return text + decoder.decode();
+      const whole = text + decoder.decode();
+      // The body is complete: the connection is already released, only the timer needs stopping.
+      scope.clear();
+      return whole;
     } catch (error) {
-      throw errorFromException(error, scope.abortReason, scope.timeoutMs, context);
-    } finally {
       scope.abort();
+      throw errorFromException(error, scope.abortReason, scope.timeoutMs, context);
     }
   }
 
@@ -217,12 +313,194 @@ export class HttpClient {
    *
    * @throws BackendError mapped from the status, the exception, or `BACKEND_BAD_RESPONSE` for unparsable or schema-violating bodies.
    */
-  async requestJson<S extends z.ZodType>(options: HttpRequestOptions, schema: S, maxBytes: number): Promise<{ data: z.infer<S>; response: Response }> {
+  async requestJson<S extends z.ZodType>(options: HttpRequestOptions, schema: S, maxBytes: number): Promise<{ data: z.infer<S>; status: number }> {
+    if (!this.config.fetch) {
+      const reply = await this.nativeText(options, maxBytes);
+      return { data: parseJsonWith(schema, reply.text, reply.context, reply.status), status: reply.status };
+    }
     const open = await this.open(options);
     if (!open.response.ok) await this.throwForStatus(open);
     const text = await this.readText(open, maxBytes);
-    return { data: parseJsonWith(schema, text, open.context, open.response.status), response: open.response };
+    return { data: parseJsonWith(schema, text, open.context, open.response.status), status: open.response.status };
   }
+
+  private agents: { http?: HttpAgent; https?: HttpsAgent } = {};
+
+  /** Closes the idle keep-alive connections of the `node:http` path. */
+  close(): void {
+    this.agents.http?.destroy();
+    this.agents.https?.destroy();
+    this.agents = {};
+    void this.undiciAgent?.destroy().catch(() => undefined);
+    this.undiciAgent = undefined;
+  }
+
+  /**
+   * A whole-body request over `node:http(s)`: same headers, timeout (headers and body), caller
+   * abort, size bound, same-origin redirects, status and error mapping as the `fetch` path.
+   */
+  private async nativeText(options: HttpRequestOptions, maxBytes: number): Promise<{ text: string; status: number; context: ErrorContext }> {
+    const context = this.context(options.operation, options.flowId);
+    const signal = options.signal;
+    if (signal?.aborted) throw errorFromException(signal.reason, "caller", options.timeoutMs, context);
+    // As fetch does (some proxies refuse requests without one); no accept-encoding: small JSON
+    // replies cost less CPU uncompressed (compressed ones are still decoded).
+    const request = this.requestHeadersAndBody(options, { "user-agent": "node" });
+    const headers = request.headers;
+    let body = request.body;
+    if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
+    const deadline = Date.now() + options.timeoutMs;
+    let url = this.urlObject(options.path, options.query);
+    let method: string = options.method;
+    for (let redirects = 0; ; redirects++) {
+      const reply = await this.nativeExchange(url, method, headers, body, Math.max(1, deadline - Date.now()), options.timeoutMs, signal, maxBytes, context);
+      if (reply.location === undefined) return { text: reply.text, status: reply.status, context };
+      // Redirects are followed within the backend's origin only (as the fetch path).
+      const target = new URL(reply.location, url);
+      if (target.origin !== url.origin) throw badResponse(`refusing to follow a redirect to another origin (${target.origin})`, context, reply.status, undefined, false);
+      if (redirects >= MAX_REDIRECTS) throw badResponse(`more than ${MAX_REDIRECTS} redirects`, context, reply.status, undefined, false);
+      if (reply.status === 303 || ((reply.status === 301 || reply.status === 302) && method === "POST")) {
+        method = "GET";
+        body = undefined;
+        delete headers["content-type"];
+        delete headers["content-length"];
+      }
+      url = target;
+    }
+  }
+
+  /** One request/response over `node:http(s)`; a redirect resolves with its `location`. */
+  private nativeExchange(
+    url: URL,
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    timeoutMs: number,
+    reportedTimeoutMs: number,
+    signal: AbortSignal | undefined,
+    maxBytes: number,
+    context: ErrorContext,
+  ): Promise<{ text: string; status: number; location?: string }> {
+    const secure = url.protocol === "https:";
+    if (!secure && url.protocol !== "http:") return Promise.reject(errorFromException(new Error(`unsupported protocol ${url.protocol}`), undefined, reportedTimeoutMs, context));
+    try {
+      this.checkLiteral(url, context);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    // Agents key their idle sockets by host and port, so a kept-alive socket is only reused for the
+    // host whose resolved address was checked when it connected.
+    const agentOptions = { keepAlive: true, ...(this.connectLookup ? { lookup: this.connectLookup } : {}) };
+    const agent = secure ? (this.agents.https ??= new HttpsAgent(agentOptions)) : (this.agents.http ??= new HttpAgent(agentOptions));
+    const send = secure ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      let abortReason: AbortReason;
+      let settled = false;
+      let request: ClientRequest | undefined;
+      let retriedStaleSocket = false;
+      const finish = (error: unknown, value?: { text: string; status: number; location?: string }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        if (error === undefined) resolve(value!);
+        else reject(errorFromException(error, signal?.aborted ? "caller" : abortReason, reportedTimeoutMs, context));
+      };
+      const onAbort = () => {
+        abortReason = "caller";
+        request?.destroy(signal?.reason instanceof Error ? signal.reason : new Error("aborted by the caller"));
+        finish(signal?.reason ?? new Error("aborted by the caller"));
+      };
+      const timer = setTimeout(() => {
+        abortReason = "timeout";
+        const error = new Error(`timed out after ${timeoutMs} ms`);
+        request?.destroy(error);
+        finish(error);
+      }, timeoutMs);
+      timer.unref?.();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const onResponse = (response: IncomingMessage) => {
+        const status = response.statusCode ?? 0;
+        if (status >= 300 && status < 400 && response.headers.location) {
+          response.resume();
+          finish(undefined, { text: "", status, location: response.headers.location });
+          return;
+        }
+        const ok = status >= 200 && status < 300;
+        const limit = ok ? maxBytes : MAX_ERROR_BODY_BYTES;
+        const encoding = response.headers["content-encoding"];
+        const declared = Number(response.headers["content-length"]);
+        if (ok && !encoding && Number.isFinite(declared) && declared > maxBytes) {
+          response.destroy();
+          finish(tooLarge(maxBytes, context, status));
+          return;
+        }
+        const stream = decoded(response, encoding);
+        const chunks: Buffer[] = [];
+        let received = 0;
+        let tooBig = false;
+        stream.on("data", (chunk: Buffer) => {
+          received += chunk.byteLength;
+          if (received > limit) {
+            tooBig = true;
+            response.destroy();
+            if (stream !== response) stream.destroy();
+            // As the fetch path: an error body too large to read is left out of the message.
+            finish(ok ? tooLarge(maxBytes, context, status) : errorFromStatus(status, "", headerValue(response.headers, "retry-after"), context));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        stream.once("error", (error) => {
+          if (ok || tooBig) finish(error);
+          else finish(errorFromStatus(status, "", headerValue(response.headers, "retry-after"), context));
+        });
+        stream.once("end", () => {
+          const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+          if (ok) finish(undefined, { text, status });
+          else finish(errorFromStatus(status, text, headerValue(response.headers, "retry-after"), context));
+        });
+        // The connection closed before the body ended (reset mid-body).
+        response.once("close", () => {
+          if (!response.complete) finish(Object.assign(new Error("the connection closed mid-reply"), { code: "ECONNRESET" }));
+        });
+      };
+      const start = () => {
+        try {
+          request = send(url, { method, headers, agent }, onResponse);
+        } catch (error) {
+          finish(error);
+          return;
+        }
+        const current = request;
+        current.once("error", (error: NodeJS.ErrnoException) => {
+          // A keep-alive socket the server had already closed: nothing was processed, send again once.
+          if (!settled && current.reusedSocket && error.code === "ECONNRESET" && !retriedStaleSocket && abortReason === undefined) {
+            retriedStaleSocket = true;
+            start();
+            return;
+          }
+          finish(error);
+        });
+        current.end(body);
+      };
+      start();
+    });
+  }
+}
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
+  const value = headers[name];
+  return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+}
+
+/** The body stream of `response`, decompressed when the server sent an encoding. */
+function decoded(response: IncomingMessage, encoding: string | undefined): Readable {
+  const kind = encoding?.trim().toLowerCase();
+  const decoder = kind === "gzip" || kind === "x-gzip" ? createGunzip() : kind === "deflate" ? createInflate() : kind === "br" ? createBrotliDecompress() : undefined;
+  if (!decoder) return response;
+  response.once("error", (error) => decoder.destroy(error));
+  return response.pipe(decoder);
 }
 
 function tooLarge(maxBytes: number, context: ErrorContext, statusCode: number) {
@@ -238,7 +516,7 @@ function tooLarge(maxBytes: number, context: ErrorContext, statusCode: number) {
 export function parseJsonWith<S extends z.ZodType>(schema: S, text: string, context: ErrorContext, statusCode?: number): z.infer<S> {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonBounded(text);
   } catch (error) {
     throw badResponse(`reply is not JSON (${text.length} chars)`, context, statusCode, error);
   }

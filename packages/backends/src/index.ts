@@ -85,8 +85,18 @@ export {
   errorMessageFromBody,
   redactSecrets,
   badResponse,
+  errorFromRefusedConnection,
   type ErrorContext,
   type AbortReason,
 } from "./error-mapping.js";
+export {
+  ConnectRefusedError,
+  checkedLookup,
+  checkLiteralHost,
+  decideConnect,
+  findConnectRefusal,
+  type ConnectPolicy,
+  type HostLookup,
+} from "./connect-policy.js";
 export { HttpClient, RequestScope, iterateBody, parseJsonWith, type HttpClientConfig, type HttpRequestOptions, type OpenResponse } from "./http-client.js";
 export { findUsage, toSourceDocuments } from "./reply-utils.js";

@@ -1,3 +1,4 @@
+import { parseJsonBounded } from "./json-limits.js";
 /**
  * Incremental parser of Langflow's stream: JSON objects separated by blank lines, without a
  * `data:` prefix (`{"event": "token", "data": {...}}\n\n`). Also accepts one object per line
@@ -53,7 +54,7 @@ export class JsonStreamParser {
       const text = this.block.join("\n");
       this.block = [];
       try {
-        values.push(JSON.parse(text));
+        values.push(parseJsonBounded(text));
       } catch {
         incomplete = true;
       }
@@ -66,7 +67,7 @@ export class JsonStreamParser {
       if (this.block.length > 0) {
         const text = this.block.join("\n");
         this.block = [];
-        values.push(JSON.parse(text));
+        values.push(parseJsonBounded(text));
       }
       return;
     }
@@ -78,7 +79,7 @@ export class JsonStreamParser {
     const last = lastNonSpace(text);
     if ((first === "{" && last === "}") || (first === "[" && last === "]")) {
       try {
-        values.push(JSON.parse(text));
+        values.push(parseJsonBounded(text));
         this.block = [];
       } catch {
         // not complete yet: keep collecting lines until a blank line

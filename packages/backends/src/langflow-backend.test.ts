@@ -4,7 +4,7 @@ import { createLangflowBackend } from "./langflow-backend.js";
 import { startLangflowServer } from "./testing/langflow-server.js";
 import type { MockPlatformServer } from "./testing/mock-server.js";
 
-const KEY = "sk-langflow-test-key-0001";
+const KEY = "afw-test-secret-sk-langflow-test-key-0001";
 const ids = {
   chat: "aaaaaaaa-0000-4000-8000-000000000001",
   component: "aaaaaaaa-0000-4000-8000-000000000002",

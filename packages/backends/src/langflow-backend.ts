@@ -10,6 +10,7 @@ import {
   type UniversalFlow,
 } from "@afw/contracts";
 import {
+  callTimeoutMs,
   downHealth,
   elapsedMs,
   healthResult,
@@ -135,7 +136,9 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
     baseURL,
     headers: config.headers,
     authHeaders: apiKey ? { "x-api-key": apiKey } : {},
-    fetch: config.fetch ?? globalThis.fetch,
+    ...(config.fetch ? { fetch: config.fetch } : {}),
+    ...(config.connectPolicy ? { connectPolicy: config.connectPolicy } : {}),
+    ...(config.lookup ? { lookup: config.lookup } : {}),
     secrets: apiKey ? [apiKey] : [],
   });
   let version: string | undefined;
@@ -151,7 +154,9 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
       input_value: request.question,
       input_type: config.inputType,
       output_type: config.outputType,
-      ...(request.sessionId !== undefined ? { session_id: request.sessionId } : {}),
+      // Without a session_id Langflow files the run under the flow id: one memory shared by every
+      // session-less caller. A fresh id keeps such runs apart (and free of others' history).
+      session_id: request.sessionId ?? `afw-${globalThis.crypto.randomUUID()}`,
       ...(Object.keys(tweaks).length > 0 ? { tweaks } : {}),
     };
   }
@@ -165,7 +170,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
       text,
       backendId: config.id,
       flowId: request.flowId,
-      sessionId: reply.session_id ?? request.sessionId,
+      sessionId: request.sessionId === undefined ? undefined : (reply.session_id ?? request.sessionId),
       messageId: answer?.messageId,
       sources: [],
       ...(usage ? { usage } : {}),
@@ -183,7 +188,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
         path: `/api/v1/run/${encodeURIComponent(parsed.flowId)}`,
         query: { stream: false },
         json: runBody(parsed),
-        timeoutMs: parsed.timeoutMs ?? config.timeouts.requestTimeoutMs,
+        timeoutMs: callTimeoutMs(parsed.timeoutMs, config.timeouts.requestTimeoutMs),
         signal,
         operation: "execute",
         flowId: parsed.flowId,
@@ -299,7 +304,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
       query: { stream: true },
       json: runBody(parsed),
       headers: { accept: "text/event-stream, application/json" },
-      timeoutMs: parsed.timeoutMs ?? config.timeouts.requestTimeoutMs,
+      timeoutMs: callTimeoutMs(parsed.timeoutMs, config.timeouts.requestTimeoutMs),
       signal,
       operation: "stream",
       flowId: parsed.flowId,
@@ -396,5 +401,8 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
     discoverFlows,
     execute,
     stream,
+    async close() {
+      http.close();
+    },
   };
 }

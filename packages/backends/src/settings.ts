@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BackendIdSchema, IntentSchema, type Intent } from "@afw/contracts";
+import type { ConnectPolicy, HostLookup } from "./connect-policy.js";
 
 /** One megabyte, in bytes. */
 const MEGABYTE = 1024 * 1024;
@@ -90,6 +91,9 @@ export type BackendLimits = z.infer<typeof BackendLimitsSchema>;
 
 const fetchFunction = z.custom<typeof globalThis.fetch>((value) => typeof value === "function", "fetch must be a function");
 
+const connectPolicyFunction = z.custom<ConnectPolicy>((value) => typeof value === "function", "connectPolicy must be a function");
+const lookupFunction = z.custom<HostLookup>((value) => typeof value === "function", "lookup must be a function");
+
 const IntentScoreSchema = z.number().min(0).max(1);
 
 /** Settings shared by every HTTP backend adapter. Unknown keys are refused (typos in config fail loudly). */
@@ -102,6 +106,10 @@ export const BaseBackendSettingsSchema = z.strictObject({
   apiKey: z.string().min(1).optional(),
   headers: z.record(z.string(), z.string()).default({}),
   fetch: fetchFunction.optional(),
+  connectPolicy: connectPolicyFunction
+    .optional()
+    .describe("Checked against the address of every new connection, after DNS resolution (SSRF / DNS-rebinding guard); a refusal is a non-retryable FORBIDDEN. Not with `fetch`."),
+  lookup: lookupFunction.optional().describe("Host-name resolver of new connections (`dns.lookup` by default)."),
   timeouts: BackendTimeoutsSchema.default(BackendTimeoutsSchema.parse({})),
   limits: BackendLimitsSchema.default(BackendLimitsSchema.parse({})),
   slowThresholdMs: z.number().int().nonnegative().default(2_000).describe("A health probe slower than this reports `slow`."),
