@@ -1,6 +1,6 @@
 /**
  * `@afw/cache`: the response cache, session memory and shared gateway state (performance
- * windows, health snapshots, circuit states) of Agentic Flywheel, each with a Redis (ioredis:
+ * windows, health snapshots, circuit states, MCP sessions) of Agentic Flywheel, each with a Redis (ioredis:
  * standalone, Sentinel, Cluster) and an in-memory implementation of the `@afw/contracts` store
  * interfaces. Redis trouble never reaches callers: operations are bounded and degrade to misses.
  *
@@ -15,6 +15,7 @@ export {
   type RedisClient,
   type RedisConnectionOptions,
   type RedisOutcome,
+  type RedisRunOptions,
   type StoreHealth,
 } from "./redis-connection.js";
 export {
@@ -32,6 +33,7 @@ export {
 export { RedisResponseCache, createRedisResponseCache, type RedisResponseCacheOptions } from "./redis-response-cache.js";
 export { MemoryResponseCache, createMemoryResponseCache, type MemoryResponseCacheOptions, type MemoryCacheRecord } from "./memory-response-cache.js";
 export type { ResponseCacheOptions, SemanticCacheOptions, CacheGetOptions, CacheSetOptions } from "./response-cache-shared.js";
+export { prepareCacheKey } from "./response-cache-shared.js";
 export { RedisSessionStore, createRedisSessionStore, type RedisSessionStoreOptions } from "./redis-session-store.js";
 export { MemorySessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./memory-session-store.js";
 export type { SessionStoreOptions } from "./session-store-shared.js";
@@ -42,6 +44,8 @@ export { RedisHealthStore, createRedisHealthStore, type RedisHealthStoreOptions 
 export { MemoryHealthStore, createMemoryHealthStore, type MemoryHealthStoreOptions } from "./memory-health-store.js";
 export { RedisCircuitStateStore, createRedisCircuitStateStore, type RedisCircuitStateStoreOptions } from "./redis-circuit-state-store.js";
 export { MemoryCircuitStateStore, createMemoryCircuitStateStore } from "./memory-circuit-state-store.js";
+export { RedisMcpSessionRegistry, createRedisMcpSessionRegistry, type RedisMcpSessionRegistryOptions } from "./redis-mcp-session-registry.js";
+export { MemoryMcpSessionRegistry, createMemoryMcpSessionRegistry, type MemoryMcpSessionRegistryOptions } from "./memory-mcp-session-registry.js";
 export {
   DEFAULT_CACHE_TTL_POLICY,
   createCacheTtlPolicy,

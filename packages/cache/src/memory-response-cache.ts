@@ -1,12 +1,11 @@
 import { cosineSimilarity, type CacheInvalidation, type CacheKeyInput, type CacheLookup, type CacheStats, type ResponseCache, type UniversalQueryResult } from "@afw/contracts";
 import { Keyspace, type CacheGroup } from "./keyspace.js";
-import { hashQuestion } from "./question-hash.js";
 import {
-  cacheGroupOf,
   checkSelector,
   entryToStore,
   lookupIncrements,
   parseStoredEntry,
+  resolveCacheKey,
   selectorMatches,
   semanticSettings,
   statsFromFields,
@@ -67,12 +66,13 @@ export class MemoryResponseCache implements ResponseCache {
 
   /** The storage key of `key` (its Redis key without prefix). */
   keyOf(key: CacheKeyInput): string {
-    return this.keyspace.cacheEntry(cacheGroupOf(key), hashQuestion(key.question));
+    const { group, hash } = resolveCacheKey(key);
+    return this.keyspace.cacheEntry(group, hash);
   }
 
   async get(key: CacheKeyInput, options: CacheGetOptions = {}): Promise<CacheLookup> {
-    const group = cacheGroupOf(key);
-    const storageKey = this.keyspace.cacheEntry(group, hashQuestion(key.question));
+    const { group, hash, normalized } = resolveCacheKey(key);
+    const storageKey = this.keyspace.cacheEntry(group, hash);
     const record = this.storage.get(storageKey);
     let miss: CacheLookup & { hit: false } = { hit: false, reason: "absent" };
     if (record) {
@@ -80,7 +80,7 @@ export class MemoryResponseCache implements ResponseCache {
         this.remove(storageKey);
         miss = { hit: false, reason: "expired" };
       } else {
-        const parsed = parseStoredEntry(record.value, group, key.question);
+        const parsed = parseStoredEntry(record.value, group, normalized);
         if ("entry" in parsed) {
           this.storage.delete(storageKey);
           this.storage.set(storageKey, record);
@@ -103,11 +103,11 @@ export class MemoryResponseCache implements ResponseCache {
   }
 
   async set(key: CacheKeyInput, result: UniversalQueryResult, options: CacheSetOptions): Promise<boolean> {
-    const group = cacheGroupOf(key);
+    const { group, hash } = resolveCacheKey(key);
     const now = this.now();
     const entry = entryToStore(key, group, result, options, now);
     if (!entry) return false;
-    const storageKey = this.keyspace.cacheEntry(group, hashQuestion(key.question));
+    const storageKey = this.keyspace.cacheEntry(group, hash);
     const groupKey = this.keyspace.cacheGroupBase(group);
     this.storage.delete(storageKey);
     this.storage.set(storageKey, {

@@ -1,5 +1,6 @@
 import { MemoryCircuitStateStore } from "./memory-circuit-state-store.js";
 import { MemoryHealthStore } from "./memory-health-store.js";
+import { MemoryMcpSessionRegistry } from "./memory-mcp-session-registry.js";
 import { MemoryPerformanceStore } from "./memory-performance-store.js";
 import { MemoryResponseCache, type MemoryResponseCacheOptions } from "./memory-response-cache.js";
 import { MemorySessionStore, type MemorySessionStoreOptions } from "./memory-session-store.js";
@@ -19,7 +20,7 @@ export interface MemoryStoresOptions extends StoreEventOptions {
   performance?: PerformanceStoreOptions | undefined;
 }
 
-/** The five stores in process memory: the embedded default for one gateway process. */
+/** The stores in process memory: the embedded default for one gateway process. */
 export interface MemoryStores {
   /** Answers by (tenant, scope, flow, question). */
   readonly responseCache: MemoryResponseCache;
@@ -31,6 +32,8 @@ export interface MemoryStores {
   readonly healthStore: MemoryHealthStore;
   /** Circuit-breaker states. */
   readonly circuitStateStore: MemoryCircuitStateStore;
+  /** MCP Streamable HTTP sessions (`Mcp-Session-Id`) of this process. */
+  readonly mcpSessionRegistry: MemoryMcpSessionRegistry;
   /** Always ok. */
   health(): Promise<StoreHealth>;
   /** No-op (nothing to release). */
@@ -38,7 +41,7 @@ export interface MemoryStores {
 }
 
 /**
- * Creates all five stores in memory, with the same behaviour as {@link createRedisStores} for a
+ * Creates all the stores in memory, with the same behaviour as {@link createRedisStores} for a
  * single process.
  *
  * @example
@@ -55,6 +58,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     performanceStore: new MemoryPerformanceStore(options.performance),
     healthStore: new MemoryHealthStore({ now }),
     circuitStateStore: new MemoryCircuitStateStore(),
+    mcpSessionRegistry: new MemoryMcpSessionRegistry({ now }),
     health: async () => ({ ok: true, backend: "memory", mode: "memory", status: "ready", latencyMs: 0 }),
     close: async () => {},
   };

@@ -26,5 +26,10 @@ export function normalizeQuestion(question: string): string {
  * ```
  */
 export function hashQuestion(question: string): string {
-  return createHash("sha256").update(normalizeQuestion(question), "utf8").digest("hex");
+  return hashNormalizedQuestion(normalizeQuestion(question));
+}
+
+/** SHA-256 (hex) of a question already passed through {@link normalizeQuestion}. */
+export function hashNormalizedQuestion(normalized: string): string {
+  return createHash("sha256").update(normalized, "utf8").digest("hex");
 }

@@ -91,6 +91,15 @@ export class LuaScript {
 
 class OperationTimeoutError extends Error {}
 
+/** Per-call options of {@link RedisConnection.run} and {@link RedisConnection.execute}. */
+export interface RedisRunOptions {
+  /**
+   * Bound of this call in ms, including the wait for a first connection; attempts that time out
+   * are retried within it. @default the connection's `operationTimeoutMs`
+   */
+  timeoutMs?: number | undefined;
+}
+
 const noop = () => {};
 
 /**
@@ -109,7 +118,7 @@ export class RedisConnection {
   private readonly owned: boolean;
   private readonly reporter: EventReporter;
   private everReady: boolean;
-  private readonly firstReady: Promise<void>;
+  private readonly firstAttempt: Promise<void>;
   private degraded = false;
   private closed = false;
 
@@ -148,8 +157,17 @@ export class RedisConnection {
     this.client.on("ready", () => {
       this.everReady = true;
     });
-    this.firstReady = this.everReady ? Promise.resolve() : new Promise((resolve) => this.client.once("ready", () => resolve()));
-    this.firstReady.catch(noop);
+    // Settles when the first connection attempt does: ready, or failed (reconnecting / ended).
+    this.firstAttempt = this.everReady
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          const settle = () => {
+            for (const event of ["ready", "reconnecting", "end"]) this.client.off(event, settle);
+            resolve();
+          };
+          for (const event of ["ready", "reconnecting", "end"]) this.client.once(event, settle);
+        });
+    this.firstAttempt.catch(noop);
   }
 
   /** Reports `event` through this connection's `onEvent` hook and trace context (`trace` overrides it). */
@@ -158,11 +176,18 @@ export class RedisConnection {
   }
 
   /**
-   * Runs `operation` bounded by `operationTimeoutMs`. Never rejects: failures, timeouts and a
-   * disconnected client resolve to `{ ok: false }` and emit `cache-unavailable`.
+   * Runs `operation` bounded by `operationTimeoutMs` (or `options.timeoutMs`). Never rejects:
+   * failures, timeouts and a disconnected client resolve to `{ ok: false }` and emit
+   * `cache-unavailable`.
    */
-  async run<T>(store: StoreName, operation: string, fn: (client: RedisClient) => Promise<T>, trace?: TraceContext): Promise<RedisOutcome<T>> {
-    const outcome = await this.execute(fn);
+  async run<T>(
+    store: StoreName,
+    operation: string,
+    fn: (client: RedisClient) => Promise<T>,
+    trace?: TraceContext,
+    options?: RedisRunOptions,
+  ): Promise<RedisOutcome<T>> {
+    const outcome = await this.execute(fn, options);
     if (outcome.ok) {
       if (this.degraded) {
         this.degraded = false;
@@ -175,36 +200,56 @@ export class RedisConnection {
     return outcome;
   }
 
-  /** Like {@link RedisConnection.run} without events (background work such as counter flushes). */
-  async execute<T>(fn: (client: RedisClient) => Promise<T>): Promise<RedisOutcome<T>> {
-    const started = performance.now();
+  /**
+   * Like {@link RedisConnection.run} without events (background work such as counter flushes).
+   * With `options.timeoutMs` longer than `operationTimeoutMs`, an attempt that times out is
+   * tried again while the budget lasts (for operations whose failure refuses a request, such as
+   * MCP session lookups); a connection that is down still fails at once.
+   */
+  async execute<T>(fn: (client: RedisClient) => Promise<T>, options?: RedisRunOptions): Promise<RedisOutcome<T>> {
+    const budget = options?.timeoutMs ?? this.operationTimeoutMs;
+    const deadline = performance.now() + budget;
     let timer: NodeJS.Timeout | undefined;
     try {
       if (this.closed) throw new Error("Redis connection is closed");
       if (this.client.status !== "ready") {
-        // Before the first connection: wait for it within the budget. Once connected before,
-        // a client that is not ready is reconnecting: fail at once rather than wait on a dead Redis.
-        if (this.everReady || this.client.status === "end") throw new Error(`Redis connection is ${this.client.status}`);
+        // During the first connection attempt: wait for it within the budget. Once connected
+        // before, or after a failed first attempt, a client that is not ready is reconnecting:
+        // fail at once rather than wait on a dead Redis.
+        const status = this.client.status;
+        if (this.everReady || status === "end" || status === "reconnecting" || status === "close") throw new Error(`Redis connection is ${status}`);
         if (this.client.status === "wait") this.client.connect().catch(noop);
-        const ready = await Promise.race([
-          this.firstReady.then(() => true),
+        const settled = await Promise.race([
+          this.firstAttempt.then(() => true),
           new Promise<false>((resolve) => {
-            timer = setTimeout(() => resolve(false), this.operationTimeoutMs);
+            timer = setTimeout(() => resolve(false), budget);
           }),
         ]);
         clearTimeout(timer);
-        if (!ready || (this.client.status as string) !== "ready") throw new Error(`Redis connection is ${this.client.status}`);
+        if (!settled || (this.client.status as string) !== "ready") throw new Error(`Redis connection is ${this.client.status}`);
       }
-      const remaining = Math.max(1, this.operationTimeoutMs - (performance.now() - started));
-      const pending = fn(this.client);
-      pending.catch(noop);
-      const value = await Promise.race([
-        pending,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new OperationTimeoutError(`Redis operation timed out after ${this.operationTimeoutMs} ms`)), remaining);
-        }),
-      ]);
-      return { ok: true, value };
+      for (;;) {
+        const remaining = Math.max(1, deadline - performance.now());
+        const pending = fn(this.client);
+        pending.catch(noop);
+        try {
+          const value = await Promise.race([
+            pending,
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => reject(new OperationTimeoutError(`Redis operation timed out after ${budget} ms`)), remaining);
+            }),
+          ]);
+          return { ok: true, value };
+        } catch (error) {
+          clearTimeout(timer);
+          // ioredis' own `commandTimeout` (= operationTimeoutMs) ends an attempt early: retry
+          // while the budget lasts and the connection is up.
+          const timedOut = error instanceof Error && error.message === "Command timed out";
+          if (!timedOut || this.closed || this.client.status !== "ready" || deadline - performance.now() < 1) {
+            throw timedOut ? new OperationTimeoutError(`Redis operation timed out after ${budget} ms`) : error;
+          }
+        }
+      }
     } catch (error) {
       return { ok: false, message: redactSecrets(error instanceof Error ? error.message : String(error)) };
     } finally {

@@ -1,11 +1,9 @@
 import { cosineSimilarity, type CacheInvalidation, type CacheKeyInput, type CacheLookup, type CacheStats, type ResponseCache, type UniversalQueryResult } from "@afw/contracts";
 import { Cluster } from "ioredis";
 import { Keyspace, decodeCacheGroup, encodeCacheGroup, type CacheGroup } from "./keyspace.js";
-import { hashQuestion } from "./question-hash.js";
 import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
 import { RedisCounters } from "./redis-counters.js";
 import {
-  cacheGroupOf,
   checkSelector,
   decodeEmbedding,
   encodeEmbedding,
@@ -13,6 +11,7 @@ import {
   flowStatField,
   lookupIncrements,
   parseStoredEntry,
+  resolveCacheKey,
   selectorMatches,
   semanticSettings,
   statsFromFields,
@@ -85,12 +84,13 @@ export class RedisResponseCache implements ResponseCache {
 
   /** The Redis key of `key`. */
   keyOf(key: CacheKeyInput): string {
-    return this.keyspace.cacheEntry(cacheGroupOf(key), hashQuestion(key.question));
+    const { group, hash } = resolveCacheKey(key);
+    return this.keyspace.cacheEntry(group, hash);
   }
 
   async get(key: CacheKeyInput, options: CacheGetOptions = {}): Promise<CacheLookup> {
-    const group = cacheGroupOf(key);
-    const entryKey = this.keyspace.cacheEntry(group, hashQuestion(key.question));
+    const { group, hash, normalized } = resolveCacheKey(key);
+    const entryKey = this.keyspace.cacheEntry(group, hash);
     const embedding = this.semantic.enabled ? options.embedding : undefined;
     const outcome = await this.connection.run(
       "response-cache",
@@ -99,7 +99,7 @@ export class RedisResponseCache implements ResponseCache {
         const raw = await client.get(entryKey);
         let corrupt: GetOutcome["corrupt"];
         if (raw !== null) {
-          const parsed = parseStoredEntry(raw, group, key.question);
+          const parsed = parseStoredEntry(raw, group, normalized);
           if ("entry" in parsed) return { lookup: { hit: true, kind: "exact", entry: parsed.entry } };
           corrupt = { key: entryKey, message: parsed.corrupt };
         }
@@ -127,11 +127,10 @@ export class RedisResponseCache implements ResponseCache {
   }
 
   async set(key: CacheKeyInput, result: UniversalQueryResult, options: CacheSetOptions): Promise<boolean> {
-    const group = cacheGroupOf(key);
+    const { group, hash } = resolveCacheKey(key);
     const now = Date.now();
     const entry = entryToStore(key, group, result, options, now);
     if (!entry) return false;
-    const hash = hashQuestion(key.question);
     const ttlMs = entry.ttlSeconds * 1000;
     const embedding = this.semantic.enabled && options.embedding ? encodeEmbedding(options.embedding) : "";
     const outcome = await this.connection.run(
@@ -154,7 +153,8 @@ export class RedisResponseCache implements ResponseCache {
 
   async invalidate(selector: CacheInvalidation): Promise<number> {
     checkSelector(selector);
-    return selector.all === true ? this.invalidateAll() : this.invalidateGroups(selector);
+    // A tenant's "all" goes through its groups; only an unscoped "all" may wipe the keyspace.
+    return selector.all === true && selector.tenant === undefined ? this.invalidateAll() : this.invalidateGroups(selector);
   }
 
   /** Writes counter increments still pending (sent in the background) to Redis. */

@@ -1,6 +1,7 @@
 import { RedisCircuitStateStore } from "./redis-circuit-state-store.js";
 import { RedisConnection, type RedisConnectionOptions, type StoreHealth } from "./redis-connection.js";
 import { RedisHealthStore } from "./redis-health-store.js";
+import { RedisMcpSessionRegistry } from "./redis-mcp-session-registry.js";
 import { RedisPerformanceStore, type RedisPerformanceStoreOptions } from "./redis-performance-store.js";
 import { RedisResponseCache, type RedisResponseCacheOptions } from "./redis-response-cache.js";
 import { RedisSessionStore } from "./redis-session-store.js";
@@ -19,7 +20,7 @@ export interface RedisStoresOptions extends RedisConnectionOptions {
   performance?: Pick<RedisPerformanceStoreOptions, "windowSize" | "ttlMs"> | undefined;
 }
 
-/** The five stores on one Redis connection. */
+/** The stores on one Redis connection. */
 export interface RedisStores {
   /** The shared connection. */
   readonly connection: RedisConnection;
@@ -33,6 +34,8 @@ export interface RedisStores {
   readonly healthStore: RedisHealthStore;
   /** Circuit-breaker states. */
   readonly circuitStateStore: RedisCircuitStateStore;
+  /** MCP Streamable HTTP sessions (`Mcp-Session-Id`), shared by every gateway instance. */
+  readonly mcpSessionRegistry: RedisMcpSessionRegistry;
   /** PINGs Redis within `operationTimeoutMs`. */
   health(): Promise<StoreHealth>;
   /** Flushes pending counters and closes the connection (when this factory created it). Idempotent. */
@@ -40,7 +43,7 @@ export interface RedisStores {
 }
 
 /**
- * Creates all five stores on one Redis connection (standalone, Sentinel or Cluster). Every
+ * Creates all the stores on one Redis connection (standalone, Sentinel or Cluster). Every
  * operation is bounded by `operationTimeoutMs` (default 100 ms) and degrades to a miss / no-op
  * with a `cache-unavailable` event when Redis is slow or away; the client reconnects with
  * backoff and the stores resume by themselves.
@@ -64,6 +67,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     performanceStore: new RedisPerformanceStore({ ...options.performance, connection, keyPrefix }),
     healthStore: new RedisHealthStore({ connection, keyPrefix }),
     circuitStateStore: new RedisCircuitStateStore({ connection, keyPrefix }),
+    mcpSessionRegistry: new RedisMcpSessionRegistry({ connection, keyPrefix }),
     health: () => connection.health(),
     async close() {
       if (connection.ready) await responseCache.flushCounters();

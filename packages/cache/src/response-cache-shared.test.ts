@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { decodeEmbedding, encodeEmbedding, flowStatField, semanticSettings, statsFromFields } from "./response-cache-shared.js";
+import type { CacheKeyInput } from "@afw/contracts";
+import { hashQuestion } from "./question-hash.js";
+import { decodeEmbedding, encodeEmbedding, entryToStore, flowStatField, prepareCacheKey, resolveCacheKey, semanticSettings, statsFromFields } from "./response-cache-shared.js";
 import { redactSecrets } from "./store-events.js";
 
 describe("response cache helpers", () => {
@@ -26,5 +28,52 @@ describe("response cache helpers", () => {
 
   it("redacts credentials from driver messages", () => {
     expect(redactSecrets("connect to redis://user:hunter2@host:6379 failed")).toBe("connect to redis://***@host:6379 failed");
+  });
+});
+
+describe("cache keys", () => {
+  it("resolves a key object once (get then set on the miss path) and again when it changed", () => {
+    const key: CacheKeyInput = { scope: "shared", flowId: "flowise:faq", question: "How do I restart a pod?" };
+    const first = resolveCacheKey(key);
+    expect(first.hash).toBe(hashQuestion(key.question));
+    expect(first.normalized).toBe("how do i restart a pod");
+    expect(resolveCacheKey(key)).toBe(first);
+    // An equal key in another object gets the same values.
+    expect(resolveCacheKey({ ...key })).toEqual(first);
+    // A mutated key object is never served its old hash or group.
+    key.question = "How do I delete a pod?";
+    const second = resolveCacheKey(key);
+    expect(second.hash).toBe(hashQuestion("How do I delete a pod?"));
+    (key as { scope: string }).scope = "session";
+    (key as { sessionId?: string }).sessionId = "s-1";
+    expect(resolveCacheKey(key).group).toEqual({ scope: "session", flowId: "flowise:faq", sessionId: "s-1" });
+    key.tenant = "acme";
+    expect(resolveCacheKey(key).group.tenant).toBe("acme");
+  });
+
+  it("prepareCacheKey returns a frozen, resolved copy and checks the key", () => {
+    const prepared = prepareCacheKey({ scope: "shared", flowId: "flowise:faq", question: "Why?" });
+    expect(Object.isFrozen(prepared)).toBe(true);
+    expect(resolveCacheKey(prepared).hash).toBe(hashQuestion("why"));
+    expect(() => prepareCacheKey({ scope: "session", flowId: "flowise:faq", question: "q" })).toThrowError(expect.objectContaining({ code: "INVALID_INPUT" }));
+  });
+});
+
+describe("entryToStore", () => {
+  const key: CacheKeyInput = { scope: "shared", flowId: "flowise:faq", question: "q" };
+  const group = { scope: "shared" as const, flowId: "flowise:faq" };
+  const metadata = { backend_used: "flowise", flow_id: "flowise:faq", execution_time_ms: 1, fallback_used: false, attempt: 1, cache_hit: false, trace_id: "t" };
+
+  it("stores a typed result as it is, without re-parsing it", () => {
+    const result = { result: "an answer", _mcp_metadata: metadata };
+    const entry = entryToStore(key, group, result, { ttlSeconds: 1.2 }, 1_000.7);
+    expect(entry).toEqual({ version: 1, result, question: "q", flowId: "flowise:faq", scope: "shared", createdAt: 1_000, ttlSeconds: 2 });
+  });
+
+  it("refuses values without an answer text or metadata (what an untyped caller might pass)", () => {
+    for (const value of [null, "text", { result: 42, _mcp_metadata: metadata }, { result: "x" }, { result: "x", _mcp_metadata: { flow_id: 7 } }, { result: " ", _mcp_metadata: metadata }]) {
+      expect(entryToStore(key, group, value, { ttlSeconds: 60 }, 0)).toBeUndefined();
+    }
+    expect(() => entryToStore(key, group, { result: "x", _mcp_metadata: metadata }, { ttlSeconds: 0 }, 0)).toThrowError(expect.objectContaining({ code: "INVALID_INPUT" }));
   });
 });

@@ -1,15 +1,15 @@
 import {
   AfwError,
   CacheEntrySchema,
-  UniversalQueryResultSchema,
   type CacheEntry,
   type CacheInvalidation,
   type CacheKeyInput,
   type CacheStats,
   type TraceContext,
+  type UniversalQueryResult,
 } from "@afw/contracts";
 import type { CacheGroup } from "./keyspace.js";
-import { normalizeQuestion } from "./question-hash.js";
+import { hashNormalizedQuestion, normalizeQuestion } from "./question-hash.js";
 
 /** Semantic (near-duplicate) hits; off unless `enabled`. */
 export interface SemanticCacheOptions {
@@ -80,9 +80,72 @@ export function cacheGroupOf(key: CacheKeyInput): CacheGroup {
   return { scope: "shared", flowId: key.flowId, ...(key.tenant === undefined ? {} : { tenant: key.tenant }) };
 }
 
+/** A cache key with its group, normalised question and question hash computed. */
+export interface ResolvedCacheKey {
+  group: CacheGroup;
+  /** {@link normalizeQuestion} of the question. */
+  normalized: string;
+  /** SHA-256 (hex) of `normalized`. */
+  hash: string;
+}
+
+/** Resolved keys by key object, with the fields they were computed from (a mutated key is resolved again). */
+const resolvedKeys = new WeakMap<CacheKeyInput, { key: Readonly<CacheKeyInput>; resolved: ResolvedCacheKey }>();
+
+/**
+ * The group and question hash of a key, computed once per key object: `get` and then `set` with
+ * the same object (the miss path) normalise and hash the question once. A key object whose
+ * fields changed since is resolved again.
+ *
+ * @throws AfwError `INVALID_INPUT` like {@link cacheGroupOf}.
+ */
+export function resolveCacheKey(key: CacheKeyInput): ResolvedCacheKey {
+  const memo = resolvedKeys.get(key);
+  if (
+    memo &&
+    memo.key.question === key.question &&
+    memo.key.flowId === key.flowId &&
+    memo.key.scope === key.scope &&
+    memo.key.sessionId === key.sessionId &&
+    memo.key.tenant === key.tenant
+  ) {
+    return memo.resolved;
+  }
+  const group = cacheGroupOf(key);
+  const normalized = normalizeQuestion(key.question);
+  const resolved: ResolvedCacheKey = { group, normalized, hash: hashNormalizedQuestion(normalized) };
+  resolvedKeys.set(key, { key: { ...key }, resolved });
+  return resolved;
+}
+
+/**
+ * A frozen copy of `key` whose group and question hash are computed now; pass it to `get` and
+ * then `set` (the miss path) so the question is normalised and hashed once. Any key object
+ * reused across calls gets the same benefit; this one cannot change in between.
+ *
+ * @throws AfwError `INVALID_INPUT` when `flowId` is empty or scope `session` has no `sessionId`.
+ * @example
+ * ```ts
+ * const key = prepareCacheKey({ scope: "shared", flowId: "flowise:faq", question });
+ * const lookup = await cache.get(key);
+ * if (!lookup.hit) await cache.set(key, await answer(question), { ttlSeconds: 3600 });
+ * ```
+ */
+export function prepareCacheKey(key: CacheKeyInput): Readonly<CacheKeyInput> {
+  const copy = Object.freeze({ ...key });
+  resolveCacheKey(copy);
+  return copy;
+}
+
 /**
  * Checks `set` arguments. Resolves the entry to store, or undefined when the result must not be
- * cached (non-cacheable flow, partial or error result, empty answer, invalid result).
+ * cached (non-cacheable flow, partial or error result, empty answer, a value without an answer
+ * text or metadata).
+ *
+ * The result is typed (`UniversalQueryResult`, built by the gateway from validated backend
+ * replies), so it is not parsed against the full zod schema again on every write — that cost sat
+ * on every cache miss. Only the fields this decision needs are checked; what is read back is
+ * validated in full ({@link parseStoredEntry}), so a malformed write can only cost a miss.
  *
  * @throws AfwError `INVALID_INPUT` for a TTL that is not a positive number of seconds.
  */
@@ -94,11 +157,13 @@ export function entryToStore(key: CacheKeyInput, group: CacheGroup, result: unkn
   if (typeof result !== "object" || result === null) return undefined;
   const record = result as Record<string, unknown>;
   if ("error" in record || record["partial"] === true || record["isError"] === true) return undefined;
-  const parsed = UniversalQueryResultSchema.safeParse(result);
-  if (!parsed.success || parsed.data.result.trim().length === 0) return undefined;
+  const answer = record["result"];
+  const metadata = record["_mcp_metadata"];
+  if (typeof answer !== "string" || answer.trim().length === 0) return undefined;
+  if (typeof metadata !== "object" || metadata === null || typeof (metadata as Record<string, unknown>)["flow_id"] !== "string") return undefined;
   return {
     version: 1,
-    result: parsed.data,
+    result: result as UniversalQueryResult,
     question: key.question,
     flowId: group.flowId,
     scope: group.scope,
@@ -109,8 +174,11 @@ export function entryToStore(key: CacheKeyInput, group: CacheGroup, result: unkn
   };
 }
 
-/** Parses a stored value and checks it belongs to `group` (and, given, to `question`). */
-export function parseStoredEntry(raw: string, group: CacheGroup, question?: string): { entry: CacheEntry } | { corrupt: string } {
+/**
+ * Parses a stored value (untrusted: validated with `CacheEntrySchema`) and checks it belongs to
+ * `group` (and, given, to the question whose {@link normalizeQuestion} is `normalizedQuestion`).
+ */
+export function parseStoredEntry(raw: string, group: CacheGroup, normalizedQuestion?: string): { entry: CacheEntry } | { corrupt: string } {
   let json: unknown;
   try {
     json = JSON.parse(raw);
@@ -123,7 +191,7 @@ export function parseStoredEntry(raw: string, group: CacheGroup, question?: stri
   if (entry.flowId !== group.flowId || entry.scope !== group.scope || entry.tenant !== group.tenant || entry.sessionId !== group.sessionId) {
     return { corrupt: "stored entry belongs to another flow, scope, tenant or session" };
   }
-  if (question !== undefined && normalizeQuestion(entry.question) !== normalizeQuestion(question)) {
+  if (normalizedQuestion !== undefined && normalizeQuestion(entry.question) !== normalizedQuestion) {
     return { corrupt: "stored entry belongs to another question" };
   }
   return { entry };
@@ -131,7 +199,8 @@ export function parseStoredEntry(raw: string, group: CacheGroup, question?: stri
 
 /** True when `group` is selected by `selector`. */
 export function selectorMatches(selector: CacheInvalidation, group: CacheGroup): boolean {
-  if (selector.all === true) return true;
+  // `all` with a tenant means everything of that tenant, never another tenant's entries.
+  if (selector.all === true) return selector.tenant === undefined || selector.tenant === group.tenant;
   return (
     (selector.flowId === undefined || selector.flowId === group.flowId) &&
     (selector.sessionId === undefined || selector.sessionId === group.sessionId) &&

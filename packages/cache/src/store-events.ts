@@ -1,7 +1,7 @@
 import { emitTrace, type CacheScope, type TraceContext } from "@afw/contracts";
 
 /** Which store an event concerns. */
-export type StoreName = "response-cache" | "session-store" | "performance-store" | "health-store" | "circuit-state-store" | "connection";
+export type StoreName = "response-cache" | "session-store" | "performance-store" | "health-store" | "circuit-state-store" | "mcp-session-registry" | "connection";
 
 /**
  * What the stores report through the `onEvent` hook. `cache-unavailable` also goes to the trace

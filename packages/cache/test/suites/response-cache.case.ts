@@ -1,6 +1,6 @@
 import { describe, expect, it, afterEach } from "vitest";
 import type { CacheKeyInput, ResponseCache } from "@afw/contracts";
-import { resolveCacheTtl, type CacheGetOptions, type CacheSetOptions, type CacheStoreEvent, type SemanticCacheOptions } from "../../src/index.js";
+import { prepareCacheKey, resolveCacheTtl, type CacheGetOptions, type CacheSetOptions, type CacheStoreEvent, type SemanticCacheOptions } from "../../src/index.js";
 import { answer, recordingTrace, waitFor } from "../helpers.js";
 
 /** A response cache under test plus what the suite needs to poke at it. */
@@ -43,6 +43,25 @@ export function describeResponseCacheSuite(name: string, factory: ResponseCacheF
     };
     afterEach(async () => {
       await Promise.all(open.splice(0).map((harness) => harness.close()));
+    });
+
+    it("reuses one key object for get and set (the miss path) and never serves a mutated key's old entry", async () => {
+      const { cache } = await create();
+      const key = prepareCacheKey(shared("Where are the logs?"));
+      expect((await cache.get(key)).hit).toBe(false);
+      expect(await cache.set(key, answer("In /var/log."), HOUR)).toBe(true);
+      expect(cache.keyOf(key)).toBe(cache.keyOf(shared("where are the logs")));
+      const hit = await cache.get(shared("where are the LOGS"));
+      expect(hit.hit && hit.entry.result.result).toBe("In /var/log.");
+      const mutable = shared("Where are the logs?");
+      expect((await cache.get(mutable)).hit).toBe(true);
+      mutable.question = "Where are the metrics?";
+      expect(await cache.get(mutable)).toEqual({ hit: false, reason: "absent" });
+      expect(await cache.set(mutable, answer("On /metrics."), HOUR)).toBe(true);
+      const metrics = await cache.get(shared("where are the metrics"));
+      expect(metrics.hit && metrics.entry.result.result).toBe("On /metrics.");
+      const logs = await cache.get(shared("where are the logs"));
+      expect(logs.hit && logs.entry.result.result).toBe("In /var/log.");
     });
 
     it("misses an absent key, then hits after a write with the stored answer and metadata", async () => {
@@ -180,6 +199,17 @@ export function describeResponseCacheSuite(name: string, factory: ResponseCacheF
       expect(await cache.set(shared("a"), answer("again"), HOUR)).toBe(true);
       expect((await cache.get(shared("a"))).hit).toBe(true);
       await expect(cache.invalidate({})).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    });
+
+    it("scopes `all: true` to the tenant given with it", async () => {
+      const { cache } = await create();
+      const keys: CacheKeyInput[] = [shared("a", { tenant: "acme" }), session("s-1", "b", { tenant: "acme" }), shared("a", { tenant: "globex" }), shared("a")];
+      for (const key of keys) expect(await cache.set(key, answer(`${key.tenant}/${key.question}`), HOUR)).toBe(true);
+      const hits = async () => (await Promise.all(keys.map((key) => cache.get(key)))).map((lookup) => lookup.hit);
+      expect(await cache.invalidate({ all: true, tenant: "globex" })).toBe(1);
+      expect(await hits()).toEqual([true, true, false, true]);
+      expect(await cache.invalidate({ all: true, tenant: "acme" })).toBe(2);
+      expect(await hits()).toEqual([false, false, false, true]);
     });
 
     it("counts hits, misses, writes and errors per flow", async () => {
