@@ -1,5 +1,6 @@
 // Accuracy report of the intent classifier on a labelled dev set (default: ../shared/data/intent-dev.json
 // beside the repository). Run: pnpm --filter @afw/router eval [path]
+// Own held-out sets (never trained on): eval/intent-holdout.json, -b.json, -c.json (see README).
 // Prints: fast path alone, model path alone (no fast path), combined classifier; per intent, per
 // difficulty, per language group; confusion matrix and calibration table of the combined
 // classifier; and the cross-validated accuracy stored with the model (estimated on the exemplars).
@@ -26,6 +27,10 @@ const STOPWORDS = {
   pt: ["o", "a", "os", "as", "que", "de", "do", "da", "para", "com", "uma", "um", "como", "meu", "minha", "é", "não", "nossa", "nosso", "em", "e", "você"],
   fr: ["le", "la", "les", "que", "de", "des", "du", "pour", "avec", "une", "un", "comment", "mon", "ma", "est", "et", "je", "notre", "dans", "ce", "cette"],
   de: ["der", "die", "das", "und", "ist", "ich", "wie", "mein", "meine", "nicht", "mit", "für", "ein", "eine", "unsere", "im", "zu", "den", "dem"],
+  it: ["il", "lo", "la", "gli", "le", "che", "di", "del", "della", "per", "con", "una", "come", "mio", "mia", "è", "non", "nostro", "nostra", "questo", "questa", "perché", "cosa"],
+  nl: ["de", "het", "een", "en", "is", "ik", "hoe", "mijn", "niet", "met", "voor", "van", "ons", "onze", "wat", "waarom", "deze", "dit", "je", "jij", "er"],
+  pl: ["w", "na", "nie", "jak", "czy", "mi", "mnie", "jest", "się", "sie", "z", "co", "dlaczego", "ten", "ta", "te", "moja", "mój", "nasz", "nasza", "ile", "gdzie"],
+  sv: ["och", "att", "det", "är", "en", "ett", "jag", "vad", "hur", "min", "mitt", "vår", "vårt", "inte", "med", "för", "på", "om", "du", "varför", "den", "de", "hej"],
   en: ["the", "a", "an", "is", "are", "my", "our", "what", "how", "why", "to", "of", "and", "for", "in", "it", "this", "with", "do", "i", "you"],
 };
 function language(text) {
@@ -40,7 +45,7 @@ function language(text) {
       bestScore = score;
     }
   }
-  return best === "en" ? "english" : "other (es/fr/de/pt)";
+  return best === "en" ? "english" : "other languages";
 }
 
 const embedder = diskCacheEmbedder(createUseEmbedder());

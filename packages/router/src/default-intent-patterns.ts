@@ -1,14 +1,14 @@
 import type { IntentPatternConfig } from "./intent-patterns.js";
 
 /**
- * The built-in intent patterns: broad, multilingual (en/es/fr/de/pt) cue words for each intent.
+ * The built-in intent patterns: broad, multilingual (en/es/fr/de/pt/it/nl) cue words for each intent.
  * They feed the classifier in two ways: as the fast path (they decide alone only when one intent
  * clearly leads, see `fastPath`) and as six features of the trained model, which learns how much
  * to trust them. Extend or replace them with {@link mergeIntentPatterns} / `patterns` option.
  */
 export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
   version: 1,
-  fastPath: { minScore: 5, minMargin: 4 },
+  fastPath: { minScore: 5, minMargin: 4, maxRunnerUp: 0 },
   intents: {
     "creative-orientation": {
       keywords: {
@@ -25,6 +25,10 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         cancao: 2, cancoes: 2, chanson: 2, chansons: 2, lied: 1.5, lieder: 1.5, roman: 1, novela: 1.5, inventar: 2, inventer: 2,
         erfinden: 2, ilustracoes: 2, ilustraciones: 2, kreativ: 2.5, creativo: 2.5, criativo: 2.5, creatif: 2.5,
         suenos: 2, ilustrado: 1.5, poema: 2.5, poeme: 2.5, gedicht: 2.5, "*geschichte": 1,
+        // it / nl
+        immagina: 2, immaginare: 2, immaginiamo: 2, sogno: 2, sogni: 2, visione: 2.5, poesia: 2.5, racconto: 2, racconti: 2,
+        canzone: 2, canzoni: 2, inventa: 2, inventare: 2, creativa: 2.5, droom: 2, dromen: 2, visie: 2.5, verhaal: 1.5, verhalen: 1.5,
+        verzin: 2, verzinnen: 2, creatief: 2.5, kinderboek: 1.5,
       },
       phrases: {
         "what i want": 2, "what i really want": 3, "what i truly want": 3, "what do i want": 2.5, "i want to create": 3,
@@ -33,6 +37,7 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         "creative project": 3, "short story": 2.5, "short film": 2, "board game": 1, "world building": 3,
         "quiero crear": 3, "quiero escribir": 2, "quero criar": 3, "quero escrever": 2, "je veux creer": 3, "j'aimerais ecrire": 2,
         "ich mochte": 1, "ich will": 0.5, "me ajuda a imaginar": 3, "ayudame a imaginar": 3, "aide moi a imaginer": 3,
+        "aiutami a immaginare": 3, "stel je voor": 2.5,
       },
       regex: [
         { pattern: "\\bif (my|our) [\\w' -]{2,40} (was|were) exactly\\b", weight: 3, flags: "iu" },
@@ -56,6 +61,9 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         funktion: 1, depurar: 2.5, deboguer: 2.5, compilar: 1.5, programa: 0.5, programm: 0.5, schleife: 2,
         boucle: 2, bucle: 2, laco: 1.5,
         erro: 1.5, fuite: 1.5, "*fehler": 1.5, excepcion: 2.5, excecao: 2.5,
+        // it / nl
+        errore: 1.5, errori: 1.5, codice: 1.5, funzione: 1, eccezione: 2.5, fout: 1, foutmelding: 2, crasht: 1.5, functie: 1,
+        debuggen: 2.5,
       },
       phrases: {
         "stack trace": 3, "memory leak": 2.5, "race condition": 2.5, "my code": 2, "this code": 2, "the code": 1.5,
@@ -64,6 +72,7 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         "fails with": 1.5, "error message": 1.5, "throws an": 2, "returns undefined": 2.5, "pull request": 1.5,
         "code review": 2.5, "null pointer": 2.5, "out of memory": 2, "status code": 1, "mi codigo": 2, "meu codigo": 2,
         "mon code": 2, "mein code": 2, "diesen code": 2, "ce code": 2, "este codigo": 2, "esse codigo": 2,
+        "va in errore": 2, "si blocca": 1.5, "il mio codice": 2, "questo codice": 2, "mijn code": 2, "deze code": 2,
       },
       regex: [
         { pattern: "\\b[A-Z][A-Za-z]*(Error|Exception)\\b", weight: 3, flags: "u" },
@@ -91,6 +100,10 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         organizarias: 2, modulos: 1.5, capas: 1.5, camadas: 1.5, couches: 1.5, schichten: 1.5, microservicios: 2.5,
         microsservicos: 2.5, etapas: 1, etapes: 1, zustandigkeiten: 1.5, responsabilidades: 1.5, responsables: 1,
         datenmodell: 2.5, entidades: 1.5, entites: 1.5, entitaten: 1.5, "*architektur": 2.5,
+        // it / nl
+        architettura: 2.5, struttura: 1.5, strutturare: 2, organizzare: 1.5, organizzeresti: 2, moduli: 1.5, livelli: 1,
+        responsabilita: 1.5, microservizi: 2.5, architectuur: 2.5, structuur: 1.5, structureren: 2, indelen: 1.5, lagen: 1,
+        verantwoordelijkheden: 1.5,
       },
       phrases: {
         "design pattern": 2.5, "design patterns": 2.5, "system design": 3, "domain model": 2.5, "data model": 2,
@@ -101,6 +114,7 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         "ports and adapters": 3, "single responsibility": 2, "bounded context": 3, "folder structure": 2.5,
         "database per service": 3, "monolito modular": 3, "modularer monolith": 3,
         "modelo de datos": 2.5, "modelo de dados": 2.5, "modele de donnees": 2.5,
+        "come strutturare": 3, "come organizzare": 2.5, "hoe zouden": 1, "hoe structureren": 3,
       },
       regex: [
         { pattern: "\\b(should|would) (we|you|i) (split|structure|organi[sz]e|lay out|layer|model|separate)\\b", weight: 2, flags: "iu" },
@@ -117,6 +131,9 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         hola: 3, gracias: 2.5, adios: 3, chiste: 2.5, bonjour: 3, bonsoir: 3, salut: 3, merci: 2.5, blague: 2.5, hallo: 3,
         danke: 2.5, tschuss: 3, witz: 2.5, oi: 3, ola: 3, obrigado: 2.5, obrigada: 2.5, piada: 2.5, pelicula: 1.5,
         filme: 1,  receta: 1.5, receita: 1.5, recette: 1.5, rezept: 1.5,
+        // it / nl
+        ciao: 3, grazie: 2.5, barzelletta: 2.5, buongiorno: 3, buonasera: 3, ricetta: 1.5, hoi: 3, bedankt: 2.5, dankjewel: 2.5,
+        grap: 2.5, goedemorgen: 3, recept: 1.5,
       },
       phrases: {
         "how are you": 3, "how's it going": 3, "hows it going": 3, "what's up": 2, "whats up": 2, "good morning": 3,
@@ -126,6 +143,8 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         "buenas tardes": 3, "buenas noches": 3, "ca va": 3, "comment vas tu": 3, "wie geht": 3, "guten morgen": 3,
         "guten tag": 2.5, "guten abend": 3, "tudo bem": 3, "bom dia": 3, "boa tarde": 3, "boa noite": 3, "hasta luego": 3,
         "a bientot": 3, "bis spater": 3, "ate logo": 3,
+        "come stai": 3, "secondo te": 2, "cosa ne pensi": 2, "che ne pensi": 2, "hoe gaat het": 3, "wat vind je": 2,
+        "wat vind jij": 2,
       },
       regex: [
         { pattern: "^\\W*(hi|hello|hey|yo|hiya|hola|bonjour|salut|hallo|moin|servus|oi|ol[áa])\\b\\W*$", weight: 4, flags: "iu" },
@@ -146,6 +165,9 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         reglamento: 2, regulamento: 2, reglement: 2, procedimiento: 1.5, procedimento: 1.5, procedure: 1, verfahren: 1,
         segun: 2, selon: 2, laut: 2, 
         "*handbuch": 2.5, "*richtlinie": 2.5, "*dokumentation": 2, charte: 1.5, acta: 1.5, protokoll: 1.5, ata: 1,
+        // it / nl
+        regolamento: 2, manuale: 2, documentazione: 2, contratto: 1.5, procedura: 1.5, verbale: 1.5, beleid: 2, handboek: 2.5,
+        documentatie: 2, volgens: 2, notulen: 2, richtlijn: 2.5,
       },
       phrases: {
         "knowledge base": 3, "according to": 2.5, "per the": 2, "our policy": 3, "the policy": 2, "our docs": 2.5,
@@ -157,6 +179,8 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         "que dit": 2, "was steht": 2.5, "busca en": 2, "procure na": 2, "cherche dans": 2, "such im": 2, "nuestra politica": 3,
         "nossa politica": 3, "notre politique": 3, "unsere richtlinie": 3,
         "was sagt": 2.5, "qu'est ce que notre": 1.5, "que diz": 2, "que dice nuestro": 2.5,
+        "cosa dice": 2, "cosa prevede": 2, "secondo la": 1.5, "secondo il": 1.5, "dove trovo": 1.5, "wat staat er": 2.5,
+        "waar staat": 2, "ons beleid": 3, "la nostra politica": 3,
       },
       regex: [
         { pattern: "\\bwhat (does|do|did) (the|our|my) [\\w' -]{2,40} (say|said|state|mention|recommend|conclude)\\b", weight: 3, flags: "iu" },
@@ -179,11 +203,16 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         wandle: 1.5, suma: 1.5, somar: 1.5, somme: 1.5, summe: 1.5, promedio: 2, media: 1, moyenne: 2, durchschnitt: 2,
         agrupar: 2, agrupo: 2, grouper: 2, gruppieren: 2, hoja: 0.5,
         dubletten: 2.5, zahle: 1, berechne: 1.5, calcula: 1.5, calcule: 1.5, regroupe: 1.5, zusammenfuhren: 1.5,
+        // it / nl
+        tabella: 1.5, foglio: 1, colonna: 2, righe: 1.5, duplicati: 2.5, somma: 1.5, raggruppa: 2, ordina: 1, converti: 1.5,
+        dati: 1.5, tabel: 1.5, kolom: 2, kolommen: 2, rijen: 1.5, dubbele: 2, gemiddelde: 2, groepeer: 2, bereken: 1.5,
+        gegevens: 1.5,
       },
       phrases: {
         "group by": 2.5, "rolling average": 2.5, "moving average": 2.5, "missing values": 2, "data set": 2,
         "row by row": 2, "one row per": 2.5, "per row": 1.5, "hoja de calculo": 2.5, "data cleaning": 3,
         "clean up the data": 3, "window function": 2, "sql query": 1.5, "write a query": 2, "write a sql": 2,
+        "tabella pivot": 2.5, "zet om": 1.5,
       },
       regex: [
         { pattern: "\\bper (day|week|month|quarter|year|hour|customer|user|client|region|store|category|product|country|department|person)\\b", weight: 2, flags: "iu" },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AfwError, BackendError, type FlowStreamChunk, type RoutingCandidate, type RoutingDecision } from "@afw/contracts";
 import { createCircuitBreaker } from "./circuit-breaker.js";
-import { executeStream, executeWithFallback, type ExecuteOptions } from "./execute.js";
+import { executeStream, executeWithFallback, type ExecuteOptions, type ExecutionStreamChunk, type StreamRestartChunk } from "./execute.js";
 import { createPerformanceTracker } from "./performance-tracker.js";
 import { collectingTrace, createFakeBackend, result, wait, type FakeBackend } from "../test/fake-backend.js";
 
@@ -197,8 +197,8 @@ describe("executeWithFallback", () => {
   });
 });
 
-async function collect(iterable: AsyncIterable<FlowStreamChunk>): Promise<FlowStreamChunk[]> {
-  const out: FlowStreamChunk[] = [];
+async function collect(iterable: AsyncIterable<ExecutionStreamChunk>): Promise<ExecutionStreamChunk[]> {
+  const out: ExecutionStreamChunk[] = [];
   for await (const c of iterable) out.push(c);
   return out;
 }
@@ -240,7 +240,7 @@ describe("executeStream", () => {
     expect(trace.ofType("fallback-triggered")).toHaveLength(1);
   });
 
-  it("after a token has been emitted, a failure is thrown, never a silent switch", async () => {
+  it("with maxStreamRestarts 0, a failure after a token is thrown, never a silent switch", async () => {
     const a = createFakeBackend({
       id: "a",
       stream: async function* () {
@@ -249,13 +249,106 @@ describe("executeStream", () => {
       },
     });
     const b = createFakeBackend({ id: "b" });
-    const seen: FlowStreamChunk[] = [];
+    const seen: ExecutionStreamChunk[] = [];
     const error = await (async () => {
-      for await (const c of executeStream(decisionOf([candidate("a", "x", 1), candidate("b", "y", 2)]), { question: "q" }, opts([a, b]))) seen.push(c);
+      for await (const c of executeStream(decisionOf([candidate("a", "x", 1), candidate("b", "y", 2)]), { question: "q" }, opts([a, b], { maxStreamRestarts: 0 }))) seen.push(c);
     })().catch((e: unknown) => e as AfwError);
     expect(error).toMatchObject({ code: "BACKEND_UNAVAILABLE" });
     expect(seen.map((c) => c.type)).toEqual(["token"]);
     expect(b.calls).toHaveLength(0);
+  });
+
+  /** A stream of `words` that throws (connection reset) after `cutAfter` tokens on the calls listed in `cutCalls`. */
+  const cutStream =
+    (words: string[], cutAfter: number, cutCalls: (call: number) => boolean) =>
+    async function* (request: { flowId: string }, _signal: AbortSignal | undefined, call: number): AsyncGenerator<FlowStreamChunk> {
+      for (const [i, word] of words.entries()) {
+        if (cutCalls(call) && i === cutAfter) throw new BackendError("BACKEND_UNAVAILABLE", "connection reset", { statusCode: 502 });
+        yield { type: "token", text: word };
+      }
+      yield { type: "end", result: result("a", request.flowId, words.join("")) };
+    };
+  const textAfterLastRestart = (chunks: ExecutionStreamChunk[]) => {
+    const last = chunks.map((c) => c.type).lastIndexOf("restart");
+    return chunks
+      .slice(last + 1)
+      .map((c) => (c.type === "token" ? c.text : ""))
+      .join("");
+  };
+
+  it("a stream cut after tokens restarts on the same candidate (retry) with a restart chunk, and the answer after it is complete", async () => {
+    const trace = collectingTrace();
+    const a = createFakeBackend({ id: "a", stream: cutStream(["one ", "two ", "three"], 2, (call) => call === 1) });
+    const stream = executeStream(decisionOf([candidate("a", "x", 1)]), { question: "q" }, opts([a], { trace }));
+    const chunks: ExecutionStreamChunk[] = [];
+    let next = await stream.next();
+    while (!next.done) {
+      chunks.push(next.value);
+      next = await stream.next();
+    }
+    expect(chunks.map((c) => c.type)).toEqual(["token", "token", "restart", "token", "token", "token", "end"]);
+    const restart = chunks[2] as StreamRestartChunk;
+    expect(restart).toMatchObject({ reason: "BACKEND_UNAVAILABLE", from: { backendId: "a", flowId: "a:x" }, restart: 1, tokensDiscarded: 2 });
+    expect(restart.nextCandidate.flowId).toBe("a:x");
+    expect(textAfterLastRestart(chunks)).toBe("one two three");
+    expect(next.value).toMatchObject({ restarts: 1, fallbackUsed: false, result: { text: "one two three" } });
+    expect(next.value!.attempts.map((x) => x.outcome)).toEqual(["error", "success"]);
+    expect(trace.ofType("stream-restarted")).toEqual([
+      expect.objectContaining({ fromBackendId: "a", fromFlowId: "a:x", toBackendId: "a", toFlowId: "a:x", reason: "BACKEND_UNAVAILABLE", restart: 1, tokensDiscarded: 2 }),
+    ]);
+  });
+
+  it("restarts on the next candidate when the cut candidate has no retry left (fallback after the first token)", async () => {
+    const trace = collectingTrace();
+    const a = createFakeBackend({ id: "a", stream: cutStream(["a1 ", "a2 ", "a3"], 1, () => true) });
+    const b = createFakeBackend({ id: "b", stream: cutStream(["b1 ", "b2"], 99, () => false) });
+    const chunks = await collect(executeStream(decisionOf([candidate("a", "x", 1), candidate("b", "y", 2)]), { question: "q" }, opts([a, b], { trace, retry: { retries: 0 } })));
+    const restarts = chunks.filter((c): c is StreamRestartChunk => c.type === "restart");
+    expect(restarts).toHaveLength(1);
+    expect(restarts[0]!.nextCandidate).toMatchObject({ backendId: "b", flowId: "b:y" });
+    expect(textAfterLastRestart(chunks)).toBe("b1 b2");
+    expect(trace.ofType("fallback-triggered")[0]).toMatchObject({ fromBackendId: "a", toBackendId: "b" });
+  });
+
+  it("stops restarting after maxStreamRestarts and throws the attempt's error", async () => {
+    const a = createFakeBackend({ id: "a", stream: cutStream(["1", "2", "3"], 1, () => true) });
+    const b = createFakeBackend({ id: "b", stream: cutStream(["1", "2", "3"], 1, () => true) });
+    const c = createFakeBackend({ id: "c" });
+    const seen: ExecutionStreamChunk[] = [];
+    const error = await (async () => {
+      const decision = decisionOf([candidate("a", "x", 1), candidate("b", "y", 2), candidate("c", "z", 3)]);
+      for await (const chunk of executeStream(decision, { question: "q" }, opts([a, b, c], { retry: { retries: 0 }, maxStreamRestarts: 1 }))) seen.push(chunk);
+    })().catch((e: unknown) => e as AfwError);
+    expect(error).toMatchObject({ code: "BACKEND_UNAVAILABLE" });
+    expect(seen.filter((chunk) => chunk.type === "restart")).toHaveLength(1);
+    expect(c.calls).toHaveLength(0);
+  });
+
+  it("gives up with ALL_BACKENDS_FAILED when no candidate is left to restart on", async () => {
+    const a = createFakeBackend({ id: "a", stream: cutStream(["1", "2", "3"], 1, () => true) });
+    const error = await collect(executeStream(decisionOf([candidate("a", "x", 1)]), { question: "q" }, opts([a]))).catch((e: unknown) => e as AfwError);
+    expect(error).toMatchObject({ code: "ALL_BACKENDS_FAILED" });
+    expect(a.calls).toHaveLength(2); // the first try and its one retry, each cut
+  });
+
+  it("does not restart when the caller aborted", async () => {
+    const controller = new AbortController();
+    const a = createFakeBackend({
+      id: "a",
+      stream: async function* (_r, signal) {
+        yield { type: "token", text: "1" };
+        controller.abort();
+        await wait(10_000, signal);
+        yield { type: "token", text: "2" };
+      },
+    });
+    const seen: ExecutionStreamChunk[] = [];
+    const error = await (async () => {
+      for await (const chunk of executeStream(decisionOf([candidate("a", "x", 1)]), { question: "q" }, opts([a], { signal: controller.signal }))) seen.push(chunk);
+    })().catch((e: unknown) => e as AfwError);
+    expect(error).toMatchObject({ code: "ABORTED" });
+    expect(seen.map((c) => c.type)).toEqual(["token"]);
+    expect(a.calls).toHaveLength(1);
   });
 
   it("uses execute() as one end chunk for backends without streaming, and times out the first token", async () => {

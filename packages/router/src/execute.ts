@@ -46,7 +46,34 @@ export interface ExecutionOutcome {
   /** True when the first step was hedged. */
   hedged: boolean;
   durationMs: number;
+  /** Streams only: how many times the answer restarted after a stream broke mid-way (see {@link StreamRestartChunk}). */
+  restarts?: number;
 }
+
+/**
+ * Yielded by {@link executeStream} when a stream broke after tokens had been yielded and the
+ * answer starts again on `nextCandidate` (a retry of the same candidate, or a fallback). The
+ * tokens yielded before it belong to an incomplete answer: discard them (or tell the user that
+ * the answer restarts); the chunks after it are the new answer from its beginning.
+ */
+export interface StreamRestartChunk {
+  type: "restart";
+  /** Error code of the attempt that broke (e.g. `BACKEND_UNAVAILABLE`, `BACKEND_BAD_RESPONSE`). */
+  reason: string;
+  /** Secret-free message of that error. */
+  message: string;
+  /** The candidate whose stream broke. */
+  from: { backendId: string; flowId: string };
+  /** The candidate the answer restarts on (the same one when it is retried). */
+  nextCandidate: RoutingCandidate;
+  /** 1-based number of this restart within the execution. */
+  restart: number;
+  /** Tokens of the broken stream that were yielded before it broke. */
+  tokensDiscarded: number;
+}
+
+/** What {@link executeStream} yields: the backend's chunks plus {@link StreamRestartChunk}s. */
+export type ExecutionStreamChunk = FlowStreamChunk | StreamRestartChunk;
 
 /** Retry settings. */
 export interface RetryOptions {
@@ -82,6 +109,13 @@ export interface ExecuteOptions {
   random?: () => number;
   /** Intent recorded with performance samples. */
   intent?: Intent | undefined;
+  /**
+   * {@link executeStream} only: how many times a stream that broke after tokens were yielded may
+   * restart (yielding a {@link StreamRestartChunk}, then retry/fallback as before the first
+   * token). 0 restores the strict behaviour: a failure after the first token is thrown.
+   * @default maxCandidates (3)
+   */
+  maxStreamRestarts?: number;
 }
 
 /** The request without the flow id (the executor sets it per candidate). */
@@ -350,7 +384,8 @@ async function runAttempt(
     clearTimeout(timer);
     run.options.signal?.removeEventListener("abort", onUserAbort);
     cancel?.removeEventListener("abort", onCancel);
-    if (!controller.signal.aborted) controller.abort(new HedgeCancelled());
+    // The attempt settled: the backend call has returned (or was aborted through the controller
+    // already), so nothing is left to cancel and the controller is dropped as it is.
   }
 }
 
@@ -461,20 +496,30 @@ export async function executeWithFallback(decision: RoutingDecision, request: Ex
 /**
  * Streaming variant of {@link executeWithFallback}: yields the chunks of `backend.stream` (or one
  * `end` chunk from `execute` for backends without streaming). Falls back exactly like the
- * buffered executor until the first token (or `end`) has been yielded; chunks before it are
- * held back so a failed attempt leaves no trace in the output. After a token has been emitted a
- * failure is thrown as a typed error, never a silent switch to another backend. No hedging.
+ * buffered executor; chunks before an attempt's first token are held back so an attempt that
+ * fails early leaves no trace in the output. When a stream breaks after tokens were yielded
+ * (connection cut, stream ended without its `end` chunk, attempt timeout), the answer restarts:
+ * a {@link StreamRestartChunk} is yielded (discard the tokens received so far), then the retry
+ * and fallback continue as before the first token — within the overall deadline and at most
+ * `maxStreamRestarts` times (each restart is traced as `stream-restarted`). No hedging.
  *
- * @throws AfwError like {@link executeWithFallback}; after the first token, the attempt's error.
+ * @throws AfwError like {@link executeWithFallback}; with `maxStreamRestarts: 0` (or once the
+ * restarts are used up), a failure after the first token throws the attempt's error.
  * @example
  * ```ts
+ * let answer = "";
  * for await (const chunk of executeStream(decision, { question }, { backends })) {
- *   if (chunk.type === "token") process.stdout.write(chunk.text);
+ *   if (chunk.type === "restart") answer = ""; // the previous tokens were an incomplete answer
+ *   if (chunk.type === "token") answer += chunk.text;
  * }
  * ```
  */
-export async function* executeStream(decision: RoutingDecision, request: ExecutionRequest, options: ExecuteOptions): AsyncGenerator<FlowStreamChunk, ExecutionOutcome | undefined> {
+export async function* executeStream(decision: RoutingDecision, request: ExecutionRequest, options: ExecuteOptions): AsyncGenerator<ExecutionStreamChunk, ExecutionOutcome | undefined> {
   const run = new ExecutionRun(decision, request, options);
+  const maxRestarts = Math.max(0, options.maxStreamRestarts ?? Math.max(1, options.maxCandidates ?? 3));
+  let restarts = 0;
+  /** A stream that broke after yielding tokens; announced when the next attempt starts. */
+  let pendingRestart: { error: AfwError; from: RoutingCandidate; tokens: number } | undefined;
   let candidate = run.next();
   while (candidate) {
     if (options.signal?.aborted || run.remaining() <= 0) break;
@@ -487,6 +532,29 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
       if (!(await run.admitted(candidate, attempt))) {
         lastError = new AfwError("BACKEND_UNAVAILABLE", "circuit open");
         break;
+      }
+      if (pendingRestart) {
+        restarts++;
+        const { error, from, tokens } = pendingRestart;
+        pendingRestart = undefined;
+        emitTrace(options.trace, "stream-restarted", {
+          fromBackendId: from.backendId,
+          fromFlowId: from.flowId,
+          toBackendId: candidate.backendId,
+          toFlowId: candidate.flowId,
+          reason: error.code,
+          restart: restarts,
+          tokensDiscarded: tokens,
+        });
+        yield {
+          type: "restart",
+          reason: error.code,
+          message: error.message,
+          from: { backendId: from.backendId, flowId: from.flowId },
+          nextCandidate: candidate,
+          restart: restarts,
+          tokensDiscarded: tokens,
+        };
       }
       const backend = run.backends.get(candidate.backendId)!;
       const timeoutMs = Math.max(1, Math.min(run.attemptTimeoutMs, run.remaining()));
@@ -510,6 +578,7 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
       const iterator = source[Symbol.asyncIterator]();
       const held: FlowStreamChunk[] = [];
       let emitted = false;
+      let tokens = 0;
       let finished = false;
       try {
         for (;;) {
@@ -527,6 +596,7 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
             for (const h of held) yield h;
             held.length = 0;
           }
+          if (chunk.type === "token") tokens++;
           yield chunk;
           if (chunk.type === "end") {
             finished = true;
@@ -541,6 +611,7 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
               fallbackUsed: candidate.flowId !== decision.chosen?.flowId,
               hedged: false,
               durationMs: performance.now() - run.started,
+              restarts,
             };
           }
         }
@@ -551,7 +622,13 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
         run.attempts.push({ backendId: candidate.backendId, flowId: candidate.flowId, backendFlowId: candidate.backendFlowId, attempt, outcome, code: error.code, message: error.message, latencyMs });
         emitTrace(options.trace, "backend-call-end", { backendId: candidate.backendId, flowId: candidate.flowId, attempt, latencyMs, outcome, errorCode: error.code });
         if (outcome !== "aborted") await run.recordOutcome(candidate, false, latencyMs, error);
-        if (emitted || outcome === "aborted") throw error;
+        if (outcome === "aborted") throw error;
+        if (emitted) {
+          // Tokens of this attempt reached the caller: restart (announced when the next attempt
+          // starts) or, with no restart left, fail with the attempt's error.
+          if (restarts >= maxRestarts) throw error;
+          pendingRestart = { error, from: candidate, tokens };
+        }
         lastError = error;
         if (!isRetryable(error) || retry === run.retries) break;
         const delayMs = run.backoff(retry + 1);

@@ -15,11 +15,29 @@ export interface FlowDiscoveryCacheOptions {
 }
 
 /**
+ * Where a {@link Router} gets each backend's flow list. The default is the router's own
+ * {@link FlowDiscoveryCache}; an application that already discovers flows (e.g. the gateway's
+ * backend registry) passes its own source so every backend is discovered once, not once per
+ * consumer. The router rebuilds a backend's routing profiles whenever `peek`/`get` return a
+ * different array than before, so a source must return the same array while the list is unchanged.
+ */
+export interface BackendFlowSource {
+  /** The backend's flows. Waits only when there is no list yet. */
+  get(backend: FlowBackendV1, trace?: TraceContext): Promise<UniversalFlow[]>;
+  /** The current list without waiting (undefined before the first discovery); may start a background refresh when stale. */
+  peek(backend: FlowBackendV1): UniversalFlow[] | undefined;
+  /** Rediscovers now; serves the previous list on failure when there is one. */
+  refresh(backend: FlowBackendV1, trace?: TraceContext): Promise<UniversalFlow[]>;
+  /** Forgets a backend's list (or every list). Optional. */
+  invalidate?(backendId?: string): void;
+}
+
+/**
  * Per-backend flow lists with stale-while-revalidate: a fresh list is served from memory; an
  * expired one is served immediately while a background refresh runs; when discovery fails or
  * times out the previous list keeps being served (event `flows-discovered` with `stale: true`).
  */
-export interface FlowDiscoveryCache {
+export interface FlowDiscoveryCache extends BackendFlowSource {
   /** The backend's flows. Waits only when there is no list yet. @throws the discovery error when there is no list at all. */
   get(backend: FlowBackendV1, trace?: TraceContext): Promise<UniversalFlow[]>;
   /** The cached list without any I/O (undefined before the first discovery); triggers a background refresh when stale. */

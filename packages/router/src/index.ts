@@ -38,6 +38,7 @@ export {
   hashIntentExemplars,
   hashIntentPatterns,
   buildIntentFeatureRow,
+  intentModelText,
   buildCalibrationTable,
   IntentExemplarFileSchema,
   BUNDLED_INTENT_MODEL_URL,
@@ -51,6 +52,13 @@ export {
   type TrainIntentModelOptions,
 } from "./intent-model.js";
 export { lexicalFeatures, type SparseVector, type LexicalFeatureOptions } from "./lexical-features.js";
+export {
+  DEFAULT_INTENT_LEXICON,
+  compileIntentLexicon,
+  type IntentLexicon,
+  type IntentLexiconConcept,
+  type LexiconMatch,
+} from "./intent-lexicon.js";
 export {
   trainSoftmaxRegression,
   softmaxLogits,
@@ -86,13 +94,15 @@ export {
   summarizePerformance,
   combineScore,
   DEFAULT_CAPABILITIES,
+  DEFAULT_MAX_SCORE_ADJUSTMENT,
+  adjustBreakdown,
   FLOW_MATCH_SCORES,
   type CapabilityTable,
   type PerformanceSummary,
   type PerformanceScoringOptions,
 } from "./scoring.js";
 export { createHealthCache, type HealthCache, type HealthCacheOptions } from "./health-cache.js";
-export { createFlowDiscoveryCache, type FlowDiscoveryCache, type FlowDiscoveryCacheOptions } from "./flow-discovery-cache.js";
+export { createFlowDiscoveryCache, type BackendFlowSource, type FlowDiscoveryCache, type FlowDiscoveryCacheOptions } from "./flow-discovery-cache.js";
 export { createPerformanceTracker, type PerformanceTracker, type PerformanceTrackerOptions } from "./performance-tracker.js";
 export { createCircuitBreaker, parseCircuitKey, type CircuitBreaker, type CircuitBreakerOptions } from "./circuit-breaker.js";
 export {
@@ -102,6 +112,8 @@ export {
   type ExecutionAttempt,
   type ExecutionOutcome,
   type ExecutionRequest,
+  type ExecutionStreamChunk,
+  type StreamRestartChunk,
   type RetryOptions,
 } from "./execute.js";
 export {

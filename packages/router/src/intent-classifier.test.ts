@@ -159,6 +159,9 @@ describe("intent classifier with the Universal Sentence Encoder (bundled model)"
     ["What does our parental leave policy say about adoption?", "rag-retrieval"],
     ["Compute the average order value per country from the orders export and sort it descending.", "data-processing"],
     ["¿Qué dice el reglamento interno sobre las horas extra?", "rag-retrieval"],
+    ["Hoe kunnen we de facturatie loskoppelen van de rest van het platform?", "structural-thinking"],
+    ["Calcola la media degli ordini per cliente da questo foglio.", "data-processing"],
+    ["Is it worth learning chess as an adult, or is it mostly for kids?", "conversation"],
   ] as const;
   it.each(cases)("%s -> %s", async (question, expected) => {
     const c = await classifier.classify(question);

@@ -16,13 +16,13 @@ import {
   buildIntentFeatureRow,
   hashIntentExemplars,
   hashIntentPatterns,
+  intentModelText,
   loadBundledIntentModel,
   trainIntentModel,
   type IntentExemplar,
   type IntentModel,
 } from "./intent-model.js";
 import { softmaxInPlace, softmaxLogits } from "./softmax-regression.js";
-import { truncateForModel } from "./text-normalization.js";
 
 /** Confidence bands: a confidence `>= high` is `high`, `>= medium` is `medium`, `>= low` is `low`, else `none`. */
 export interface ConfidenceThresholds {
@@ -202,7 +202,8 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
           embedder,
           patterns: matcher.config,
           folds: 0,
-          training: { epochs: options.trainingEpochs ?? 30 },
+          // One seed at first use keeps the wait short; the bundled model averages five.
+          training: { epochs: options.trainingEpochs ?? 30, seeds: 1 },
         });
         modelCache.set(key, trained);
         trained.catch(() => modelCache.delete(key));
@@ -283,7 +284,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
       }
       if (context?.signal?.aborted) throw new AfwError("ABORTED", "intent classification was aborted", { cause: context.signal.reason });
       const model = loaded ?? (await resolveModel());
-      const modelText = truncateForModel(text, model.features.modelCharacters);
+      const modelText = intentModelText(text, model.features);
       const vectors = await raceTimeout(embedder.embed([modelText], context?.signal), embeddingTimeoutMs, context?.signal);
       const embedding = vectors?.[0];
       const row = buildIntentFeatureRow(text, embedding, pattern.scores, model.features, model.dimensions);

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { AfwError, INTENTS, IntentSchema, formatZodError, type Embedder, type Intent } from "@afw/contracts";
+import { compileIntentLexicon, type IntentLexicon } from "./intent-lexicon.js";
 import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatternMatcher } from "./intent-patterns.js";
 import { lexicalFeatures, type SparseVector } from "./lexical-features.js";
 import {
@@ -37,18 +38,43 @@ export interface IntentFeatureSettings {
   charWeight: number;
   /** Longest text given to the embedder (head and tail are kept). */
   modelCharacters: number;
+  /** Weight of a cue-lexicon concept feature relative to a word (0: no concept features). */
+  conceptWeight?: number;
+  /** Append the English glosses of non-English cue words to the text the embedder sees. */
+  glossModelText?: boolean;
 }
 
 /** Default {@link IntentFeatureSettings}. */
 export const DEFAULT_INTENT_FEATURE_SETTINGS: Readonly<IntentFeatureSettings> = Object.freeze({
   embeddingScale: 1,
-  lexicalScale: 0.5,
+  lexicalScale: 0.75,
   patternScale: 0.5,
   hashBits: 14,
   charNgrams: [3, 4, 5],
   charWeight: 0.3,
   modelCharacters: 1_000,
+  conceptWeight: 1.5,
+  glossModelText: true,
 });
+
+let defaultLexicon: IntentLexicon | undefined;
+const lexicon = () => (defaultLexicon ??= compileIntentLexicon());
+
+/**
+ * The text the sentence embedder sees for a question under `settings`: the question shortened to
+ * `modelCharacters`, plus (with `glossModelText`) the English glosses of its non-English cue words.
+ *
+ * @example
+ * ```ts
+ * intentModelText("Waarom crasht mijn app?", { ...DEFAULT_INTENT_FEATURE_SETTINGS, glossModelText: true });
+ * ```
+ */
+export function intentModelText(text: string, settings: IntentFeatureSettings): string {
+  const base = truncateForModel(text, settings.modelCharacters);
+  if (!settings.glossModelText) return base;
+  const { glosses } = lexicon().match(text);
+  return glosses.length ? `${base} (${glosses.join(", ")})` : base;
+}
 
 /** Accuracy per confidence bucket. */
 export interface CalibrationBucket {
@@ -159,6 +185,7 @@ export function buildIntentFeatureRow(
     hashBits: settings.hashBits,
     charNgrams: settings.charNgrams,
     charWeight: settings.charWeight,
+    ...(settings.conceptWeight ? { concepts: lexicon().match(text).concepts.map((c) => lexicon().concepts[c]!.gloss), conceptWeight: settings.conceptWeight } : {}),
   });
   if (settings.lexicalScale !== 1) for (let i = 0; i < lexical.values.length; i++) lexical.values[i] = lexical.values[i]! * settings.lexicalScale;
   return { dense, sparse: lexical };
@@ -240,13 +267,13 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
   const { exemplars, embedder } = options;
   if (exemplars.length === 0) throw new AfwError("CONFIG_INVALID", "cannot train an intent model without exemplars");
   const features: IntentFeatureSettings = { ...DEFAULT_INTENT_FEATURE_SETTINGS, ...options.features };
-  const training: Required<SoftmaxTrainingOptions> = { epochs: 30, learningRate: 0.01, l2: 1e-4, seed: 1, ...options.training };
+  const training: Required<SoftmaxTrainingOptions> = { epochs: 30, learningRate: 0.01, l2: 3e-4, seed: 1, seeds: 5, ...options.training };
   const folds = options.folds ?? 5;
   const matcher = compileIntentPatterns(options.patterns);
   const progress = options.onProgress ?? (() => {});
   progress(`embedding ${exemplars.length} exemplars with ${embedder.id}`);
   const vectors = await embedder.embed(
-    exemplars.map((e) => truncateForModel(e.text, features.modelCharacters)),
+    exemplars.map((e) => intentModelText(e.text, features)),
     options.signal,
   );
   const patternScores = exemplars.map((e) => matcher.score(e.text));

@@ -25,6 +25,14 @@ describe("intent patterns", () => {
     expect(matcher.score("nothing here").top).toBeUndefined();
   });
 
+  it("with maxRunnerUp, does not decide alone when another intent's rules also matched", () => {
+    const strict = compileIntentPatterns({ ...matcher.config, fastPath: { minScore: 3, minMargin: 2, maxRunnerUp: 0 } });
+    expect(strict.score("a stack trace").decisive).toBe(true);
+    const contested = "a stack trace and a TypeError from the csv import";
+    expect(matcher.score(contested).decisive).toBe(true); // 6 vs 3: a clear lead
+    expect(strict.score(contested).decisive).toBe(false); // but csv competes
+  });
+
   it("loads from YAML or JSON and rejects invalid configs with CONFIG_INVALID", () => {
     const yaml = parseIntentPatterns("intents:\n  conversation:\n    keywords: { hola: 3 }\nfastPath: { minScore: 2, minMargin: 1 }\n");
     expect(compileIntentPatterns(yaml).score("¡Hola!").decisive).toBe(true);
@@ -45,6 +53,11 @@ describe("intent patterns", () => {
     expect(defaults.score("Busca en la base de conocimiento el manual de vacaciones").top).toBe("rag-retrieval");
     expect(defaults.score("Wandle die CSV-Datei um und entferne Duplikate").top).toBe("data-processing");
     expect(defaults.score("Bonjour, ça va ?").top).toBe("conversation");
+    // Italian and Dutch cues
+    expect(defaults.score("Secondo il regolamento, quanti giorni di permesso abbiamo?").top).toBe("rag-retrieval");
+    expect(defaults.score("Ciao, come stai?").top).toBe("conversation");
+    expect(defaults.score("Verwijder de dubbele rijen en bereken het gemiddelde per kolom").top).toBe("data-processing");
+    expect(defaults.score("Hoe structureren we de architectuur van het platform?").top).toBe("structural-thinking");
   });
 
   it("bounds the work on huge inputs", () => {

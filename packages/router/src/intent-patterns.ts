@@ -41,6 +41,11 @@ export const IntentPatternConfigSchema = z
       .object({
         minScore: z.number().min(0).default(4).describe("Lowest winning score with which the patterns may decide alone."),
         minMargin: z.number().min(0).default(3).describe("Smallest lead over the runner-up with which the patterns may decide alone."),
+        maxRunnerUp: z
+          .number()
+          .min(0)
+          .optional()
+          .describe("Highest score another intent may have for the patterns to decide alone (0: no competing rule may match); unset: no limit."),
       })
       .prefault({}),
   })
@@ -59,7 +64,7 @@ export const IntentPatternConfigSchema = z
  *     phrases: { "stack trace": 3 }
  *     regex:
  *       - { pattern: "\\b[A-Z]\\w*(Error|Exception)\\b", weight: 3, flags: "u" }
- * fastPath: { minScore: 4, minMargin: 3 }
+ * fastPath: { minScore: 4, minMargin: 3, maxRunnerUp: 0 }
  * ```
  */
 export type IntentPatternConfig = z.infer<typeof IntentPatternConfigSchema>;
@@ -154,6 +159,7 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
     }
   });
   const { minScore, minMargin } = config.fastPath;
+  const maxRunnerUp = config.fastPath.maxRunnerUp ?? Infinity;
 
   return {
     config,
@@ -199,7 +205,14 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
       }
       const top = bestScore > 0 ? INTENTS[best] : undefined;
       const margin = top ? bestScore - Math.max(0, second) : 0;
-      return { scores, matches, top, margin, decisive: top !== undefined && bestScore >= minScore && margin >= minMargin };
+      const runnerUp = top ? Math.max(0, second) : 0;
+      return {
+        scores,
+        matches,
+        top,
+        margin,
+        decisive: top !== undefined && bestScore >= minScore && margin >= minMargin && runnerUp <= maxRunnerUp,
+      };
     },
   };
 }

@@ -14,6 +14,10 @@ export interface LexicalFeatureOptions {
   charNgrams?: readonly number[];
   /** Weight of one character n-gram relative to a word. @default 0.3 */
   charWeight?: number;
+  /** Language-independent concept features (e.g. from the cue lexicon), added as `k:<name>`. */
+  concepts?: readonly string[];
+  /** Weight of one concept relative to a word. @default 1 */
+  conceptWeight?: number;
 }
 
 function fnv1a(text: string): number {
@@ -57,6 +61,8 @@ export function lexicalFeatures(text: string, options: LexicalFeatureOptions = {
       }
     }
   }
+  const conceptWeight = options.conceptWeight ?? 1;
+  if (options.concepts && conceptWeight > 0) for (const concept of options.concepts) add(`k:${concept}`, conceptWeight);
   const indices = new Int32Array(counts.size);
   const values = new Float32Array(counts.size);
   let k = 0;

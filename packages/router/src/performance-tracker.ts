@@ -80,6 +80,31 @@ export function createPerformanceTracker(options: PerformanceTrackerOptions = {}
     }
   };
 
+  // Re-reads after a record are coalesced per target: a record joins the re-read queued behind the
+  // one in flight (it starts after this record's sample was stored), so N concurrent records
+  // cost two window reads and summaries per target instead of N.
+  const queued = new Map<string, Promise<PerformanceSummary>>();
+  const running = new Map<string, Promise<PerformanceSummary>>();
+  const reloadAfterWrite = (target: PerformanceTarget): Promise<PerformanceSummary> => {
+    const key = keyOf(target);
+    const waiting = queued.get(key);
+    if (waiting) return waiting;
+    const before = running.get(key);
+    const next = (before ? before.catch(() => neutral) : Promise.resolve(neutral)).then(() => {
+      queued.delete(key);
+      const run = load(target);
+      running.set(key, run);
+      void run
+        .finally(() => {
+          if (running.get(key) === run) running.delete(key);
+        })
+        .catch(() => {});
+      return run;
+    });
+    queued.set(key, next);
+    return next;
+  };
+
   return {
     store,
     async record(sample) {
@@ -89,8 +114,8 @@ export function createPerformanceTracker(options: PerformanceTrackerOptions = {}
         // a failing shared store must not fail the request that produced the sample
       }
       await Promise.all([
-        load({ backendId: sample.backendId }),
-        sample.flowId === undefined ? undefined : load({ backendId: sample.backendId, flowId: sample.flowId }),
+        reloadAfterWrite({ backendId: sample.backendId }),
+        sample.flowId === undefined ? undefined : reloadAfterWrite({ backendId: sample.backendId, flowId: sample.flowId }),
       ]);
     },
     summary(target) {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { AfwError, type Intent } from "@afw/contracts";
+import { AfwError, type Intent, type UniversalFlow } from "@afw/contracts";
 import { confidenceLevel, type IntentClassifier } from "./intent-classifier.js";
 import { compileIntentPatterns } from "./intent-patterns.js";
 import { createRouter, type RouterOptions } from "./router.js";
-import { collectingTrace, createFakeBackend, type FakeFlow } from "../test/fake-backend.js";
+import type { BackendFlowSource } from "./flow-discovery-cache.js";
+import { collectingTrace, createFakeBackend, toFlows, type FakeFlow } from "../test/fake-backend.js";
 
 /** A classifier stub with a fixed answer, so routing tests do not depend on the model. */
 function fixedClassifier(intent: Intent, confidence: number): IntentClassifier {
@@ -239,5 +240,150 @@ describe("Router.explain", () => {
     const second = collectingTrace();
     await router.execute({ question: "hello again", trace: second });
     expect(second.events.map((e) => e.type)).toEqual(["routing-decided", "backend-call-start", "backend-call-end"]);
+  });
+});
+
+describe("score adjuster (learned prior hook)", () => {
+  it("moves the choice within the bound and shows original, delta and reason in every adjusted candidate", async () => {
+    const calls: string[] = [];
+    const { router } = setup("rag-retrieval", 0.95, {
+      scoreAdjuster: (intent, candidate) => {
+        calls.push(`${intent}:${candidate.flowId}`);
+        if (candidate.flowId === "langflow:rag") return { flow_match: -0.9, performance: -0.9, reason: "fails often" };
+        if (candidate.flowId === "flowise:docs") return { flow_match: 0.5, performance: 0.2, reason: "answers well", source: "test" };
+        return undefined;
+      },
+      maxScoreAdjustment: 0.2,
+    });
+    const d = await router.route({ question: "what does the handbook say about leave?" });
+    expect(calls).toContain("rag-retrieval:langflow:rag");
+    expect(calls).toHaveLength(5);
+    // Without the adjuster langflow:rag wins (0.9 vs 0.87); -0.2 on both components costs it 0.12.
+    expect(d.chosen?.flowId).toBe("flowise:docs");
+    const rag = d.candidates.find((c) => c.flowId === "langflow:rag")!;
+    expect(rag.breakdown).toEqual({ flow_match: 0.8, health: 1, performance: 0.3, capability: 1 });
+    expect(rag.adjustment).toEqual({ source: "learned-prior", original: { flow_match: 1, performance: 0.5 }, delta: { flow_match: -0.2, performance: -0.2 }, reason: "fails often" });
+    expect(rag.score).toBeCloseTo(0.8 * 0.4 + 0.3 + 0.3 * 0.2 + 0.1, 6);
+    const docs = d.candidates.find((c) => c.flowId === "flowise:docs")!;
+    // flow_match is clamped at 1 although the delta was +0.2.
+    expect(docs.breakdown).toEqual({ flow_match: 1, health: 1, performance: 0.7, capability: 0.7 });
+    expect(docs.adjustment).toMatchObject({ source: "test", delta: { flow_match: 0.2, performance: 0.2 }, original: { flow_match: 1, performance: 0.5 } });
+    expect(d.candidates.find((c) => c.flowId === "flowise:general")!.adjustment).toBeUndefined();
+  });
+
+  it("ignores a throwing adjuster", async () => {
+    const { router } = setup("rag-retrieval", 0.95, {
+      scoreAdjuster: () => {
+        throw new Error("boom");
+      },
+    });
+    const d = await router.route({ question: "q" });
+    expect(d.chosen?.flowId).toBe("langflow:rag");
+    expect(d.candidates.every((c) => c.adjustment === undefined)).toBe(true);
+  });
+});
+
+describe("variant selector (A/B routing)", () => {
+  it("applies the variant arm's weights and strategy and records the arm", async () => {
+    const seen: unknown[] = [];
+    const { router } = setup("rag-retrieval", 0.95, {
+      hedging: { enabled: false },
+      variantSelector: (request) => {
+        seen.push(request);
+        return request.sessionId === "s-variant"
+          ? { experimentId: "capability-only", arm: "variant", label: "cap", weights: { flow_match: 0, health: 0, performance: 0, capability: 1 }, strategy: "hedge" }
+          : { experimentId: "capability-only", arm: "control" };
+      },
+    });
+    const control = await router.route({ question: "q", trace: { traceId: "t1", requestId: "r1", sessionId: "s-control", sink: { emit: () => {} } } });
+    expect(control.experiment).toEqual({ experimentId: "capability-only", arm: "control" });
+    expect(control.weights).toEqual({ flow_match: 0.4, health: 0.3, performance: 0.2, capability: 0.1 });
+    expect(control.strategy).toBe("direct");
+    expect(seen[0]).toEqual({ intent: "rag-retrieval", traceId: "t1", requestId: "r1", sessionId: "s-control" });
+
+    const variant = await router.route({ question: "q", trace: { traceId: "t2", requestId: "r2", sessionId: "s-variant", sink: { emit: () => {} } } });
+    expect(variant.experiment).toEqual({ experimentId: "capability-only", arm: "variant", label: "cap" });
+    expect(variant.weights).toEqual({ flow_match: 0, health: 0, performance: 0, capability: 1 });
+    expect(variant.candidates[0]!.score).toBe(1);
+    expect(variant.strategy).toBe("hedge");
+    expect(variant.reason).toMatch(/\[A\/B capability-only: variant 'cap', weights, strategy hedge\]/);
+  });
+
+  it("does not assign requests that override the backend or flow, and ignores a throwing selector", async () => {
+    let calls = 0;
+    const { router } = setup("rag-retrieval", 0.95, {
+      variantSelector: () => {
+        calls++;
+        throw new Error("boom");
+      },
+    });
+    const overridden = await router.route({ question: "q", backend: "flowise" });
+    expect(overridden.experiment).toBeUndefined();
+    expect(calls).toBe(0);
+    const normal = await router.route({ question: "q" });
+    expect(calls).toBe(1);
+    expect(normal.experiment).toBeUndefined();
+    expect(normal.chosen?.flowId).toBe("langflow:rag");
+  });
+
+  it("keeps the decided strategy when the variant's is not possible", async () => {
+    const { router } = setup("rag-retrieval", 0.95, { variantSelector: () => ({ experimentId: "x", arm: "variant", strategy: "default-flow" }) });
+    const d = await router.route({ question: "q" });
+    expect(d.strategy).toBe("direct");
+    expect(d.reason).toMatch(/strategy default-flow \(not possible here\)/);
+  });
+});
+
+describe("Router with a flowSource", () => {
+  /** A source that hands out lists it was given, counting calls (the application's own discovery). */
+  function listSource(lists: Map<string, UniversalFlow[]>) {
+    const counts = { get: 0, peek: 0, refresh: 0 };
+    const source: BackendFlowSource = {
+      get: async (backend) => {
+        counts.get++;
+        return lists.get(backend.id)!;
+      },
+      peek: (backend) => {
+        counts.peek++;
+        return lists.get(backend.id);
+      },
+      refresh: async (backend) => {
+        counts.refresh++;
+        return lists.get(backend.id)!;
+      },
+    };
+    return { source, counts };
+  }
+
+  it("routes on the source's lists and never discovers flows itself", async () => {
+    const flowise = createFakeBackend({ id: "flowise", kind: "flowise", flows: flowiseFlows });
+    const lists = new Map([["flowise", toFlows("flowise", "flowise", [{ id: "from-source", name: "Docs QA", intents: ["rag-retrieval"] }])]]);
+    const { source, counts } = listSource(lists);
+    const router = createRouter({ backends: [flowise], classifier: fixedClassifier("rag-retrieval", 0.95), flowSource: source });
+    const decision = await router.route({ question: "what does the handbook say?" });
+    expect(decision.chosen?.flowId).toBe("flowise:from-source");
+    await router.route({ question: "again" });
+    await router.refresh();
+    expect(flowise.discoveries).toBe(0);
+    expect(counts.get).toBe(1);
+    expect(counts.refresh).toBe(1);
+    expect(counts.peek).toBeGreaterThanOrEqual(2);
+  });
+
+  it("rebuilds a backend's profiles when the source hands out a new list", async () => {
+    const flowise = createFakeBackend({ id: "flowise", kind: "flowise" });
+    const lists = new Map([["flowise", toFlows("flowise", "flowise", [{ id: "old", name: "Chat", intents: ["conversation"] }])]]);
+    const { source } = listSource(lists);
+    const router = createRouter({ backends: [flowise], classifier: fixedClassifier("conversation", 0.95), flowSource: source });
+    expect((await router.route({ question: "hi" })).candidates.map((c) => c.flowId)).toEqual(["flowise:old"]);
+    lists.set("flowise", toFlows("flowise", "flowise", [{ id: "new", name: "Chat", intents: ["conversation"] }, { id: "old", name: "Chat", intents: ["conversation"] }]));
+    const after = await router.route({ question: "hi" });
+    expect(after.candidates.map((c) => c.flowId).sort()).toEqual(["flowise:new", "flowise:old"]);
+  });
+
+  it("still discovers on its own without a flowSource (standalone use)", async () => {
+    const { flowise, router } = setup("conversation", 0.95);
+    await router.route({ question: "hi" });
+    expect(flowise.discoveries).toBe(1);
   });
 });

@@ -6,25 +6,37 @@ import {
   type CircuitStateStore,
   type ConfidenceLevel,
   type FlowBackendV1,
-  type FlowStreamChunk,
   type HealthStore,
   type Intent,
   type PerformanceStore,
   type PerformanceTarget,
   type RoutingCandidate,
   type RoutingDecision,
+  type RoutingVariant,
+  type RoutingVariantSelector,
+  type ScoreAdjuster,
+  type ScoreAdjustment,
   type ScoringWeights,
   type TraceContext,
   type UniversalFlow,
 } from "@afw/contracts";
 import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions } from "./circuit-breaker.js";
-import { executeStream, executeWithFallback, type ExecuteOptions, type ExecutionOutcome, type ExecutionRequest, type RetryOptions } from "./execute.js";
-import { createFlowDiscoveryCache, type FlowDiscoveryCache } from "./flow-discovery-cache.js";
+import { executeStream, executeWithFallback, type ExecuteOptions, type ExecutionOutcome, type ExecutionRequest, type ExecutionStreamChunk, type RetryOptions } from "./execute.js";
+import { createFlowDiscoveryCache, type BackendFlowSource, type FlowDiscoveryCache } from "./flow-discovery-cache.js";
 import { buildFlowProfile, type FlowProfile, type FlowRegistry } from "./flow-profiles.js";
 import { createHealthCache, type HealthCache } from "./health-cache.js";
 import { createIntentClassifier, type IntentClassificationResult, type IntentClassifier, type IntentClassifierOptions } from "./intent-classifier.js";
 import { createPerformanceTracker, type PerformanceTracker } from "./performance-tracker.js";
-import { DEFAULT_CAPABILITIES, capabilityScore, flowMatchScore, healthScore, type CapabilityTable, type PerformanceScoringOptions } from "./scoring.js";
+import {
+  DEFAULT_CAPABILITIES,
+  DEFAULT_MAX_SCORE_ADJUSTMENT,
+  adjustBreakdown,
+  capabilityScore,
+  flowMatchScore,
+  healthScore,
+  type CapabilityTable,
+  type PerformanceScoringOptions,
+} from "./scoring.js";
 import { foldText, splitWords } from "./text-normalization.js";
 
 /** Options of {@link createRouter}. */
@@ -47,10 +59,16 @@ export interface RouterOptions {
   healthTtlMs?: number;
   /** Longest health probe. @default 5000 */
   healthProbeTimeoutMs?: number;
-  /** Flow list TTL. @default 300000 */
+  /** Flow list TTL (of the router's own discovery cache; ignored with `flowSource`). @default 300000 */
   discoveryTtlMs?: number;
-  /** Longest flow discovery. @default 10000 */
+  /** Longest flow discovery (of the router's own discovery cache; ignored with `flowSource`). @default 10000 */
   discoveryTimeoutMs?: number;
+  /**
+   * Where the flow lists come from when the application already discovers flows (e.g. a gateway's
+   * backend registry): the router then never calls `discoverFlows` itself, so each backend is
+   * discovered once. @default the router's own {@link FlowDiscoveryCache}
+   */
+  flowSource?: BackendFlowSource;
   /** Health score of a backend never probed yet. @default 0.5 */
   unknownHealthScore?: number;
   /** Circuit breaker settings (its store is `stores.circuits`). */
@@ -67,6 +85,8 @@ export interface RouterOptions {
     /** @default 3 */
     maxCandidates?: number;
     random?: () => number;
+    /** Restarts of a stream that broke after its first token (see `ExecuteOptions.maxStreamRestarts`). @default maxCandidates */
+    maxStreamRestarts?: number;
   };
   /** Hedging: which confidence levels run the top two backends in parallel. @default { enabled: true, levels: ["low"] } */
   hedging?: { enabled?: boolean; levels?: ConfidenceLevel[] };
@@ -78,6 +98,21 @@ export interface RouterOptions {
   now?: () => number;
   /** Trace context for background work (health probes, discovery refreshes). */
   trace?: TraceContext;
+  /**
+   * Adjusts the `flow_match` and `performance` components of every candidate (e.g. a learned
+   * routing prior). Each delta is bounded by `maxScoreAdjustment`, the components are clamped to
+   * 0..1, and the candidate's `adjustment` shows the values before, the deltas and the reason.
+   * Called synchronously for every candidate of every decision; a throwing adjuster is ignored.
+   */
+  scoreAdjuster?: ScoreAdjuster;
+  /** Largest absolute delta a `scoreAdjuster` may apply to one component. @default 0.25 */
+  maxScoreAdjustment?: number;
+  /**
+   * Assigns a request (after classification, unless the user overrides backend or flow) to an
+   * A/B arm; the arm's weights and strategy apply to its decision, which records the arm in
+   * `decision.experiment`. A throwing selector is ignored.
+   */
+  variantSelector?: RoutingVariantSelector;
 }
 
 /** What to route. */
@@ -122,6 +157,8 @@ interface Cell {
   excluded: string | undefined;
   override: boolean;
   tier: number;
+  /** The adjuster's change of this decision, if any. */
+  adjustment: ScoreAdjustment | undefined;
 }
 
 interface BackendState {
@@ -151,6 +188,8 @@ export class Router {
   private readonly backends: ReadonlyMap<string, FlowBackendV1>;
   private anyKeywords = false;
   private readonly discoveryRetries = new Map<string, number>();
+  /** The list each backend's profiles were built from. */
+  private readonly flowLists = new Map<string, UniversalFlow[]>();
   private warm: Promise<void> | undefined;
 
   constructor(options: RouterOptions) {
@@ -169,20 +208,25 @@ export class Router {
     for (const [kind, table] of Object.entries(options.capabilities ?? {})) this.capabilities[kind] = { ...this.capabilities[kind], ...table };
     const now = options.now ?? Date.now;
     this.health = createHealthCache({ store: options.stores?.health, ttlMs: options.healthTtlMs, probeTimeoutMs: options.healthProbeTimeoutMs, now, trace: options.trace });
-    this.flows = createFlowDiscoveryCache({
-      ttlMs: options.discoveryTtlMs,
-      discoveryTimeoutMs: options.discoveryTimeoutMs,
-      now,
-      trace: options.trace,
-      onFlows: (backendId, flows) => this.setFlows(backendId, flows),
-    });
+    const source = options.flowSource;
+    this.flows = source
+      ? {
+          get: (backend, trace) => source.get(backend, trace),
+          peek: (backend) => source.peek(backend),
+          refresh: (backend, trace) => source.refresh(backend, trace),
+          invalidate: (backendId) => source.invalidate?.(backendId),
+        }
+      : createFlowDiscoveryCache({ ttlMs: options.discoveryTtlMs, discoveryTimeoutMs: options.discoveryTimeoutMs, now, trace: options.trace });
     this.performance = createPerformanceTracker({ ...options.performanceScoring, store: options.stores?.performance, now });
     this.circuits = createCircuitBreaker({ ...options.circuitBreaker, store: options.stores?.circuits, now });
   }
 
-  private setFlows(backendId: string, flows: UniversalFlow[]) {
+  /** Rebuilds a backend's routing profiles when its flow list is another array than the one they were built from. */
+  private syncFlows(backendId: string, flows: UniversalFlow[]) {
+    if (this.flowLists.get(backendId) === flows) return;
     const backend = this.backends.get(backendId);
     if (!backend) return;
+    this.flowLists.set(backendId, flows);
     const profiles = flows.map((f) => buildFlowProfile(f, this.options.registry));
     const capability = new Float64Array(INTENTS.length);
     INTENTS.forEach((intent, i) => {
@@ -200,6 +244,7 @@ export class Router {
       excluded: undefined,
       override: false,
       tier: 0,
+      adjustment: undefined,
     }));
     this.states.set(backendId, state);
     this.statesVersion++;
@@ -213,9 +258,12 @@ export class Router {
   warmUp(trace?: TraceContext): Promise<void> {
     this.warm ??= Promise.all([
       ...this.options.backends.map((b) =>
-        this.flows.get(b, trace).catch(() => {
-          this.discoveryRetries.set(b.id, (this.options.now ?? Date.now)());
-        }),
+        this.flows.get(b, trace).then(
+          (flows) => this.syncFlows(b.id, flows),
+          () => {
+            this.discoveryRetries.set(b.id, (this.options.now ?? Date.now)());
+          },
+        ),
       ),
       ...this.options.backends.map((b) => this.health.get(b, trace).catch(() => undefined)),
       this.circuits.sync(),
@@ -226,7 +274,7 @@ export class Router {
   /** Forces a flow rediscovery and a health probe of every backend. */
   async refresh(trace?: TraceContext): Promise<void> {
     await Promise.all([
-      ...this.options.backends.map((b) => this.flows.refresh(b, trace).catch(() => undefined)),
+      ...this.options.backends.map((b) => this.flows.refresh(b, trace).then((flows) => this.syncFlows(b.id, flows), () => undefined)),
       ...this.options.backends.map((b) => this.health.refresh(b, trace).catch(() => undefined)),
     ]);
   }
@@ -273,13 +321,17 @@ export class Router {
     }
     const matchesBackend = (b: FlowBackendV1) => !backendFilter || b.id === backendFilter || b.kind === backendFilter;
     const matchesFlow = (p: FlowProfile) => !input.flowId || p.flow.id === input.flowId || p.flow.backendFlowId === input.flowId || p.flow.name === input.flowId;
+    const overriding = backendFilter !== undefined || input.flowId !== undefined;
+    const variant = overriding ? undefined : this.selectVariant(intent, trace);
+    const w: Readonly<ScoringWeights> = variant?.weights ? { ...this.weights, ...definedWeights(variant.weights) } : this.weights;
+    const adjuster = this.options.scoreAdjuster;
+    const maxAdjustment = Math.min(1, Math.max(0, this.options.maxScoreAdjustment ?? DEFAULT_MAX_SCORE_ADJUSTMENT));
 
     // Score every candidate (typed arrays; objects only for the ones listed).
     // Decisions reuse one scratch cell per flow: from here to the end of this method nothing awaits.
     const all: Cell[] = this.cellList();
     let usable = 0;
     let nonDown = 0;
-    const w = this.weights;
     const usableBackends = new Set<string>();
     for (const state of this.states.values()) {
       const backend = state.backend;
@@ -296,6 +348,21 @@ export class Router {
         cell.perf = this.performance.summary(cell.target).score;
         cell.health = h;
         const capability = profile.capabilities?.[intent] ?? cap;
+        cell.adjustment = undefined;
+        if (adjuster) {
+          let requested: ReturnType<ScoreAdjuster>;
+          try {
+            requested = adjuster(intent, { backendId: backend.id, flowId: profile.flow.id, breakdown: { flow_match: cell.flowMatch, health: h, performance: cell.perf, capability } });
+          } catch {
+            requested = undefined;
+          }
+          if (requested) {
+            const adjusted = adjustBreakdown({ flow_match: cell.flowMatch, performance: cell.perf }, requested, maxAdjustment);
+            cell.flowMatch = adjusted.flow_match;
+            cell.perf = adjusted.performance;
+            cell.adjustment = adjusted.adjustment;
+          }
+        }
         cell.score = cell.flowMatch * w.flow_match + h * w.health + cell.perf * w.performance + capability * w.capability;
         cell.excluded = backendOpen || this.circuits.isOpen(profile.flow.id) ? "circuit open" : down ? "backend down" : undefined;
         if (!cell.excluded) {
@@ -323,7 +390,6 @@ export class Router {
     const distinctUsableBackends = usableBackends.size;
     let strategy: RoutingDecision["strategy"];
     let reason: string;
-    const overriding = backendFilter !== undefined || input.flowId !== undefined;
     if (overriding) {
       strategy = "override";
       reason = `user override (${[backendFilter && `backend=${backendFilter}`, input.flowId && `flow=${input.flowId}`].filter(Boolean).join(", ")})`;
@@ -346,6 +412,17 @@ export class Router {
     if (hedging.enabled !== false && strategy === "direct" && (hedging.levels ?? ["low"]).includes(level) && distinctUsableBackends >= 2) {
       strategy = "hedge";
       reason = `${level} confidence ${classification.confidence.toFixed(2)} for ${intent}: hedging the top two backends`;
+    }
+    if (variant) {
+      const wanted = variant.strategy;
+      const possible =
+        wanted === "direct" ||
+        wanted === "general-purpose" ||
+        (wanted === "hedge" && distinctUsableBackends >= 2) ||
+        (wanted === "default-flow" && this.options.defaultFlowId !== undefined && all.some((c) => !c.excluded && this.isDefaultFlow(c.profile)));
+      if (wanted && possible && wanted !== strategy) strategy = wanted;
+      const changes = [variant.weights ? "weights" : "", wanted ? `strategy ${wanted}${possible ? "" : " (not possible here)"}` : ""].filter(Boolean).join(", ");
+      reason = `${reason} [A/B ${variant.experimentId}: ${variant.arm}${variant.label ? ` '${variant.label}'` : ""}${changes ? `, ${changes}` : ""}]`;
     }
 
     // Ordering: usable first; overrides / default flow / general-purpose first per strategy; then
@@ -389,9 +466,10 @@ export class Router {
         backendFlowId: flow.backendFlowId,
         flowName: flow.name,
         score: round(c.score),
-        breakdown: { flow_match: c.flowMatch, health: c.health, performance: round(c.perf), capability },
+        breakdown: { flow_match: round(c.flowMatch), health: c.health, performance: round(c.perf), capability },
         rank: i + 1,
         ...(c.excluded ? { excluded: c.excluded } : {}),
+        ...(c.adjustment ? { adjustment: c.adjustment } : {}),
       };
     });
     const first = candidates.find((c) => !c.excluded);
@@ -402,12 +480,13 @@ export class Router {
       confidenceLevel: level,
       method: classification.method,
       alternatives: classification.alternatives,
-      weights: { ...this.weights },
+      weights: { ...w },
       candidates,
       chosen: first ? { backendId: first.backendId, flowId: first.flowId, backendFlowId: first.backendFlowId } : null,
       strategy,
       reason: first && strategy !== "override" ? `${reason}; chose ${first.flowName} on ${first.backendId} (score ${first.score.toFixed(3)})` : reason,
       decidedInMs: performance.now() - started,
+      ...(variant ? { experiment: { experimentId: variant.experimentId, arm: variant.arm, ...(variant.label === undefined ? {} : { label: variant.label }) } } : {}),
     };
     if (level === "low" || level === "none") {
       emitTrace(trace, "router-low-confidence", {
@@ -421,15 +500,30 @@ export class Router {
     return { decision, classification, profiles };
   }
 
+  /** The A/B arm of a request, or undefined (no selector, no experiment, or a throwing selector). */
+  private selectVariant(intent: Intent, trace: TraceContext | undefined): RoutingVariant | undefined {
+    const selector = this.options.variantSelector;
+    if (!selector) return undefined;
+    try {
+      return selector({ intent, ...(trace ? { traceId: trace.traceId, requestId: trace.requestId, sessionId: trace.sessionId } : {}) }) ?? undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Background upkeep of flow lists: refresh stale ones, retry failed first discoveries (at most every 5 s). */
   private keepFlowsFresh(trace: TraceContext | undefined) {
     const now = (this.options.now ?? Date.now)();
     for (const backend of this.options.backends) {
-      if (this.flows.peek(backend) !== undefined) continue;
+      const flows = this.flows.peek(backend);
+      if (flows !== undefined) {
+        this.syncFlows(backend.id, flows);
+        continue;
+      }
       const last = this.discoveryRetries.get(backend.id) ?? -Infinity;
       if (now - last < 5_000) continue;
       this.discoveryRetries.set(backend.id, now);
-      this.flows.get(backend, trace).catch(() => undefined);
+      this.flows.get(backend, trace).then((list) => this.syncFlows(backend.id, list), () => undefined);
     }
   }
 
@@ -458,6 +552,7 @@ export class Router {
       retry: e.retry,
       maxCandidates: e.maxCandidates,
       random: e.random,
+      ...(e.maxStreamRestarts === undefined ? {} : { maxStreamRestarts: e.maxStreamRestarts }),
       hedge: decision.strategy === "hedge",
       circuitBreaker: this.circuits,
       performance: this.performance,
@@ -499,12 +594,13 @@ export class Router {
   }
 
   /**
-   * Routes and streams (see {@link executeStream}); fallback happens only before the first token.
+   * Routes and streams (see {@link executeStream}): retry and fallback before the first token; a
+   * stream that breaks after it restarts (a `restart` chunk, then the new answer from its start).
    * The generator's return value is the execution outcome.
    *
-   * @throws AfwError like {@link Router.execute}; after the first token, the attempt's error.
+   * @throws AfwError like {@link Router.execute}; once the restarts are used up, the attempt's error.
    */
-  async *executeStream(input: RouterExecuteInput): AsyncGenerator<FlowStreamChunk, RouterExecution | undefined> {
+  async *executeStream(input: RouterExecuteInput): AsyncGenerator<ExecutionStreamChunk, RouterExecution | undefined> {
     const { decision, classification } = await this.decide(input);
     if (!decision.chosen) throw new AfwError("NO_BACKENDS_AVAILABLE", decision.reason, { details: { candidates: decision.candidates.length } });
     const outcome = yield* executeStream(decision, Router.request(input), { ...this.executeOptions(input, decision), hedge: false });
@@ -515,6 +611,16 @@ export class Router {
   async close(): Promise<void> {
     await Promise.allSettled(this.options.backends.map((b) => b.close?.()));
   }
+}
+
+/** The weights of `partial` that are set (an explicit `undefined` must not erase a configured weight). */
+function definedWeights(partial: Partial<ScoringWeights>): Partial<ScoringWeights> {
+  const out: Partial<ScoringWeights> = {};
+  for (const key of ["flow_match", "health", "performance", "capability"] as const) {
+    const value = partial[key];
+    if (typeof value === "number" && Number.isFinite(value) && value >= 0) out[key] = value;
+  }
+  return out;
 }
 
 function round(x: number): number {

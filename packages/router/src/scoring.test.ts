@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SCORING_WEIGHTS, type PerformanceSample } from "@afw/contracts";
 import { buildFlowProfile } from "./flow-profiles.js";
-import { DEFAULT_CAPABILITIES, capabilityScore, combineScore, flowMatchScore, healthScore, summarizePerformance } from "./scoring.js";
+import { DEFAULT_CAPABILITIES, adjustBreakdown, capabilityScore, combineScore, flowMatchScore, healthScore, summarizePerformance } from "./scoring.js";
 import { toFlows } from "../test/fake-backend.js";
 
 const profile = (flow: Parameters<typeof toFlows>[2][number]) => buildFlowProfile(toFlows("b", "flowise", [flow])[0]!);
@@ -92,5 +92,19 @@ describe("combineScore", () => {
   });
   it("uses the given weights", () => {
     expect(combineScore({ flow_match: 1, health: 0, performance: 0, capability: 0 }, { flow_match: 2, health: 1, performance: 1, capability: 1 })).toBe(2);
+  });
+});
+
+describe("adjustBreakdown", () => {
+  it("bounds each delta, clamps the components to 0..1 and records what it did", () => {
+    const out = adjustBreakdown({ flow_match: 0.3, performance: 0.95 }, { flow_match: -0.5, performance: 0.1, reason: "r" }, 0.2);
+    expect(out.flow_match).toBeCloseTo(0.1, 10);
+    expect(out.performance).toBe(1);
+    expect(out.adjustment).toEqual({ source: "learned-prior", original: { flow_match: 0.3, performance: 0.95 }, delta: { flow_match: -0.2, performance: 0.1 }, reason: "r" });
+  });
+
+  it("treats non-finite deltas as zero", () => {
+    const out = adjustBreakdown({ flow_match: 0.7, performance: 0.5 }, { flow_match: Number.NaN, performance: Number.POSITIVE_INFINITY, reason: "" });
+    expect(out).toMatchObject({ flow_match: 0.7, performance: 0.5, adjustment: { delta: { flow_match: 0, performance: 0 } } });
   });
 });

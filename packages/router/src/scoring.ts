@@ -1,4 +1,14 @@
-import { INTENTS, type BackendHealth, type BackendKind, type Intent, type PerformanceSample, type ScoreBreakdown, type ScoringWeights } from "@afw/contracts";
+import {
+  INTENTS,
+  type BackendHealth,
+  type BackendKind,
+  type Intent,
+  type PerformanceSample,
+  type ScoreAdjusterResult,
+  type ScoreAdjustment,
+  type ScoreBreakdown,
+  type ScoringWeights,
+} from "@afw/contracts";
 import type { FlowProfile } from "./flow-profiles.js";
 
 /** Per-backend-kind, per-intent capability scores (0..1). */
@@ -149,4 +159,41 @@ export function combineScore(breakdown: ScoreBreakdown, weights: ScoringWeights)
     breakdown.performance * weights.performance +
     breakdown.capability * weights.capability
   );
+}
+
+/** Default bound of a score adjuster's delta of one component (see {@link adjustBreakdown}). */
+export const DEFAULT_MAX_SCORE_ADJUSTMENT = 0.25;
+
+/**
+ * Applies a score adjuster's request to the `flow_match` and `performance` components: each delta
+ * is bounded to ±`maxAdjustment` (a non-finite delta counts as 0), each component clamped to
+ * 0..1. Returns the new components and the {@link @afw/contracts!ScoreAdjustment} record (values
+ * before, deltas as applied, reason) that the decision's candidate carries.
+ *
+ * @example
+ * ```ts
+ * adjustBreakdown({ flow_match: 1, performance: 0.5 }, { flow_match: -0.4, performance: 0.1, reason: "fails often" }, 0.25)
+ * // { flow_match: 0.75, performance: 0.6, adjustment: { source: "learned-prior", original: {...}, delta: { flow_match: -0.25, performance: 0.1 }, reason: "fails often" } }
+ * ```
+ */
+export function adjustBreakdown(
+  components: { flow_match: number; performance: number },
+  requested: ScoreAdjusterResult,
+  maxAdjustment: number = DEFAULT_MAX_SCORE_ADJUSTMENT,
+): { flow_match: number; performance: number; adjustment: ScoreAdjustment } {
+  const bound = Math.min(1, Math.max(0, maxAdjustment));
+  const delta = (value: number) => (Number.isFinite(value) ? Math.max(-bound, Math.min(bound, value)) : 0);
+  const unit = (value: number) => Math.max(0, Math.min(1, value));
+  const dFlow = delta(requested.flow_match);
+  const dPerf = delta(requested.performance);
+  return {
+    flow_match: unit(components.flow_match + dFlow),
+    performance: unit(components.performance + dPerf),
+    adjustment: {
+      source: requested.source ?? "learned-prior",
+      original: { flow_match: components.flow_match, performance: Math.round(components.performance * 1e6) / 1e6 },
+      delta: { flow_match: dFlow, performance: dPerf },
+      reason: typeof requested.reason === "string" ? requested.reason : "",
+    },
+  };
 }

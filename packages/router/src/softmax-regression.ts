@@ -28,6 +28,12 @@ export interface SoftmaxTrainingOptions {
   l2?: number;
   /** Seed of the shuffling order (training is deterministic for a seed). @default 1 */
   seed?: number;
+  /**
+   * Train this many models with consecutive seeds and average their weights (a linear model, so
+   * this equals averaging their logits): less variance from the shuffling order, same scoring cost.
+   * @default 1
+   */
+  seeds?: number;
 }
 
 /**
@@ -73,13 +79,39 @@ export function softmaxInPlace(logits: Float64Array, temperature = 1): Float64Ar
 
 /**
  * Trains a multinomial logistic regression with Adam on shuffled single examples (deterministic
- * for a seed). Sparse weights get lazy L2 (only on touched indices).
+ * for a seed; with `seeds` > 1 the weights of several seeds are averaged). Sparse weights get lazy
+ * L2 (only on touched indices).
  */
 export function trainSoftmaxRegression(
   rows: readonly FeatureRow[],
   labels: readonly number[],
   shape: { classes: number; denseDimensions: number; sparseDimensions: number },
   options: SoftmaxTrainingOptions = {},
+): SoftmaxWeights {
+  const seeds = Math.max(1, Math.floor(options.seeds ?? 1));
+  if (seeds === 1) return trainOnce(rows, labels, shape, options);
+  const first = options.seed ?? 1;
+  const sum = trainOnce(rows, labels, shape, { ...options, seed: first });
+  for (let k = 1; k < seeds; k++) {
+    const next = trainOnce(rows, labels, shape, { ...options, seed: first + k });
+    for (const key of ["dense", "sparse", "bias"] as const) {
+      const target = sum[key];
+      const source = next[key];
+      for (let i = 0; i < target.length; i++) target[i] = target[i]! + source[i]!;
+    }
+  }
+  for (const key of ["dense", "sparse", "bias"] as const) {
+    const target = sum[key];
+    for (let i = 0; i < target.length; i++) target[i] = target[i]! / seeds;
+  }
+  return sum;
+}
+
+function trainOnce(
+  rows: readonly FeatureRow[],
+  labels: readonly number[],
+  shape: { classes: number; denseDimensions: number; sparseDimensions: number },
+  options: SoftmaxTrainingOptions,
 ): SoftmaxWeights {
   const { classes, denseDimensions: d, sparseDimensions: h } = shape;
   const epochs = options.epochs ?? 30;

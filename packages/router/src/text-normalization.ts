@@ -7,10 +7,12 @@
 export const MAX_MATCH_CHARACTERS = 8_000;
 
 const COMBINING_MARKS = /[\u0300-\u036f]/g;
+const STROKED = /[łøđ]/g;
+const STROKED_MAP: Record<string, string> = { ł: "l", ø: "o", đ: "d" };
 const WORD = /[\p{L}\p{N}_+#]+/gu;
 
 /**
- * Lower-cases `text`, folds accents (`é` -> `e`, `ß` stays) and collapses white space. Used for
+ * Lower-cases `text`, folds accents (`é` -> `e`, `ł` -> `l`, `ß` stays) and collapses white space. Used for
  * keyword and phrase matching so `Política` matches `politica`.
  *
  * @example
@@ -19,7 +21,7 @@ const WORD = /[\p{L}\p{N}_+#]+/gu;
  * ```
  */
 export function foldText(text: string): string {
-  return text.slice(0, MAX_MATCH_CHARACTERS).toLowerCase().normalize("NFKD").replace(COMBINING_MARKS, "").replace(/\s+/g, " ").trim();
+  return text.slice(0, MAX_MATCH_CHARACTERS).toLowerCase().normalize("NFKD").replace(COMBINING_MARKS, "").replace(STROKED, (c) => STROKED_MAP[c] ?? c).replace(/\s+/g, " ").trim();
 }
 
 /**
