@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AfwError } from "@afw/contracts";
 import { NAMESPACE_SEPARATOR } from "./namespacing.js";
+import { classifyAddress, matchHostPattern, normalizeHostName } from "./network-policy.js";
 
 /** Characters a downstream server name may use: letters, digits, `_` and `-`. */
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
@@ -141,11 +142,31 @@ export const DownstreamConfigSchema = z
       .boolean()
       .default(true)
       .describe("At start, connect each cold server once to learn its tools, then disconnect it; otherwise its tools are unknown until first use."),
+    allowedHosts: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "Hosts HTTP servers may use (`host`, `host:port`, `*.domain`, `*`). Absent: any configured host, except cloud-metadata, link-local and other special addresses, which always need an exact entry.",
+      ),
   })
   .strict()
   .superRefine((config, context) => {
     const seen = new Map<string, number>();
     config.servers.forEach((server, index) => {
+      if (server.transport === "http") {
+        const url = new URL(server.url);
+        const match = config.allowedHosts === undefined ? undefined : matchHostPattern(url, config.allowedHosts);
+        const addressClass = classifyAddress(normalizeHostName(url.hostname));
+        if (config.allowedHosts !== undefined && match === undefined) {
+          context.addIssue({ code: "custom", path: ["servers", index, "url"], message: `host '${url.host}' is not in downstream.allowedHosts` });
+        } else if (addressClass !== undefined && !["public", "private", "loopback"].includes(addressClass) && match !== "exact") {
+          context.addIssue({
+            code: "custom",
+            path: ["servers", index, "url"],
+            message: `host '${url.host}' is a ${addressClass} address; list it exactly in downstream.allowedHosts to allow it`,
+          });
+        }
+      }
       const previous = seen.get(server.name);
       if (previous !== undefined) {
         context.addIssue({

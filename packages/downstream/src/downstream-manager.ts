@@ -7,6 +7,7 @@ import type { DownstreamTool } from "./downstream-tool.js";
 import { isToolAllowed } from "./glob.js";
 import { parseNamespacedToolName } from "./namespacing.js";
 import { AttemptFailure, ServerSupervisor, type DownstreamServerStatus, type ToolsChangeReason } from "./server-supervisor.js";
+import { lookupFromResolver, type HostLookup, type HostResolver } from "./network-policy.js";
 
 /** The result of a proxied tool call: the downstream server's MCP `CallToolResult`, unchanged. */
 export type DownstreamCallResult = CallToolResult;
@@ -84,6 +85,17 @@ export interface DownstreamManagerOptions {
   onServerStderr?: (server: string, chunk: string) => void;
   /** The client identity sent to downstream servers. @default `{ name: "afw-gateway", version: "0.0.0" }` */
   clientInfo?: { name: string; version: string };
+  /**
+   * Resolves HTTP servers' host names for the outbound-address check (cloud metadata, link-local
+   * and, under `allowedHosts: ["*"]`, private addresses are refused). @default `systemResolver` (`dns.lookup`)
+   */
+  resolveHost?: HostResolver;
+  /**
+   * Resolves HTTP servers' host names when connecting; every address it answers is checked
+   * against the same rules as the check above before the socket connects (DNS-rebinding guard).
+   * @default `resolveHost` when given (one resolver for the check and the connection), else `dns.lookup`
+   */
+  lookupHost?: HostLookup;
 }
 
 /**
@@ -245,6 +257,9 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
         clientInfo: options.clientInfo ?? { name: "afw-gateway", version: "0.0.0" },
         onChange,
         onStderr: options.onServerStderr,
+        allowedHosts: parsed.allowedHosts,
+        resolveHost: options.resolveHost,
+        lookupHost: options.lookupHost ?? (options.resolveHost ? lookupFromResolver(options.resolveHost) : undefined),
       }),
     );
   }

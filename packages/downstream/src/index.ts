@@ -28,6 +28,26 @@ export { matchesGlob, isToolAllowed } from "./glob.js";
 export { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
 export { systemClock, type DownstreamClock } from "./clock.js";
 export { REDACTED, redactSecrets } from "./redact.js";
+export {
+  parseIpAddress,
+  classifyAddress,
+  normalizeHostName,
+  matchHostPattern,
+  checkOutboundUrl,
+  outboundConnectPolicy,
+  lookupFromResolver,
+  systemResolver,
+  type AddressClass,
+  type ParsedIpAddress,
+  type HostMatch,
+  type HostResolver,
+  type OutboundUrlPolicy,
+  type OutboundUrlDecision,
+  type ResolvedTarget,
+  type OutboundConnectPolicy,
+  type HostLookup,
+} from "./network-policy.js";
+export { createOutboundFetch, OutboundAddressRefusedError, type OutboundFetch, type OutboundFetchOptions } from "./outbound-fetch.js";
 export { toMcpTool, type DownstreamTool } from "./downstream-tool.js";
 export type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-supervisor.js";
 export {

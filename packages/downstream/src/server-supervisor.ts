@@ -19,6 +19,8 @@ import type { DownstreamServerConfig } from "./config.js";
 import { toDownstreamTools, type DownstreamTool } from "./downstream-tool.js";
 import { isToolAllowed } from "./glob.js";
 import { collectSecrets, redactSecrets } from "./redact.js";
+import { checkOutboundUrl, outboundConnectPolicy, type HostLookup, type HostResolver } from "./network-policy.js";
+import { createOutboundFetch, type OutboundFetch } from "./outbound-fetch.js";
 
 /**
  * The lifecycle state of a downstream server.
@@ -103,6 +105,8 @@ interface Connection {
   healthCheck: Promise<boolean> | undefined;
   /** Whether the server announced `tools.listChanged` (then our list is kept fresh by notifications). */
   notifiesToolChanges: boolean;
+  /** The checked `fetch` of an HTTP transport (its connection pool is closed with the connection). */
+  outbound: OutboundFetch | undefined;
 }
 
 /** @internal */
@@ -116,6 +120,12 @@ export interface SupervisorDependencies {
   clientInfo: { name: string; version: string };
   onChange(supervisor: ServerSupervisor, reason: ToolsChangeReason): void;
   onStderr: ((server: string, chunk: string) => void) | undefined;
+  /** Allowlist of HTTP server hosts (undefined: any configured host; special addresses refused). */
+  allowedHosts: readonly string[] | undefined;
+  /** Host-name resolver for the outbound-address check. */
+  resolveHost: HostResolver | undefined;
+  /** Host-name resolver of HTTP connections (each resolved address is checked again). */
+  lookupHost: HostLookup | undefined;
 }
 
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -474,7 +484,7 @@ export class ServerSupervisor {
     this.deps.onChange(this, reason);
   }
 
-  private createTransport(): Transport {
+  private createTransport(outbound: OutboundFetch | undefined): Transport {
     const config = this.config;
     if (config.transport === "stdio") {
       const transport = new StdioClientTransport({
@@ -501,9 +511,11 @@ export class ServerSupervisor {
     }
     const url = new URL(config.url);
     const requestInit: RequestInit = { headers: config.headers };
-    if (config.protocol === "sse") return new SSEClientTransport(url, { requestInit });
+    const fetch = outbound ? { fetch: outbound.fetch } : {};
+    if (config.protocol === "sse") return new SSEClientTransport(url, { requestInit, ...fetch });
     return new StreamableHTTPClientTransport(url, {
       requestInit,
+      ...fetch,
       reconnectionOptions: { initialReconnectionDelay: 1_000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
     });
   }
@@ -511,7 +523,16 @@ export class ServerSupervisor {
   private async openConnection(generation: number): Promise<Connection> {
     if (this.closingPromise) await this.closingPromise;
     this.lastTransportError = undefined;
-    const transport = this.createTransport();
+    // HTTP connections go through a fetch that checks the address of every new connection against
+    // the same policy as the check below (DNS rebinding between the two is refused).
+    const outbound =
+      this.config.transport === "http"
+        ? createOutboundFetch({
+            policy: outboundConnectPolicy(this.config.url, { allowedHosts: this.deps.allowedHosts }),
+            lookup: this.deps.lookupHost,
+          })
+        : undefined;
+    const transport = this.createTransport(outbound);
     const client = new Client(this.deps.clientInfo, { capabilities: {} });
     const connection: Connection = {
       generation,
@@ -522,6 +543,7 @@ export class ServerSupervisor {
       closing: false,
       healthCheck: undefined,
       notifiesToolChanges: false,
+      outbound,
     };
     client.onclose = () => this.handleClose(connection);
     client.onerror = (error) => {
@@ -535,6 +557,13 @@ export class ServerSupervisor {
     });
     try {
       if (this.stopped) throw new Error("the downstream manager is stopped");
+      if (this.config.transport === "http") {
+        const decision = await checkOutboundUrl(this.config.url, {
+          allowedHosts: this.deps.allowedHosts,
+          ...(this.deps.resolveHost ? { resolve: this.deps.resolveHost } : {}),
+        });
+        if (!decision.allowed) throw new Error(`refused by the outbound address policy: ${decision.reason}`);
+      }
       await client.connect(transport, { timeout: this.config.connectTimeoutMs });
       connection.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
       connection.notifiesToolChanges = client.getServerCapabilities()?.tools?.listChanged === true;
@@ -660,6 +689,7 @@ export class ServerSupervisor {
       clearTimeout(timer);
     }
     await client.close().catch(() => undefined);
+    await connection.outbound?.close();
   }
 
   private clearTimer(which: "restartTimer" | "idleTimer" | "pingTimer"): void {

@@ -23,6 +23,8 @@ export interface HttpFixture {
   removeTool(name: string): void;
   /** Number of live sessions. */
   sessionCount(): number;
+  /** Number of TCP connections accepted so far. */
+  connectionCount(): number;
   /** Stops listening and drops every session. */
   close(): Promise<void>;
 }
@@ -134,6 +136,8 @@ export async function startHttpFixture(options: { port?: number; name?: string }
       if (!res.headersSent) res.writeHead(500).end(String(error));
     });
   });
+  let connections = 0;
+  http.on("connection", () => connections++);
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(options.port ?? 0, "127.0.0.1", () => resolve());
@@ -157,6 +161,7 @@ export async function startHttpFixture(options: { port?: number; name?: string }
       }
     },
     sessionCount: () => sessions.size + sseSessions.size,
+    connectionCount: () => connections,
     async close() {
       await Promise.all([...sessions.values(), ...sseSessions.values()].map((t) => t.close().catch(() => undefined)));
       sessions.clear();

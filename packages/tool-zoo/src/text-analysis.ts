@@ -1,7 +1,7 @@
 import { porterStem } from "./porter-stemmer.js";
 
 /**
- * English stop words dropped by {@link tokenize}: function words that carry no meaning for
+ * English stop words dropped by the tokenizer: function words that carry no meaning for
  * choosing a tool. Verbs such as `get`, `list` or `create` are kept: tool names are made of them.
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -295,7 +295,8 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
   const terms = (text: string): string[] => {
     const out: string[] = [];
     for (const word of words(text)) {
-      const expansion = abbreviations[word];
+      // Own keys only: words such as "constructor" must not pick up Object.prototype members.
+      const expansion = Object.hasOwn(abbreviations, word) ? abbreviations[word] : undefined;
       const parts = expansion ? expansion.split(" ") : [word];
       for (const part of parts) {
         if (stopWords.has(part) || part.length === 0) continue;

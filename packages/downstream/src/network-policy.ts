@@ -1,0 +1,442 @@
+import { lookup as dnsLookup } from "node:dns/promises";
+import { isIP, isIPv6, type LookupFunction } from "node:net";
+
+/**
+ * What an IP address is, for outbound-request (SSRF) decisions:
+ * - `public`: globally routable;
+ * - `private`: RFC 1918, carrier-grade NAT (100.64/10), IPv6 unique-local (fc00::/7) and site-local;
+ * - `loopback`: 127/8, ::1;
+ * - `link-local`: 169.254/16, fe80::/10;
+ * - `metadata`: cloud instance-metadata services (169.254.169.254, 169.254.170.2, 100.100.100.200, fd00:ec2::254);
+ * - `unspecified`: 0/8, ::;
+ * - `multicast`: 224/4, ff00::/8;
+ * - `reserved`: broadcast, 240/4, documentation, benchmarking and protocol-assignment ranges,
+ *   Teredo and discard prefixes.
+ */
+export type AddressClass = "public" | "private" | "loopback" | "link-local" | "metadata" | "unspecified" | "multicast" | "reserved";
+
+/** A parsed IP address literal. */
+export interface ParsedIpAddress {
+  /** 4 or 6. */
+  family: 4 | 6;
+  /** 4 or 16 bytes, network order. */
+  bytes: Uint8Array;
+  /** Canonical text: dotted quad, or the full lower-case IPv6 form (8 groups, no compression). */
+  canonical: string;
+}
+
+/** Parses one IPv4 number part as `inet_aton` does: `0x` hex, leading-`0` octal, else decimal. */
+function parseIpv4Part(part: string): number | undefined {
+  if (part === "") return undefined;
+  if (/^0x[0-9a-f]*$/i.test(part)) return part.length === 2 ? 0 : Number.parseInt(part.slice(2), 16);
+  if (/^0[0-7]*$/.test(part)) return Number.parseInt(part, 8);
+  if (/^[1-9][0-9]*$/.test(part)) return Number.parseInt(part, 10);
+  return undefined;
+}
+
+/**
+ * Parses an IPv4 literal in every form `inet_aton` and the WHATWG URL parser accept: dotted quad,
+ * one 32-bit number (`2130706433`), two or three parts (`127.1`, `10.0.1`), each part decimal,
+ * octal (`0177`) or hex (`0x7f`), with an optional trailing dot.
+ */
+function parseIpv4(text: string): Uint8Array | undefined {
+  const trimmed = text.endsWith(".") ? text.slice(0, -1) : text;
+  const parts = trimmed.split(".");
+  if (parts.length < 1 || parts.length > 4) return undefined;
+  const numbers: number[] = [];
+  for (const part of parts) {
+    const value = parseIpv4Part(part);
+    if (value === undefined || !Number.isFinite(value)) return undefined;
+    numbers.push(value);
+  }
+  const last = numbers.pop()!;
+  if (numbers.some((n) => n > 255)) return undefined;
+  if (last >= 256 ** (4 - numbers.length)) return undefined;
+  let value = last;
+  numbers.forEach((n, index) => (value += n * 256 ** (3 - index)));
+  return new Uint8Array([Math.floor(value / 2 ** 24) & 255, Math.floor(value / 2 ** 16) & 255, Math.floor(value / 2 ** 8) & 255, value & 255]);
+}
+
+function parseIpv6(text: string): Uint8Array | undefined {
+  if (text.startsWith("[") !== text.endsWith("]")) return undefined;
+  const bare = text.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  if (!isIPv6(bare)) return undefined;
+  let head = bare;
+  const tail: number[] = [];
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
+  if (dotted) {
+    const v4 = parseIpv4(dotted[1]!);
+    if (!v4) return undefined;
+    tail.push((v4[0]! << 8) | v4[1]!, (v4[2]! << 8) | v4[3]!);
+    head = bare.slice(0, -dotted[1]!.length);
+    if (head.endsWith(":") && !head.endsWith("::")) head = head.slice(0, -1);
+  }
+  const [left = "", right] = head.split("::");
+  const groups = (s: string) => (s === "" ? [] : s.split(":").map((g) => Number.parseInt(g, 16)));
+  const leftGroups = groups(left);
+  const rightGroups = right === undefined ? [] : groups(right);
+  const fill = 8 - tail.length - leftGroups.length - rightGroups.length;
+  if (right === undefined ? fill !== 0 : fill < 0) return undefined;
+  const all = [...leftGroups, ...new Array<number>(right === undefined ? 0 : fill).fill(0), ...rightGroups, ...tail];
+  if (all.length !== 8 || all.some((g) => !Number.isInteger(g) || g < 0 || g > 0xffff)) return undefined;
+  const bytes = new Uint8Array(16);
+  all.forEach((g, i) => {
+    bytes[i * 2] = g >> 8;
+    bytes[i * 2 + 1] = g & 255;
+  });
+  return bytes;
+}
+
+/**
+ * Parses an IP address literal: IPv4 in any `inet_aton` form (dotted, decimal `2130706433`,
+ * octal `0177.0.0.1`, hex `0x7f.1`, short `127.1`), or IPv6 (brackets and zone ids allowed,
+ * embedded IPv4 tails such as `::ffff:127.0.0.1`). Returns undefined for anything else
+ * (including host names).
+ *
+ * @example
+ * ```ts
+ * parseIpAddress("0x7f.1")?.canonical; // "127.0.0.1"
+ * parseIpAddress("[::ffff:7f00:1]")?.family; // 6
+ * ```
+ */
+export function parseIpAddress(text: string): ParsedIpAddress | undefined {
+  const value = text.trim().toLowerCase();
+  if (value === "") return undefined;
+  if (value.includes(":")) {
+    const bytes = parseIpv6(value);
+    if (!bytes) return undefined;
+    const groups: string[] = [];
+    for (let i = 0; i < 16; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
+    return { family: 6, bytes, canonical: groups.join(":") };
+  }
+  // Host names are not addresses: a label with a letter outside the hex prefix ends it.
+  if (!/^[0-9a-fx.]+$/.test(value)) return undefined;
+  const bytes = parseIpv4(value);
+  if (!bytes) return undefined;
+  return { family: 4, bytes, canonical: Array.from(bytes).join(".") };
+}
+
+const inV4 = (b: Uint8Array, prefix: readonly number[], bits: number): boolean => {
+  for (let i = 0; i < 4 && bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if ((b[i]! & mask) !== ((prefix[i] ?? 0) & mask)) return false;
+  }
+  return true;
+};
+
+const METADATA_V4 = ["169.254.169.254", "169.254.170.2", "100.100.100.200", "192.0.0.192"];
+
+function classifyV4(b: Uint8Array): AddressClass {
+  const text = Array.from(b).join(".");
+  if (METADATA_V4.includes(text)) return "metadata";
+  if (inV4(b, [0], 8)) return "unspecified";
+  if (inV4(b, [127], 8)) return "loopback";
+  if (inV4(b, [10], 8) || inV4(b, [172, 16], 12) || inV4(b, [192, 168], 16) || inV4(b, [100, 64], 10)) return "private";
+  if (inV4(b, [169, 254], 16)) return "link-local";
+  if (inV4(b, [224], 4)) return "multicast";
+  if (
+    inV4(b, [240], 4) ||
+    inV4(b, [192, 0, 0], 24) ||
+    inV4(b, [192, 0, 2], 24) ||
+    inV4(b, [198, 18], 15) ||
+    inV4(b, [198, 51, 100], 24) ||
+    inV4(b, [203, 0, 113], 24) ||
+    inV4(b, [192, 88, 99], 24)
+  )
+    return "reserved";
+  return "public";
+}
+
+function classifyV6(b: Uint8Array): AddressClass {
+  const zeroes = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  const word = (i: number) => (b[i * 2]! << 8) | b[i * 2 + 1]!;
+  if (zeroes(0, 16)) return "unspecified";
+  if (zeroes(0, 15) && b[15] === 1) return "loopback";
+  // IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::a.b.c.d: the IPv4 address decides.
+  if (zeroes(0, 10) && word(5) === 0xffff) return classifyV4(b.slice(12));
+  if (zeroes(0, 12)) return classifyV4(b.slice(12));
+  if (word(0) === 0x64 && word(1) === 0xff9b && zeroes(4, 12)) return classifyV4(b.slice(12));
+  if (word(0) === 0x64 && word(1) === 0xff9b && word(2) === 1) return "reserved"; // local-use NAT64
+  // 6to4 2002:a.b.c.d::/48 tunnels to the embedded IPv4 address.
+  if (word(0) === 0x2002) return classifyV4(b.slice(2, 6));
+  if (word(0) === 0xfd00 && word(1) === 0x0ec2 && zeroes(4, 14) && word(7) === 0x254) return "metadata";
+  if ((b[0]! & 0xfe) === 0xfc) return "private";
+  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return "link-local";
+  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0xc0) return "private"; // deprecated site-local
+  if (b[0] === 0xff) return "multicast";
+  if (word(0) === 0x2001 && word(1) === 0x0db8) return "reserved"; // documentation
+  if (word(0) === 0x2001 && word(1) === 0) return "reserved"; // Teredo
+  if (word(0) === 0x0100 && zeroes(2, 8)) return "reserved"; // discard
+  return "public";
+}
+
+/**
+ * Classifies an IP address literal (any form {@link parseIpAddress} accepts). IPv4-mapped,
+ * IPv4-compatible, NAT64 and 6to4 IPv6 addresses are classified by their embedded IPv4 address,
+ * so `::ffff:169.254.169.254` is `metadata`. Returns undefined when `text` is not an address.
+ *
+ * @example
+ * ```ts
+ * classifyAddress("2130706433"); // "loopback"
+ * classifyAddress("[::ffff:a9fe:a9fe]"); // "metadata"
+ * classifyAddress("93.184.216.34"); // "public"
+ * ```
+ */
+export function classifyAddress(text: string): AddressClass | undefined {
+  const parsed = parseIpAddress(text);
+  if (!parsed) return undefined;
+  return parsed.family === 4 ? classifyV4(parsed.bytes) : classifyV6(parsed.bytes);
+}
+
+/** Host names that always mean this machine (RFC 6761), whatever DNS says. */
+function isLoopbackName(host: string): boolean {
+  return host === "localhost" || host.endsWith(".localhost") || host === "ip6-localhost" || host === "ip6-loopback";
+}
+
+/** Lower-cases a URL host name and drops IPv6 brackets and one trailing dot. */
+export function normalizeHostName(host: string): string {
+  const lower = host.trim().toLowerCase().replace(/^\[|\]$/g, "");
+  return lower.endsWith(".") ? lower.slice(0, -1) : lower;
+}
+
+/**
+ * How an allowlist entry matched a URL:
+ * - `exact`: the entry names this very host (`flowise.internal`, `10.0.0.5:3000`);
+ * - `domain`: a `*.domain` wildcard;
+ * - `any`: the bare `*`.
+ */
+export type HostMatch = "exact" | "domain" | "any";
+
+/**
+ * Matches a URL's host and port against allowlist patterns: `host`, `host:port`, `[v6]:port`,
+ * `*.domain` (sub-domains only, any depth) and `*` (anything). Address patterns match every
+ * spelling of the same address (`127.0.0.1` matches `http://2130706433/`). Returns the most
+ * specific kind of match, or undefined.
+ *
+ * @example
+ * ```ts
+ * matchHostPattern(new URL("http://a.flows.internal"), ["*.flows.internal"]); // "domain"
+ * matchHostPattern(new URL("http://10.0.0.5:8080"), ["10.0.0.5"]); // "exact"
+ * ```
+ */
+export function matchHostPattern(url: URL, patterns: readonly string[]): HostMatch | undefined {
+  const host = normalizeHostName(url.hostname);
+  const hostAddress = parseIpAddress(host)?.canonical;
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  let best: HostMatch | undefined;
+  const rank = { any: 1, domain: 2, exact: 3 } as const;
+  for (const raw of patterns) {
+    const pattern = raw.trim().toLowerCase();
+    if (pattern === "") continue;
+    let patternHost: string;
+    let patternPort: string | undefined;
+    if (pattern.startsWith("[")) {
+      const close = pattern.indexOf("]");
+      if (close < 0) continue;
+      patternHost = pattern.slice(1, close);
+      const rest = pattern.slice(close + 1);
+      patternPort = rest.startsWith(":") ? rest.slice(1) : undefined;
+    } else if ((pattern.match(/:/g) ?? []).length > 1) {
+      patternHost = pattern; // a bare IPv6 address
+    } else {
+      [patternHost = "", patternPort] = pattern.split(":");
+    }
+    if (patternPort !== undefined && patternPort !== "" && patternPort !== "*" && patternPort !== port) continue;
+    patternHost = normalizeHostName(patternHost);
+    let match: HostMatch | undefined;
+    if (patternHost === "*") match = "any";
+    else if (patternHost.startsWith("*.")) {
+      const suffix = patternHost.slice(1);
+      if (hostAddress === undefined && host.endsWith(suffix) && host.length > suffix.length) match = "domain";
+    } else {
+      const patternAddress = parseIpAddress(patternHost)?.canonical;
+      if (patternAddress !== undefined ? patternAddress === hostAddress : host === patternHost) match = "exact";
+    }
+    if (match && (best === undefined || rank[match] > rank[best])) best = match;
+  }
+  return best;
+}
+
+/** Resolves a host name to its IP addresses (as `dns.lookup` with `all: true`). */
+export type HostResolver = (hostname: string) => Promise<string[]>;
+
+/** The system resolver (`dns.lookup`, so `/etc/hosts` counts, as it does for `fetch`). */
+export const systemResolver: HostResolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+
+/** Options of {@link checkOutboundUrl}. */
+export interface OutboundUrlPolicy {
+  /**
+   * Allowlist patterns (see {@link matchHostPattern}). Undefined: every host may be named (the
+   * URL comes from the operator's own configuration), but the address rules still apply.
+   */
+  allowedHosts?: readonly string[] | undefined;
+  /** Resolver for host names. @default {@link systemResolver} */
+  resolve?: HostResolver;
+}
+
+/** The address a URL's host resolved to, with its class. */
+export interface ResolvedTarget {
+  address: string;
+  class: AddressClass;
+}
+
+/** Result of {@link checkOutboundUrl}. */
+export type OutboundUrlDecision =
+  | { allowed: true; match: HostMatch | "configured"; targets: ResolvedTarget[] }
+  | { allowed: false; reason: string; targets: ResolvedTarget[] };
+
+const ALWAYS_EXPLICIT: readonly AddressClass[] = ["metadata", "link-local", "unspecified", "multicast", "reserved"];
+
+/**
+ * Decides whether the gateway may send requests to `url` (SSRF guard). The host must match the
+ * allowlist (when one is given), then every address it resolves to is classified:
+ * - public addresses are allowed;
+ * - private and loopback addresses need an entry naming the host or its domain (`exact` or
+ *   `domain`), or a URL from the operator's configuration (no allowlist); the bare `*` never
+ *   reaches them, whatever spelling or DNS name is used;
+ * - cloud metadata, link-local, unspecified, multicast and reserved addresses need an `exact`
+ *   entry for that host.
+ * A name that does not resolve is refused under `*` (nothing to check) and allowed otherwise
+ * (the operator named it; the connection simply fails).
+ *
+ * This check runs before connecting; {@link outboundConnectPolicy} applies the same rules to the
+ * address each connection actually goes to (the downstream HTTP transports use it through
+ * {@link createOutboundFetch}), which closes the DNS-rebinding window between the two.
+ *
+ * @example
+ * ```ts
+ * await checkOutboundUrl(new URL("http://169.254.169.254/latest"), { allowedHosts: ["*"] });
+ * // { allowed: false, reason: "… cloud metadata …", … }
+ * ```
+ */
+export async function checkOutboundUrl(url: URL | string, policy: OutboundUrlPolicy = {}): Promise<OutboundUrlDecision> {
+  let parsed: URL;
+  try {
+    parsed = typeof url === "string" ? new URL(url) : url;
+  } catch {
+    return { allowed: false, reason: "not a valid URL", targets: [] };
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return { allowed: false, reason: `scheme '${parsed.protocol}' is not allowed`, targets: [] };
+  const host = normalizeHostName(parsed.hostname);
+  const match: HostMatch | "configured" | undefined = policy.allowedHosts === undefined ? "configured" : matchHostPattern(parsed, policy.allowedHosts);
+  if (match === undefined) return { allowed: false, reason: `host '${parsed.host}' is not in the allowlist`, targets: [] };
+
+  let addresses: string[];
+  const literal = parseIpAddress(host);
+  if (literal) addresses = [literal.canonical];
+  else if (isLoopbackName(host)) addresses = ["127.0.0.1"];
+  else {
+    try {
+      addresses = await (policy.resolve ?? systemResolver)(host);
+    } catch {
+      addresses = [];
+    }
+    if (addresses.length === 0) {
+      return match === "any" ? { allowed: false, reason: `host '${host}' does not resolve`, targets: [] } : { allowed: true, match, targets: [] };
+    }
+  }
+  const targets = addresses.map((address) => ({ address, class: classifyAddress(address) ?? "reserved" }));
+  for (const target of targets) {
+    const reason = addressRefusal(target.class, target.address, match, host);
+    if (reason !== undefined) return { allowed: false, reason, targets };
+  }
+  return { allowed: true, match, targets };
+}
+
+/** Why `address` (of class `addressClass`) may not be reached under `match`, or undefined when it may. */
+function addressRefusal(addressClass: AddressClass, address: string, match: HostMatch | "configured", host: string): string | undefined {
+  if (addressClass === "public") return undefined;
+  if (ALWAYS_EXPLICIT.includes(addressClass) && match !== "exact") {
+    const what = addressClass === "metadata" ? "a cloud metadata address" : `a ${addressClass} address`;
+    return `host '${host}' is ${what} (${address}); only an exact allowlist entry permits it`;
+  }
+  if ((addressClass === "private" || addressClass === "loopback") && match === "any") {
+    return `host '${host}' is a ${addressClass} address (${address}); the '*' entry covers public addresses only`;
+  }
+  return undefined;
+}
+
+/**
+ * Decides whether a connection may be opened to `address`, the address `host` resolved to at
+ * connection time (or the host itself when it is an IP literal). Returns `true` or the reason of
+ * the refusal. `port` is known to the downstream fetch; without it the URL's port is assumed.
+ * Structurally a `ConnectPolicy` of `@afw/backends`.
+ */
+export type OutboundConnectPolicy = (address: string, family: 4 | 6, host: string, port?: number | string) => true | string;
+
+/**
+ * The connection-time half of {@link checkOutboundUrl}: the same address rules, applied to the
+ * address each new connection actually goes to (after DNS resolution), so a name that answered a
+ * public address when it was checked and `127.0.0.1` or `169.254.169.254` now (DNS rebinding) is
+ * refused. For `url`'s own host the allowlist match of `url` decides (`configured` when
+ * `allowedHosts` is undefined); any other host (a redirect) must match the allowlist itself, and
+ * without an allowlist it reaches public addresses only.
+ *
+ * @example
+ * ```ts
+ * const policy = outboundConnectPolicy("http://flows.example.com", { allowedHosts: ["*"] });
+ * policy("93.184.216.34", 4, "flows.example.com"); // true
+ * policy("127.0.0.1", 4, "flows.example.com"); // "host 'flows.example.com' is a loopback address (127.0.0.1); …"
+ * ```
+ */
+export function outboundConnectPolicy(url: URL | string, policy: Pick<OutboundUrlPolicy, "allowedHosts"> = {}): OutboundConnectPolicy {
+  let base: URL | undefined;
+  try {
+    base = typeof url === "string" ? new URL(url) : url;
+  } catch {
+    base = undefined;
+  }
+  const baseHost = base ? normalizeHostName(base.hostname) : undefined;
+  const basePort = base ? base.port || (base.protocol === "https:" ? "443" : "80") : undefined;
+  const baseMatch: HostMatch | "configured" | undefined = base === undefined ? undefined : policy.allowedHosts === undefined ? "configured" : matchHostPattern(base, policy.allowedHosts);
+  return (address, _family, hostname, port) => {
+    const host = normalizeHostName(hostname);
+    const portText = port === undefined || port === "" ? basePort : String(port);
+    let match: HostMatch | "configured" | undefined;
+    if (base !== undefined && host === baseHost && portText === basePort) match = baseMatch;
+    else if (base === undefined) match = undefined;
+    else {
+      const other = new URL(base.toString());
+      try {
+        other.hostname = host.includes(":") ? `[${host}]` : host;
+        other.port = portText ?? "";
+      } catch {
+        return `host '${host}' is not a valid host`;
+      }
+      match = policy.allowedHosts === undefined ? "any" : matchHostPattern(other, policy.allowedHosts);
+    }
+    if (match === undefined) return `host '${host}' is not in the allowlist`;
+    const reason = addressRefusal(classifyAddress(address) ?? "reserved", address, match, host);
+    return reason ?? true;
+  };
+}
+
+/** A `dns.lookup`-compatible function (the `lookup` option of `net.connect`; honours `options.all` and `options.family`). */
+export type HostLookup = LookupFunction;
+
+/**
+ * Turns a {@link HostResolver} into a `dns.lookup`-compatible function, so one resolver serves both
+ * the configuration-time check and the connections (tests inject one to simulate DNS answers).
+ *
+ * @example
+ * ```ts
+ * const lookup = lookupFromResolver(async () => ["127.0.0.1"]);
+ * ```
+ */
+export function lookupFromResolver(resolve: HostResolver): HostLookup {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        const wanted = options.family === 4 || options.family === 6 ? options.family : 0;
+        const entries = addresses.map((address) => ({ address, family: isIP(address) })).filter((entry) => entry.family !== 0 && (wanted === 0 || entry.family === wanted));
+        if (entries.length === 0) {
+          callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND", hostname }), options.all ? [] : "", undefined);
+          return;
+        }
+        if (options.all) callback(null, entries);
+        else callback(null, entries[0]!.address, entries[0]!.family);
+      },
+      (error: unknown) => callback(Object.assign(error instanceof Error ? error : new Error(String(error)), { code: (error as { code?: string }).code ?? "ENOTFOUND" }), options.all ? [] : "", undefined),
+    );
+  };
+}
