@@ -52,11 +52,46 @@ describe("A/B assignment", () => {
     expect(ab.assign({ requestId: "r" })).toBeUndefined();
   });
 
+  it("rejects a strategy the router does not know", () => {
+    expect(() => createAbAssignment({ experiments: [{ id: "x", share: 0.1, variant: { strategy: "prefer-fast" as never } }] })).toThrow(/variant\.strategy/);
+    expect(() => createAbAssignment({ experiments: [{ id: "x", share: 0.1, variant: { strategy: "override" as never } }] })).toThrow(/variant\.strategy/);
+  });
+
+  it("serves the router as a variant selector: sticky per session, per trace for request experiments, recorded", () => {
+    const events: AuditEvent[] = [];
+    const ab = createAbAssignment({
+      experiments: [
+        { id: "hedge-tech", intent: "technical-analysis", share: 0.5, variant: { strategy: "hedge", label: "hedged", weights: { health: 0.5 } } },
+        { id: "per-request", intent: "conversation", share: 0.5, unit: "request", variant: {} },
+      ],
+      seed: "selector",
+      recorder: { emit: (event) => events.push(event) },
+    });
+    const select = ab.variantSelector;
+    expect(select({ intent: "rag-retrieval", traceId: "t0", requestId: "1" })).toBeUndefined();
+    expect(select({ intent: "technical-analysis" })).toBeUndefined();
+    const arms = new Set<string>();
+    for (let i = 0; i < 40; i++) {
+      const arm = select({ intent: "technical-analysis", traceId: `t${i}`, requestId: "1", sessionId: `s${i % 4}` })!;
+      expect(arm.experimentId).toBe("hedge-tech");
+      if (arm.arm === "variant") expect(arm).toEqual({ experimentId: "hedge-tech", arm: "variant", label: "hedged", strategy: "hedge", weights: { health: 0.5 } });
+      else expect(arm).toEqual({ experimentId: "hedge-tech", arm: "control" });
+      arms.add(`s${i % 4}:${arm.arm}`);
+    }
+    expect(arms.size).toBe(4); // one arm per session
+    expect(events).toHaveLength(40);
+    expect(events[0]).toMatchObject({ type: "ab-assigned", traceId: "t0", requestId: "1", sessionId: "s0", experimentId: "hedge-tech", unit: "session" });
+    // MCP request ids repeat per connection: request experiments are keyed by the trace id.
+    let variant = 0;
+    for (let i = 0; i < 2000; i++) if (select({ intent: "conversation", traceId: `trace-${i}`, requestId: "1" })!.arm === "variant") variant++;
+    expect(Math.abs(variant / 2000 - 0.5)).toBeLessThan(0.05);
+  });
+
   it("records assignments so the analyses compare the arms", async () => {
     let clock = Date.UTC(2025, 2, 1);
     const auditLog = createMemoryAuditLog({ capacity: 100_000, now: () => clock });
     const ab = createAbAssignment({
-      experiments: [{ id: "prefer-fast", intent: "technical-analysis", share: 0.3, unit: "request", variant: { strategy: "prefer-fast" } }],
+      experiments: [{ id: "prefer-fast", intent: "technical-analysis", share: 0.3, unit: "request", variant: { label: "prefer-fast", weights: { performance: 0.6 } } }],
       seed: "ab-test",
       recorder: auditLog,
       now: () => clock,
@@ -76,8 +111,8 @@ describe("A/B assignment", () => {
         clock = at;
         const decision = ab.assign({ traceId, requestId, intent: "technical-analysis" })!;
         arms.set(traceId, decision.arm);
-        // the router applies the variant's strategy: here, the fast flow first
-        return decision.variant?.strategy === "prefer-fast" ? { route: ["flowise:fast", "flowise:slow"] } : undefined;
+        // the router applies the variant's weights: here, the fast flow first
+        return decision.variant?.label === "prefer-fast" ? { route: ["flowise:fast", "flowise:slow"] } : undefined;
       },
     }));
     clock = traffic.now();

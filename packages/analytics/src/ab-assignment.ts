@@ -1,5 +1,15 @@
 import { z } from "zod";
-import { AfwError, IntentSchema, formatZodError, type Intent, type ScoringWeights } from "@afw/contracts";
+import {
+  AfwError,
+  IntentSchema,
+  RoutingStrategySchema,
+  formatZodError,
+  type Intent,
+  type RoutingStrategy,
+  type RoutingVariant,
+  type RoutingVariantSelector,
+  type ScoringWeights,
+} from "@afw/contracts";
 import type { AbAssignedEvent, AuditEvent } from "./audit-event.js";
 
 const weight = z.number().min(0).optional();
@@ -14,12 +24,14 @@ export const AbExperimentSchema = z
     unit: z
       .enum(["session", "request"])
       .default("session")
-      .describe("`session`: one arm per session (requests without a session fall back to the request id); `request`: per request."),
+      .describe("`session`: one arm per session (requests without a session fall back to the request); `request`: per request (its trace id, else its request id)."),
     enabled: z.boolean().default(true),
     variant: z
       .object({
         weights: PartialWeightsSchema.optional().describe("Scoring weights of the variant (merged over the configured ones)."),
-        strategy: z.string().min(1).optional().describe("Routing strategy of the variant, e.g. `hedge`."),
+        strategy: RoutingStrategySchema.exclude(["override"])
+          .optional()
+          .describe("Routing strategy of the variant: `direct`, `hedge`, `general-purpose` or `default-flow`."),
         label: z.string().optional(),
       })
       .strict(),
@@ -60,7 +72,7 @@ export interface AbDecision {
   experimentId: string;
   arm: "control" | "variant";
   /** The variant's settings, in the `variant` arm only: apply them to the routing. */
-  variant?: { weights?: Partial<ScoringWeights> | undefined; strategy?: string | undefined; label?: string | undefined } | undefined;
+  variant?: { weights?: Partial<ScoringWeights> | undefined; strategy?: Exclude<RoutingStrategy, "override"> | undefined; label?: string | undefined } | undefined;
   /** The hashed position 0..1 of the unit; `bucket < share` means variant. */
   bucket: number;
   /** The id the assignment is sticky to. */
@@ -79,6 +91,12 @@ export interface AbAssignment {
   assign(request: AbRequest): AbDecision | undefined;
   /** The hashed position 0..1 of `unitId` in `experimentId`. */
   bucketOf(experimentId: string, unitId: string): number;
+  /**
+   * The assignment as the router's variant-selector hook (`RouterOptions.variantSelector` of
+   * `@afw/router`): assigns (and records) the request and returns its arm with the variant's
+   * weights and strategy. Requests with neither a trace, request nor session id take no part.
+   */
+  readonly variantSelector: RoutingVariantSelector;
 }
 
 /** 32-bit FNV-1a followed by the murmur3 finaliser (good avalanche on short, similar ids). */
@@ -128,42 +146,52 @@ export function createAbAssignment(options: AbAssignmentOptions): AbAssignment {
   const now = options.now ?? Date.now;
   const bucketOf = (experimentId: string, unitId: string) => hash32(`${seed}\u0000${experimentId}\u0000${unitId}`) / 4_294_967_296;
 
-  return {
-    experiments,
-    bucketOf,
-    assign(request) {
-      const experiment = experiments.find((e) => e.enabled && (e.intent === undefined || e.intent === request.intent));
-      if (!experiment) return undefined;
-      const bySession = experiment.unit === "session" && request.sessionId !== undefined;
-      const unitId = bySession ? `s:${request.sessionId}` : `r:${request.requestId}`;
-      const bucket = bucketOf(experiment.id, unitId);
-      const arm = bucket < experiment.share ? "variant" : "control";
-      const decision: AbDecision = {
+  const assign = (request: AbRequest): AbDecision | undefined => {
+    const experiment = experiments.find((e) => e.enabled && (e.intent === undefined || e.intent === request.intent));
+    if (!experiment) return undefined;
+    const bySession = experiment.unit === "session" && request.sessionId !== undefined;
+    const unitId = bySession ? `s:${request.sessionId}` : `r:${request.traceId ?? request.requestId}`;
+    const bucket = bucketOf(experiment.id, unitId);
+    const arm = bucket < experiment.share ? "variant" : "control";
+    const decision: AbDecision = {
+      experimentId: experiment.id,
+      arm,
+      bucket,
+      unitId,
+      ...(arm === "variant" ? { variant: { ...experiment.variant } } : {}),
+    };
+    if (options.recorder && request.traceId !== undefined) {
+      const event: AbAssignedEvent = {
+        type: "ab-assigned",
+        traceId: request.traceId,
+        requestId: request.requestId,
+        ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
+        timestamp: new Date(now()).toISOString(),
         experimentId: experiment.id,
         arm,
-        bucket,
-        unitId,
-        ...(arm === "variant" ? { variant: { ...experiment.variant } } : {}),
+        ...(request.intent === undefined ? {} : { intent: request.intent }),
+        unit: bySession ? "session" : "request",
       };
-      if (options.recorder && request.traceId !== undefined) {
-        const event: AbAssignedEvent = {
-          type: "ab-assigned",
-          traceId: request.traceId,
-          requestId: request.requestId,
-          ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-          timestamp: new Date(now()).toISOString(),
-          experimentId: experiment.id,
-          arm,
-          ...(request.intent === undefined ? {} : { intent: request.intent }),
-          unit: bySession ? "session" : "request",
-        };
-        try {
-          options.recorder.emit(event);
-        } catch {
-          // recording must never break routing
-        }
+      try {
+        options.recorder.emit(event);
+      } catch {
+        // recording must never break routing
       }
-      return decision;
-    },
+    }
+    return decision;
   };
+
+  const variantSelector: RoutingVariantSelector = (request) => {
+    const requestId = request.requestId ?? request.traceId ?? request.sessionId;
+    if (requestId === undefined) return undefined;
+    const decision = assign({ requestId, traceId: request.traceId, sessionId: request.sessionId, intent: request.intent });
+    if (!decision) return undefined;
+    const variant: RoutingVariant = { experimentId: decision.experimentId, arm: decision.arm };
+    if (decision.variant?.label !== undefined) variant.label = decision.variant.label;
+    if (decision.variant?.weights) variant.weights = decision.variant.weights;
+    if (decision.variant?.strategy) variant.strategy = decision.variant.strategy;
+    return variant;
+  };
+
+  return { experiments, bucketOf, assign, variantSelector };
 }

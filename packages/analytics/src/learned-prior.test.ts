@@ -178,3 +178,65 @@ describe("learned routing prior", () => {
     });
   });
 });
+
+describe("learned prior as the router's score adjuster", () => {
+  it("adjusts only flows it has seen, with the bounded deltas and reason of adjust()", () => {
+    let clock = Date.UTC(2025, 0, 1);
+    const prior = createLearnedRoutingPrior({ bounds: { maxAdjustment: 0.1 }, halfLifeMs: 60 * MINUTE, minSamples: 5, now: () => clock });
+    const breakdown = { flow_match: 1, health: 1, performance: 0.5, capability: 1 };
+    expect(prior.scoreAdjuster("conversation", { backendId: "f", flowId: "f:a", breakdown })).toBeUndefined();
+    for (let i = 0; i < 30; i++) {
+      clock += 1000;
+      prior.observe({ intent: "conversation", flowId: "f:a", success: i % 2 === 0, latencyMs: 900 });
+      prior.observe({ intent: "conversation", flowId: "f:b", success: true, latencyMs: 100 });
+    }
+    const bad = prior.scoreAdjuster("conversation", { backendId: "f", flowId: "f:a", breakdown })!;
+    const expected = prior.adjust("conversation", "f:a");
+    expect(bad).toEqual({ flow_match: expected.flow_match, performance: expected.performance, reason: expected.reason, source: "learned-prior" });
+    expect(bad.flow_match).toBeLessThan(0);
+    expect(bad.flow_match).toBeGreaterThanOrEqual(-0.1);
+    // Half the successes and 9x slower than its peer: both signals at -1, scaled by the confidence n / (n + minSamples).
+    expect(bad.performance).toBeCloseTo(-0.1 * (30 / 35), 2);
+    expect(bad.reason).toMatch(/success 50\.0% vs 100\.0% for its peers/);
+    expect(prior.scoreAdjuster("conversation", { backendId: "f", flowId: "f:b", breakdown })!.performance).toBeGreaterThan(0);
+    // Another intent has no evidence for the same flow.
+    expect(prior.scoreAdjuster("rag-retrieval", { backendId: "f", flowId: "f:a", breakdown })).toBeUndefined();
+  });
+
+  it("compares a flow with the intent's other flows only (peer sums per intent)", () => {
+    const clock = Date.UTC(2025, 0, 1);
+    const prior = createLearnedRoutingPrior({ minSamples: 5, now: () => clock });
+    for (let i = 0; i < 20; i++) {
+      prior.observe({ intent: "conversation", flowId: "f:a", success: true, latencyMs: 100, at: clock });
+      prior.observe({ intent: "conversation", flowId: "f:b", success: i % 4 !== 0, latencyMs: 100, at: clock });
+      prior.observe({ intent: "rag-retrieval", flowId: "f:c", success: false, latencyMs: 100, at: clock });
+    }
+    expect(prior.adjust("conversation", "f:a")).toMatchObject({ successRate: 1, peerSuccessRate: 0.75, peerMeanLatencyMs: 100 });
+    expect(prior.adjust("conversation", "f:b")).toMatchObject({ successRate: 0.75, peerSuccessRate: 1 });
+    // f:c is alone in its intent: compared with the expected rate, no peer latency.
+    expect(prior.adjust("rag-retrieval", "f:c")).toMatchObject({ successRate: 0, peerSuccessRate: 0.95, peerMeanLatencyMs: null });
+  });
+});
+
+describe("learned prior event time", () => {
+  it("dates traced outcomes by its own clock with eventTime 'clock' (live feed with an injected clock)", () => {
+    const realTime = new Date(Date.UTC(2025, 0, 1)).toISOString();
+    let clock = Date.UTC(2030, 0, 1);
+    const halfLifeMs = 60 * MINUTE;
+    const feed = (prior: ReturnType<typeof createLearnedRoutingPrior>) => {
+      for (let i = 0; i < 4; i++) {
+        const base = { traceId: `t${i}`, requestId: `r${i}`, timestamp: realTime };
+        prior.emit({ ...base, type: "intent-classified", intent: "conversation", confidence: 1, method: "explicit", alternatives: [], durationMs: 0 } as never);
+        prior.emit({ ...base, type: "backend-call-end", backendId: "f", flowId: "f:a", attempt: 1, outcome: "success", latencyMs: 10 } as never);
+      }
+    };
+    const byClock = createLearnedRoutingPrior({ halfLifeMs, now: () => clock, eventTime: "clock" });
+    const byTimestamp = createLearnedRoutingPrior({ halfLifeMs, now: () => clock });
+    feed(byClock);
+    feed(byTimestamp);
+    expect(byClock.adjust("conversation", "f:a").samples).toBe(4);
+    expect(byTimestamp.adjust("conversation", "f:a").samples).toBe(0); // five years old
+    clock += halfLifeMs;
+    expect(byClock.adjust("conversation", "f:a").samples).toBe(2);
+  });
+});

@@ -1,4 +1,4 @@
-import { AfwError, IntentSchema, type Intent, type ScoreBreakdown, type TraceSink } from "@afw/contracts";
+import { AfwError, IntentSchema, type Intent, type ScoreAdjuster, type ScoreBreakdown, type TraceSink } from "@afw/contracts";
 import type { AuditEvent } from "./audit-event.js";
 import { eventTimeMs } from "./audit-event.js";
 import {
@@ -41,6 +41,12 @@ export interface LearnedRoutingPriorOptions {
   maxTrackedTraces?: number | undefined;
   /** Clock. @default Date.now */
   now?: (() => number) | undefined;
+  /**
+   * When a traced outcome happened: `timestamp` (the event's, right for replays of recorded
+   * events) or `clock` (the prior's clock when the event arrives, right for a live feed with an
+   * injected clock, e.g. a test that advances time to show the decay). @default "timestamp"
+   */
+  eventTime?: "timestamp" | "clock" | undefined;
 }
 
 /** One observed outcome of routing an intent to a flow. */
@@ -112,6 +118,12 @@ export interface LearnedRoutingPrior extends TraceSink {
   observe(outcome: RoutingOutcome): void;
   /** The adjustment for routing `intent` to `flowId` now. Synchronous; zero until `minSamples`. */
   adjust(intent: Intent, flowId: string): RoutingAdjustment;
+  /**
+   * The prior as the router's score-adjuster hook (`RouterOptions.scoreAdjuster` of
+   * `@afw/router`, source `learned-prior`): the adjustment of every (intent, flow) the prior has
+   * seen (zero with a "no adjustment yet" reason until `minSamples`), undefined for unseen ones.
+   */
+  readonly scoreAdjuster: ScoreAdjuster;
   /** Every known (intent, flow) with its adjustment, optionally of one intent. */
   snapshot(intent?: Intent): LearnedPriorSnapshotEntry[];
   /** Writes pending increments to the store. */
@@ -171,6 +183,9 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
   let pending = new Map<string, PriorEntry>();
   const traceIntents = new Map<string, Intent>();
   let closed = false;
+  /** Bumped whenever `view` changes; keys the per-intent totals below. */
+  let viewVersion = 0;
+  let totalsCache: { t: number; version: number; totals: Map<Intent, PriorStats> } | undefined;
 
   const addTo = (map: Map<string, PriorEntry>, intent: Intent, flowId: string, stats: PriorStats) => {
     const key = keyOf(intent, flowId);
@@ -194,6 +209,7 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
       stats.fn = 1;
     }
     if (stats.n === 0 && stats.fn === 0) return;
+    viewVersion++;
     addTo(view, outcome.intent, outcome.flowId, stats);
     addTo(pending, outcome.intent, outcome.flowId, stats);
   };
@@ -207,20 +223,33 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
     record(outcome);
   };
 
-  const aggregate = (entries: Iterable<PriorEntry>, t: number): PriorStats => {
-    let total = emptyPriorStats(t);
-    for (const entry of entries) total = mergePriorStats(total, decayPriorStats(entry.stats, t, halfLifeMs), halfLifeMs);
-    return total;
+  /** Decayed sums of every flow of each intent at `t` (computed once per clock tick and view change). */
+  const intentTotals = (t: number): Map<Intent, PriorStats> => {
+    if (totalsCache && totalsCache.t === t && totalsCache.version === viewVersion) return totalsCache.totals;
+    const totals = new Map<Intent, PriorStats>();
+    for (const entry of view.values()) {
+      const decayed = decayPriorStats(entry.stats, t, halfLifeMs);
+      const current = totals.get(entry.intent);
+      totals.set(entry.intent, current ? mergePriorStats(current, decayed, halfLifeMs) : decayed);
+    }
+    totalsCache = { t, version: viewVersion, totals };
+    return totals;
+  };
+
+  /** The intent's other flows: its total minus the flow's own sums (both decayed to `t`). */
+  const peersOf = (intent: Intent, own: PriorStats, t: number): PriorStats => {
+    const total = intentTotals(t).get(intent) ?? emptyPriorStats(t);
+    // Rounding leaves dust where the flow is the intent's only one: treat it as nothing.
+    const minus = (a: number, b: number) => (a - b > 1e-9 ? a - b : 0);
+    const fn = minus(total.fn, own.fn);
+    return { n: minus(total.n, own.n), s: minus(total.s, own.s), l: minus(total.l, own.l), ln: minus(total.ln, own.ln), f: fn > 0 ? total.f - own.f : 0, fn, t };
   };
 
   const adjust = (intent: Intent, flowId: string): RoutingAdjustment => {
     const t = now();
     const own = view.get(keyOf(intent, flowId));
     const stats = own ? decayPriorStats(own.stats, t, halfLifeMs) : emptyPriorStats(t);
-    const peers = aggregate(
-      [...view.values()].filter((entry) => entry.intent === intent && entry.flowId !== flowId),
-      t,
-    );
+    const peers = peersOf(intent, stats, t);
     const successRate = stats.n > 0 ? stats.s / stats.n : null;
     const peerSuccessRate = peers.n >= minSamples ? peers.s / peers.n : expectedSuccessRate;
     const meanLatencyMs = stats.ln > 0 ? stats.l / stats.ln : null;
@@ -283,6 +312,7 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
     for (const entry of loaded) addTo(next, entry.intent, entry.flowId, entry.stats);
     for (const entry of pending.values()) addTo(next, entry.intent, entry.flowId, entry.stats);
     view = next;
+    viewVersion++;
   });
 
   const timers: NodeJS.Timeout[] = [];
@@ -321,7 +351,7 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
           case "backend-call-end": {
             const intent = traceIntents.get(event.traceId);
             if (!intent || event.outcome === "aborted") break;
-            const at = eventTimeMs(event);
+            const at = options.eventTime === "clock" ? now() : eventTimeMs(event);
             record({
               intent,
               flowId: event.flowId,
@@ -344,6 +374,11 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
     },
     observe,
     adjust,
+    scoreAdjuster(intent, candidate) {
+      if (!view.has(keyOf(intent, candidate.flowId))) return undefined;
+      const adjustment = adjust(intent, candidate.flowId);
+      return { flow_match: adjustment.flow_match, performance: adjustment.performance, reason: adjustment.reason, source: "learned-prior" };
+    },
     snapshot(intent) {
       const t = now();
       return [...view.values()]

@@ -150,6 +150,7 @@ function foldTrace(traceId: string, events: readonly AuditEvent[]): QueryRecord 
         record.method ??= decision.method;
         if (record.alternatives.length === 0) record.alternatives = decision.alternatives ?? [];
         record.strategy = decision.strategy;
+        if (decision.experiment) record.experiment ??= { experimentId: decision.experiment.experimentId, arm: decision.experiment.arm };
         record.chosenFlowId = decision.chosen?.flowId;
         record.chosenBackendId = decision.chosen?.backendId;
         record.candidates = decision.candidates.map((candidate) => ({

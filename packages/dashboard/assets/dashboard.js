@@ -1057,6 +1057,391 @@ async function searchTools(query) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Analytics (hidden unless the gateway serves analytics)
+
+/** @param {number | undefined | null} value */
+function formatSigned(value, digits = 4) {
+  if (value === undefined || value === null || !Number.isFinite(value)) return "—";
+  return `${value > 0 ? "+" : ""}${value.toFixed(digits)}`;
+}
+
+/** @param {number | undefined | null} value */
+function formatNumber(value) {
+  if (value === undefined || value === null || !Number.isFinite(value)) return "—";
+  return Number.isInteger(value) ? String(value) : value.toFixed(2);
+}
+
+/**
+ * @param {string} caption
+ * @param {string[]} columns
+ * @param {Array<{ attributes?: Record<string, string>, cells: Array<string | Node> }>} rows
+ * @param {string} [className]
+ */
+function dataTable(caption, columns, rows, className = "") {
+  return h(
+    "div",
+    { class: "table-scroll" },
+    h(
+      "table",
+      { class: `data-table ${className}`.trim() },
+      h("caption", { class: "visually-hidden" }, caption),
+      h("thead", {}, h("tr", {}, columns.map((column) => h("th", { scope: "col" }, column)))),
+      h(
+        "tbody",
+        {},
+        rows.map((row) => h("tr", row.attributes ?? {}, row.cells.map((cell, index) => (index === 0 ? h("th", { scope: "row" }, cell) : h("td", {}, cell))))),
+      ),
+    ),
+  );
+}
+
+function analyticsRange() {
+  const select = byId("analytics-range");
+  return select instanceof HTMLSelectElement ? select.value : "24h";
+}
+
+/** @param {boolean} shown */
+function showAnalytics(shown) {
+  byId("analytics").hidden = !shown;
+  byId("nav-analytics").hidden = !shown;
+}
+
+/** @param {any} summary */
+function renderAnalyticsSummary(summary) {
+  const totals = summary.totals ?? {};
+  /** @type {Array<[string, string, string]>} */
+  const items = [
+    ["Queries", String(totals.queries ?? 0), "queries"],
+    ["Success rate", formatPercent(totals.successRate), "success"],
+    ["Cache hit rate", formatPercent(totals.cacheHitRate), "cache-hit-rate"],
+    ["Fallback rate", formatPercent(totals.fallbackRate), "fallback-rate"],
+    ["Query latency p50 / p95", `${formatMs(summary.queryLatency?.p50Ms)} / ${formatMs(summary.queryLatency?.p95Ms)}`, "latency"],
+  ];
+  if (totals.feedback && totals.feedback.count > 0) items.push(["Feedback", `${formatSigned(totals.feedback.mean, 2)} (${totals.feedback.count})`, "feedback"]);
+  replaceContent(
+    byId("analytics-totals"),
+    items.map(([term, value, key]) => h("div", { class: "kpi", "data-kpi": key }, h("dt", {}, term), h("dd", {}, value))),
+  );
+  if (summary.truncated) byId("analytics-status").textContent = "The range holds more events than one report reads: the newest are shown.";
+
+  const flows = summary.topFlows ?? [];
+  replaceContent(
+    byId("analytics-flows"),
+    flows.length === 0
+      ? muted("No flow was used in this range.")
+      : dataTable(
+          "The most used flows in the range",
+          ["Flow", "Queries", "Success", "p50", "p95", "Fallbacks from / to", "Cache hits", ""],
+          flows.map((/** @type {any} */ flow) => ({
+            attributes: { "data-flow-id": String(flow.flowId) },
+            cells: [
+              String(flow.flowId),
+              String(flow.queries),
+              formatPercent(flow.successRate),
+              formatMs(flow.latency?.p50Ms),
+              formatMs(flow.latency?.p95Ms),
+              `${flow.fallbacksFrom} / ${flow.fallbacksTo}`,
+              String(flow.cacheHits),
+              h("button", { type: "button", class: "analyze-flow", "data-flow-id": String(flow.flowId), "aria-label": `Analyse ${flow.flowId}` }, "Analyse"),
+            ],
+          })),
+          "analytics-flows-table",
+        ),
+  );
+
+  const intents = summary.intents ?? [];
+  replaceContent(
+    byId("analytics-intents"),
+    intents.length === 0
+      ? muted("No classified queries in this range.")
+      : dataTable(
+          "Queries per intent",
+          ["Intent", "Queries", "Share", "Success", "Fallback rate", "Mean confidence"],
+          intents.map((/** @type {any} */ intent) => ({
+            attributes: { "data-intent": String(intent.intent) },
+            cells: [String(intent.intent), String(intent.queries), formatPercent(intent.share), formatPercent(intent.successRate), formatPercent(intent.fallbackRate), formatNumber(intent.meanConfidence)],
+          })),
+        ),
+  );
+
+  const experiments = summary.experiments ?? [];
+  const arm = (/** @type {string} */ name, /** @type {any} */ stats) => [
+    name,
+    String(stats.queries),
+    formatPercent(stats.successRate),
+    formatMs(stats.latency?.p50Ms),
+    formatMs(stats.latency?.p95Ms),
+    formatPercent(stats.fallbackRate),
+    stats.feedback && stats.feedback.count > 0 ? `${formatSigned(stats.feedback.mean, 2)} (${stats.feedback.count})` : "—",
+  ];
+  replaceContent(
+    byId("analytics-experiments"),
+    experiments.length === 0
+      ? muted("No A/B experiment saw traffic in this range.")
+      : experiments.map((/** @type {any} */ experiment) =>
+          h(
+            "div",
+            { class: "experiment", "data-experiment-id": String(experiment.experimentId) },
+            h("h4", {}, `${experiment.experimentId} · variant share ${formatPercent(experiment.variantShare)}`),
+            dataTable(`A/B experiment ${experiment.experimentId}: control against variant`, ["Arm", "Queries", "Success", "p50", "p95", "Fallback rate", "Feedback"], [
+              { attributes: { "data-arm": "control" }, cells: arm("control", experiment.control) },
+              { attributes: { "data-arm": "variant" }, cells: arm("variant", experiment.variant) },
+            ]),
+            h(
+              "p",
+              { class: "muted small experiment-difference" },
+              `Variant − control: success ${formatSigned(experiment.difference?.successRate, 3)}, p50 ${formatSigned(experiment.difference?.p50Ms, 0)} ms, p95 ${formatSigned(experiment.difference?.p95Ms, 0)} ms`,
+            ),
+          ),
+        ),
+  );
+}
+
+/** @param {string} flowId */
+async function loadFlowAnalysis(flowId) {
+  const container = byId("analytics-flow-detail");
+  replaceContent(container, muted(`Analysing ${flowId}…`));
+  try {
+    const body = await api(`/analytics/flows/${encodeURIComponent(flowId)}`, { params: { range: analyticsRange() } });
+    if (!body.configured) return replaceContent(container, notConfigured());
+    const analysis = body.analysis;
+    const recommendations = analysis.recommendations ?? [];
+    replaceContent(
+      container,
+      h(
+        "div",
+        { class: "flow-analysis", "data-flow-id": String(analysis.flowId) },
+        h("h4", {}, `Analysis of ${analysis.flowId}`),
+        h(
+          "p",
+          { class: "figures" },
+          `${analysis.usage?.queries ?? 0} queries · success ${formatPercent(analysis.usage?.successRate)} · p50 ${formatMs(analysis.usage?.latency?.p50Ms)} · p95 ${formatMs(analysis.usage?.latency?.p95Ms)} · ` +
+            `fallback source ${formatPercent(analysis.fallback?.asSource?.share)} · target ${formatPercent(analysis.fallback?.asTarget?.share)}`,
+        ),
+        recommendations.length === 0
+          ? muted("No recommendation.")
+          : h(
+              "ul",
+              { class: "recommendations", "aria-label": `Recommendations for ${analysis.flowId}` },
+              recommendations.map((/** @type {any} */ item) => h("li", { class: `recommendation severity-${String(item.severity).replace(/[^a-z]/g, "")}` }, h("span", { class: "badge" }, String(item.severity)), " ", String(item.message))),
+            ),
+      ),
+    );
+  } catch (error) {
+    showLoadError(container, error);
+  }
+}
+
+async function loadLearnedPrior() {
+  const container = byId("analytics-learned");
+  try {
+    const body = await api("/analytics/learned");
+    if (!body.configured) return replaceContent(container, muted("The learned routing prior is off on this gateway."));
+    const adjustments = body.learned.adjustments ?? [];
+    replaceContent(
+      container,
+      adjustments.length === 0
+        ? muted("Nothing learned yet.")
+        : [
+            h("p", { class: "hint" }, `Added to the flow_match and performance components of a candidate's score; bounded by ±${body.learned.maxAdjustment}.`),
+            dataTable(
+              "Learned routing adjustments per intent and flow",
+              ["Intent / flow", "flow_match", "performance", "Samples", "Success", "Reason"],
+              adjustments.map((/** @type {any} */ entry) => ({
+                attributes: { "data-intent": String(entry.intent), "data-flow-id": String(entry.flowId) },
+                cells: [
+                  `${entry.intent} → ${entry.flowId}`,
+                  formatSigned(entry.flowMatch),
+                  formatSigned(entry.performance),
+                  formatNumber(entry.samples),
+                  formatPercent(entry.successRate),
+                  h("span", { class: "muted small" }, String(entry.reason)),
+                ],
+              })),
+              "learned-table",
+            ),
+          ],
+    );
+  } catch (error) {
+    showLoadError(container, error);
+  }
+}
+
+async function loadPatterns() {
+  const container = byId("analytics-patterns");
+  const yamlBlock = byId("analytics-yaml-block");
+  try {
+    const body = await api("/analytics/patterns", { params: { range: analyticsRange() } });
+    if (!body.configured) {
+      yamlBlock.hidden = true;
+      return replaceContent(container, muted("Pattern analysis is not available on this gateway (it needs an embedder)."));
+    }
+    const patterns = body.patterns;
+    const proposals = patterns.proposals ?? [];
+    const clusters = patterns.clusters ?? [];
+    const fallbackIntents = patterns.fallbackIntents ?? [];
+    const lowConfidence = patterns.lowConfidence ?? [];
+    replaceContent(
+      container,
+      h("p", { class: "muted" }, `${patterns.questionsAnalysed} of ${patterns.queries} questions clustered; ${clusters.length} cluster${clusters.length === 1 ? "" : "s"}.`),
+      proposals.length === 0
+        ? muted("No proposal: no uncertain or troubled group of questions.")
+        : h(
+            "ul",
+            { class: "proposals", "aria-label": "Proposals" },
+            proposals.map((/** @type {any} */ proposal) =>
+              h(
+                "li",
+                { class: "proposal", "data-kind": String(proposal.kind) },
+                h("span", { class: "badge" }, proposal.kind === "intent-pattern" ? `pattern for ${proposal.intent}` : "new flow?"),
+                " ",
+                h("span", { class: "chips-inline" }, (proposal.keywords ?? []).map((/** @type {string} */ keyword) => h("code", { class: "keyword" }, String(keyword)))),
+                h("span", { class: "muted small block" }, String(proposal.reason)),
+                (proposal.examples ?? []).length > 0 ? h("span", { class: "muted small block proposal-example" }, `e.g. “${proposal.examples[0]}”`) : null,
+              ),
+            ),
+          ),
+      fallbackIntents.length === 0
+        ? null
+        : h(
+            "p",
+            { class: "fallback-intents" },
+            "Fallback-prone intents: ",
+            fallbackIntents.map((/** @type {any} */ item, /** @type {number} */ index) => `${index ? ", " : ""}${item.intent} (fallback ${formatPercent(item.fallbackRate)}, failure ${formatPercent(item.failureRate)})`),
+          ),
+      clusters.length === 0
+        ? null
+        : dataTable(
+            "Clusters of similar questions",
+            ["Representative question", "Size", "Intent", "Confidence", "Fallback rate", "Keywords"],
+            clusters.map((/** @type {any} */ cluster) => ({
+              attributes: { "data-cluster-id": String(cluster.id) },
+              cells: [String(cluster.representative), String(cluster.size), String(cluster.dominantIntent ?? "—"), formatNumber(cluster.meanConfidence), formatPercent(cluster.fallbackRate), (cluster.keywords ?? []).join(", ")],
+            })),
+            "clusters-table",
+          ),
+      lowConfidence.length === 0
+        ? null
+        : h(
+            "details",
+            { class: "low-confidence" },
+            h("summary", {}, `${lowConfidence.length} low-confidence question${lowConfidence.length === 1 ? "" : "s"}`),
+            h(
+              "ul",
+              {},
+              lowConfidence.map((/** @type {any} */ item) =>
+                h("li", { "data-trace-id": String(item.traceId) }, h("span", { class: "low-confidence-question" }, item.question === null ? "(question not kept)" : String(item.question)), ` — ${item.intent ?? "no intent"} ${formatNumber(item.confidence)}`),
+              ),
+            ),
+          ),
+    );
+    const yaml = typeof body.intentPatternsYaml === "string" ? body.intentPatternsYaml : "";
+    byId("analytics-yaml").textContent = yaml;
+    byId("analytics-copy-status").textContent = "";
+    yamlBlock.hidden = yaml === "";
+  } catch (error) {
+    yamlBlock.hidden = true;
+    showLoadError(container, error);
+  }
+}
+
+/** @param {string | undefined} value */
+function formatDateTime(value) {
+  if (value === undefined) return "—";
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? "—" : date.toLocaleString([], { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+}
+
+async function loadAnalytics() {
+  const panel = byId("analytics");
+  const status = byId("analytics-status");
+  const range = analyticsRange();
+  try {
+    const body = await api("/analytics/summary", { params: { range } });
+    if (!body.configured) {
+      showAnalytics(false);
+      panel.dataset.state = "unavailable";
+      return;
+    }
+    showAnalytics(true);
+    status.textContent = `${formatDateTime(body.summary.range?.from)} – ${formatDateTime(body.summary.range?.to)}`;
+    renderAnalyticsSummary(body.summary);
+    const overview = await api("/overview").catch(() => undefined);
+    byId("analytics-export-form").hidden = !overview?.sections?.metricsExport;
+    await Promise.all([loadLearnedPrior(), loadPatterns()]);
+    panel.dataset.range = range;
+    panel.dataset.state = "loaded";
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return;
+    showAnalytics(true);
+    panel.dataset.state = "error";
+    showLoadError(byId("analytics-flows"), error);
+  }
+}
+
+async function copyYaml() {
+  const pre = byId("analytics-yaml");
+  const status = byId("analytics-copy-status");
+  const text = pre.textContent ?? "";
+  try {
+    await navigator.clipboard.writeText(text);
+    status.textContent = "Copied.";
+  } catch {
+    // no clipboard access: select the text for a manual copy
+    const selection = window.getSelection();
+    const range = document.createRange();
+    range.selectNodeContents(pre);
+    selection?.removeAllRanges();
+    selection?.addRange(range);
+    status.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+  }
+}
+
+/** @param {"json" | "csv"} format */
+async function downloadMetrics(format) {
+  const status = byId("analytics-export-status");
+  const select = byId("analytics-export-group");
+  const groupBy = select instanceof HTMLSelectElement ? select.value : "flow";
+  const range = analyticsRange();
+  const query = new URLSearchParams({ range, format, groupBy });
+  status.textContent = "Preparing the download…";
+  try {
+    const response = await fetch(`${apiPath}/analytics/export?${query}`, { headers: authHeaders({ Accept: format === "csv" ? "text/csv" : "application/json" }), cache: "no-store", credentials: "same-origin" });
+    if (!response.ok) throw new ApiError(response.status, "HTTP_ERROR", `HTTP ${response.status}`);
+    const blob = await response.blob();
+    const url = URL.createObjectURL(blob);
+    const link = h("a", { href: url, download: `afw-metrics-${groupBy}-${range}.${format}`, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    status.textContent = `Downloaded metrics by ${groupBy} (${format.toUpperCase()}, ${blob.size} bytes).`;
+  } catch (error) {
+    status.textContent = `Could not export: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+function wireAnalytics() {
+  byId("analytics-range").addEventListener("change", () => {
+    replaceContent(byId("analytics-flow-detail"));
+    void loadAnalytics();
+  });
+  byId("analytics-range-form").addEventListener("submit", (event) => event.preventDefault());
+  byId("analytics-flows").addEventListener("click", (event) => {
+    const target = event.target;
+    if (!(target instanceof HTMLButtonElement) || !target.classList.contains("analyze-flow")) return;
+    const flowId = target.dataset.flowId;
+    if (flowId) void loadFlowAnalysis(flowId);
+  });
+  byId("analytics-copy-yaml").addEventListener("click", () => void copyYaml());
+  byId("analytics-export-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const submitter = /** @type {SubmitEvent} */ (event).submitter;
+    void downloadMetrics(submitter instanceof HTMLButtonElement && submitter.value === "csv" ? "csv" : "json");
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
 // Live feed over fetch streaming (server-sent events framing)
 
 /** @param {string} section */
@@ -1196,7 +1581,7 @@ async function runLiveFeed() {
 // Wiring
 
 function loadAll() {
-  return Promise.all([loadOverview(), loadBackends(), loadFlows(), loadQueries(), loadCache(), loadSessions(), loadToolServers()]);
+  return Promise.all([loadOverview(), loadBackends(), loadFlows(), loadQueries(), loadCache(), loadSessions(), loadToolServers(), loadAnalytics()]);
 }
 
 /** @param {string} token */
@@ -1271,6 +1656,7 @@ function wireForms() {
 function start() {
   state.token = readInitialToken();
   wireForms();
+  wireAnalytics();
   if (redacted) document.documentElement.dataset.redacted = "true";
   void runLiveFeed();
   void loadAll();

@@ -1,34 +1,14 @@
 import { request } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AfwError } from "@afw/contracts";
-import { startDashboardServer, type DashboardServer } from "../test/harness.js";
+import { fetchJson, useDashboardServer, type DashboardServer } from "../test/harness.js";
 import { createDashboard, createInMemoryDashboardSource, DASHBOARD_CONTENT_SECURITY_POLICY, type DashboardSource } from "./index.js";
 import { buildQueryTrace, createSampleDashboardSource } from "./testing.js";
 
 const HOSTILE = `<img src=x onerror=alert(1)>`;
 
-let running: DashboardServer | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
-
-async function start(...args: Parameters<typeof startDashboardServer>): Promise<DashboardServer> {
-  running = await startDashboardServer(...args);
-  return running;
-}
-
-async function getJson(server: DashboardServer, path: string, init: RequestInit = {}): Promise<{ status: number; body: any; text: string; headers: Headers }> {
-  const response = await fetch(`${server.url}${path}`, init);
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status, body, text, headers: response.headers };
-}
+const start = useDashboardServer();
+const getJson = fetchJson;
 
 function postClear(server: DashboardServer, body: string, headers: Record<string, string> = { "content-type": "application/json" }) {
   return getJson(server, "/api/cache/clear", { method: "POST", body, headers });
@@ -190,6 +170,11 @@ describe("JSON endpoints", () => {
       sessions: true,
       toolServers: true,
       toolSearch: true,
+      analytics: true,
+      flowAnalysis: true,
+      patterns: true,
+      learnedPrior: true,
+      metricsExport: true,
     });
     expect(overview.body.totals).toMatchObject({ backends: 2, healthyBackends: 1, openCircuits: 0 });
     expect(overview.body.totals.cacheHitRate).toBeCloseTo(31 / 89);

@@ -9,9 +9,15 @@ import type { DashboardSource, GatewayInfo, QuerySummary } from "./dashboard-sou
 import { EventStreamHub } from "./event-stream.js";
 import { renderHtmlShell } from "./html-shell.js";
 import { DashboardHttpError, readJsonBody, sendError, sendJson, setSecurityHeaders } from "./http-responses.js";
-import { presentQuery, presentSession, presentTraceEvent, type PresentationOptions } from "./presentation.js";
+import { metricsToCsv, renderIntentPatternsYaml } from "./analytics-format.js";
+import { presentPatternAnalysis, presentQuery, presentSession, presentTraceEvent, type PresentationOptions } from "./presentation.js";
 import {
+  AnalyticsRangeParametersSchema,
+  AnalyticsSummaryParametersSchema,
   ClearCacheBodySchema,
+  FlowIdParameterSchema,
+  LearnedPriorParametersSchema,
+  MetricsExportParametersSchema,
   NoParametersSchema,
   QueriesParametersSchema,
   SessionIdParameterSchema,
@@ -127,7 +133,23 @@ export interface DashboardOverview {
   /** Whether user text is hidden. */
   redacted: boolean;
   /** Which parts the source implements. */
-  sections: Record<"backends" | "flows" | "queries" | "liveFeed" | "cache" | "clearCache" | "sessions" | "toolServers" | "toolSearch", boolean>;
+  sections: Record<
+    | "backends"
+    | "flows"
+    | "queries"
+    | "liveFeed"
+    | "cache"
+    | "clearCache"
+    | "sessions"
+    | "toolServers"
+    | "toolSearch"
+    | "analytics"
+    | "flowAnalysis"
+    | "patterns"
+    | "learnedPrior"
+    | "metricsExport",
+    boolean
+  >;
   /** Headline numbers, when the source provides backends and cache. */
   totals: {
     /** Configured backends. */
@@ -186,7 +208,10 @@ function hostOf(origin: string): string | undefined {
  * `overview`, `backends`, `flows`, `queries?limit=`, `queries/:traceId`,
  * `queries/:traceId/events`, `cache`, `POST cache/clear` (JSON body, `Content-Type:
  * application/json` required), `sessions?limit=&pattern=`, `sessions/:id`, `tools/servers`,
- * `tools/search?q=&limit=`, and `events` (server-sent events).
+ * `tools/search?q=&limit=`, and `events` (server-sent events). Analytics (when the source has
+ * them; read-only): `analytics/summary?range=&top=`, `analytics/flows/:flowId?range=`,
+ * `analytics/patterns?range=` (with the proposals as a `routing.intentPatterns` YAML fragment),
+ * `analytics/learned?intent=` and `analytics/export?range=&format=json|csv&groupBy=` (a download).
  *
  * @throws AfwError `CONFIG_INVALID` when an option is invalid.
  * @example
@@ -318,6 +343,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         sessions: !!source.sessions,
         toolServers: !!source.toolServers,
         toolSearch: !!source.searchTools,
+        analytics: !!source.analyticsSummary,
+        flowAnalysis: !!source.flowAnalysis,
+        patterns: !!source.patternAnalysis,
+        learnedPrior: !!source.learnedPrior,
+        metricsExport: !!source.exportMetrics,
       },
       totals: {},
       generatedAt: new Date().toISOString(),
@@ -425,6 +455,47 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         ok(search ? { configured: true, search: { ...search, results: search.results.slice(0, limit) } } : { configured: false });
         return;
       }
+      case "analytics/summary": {
+        expect("GET");
+        const { range, top } = parseRequest(AnalyticsSummaryParametersSchema, query(), "query parameters");
+        const summary = await source.analyticsSummary?.({ range, top });
+        ok(summary ? { configured: true, rangeName: range, summary: { ...summary, topFlows: summary.topFlows.slice(0, top) } } : { configured: false });
+        return;
+      }
+      case "analytics/patterns": {
+        expect("GET");
+        const { range } = parseRequest(AnalyticsRangeParametersSchema, query(), "query parameters");
+        const patterns = await source.patternAnalysis?.({ range });
+        if (!patterns) return ok({ configured: false });
+        const intentPatternsYaml = renderIntentPatternsYaml(patterns.proposals, { label: `the last ${range}` });
+        ok({ configured: true, rangeName: range, patterns: presentPatternAnalysis(patterns, presentation), ...(intentPatternsYaml ? { intentPatternsYaml } : {}) });
+        return;
+      }
+      case "analytics/learned": {
+        expect("GET");
+        const { intent } = parseRequest(LearnedPriorParametersSchema, query(), "query parameters");
+        const learned = await source.learnedPrior?.({ intent });
+        ok(learned ? { configured: true, learned } : { configured: false });
+        return;
+      }
+      case "analytics/export": {
+        expect("GET");
+        const { range, format, groupBy } = parseRequest(MetricsExportParametersSchema, query(), "query parameters");
+        if (!source.exportMetrics) throw new DashboardHttpError(501, "NOT_CONFIGURED", "exporting metrics is not configured");
+        const metrics = await source.exportMetrics({ range, groupBy });
+        if (!metrics) throw new DashboardHttpError(501, "NOT_CONFIGURED", "exporting metrics is not configured");
+        const filename = `afw-metrics-${groupBy}-${range}.${format}`;
+        const disposition = { "content-disposition": `attachment; filename="${filename}"` };
+        if (format === "json") {
+          sendJson(res, 200, { range: metrics.range, rangeName: range, groupBy: metrics.groupBy, columns: metrics.columns, rows: metrics.rows }, disposition);
+          return;
+        }
+        const csv = metricsToCsv(metrics.columns, metrics.rows);
+        setSecurityHeaders(res);
+        res.writeHead(200, { "content-type": "text/csv; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(csv), ...disposition });
+        res.end(csv);
+        return;
+      }
       case "events":
         expect("GET");
         parseRequest(NoParametersSchema, query(), "query parameters");
@@ -449,6 +520,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       const events = await source.queryEvents(traceId);
       if (!events) throw new DashboardHttpError(404, "NOT_FOUND", "no query with this trace id");
       return ok({ configured: true, events: events.map((event) => presentTraceEvent(event, presentation)) });
+    }
+    if (head === "analytics" && id === "flows" && tail !== undefined && extra.length === 0) {
+      expect("GET");
+      const { range } = parseRequest(AnalyticsRangeParametersSchema, query(), "query parameters");
+      const flowId = parseRequest(FlowIdParameterSchema, tail, "flow id");
+      if (!source.flowAnalysis) return ok({ configured: false });
+      const analysis = await source.flowAnalysis(flowId, { range });
+      if (!analysis) throw new DashboardHttpError(404, "NOT_FOUND", "no analysis for this flow");
+      return ok({ configured: true, rangeName: range, analysis });
     }
     if (head === "sessions" && id !== undefined && tail === undefined) {
       expect("GET");

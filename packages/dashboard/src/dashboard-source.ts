@@ -10,6 +10,14 @@ import type {
   ToolSearchHit,
   TraceEvent,
 } from "@afw/contracts";
+import type {
+  AnalyticsRange,
+  AnalyticsSummaryView,
+  FlowAnalysisView,
+  LearnedPriorView,
+  MetricsExportView,
+  PatternAnalysisView,
+} from "./analytics-views.js";
 
 /**
  * One point of a small time series: a bucket of `bucketMs` starting at `t`.
@@ -347,6 +355,23 @@ export interface DashboardSource {
   toolServers?(): Promise<ToolServerView[] | undefined>;
   /** What `search_tools` would return for `query`. */
   searchTools?(query: string, options: { limit: number }): Promise<ToolSearchView | undefined>;
+  /**
+   * Analytics of a range (`analytics_dashboard`): totals, top flows (at most `top`), success,
+   * latency, cache hit rate, intents and the A/B comparison. Without it the page hides its
+   * Analytics panel.
+   */
+  analyticsSummary?(options: { range: AnalyticsRange; top: number }): Promise<AnalyticsSummaryView | undefined>;
+  /** One flow's analysis with recommendations (`analyze_flow`). */
+  flowAnalysis?(flowId: string, options: { range: AnalyticsRange }): Promise<FlowAnalysisView | undefined>;
+  /**
+   * Question patterns (`pattern_analysis`): clusters, low-confidence questions, intents that fall
+   * back, and proposals. `undefined` when the gateway cannot compute them (no embedder).
+   */
+  patternAnalysis?(options: { range: AnalyticsRange }): Promise<PatternAnalysisView | undefined>;
+  /** The learned routing prior's current adjustments, optionally of one intent. */
+  learnedPrior?(options: { intent?: string | undefined }): Promise<LearnedPriorView | undefined>;
+  /** Metrics per backend, flow or intent (`export_metrics`); the dashboard writes them as JSON or CSV. */
+  exportMetrics?(options: { range: AnalyticsRange; groupBy: MetricsExportView["groupBy"] }): Promise<MetricsExportView | undefined>;
 }
 
 /** Converts a {@link DashboardCacheSelector} to the contracts {@link CacheInvalidation}. */

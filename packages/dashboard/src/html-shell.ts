@@ -64,6 +64,7 @@ export function renderHtmlShell(options: HtmlShellOptions): string {
     <ul>
       <li><a href="#backends">Backends</a></li>
       <li><a href="#flows">Flows</a></li>
+      <li id="nav-analytics" hidden><a href="#analytics">Analytics</a></li>
       <li><a href="#sessions">Sessions</a></li>
       <li><a href="#feed">Live routing</a></li>
       <li><a href="#cache">Cache</a></li>
@@ -82,6 +83,48 @@ export function renderHtmlShell(options: HtmlShellOptions): string {
   <section id="flows" class="panel" aria-labelledby="flows-heading">
     <h2 id="flows-heading">Flows and intents</h2>
     <div id="flows-body" class="panel-body" aria-busy="true"><p class="muted">Loading…</p></div>
+  </section>
+  <section id="analytics" class="panel" aria-labelledby="analytics-heading" hidden>
+    <h2 id="analytics-heading">Analytics</h2>
+    <p class="hint">What the gateway recorded over a time range: usage, success, latency, the A/B experiments, what routing learned and the intent patterns proposed from the questions.</p>
+    <form id="analytics-range-form" class="inline-form">
+      <label for="analytics-range">Range</label>
+      <select id="analytics-range" name="range">
+        <option value="1h">Last hour</option>
+        <option value="24h" selected>Last 24 hours</option>
+        <option value="7d">Last 7 days</option>
+      </select>
+      <span class="status-line" id="analytics-status" role="status"></span>
+    </form>
+    <dl class="kpis" id="analytics-totals" aria-label="Analytics totals"></dl>
+    <h3 id="analytics-flows-heading">Top flows</h3>
+    <div id="analytics-flows" class="panel-body" aria-busy="true"><p class="muted">Loading…</p></div>
+    <div id="analytics-flow-detail" class="flow-detail" aria-live="polite"></div>
+    <h3 id="analytics-intents-heading">Intents</h3>
+    <div id="analytics-intents" class="panel-body"></div>
+    <h3 id="analytics-experiments-heading">A/B experiments</h3>
+    <div id="analytics-experiments" class="panel-body"></div>
+    <h3 id="analytics-learned-heading">Learned routing adjustments</h3>
+    <div id="analytics-learned" class="panel-body"></div>
+    <h3 id="analytics-patterns-heading">Question patterns and proposals</h3>
+    <div id="analytics-patterns" class="panel-body"></div>
+    <div id="analytics-yaml-block" class="yaml-block" hidden>
+      <p class="hint" id="analytics-yaml-help">The proposals as <code>routing.intentPatterns</code>: merge them into the gateway configuration, then reload it with <code>SIGHUP</code>.</p>
+      <pre id="analytics-yaml" class="yaml" tabindex="0" aria-describedby="analytics-yaml-help"></pre>
+      <button type="button" id="analytics-copy-yaml">Copy YAML</button>
+      <span class="status-line" id="analytics-copy-status" role="status"></span>
+    </div>
+    <form id="analytics-export-form" class="inline-form" hidden>
+      <label for="analytics-export-group">Export metrics by</label>
+      <select id="analytics-export-group" name="groupBy">
+        <option value="flow" selected>flow</option>
+        <option value="backend">backend</option>
+        <option value="intent">intent</option>
+      </select>
+      <button type="submit" id="analytics-export-json" value="json">Download JSON</button>
+      <button type="submit" id="analytics-export-csv" value="csv">Download CSV</button>
+      <span class="status-line" id="analytics-export-status" role="status"></span>
+    </form>
   </section>
   <section id="sessions" class="panel" aria-labelledby="sessions-heading">
     <h2 id="sessions-heading">Sessions</h2>

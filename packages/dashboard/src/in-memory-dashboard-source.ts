@@ -1,5 +1,13 @@
 import type { CacheStats, SessionRecord, ToolSearchHit, TraceEvent } from "@afw/contracts";
 import type {
+  AnalyticsRange,
+  AnalyticsSummaryView,
+  FlowAnalysisView,
+  LearnedPriorView,
+  MetricsExportView,
+  PatternAnalysisView,
+} from "./analytics-views.js";
+import type {
   BackendView,
   CacheFlowView,
   CacheView,
@@ -54,8 +62,35 @@ export interface InMemoryDashboardSourceInit {
   traceCapacity?: number;
   /** Window of the cache hit-rate series. @default the last hour in 30 buckets */
   series?: SeriesWindow;
+  /**
+   * Analytics to serve. Without it the source has no analytics methods (the page hides its
+   * Analytics panel); each part that is absent leaves its method out.
+   */
+  analytics?: InMemoryAnalyticsData;
   /** Methods to leave out, to show how the page renders a source that lacks them. */
   omit?: DashboardSourceMethod[];
+}
+
+/** The analytics an {@link InMemoryDashboardSource} serves, as given (no computation). */
+export interface InMemoryAnalyticsData {
+  /** The summary of each range (a range without one resolves `undefined`). */
+  summaries?: Partial<Record<AnalyticsRange, AnalyticsSummaryView>>;
+  /** Flow analyses by gateway-wide flow id (an unknown flow resolves `undefined`, a 404). */
+  flowAnalyses?: Record<string, FlowAnalysisView>;
+  /** The pattern analysis (whatever the range). */
+  patterns?: PatternAnalysisView;
+  /** The learned prior. */
+  learned?: LearnedPriorView;
+  /** Metrics rows by grouping (whatever the range). */
+  metrics?: Partial<Record<MetricsExportView["groupBy"], MetricsExportView>>;
+}
+
+/** One call of an analytics method of an {@link InMemoryDashboardSource}. */
+export interface InMemoryAnalyticsCall {
+  /** Method called. */
+  method: "analyticsSummary" | "flowAnalysis" | "patternAnalysis" | "learnedPrior" | "exportMetrics";
+  /** Its options (and `flowId` for `flowAnalysis`). */
+  options: Record<string, unknown>;
 }
 
 /**
@@ -86,6 +121,8 @@ export interface InMemoryDashboardSource extends DashboardSource {
   readonly clearCacheCalls: readonly DashboardCacheSelector[];
   /** Every `searchTools` query received, in order. */
   readonly searchCalls: readonly string[];
+  /** Every analytics call received, in order. */
+  readonly analyticsCalls: readonly InMemoryAnalyticsCall[];
   /** Active subscriptions. */
   readonly subscriberCount: number;
   /** Trace events kept, oldest first. */
@@ -138,6 +175,8 @@ export function createInMemoryDashboardSource(init: InMemoryDashboardSourceInit 
   const subscriberWaiters = new Set<{ predicate: (count: number) => boolean; resolve: (count: number) => void }>();
   const clearCacheCalls: DashboardCacheSelector[] = [];
   const searchCalls: string[] = [];
+  const analyticsCalls: InMemoryAnalyticsCall[] = [];
+  const analytics = init.analytics;
 
   const notifySubscriberWaiters = (): void => {
     for (const waiter of [...subscriberWaiters]) {
@@ -274,6 +313,9 @@ export function createInMemoryDashboardSource(init: InMemoryDashboardSourceInit 
     get searchCalls() {
       return searchCalls;
     },
+    get analyticsCalls() {
+      return analyticsCalls;
+    },
     get subscriberCount() {
       return listeners.size;
     },
@@ -285,6 +327,41 @@ export function createInMemoryDashboardSource(init: InMemoryDashboardSourceInit 
       return new Promise((resolve) => subscriberWaiters.add({ predicate, resolve }));
     },
   };
+  if (analytics?.summaries) {
+    const summaries = analytics.summaries;
+    source.analyticsSummary = async (options) => {
+      analyticsCalls.push({ method: "analyticsSummary", options: { ...options } });
+      return summaries[options.range];
+    };
+  }
+  if (analytics?.flowAnalyses) {
+    const analyses = new Map(Object.entries(analytics.flowAnalyses));
+    source.flowAnalysis = async (flowId, options) => {
+      analyticsCalls.push({ method: "flowAnalysis", options: { flowId, ...options } });
+      return analyses.get(flowId);
+    };
+  }
+  if (analytics?.patterns) {
+    const patterns = analytics.patterns;
+    source.patternAnalysis = async (options) => {
+      analyticsCalls.push({ method: "patternAnalysis", options: { ...options } });
+      return patterns;
+    };
+  }
+  if (analytics?.learned) {
+    const learned = analytics.learned;
+    source.learnedPrior = async (options) => {
+      analyticsCalls.push({ method: "learnedPrior", options: { ...options } });
+      return { ...learned, adjustments: learned.adjustments.filter((entry) => options.intent === undefined || entry.intent === options.intent) };
+    };
+  }
+  if (analytics?.metrics) {
+    const metrics = analytics.metrics;
+    source.exportMetrics = async (options) => {
+      analyticsCalls.push({ method: "exportMetrics", options: { ...options } });
+      return metrics[options.groupBy];
+    };
+  }
   for (const method of init.omit ?? []) delete (source as unknown as Record<string, unknown>)[method];
   return source;
 }

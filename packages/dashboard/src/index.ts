@@ -31,6 +31,32 @@ export {
   type TraceEventListener,
 } from "./dashboard-source.js";
 export {
+  ANALYTICS_RANGES,
+  type AnalyticsRange,
+  type AnalyticsRangeBounds,
+  type AnalyticsLatencyView,
+  type AnalyticsFeedbackView,
+  type AnalyticsTotalsView,
+  type AnalyticsFlowUsageView,
+  type AnalyticsIntentView,
+  type AnalyticsExperimentArmView,
+  type AnalyticsExperimentView,
+  type AnalyticsSummaryView,
+  type AnalyticsRecommendationView,
+  type AnalyticsFlowIntentView,
+  type FlowAnalysisView,
+  type QuestionClusterView,
+  type FallbackIntentView,
+  type LowConfidenceQuestionView,
+  type PatternProposalView,
+  type PatternAnalysisView,
+  type LearnedAdjustmentView,
+  type LearnedPriorView,
+  type MetricsCell,
+  type MetricsExportView,
+} from "./analytics-views.js";
+export { renderIntentPatternsYaml, metricsToCsv, type IntentPatternsYamlOptions } from "./analytics-format.js";
+export {
   createStoreDashboardSource,
   type StoreDashboardSourceParts,
   type TraceEventLog,
@@ -46,6 +72,8 @@ export {
   type InMemoryDashboardSourceInit,
   type InMemoryCacheEntry,
   type DashboardSourceMethod,
+  type InMemoryAnalyticsData,
+  type InMemoryAnalyticsCall,
 } from "./in-memory-dashboard-source.js";
 export {
   buildQuerySummary,
@@ -62,6 +90,15 @@ export {
   type DashboardErrorBody,
   type DashboardValidationIssue,
 } from "./http-responses.js";
-export { ClearCacheBodySchema, QueriesParametersSchema, SessionsParametersSchema, ToolSearchParametersSchema } from "./request-schemas.js";
+export {
+  ClearCacheBodySchema,
+  QueriesParametersSchema,
+  SessionsParametersSchema,
+  ToolSearchParametersSchema,
+  AnalyticsSummaryParametersSchema,
+  AnalyticsRangeParametersSchema,
+  LearnedPriorParametersSchema,
+  MetricsExportParametersSchema,
+} from "./request-schemas.js";
 export { REDACTED_TEXT, truncateText } from "./presentation.js";
 export { escapeHtml } from "./html-shell.js";

@@ -1,4 +1,5 @@
 import type { SessionRecord, SessionTurn, TraceEvent } from "@afw/contracts";
+import type { PatternAnalysisView } from "./analytics-views.js";
 import type { QuerySummary } from "./dashboard-source.js";
 
 /** How user text (questions, answers, search queries) is shown. */
@@ -85,4 +86,23 @@ export function presentTraceEvent(event: TraceEvent, options: PresentationOption
     default:
       return event;
   }
+}
+
+/**
+ * A pattern analysis as sent to the page: questions (cluster representatives and examples,
+ * low-confidence questions, proposal examples) truncated, or replaced by {@link REDACTED_TEXT}
+ * when redacting. Keywords stay: they are what the proposals are about.
+ */
+export function presentPatternAnalysis(report: PatternAnalysisView, options: PresentationOptions): PatternAnalysisView {
+  const question = (text: string): string => (options.redact ? REDACTED_TEXT : truncateText(text, options.questionPreviewLength).text);
+  return {
+    ...report,
+    clusters: report.clusters.map((cluster) => {
+      const out = { ...cluster, representative: question(cluster.representative) } as typeof cluster & { examples?: unknown };
+      if (Array.isArray(out.examples)) out.examples = (out.examples as unknown[]).map((example) => (typeof example === "string" ? question(example) : REDACTED_TEXT));
+      return out;
+    }),
+    lowConfidence: report.lowConfidence.map((entry) => ({ ...entry, question: entry.question === null ? null : question(entry.question) })),
+    proposals: report.proposals.map((proposal) => (proposal.examples ? { ...proposal, examples: proposal.examples.map(question) } : proposal)),
+  };
 }

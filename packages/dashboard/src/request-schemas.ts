@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SessionIdSchema } from "@afw/contracts";
+import { IntentSchema, SessionIdSchema } from "@afw/contracts";
 import { DashboardHttpError, type DashboardValidationIssue } from "./http-responses.js";
 
 const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
@@ -24,6 +24,34 @@ export const ToolSearchParametersSchema = z.strictObject({
   q: z.string().trim().min(1, "q must not be empty").max(500),
   limit: limit(50, 10),
 });
+
+const range = z.enum(["1h", "24h", "7d"], "range must be one of 1h, 24h, 7d").default("24h");
+
+/** Query of `GET {apiPath}/analytics/summary`: `range` `1h`/`24h`/`7d` (default `24h`) and `top` 1..50 flows (default 10). */
+export const AnalyticsSummaryParametersSchema = z.strictObject({ range, top: limit(50, 10) });
+
+/** Query of `GET {apiPath}/analytics/flows/:flowId` and `analytics/patterns`: `range` (default `24h`). */
+export const AnalyticsRangeParametersSchema = z.strictObject({ range });
+
+/** Query of `GET {apiPath}/analytics/learned`: an optional `intent`. */
+export const LearnedPriorParametersSchema = z.strictObject({ intent: IntentSchema.optional() });
+
+/**
+ * Query of `GET {apiPath}/analytics/export`: `range` (default `24h`), `format` `json`/`csv`
+ * (default `json`) and `groupBy` `backend`/`flow`/`intent` (default `flow`).
+ */
+export const MetricsExportParametersSchema = z.strictObject({
+  range,
+  format: z.enum(["json", "csv"], "format must be json or csv").default("json"),
+  groupBy: z.enum(["backend", "flow", "intent"], "groupBy must be backend, flow or intent").default("flow"),
+});
+
+/** A gateway-wide flow id in a path: 1..200 characters without control characters (as `analyze_flow` takes). */
+export const FlowIdParameterSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\u0000-\u001f\u007f]+$/, "flow id must not contain control characters");
 
 /** A trace id in a path: 1..200 printable characters without spaces. */
 export const TraceIdSchema = z.string().min(1).max(200).regex(PRINTABLE, "trace id must be printable characters without spaces");

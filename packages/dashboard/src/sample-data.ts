@@ -1,6 +1,7 @@
 import type { Intent, RoutingCandidate, ScoreBreakdown, SessionRecord, ToolSearchHit, TraceEvent } from "@afw/contracts";
 import type { BackendView, FlowView, TimeSeriesPoint, ToolServerView } from "./dashboard-source.js";
 import { createInMemoryDashboardSource, type InMemoryDashboardSource, type InMemoryDashboardSourceInit } from "./in-memory-dashboard-source.js";
+import { sampleAnalyticsData } from "./sample-analytics.js";
 
 /** One candidate of {@link QueryTraceSpec}. */
 export interface QueryTraceCandidate {
@@ -226,13 +227,17 @@ export interface SampleDashboardSourceOptions extends Omit<InMemoryDashboardSour
   now?: number;
   /** Leave out the sample queries. @default false */
   withoutQueries?: boolean;
+  /** Leave out the sample analytics (the page then hides its Analytics panel). @default false */
+  withoutAnalytics?: boolean;
 }
 
 /**
  * An {@link InMemoryDashboardSource} filled with a small, realistic gateway: two backends
  * (`flowise-local`, `langflow-local`) with four flows, an hour of performance figures, cached
  * entries, two sessions, three downstream servers with their tools, and three queries (a direct
- * answer, a cache hit, and a fallback from Flowise to Langflow). For tests, demos and screenshots.
+ * answer, a cache hit, and a fallback from Flowise to Langflow), and analytics of that traffic
+ * (summaries, a flow analysis, patterns, learned adjustments, metrics). For tests, demos and
+ * screenshots.
  *
  * @example
  * ```ts
@@ -240,7 +245,7 @@ export interface SampleDashboardSourceOptions extends Omit<InMemoryDashboardSour
  * ```
  */
 export function createSampleDashboardSource(options: SampleDashboardSourceOptions = {}): InMemoryDashboardSource {
-  const { now: nowOption, withoutQueries, ...init } = options;
+  const { now: nowOption, withoutQueries, withoutAnalytics, ...init } = options;
   const now = nowOption ?? Date.now();
   const flows: FlowView[] = [
     { id: "flowise-local:code-helper", backendId: "flowise-local", name: "Code helper", intents: ["technical-analysis", "data-processing"], cacheable: true, cacheClass: "technical" },
@@ -330,6 +335,7 @@ export function createSampleDashboardSource(options: SampleDashboardSourceOption
     tool("github", "create_pull_request", "Open a pull request in a GitHub repository"),
   ];
   const source = createInMemoryDashboardSource({
+    ...(withoutAnalytics ? {} : { analytics: sampleAnalyticsData(now) }),
     ...init,
     backends,
     flows,

@@ -12,3 +12,4 @@ export {
   type QueryTraceAttempt,
   type SampleDashboardSourceOptions,
 } from "./sample-data.js";
+export { sampleAnalyticsData } from "./sample-analytics.js";

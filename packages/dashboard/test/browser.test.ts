@@ -4,20 +4,18 @@
  * not installed; CI installs it (`apt-get install chromium`).
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDashboard, createInMemoryDashboardSource, type InMemoryDashboardSource } from "../src/index.js";
 import { buildQueryTrace, createSampleDashboardSource } from "../src/testing.js";
+import { CHROMIUM_PATH, HAS_CHROMIUM, launchChromium, type ChromiumSession } from "./chromium.js";
 import { startDashboardServer, type DashboardServer } from "./harness.js";
 
-const CHROMIUM_PATH = process.env.AFW_CHROMIUM_PATH ?? "/usr/bin/chromium";
-const HAS_CHROMIUM = existsSync(CHROMIUM_PATH);
 const OUTPUT_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "test-output");
 // Page-side callbacks (evaluate/waitForFunction) run in the browser; this package's tsconfig has no
 // DOM lib, so the few browser globals they use are declared loosely here.
@@ -34,29 +32,23 @@ if (!HAS_CHROMIUM) {
 
 describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
   let context: BrowserContext;
-  let userDataDir: string;
+  let browser: ChromiumSession | undefined;
   let server: DashboardServer;
   let source: InMemoryDashboardSource;
   const pageProblems: string[] = [];
   const pages: Page[] = [];
 
   beforeAll(async () => {
-    userDataDir = await mkdtemp(join(tmpdir(), "afw-dashboard-chromium-"));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-      viewport: { width: 1360, height: 1000 },
-    });
+    browser = await launchChromium({ profilePrefix: "afw-dashboard-chromium-", viewport: { width: 1360, height: 1000 } });
+    context = browser.context;
     context.setDefaultTimeout(10_000);
     source = createSampleDashboardSource();
     server = await startDashboardServer({ source });
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await server?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
   afterEach(async () => {
@@ -207,6 +199,61 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     await expect.poll(() => page.locator('#cache-body tr[data-flow-id="flowise-local:code-helper"] .cache-entries').textContent()).toBe("0");
   });
 
+  it("shows the Analytics panel with the source's numbers: totals, top flows, A/B arms, learned adjustments and the YAML proposal", async () => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+    const page = await openPage(`${server.url}/dashboard`);
+    await page.waitForSelector('#analytics[data-state="loaded"][data-range="24h"]');
+    expect(await page.locator("#analytics").isVisible()).toBe(true);
+    expect(await page.locator("#nav-analytics").isVisible()).toBe(true);
+    const kpi = (key: string) => page.locator(`#analytics-totals [data-kpi="${key}"] dd`).textContent();
+    expect(await kpi("queries")).toBe("412");
+    expect(await kpi("success")).toBe("96.8%");
+    expect(await kpi("cache-hit-rate")).toBe("31.2%");
+    expect(await kpi("latency")).toBe("480 ms / 1.6 s");
+    // top flows, most used first
+    const flowRows = page.locator("#analytics-flows tbody tr");
+    expect(await flowRows.evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: Record<string, string> }).dataset.flowId))).toEqual([
+      "flowise-local:code-helper",
+      "flowise-local:docs-qa",
+      "langflow-local:architect",
+      "langflow-local:chat",
+    ]);
+    expect(await flowRows.nth(2).locator("td").allTextContents()).toEqual(["74", "77.9%", "1.2 s", "4.9 s", "22 / 0", "12", "Analyse"]);
+    // the A/B comparison, control against variant
+    const experiment = page.locator('#analytics-experiments [data-experiment-id="hedge-structural"]');
+    expect(await experiment.locator("h4").textContent()).toBe("hedge-structural · variant share 23.5%");
+    expect(await experiment.locator('tr[data-arm="control"] td').allTextContents()).toEqual(["62", "85.5%", "1.2 s", "4.7 s", "29.0%", "+0.10 (6)"]);
+    expect(await experiment.locator('tr[data-arm="variant"] td').allTextContents()).toEqual(["19", "94.7%", "760 ms", "2.1 s", "10.5%", "+0.50 (3)"]);
+    // learned adjustments
+    const learned = page.locator('#analytics-learned tr[data-flow-id="langflow-local:architect"] td');
+    expect((await learned.allTextContents()).slice(0, 4)).toEqual(["-0.0912", "-0.1204", "86.40", "77.2%"]);
+    // the proposals as YAML, copied to the clipboard
+    const yaml = (await page.locator("#analytics-yaml").textContent()) ?? "";
+    expect(yaml).toContain('    data-processing: # 14 questions\n      keywords:\n        "parquet": 2\n        "csv": 2\n');
+    await page.getByRole("button", { name: "Copy YAML" }).click();
+    await expect.poll(() => page.locator("#analytics-copy-status").textContent()).toBe("Copied.");
+    expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(yaml);
+    // one flow's analysis with its recommendation
+    await page.getByRole("button", { name: "Analyse langflow-local:architect" }).click();
+    const recommendation = page.locator('#analytics-flow-detail .flow-analysis[data-flow-id="langflow-local:architect"] .recommendation');
+    await recommendation.waitFor();
+    expect(await recommendation.textContent()).toContain("raise its timeout or demote it for structural-thinking");
+    // another range
+    await page.getByLabel("Range").selectOption("1h");
+    await page.waitForSelector('#analytics[data-state="loaded"][data-range="1h"]');
+    expect(await kpi("queries")).toBe("21");
+    await page.getByLabel("Range").selectOption("24h");
+    await page.waitForSelector('#analytics[data-state="loaded"][data-range="24h"]');
+    // a CSV download of the metrics by backend, fetched with the page's headers
+    await page.getByLabel("Export metrics by").selectOption("backend");
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV" }).click()]);
+    expect(download.suggestedFilename()).toBe("afw-metrics-backend-24h.csv");
+    const csv = await readFile(await download.path(), "utf8");
+    expect(csv.split("\r\n").slice(0, 3)).toEqual(["group,queries,answered,success_rate,attempt_p95_ms", "flowise-local,289,286,,", "langflow-local,123,112,,"]);
+    await expect.poll(() => page.locator("#analytics-export-status").textContent()).toMatch(/^Downloaded metrics by backend \(CSV, \d+ bytes\)\.$/);
+    await page.locator("#analytics").screenshot({ path: join(OUTPUT_DIR, "dashboard-analytics.png") });
+  });
+
   it("is keyboard operable, labelled, and meets contrast minimums", async () => {
     const page = await openLive();
     await page.waitForSelector(".backend-card");
@@ -275,6 +322,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     await page.waitForSelector('#feed-list > li[data-trace-id="sample-fallback"]');
     await page.waitForSelector("#cache-hit-rate");
     await page.waitForSelector("#tool-servers-body table");
+    await page.waitForSelector('#analytics[data-state="loaded"]');
     await page.locator('#feed-list > li[data-trace-id="sample-fallback"] summary').click();
     await page.locator('#feed-list > li[data-trace-id="sample-fallback"] .trace-event').first().waitFor();
     await page.getByLabel("Search tools").fill("search memory");
@@ -316,6 +364,10 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
       await page.waitForSelector('#live-status[data-state="unavailable"]');
       await expect.poll(() => page.locator(".not-configured").count()).toBe(5);
       expect(await page.locator("#feed-empty").textContent()).toBe("Recent queries are not configured on this gateway.");
+      // no analytics: the panel and its navigation link stay hidden
+      await page.waitForSelector('#analytics[data-state="unavailable"]', { state: "attached" });
+      expect(await page.locator("#analytics").isVisible()).toBe(false);
+      expect(await page.locator("#nav-analytics").isVisible()).toBe(false);
     } finally {
       await empty.close();
     }

@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "vitest";
 import { createDashboard, type Dashboard, type DashboardOptions } from "../src/index.js";
 
 /** A `node:http` server on a random loopback port that mounts one dashboard. */
@@ -40,6 +41,43 @@ export async function startDashboardServer(options: DashboardOptions): Promise<D
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Starts dashboard servers for the tests of one file and closes the running one after each test.
+ * Call it at the top level of a test file.
+ */
+export function useDashboardServer(): (options: DashboardOptions) => Promise<DashboardServer> {
+  let running: DashboardServer | undefined;
+  afterEach(async () => {
+    await running?.close();
+    running = undefined;
+  });
+  return async (options) => {
+    running = await startDashboardServer(options);
+    return running;
+  };
+}
+
+/** A response read as text and, when it parses, as JSON. */
+export interface FetchedJson {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
+/** Fetches `path` from `server` and parses the body as JSON when it is JSON (else `body` is undefined). */
+export async function fetchJson(server: DashboardServer, path: string, init: RequestInit = {}): Promise<FetchedJson> {
+  const response = await fetch(`${server.url}${path}`, init);
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, body, text, headers: response.headers };
 }
 
 /** One parsed server-sent-event frame. */

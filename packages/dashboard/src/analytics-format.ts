@@ -1,0 +1,84 @@
+import { IntentSchema } from "@afw/contracts";
+import type { MetricsCell, PatternProposalView } from "./analytics-views.js";
+
+/** A keyword that is safe and meaningful as a `routing.intentPatterns` keyword: one word. */
+const KEYWORD = /^[\p{L}\p{N}][\p{L}\p{N}_-]{0,63}$/u;
+
+/** Options of {@link renderIntentPatternsYaml}. */
+export interface IntentPatternsYamlOptions {
+  /** Weight given to every proposed keyword (the router's keyword weights are -10..10). @default 2 */
+  weight?: number;
+  /** Label of the report in the header comment, e.g. `the last 24h`. */
+  label?: string;
+}
+
+/**
+ * Renders the `intent-pattern` proposals of `pattern_analysis` as a YAML fragment for
+ * `routing.intentPatterns` (rules form: `{ keywords: { word: weight } }`), ready to paste into the
+ * gateway configuration and apply with `SIGHUP` (`gateway.reload`). Keywords of several proposals
+ * for one intent are merged; `new-flow` proposals, unknown intents and anything that is not a
+ * single word are left out, and every keyword is a double-quoted scalar, so question text can
+ * never change the structure. Returns `undefined` when nothing is proposed.
+ *
+ * @example
+ * ```ts
+ * renderIntentPatternsYaml([{ kind: "intent-pattern", intent: "data-processing", keywords: ["parquet"], support: 4, reason: "…" }]);
+ * // # … comment lines …
+ * // routing:
+ * //   intentPatterns:
+ * //     data-processing:
+ * //       keywords:
+ * //         "parquet": 2
+ * ```
+ */
+export function renderIntentPatternsYaml(proposals: readonly PatternProposalView[], options: IntentPatternsYamlOptions = {}): string | undefined {
+  const weight = Math.max(-10, Math.min(10, Number.isFinite(options.weight) ? (options.weight as number) : 2));
+  const byIntent = new Map<string, { keywords: Set<string>; support: number }>();
+  for (const proposal of proposals) {
+    if (proposal.kind !== "intent-pattern" || !IntentSchema.safeParse(proposal.intent).success) continue;
+    const keywords = proposal.keywords.filter((keyword) => typeof keyword === "string" && KEYWORD.test(keyword));
+    if (keywords.length === 0) continue;
+    const intent = proposal.intent as string;
+    let entry = byIntent.get(intent);
+    if (!entry) byIntent.set(intent, (entry = { keywords: new Set(), support: 0 }));
+    for (const keyword of keywords) entry.keywords.add(keyword);
+    entry.support += Number.isFinite(proposal.support) ? proposal.support : 0;
+  }
+  if (byIntent.size === 0) return undefined;
+  const label = options.label ? ` over ${options.label.replace(/[^\w .:-]/g, "")}` : "";
+  const lines = [
+    `# Intent patterns proposed by pattern_analysis${label}.`,
+    "# Review them, merge them into the routing section of the gateway configuration",
+    "# (next to any intentPatterns you already have), then reload with SIGHUP.",
+    "routing:",
+    "  intentPatterns:",
+  ];
+  for (const [intent, { keywords, support }] of [...byIntent.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    lines.push(`    ${intent}: # ${support} question${support === 1 ? "" : "s"}`, "      keywords:");
+    for (const keyword of keywords) lines.push(`        ${JSON.stringify(keyword)}: ${weight}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function csvCell(value: MetricsCell | undefined): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "";
+  // Neutralise spreadsheet formulas (CSV injection), then quote when needed.
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * Writes RFC 4180 CSV with a header row and CRLF line ends; string cells that start like a
+ * spreadsheet formula (`=`, `+`, `-`, `@`) are prefixed with `'`.
+ *
+ * @example
+ * ```ts
+ * metricsToCsv(["group", "queries"], [{ group: "flowise:chat", queries: 3 }]); // "group,queries\r\nflowise:chat,3\r\n"
+ * ```
+ */
+export function metricsToCsv(columns: readonly string[], rows: ReadonlyArray<Record<string, MetricsCell>>): string {
+  let out = `${columns.map((column) => csvCell(column)).join(",")}\r\n`;
+  for (const row of rows) out += `${columns.map((column) => csvCell(row[column])).join(",")}\r\n`;
+  return out;
+}
