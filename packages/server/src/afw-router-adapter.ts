@@ -1,5 +1,5 @@
-import { AfwError, type TraceSink } from "@afw/contracts";
-import { createCachingEmbedder, createHashingEmbedder } from "@afw/embeddings";
+import { AfwError, type Embedder, type RoutingVariantSelector, type ScoreAdjuster, type TraceSink } from "@afw/contracts";
+import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
 import {
   createIntentClassifier,
   DEFAULT_INTENT_PATTERNS,
@@ -7,6 +7,7 @@ import {
   executeWithFallback,
   mergeIntentPatterns,
   Router,
+  type BackendFlowSource,
   type ExecutionAttempt,
   type ExecutionOutcome as RouterExecutionOutcome,
   type IntentClassifier,
@@ -30,6 +31,26 @@ export interface AfwRouterPortOptions {
   classifier?: IntentClassifier;
   /** @default Date.now */
   now?: () => number;
+  /**
+   * The learning loop: a score adjuster (the learned routing prior) and a variant selector (A/B
+   * experiments), handed to every router built. Absent: static scoring, no experiments.
+   */
+  learning?: {
+    scoreAdjuster?: ScoreAdjuster | undefined;
+    /** Bound of the adjuster's delta per component. @default the router's (0.25) */
+    maxScoreAdjustment?: number | undefined;
+    variantSelector?: RoutingVariantSelector | undefined;
+  };
+}
+
+/** A {@link RouterPort} that can take a reloaded configuration's intent patterns. */
+export interface ReloadableRouterPort extends RouterPort {
+  /**
+   * Rebuilds the classifier with `config.routing.intentPatterns` (unless a classifier was
+   * injected) and the router on the next decision; learned and measured state stays (it lives
+   * in the shared stores and the prior).
+   */
+  reload(config: GatewayConfig): void;
 }
 
 /** The router's pattern configuration: built-in patterns plus `routing.intentPatterns`. */
@@ -64,23 +85,35 @@ function summarizeAttempts(attempts: readonly ExecutionAttempt[]) {
  * const gateway = await createGatewayServer({ config, router: (deps) => createAfwRouterPort(deps) });
  * ```
  */
-export function createAfwRouterPort(options: AfwRouterPortOptions): RouterPort {
+export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRouterPort {
   const { config, registry, stores } = options;
   const routing = config.routing;
-  const classifier =
-    options.classifier ??
+  // One embedder for every classifier built (a reload must not load the model again).
+  let embedder: Embedder | undefined;
+  const classifierEmbedder = (): Embedder => (embedder ??= createCachingEmbedder(routing.classifierEmbedder === "hashing" ? createHashingEmbedder() : createUseEmbedder()));
+  const buildClassifier = (patterns: GatewayConfig["routing"]["intentPatterns"]): IntentClassifier =>
     createIntentClassifier({
-      ...(routing.classifierEmbedder === "hashing" ? { embedder: createCachingEmbedder(createHashingEmbedder()) } : {}),
-      patterns: routerIntentPatterns(routing.intentPatterns),
+      embedder: classifierEmbedder(),
+      patterns: routerIntentPatterns(patterns),
       thresholds: { ...routing.thresholds },
       defaultIntent: routing.defaultIntent,
     });
+  let classifier = options.classifier ?? buildClassifier(routing.intentPatterns);
+  let classifierRevision = 0;
+  const learning = options.learning ?? {};
   const background = options.sink ? newTraceContext(options.sink, { requestId: "router" }) : undefined;
-  let built: { revision: number; router: Router } | undefined;
+  let built: { revision: number; classifierRevision: number; router: Router } | undefined;
+  // The router reads the registry's flow lists: each backend is discovered once, by the registry.
+  const flowSource: BackendFlowSource = {
+    get: (backend, trace) => registry.backendFlows(backend.id, trace ? { trace } : {}),
+    peek: (backend) => registry.peekFlows(backend.id),
+    refresh: (backend, trace) => registry.backendFlows(backend.id, { refresh: true, ...(trace ? { trace } : {}) }),
+  };
   const router = (): Router => {
-    if (built?.revision !== registry.revision) {
+    if (built?.revision !== registry.revision || built.classifierRevision !== classifierRevision) {
       built = {
         revision: registry.revision,
+        classifierRevision,
         router: new Router({
           backends: registry.list(),
           classifier,
@@ -88,13 +121,16 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): RouterPort {
           stores: { performance: stores.performance, health: stores.health, circuits: stores.circuits },
           healthTtlMs: routing.health.ttlMs,
           healthProbeTimeoutMs: routing.health.timeoutMs,
-          discoveryTtlMs: routing.flowDiscoveryTtlMs,
+          flowSource,
           circuitBreaker: { ...routing.circuitBreaker },
-          execution: { retry: { retries: routing.retries, baseDelayMs: routing.retryDelayMs }, maxCandidates: routing.maxCandidates },
+          execution: { retry: { retries: routing.retries, baseDelayMs: routing.retryDelayMs }, maxCandidates: routing.maxCandidates, maxStreamRestarts: routing.maxCandidates },
           hedging: { enabled: routing.hedge },
           ...(routing.defaultFlow ? { defaultFlowId: routing.defaultFlow } : {}),
           ...(options.now ? { now: options.now } : {}),
           ...(background ? { trace: background } : {}),
+          ...(learning.scoreAdjuster ? { scoreAdjuster: learning.scoreAdjuster } : {}),
+          ...(learning.maxScoreAdjustment === undefined ? {} : { maxScoreAdjustment: learning.maxScoreAdjustment }),
+          ...(learning.variantSelector ? { variantSelector: learning.variantSelector } : {}),
         }),
       };
     }
@@ -125,8 +161,10 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): RouterPort {
     async execute(decision, request, executeOptions = {}) {
       const current = router();
       const remaining = executeOptions.deadline === undefined ? undefined : Math.max(1, executeOptions.deadline - Date.now());
+      // The backends of this call stay open until it settles, even when a reload replaces one.
+      const lease = registry.lease();
       const options = {
-        backends: registry.list(),
+        backends: lease.backends,
         circuitBreaker: current.circuits,
         performance: current.performance,
         health: current.health,
@@ -148,14 +186,19 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): RouterPort {
       };
       try {
         if (request.stream && executeOptions.onToken) {
-          const stream = executeStream(decision, flowRequest, { ...options, hedge: false });
+          // @afw/router restarts a stream that breaks after its first token (retry, then
+          // fallback, within the deadline, at most maxCandidates times): forward tokens and
+          // announce each restart.
+          const stream = executeStream(decision, flowRequest, { ...options, hedge: false, maxStreamRestarts: routing.maxCandidates });
           for (;;) {
             const next = await stream.next();
             if (next.done) {
               if (!next.value) throw new AfwError("ALL_BACKENDS_FAILED", "the stream ended without an answer");
               return toOutcome(next.value);
             }
-            if (next.value.type === "token" && next.value.text) executeOptions.onToken(next.value.text);
+            const chunk = next.value;
+            if (chunk.type === "token" && chunk.text) executeOptions.onToken(chunk.text);
+            else if (chunk.type === "restart") executeOptions.onRestart?.();
           }
         }
         return toOutcome(await executeWithFallback(decision, flowRequest, options));
@@ -167,7 +210,14 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): RouterPort {
           });
         }
         throw error;
+      } finally {
+        lease.release();
       }
+    },
+    reload(next) {
+      if (options.classifier) return;
+      classifier = buildClassifier(next.routing.intentPatterns);
+      classifierRevision++;
     },
     async close() {
       // Backends belong to the registry; the router holds nothing else to release.

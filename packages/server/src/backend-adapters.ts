@@ -1,13 +1,14 @@
 import { createFlowiseBackend, createLangflowBackend, type ConfiguredFlowInput } from "@afw/backends";
 import { toAfwError } from "@afw/contracts";
-import { backendFactoryByKind, type BackendFactory } from "./backend-factory.js";
+import { backendFactoryByKind, type BackendFactory, type BackendFactoryOptions } from "./backend-factory.js";
 import type { BackendConfig } from "./config-schema.js";
 
 /**
  * The adapter settings (`@afw/backends`) of a configured backend: base URL, key, headers,
- * request timeout, flow registry (by platform flow id), discovery mode and capabilities.
+ * request timeout, flow registry (by platform flow id), discovery mode and capabilities, and the
+ * connection policy and resolver from the factory options (`backend_connect`).
  */
-export function adapterSettings(config: BackendConfig) {
+export function adapterSettings(config: BackendConfig, options: BackendFactoryOptions = {}) {
   const flows: Record<string, ConfiguredFlowInput> = {};
   for (const flow of config.flows) {
     flows[flow.id] = {
@@ -34,14 +35,16 @@ export function adapterSettings(config: BackendConfig) {
     discovery: config.discoverFlows ? ("auto" as const) : ("configured-only" as const),
     ...(config.capabilities === undefined ? {} : { capabilities: config.capabilities }),
     ...(config.defaultParameterMapping === undefined ? {} : { defaultParameterMapping: config.defaultParameterMapping }),
+    ...(options.connectPolicy === undefined ? {} : { connectPolicy: options.connectPolicy }),
+    ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
   };
 }
 
 const wrap =
   (create: (settings: ReturnType<typeof adapterSettings>) => ReturnType<BackendFactory>): BackendFactory =>
-  (config) => {
+  (config, options) => {
     try {
-      return create(adapterSettings(config));
+      return create(adapterSettings(config, options));
     } catch (error) {
       throw toAfwError(error, "CONFIG_INVALID");
     }

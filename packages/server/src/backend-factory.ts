@@ -1,10 +1,29 @@
+import type { ConnectPolicy, HostLookup } from "@afw/backends";
 import { AfwError, type FlowBackendV1 } from "@afw/contracts";
 import type { BackendConfig } from "./config-schema.js";
 
 /**
+ * What the gateway asks of a backend it creates, beyond its configuration. `backend_connect`
+ * passes a `connectPolicy` (the `backendConnect.allowedHosts` address rules, checked on the address
+ * of every new connection so that DNS rebinding after the tool's check is refused); configured
+ * backends get none (the operator's configuration is trusted, loopback included).
+ */
+export interface BackendFactoryOptions {
+  /**
+   * Must be applied to every connection the backend opens (the built-in adapters take it as their
+   * `connectPolicy` setting). A custom factory that cannot enforce it should throw `FORBIDDEN`
+   * rather than ignore it.
+   */
+  connectPolicy?: ConnectPolicy | undefined;
+  /** Host-name resolver for those connections (tests inject one). @default `dns.lookup` */
+  lookup?: HostLookup | undefined;
+}
+
+/**
  * Creates a backend from its configuration (for `backends` in the config file and for
  * `backend_connect`). Return a {@link FlowBackendV1}; throw an `AfwError` (`CONFIG_INVALID`)
- * for a kind it cannot build.
+ * for a kind it cannot build. Backends added by `backend_connect` come with `options.connectPolicy`,
+ * which the backend must apply to its connections (see {@link BackendFactoryOptions}).
  *
  * @example
  * ```ts
@@ -12,7 +31,7 @@ import type { BackendConfig } from "./config-schema.js";
  *   config.kind === "flowise" ? createFlowiseBackend(config) : createLangflowBackend(config);
  * ```
  */
-export type BackendFactory = (config: BackendConfig) => FlowBackendV1 | Promise<FlowBackendV1>;
+export type BackendFactory = (config: BackendConfig, options?: BackendFactoryOptions) => FlowBackendV1 | Promise<FlowBackendV1>;
 
 /**
  * Combines per-kind factories into one {@link BackendFactory}.
@@ -24,13 +43,13 @@ export type BackendFactory = (config: BackendConfig) => FlowBackendV1 | Promise<
  * @throws AfwError `CONFIG_INVALID` (from the returned factory) for a kind with no entry.
  */
 export function backendFactoryByKind(factories: Readonly<Record<string, BackendFactory>>): BackendFactory {
-  return (config) => {
+  return (config, options) => {
     const factory = factories[config.kind];
     if (!factory) {
       throw new AfwError("CONFIG_INVALID", `no adapter for backend kind '${config.kind}' (backend '${config.id}'); known kinds: ${Object.keys(factories).join(", ") || "none"}`, {
         details: { backendId: config.id, kind: config.kind },
       });
     }
-    return factory(config);
+    return factory(config, options);
   };
 }

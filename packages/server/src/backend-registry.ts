@@ -50,6 +50,20 @@ export interface BackendRegistryOptions {
   probeTimeoutMs?: number;
   /** @default Date.now */
   now?: () => number;
+  /**
+   * Longest wait, after {@link BackendRegistry.replace} or {@link BackendRegistry.remove}, for the
+   * calls still running on the old adapter (leased through {@link BackendRegistry.lease}) before
+   * it is closed anyway. @default 60000
+   */
+  drainTimeoutMs?: number;
+}
+
+/** Backends lent to one call; see {@link BackendRegistry.lease}. */
+export interface BackendLease {
+  /** The backends as they were when the lease was taken. */
+  readonly backends: FlowBackendV1[];
+  /** Ends the lease (idempotent): an adapter replaced meanwhile is closed once its last lease ends. */
+  release(): void;
 }
 
 /** The gateway's live set of backends and their flows; see {@link createBackendRegistry}. */
@@ -67,8 +81,32 @@ export interface BackendRegistry extends FlowSource {
    * @throws AfwError `INVALID_INPUT` when the id is taken or the spec version is not `v1`.
    */
   add(backend: FlowBackendV1, options?: { config?: BackendConfig; source?: RegisteredBackend["source"] }): void;
+  /**
+   * Replaces the backend with the same id (e.g. rebuilt because its configured flows changed)
+   * without a moment where the id is missing: the new adapter is registered at once (the
+   * previous flow list is served until its first discovery, which starts immediately), and the
+   * old adapter is closed once the calls leased before the swap have settled, or after
+   * `drainTimeoutMs`. Resolves when the new adapter's flows are discovered; `drained` resolves
+   * when the old adapter is closed.
+   * @throws AfwError `INVALID_INPUT` when no backend has that id or the spec version is not `v1`.
+   */
+  replace(backend: FlowBackendV1, options?: { config?: BackendConfig; source?: RegisteredBackend["source"] }): Promise<{ drained: Promise<void> }>;
   /** Removes (and closes) a backend; resolves true when it existed. */
   remove(id: string): Promise<boolean>;
+  /**
+   * The current backends for one call (execution with fallback). A backend replaced while the
+   * lease is held stays open until the lease is released (or the drain bound passes).
+   */
+  lease(): BackendLease;
+  /**
+   * One backend's flows (discovered with the TTL and merged with its configured flow registry);
+   * a stale list is served while a background refresh runs. Returns the same array while the
+   * list is unchanged. `refresh` forces rediscovery.
+   * @throws AfwError `NO_BACKENDS_AVAILABLE` when no backend has that id.
+   */
+  backendFlows(id: string, options?: { refresh?: boolean; signal?: AbortSignal; trace?: TraceContext }): Promise<UniversalFlow[]>;
+  /** One backend's current flow list without waiting (undefined before its first discovery); starts a background refresh when stale. */
+  peekFlows(id: string): UniversalFlow[] | undefined;
   /** Problems of the latest discovery per backend (empty when all succeeded). */
   discoveryProblems(): DiscoveryProblem[];
   /** Probes backends now (all, or one), stores the snapshots and returns them. */
@@ -154,17 +192,64 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
   const discoveryTtlMs = options.discoveryTtlMs ?? 300_000;
   const healthTtlMs = options.healthTtlMs ?? 90_000;
   const probeTimeoutMs = options.probeTimeoutMs ?? 5_000;
+  const drainTimeoutMs = options.drainTimeoutMs ?? 60_000;
   const registrations = new Map<string, RegisteredBackend>();
-  type Discovery = { flows: UniversalFlow[]; fetchedAt: number; inflight?: Promise<UniversalFlow[]> | undefined; problem?: DiscoveryProblem | undefined };
+  /** `loaded`: `flows` may be served (a discovery ended, or the list was carried over by `replace`). */
+  type Discovery = { flows: UniversalFlow[]; fetchedAt: number; loaded: boolean; inflight?: Promise<UniversalFlow[]> | undefined; problem?: DiscoveryProblem | undefined };
   const discoveries = new Map<string, Discovery>();
   let healthTimer: NodeJS.Timeout | undefined;
   let revision = 0;
+  /** Open leases per registration (an old registration stays here until its calls settle). */
+  const leases = new Map<RegisteredBackend, number>();
+  /** Resolvers of retired registrations waiting for their last lease. */
+  const drainers = new Map<RegisteredBackend, () => void>();
+  const retiring = new Set<Promise<void>>();
+
+  /** Closes a registration that left the registry once its leased calls settled (or after the bound). */
+  const retire = (entry: RegisteredBackend): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    const settled = new Promise<void>((resolve) => {
+      if (!leases.get(entry)) return resolve();
+      drainers.set(entry, resolve);
+      timer = setTimeout(resolve, drainTimeoutMs);
+      timer.unref();
+    });
+    const done = settled.then(async () => {
+      clearTimeout(timer);
+      drainers.delete(entry);
+      leases.delete(entry);
+      await entry.backend.close?.().catch(() => undefined);
+    });
+    retiring.add(done);
+    void done.finally(() => retiring.delete(done));
+    return done;
+  };
+
+  const checkVersion = (backend: FlowBackendV1) => {
+    if (backend.specificationVersion !== "v1") {
+      throw new AfwError("INVALID_INPUT", `backend '${backend.id}' implements specification '${String(backend.specificationVersion)}', expected 'v1'`);
+    }
+  };
+
+  /** The served list of a registration, starting a background refresh when it is stale. */
+  const served = (entry: RegisteredBackend): UniversalFlow[] | undefined => {
+    const state = discoveries.get(entry.backend.id);
+    if (!state?.loaded) return undefined;
+    if (!state.inflight && (state.fetchedAt === 0 || now() - state.fetchedAt >= discoveryTtlMs)) void discover(entry, undefined);
+    return state.flows;
+  };
+
+  const flowsOf = (entry: RegisteredBackend, flowOptions: { refresh?: boolean; signal?: AbortSignal; trace?: TraceContext }): Promise<UniversalFlow[]> | UniversalFlow[] => {
+    const state = discoveries.get(entry.backend.id);
+    if (flowOptions.refresh || !state || state.fetchedAt === 0) return discover(entry, flowOptions.trace, flowOptions.signal);
+    return served(entry) ?? discover(entry, flowOptions.trace, flowOptions.signal);
+  };
 
   const backgroundTrace = (trace?: TraceContext) => trace ?? (options.sink ? newTraceContext(options.sink) : undefined);
 
   const discover = (entry: RegisteredBackend, trace: TraceContext | undefined, signal?: AbortSignal): Promise<UniversalFlow[]> => {
     const id = entry.backend.id;
-    const state: Discovery = discoveries.get(id) ?? { flows: [], fetchedAt: 0 };
+    const state: Discovery = discoveries.get(id) ?? { flows: [], fetchedAt: 0, loaded: false };
     discoveries.set(id, state);
     if (state.inflight) return state.inflight;
     const registry = entry.config?.flows ?? [];
@@ -175,6 +260,7 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
         const flows = mergeRegistry(entry.backend, discovered, registry);
         state.flows = flows;
         state.fetchedAt = now();
+        state.loaded = true;
         state.problem = undefined;
         emitTrace(backgroundTrace(trace), "flows-discovered", { backendId: id, count: flows.length, stale: false });
         return flows;
@@ -182,7 +268,8 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
         const afw = toAfwError(error, "BACKEND_UNAVAILABLE");
         state.problem = { backendId: id, code: afw.code, message: afw.message, at: now() };
         // Keep serving the previous list; with none yet, the configured flows alone.
-        if (state.fetchedAt === 0) state.flows = mergeRegistry(entry.backend, [], registry);
+        if (!state.loaded) state.flows = mergeRegistry(entry.backend, [], registry);
+        state.loaded = true;
         state.fetchedAt = now() - discoveryTtlMs + Math.min(discoveryTtlMs, 5_000); // retry in ≤ 5 s
         emitTrace(backgroundTrace(trace), "flows-discovered", { backendId: id, count: state.flows.length, stale: true });
         return state.flows;
@@ -224,12 +311,25 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
     entries: () => [...registrations.values()],
     get: (id) => registrations.get(id),
     add(backend, addOptions = {}) {
-      if (backend.specificationVersion !== "v1") {
-        throw new AfwError("INVALID_INPUT", `backend '${backend.id}' implements specification '${String(backend.specificationVersion)}', expected 'v1'`);
-      }
+      checkVersion(backend);
       if (registrations.has(backend.id)) throw new AfwError("INVALID_INPUT", `a backend with id '${backend.id}' already exists`);
       registrations.set(backend.id, { backend, config: addOptions.config, source: addOptions.source ?? "parts", addedAt: now() });
       revision++;
+    },
+    async replace(backend, replaceOptions = {}) {
+      checkVersion(backend);
+      const previous = registrations.get(backend.id);
+      if (!previous) throw new AfwError("INVALID_INPUT", `no backend with id '${backend.id}' to replace`);
+      const entry: RegisteredBackend = { backend, config: replaceOptions.config ?? previous.config, source: replaceOptions.source ?? previous.source, addedAt: now() };
+      // One synchronous step: the id never goes missing. The previous list is served (not
+      // refreshed: `fetchedAt` 0) until the new adapter's first discovery, which starts now.
+      const carried = discoveries.get(backend.id);
+      discoveries.set(backend.id, { flows: carried?.loaded ? carried.flows : [], fetchedAt: 0, loaded: carried?.loaded ?? false });
+      registrations.set(backend.id, entry);
+      revision++;
+      const drained = retire(previous);
+      await discover(entry, undefined);
+      return { drained };
     },
     async remove(id) {
       const entry = registrations.get(id);
@@ -237,20 +337,41 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
       registrations.delete(id);
       discoveries.delete(id);
       revision++;
-      await entry.backend.close?.().catch(() => undefined);
+      await retire(entry);
       return true;
     },
+    lease() {
+      const held = [...registrations.values()];
+      for (const entry of held) leases.set(entry, (leases.get(entry) ?? 0) + 1);
+      let released = false;
+      return {
+        backends: held.map((entry) => entry.backend),
+        release() {
+          if (released) return;
+          released = true;
+          for (const entry of held) {
+            const open = (leases.get(entry) ?? 1) - 1;
+            if (open > 0) leases.set(entry, open);
+            else {
+              leases.delete(entry);
+              drainers.get(entry)?.();
+            }
+          }
+        },
+      };
+    },
     async flows(flowOptions = {}) {
-      const lists = await Promise.all(
-        [...registrations.values()].map((entry) => {
-          const state = discoveries.get(entry.backend.id);
-          const stale = !state || state.fetchedAt === 0 || now() - state.fetchedAt >= discoveryTtlMs;
-          if (flowOptions.refresh || !state || state.fetchedAt === 0) return discover(entry, flowOptions.trace, flowOptions.signal);
-          if (stale) void discover(entry, undefined); // refresh in the background, serve the current list
-          return state.flows;
-        }),
-      );
+      const lists = await Promise.all([...registrations.values()].map((entry) => flowsOf(entry, flowOptions)));
       return lists.flat();
+    },
+    async backendFlows(id, flowOptions = {}) {
+      const entry = registrations.get(id);
+      if (!entry) throw new AfwError("NO_BACKENDS_AVAILABLE", `no backend with id '${id}'`);
+      return flowsOf(entry, flowOptions);
+    },
+    peekFlows(id) {
+      const entry = registrations.get(id);
+      return entry ? served(entry) : undefined;
     },
     discoveryProblems: () => [...discoveries.values()].flatMap((state) => (state.problem ? [state.problem] : [])),
     async checkHealth(checkOptions = {}) {
@@ -270,7 +391,9 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
     async close() {
       if (healthTimer) clearInterval(healthTimer);
       healthTimer = undefined;
-      await Promise.all([...registrations.values()].map((entry) => entry.backend.close?.().catch(() => undefined)));
+      // Replaced adapters still draining are closed now too.
+      for (const resolve of [...drainers.values()]) resolve();
+      await Promise.all([...retiring, ...[...registrations.values()].map((entry) => entry.backend.close?.().catch(() => undefined))]);
     },
   };
 }

@@ -59,7 +59,7 @@ backends:
     baseURL: http://127.0.0.1:7860
 http:
   port: 9000
-  authTokens: ["0123456789abcdef0123", { token: "fedcba9876543210fedc", name: ci, tenant: acme }]
+  authTokens: ["afw-test-secret-0123456789abcdef0123", { token: "afw-test-secret-fedcba9876543210fedc", name: ci, tenant: acme }]
   cors: { origins: ["https://app.example"] }
 routing:
   weights: { flow_match: 0.5 }
@@ -97,9 +97,9 @@ backends:
     );
     const config = await loadGatewayConfig(file, {
       FLOWISE_BASE_URL: "http://127.0.0.1:3000",
-      FLOWISE_API_KEY: "flowise-secret-key",
+      FLOWISE_API_KEY: "afw-test-secret-flowise-secret-key",
       LANGFLOW_BASE_URL: "http://127.0.0.1:7860",
-      LANGFLOW_API_KEY: "langflow-secret-key",
+      LANGFLOW_API_KEY: "afw-test-secret-langflow-secret-key",
       REDIS_URL: "redis://127.0.0.1:6380",
       CHROMA_URL: "http://127.0.0.1:8000",
       AFW_HTTP_PORT: "9911",
@@ -107,8 +107,8 @@ backends:
     });
     // id `flowise` wins over the first backend of kind flowise
     expect(config.backends.find((b) => b.id === "main")?.baseURL).toBe("http://127.0.0.1:1");
-    expect(config.backends.find((b) => b.id === "flowise")).toMatchObject({ baseURL: "http://127.0.0.1:3000", apiKey: "flowise-secret-key" });
-    expect(config.backends.find((b) => b.id === "langflow")).toMatchObject({ kind: "langflow", apiKey: "langflow-secret-key" });
+    expect(config.backends.find((b) => b.id === "flowise")).toMatchObject({ baseURL: "http://127.0.0.1:3000", apiKey: "afw-test-secret-flowise-secret-key" });
+    expect(config.backends.find((b) => b.id === "langflow")).toMatchObject({ kind: "langflow", apiKey: "afw-test-secret-langflow-secret-key" });
     expect(config.redis?.url).toBe("redis://127.0.0.1:6380");
     expect(config.chroma?.url).toBe("http://127.0.0.1:8000");
     expect(config.http.port).toBe(9911);
@@ -118,9 +118,9 @@ backends:
   it("interpolates ${VAR} and ${VAR:-default}", () => {
     const config = parseGatewayConfig(
       { backends: [{ id: "f", kind: "flowise", baseURL: "${FLOWISE_URL:-http://127.0.0.1:3000}", apiKey: "${MY_KEY}" }] },
-      { env: { MY_KEY: "from-env-key" } },
+      { env: { MY_KEY: "afw-test-secret-from-env-key" } },
     );
-    expect(config.backends[0]).toMatchObject({ baseURL: "http://127.0.0.1:3000", apiKey: "from-env-key" });
+    expect(config.backends[0]).toMatchObject({ baseURL: "http://127.0.0.1:3000", apiKey: "afw-test-secret-from-env-key" });
     expect(() => parseGatewayConfig({ redis: { url: "${NOPE}" } }, { env: {} })).toThrow(/redis\.url: environment variable NOPE is not set/);
   });
 

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { AfwError } from "@afw/contracts";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from "yaml";
@@ -53,6 +53,25 @@ function configError(source: string, issues: ConfigIssue[]): AfwError {
   });
 }
 
+/** Largest configuration file read (a gateway config is a few kilobytes). */
+export const MAX_CONFIG_FILE_BYTES = 4 * 1024 * 1024;
+
+/** Deepest nesting of a configuration (the schema needs far less). */
+const MAX_CONFIG_DEPTH = 64;
+
+function depthOf(value: unknown, limit: number): number {
+  // Iterative, so a hostile file cannot overflow the stack here.
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return deepest;
+    if (current !== null && typeof current === "object") for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 const INTERPOLATION = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** Replaces `${VAR}` and `${VAR:-default}` in every string of `value`. Records unset variables. */
@@ -70,7 +89,11 @@ function interpolate(value: unknown, env: Env, path: PropertyKey[], issues: Conf
   if (Array.isArray(value)) return value.map((item, index) => interpolate(item, env, [...path, index], issues));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = interpolate(item, env, [...path, key], issues);
+    // defineProperty, not assignment: a `__proto__` key must stay an (unknown, refused) own key
+    // instead of becoming the object's prototype and smuggling inherited settings in.
+    for (const [key, item] of Object.entries(value)) {
+      Object.defineProperty(out, key, { value: interpolate(item, env, [...path, key], issues), enumerable: true, writable: true, configurable: true });
+    }
     return out;
   }
   return value;
@@ -175,6 +198,9 @@ export function parseGatewayConfig(input: unknown, options: ParseGatewayConfigOp
   if (typeof input !== "object" || Array.isArray(input)) {
     throw configError(source, [{ path: "", message: "the configuration must be a mapping (YAML object)" }]);
   }
+  if (depthOf(input, MAX_CONFIG_DEPTH) > MAX_CONFIG_DEPTH) {
+    throw configError(source, [{ path: "", message: `the configuration is nested deeper than ${MAX_CONFIG_DEPTH} levels` }]);
+  }
   const issues: ConfigIssue[] = [];
   const interpolated = interpolate(input, env, [], issues) as Record<string, unknown>;
   const withEnv = applyEnvOverrides(interpolated, env, issues);
@@ -231,8 +257,13 @@ export async function loadGatewayConfig(file?: string, env: Readonly<Record<stri
   if (file === undefined) return parseGatewayConfig({}, { source: "<defaults>", env });
   let text: string;
   try {
+    const info = await stat(file);
+    if (info.isFile() && info.size > MAX_CONFIG_FILE_BYTES) {
+      throw configError(file, [{ path: "", message: `the file is larger than ${MAX_CONFIG_FILE_BYTES} bytes` }]);
+    }
     text = await readFile(file, "utf8");
   } catch (error) {
+    if (AfwError.isInstance(error)) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
     throw configError(file, [{ path: "", message: `cannot read the file (${code})` }]);
   }
@@ -249,7 +280,14 @@ export async function loadGatewayConfig(file?: string, env: Readonly<Record<stri
       }),
     );
   }
-  const raw: unknown = document.toJS({ maxAliasCount: 100 });
+  let raw: unknown;
+  try {
+    raw = document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // e.g. "Excessive alias count" (a billion-laughs file), or a stack overflow on absurd nesting.
+    const reason = error instanceof RangeError ? "the document is nested too deeply" : `YAML error: ${String((error as Error)?.message ?? error).split("\n")[0]}`;
+    throw configError(file, [{ path: "", message: reason }]);
+  }
   return parseGatewayConfig(raw, {
     source: file,
     env,

@@ -7,6 +7,7 @@ import {
 } from "@afw/contracts";
 import { ParameterMappingSchema } from "@afw/backends";
 import { IntentPatternRulesSchema } from "@afw/router";
+import { AbExperimentSchema } from "@afw/analytics";
 import { DownstreamConfigSchema } from "@afw/downstream";
 import { z } from "zod";
 
@@ -103,7 +104,9 @@ export const HttpConfigSchema = z
     stateless: z
       .boolean()
       .default(true)
-      .describe("Stateless mode (no MCP session ids): any instance behind a load balancer can serve any request."),
+      .describe(
+        "Stateless mode (no MCP session ids): any instance behind a load balancer can serve any request. `false`: MCP sessions (`Mcp-Session-Id`), shared across instances through the session registry.",
+      ),
     statelessTransport: z
       .enum(["native", "sdk"])
       .default("native")
@@ -131,7 +134,28 @@ export const HttpConfigSchema = z
       .strict()
       .default({ enabled: true, requestsPerMinute: 600 }),
     metricsAuth: z.boolean().default(true).describe("Require a bearer token on `/metrics` when tokens are configured."),
-    sessionIdleTimeoutMs: z.number().int().positive().default(30 * 60_000).describe("Stateful mode: idle MCP sessions are closed after this."),
+    sessionIdleTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(30 * 60_000)
+      .describe(
+        "Stateful mode: an instance closes the MCP sessions it holds after this long without a request to it, and the session registry (Redis when `redis` is configured, so every instance accepts every session; else memory) forgets a session after this long without a request to any instance.",
+      ),
+    headersTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .max(600_000)
+      .default(30_000)
+      .describe("Time a client has to send its request headers; slower clients get a JSON 408 and are disconnected (slow-loris guard)."),
+    bodyTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .max(600_000)
+      .default(30_000)
+      .describe("Time a client has to send its whole request body once the headers arrived; slower clients get a JSON 408. Responses are not limited by it."),
   })
   .strict();
 
@@ -161,15 +185,11 @@ export const RoutingConfigSchema = z
       .default({ high: 0.8, medium: 0.5, low: 0.3 }),
     defaultIntent: IntentSchema.default("conversation").describe("Intent used when nothing matches."),
     defaultFlow: z.string().min(1).optional().describe("Gateway-wide flow id (`backendId:flowId`) for unclassifiable questions."),
-    engine: z
-      .enum(["router", "basic"])
-      .default("router")
-      .describe("`router`: @afw/router (hybrid pattern + embedding classifier, hedging); `basic`: the server's built-in keyword router."),
     classifierEmbedder: z
       .enum(["use", "hashing"])
       .default("use")
       .describe("Embedder of the router's semantic stage: `use` (offline Universal Sentence Encoder) or `hashing` (fast, weaker)."),
-    hedge: z.boolean().default(true).describe("Router engine: run the top two backends in parallel for low-confidence questions."),
+    hedge: z.boolean().default(true).describe("Run the top two backends in parallel for low-confidence questions."),
     intentPatterns: z
       .partialRecord(IntentSchema, z.union([z.array(RegexSourceSchema), IntentPatternRulesSchema]))
       .default({})
@@ -350,6 +370,32 @@ export const TraceConfigSchema = z
 /** Trace sinks: structured logs, the in-memory ring buffer and optional OTLP export. */
 export type TraceConfig = z.infer<typeof TraceConfigSchema>;
 
+/** Zod schema of {@link AnalyticsConfig}. */
+export const AnalyticsConfigSchema = z
+  .object({
+    learning: z
+      .object({
+        enabled: z.boolean().default(true).describe("Adjust routing from the gateway's own outcomes (a learned prior on `flow_match` and `performance`)."),
+        maxAdjustment: z.number().gt(0).max(0.5).default(0.15).describe("Largest change of one score component by the learned prior."),
+        halfLifeMs: z.number().int().positive().default(6 * 3_600_000).describe("Learned evidence loses half its weight this often (6 hours)."),
+        minSamples: z.number().positive().default(20).describe("Weighted outcomes of an (intent, flow) before the prior adjusts it."),
+      })
+      .strict()
+      .prefault({})
+      .describe("The learned routing prior. With `redis`, every instance learns from every instance's traffic."),
+    experiments: z
+      .array(AbExperimentSchema)
+      .default([])
+      .describe(
+        "A/B routing: `{ id, intent?, share, unit: session|request, enabled, variant: { weights?, strategy?, label? } }`. A `share` of the intent's traffic is routed with the variant's weights or strategy; the first enabled experiment matching a request's intent applies.",
+      ),
+    experimentSeed: z.string().min(1).default("afw").describe("Seed of the A/B assignment hash; change it to reshuffle every experiment."),
+  })
+  .strict();
+
+/** Analytics and the learning loop: the learned routing prior and A/B routing experiments. */
+export type AnalyticsConfig = z.infer<typeof AnalyticsConfigSchema>;
+
 /** Zod schema of {@link GatewayConfig}. */
 export const GatewayConfigSchema = z
   .object({
@@ -397,6 +443,7 @@ export const GatewayConfigSchema = z
     downstream: DownstreamSectionSchema.prefault({}).describe("Downstream MCP servers whose tools the gateway aggregates (`server__tool`)."),
     dashboard: DashboardConfigSchema.prefault({}),
     trace: TraceConfigSchema.default(TraceConfigSchema.parse({})),
+    analytics: AnalyticsConfigSchema.prefault({}),
     logging: z
       .object({ level: LogLevelSchema.default("info").describe("Level of the gateway's JSON logs (stderr).") })
       .strict()
@@ -430,6 +477,11 @@ export const GatewayConfigSchema = z
         if (names.has(entry.name)) ctx.addIssue({ code: "custom", path: ["http", "authTokens", index, "name"], message: `duplicate token name '${entry.name}'` });
         names.add(entry.name);
       }
+    });
+    const experimentIds = new Set<string>();
+    config.analytics.experiments.forEach((experiment, index) => {
+      if (experimentIds.has(experiment.id)) ctx.addIssue({ code: "custom", path: ["analytics", "experiments", index, "id"], message: `duplicate experiment id '${experiment.id}'` });
+      experimentIds.add(experiment.id);
     });
     const { high, medium, low } = config.routing.thresholds;
     if (!(high >= medium && medium >= low)) {

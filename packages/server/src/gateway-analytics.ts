@@ -1,18 +1,24 @@
 import {
   ANALYTICS_TOOLS,
   RecordFeedbackInputSchema,
+  createAbAssignment,
   createAnalyticsService,
+  createLearnedRoutingPrior,
   createMemoryAuditLog,
   createMemoryFeedbackStore,
   createRedisAuditLog,
   createRedisFeedbackStore,
+  createRedisPriorStore,
+  type AbAssignment,
   type AnalyticsService,
   type AnalyticsToolName,
+  type AuditEvent,
   type AuditLog,
   type ConfiguredBackendFlows,
   type FeedbackStore,
+  type LearnedRoutingPrior,
 } from "@afw/analytics";
-import { AfwError, type Embedder, type ResponseCache, type SessionStore, type TraceSink } from "@afw/contracts";
+import { AfwError, type Embedder, type ResponseCache, type RoutingVariantSelector, type SessionStore, type TraceSink } from "@afw/contracts";
 import { z } from "zod";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
@@ -61,6 +67,92 @@ export function createGatewayAnalyticsStores(config: GatewayConfig, options: { n
 }
 
 /**
+ * The learning loop of a gateway: the learned routing prior (a trace sink that learns from every
+ * backend call, and the router's score adjuster) and the A/B assignment of routing experiments
+ * (the router's variant selector). The experiments can be replaced by a configuration reload.
+ */
+export interface GatewayLearning {
+  /** The learned routing prior, or undefined when `analytics.learning.enabled` is false. */
+  readonly prior: LearnedRoutingPrior | undefined;
+  /** The A/B assignment of `analytics.experiments` (undefined when none is configured). */
+  readonly ab: AbAssignment | undefined;
+  /** Variant selector over the current experiments (undefined when none is configured). */
+  variantSelector(): RoutingVariantSelector | undefined;
+  /**
+   * Replaces the experiments (configuration reload); assignments stay sticky for unchanged ids and seed.
+   * @throws AfwError `CONFIG_INVALID` for invalid experiments.
+   */
+  setExperiments(analytics: GatewayConfig["analytics"]): void;
+  /** Flushes and closes the prior (when the gateway created it). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link createGatewayLearning}. */
+export interface GatewayLearningOptions {
+  /** Receives the `ab-assigned` records (the audit log). */
+  recorder?: { emit(event: AuditEvent): void } | undefined;
+  /** A ready prior (e.g. with a test clock); not closed by the gateway. @default one from `analytics.learning` */
+  prior?: LearnedRoutingPrior | undefined;
+  /** @default Date.now */
+  now?: (() => number) | undefined;
+}
+
+/**
+ * Creates the gateway's {@link GatewayLearning} from `config.analytics`: a learned prior with
+ * `learning.maxAdjustment`, `halfLifeMs` and `minSamples` — on a Redis prior store under
+ * `<redis.keyPrefix>analytics:` when `redis` is configured, so every instance learns from every
+ * instance's traffic — and the A/B assignment of `experiments` (seeded by `experimentSeed`),
+ * recording every assignment as an `ab-assigned` audit event.
+ *
+ * @example
+ * ```ts
+ * const learning = createGatewayLearning(config, { recorder: auditLog });
+ * const sink = fanOutTraceSink(auditLog, learning.prior ?? { emit() {} });
+ * ```
+ * @throws AfwError `CONFIG_INVALID` for invalid learning settings or experiments.
+ */
+export function createGatewayLearning(config: GatewayConfig, options: GatewayLearningOptions = {}): GatewayLearning {
+  const settings = config.analytics.learning;
+  const ownPrior = options.prior === undefined && settings.enabled;
+  const prior =
+    options.prior ??
+    (settings.enabled
+      ? createLearnedRoutingPrior({
+          bounds: { maxAdjustment: settings.maxAdjustment },
+          halfLifeMs: settings.halfLifeMs,
+          minSamples: settings.minSamples,
+          ...(config.redis ? { store: createRedisPriorStore({ url: config.redis.url, keyPrefix: `${config.redis.keyPrefix}analytics:` }) } : {}),
+          ...(options.now ? { now: options.now } : {}),
+        })
+      : undefined);
+  const build = (analytics: GatewayConfig["analytics"]) =>
+    analytics.experiments.length === 0
+      ? undefined
+      : createAbAssignment({
+          experiments: analytics.experiments,
+          seed: analytics.experimentSeed,
+          ...(options.recorder ? { recorder: options.recorder } : {}),
+          ...(options.now ? { now: options.now } : {}),
+        });
+  let ab = build(config.analytics);
+  let closed: Promise<void> | undefined;
+  return {
+    prior,
+    get ab() {
+      return ab;
+    },
+    variantSelector: () => ab?.variantSelector,
+    setExperiments(analytics) {
+      ab = build(analytics);
+    },
+    close() {
+      closed ??= ownPrior && prior ? prior.close().catch(() => undefined) : Promise.resolve();
+      return closed;
+    },
+  };
+}
+
+/**
  * A trace sink that redacts every event with `redactor` (the same redaction as the trace ring
  * buffer) before handing it to `target`, so the audit log never stores a configured secret.
  */
@@ -81,6 +173,8 @@ export interface AnalyticsToolDependencies {
   sessions: SessionStore;
   auditLog: AuditLog;
   feedbackStore: FeedbackStore;
+  /** The learned routing prior: linked `record_feedback` ratings adjust routing too. */
+  prior?: LearnedRoutingPrior | undefined;
   /** Embeds questions for `pattern_analysis` (the tool answers `CONFIG_INVALID` without one). */
   embedder?: Embedder | undefined;
   /** @default Date.now */
@@ -134,6 +228,7 @@ export function createAnalyticsTools(deps: AnalyticsToolDependencies): Analytics
     auditLog: deps.auditLog,
     feedbackStore: deps.feedbackStore,
     ...(deps.embedder ? { embedder: deps.embedder } : {}),
+    ...(deps.prior ? { prior: deps.prior } : {}),
     questionOf: (traceId) => pipeline.questionOf(traceId),
     resolveTurn: async (sessionId, turn) => (await sessions.get(sessionId))?.turnsList[turn - 1]?.traceId,
     ...(deps.now ? { now: deps.now } : {}),

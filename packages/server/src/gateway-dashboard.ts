@@ -1,10 +1,85 @@
-import { createStoreDashboardSource, type DashboardSource } from "@afw/dashboard";
+import { METRICS_COLUMNS, type AnalyticsService, type LearnedRoutingPrior } from "@afw/analytics";
+import { AfwError, type Intent } from "@afw/contracts";
+import {
+  createStoreDashboardSource,
+  type AnalyticsSummaryView,
+  type DashboardSource,
+  type FlowAnalysisView,
+  type LearnedPriorView,
+  type MetricsCell,
+  type MetricsExportView,
+  type PatternAnalysisView,
+} from "@afw/dashboard";
 import type { GatewayServer } from "./gateway-server.js";
+
+/** The analytics methods of a {@link @afw/dashboard!DashboardSource} that {@link createAnalyticsDashboardSource} provides. */
+export type DashboardAnalytics = Pick<DashboardSource, "analyticsSummary" | "flowAnalysis" | "patternAnalysis" | "learnedPrior" | "exportMetrics">;
+
+/**
+ * Adapts the gateway's analytics service (the reports behind `analytics_dashboard`,
+ * `analyze_flow`, `pattern_analysis` and `export_metrics`) and its learned routing prior to the
+ * dashboard's analytics shapes. Every report spans all tenants (the dashboard refuses
+ * tenant-scoped tokens). `patternAnalysis` resolves `undefined` (shown as "not available") when
+ * the gateway has no embedder (`tools.embedder: none`); `learnedPrior` is absent when
+ * `analytics.learning.enabled` is false.
+ *
+ * @example
+ * ```ts
+ * const source = { ...createStoreDashboardSource(parts), ...createAnalyticsDashboardSource(gateway.analytics, gateway.learning.prior) };
+ * ```
+ */
+export function createAnalyticsDashboardSource(analytics: AnalyticsService, prior?: LearnedRoutingPrior | undefined): DashboardAnalytics {
+  const source: DashboardAnalytics = {
+    async analyticsSummary({ range, top }): Promise<AnalyticsSummaryView> {
+      const report = await analytics.analyticsDashboard({ range, top });
+      return { ...report, truncated: report.meta.truncated };
+    },
+    async flowAnalysis(flowId, { range }): Promise<FlowAnalysisView> {
+      return analytics.analyzeFlow({ flow_id: flowId, range });
+    },
+    async patternAnalysis({ range }): Promise<PatternAnalysisView | undefined> {
+      try {
+        return await analytics.patternAnalysis({ range });
+      } catch (error) {
+        // No embedder configured: the report cannot be computed on this gateway.
+        if (AfwError.isInstance(error) && error.code === "CONFIG_INVALID") return undefined;
+        throw error;
+      }
+    },
+    async exportMetrics({ range, groupBy }): Promise<MetricsExportView> {
+      const report = await analytics.exportMetrics({ range, format: "json", group_by: groupBy });
+      const columns: string[] = [...METRICS_COLUMNS];
+      const rows = report.rows.map((row) => Object.fromEntries(METRICS_COLUMNS.map((column) => [column, row[column] as MetricsCell])));
+      return { range: report.range, groupBy: report.groupBy, columns, rows };
+    },
+  };
+  if (prior) {
+    source.learnedPrior = async ({ intent }): Promise<LearnedPriorView> => {
+      // Pick up what the other instances learned (Redis prior store); the local view otherwise.
+      await prior.refresh().catch(() => undefined);
+      return {
+        maxAdjustment: prior.maxAdjustment,
+        adjustments: prior.snapshot(intent as Intent | undefined).map((entry) => ({
+          intent: entry.intent,
+          flowId: entry.flowId,
+          flowMatch: entry.adjustment.flow_match,
+          performance: entry.adjustment.performance,
+          samples: Math.round(entry.adjustment.samples * 100) / 100,
+          successRate: entry.adjustment.successRate,
+          reason: entry.adjustment.reason,
+        })),
+      };
+    };
+  }
+  return source;
+}
 
 /**
  * The operator dashboard's data source over a gateway's parts: backends and flows of the
  * registry, the health, circuit, performance, cache and session stores, the trace ring buffer
- * with the questions kept by the pipeline, the downstream servers and the tool index.
+ * with the questions kept by the pipeline, the downstream servers, the tool index, and the
+ * analytics (usage summary, flow analysis, question patterns, metrics export and the learned
+ * routing prior, see {@link createAnalyticsDashboardSource}).
  * Clearing the cache by flow also marks that flow's older answers stale (as `clear_cache` does).
  *
  * @example
@@ -14,7 +89,7 @@ import type { GatewayServer } from "./gateway-server.js";
  */
 export function createGatewayDashboardSource(gateway: GatewayServer, options: { startedAt?: string } = {}): DashboardSource {
   const { registry, stores, pipeline, downstream, toolSearch } = gateway;
-  return createStoreDashboardSource({
+  const source = createStoreDashboardSource({
     info: { name: gateway.serverInfo.name, version: gateway.serverInfo.version, ...(options.startedAt ? { startedAt: options.startedAt } : {}) },
     backends: () => registry.list().map((backend) => ({ id: backend.id, kind: backend.kind })),
     flows: () => registry.flows(),
@@ -35,4 +110,5 @@ export function createGatewayDashboardSource(gateway: GatewayServer, options: { 
     ...(downstream ? { toolServers: () => downstream.manager.status() } : {}),
     searchTools: (query, { limit }) => toolSearch.search({ query, top_k: limit }),
   });
+  return Object.assign(source, createAnalyticsDashboardSource(gateway.analytics, gateway.learning.prior));
 }

@@ -79,7 +79,7 @@ describe("universal_query", () => {
     expect(isError).toBe(false);
     expect(body.session_id).toBe("s-full.1");
     expect(body._mcp_metadata).toMatchObject({ backend_used: "flowise", flow_id: "flowise:docs", intent_classified: "rag-retrieval", intent_method: "explicit", intent_confidence: 1 });
-    expect(body._mcp_metadata.routing_reason).toMatch(/flow requested explicitly/);
+    expect(body._mcp_metadata.routing_reason).toMatch(/user override \(backend=flowise, flow=flowise:docs\)/);
     expect(flowise.calls[0]).toMatchObject({ flowId: "docs", sessionId: "s-full.1", parameters: { temperature: 0.2, maxTokens: 128 } });
   });
 
@@ -193,18 +193,20 @@ describe("universal_query", () => {
     const unknown = await start({ backends: [twoBackends().flowise] });
     const result = await callTool<UniversalQueryError>(unknown.client, "universal_query", { question: "hello", backend: "nope" });
     expect(result.body.code).toBe("NO_BACKENDS_AVAILABLE");
-    expect(result.body.error).toMatch(/no flow matches backend 'nope'/);
+    expect(result.body.error).toMatch(/no configured backend matches 'nope'/);
     await unknown.close();
   });
 
-  it("respects timeout: a hanging backend ends in BACKEND_TIMEOUT", async () => {
+  it("respects timeout: a hanging backend ends in a BACKEND_TIMEOUT failure", async () => {
     const slow = createFakeBackend({ id: "slow", flows: [{ id: "x", intents: ["conversation"], generalPurpose: true }], behavior: { hang: true } });
     const { client } = await start({ backends: [slow] });
     const started = Date.now();
     const { isError, body } = await callTool<UniversalQueryError>(client, "universal_query", { question: "hello", timeout: 1 });
     const elapsed = Date.now() - started;
     expect(isError).toBe(true);
-    expect(body.code).toBe("BACKEND_TIMEOUT");
+    expect(body.code).toBe("ALL_BACKENDS_FAILED");
+    expect(body.error).toMatch(/overall timeout reached/);
+    expect(body["last_error"]).toMatch(/^BACKEND_TIMEOUT: slow did not answer/);
     expect(elapsed).toBeGreaterThanOrEqual(900);
     expect(elapsed).toBeLessThan(5_000);
   });
@@ -261,7 +263,9 @@ describe("flowise_query (legacy)", () => {
     const bad = await callTool<UniversalQueryError>(client, "flowise_query", { question: "hi", chatflow_id: "" });
     expect(bad.body.code).toBe("INVALID_INPUT");
     const unknownFlow = await callTool<UniversalQueryError>(client, "flowise_query", { question: "hi", chatflow_id: "code" });
-    expect(unknownFlow.body.code).toBe("NO_BACKENDS_AVAILABLE");
+    expect(unknownFlow.body.code).toBe("FLOW_NOT_FOUND");
+    expect(unknownFlow.body.error).toMatch(/no flow 'code' on 'flowise'/);
+    expect(flowise.calls.filter((call) => call.flowId === "code")).toHaveLength(0);
   });
 });
 
@@ -281,14 +285,17 @@ describe("explain_routing", () => {
     for (const candidate of minimal.body.decision.candidates) expect(Object.keys(candidate.breakdown).sort()).toEqual(["capability", "flow_match", "health", "performance"]);
     const scores = minimal.body.decision.candidates.map((c) => c.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-    const full = await callTool<{ decision: { strategy: string; candidates: unknown[] } }>(client, "explain_routing", {
+    const full = await callTool<{ decision: { strategy: string; reason: string; chosen: unknown; candidates: unknown[] } }>(client, "explain_routing", {
       question: "anything",
       intent: "conversation",
       backend: "flowise",
       flow_id: "flowise:chat",
     });
     expect(full.body.decision.strategy).toBe("override");
-    expect(full.body.decision.candidates).toHaveLength(1);
+    // The requested flow comes first; the rest stay ranked behind it as fallbacks.
+    expect(full.body.decision.chosen).toMatchObject({ backendId: "flowise", flowId: "flowise:chat" });
+    expect(full.body.decision.candidates[0]).toMatchObject({ flowId: "flowise:chat", rank: 1 });
+    expect(full.body.decision.reason).toBe("user override (backend=flowise, flow=flowise:chat)");
     expect(flowise.calls.length + langflow.calls.length).toBe(0);
     const invalid = await callTool(client, "explain_routing", { question: "" });
     expect(invalid.body["code"]).toBe("INVALID_INPUT");

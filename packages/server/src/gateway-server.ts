@@ -2,17 +2,20 @@ import { readFileSync } from "node:fs";
 import {
   AfwError,
   fanOutTraceSink,
+  flowKey,
   toAfwError,
   type CircuitStateStore,
   type FlowBackendV1,
   type HealthStore,
+  type McpSessionRegistry,
   type PerformanceStore,
   type ResponseCache,
   type SessionStore,
   type TraceSink,
 } from "@afw/contracts";
-import { createMemoryStores, createRedisStores } from "@afw/cache";
-import type { AuditLog, FeedbackStore } from "@afw/analytics";
+import { createMemoryMcpSessionRegistry, createMemoryStores, createRedisStores } from "@afw/cache";
+import type { AuditLog, FeedbackStore, LearnedRoutingPrior } from "@afw/analytics";
+import type { IntentClassifier } from "@afw/router";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -22,18 +25,23 @@ import type { DestinationStream, Logger } from "pino";
 import { defaultBackendFactory } from "./backend-adapters.js";
 import type { BackendFactory } from "./backend-factory.js";
 import { createBackendRegistry, type BackendRegistry } from "./backend-registry.js";
-import { createAfwRouterPort } from "./afw-router-adapter.js";
-import { createBasicIntentClassifier, intentPatternSources } from "./basic-intent-classifier.js";
-import { createBasicRouter } from "./basic-router.js";
+import { createAfwRouterPort, type ReloadableRouterPort } from "./afw-router-adapter.js";
 import { parseGatewayConfig } from "./config-loader.js";
 import { GatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from "./config-schema.js";
-import { createAnalyticsTools, createGatewayAnalyticsStores, createRedactingSink, type AnalyticsTools } from "./gateway-analytics.js";
+import {
+  createAnalyticsTools,
+  createGatewayAnalyticsStores,
+  createGatewayLearning,
+  createRedactingSink,
+  type AnalyticsTools,
+  type GatewayLearning,
+} from "./gateway-analytics.js";
 import { createGatewayTools, ToolFailure, type GatewayTool, type ToolContext } from "./gateway-tools.js";
 import { CALL_TOOL_NAME, CallToolInputShape, createDownstreamTools, type DownstreamSessionState, type DownstreamTools } from "./downstream-tools.js";
 import { createGatewayLogger } from "./logger.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./metrics.js";
 import { createOtlpTraceSink, type OtlpTraceSink } from "./otlp-trace-sink.js";
-import type { IntentClassifierPort, RouterPort, ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
+import type { RouterPort, ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
 import { createQueryPipeline, type QueryPipeline } from "./query-pipeline.js";
 import { configSecrets, createRedactor, type Redactor } from "./redactor.js";
 import { createToolSearchFromConfig, createWorkflowCatalogFromConfig, embedderFromConfig } from "./tool-zoo-adapter.js";
@@ -47,6 +55,8 @@ export interface GatewayStores {
   performance: PerformanceStore;
   health: HealthStore;
   circuits: CircuitStateStore;
+  /** MCP Streamable HTTP sessions (stateful HTTP mode), shared by every instance when it is Redis. */
+  mcpSessions: McpSessionRegistry;
 }
 
 /** What a router factory receives to build a {@link RouterPort}. */
@@ -55,6 +65,8 @@ export interface RouterDependencies {
   registry: BackendRegistry;
   stores: GatewayStores;
   sink: TraceSink;
+  /** The learning loop (learned prior, A/B experiments) to hand to the router. */
+  learning: GatewayLearning;
 }
 
 /** A readiness probe (e.g. a Redis PING) reported by `/readyz`. */
@@ -67,7 +79,7 @@ export interface ReadinessCheck {
 
 /**
  * The pieces of a gateway. Every field is optional: the configuration's defaults, in-memory
- * stores and the built-in router, classifier and catalogs fill the gaps.
+ * stores, the `@afw/router` router and the `@afw/tool-zoo` catalogs fill the gaps.
  */
 export interface GatewayParts {
   /** The configuration (validated again; env overrides are {@link loadGatewayConfig}'s job). */
@@ -86,9 +98,11 @@ export interface GatewayParts {
   health?: HealthStore;
   /** Circuit-breaker state store. @default in-memory */
   circuits?: CircuitStateStore;
-  /** Intent classifier of the built-in (`basic`) router; giving one selects that router. */
-  classifier?: IntentClassifierPort;
-  /** Router, or a factory of one. @default `@afw/router` (`routing.engine: router`), else the built-in router */
+  /** Registry of MCP Streamable HTTP sessions (stateful HTTP mode). @default `@afw/cache`: Redis when `redis` is configured and the default stores are used, else in memory */
+  mcpSessions?: McpSessionRegistry;
+  /** Intent classifier of the default `@afw/router` router. @default `@afw/router`'s hybrid classifier with `routing.classifierEmbedder` */
+  classifier?: IntentClassifier;
+  /** Router, or a factory of one. @default `@afw/router` through {@link createAfwRouterPort} */
   router?: RouterPort | ((dependencies: RouterDependencies) => RouterPort);
   /** Tool search. @default a `@afw/tool-zoo` index of `tools.catalogs` (embedder: `tools.embedder`) */
   toolSearch?: ToolSearchPort;
@@ -98,6 +112,11 @@ export interface GatewayParts {
   auditLog?: AuditLog;
   /** Store of `record_feedback` ratings (not closed by the gateway). @default Redis when `redis` is configured, else in memory */
   feedbackStore?: FeedbackStore;
+  /**
+   * The learned routing prior (e.g. with its own clock), fed every trace event and handed to the
+   * router (not closed by the gateway). @default one from `analytics.learning` (Redis-backed with `redis`), none when disabled
+   */
+  learnedPrior?: LearnedRoutingPrior;
   /** Extra trace sinks (besides logs, ring buffer, OTLP and metrics). */
   traceSinks?: TraceSink[];
   /** Logger. @default pino JSON to stderr at `logging.level`, redacted */
@@ -124,6 +143,20 @@ export interface ReadinessReport {
   checks: { name: string; ok: boolean; status?: string; message?: string }[];
 }
 
+/** What {@link GatewayServer.reload} applied, and what needs a restart. */
+export interface GatewayReloadReport {
+  /** `routing.intentPatterns` changed: the classifier was rebuilt. */
+  intentPatterns: boolean;
+  /** `analytics.experiments` or `analytics.experimentSeed` changed: the A/B assignment was replaced. */
+  experiments: boolean;
+  /** Backends whose flow registry (`backends[].flows`) changed and that were rebuilt. */
+  backends: string[];
+  /** Gateway-wide ids of the flows whose registry entry changed (their cached answers were invalidated). */
+  invalidatedFlows: string[];
+  /** Changed settings a reload does not apply (they need a restart). */
+  restartRequired: string[];
+}
+
 /** A running gateway: its parts, a factory of MCP servers over them, and lifecycle. */
 export interface GatewayServer {
   /** The validated configuration. */
@@ -140,6 +173,8 @@ export interface GatewayServer {
   readonly auditLog: AuditLog;
   /** The analytics service behind `analytics_dashboard`, `analyze_flow`, `pattern_analysis`, `export_metrics`, `sync_flow_registry` and `record_feedback`. */
   readonly analytics: AnalyticsTools["service"];
+  /** The learning loop: the learned routing prior and the A/B experiments the router applies. */
+  readonly learning: GatewayLearning;
   /** The sink every trace event goes to (fan-out of all configured sinks). */
   readonly sink: TraceSink;
   /** Prometheus metrics. */
@@ -165,6 +200,16 @@ export interface GatewayServer {
    * Optional; never rejects (problems show in `backend_status` and `/readyz`).
    */
   warmUp(): Promise<void>;
+  /**
+   * Applies a new configuration without a restart (`afw serve` calls it on SIGHUP): the intent
+   * patterns (`routing.intentPatterns`, e.g. proposed by `pattern_analysis`), the flow registry of
+   * configured backends (`backends[].flows`: the backend is rebuilt and the cached answers of its
+   * changed flows invalidated) and the A/B experiments (`analytics.experiments`). Every other
+   * change is listed in `restartRequired` and not applied. Learned and measured state stays.
+   *
+   * @throws AfwError `CONFIG_INVALID` for an invalid configuration (nothing is applied).
+   */
+  reload(config: GatewayConfig | GatewayConfigInput): Promise<GatewayReloadReport>;
   /** Readiness of backends, stores and extra checks (for `/readyz`). */
   readiness(options?: { signal?: AbortSignal }): Promise<ReadinessReport>;
   /** Stops background work and closes backends, exporters and disposables. Idempotent. */
@@ -200,6 +245,19 @@ function packageVersion(): string {
 function jsonText(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item));
 }
+
+/**
+ * Tools a tenant-scoped token may not call: they read data of every tenant (question texts,
+ * per-flow analytics) or change the gateway for all tenants (new backends, the flow registry).
+ */
+const TENANT_FORBIDDEN_TOOLS: ReadonlySet<string> = new Set([
+  "backend_connect",
+  "sync_flow_registry",
+  "pattern_analysis",
+  "analytics_dashboard",
+  "analyze_flow",
+  "export_metrics",
+]);
 
 /**
  * Creates a gateway from a configuration (e.g. the result of {@link loadGatewayConfig}) or from
@@ -253,7 +311,11 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   const auditLog = parts.auditLog ?? defaultAnalyticsStores!.auditLog;
   const feedbackStore = parts.feedbackStore ?? defaultAnalyticsStores!.feedbackStore;
   sinks.push(createRedactingSink(auditLog, redactor));
+  // The learned prior learns from the same events; A/B assignments are recorded in the audit log.
+  const learning = createGatewayLearning(config, { recorder: auditLog, ...(parts.learnedPrior ? { prior: parts.learnedPrior } : {}), now });
+  if (learning.prior) sinks.push(learning.prior);
   const closeAnalyticsStores = async () => {
+    await learning.close();
     if (!parts.auditLog) await auditLog.close().catch(() => undefined);
     if (!parts.feedbackStore) await feedbackStore.close().catch(() => undefined);
   };
@@ -294,6 +356,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     performance: parts.performance ?? defaultStores!.performanceStore,
     health: parts.health ?? defaultStores!.healthStore,
     circuits: parts.circuits ?? defaultStores!.circuitStateStore,
+    mcpSessions: parts.mcpSessions ?? defaultStores?.mcpSessionRegistry ?? createMemoryMcpSessionRegistry({ now }),
   };
 
   const registry = createBackendRegistry({
@@ -358,23 +421,23 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     }
   }
   const callToolSchema = z.object(CallToolInputShape).strict();
-  const requestTimeouts = new Map(config.backends.map((b) => [b.id, b.requestTimeoutMs]));
-  const routerDependencies: RouterDependencies = { config, registry, stores, sink };
+  const routerDependencies: RouterDependencies = { config, registry, stores, sink, learning };
   let router: RouterPort;
   if (typeof parts.router === "function") router = parts.router(routerDependencies);
   else if (parts.router) router = parts.router;
-  else if (config.routing.engine === "router" && !parts.classifier) router = createAfwRouterPort({ ...routerDependencies, now });
   else {
-    router = createBasicRouter({
+    router = createAfwRouterPort({
+      config,
       registry,
-      healthStore: stores.health,
-      performanceStore: stores.performance,
-      circuitStore: stores.circuits,
-      routing: config.routing,
-      classifier:
-        parts.classifier ?? createBasicIntentClassifier({ patterns: intentPatternSources(config.routing.intentPatterns), defaultIntent: config.routing.defaultIntent }),
-      requestTimeoutMs: (id) => requestTimeouts.get(id) ?? registry.get(id)?.config?.requestTimeoutMs,
+      stores,
+      sink,
       now,
+      ...(parts.classifier ? { classifier: parts.classifier } : {}),
+      learning: {
+        ...(learning.prior ? { scoreAdjuster: learning.prior.scoreAdjuster, maxScoreAdjustment: learning.prior.maxAdjustment } : {}),
+        // Through the learning object, so a reload's experiments apply at once.
+        variantSelector: (request) => learning.variantSelector()?.(request),
+      },
     });
   }
   const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, performance: stores.performance, now });
@@ -392,6 +455,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     auditLog,
     feedbackStore,
     embedder: catalogEmbedder,
+    prior: learning.prior,
     now,
   });
   const tools = createGatewayTools({
@@ -490,6 +554,9 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       rawArguments: args,
       progress,
     };
+    if (context.tenant !== undefined && TENANT_FORBIDDEN_TOOLS.has(name)) {
+      return fail(new AfwError("FORBIDDEN", `${name} spans every tenant (or changes the gateway for all of them): use a token without a tenant`));
+    }
     try {
       const value = await gatewayTool.run(parsed.data as never, context);
       await progressChain;
@@ -577,6 +644,75 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     return mcp;
   };
 
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  let reloading: Promise<unknown> = Promise.resolve();
+  const reload = async (input: GatewayConfig | GatewayConfigInput): Promise<GatewayReloadReport> => {
+    const next = parseGatewayConfig(input, { source: "<reloaded config>", env: {} });
+    const report: GatewayReloadReport = { intentPatterns: false, experiments: false, backends: [], invalidatedFlows: [], restartRequired: [] };
+    const { intentPatterns: nextPatterns, ...nextRouting } = next.routing;
+    const { intentPatterns: currentPatterns, ...currentRouting } = config.routing;
+    if (!same(nextPatterns, currentPatterns)) {
+      const reloadable = router as Partial<ReloadableRouterPort>;
+      if (typeof reloadable.reload === "function") {
+        config.routing.intentPatterns = nextPatterns;
+        reloadable.reload(config);
+        report.intentPatterns = true;
+      } else {
+        report.restartRequired.push("routing.intentPatterns (the injected router cannot reload)");
+      }
+    }
+    if (!same(nextRouting, currentRouting)) report.restartRequired.push("routing");
+    const { experiments, experimentSeed, ...nextLearning } = next.analytics;
+    if (!same({ experiments, experimentSeed }, { experiments: config.analytics.experiments, experimentSeed: config.analytics.experimentSeed })) {
+      learning.setExperiments(next.analytics);
+      config.analytics.experiments = experiments;
+      config.analytics.experimentSeed = experimentSeed;
+      report.experiments = true;
+    }
+    const { experiments: _experiments, experimentSeed: _seed, ...currentLearning } = config.analytics;
+    if (!same(nextLearning, currentLearning)) report.restartRequired.push("analytics.learning");
+    const backendShape = (b: GatewayConfig["backends"][number]) => ({ ...b, flows: undefined });
+    for (const backendConfig of next.backends) {
+      const current = config.backends.find((b) => b.id === backendConfig.id);
+      if (!current) {
+        report.restartRequired.push(`backends.${backendConfig.id} (added)`);
+        continue;
+      }
+      if (!same(backendShape(current), backendShape(backendConfig))) report.restartRequired.push(`backends.${backendConfig.id}`);
+      if (same(current.flows, backendConfig.flows)) continue;
+      const entry = registry.get(current.id);
+      if (!entry || entry.source !== "config" || !current.enabled) {
+        report.restartRequired.push(`backends.${current.id}.flows (not built from the configuration)`);
+        continue;
+      }
+      const updated = { ...current, flows: backendConfig.flows };
+      const rebuilt = await backendFactory(updated);
+      // Swapped in one step (the backend never goes missing); calls running on the old adapter
+      // finish on it, and it is closed once they settle.
+      await registry.replace(rebuilt, { config: updated, source: "config" });
+      const before = new Map(current.flows.map((flow) => [flow.id, JSON.stringify(flow)]));
+      const after = new Map(backendConfig.flows.map((flow) => [flow.id, JSON.stringify(flow)]));
+      for (const id of new Set([...before.keys(), ...after.keys()])) {
+        if (before.get(id) === after.get(id)) continue;
+        const flowId = flowKey(current.id, id);
+        pipeline.invalidateFlow(flowId);
+        await stores.cache.invalidate({ flowId }).catch(() => undefined);
+        report.invalidatedFlows.push(flowId);
+      }
+      current.flows = backendConfig.flows;
+      report.backends.push(current.id);
+    }
+    for (const current of config.backends) {
+      if (!next.backends.some((b) => b.id === current.id)) report.restartRequired.push(`backends.${current.id} (removed)`);
+    }
+    for (const key of Object.keys(next) as Array<keyof GatewayConfig>) {
+      if (key === "routing" || key === "analytics" || key === "backends") continue;
+      if (!same(next[key], config[key])) report.restartRequired.push(key);
+    }
+    logger.info({ reload: report }, "configuration reloaded");
+    return report;
+  };
+
   let closed: Promise<void> | undefined;
   return {
     config,
@@ -586,6 +722,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     traces: ring,
     auditLog,
     analytics: analytics.service,
+    learning,
     sink,
     metrics,
     logger,
@@ -602,6 +739,15 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     },
     async warmUp() {
       await Promise.allSettled([registry.flows(), registry.checkHealth(), router.warmUp?.()]);
+    },
+    reload(input) {
+      // One reload at a time: a second waits for the first (both apply, in order).
+      const run = reloading.then(
+        () => reload(input),
+        () => reload(input),
+      );
+      reloading = run.catch(() => undefined);
+      return run;
     },
     async readiness(options = {}) {
       const signal = options.signal ?? AbortSignal.timeout(config.routing.health.timeoutMs);

@@ -157,14 +157,14 @@ describe("backend_status and health_check", () => {
     const [flowise, langflow] = backends() as [FakeBackend, FakeBackend];
     const { client } = await start({
       backends: [flowise, langflow],
-      config: { backends: [{ id: "flowise-a", kind: "flowise", baseURL: "http://user:pw-secret-xyz@127.0.0.1:3000/?token=abc", apiKey: "flowise-key-123456" }] },
+      config: { backends: [{ id: "flowise-a", kind: "flowise", baseURL: "http://user:pw-secret-xyz@127.0.0.1:3000/?token=abc", apiKey: "afw-test-secret-flowise-key-123456" }] },
     });
     const before = await callTool<{ backends: { id: string; health: unknown; base_url?: string; flows: number }[] }>(client, "backend_status");
     expect(before.body.backends.map((b) => b.id)).toEqual(["flowise-a", "langflow-a"]);
     expect(before.body.backends[0]!.health).toBeNull();
     expect(before.body.backends[0]!.base_url).toBe("http://127.0.0.1:3000");
     expect(before.body.backends[0]!.flows).toBe(2);
-    expect(JSON.stringify(before.body)).not.toMatch(/pw-secret-xyz|flowise-key-123456|token=abc/);
+    expect(JSON.stringify(before.body)).not.toMatch(/pw-secret-xyz|afw-test-secret-flowise-key-123456|token=abc/);
 
     flowise.behavior.health = "down";
     const health = await callTool<{ status: string; backends: { backendId: string; status: string }[]; stores: { cache: { ok: boolean } } }>(client, "health_check");
@@ -234,12 +234,12 @@ describe("backend_connect", () => {
       id: "added2",
       kind: "langflow",
       baseURL: "https://lf.flows.internal/base",
-      apiKey: "lf-very-secret-key",
+      apiKey: "afw-test-secret-lf-very-secret-key",
       requestTimeoutMs: 5000,
       flows: [{ id: "new", intents: ["data-processing"] }],
     });
     expect(full.isError).toBe(false);
-    expect(full.text).not.toContain("lf-very-secret-key");
+    expect(full.text).not.toContain("afw-test-secret-lf-very-secret-key");
     const flows = await callTool<{ flows: { id: string }[] }>(client, "list_flows");
     expect(flows.body.flows.map((f) => f.id).sort()).toEqual(["added2:new", "added:new"]);
     const answered = await callTool<{ _mcp_metadata: { backend_used: string } }>(client, "universal_query", { question: "hi", backend: "added" });

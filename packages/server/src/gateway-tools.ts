@@ -15,6 +15,7 @@ import {
   type UniversalQueryInput,
   type UniversalQueryError,
 } from "@afw/contracts";
+import { checkOutboundUrl, lookupFromResolver, matchHostPattern, outboundConnectPolicy, type HostResolver } from "@afw/downstream";
 import { z } from "zod";
 import type { BackendFactory } from "./backend-factory.js";
 import type { BackendRegistry } from "./backend-registry.js";
@@ -97,6 +98,11 @@ export interface ToolDependencies {
   workflowCatalog: WorkflowCatalogPort;
   backendFactory: BackendFactory;
   redactor: Redactor;
+  /**
+   * Resolver for `backend_connect`'s address check and for the connections of the backends it
+   * adds (each connection's address is checked again). @default `dns.lookup`
+   */
+  resolveHost?: HostResolver;
 }
 
 function tool<S extends z.ZodRawShape>(definition: {
@@ -161,17 +167,32 @@ function summarize(samples: readonly PerformanceSample[]) {
   };
 }
 
-/** True when `hostname:port` of `url` is allowed by the `backendConnect.allowedHosts` patterns. */
+/**
+ * True when `hostname:port` of `url` matches a `backendConnect.allowedHosts` pattern (`host`,
+ * `host:port`, `[v6]:port`, `*.domain`, `*`). Address patterns match every spelling of the same
+ * address (`127.0.0.1` matches `http://2130706433/`). This is the name check only; see
+ * `checkBackendConnectUrl` for the full SSRF policy (resolved addresses).
+ */
 export function isHostAllowed(url: URL, allowedHosts: readonly string[]): boolean {
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  return allowedHosts.some((raw) => {
-    const pattern = raw.toLowerCase().trim();
-    if (pattern === "*") return true;
-    const [patternHost = "", patternPort] = pattern.startsWith("[") ? [pattern.slice(1, pattern.indexOf("]")), pattern.split("]:")[1]] : pattern.split(":");
-    if (patternPort !== undefined && patternPort !== port) return false;
-    if (patternHost.startsWith("*.")) return host.endsWith(patternHost.slice(1)) && host.length > patternHost.length - 1;
-    return host === patternHost;
+  return matchHostPattern(url, allowedHosts) !== undefined;
+}
+
+/**
+ * The `backend_connect` SSRF policy: the host must match `allowedHosts`, and every address it
+ * resolves to must be allowed for that kind of match — `*` reaches public addresses only;
+ * loopback and private ranges need an entry naming the host or its domain; cloud metadata,
+ * link-local and other special addresses need an exact entry (see `checkOutboundUrl` in
+ * `@afw/downstream`).
+ *
+ * @throws AfwError `FORBIDDEN` with the reason when refused.
+ * @internal
+ */
+export async function checkBackendConnectUrl(url: URL, allowedHosts: readonly string[], resolve?: HostResolver): Promise<void> {
+  const decision = await checkOutboundUrl(url, { allowedHosts, ...(resolve ? { resolve } : {}) });
+  if (decision.allowed) return;
+  const listed = isHostAllowed(url, allowedHosts);
+  throw new AfwError("FORBIDDEN", listed ? `host '${url.host}' is refused: ${decision.reason}` : `host '${url.host}' is not in backendConnect.allowedHosts`, {
+    details: { host: url.host },
   });
 }
 
@@ -396,9 +417,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
         }
         redactor.addSecrets(args.apiKey);
         const url = new URL(args.baseURL);
-        if (!isHostAllowed(url, policy.allowedHosts)) {
-          throw new AfwError("FORBIDDEN", `host '${url.host}' is not in backendConnect.allowedHosts`, { details: { host: url.host } });
-        }
+        await checkBackendConnectUrl(url, policy.allowedHosts, deps.resolveHost);
         if (!policy.allowedKinds.includes(args.kind)) {
           throw new AfwError("FORBIDDEN", `backend kind '${args.kind}' is not in backendConnect.allowedKinds`, { details: { kind: args.kind } });
         }
@@ -411,7 +430,12 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
           ...(args.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: args.requestTimeoutMs }),
           ...(args.flows === undefined ? {} : { flows: args.flows }),
         });
-        const backend = await deps.backendFactory(backendConfig);
+        // The check above ran on the addresses the name has now; the backend applies the same rules
+        // to the address of every connection it opens, so a name that rebinds later is refused.
+        const backend = await deps.backendFactory(backendConfig, {
+          connectPolicy: outboundConnectPolicy(url, { allowedHosts: policy.allowedHosts }),
+          ...(deps.resolveHost ? { lookup: lookupFromResolver(deps.resolveHost) } : {}),
+        });
         registry.add(backend, { config: backendConfig, source: "runtime" });
         const [health] = await registry.checkHealth({ backendId: backend.id, signal: context.signal, trace: context.trace });
         const flows = (await registry.flows({ refresh: true, signal: context.signal, trace: context.trace })).filter((f) => f.backendId === backend.id);

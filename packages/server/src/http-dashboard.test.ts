@@ -8,7 +8,7 @@ import type { GatewayConfigInput } from "./config-schema.js";
 import { createGatewayServer } from "./gateway-server.js";
 import { startHttpTransport, type HttpTransportOptions } from "./http-transport.js";
 
-const TOKEN = "dashboard-token-0123456789abcdef";
+const TOKEN = "afw-test-secret-dashboard-token-0123456789abcdef";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

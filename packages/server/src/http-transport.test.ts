@@ -9,8 +9,8 @@ import type { GatewayConfigInput } from "./config-schema.js";
 import { createGatewayServer, type GatewayServer } from "./gateway-server.js";
 import { isLoopbackHost, startHttpTransport, type HttpTransportHandle, type HttpTransportOptions } from "./http-transport.js";
 
-const TOKEN = "test-token-0123456789abcdef";
-const OTHER_TOKEN = "other-token-0123456789abcdef";
+const TOKEN = "afw-test-secret-test-token-0123456789abcdef";
+const OTHER_TOKEN = "afw-test-secret-other-token-0123456789abcdef";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { isIP } from "node:net";
-import { AfwError, type ErrorCode } from "@afw/contracts";
+import { AfwError, type ErrorCode, type McpSessionRecord, type McpSessionRegistry } from "@afw/contracts";
 import { createDashboard, type Dashboard } from "@afw/dashboard";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { createBearerAuthenticator, type AuthenticatedClient } from "./bearer-auth.js";
 import type { AuthTokenConfig, DashboardConfig, HttpConfig } from "./config-schema.js";
 import { createGatewayDashboardSource } from "./gateway-dashboard.js";
@@ -16,6 +16,12 @@ import { StatelessHttpTransport } from "./stateless-http-transport.js";
 
 /** Idle MCP servers kept for reuse by stateless requests. */
 const SERVER_POOL_SIZE = 64;
+
+/** Default time allowed for a client to send its request headers (slow-loris guard). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
+
+/** Default time allowed for a client to send its whole request body once the headers arrived. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 /** Context of a request handled by an {@link HttpRoute}. */
 export interface HttpRouteContext {
@@ -63,6 +69,23 @@ export interface HttpTransportOptions extends Partial<Omit<HttpConfig, "cors" | 
   dashboard?: false | Partial<Pick<DashboardConfig, "basePath" | "apiPath" | "redact">>;
   /** @default Date.now */
   now?: () => number;
+  /**
+   * Time a client has to send its request headers; slower clients get a JSON 408 and are
+   * disconnected (slow-loris guard). @default `config.http.headersTimeoutMs` (30 s)
+   */
+  headersTimeoutMs?: number;
+  /**
+   * Time a client has to send its whole request body after the headers; slower clients get a
+   * JSON 408 and are disconnected. Responses (long tool calls, SSE) are not limited by it.
+   * @default `config.http.bodyTimeoutMs` (30 s)
+   */
+  bodyTimeoutMs?: number;
+  /**
+   * Stateful mode: where MCP sessions are registered so that every instance sharing the registry
+   * accepts them (see {@link startHttpTransport}).
+   * @default `gateway.stores.mcpSessions` (Redis when the gateway has `redis` configured, else memory)
+   */
+  sessionRegistry?: McpSessionRegistry;
 }
 
 /** A listening HTTP transport. */
@@ -73,7 +96,7 @@ export interface HttpTransportHandle {
   readonly port: number;
   /** The underlying `node:http` server. */
   readonly server: Server;
-  /** Open MCP sessions (stateful mode only). */
+  /** MCP sessions held in this process (stateful mode only); sessions of other instances are not counted. */
   readonly sessionCount: number;
   /** Stops accepting, closes sessions and open connections. Idempotent. */
   close(): Promise<void>;
@@ -120,17 +143,26 @@ function jsonRpcError(response: ServerResponse, status: number, code: number, me
 }
 
 class BodyTooLarge extends Error {}
+class BodyTimeout extends Error {}
 
-function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+function readBody(request: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    const timer = setTimeout(() => {
+      if (done) return;
+      done = true;
+      request.pause();
+      reject(new BodyTimeout());
+    }, timeoutMs);
+    timer.unref();
     request.on("data", (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;
       if (size > limit) {
         done = true;
+        clearTimeout(timer);
         request.pause();
         reject(new BodyTooLarge());
         return;
@@ -140,14 +172,43 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
     request.on("end", () => {
       if (done) return;
       done = true;
+      clearTimeout(timer);
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     });
     request.on("error", (error) => {
       if (done) return;
       done = true;
+      clearTimeout(timer);
       reject(error);
     });
   });
+}
+
+/** Longest `clientInfo.name`/`version` kept in the session registry. */
+const MAX_CLIENT_INFO_LENGTH = 256;
+
+/** The registry record of a session opened by the initialize request in `body`. */
+function sessionRecordOf(sessionId: string, body: unknown, owner: string, tenant: string | undefined, now: number): McpSessionRecord {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  const params = (messages.find((m) => isInitializeRequest(m)) as { params?: { protocolVersion?: unknown; clientInfo?: { name?: unknown; version?: unknown } } } | undefined)
+    ?.params;
+  const requested = typeof params?.protocolVersion === "string" ? params.protocolVersion : undefined;
+  // The version the SDK server answers with: the client's when supported, else its latest.
+  const protocolVersion = requested !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+  const info = params?.clientInfo;
+  const clientInfo =
+    typeof info?.name === "string" && typeof info.version === "string"
+      ? { name: info.name.slice(0, MAX_CLIENT_INFO_LENGTH), version: info.version.slice(0, MAX_CLIENT_INFO_LENGTH) }
+      : undefined;
+  return {
+    sessionId,
+    owner,
+    ...(tenant === undefined ? {} : { tenant }),
+    protocolVersion,
+    ...(clientInfo ? { clientInfo } : {}),
+    createdAt: now,
+    lastSeenAt: now,
+  };
 }
 
 /** True when the body holds a request whose `_meta.progressToken` asks for progress (needs SSE). */
@@ -165,7 +226,19 @@ function wantsProgress(body: unknown): boolean {
  *
  * - Stateless mode (default): a fresh MCP server and transport per request, nothing kept in
  *   memory between requests, so N instances can sit behind a plain load balancer.
- *   Stateful mode (`stateless: false`): MCP sessions with `Mcp-Session-Id`, kept in this process.
+ * - Stateful mode (`stateless: false`): MCP sessions with `Mcp-Session-Id`. `initialize` opens a
+ *   session in this process and registers it (owner = token name, tenant, protocol version,
+ *   client info) in the session registry (`sessionRegistry`, by default the gateway's: Redis when
+ *   `redis` is configured, so instances behind a round-robin balancer share sessions). Every
+ *   request refreshes the registry's idle TTL (`sessionIdleTimeoutMs`). A session id this process
+ *   does not hold is accepted when the registry has it for the same owner: POSTs are served by a
+ *   pooled MCP server (as in stateless mode, so server-to-client requests and the standalone SSE
+ *   stream stay with the instance that opened it), GET gets 405 (SDK clients then go without a
+ *   standalone stream), DELETE removes it from the registry; unknown, expired, deleted or another
+ *   owner's ids get 404 `Session not found`. When the registry is unavailable, sessions held in
+ *   memory keep working (re-registered when it is back) and other sessions get 503 with
+ *   `Retry-After`; registry calls are bounded by the store (100 ms for Redis). Closing the
+ *   transport closes the sessions it holds without deleting them from the registry.
  * - Auth: `Authorization: Bearer <token>` checked in constant time; a JSON 401 otherwise. With no
  *   tokens configured, only loopback addresses may be bound (anything else is refused), and
  *   requests must name a loopback `Host` (DNS-rebinding protection).
@@ -188,6 +261,8 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
   const mcpPath = options.path ?? base.path;
   const stateless = options.stateless ?? base.stateless;
   const bodyLimit = options.bodyLimitBytes ?? base.bodyLimitBytes;
+  const headersTimeoutMs = options.headersTimeoutMs ?? base.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? base.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const metricsAuth = options.metricsAuth ?? base.metricsAuth;
   const idleTimeoutMs = options.sessionIdleTimeoutMs ?? base.sessionIdleTimeoutMs;
   const origins = options.cors?.origins ?? base.cors.origins;
@@ -224,7 +299,17 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     );
   }
 
-  type Session = { transport: StreamableHTTPServerTransport; server: McpServer; owner: string; lastSeen: number };
+  type Session = {
+    transport: StreamableHTTPServerTransport;
+    server: McpServer;
+    owner: string;
+    lastSeen: number;
+    /** The registry is known to hold this session (false after a failed create/touch until re-synced). */
+    synced: boolean;
+    /** What was registered at initialize. */
+    record: McpSessionRecord;
+  };
+  const registry: McpSessionRegistry = options.sessionRegistry ?? gateway.stores.mcpSessions;
   const sessions = new Map<string, Session>();
   const closeSession = async (id: string) => {
     const session = sessions.get(id);
@@ -242,6 +327,9 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       }, Math.min(60_000, Math.max(1_000, Math.floor(idleTimeoutMs / 2))));
   sweeper?.unref();
 
+  const rateLimitKey = (request: IncomingMessage, client: AuthenticatedClient | undefined) =>
+    client ? `token:${client.name}` : `addr:${request.socket.remoteAddress ?? "unknown"}`;
+
   const originAllowed = (origin: string) => origins.includes("*") || origins.includes(origin);
 
   const corsHeaders = (request: IncomingMessage): Record<string, string> => {
@@ -252,6 +340,105 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       "access-control-expose-headers": "Mcp-Session-Id, WWW-Authenticate, Retry-After",
       vary: "Origin",
     };
+  };
+
+  /** Serves one POST on a pooled MCP server through the lean stateless transport. */
+  const servePooled = async (request: IncomingMessage, response: ServerResponse, body: unknown, authInfo: AuthInfo | undefined) => {
+    // An MCP server from the pool: a server detaches from its transport when the exchange ends
+    // and can serve the next request.
+    const transport = new StatelessHttpTransport(request, response, { stream: wantsProgress(body), authInfo });
+    const server = serverPool.pop() ?? gateway.createMcpServer();
+    await server.connect(transport);
+    void transport.done.then(() => {
+      if (serverPool.length < SERVER_POOL_SIZE && !closing) serverPool.push(server);
+    });
+    transport.handle(body);
+  };
+
+  // Session registry trouble is logged at most once per interval (the store also emits
+  // `cache-unavailable` trace events for every failed operation).
+  let lastRegistryWarning = -Infinity;
+  const registryTrouble = (operation: string, message?: string) => {
+    const now = Date.now();
+    if (now - lastRegistryWarning < 10_000) return;
+    lastRegistryWarning = now;
+    logger.warn(
+      { operation, ...(message === undefined ? {} : { err: { message: gateway.redactor.redact(message) } }) },
+      "MCP session registry unavailable: sessions held by this instance keep working, sessions of other instances are refused until it recovers",
+    );
+  };
+
+  /** A session this process holds: the SDK transport serves it; the registry is kept in step. */
+  const serveHeldSession = async (sessionId: string, session: Session, request: IncomingMessage, response: ServerResponse, body: unknown, owner: string) => {
+    if (session.owner !== owner) {
+      jsonRpcError(response, 404, -32001, "Session not found");
+      return;
+    }
+    const method = request.method ?? "GET";
+    if (method === "DELETE") {
+      // Removed from the registry before the answer, so no instance accepts it afterwards.
+      if ((await registry.delete(sessionId).catch(() => undefined)) === undefined) registryTrouble("delete");
+    } else {
+      const lookup = await registry.touch(sessionId, { owner, idleTtlMs: idleTimeoutMs }).catch((error: unknown) => ({ status: "unavailable" as const, message: String((error as Error)?.message ?? error) }));
+      if (lookup.status === "found") {
+        session.synced = true;
+      } else if (lookup.status === "unavailable") {
+        // Fail soft: the session keeps working here; it is registered again once the store is back.
+        session.synced = false;
+        registryTrouble("touch", lookup.message);
+      } else if (session.synced) {
+        // Deleted (or expired) through another instance.
+        await closeSession(sessionId);
+        jsonRpcError(response, 404, -32001, "Session not found");
+        return;
+      } else {
+        session.synced = await registry.create({ ...session.record, lastSeenAt: Date.now() }, { idleTtlMs: idleTimeoutMs }).catch(() => false);
+      }
+    }
+    session.lastSeen = Date.now();
+    await session.transport.handleRequest(request, response, body);
+    if (method === "DELETE") await closeSession(sessionId);
+  };
+
+  /**
+   * A session id this process does not hold: accepted when the registry has it for this owner
+   * (another instance opened it). POSTs are served by a pooled MCP server, as in stateless mode,
+   * with the session id echoed; DELETE removes it from the registry; GET (the standalone SSE
+   * stream) gets 405, which SDK clients treat as "no stream offered".
+   */
+  const serveSharedSession = async (sessionId: string, request: IncomingMessage, response: ServerResponse, body: unknown, owner: string, authInfo: AuthInfo | undefined) => {
+    const method = request.method ?? "GET";
+    const lookup = await registry.touch(sessionId, { owner, idleTtlMs: idleTimeoutMs }).catch((error: unknown) => ({ status: "unavailable" as const, message: String((error as Error)?.message ?? error) }));
+    if (lookup.status === "unavailable") {
+      registryTrouble("touch", lookup.message);
+      gateway.metrics.countRejected("session_registry");
+      jsonRpcError(response, 503, -32000, "Session registry unavailable: retry shortly", { "retry-after": "1" });
+      return;
+    }
+    if (lookup.status !== "found") {
+      jsonRpcError(response, 404, -32001, "Session not found");
+      return;
+    }
+    response.setHeader("mcp-session-id", sessionId);
+    if (method === "DELETE") {
+      const deleted = await registry.delete(sessionId).catch(() => undefined);
+      if (deleted === undefined) {
+        registryTrouble("delete");
+        jsonRpcError(response, 503, -32000, "Session registry unavailable: retry shortly", { "retry-after": "1" });
+        return;
+      }
+      response.writeHead(200).end();
+      return;
+    }
+    if (method !== "POST") {
+      jsonRpcError(response, 405, -32000, "Method not allowed: this instance offers no standalone SSE stream for a session it does not hold", { allow: "POST, DELETE" });
+      return;
+    }
+    if (Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body)) {
+      jsonRpcError(response, 400, -32600, "Invalid Request: Server already initialized");
+      return;
+    }
+    await servePooled(request, response, body, authInfo);
   };
 
   const handleMcp = async (request: IncomingMessage, response: ServerResponse, client: AuthenticatedClient | undefined, extraHeaders: Record<string, string>) => {
@@ -273,8 +460,14 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       }
       let raw: Buffer;
       try {
-        raw = await readBody(request, bodyLimit);
+        raw = await readBody(request, bodyLimit, bodyTimeoutMs);
       } catch (error) {
+        if (error instanceof BodyTimeout) {
+          gateway.metrics.countRejected("slow_body");
+          sendError(response, 408, "ABORTED", `request body not received within ${bodyTimeoutMs} ms`, { connection: "close" });
+          response.once("finish", () => request.socket.destroySoon());
+          return;
+        }
         if (error instanceof BodyTooLarge) {
           gateway.metrics.countRejected("too_large");
           sendError(response, 413, "PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimit} bytes`, { connection: "close" });
@@ -295,6 +488,15 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
         jsonRpcError(response, 400, -32700, "Parse error: invalid JSON");
         return;
       }
+      // A JSON-RPC batch costs one rate-limit token per message (the first was taken already).
+      if (rateLimitEnabled && Array.isArray(body) && body.length > 1) {
+        const decision = limiter.take(rateLimitKey(request, client), client?.requestsPerMinute, body.length - 1);
+        if (!decision.allowed) {
+          gateway.metrics.countRejected("rate_limited");
+          sendError(response, 429, "RATE_LIMITED", `too many requests (a batch of ${body.length} messages counts as ${body.length})`, { "retry-after": String(decision.retryAfterSeconds) });
+          return;
+        }
+      }
     }
 
     if (stateless) {
@@ -313,15 +515,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
         await transport.handleRequest(request, response, body);
         return;
       }
-      // The lean transport, and an MCP server from the pool: a server detaches from its
-      // transport when the exchange ends and can serve the next request.
-      const transport = new StatelessHttpTransport(request, response, { stream: wantsProgress(body), authInfo });
-      const server = serverPool.pop() ?? gateway.createMcpServer();
-      await server.connect(transport);
-      void transport.done.then(() => {
-        if (serverPool.length < SERVER_POOL_SIZE && !closing) serverPool.push(server);
-      });
-      transport.handle(body);
+      await servePooled(request, response, body, authInfo);
       return;
     }
 
@@ -329,13 +523,11 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     const owner = client?.name ?? "";
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
-      if (!session || session.owner !== owner) {
-        jsonRpcError(response, 404, -32001, "Session not found");
+      if (session) {
+        await serveHeldSession(sessionId, session, request, response, body, owner);
         return;
       }
-      session.lastSeen = Date.now();
-      await session.transport.handleRequest(request, response, body);
-      if (method === "DELETE") await closeSession(sessionId);
+      await serveSharedSession(sessionId, request, response, body, owner, authInfo);
       return;
     }
     if (method !== "POST" || !(Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body))) {
@@ -345,8 +537,14 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     const server = gateway.createMcpServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, owner, lastSeen: Date.now() });
+      // Awaited by the SDK before it answers initialize: the id is registered before the client
+      // can send it to another instance (bounded by the store's operation timeout).
+      onsessioninitialized: async (id) => {
+        const now = Date.now();
+        const session: Session = { transport, server, owner, lastSeen: now, synced: false, record: sessionRecordOf(id, body, owner, client?.tenant, now) };
+        sessions.set(id, session);
+        session.synced = await registry.create(session.record, { idleTtlMs: idleTimeoutMs }).catch(() => false);
+        if (!session.synced) registryTrouble("create");
       },
     });
     transport.onclose = () => {
@@ -414,9 +612,17 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       const isEvents = path === `${dashboardSettings.apiPath}/events`;
       routeLabel = isApi ? (isEvents ? `${dashboardSettings.apiPath}/events` : dashboardSettings.apiPath) : dashboardSettings.basePath;
       const isPublic = dashboard.isPublicPath(path);
-      if (auth.enabled && !isPublic && !auth.authenticate(request.headers.authorization)) {
+      const dashboardClient = auth.enabled && !isPublic ? auth.authenticate(request.headers.authorization) : undefined;
+      if (auth.enabled && !isPublic && !dashboardClient) {
         gateway.metrics.countRejected("unauthorized");
         sendError(response, 401, "UNAUTHORIZED", "missing or invalid bearer token", { ...headers, "www-authenticate": 'Bearer realm="afw"' });
+        request.resume();
+        return;
+      }
+      // The dashboard shows every tenant's queries: tenant-scoped tokens may not read it.
+      if (dashboardClient?.tenant !== undefined) {
+        gateway.metrics.countRejected("tenant");
+        sendError(response, 403, "FORBIDDEN", "the dashboard spans every tenant: use a token without a tenant", headers);
         request.resume();
         return;
       }
@@ -458,8 +664,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       return;
     }
     if (rateLimitEnabled && !isMetrics) {
-      const key = client ? `token:${client.name}` : `addr:${request.socket.remoteAddress ?? "unknown"}`;
-      const decision = limiter.take(key, client?.requestsPerMinute);
+      const decision = limiter.take(rateLimitKey(request, client), client?.requestsPerMinute);
       if (!decision.allowed) {
         gateway.metrics.countRejected("rate_limited");
         sendError(response, 429, "RATE_LIMITED", "too many requests", { ...headers, "retry-after": String(decision.retryAfterSeconds) });
@@ -480,15 +685,30 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     await handleMcp(request, response, client, headers);
   };
 
-  const server = createServer((request, response) => {
+  // Idle-connection checks run at this interval; Node's default (30 s) would let a slow-loris
+  // client keep its connection well past headersTimeout.
+  const server = createServer({ connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(headersTimeoutMs / 4))) }, (request, response) => {
     handle(request, response).catch((error: unknown) => {
       logger.error({ err: { message: gateway.redactor.redact(String((error as Error)?.message ?? error)) } }, "HTTP request failed");
       if (!response.headersSent) sendError(response, 500, "INTERNAL", "internal error");
       else response.end();
     });
   });
-  server.headersTimeout = 30_000;
-  server.requestTimeout = 0; // long tool calls and SSE streams are bounded by the tools' own timeouts
+  server.headersTimeout = headersTimeoutMs;
+  // requestTimeout bounds receiving the request only; the body has its own timer (bodyTimeoutMs).
+  server.requestTimeout = 0;
+  // Malformed HTTP (bad request line, oversized headers) and header timeouts: a JSON answer
+  // instead of Node's bare one, and the connection closed.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    if (error.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : error.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
+    gateway.metrics.countRejected(status === 408 ? "slow_headers" : "bad_http");
+    const text = JSON.stringify({ error: status === 408 ? "request headers not received in time" : "malformed HTTP request", code: status === 408 ? "ABORTED" : "INVALID_INPUT" });
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+  });
   server.keepAliveTimeout = 5_000;
 
   await new Promise<void>((resolve, reject) => {

@@ -25,6 +25,7 @@ export {
   ToolsConfigSchema,
   WorkflowsConfigSchema,
   TraceConfigSchema,
+  AnalyticsConfigSchema,
   ToolExposureSchema,
   DownstreamSectionSchema,
   DashboardConfigSchema,
@@ -44,6 +45,7 @@ export {
   type ToolsConfig,
   type WorkflowsConfig,
   type TraceConfig,
+  type AnalyticsConfig,
 } from "./config-schema.js";
 export { loadGatewayConfig, parseGatewayConfig, CONFIG_ENV_VARIABLES, type ConfigIssue, type ParseGatewayConfigOptions } from "./config-loader.js";
 export { renderConfigReference, configReferenceRows, type ConfigReferenceRow } from "./config-reference.js";
@@ -55,6 +57,7 @@ export {
   type RouterDependencies,
   type ReadinessCheck,
   type ReadinessReport,
+  type GatewayReloadReport,
 } from "./gateway-server.js";
 export {
   AUDIT_LOG_MAX_AGE_MS,
@@ -62,7 +65,10 @@ export {
   REDIS_AUDIT_LOG_MAX_LENGTH,
   createAnalyticsTools,
   createGatewayAnalyticsStores,
+  createGatewayLearning,
   createRedactingSink,
+  type GatewayLearning,
+  type GatewayLearningOptions,
   type AnalyticsToolDependencies,
   type AnalyticsTools,
   type GatewayAnalyticsStores,
@@ -81,7 +87,6 @@ export {
   ExplainRoutingInputShape,
 } from "./tool-schemas.js";
 export {
-  type IntentClassifierPort,
   type RouterPort,
   type RoutingRequest,
   type RoutingOutcome,
@@ -95,12 +100,10 @@ export {
   type WorkflowSearchResult,
   type FlowSource,
 } from "./ports.js";
-export { type BackendFactory, backendFactoryByKind } from "./backend-factory.js";
+export { type BackendFactory, type BackendFactoryOptions, backendFactoryByKind } from "./backend-factory.js";
 export { builtInBackendFactories, defaultBackendFactory, adapterSettings } from "./backend-adapters.js";
-export { createBackendRegistry, type BackendRegistry, type BackendRegistryOptions, type RegisteredBackend, type DiscoveryProblem } from "./backend-registry.js";
-export { createBasicIntentClassifier, intentPatternSources, BUILT_IN_INTENT_PATTERNS, type BasicIntentClassifierOptions } from "./basic-intent-classifier.js";
-export { createAfwRouterPort, routerIntentPatterns, type AfwRouterPortOptions } from "./afw-router-adapter.js";
-export { createBasicRouter, DEFAULT_CAPABILITIES, type BasicRouterOptions } from "./basic-router.js";
+export { createBackendRegistry, type BackendLease, type BackendRegistry, type BackendRegistryOptions, type RegisteredBackend, type DiscoveryProblem } from "./backend-registry.js";
+export { createAfwRouterPort, routerIntentPatterns, type AfwRouterPortOptions, type ReloadableRouterPort } from "./afw-router-adapter.js";
 export { createToolSearchFromConfig, createWorkflowCatalogFromConfig, workflowCatalogPort, embedderFromConfig } from "./tool-zoo-adapter.js";
 export {
   createQueryPipeline,
@@ -121,7 +124,7 @@ export {
   type DownstreamToolsOptions,
   type DownstreamSessionState,
 } from "./downstream-tools.js";
-export { createGatewayDashboardSource } from "./gateway-dashboard.js";
+export { createAnalyticsDashboardSource, createGatewayDashboardSource, type DashboardAnalytics } from "./gateway-dashboard.js";
 export { createRedactor, configSecrets, REDACTED, type Redactor } from "./redactor.js";
 export { createGatewayLogger, type GatewayLoggerOptions } from "./logger.js";
 export { createTraceRingBuffer, createLogTraceSink, type TraceRingBuffer } from "./trace-sinks.js";

@@ -31,15 +31,15 @@ describe("redactor", () => {
   it("collects every secret of a configuration", () => {
     const config = parseGatewayConfig(
       {
-        backends: [{ id: "f", kind: "flowise", baseURL: "http://u:url-password-1@127.0.0.1", apiKey: "api-key-123456", headers: { "X-Api-Token": "hdr-token-123456", Accept: "application/json" } }],
-        http: { authTokens: ["bearer-token-0123456789", { token: "object-token-0123456789" }] },
+        backends: [{ id: "f", kind: "flowise", baseURL: "http://u:url-password-1@127.0.0.1", apiKey: "afw-test-secret-api-key-123456", headers: { "X-Api-Token": "afw-test-secret-hdr-token-123456", Accept: "application/json" } }],
+        http: { authTokens: ["afw-test-secret-bearer-token-0123456789", { token: "afw-test-secret-object-token-0123456789" }] },
         redis: { url: "redis://:redis-pass-123@127.0.0.1:6379" },
         trace: { otlp: { endpoint: "http://127.0.0.1:4318", headers: { Authorization: "Basic b3Rscy1zZWNyZXQ=" } } },
       },
       { env: {} },
     );
     const secrets = configSecrets(config);
-    for (const secret of ["api-key-123456", "url-password-1", "hdr-token-123456", "bearer-token-0123456789", "object-token-0123456789", "redis-pass-123", "Basic b3Rscy1zZWNyZXQ=", "b3Rscy1zZWNyZXQ="]) {
+    for (const secret of ["afw-test-secret-api-key-123456", "url-password-1", "afw-test-secret-hdr-token-123456", "afw-test-secret-bearer-token-0123456789", "afw-test-secret-object-token-0123456789", "redis-pass-123", "Basic b3Rscy1zZWNyZXQ=", "b3Rscy1zZWNyZXQ="]) {
       expect(secrets).toContain(secret);
     }
     expect(secrets).not.toContain("application/json");
@@ -145,12 +145,12 @@ describe("OTLP trace sink", () => {
 
 describe("bearer auth and rate limiter", () => {
   it("accepts only configured tokens and names the client", () => {
-    const auth = createBearerAuthenticator(["first-token-0123456789", { token: "second-token-0123456789", name: "ci", tenant: "acme", requestsPerMinute: 5 }]);
+    const auth = createBearerAuthenticator(["afw-test-secret-first-token-0123456789", { token: "afw-test-secret-second-token-0123456789", name: "ci", tenant: "acme", requestsPerMinute: 5 }]);
     expect(auth.enabled).toBe(true);
-    expect(auth.authenticate("Bearer first-token-0123456789")).toEqual({ name: "token-1" });
-    expect(auth.authenticate("bearer second-token-0123456789")).toEqual({ name: "ci", tenant: "acme", requestsPerMinute: 5 });
+    expect(auth.authenticate("Bearer afw-test-secret-first-token-0123456789")).toEqual({ name: "token-1" });
+    expect(auth.authenticate("bearer afw-test-secret-second-token-0123456789")).toEqual({ name: "ci", tenant: "acme", requestsPerMinute: 5 });
     expect(auth.authenticate("Bearer first-token-012345678")).toBeUndefined();
-    expect(auth.authenticate("first-token-0123456789")).toBeUndefined();
+    expect(auth.authenticate("afw-test-secret-first-token-0123456789")).toBeUndefined();
     expect(auth.authenticate(undefined)).toBeUndefined();
     expect(createBearerAuthenticator([]).enabled).toBe(false);
   });

@@ -12,9 +12,9 @@ import { parseGatewayConfig } from "./config-loader.js";
 import { createGatewayServer, type GatewayServer } from "./gateway-server.js";
 import { startHttpTransport, type HttpTransportHandle } from "./http-transport.js";
 
-const FLOWISE_KEY = "flowise-platform-key-0001";
-const LANGFLOW_KEY = "langflow-platform-key-0002";
-const TOKEN = "gateway-token-0123456789";
+const FLOWISE_KEY = "afw-test-secret-flowise-platform-key-0001";
+const LANGFLOW_KEY = "afw-test-secret-langflow-platform-key-0002";
+const TOKEN = "afw-test-secret-gateway-token-0123456789";
 
 let flowise: MockPlatformServer;
 let langflow: MockPlatformServer;
@@ -34,7 +34,7 @@ beforeAll(async () => {
     testConfig({
       backends: [{ id: "flowise", kind: "flowise", baseURL: "http://127.0.0.1:1", flows: [{ id: fid("Docs QA"), intents: ["rag-retrieval"], cacheClass: "technical" }] }],
       http: { authTokens: [TOKEN] },
-      routing: { engine: "router", retryDelayMs: 0 },
+      routing: { retryDelayMs: 0 },
       backendConnect: { allowedHosts: ["127.0.0.1"] },
     }),
     { env: { FLOWISE_BASE_URL: flowise.url, FLOWISE_API_KEY: FLOWISE_KEY, LANGFLOW_BASE_URL: langflow.url, LANGFLOW_API_KEY: LANGFLOW_KEY } },

@@ -1,7 +1,7 @@
 /**
  * The ports through which the server uses the router and the tool zoo. The server depends only
  * on these small interfaces; `@afw/router` and `@afw/tool-zoo` are wired in through adapters of
- * a few lines, and the built-in basic implementations serve until (or instead of) them.
+ * a few lines.
  */
 import type {
   FlowExecutionResult,
@@ -21,12 +21,6 @@ import type {
 } from "@afw/contracts";
 import type { z } from "zod";
 import type { SearchToolsInputSchema } from "@afw/contracts";
-
-/** Classifies a question into one of the six intents. */
-export interface IntentClassifierPort {
-  /** Classifies `question`. Never rejects for an unclassifiable question: returns the default intent. */
-  classify(question: string, options?: { signal?: AbortSignal; trace?: TraceContext }): Promise<IntentClassification>;
-}
 
 /** What the router needs to decide where a question goes. */
 export interface RoutingRequest {

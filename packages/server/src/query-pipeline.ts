@@ -21,6 +21,9 @@ import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { RouterPort, RoutingOutcome } from "./ports.js";
 
+
+/** How long after the overall deadline the pipeline's own timeout aborts a query the router has not ended. */
+const OVERALL_TIMEOUT_GRACE_MS = 250;
 /** Options of {@link createQueryPipeline}. */
 export interface QueryPipelineOptions {
   config: GatewayConfig;
@@ -160,7 +163,13 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
     const deadline = started + input.timeout * 1000;
     const onAbort = () => controller.abort(new AfwError("ABORTED", "the request was cancelled"));
     call.signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = setTimeout(() => controller.abort(new AfwError("BACKEND_TIMEOUT", `the query did not finish within ${input.timeout} s`)), input.timeout * 1000);
+    // The router enforces `deadline` itself and ends with ALL_BACKENDS_FAILED ("overall timeout
+    // reached") listing every attempt; this timer is the safety net for anything that ignores the
+    // deadline, so it fires a little later and the router's answer is the one the client sees.
+    const timer = setTimeout(
+      () => controller.abort(new AfwError("BACKEND_TIMEOUT", `the query did not finish within ${input.timeout} s`)),
+      input.timeout * 1000 + OVERALL_TIMEOUT_GRACE_MS,
+    );
 
     const tenantOption = call.tenant === undefined ? undefined : { tenant: call.tenant };
     const sessionsEnabled = config.sessions.enabled && input.session_id !== undefined;
@@ -306,6 +315,8 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           routing_score: candidate.score,
           routing_breakdown: candidate.breakdown,
           routing_reason: decision.reason,
+          ...(candidate.adjustment ? { routing_adjustment: candidate.adjustment } : {}),
+          ...(decision.experiment ? { routing_experiment: decision.experiment } : {}),
           intent_classified: classification.intent,
           intent_confidence: classification.confidence,
           intent_method: classification.method,

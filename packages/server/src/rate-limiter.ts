@@ -9,8 +9,11 @@ export interface RateLimitDecision {
 
 /** A token-bucket rate limiter per key; see {@link createRateLimiter}. */
 export interface RateLimiter {
-  /** Takes one request from `key`'s bucket (refilled at `requestsPerMinute`). */
-  take(key: string, requestsPerMinute?: number): RateLimitDecision;
+  /**
+   * Takes `cost` requests (default 1; e.g. the size of a JSON-RPC batch) from `key`'s bucket
+   * (refilled at `requestsPerMinute`). A refused take removes nothing.
+   */
+  take(key: string, requestsPerMinute?: number, cost?: number): RateLimitDecision;
   /** Buckets currently tracked. */
   readonly size: number;
 }
@@ -45,7 +48,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     get size() {
       return buckets.size;
     },
-    take(key, requestsPerMinute = options.requestsPerMinute) {
+    take(key, requestsPerMinute = options.requestsPerMinute, cost = 1) {
       const at = now();
       const capacity = options.burst ?? Math.max(10, Math.floor(requestsPerMinute / 10));
       const perMs = requestsPerMinute / 60_000;
@@ -62,11 +65,14 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         const oldest = buckets.keys().next().value;
         if (oldest !== undefined) buckets.delete(oldest);
       }
-      if (bucket.tokens >= 1) {
-        bucket.tokens -= 1;
+      const needed = Math.max(0, cost);
+      if (bucket.tokens >= needed) {
+        bucket.tokens -= needed;
         return { allowed: true, retryAfterSeconds: 0, remaining: Math.floor(bucket.tokens) };
       }
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)), remaining: 0 };
+      // More than a full bucket can never pass: say when the bucket will be full again.
+      const missing = Math.min(needed, capacity) - bucket.tokens;
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(missing / perMs / 1000)), remaining: Math.floor(bucket.tokens) };
     },
   };
 }

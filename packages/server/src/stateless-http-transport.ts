@@ -60,6 +60,10 @@ export class StatelessHttpTransport implements Transport {
       jsonRpcError(this.response, 406, -32000, "Not Acceptable: Client must accept both application/json and text/event-stream");
       return void this.close();
     }
+    if (Array.isArray(body) && body.length === 0) {
+      jsonRpcError(this.response, 400, -32600, "Invalid Request: empty batch");
+      return void this.close();
+    }
     if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) {
       jsonRpcError(this.response, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
       return void this.close();
@@ -119,7 +123,10 @@ export class StatelessHttpTransport implements Transport {
       const text = JSON.stringify(this.responses.length === 1 ? this.responses[0] : this.responses);
       this.response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
     }
-    await this.close();
+    // Close once the SDK has finished its own bookkeeping of the request (it drops the handler's
+    // AbortController right after this send resolves). Closing here, synchronously, would make
+    // the SDK abort that controller: a DOMException and abort listeners run for every request.
+    setImmediate(() => void this.close());
   }
 
   async close(): Promise<void> {

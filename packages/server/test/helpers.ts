@@ -8,7 +8,7 @@ import type { GatewayConfigInput } from "../src/config-schema.js";
 export function testConfig(overrides: GatewayConfigInput = {}): GatewayConfigInput {
   return {
     ...overrides,
-    routing: { engine: "basic", ...overrides.routing, health: { intervalMs: 0, timeoutMs: 2_000, ttlMs: 60_000, ...overrides.routing?.health } },
+    routing: { classifierEmbedder: "hashing", ...overrides.routing, health: { intervalMs: 0, timeoutMs: 2_000, ttlMs: 60_000, ...overrides.routing?.health } },
     logging: { level: "silent", ...overrides.logging },
     metrics: { defaultMetrics: false, ...overrides.metrics },
   };

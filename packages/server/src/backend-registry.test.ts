@@ -1,0 +1,83 @@
+/**
+ * The backend registry: replacing a backend without a window where it is missing, draining the
+ * calls still running on the old adapter, and serving per-backend flow lists.
+ */
+import { createMemoryHealthStore } from "@afw/cache";
+import { describe, expect, it } from "vitest";
+import { createBackendRegistry } from "./backend-registry.js";
+import { createFakeBackend } from "../test/fake-backend.js";
+
+const registryOf = (drainTimeoutMs?: number) => createBackendRegistry({ healthStore: createMemoryHealthStore(), ...(drainTimeoutMs === undefined ? {} : { drainTimeoutMs }) });
+
+describe("registry.replace", () => {
+  it("swaps the backend in one step and serves the previous flow list until the new one is discovered", async () => {
+    const registry = registryOf();
+    const old = createFakeBackend({ id: "fw", flows: [{ id: "chat" }] });
+    const next = createFakeBackend({ id: "fw", flows: [{ id: "chat" }, { id: "docs" }] });
+    registry.add(old);
+    const before = await registry.backendFlows("fw");
+    expect(before.map((f) => f.id)).toEqual(["fw:chat"]);
+    const revision = registry.revision;
+    const replacing = registry.replace(next);
+    // Synchronously after the call: the id is there, on the new adapter, with the previous list.
+    expect(registry.get("fw")?.backend).toBe(next);
+    expect(registry.list()).toEqual([next]);
+    expect(registry.peekFlows("fw")).toBe(before);
+    expect(registry.revision).toBe(revision + 1);
+    await replacing;
+    expect(registry.peekFlows("fw")?.map((f) => f.id)).toEqual(["fw:chat", "fw:docs"]);
+    expect((await registry.flows()).map((f) => f.id)).toEqual(["fw:chat", "fw:docs"]);
+    await registry.close();
+  });
+
+  it("closes the old adapter only after the calls leased before the swap settle", async () => {
+    const registry = registryOf();
+    const old = createFakeBackend({ id: "fw", flows: [{ id: "chat" }] });
+    registry.add(old);
+    const lease = registry.lease();
+    expect(lease.backends).toEqual([old]);
+    const { drained } = await registry.replace(createFakeBackend({ id: "fw", flows: [{ id: "chat" }] }));
+    expect(old.closed).toBe(false);
+    // The in-flight call still runs on the old adapter.
+    await expect(lease.backends[0]!.execute({ flowId: "chat", question: "still there?" })).resolves.toMatchObject({ backendId: "fw" });
+    lease.release();
+    await drained;
+    expect(old.closed).toBe(true);
+    lease.release(); // idempotent
+    await registry.close();
+  });
+
+  it("closes the old adapter without waiting when nothing is leased, and after the bound when a call never settles", async () => {
+    const registry = registryOf(20);
+    const first = createFakeBackend({ id: "fw", flows: [{ id: "chat" }] });
+    registry.add(first);
+    const idle = await registry.replace(createFakeBackend({ id: "fw", flows: [{ id: "chat" }] }));
+    await idle.drained;
+    expect(first.closed).toBe(true);
+    const second = registry.get("fw")!.backend as ReturnType<typeof createFakeBackend>;
+    const stuck = registry.lease(); // never released
+    const { drained } = await registry.replace(createFakeBackend({ id: "fw", flows: [{ id: "chat" }] }));
+    await drained;
+    expect(second.closed).toBe(true);
+    stuck.release();
+    await registry.close();
+  });
+
+  it("rejects a replace of an unknown id and keeps the registry unchanged", async () => {
+    const registry = registryOf();
+    await expect(registry.replace(createFakeBackend({ id: "ghost", flows: [] }))).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    expect(registry.list()).toEqual([]);
+    await registry.close();
+  });
+
+  it("registry.close closes an adapter that is still draining", async () => {
+    const registry = registryOf();
+    const old = createFakeBackend({ id: "fw", flows: [{ id: "chat" }] });
+    registry.add(old);
+    registry.lease();
+    await registry.replace(createFakeBackend({ id: "fw", flows: [{ id: "chat" }] }));
+    expect(old.closed).toBe(false);
+    await registry.close();
+    expect(old.closed).toBe(true);
+  });
+});
