@@ -58,3 +58,27 @@ export function report(name, rows, { notes = [], extra = {} } = {}) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(`${dir}${name}.json`, JSON.stringify({ machine, rows, notes, ...extra }, null, 2) + "\n");
 }
+
+/**
+ * Runs `run(index)` for index 0..total-1 with `concurrency` calls in flight (closed loop) and
+ * returns the throughput in calls per second.
+ */
+export async function runConcurrently(run, total, concurrency) {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await run(next++);
+    }),
+  );
+  return total / ((performance.now() - started) / 1000);
+}
+
+/** A latency-row recorder: `stat(name, samples, extra)` summarizes samples into a row of `rows` and returns the summary. */
+export function latencyRows(rows) {
+  return (name, samples, extra = {}) => {
+    const s = summarize(samples);
+    rows.push({ scenario: name, calls: s.count, p50_ms: round(s.p50), p95_ms: round(s.p95), p99_ms: round(s.p99), mean_ms: round(s.mean), ...extra });
+    return s;
+  };
+}

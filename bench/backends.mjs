@@ -4,7 +4,7 @@
 // concurrent run for throughput, streaming time-to-first-token, and the stream parsers' speed.
 // The baseline in the same run is a bare `fetch` + `JSON.parse` of the same request.
 import { loadavg } from "node:os";
-import { measure, summarize, report, round } from "./_lib.mjs";
+import { measure, summarize, report, round, runConcurrently, latencyRows } from "./_lib.mjs";
 import { createFlowiseBackend, createLangflowBackend, SseParser, JsonStreamParser } from "../packages/backends/dist/index.js";
 import { startFlowiseServer, startLangflowServer } from "../packages/backends/dist/test-servers.js";
 
@@ -17,25 +17,8 @@ const flows = [
 ];
 const STREAM_FLOW = flows[1].id;
 const rows = [];
-const stat = (name, samples, extra = {}) => {
-  const s = summarize(samples);
-  rows.push({ scenario: name, calls: s.count, p50_ms: round(s.p50), p95_ms: round(s.p95), p99_ms: round(s.p99), mean_ms: round(s.mean), ...extra });
-  return s;
-};
+const stat = latencyRows(rows);
 
-async function concurrent(run, total, concurrency) {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) {
-        const index = next++;
-        await run(index);
-      }
-    }),
-  );
-  return total / ((performance.now() - started) / 1000);
-}
 
 const platforms = [
   {
@@ -69,7 +52,7 @@ for (const platform of platforms) {
   const base = stat(`${platform.name}: bare fetch + JSON.parse`, await measure((i) => platform.raw(server.url, `q${i}`), { iterations: ITERATIONS, warmup: 200 }));
   const adapter = stat(`${platform.name}: adapter execute`, await measure((i) => backend.execute({ flowId: FLOW, question: `q${i}`, sessionId: "s" }), { iterations: ITERATIONS, warmup: 200 }));
   rows.at(-1).overhead_p50_ms = round(adapter.p50 - base.p50);
-  const throughput = await concurrent((i) => backend.execute({ flowId: FLOW, question: `c${i}`, sessionId: `s${i % 64}` }), ITERATIONS, 32);
+  const throughput = await runConcurrently((i) => backend.execute({ flowId: FLOW, question: `c${i}`, sessionId: `s${i % 64}` }), ITERATIONS, 32);
   rows.push({ scenario: `${platform.name}: adapter execute, 32 concurrent`, calls: ITERATIONS, throughput_rps: round(throughput, 0) });
   const firstToken = [];
   const streamSamples = await measure(
@@ -115,7 +98,7 @@ for (const [name, text, make] of [
 report("backends", rows, {
   notes: [
     "Loopback against the local platform reproductions (@afw/backends/test/servers), client and server in one process.",
-    "overhead_p50_ms = adapter execute p50 - bare fetch p50 (zod validation, answer extraction, timers, bounded body read).",
+    "overhead_p50_ms = adapter execute p50 - bare fetch p50 (zod validation, answer extraction, timers, bounded body read); negative when the adapter's node:http keep-alive client costs less than fetch (undici) itself.",
     "Streaming runs with no token delay: it measures adapter + parser cost, not a model's speed.",
     `Load average at the end: ${loadavg().map((value) => value.toFixed(1)).join(" / ")} (other work on the machine inflates absolute numbers; compare rows of one run).`,
   ],

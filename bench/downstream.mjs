@@ -6,7 +6,7 @@
 // SDK `Client` over `StdioClientTransport` calling the same tool of the same server script.
 import { existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { measure, summarize, report, round } from "./_lib.mjs";
+import { measure, summarize, report, round, runConcurrently, latencyRows } from "./_lib.mjs";
 import { createDownstreamManager } from "../packages/downstream/dist/index.js";
 
 const ITERATIONS = Number(process.env.DOWNSTREAM_BENCH_OPS ?? 2000);
@@ -19,24 +19,7 @@ const { Client } = await import(pathToFileURL(`${sdkEsm}client/index.js`).href);
 const { StdioClientTransport } = await import(pathToFileURL(`${sdkEsm}client/stdio.js`).href);
 
 const rows = [];
-const stat = (name, samples, extra = {}) => {
-  const s = summarize(samples);
-  rows.push({ scenario: name, calls: s.count, p50_ms: round(s.p50), p95_ms: round(s.p95), p99_ms: round(s.p99), mean_ms: round(s.mean), ...extra });
-  return s;
-};
-async function concurrent(run, total, concurrency) {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) {
-        const index = next++;
-        await run(index);
-      }
-    }),
-  );
-  return total / ((performance.now() - started) / 1000);
-}
+const stat = latencyRows(rows);
 const server = (name, settings = {}) => ({
   name,
   transport: "stdio",
@@ -70,8 +53,8 @@ for (let round = 0; round < ROUNDS; round++) {
 let directRate = 0;
 let proxiedRate = 0;
 for (let round = 0; round < ROUNDS; round++) {
-  directRate += (await concurrent(callDirect, Math.ceil(ITERATIONS / ROUNDS), 16)) / ROUNDS;
-  proxiedRate += (await concurrent(callProxied, Math.ceil(ITERATIONS / ROUNDS), 16)) / ROUNDS;
+  directRate += (await runConcurrently(callDirect, Math.ceil(ITERATIONS / ROUNDS), 16)) / ROUNDS;
+  proxiedRate += (await runConcurrently(callProxied, Math.ceil(ITERATIONS / ROUNDS), 16)) / ROUNDS;
 }
 const direct = stat("SDK client, echo (baseline)", directSamples, { throughput_per_s: round(directRate, 0) });
 const proxied = stat("manager.callTool, echo", proxiedSamples, { throughput_per_s: round(proxiedRate, 0) });

@@ -1,7 +1,8 @@
 // Routing decision latency of @afw/router (classify + score + select) with warm caches, over
 // 2 backends x 200 flows, for: the fast path (patterns decide, no embedding), the model path (one
 // Universal Sentence Encoder embedding per decision, every question distinct so the embedding
-// cache misses), and scoring alone (explicit intent). In-process fake backends: no network.
+// cache misses), and scoring alone (explicit intent); plus one embedding alone with the default
+// (direct) engine and with the graph-model engine it replaced (measured after the others). In-process fake backends: no network.
 // Targets (issue 4): p50 <= 1 ms on the fast path, p99 <= 40 ms with one model embedding.
 import { createRouter, createIntentClassifier } from "../packages/router/dist/index.js";
 import { createUseEmbedder } from "../packages/embeddings/dist/index.js";
@@ -90,9 +91,13 @@ const scoring = await measure((i) => router.route({ question: "anything", intent
 // Model path and its baseline (the same model embedding one distinct sentence, no routing) are
 // measured interleaved, so load changes on the machine hit both alike.
 const rawEmbedder = createUseEmbedder();
+const graphEmbedder = createUseEmbedder({ engine: "graph-model" });
 await rawEmbedder.warmUp();
+await graphEmbedder.warmUp();
+const runtime = await rawEmbedder.runtime();
 const model = [];
 const embedOnly = [];
+const embedGraph = [];
 for (let i = 0; i < 320; i++) {
   let t = performance.now();
   await router.route({ question: `${modelQuestions[i % modelQuestions.length]} (case ${i})` });
@@ -105,6 +110,13 @@ for (let i = 0; i < 320; i++) {
     embedOnly.push(embedMs);
   }
 }
+// The graph-model engine allocates far more garbage per sentence; measured in its own loop so its
+// garbage collection does not land on the model-path samples.
+for (let i = 0; i < 320; i++) {
+  const t = performance.now();
+  await graphEmbedder.embed([`${modelQuestions[(i + 3) % modelQuestions.length]} (graph baseline ${i})`]);
+  if (i >= 20) embedGraph.push(performance.now() - t);
+}
 const decided = await router.route({ question: `${modelQuestions[0]} (check)` });
 
 const row = (name, samples, target) => {
@@ -115,12 +127,14 @@ const rows = [
   row("fast path (patterns decide)", fast, "p50 <= 1 ms"),
   row("model path (1 USE embedding)", model, "p99 <= 40 ms"),
   row("score + select only (explicit intent)", scoring, "-"),
-  row("baseline: one USE embedding alone", embedOnly, "-"),
+  row(`baseline: one USE embedding alone (${runtime.engine} engine, default)`, embedOnly, "-"),
+  row("baseline: one USE embedding alone (graph-model engine, before)", embedGraph, "-"),
 ];
 report("router", rows, {
   notes: [
     `2 backends x 200 flows = 400 candidates per decision; warm flow/health/performance caches; classifier load ${round(loadMs, 0)} ms (once)`,
     `model-path decisions use method ${decided.method}; every model-path question is distinct, so the embedding cache misses`,
+    `embedding engine ${runtime.engine} on the tfjs ${runtime.tfBackend} backend${runtime.fallbackReason ? ` (fell back: ${runtime.fallbackReason})` : ""}; model path and direct embeddings measured interleaved, the graph-model engine after them`,
     "in-process fake backends, no network",
     `load average during the run: ${loadavg().map((x) => x.toFixed(1)).join(" / ")} (1/5/15 min) on ${cpus().length} cores; other work on the machine inflates the tail`,
   ],

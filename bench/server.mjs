@@ -15,7 +15,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { measure, summarize, report, round } from "./_lib.mjs";
+import { measure, summarize, report, round, runConcurrently } from "./_lib.mjs";
 
 const fromServer = (path) => new URL(`../packages/server/node_modules/${path}`, import.meta.url).href;
 const { Client } = await import(fromServer("@modelcontextprotocol/sdk/dist/esm/client/index.js"));
@@ -38,11 +38,15 @@ process.on("warning", (warning) => {
 const canPin = cpus().length >= 2 && spawnSync("taskset", ["-c", "0", "true"]).status === 0;
 if (canPin) spawnSync("taskset", ["-p", "-c", "0", String(process.pid)], { stdio: "ignore" });
 const children = [];
+// SERVER_BENCH_PROFILE_DIR=dir: the gateway and echo children write V8 CPU profiles there
+// (`node --cpu-prof`) when they exit, for a look at self time per function.
+const profileDir = process.env.SERVER_BENCH_PROFILE_DIR;
 async function startChild(role, ...args) {
   const core = role === "backend" ? "0" : "1";
+  const nodeArgs = [...(profileDir && role !== "backend" ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${role}.cpuprofile`] : []), childScript, role, ...args];
   const child = canPin
-    ? spawn("taskset", ["-c", core, process.execPath, childScript, role, ...args], { stdio: ["ignore", "pipe", "pipe"] })
-    : spawn(process.execPath, [childScript, role, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    ? spawn("taskset", ["-c", core, process.execPath, ...nodeArgs], { stdio: ["ignore", "pipe", "pipe"] })
+    : spawn(process.execPath, nodeArgs, { stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let stderr = "";
   child.stderr.on("data", (chunk) => {
@@ -80,19 +84,14 @@ async function connect(url) {
   return client;
 }
 
-async function concurrent(run, total, concurrency) {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) await run(next++);
-    }),
-  );
-  return total / ((performance.now() - started) / 1000);
-}
 
 const rows = [];
 const results = {};
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
 const ROUNDS = Number(process.env.SERVER_BENCH_ROUNDS ?? 5);
 
 /**
@@ -112,7 +111,7 @@ async function runInterleaved(scenarios) {
       let index = 0;
       const samples = await measure(() => s.call(`r${round}-l${index++}`), { iterations: perRound, warmup: 0, maxMs: 60_000 });
       const started = performance.now();
-      await concurrent((i) => s.call(`r${round}-c${i}`), perRound, CONCURRENCY);
+      await runConcurrently((i) => s.call(`r${round}-c${i}`), perRound, CONCURRENCY);
       a.concurrentSeconds += (performance.now() - started) / 1000;
       const after = s.cpuUrl ? await cpuOf(s.cpuUrl) : undefined;
       a.samples.push(...samples);
@@ -202,14 +201,19 @@ try {
   const notes = [
     `server CPU per universal_query (miss) / per bare echo: ${round(ratio, 2)}x (target <= 1.3x): ${ratio <= 1.3 ? "met" : "NOT met"}; per round: ${roundRatios.map((r) => round(r, 2)).join(", ")}`,
     `cache hit p50 ${round(hit.p50)} ms vs miss p50 ${round(miss.p50)} ms; CPU ${round(hit.cpuPerCallUs, 1)} vs ${round(missCpu, 1)} µs: hit ${hit.p50 < miss.p50 ? "faster" : "NOT faster"}`,
-    "the miss path includes the gateway's own HTTP call to the backend (undici) and Prometheus/ring-buffer/log tracing; the echo server does no outbound call",
+    `median of the per-round ratios: ${round(median(roundRatios), 2)}x`,
+    "the miss path includes the gateway's own HTTP call to the backend (node:http keep-alive), routing, cache and session writes, and Prometheus/ring-buffer/audit-log tracing; the echo server does no outbound call",
+    "same transport for both: MCP Streamable HTTP, stateless, JSON responses, one SDK Client each; the echo server is the SDK's canonical stateless setup (a new McpServer + transport per request), the gateway serves with its lean transport and pooled servers",
     `process warnings in the driver (e.g. MaxListenersExceededWarning from the SDK client): ${warnings}`,
     canPin ? "pinned: server under test on CPU 1, driver and backend on CPU 0 (taskset)" : "not pinned (taskset or a second core unavailable)",
     `load average at the end: ${(await import("node:os")).loadavg().map((x) => x.toFixed(1)).join(" ")} (other jobs on the machine inflate absolute numbers; compare ratios)`,
   ];
-  report("server", rows, { notes, extra: { results, ratio, roundRatios, targets: { cpuRatioMax: 1.3, cacheHitFaster: hit.p50 < miss.p50 } } });
+  report("server", rows, { notes, extra: { results, ratio, roundRatios, medianRoundRatio: median(roundRatios), targets: { cpuRatioMax: 1.3, cacheHitFaster: hit.p50 < miss.p50 } } });
   await gatewayClient.close();
   await echoClient.close();
 } finally {
+  const exited = children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once("exit", resolve)) : undefined));
   for (const child of children) child.kill("SIGTERM");
+  // Let the children write their CPU profiles before this process ends.
+  if (profileDir) await Promise.all(exited);
 }

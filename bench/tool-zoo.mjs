@@ -5,10 +5,11 @@
 // description sentences), so they have the same text statistics.
 //   pnpm --filter @afw/tool-zoo build && node bench/tool-zoo.mjs [--skip-cold]
 import { cpus, loadavg, tmpdir } from "node:os";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
+import { report, round } from "./_lib.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { createToolIndex, loadToolCatalogFile, buildToolDocument, createTextAnalyzer, openEmbeddingCache } = await import(join(root, "packages/tool-zoo/dist/index.js"));
@@ -164,15 +165,22 @@ try {
 
 const f = (ms) => (ms === undefined ? "-" : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(2)} ms`);
 machine.loadAverageAtEnd = loadavg()[0];
-console.log(`\n@afw/tool-zoo bench — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, 1-min load average ${machine.loadAverageAtStart.toFixed(1)} at start, ${machine.loadAverageAtEnd.toFixed(1)} at end\n`);
-console.log(`index build, ${results.build.tools} tools (2 views each, USE lite): cold ${f(results.build.coldMs)}, cached embeddings ${f(results.build.cachedMs)}\n`);
-console.log("| tools | build | search p50 (excl. query embedding) | p99 (excl.) | search p50 (incl. embedding) | p99 (incl.) |");
-console.log("| --- | --- | --- | --- | --- | --- |");
-for (const r of results.search) {
-  console.log(`| ${r.tools} | ${f(r.buildMs)} | ${f(r.excludingEmbedding.p50)} | ${f(r.excludingEmbedding.p99)} | ${f(r.includingEmbedding.p50)} | ${f(r.includingEmbedding.p99)} |`);
-}
-console.log(`\nquery embedding alone (USE lite, one sentence, uncached): p50 ${f(results.queryEmbedding.p50)}, p99 ${f(results.queryEmbedding.p99)}`);
 const thousand = results.search.find((r) => r.tools === 1000);
-console.log(`\ntargets at 1,000 tools: p50 excl. embedding <= 5 ms: ${thousand.excludingEmbedding.p50 <= 5 ? "met" : "MISSED"}; p99 incl. embedding <= 40 ms: ${thousand.includingEmbedding.p99 <= 40 ? "met" : "MISSED"}`);
-mkdirSync(join(root, "bench/results"), { recursive: true });
-writeFileSync(join(root, "bench/results/tool-zoo.json"), JSON.stringify({ ...results, at: new Date().toISOString() }, null, 2));
+const rows = results.search.map((r) => ({
+  tools: r.tools,
+  build_ms: round(r.buildMs, 1),
+  "search p50_ms (excl. query embedding)": round(r.excludingEmbedding.p50),
+  "p99_ms (excl.)": round(r.excludingEmbedding.p99),
+  "search p50_ms (incl. embedding)": round(r.includingEmbedding.p50),
+  "p99_ms (incl.)": round(r.includingEmbedding.p99),
+}));
+report("tool-zoo", rows, {
+  notes: [
+    `index build, ${results.build.tools} tools of the development catalog (2 views each, USE lite): cold ${f(results.build.coldMs)}, with cached embeddings ${f(results.build.cachedMs)}`,
+    "rows: perturbed copies of the catalog; excl. = queries whose embedding is cached (keyword + vector + fusion only); incl. = every query embedded anew",
+    `query embedding alone (USE lite, one sentence, uncached): p50 ${f(results.queryEmbedding.p50)}, p99 ${f(results.queryEmbedding.p99)}`,
+    `targets at 1,000 tools: p50 excl. embedding <= 5 ms: ${thousand.excludingEmbedding.p50 <= 5 ? "met" : "MISSED"}; p99 incl. embedding <= 40 ms: ${thousand.includingEmbedding.p99 <= 40 ? "met" : "MISSED"}`,
+    `1-min load average ${machine.loadAverageAtStart.toFixed(1)} at start, ${machine.loadAverageAtEnd.toFixed(1)} at end (2 cores)`,
+  ],
+  extra: { results },
+});

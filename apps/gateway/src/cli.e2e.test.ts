@@ -1,4 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -17,7 +20,7 @@ function parse(result: unknown): { isError: boolean; body: Record<string, any> }
 describe("afw CLI end to end (built binary)", () => {
   let flowise: Platform;
   let langflow: Platform;
-  const secret = "flowise-secret-key-for-e2e-0001";
+  const secret = "afw-test-secret-flowise-e2e-0001";
 
   beforeAll(async () => {
     flowise = await startFlowiseServer({ flows: demoFlows("f"), apiKey: secret });
@@ -59,7 +62,7 @@ describe("afw CLI end to end (built binary)", () => {
   });
 
   it("serves Streamable HTTP on loopback with bearer auth: 401 without the token, answers with it", async () => {
-    const token = "e2e-gateway-token-0123456789abcdef";
+    const token = "afw-test-secret-e2e-gateway-token-0123456789";
     const child = spawn(process.execPath, [cli, "serve", "--http", "--port", "0"], {
       env: { PATH: process.env["PATH"] ?? "", AFW_AUTH_TOKENS: token, LANGFLOW_BASE_URL: langflow.url },
       stdio: ["ignore", "pipe", "pipe"],
@@ -87,6 +90,64 @@ describe("afw CLI end to end (built binary)", () => {
     } finally {
       child.kill("SIGTERM");
       await new Promise((resolve) => child.once("exit", resolve));
+    }
+  });
+
+  it("reloads the configuration file on SIGHUP: new intent patterns apply without a restart", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "afw-reload-"));
+    const file = join(dir, "afw.yaml");
+    const config = (intentPatterns: Record<string, unknown>) =>
+      JSON.stringify({
+        backends: [{ id: "langflow", kind: "langflow", baseURL: langflow.url }],
+        routing: { classifierEmbedder: "hashing", health: { intervalMs: 0 }, intentPatterns },
+        logging: { level: "silent" },
+      });
+    await writeFile(file, config({}));
+    const child = spawn(process.execPath, [cli, "serve", "--http", "--port", "0", "--config", file], { env: { PATH: process.env["PATH"] ?? "" }, stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    // Patterns are searched from where the previous wait ended.
+    let seen = 0;
+    const waitFor = (pattern: RegExp) =>
+      new Promise<RegExpExecArray>((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(text.slice(seen));
+          if (match) {
+            seen += match.index + match[0].length;
+            child.stderr.off("data", check);
+            resolve(match);
+          }
+        };
+        child.stderr.on("data", check);
+        child.once("exit", (code) => reject(new Error(`gateway exited with ${code}: ${text}`)));
+        check();
+      });
+    try {
+      const url = (await waitFor(/serving MCP on (http:\/\/\S+\/mcp)/))[1]!;
+      const client = new Client({ name: "e2e-reload", version: "1" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const question = "hey, can you zorbify this for me?";
+      const before = parse(await client.callTool({ name: "explain_routing", arguments: { question } }));
+      expect(before.body["decision"]["intent"]).not.toBe("data-processing");
+
+      await writeFile(file, config({ "data-processing": { keywords: { zorbify: 8 } } }));
+      child.kill("SIGHUP");
+      await waitFor(/configuration reloaded: intent patterns/);
+      const after = parse(await client.callTool({ name: "explain_routing", arguments: { question } }));
+      expect(after.body["decision"]["intent"]).toBe("data-processing");
+
+      await writeFile(file, "backends: [");
+      child.kill("SIGHUP");
+      await waitFor(/configuration reload failed \(nothing applied\)/);
+      const still = parse(await client.callTool({ name: "explain_routing", arguments: { question } }));
+      expect(still.body["decision"]["intent"]).toBe("data-processing");
+      await client.close();
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -6,6 +6,7 @@
 export {
   freePort,
   pingRedis,
+  redisProcessId,
   startRedisServer,
   getTestRedis,
   REDIS_MISSING_MESSAGE,

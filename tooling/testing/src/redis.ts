@@ -37,6 +37,34 @@ export async function pingRedis(host: string, port: number, timeoutMs = 500): Pr
   });
 }
 
+/**
+ * Asks the Redis at host:port for its `process_id` (INFO server). Resolves undefined when nothing
+ * answers within `timeoutMs`. Tells a server this process started from another one that took
+ * the same port in the meantime.
+ */
+export async function redisProcessId(host: string, port: number, timeoutMs = 500): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    let done = false;
+    let reply = "";
+    const finish = (pid: number | undefined) => {
+      if (done) return;
+      done = true;
+      socket.destroy();
+      resolve(pid);
+    };
+    socket.setTimeout(timeoutMs, () => finish(undefined));
+    socket.once("error", () => finish(undefined));
+    socket.connect(port, host, () => socket.write("INFO server\r\n"));
+    socket.on("data", (data) => {
+      reply += data.toString();
+      const match = /\bprocess_id:(\d+)/.exec(reply);
+      if (match) finish(Number(match[1]));
+      else if (reply.startsWith("-")) finish(undefined);
+    });
+  });
+}
+
 /** A redis-server process started by a test. */
 export interface RedisServerHandle {
   readonly url: string;
@@ -67,21 +95,38 @@ export const REDIS_MISSING_MESSAGE =
 export async function startRedisServer(options: { appendOnly?: boolean; port?: number } = {}): Promise<RedisServerHandle> {
   const binary = redisServerBinary();
   if (!binary) throw new Error(REDIS_MISSING_MESSAGE);
-  const port = options.port ?? (await freePort());
+  let port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), "afw-redis-"));
   let child: ReturnType<typeof spawn> | undefined;
-  const start = async () => {
+  // Starts redis-server on `port` and waits until the server answering there is this child (by
+  // its process id): a free port can be taken by another test process between freePort() and
+  // the bind, and a PING alone would then talk to that other server.
+  const launch = async (): Promise<boolean> => {
     const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir, "--daemonize", "no"];
     args.push("--appendonly", options.appendOnly ? "yes" : "no");
     if (options.appendOnly) args.push("--appendfsync", "always");
-    child = spawn(binary, args, { stdio: "ignore" });
+    const proc = spawn(binary, args, { stdio: "ignore" });
+    child = proc;
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
-      if (await pingRedis("127.0.0.1", port, 200)) return;
-      if (child.exitCode !== null) break;
+      if (proc.exitCode !== null || proc.signalCode !== null) return false; // e.g. the port was taken
+      if (proc.pid !== undefined && (await redisProcessId("127.0.0.1", port, 200)) === proc.pid) return true;
       await new Promise((r) => setTimeout(r, 25));
     }
+    proc.kill("SIGKILL");
     throw new Error(`redis-server did not start on port ${port}`);
+  };
+  const start = async () => {
+    if (await launch()) return;
+    throw new Error(`redis-server could not start again on port ${port} (is the port taken?)`);
+  };
+  const firstStart = async () => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (await launch()) return;
+      if (options.port !== undefined) break;
+      port = await freePort(); // lost a race for the port: try another one
+    }
+    throw new Error(`redis-server did not start (last port tried: ${port})`);
   };
   const stop = async ({ kill = false } = {}) => {
     const proc = child;
@@ -92,7 +137,7 @@ export async function startRedisServer(options: { appendOnly?: boolean; port?: n
     await exited;
     clearTimeout(timer);
   };
-  await start();
+  await firstStart();
   return {
     url: `redis://127.0.0.1:${port}`,
     port,

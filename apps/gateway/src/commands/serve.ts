@@ -12,7 +12,8 @@ export interface ServeOptions {
 /**
  * `afw serve`: loads the config (YAML file + env overrides; embedded defaults without a file),
  * builds the gateway and serves it over Streamable HTTP (default 127.0.0.1:8787) or stdio.
- * Resolves with the exit code when the transport closes or the process is signalled.
+ * Resolves with the exit code when the transport closes or the process is signalled. SIGHUP
+ * reloads the configuration file without a restart (see `GatewayServer.reload`).
  */
 export async function serveCommand(options: ServeOptions, io: CommandIo): Promise<number> {
   let port: number | undefined;
@@ -28,29 +29,49 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
     if (stopping) return;
     stopping = true;
     await httpHandle?.close().catch(() => {}); // ends dashboard live feeds and MCP sessions first
+    process.off("SIGHUP", onHangup);
     await gateway.close().catch(() => {});
     process.exit(code);
   };
   process.once("SIGINT", () => void stop(0));
   process.once("SIGTERM", () => void stop(0));
+  // SIGHUP re-reads the configuration file and applies what can change live (intent patterns,
+  // flow registry, A/B experiments); the rest is reported as needing a restart.
+  const onHangup = () => {
+    void (async () => {
+      try {
+        const report = await gateway.reload(await loadGatewayConfig(options.config, process.env));
+        const applied = [report.intentPatterns && "intent patterns", report.experiments && "experiments", ...report.backends.map((id) => `flows of ${id}`)].filter(Boolean);
+        io.log(`configuration reloaded: ${applied.length > 0 ? applied.join(", ") : "nothing changed"}${report.restartRequired.length > 0 ? `; needs a restart: ${report.restartRequired.join(", ")}` : ""}`);
+      } catch (error) {
+        io.log(`configuration reload failed (nothing applied): ${(error as Error)?.message ?? String(error)}`);
+      }
+    })();
+  };
+  process.on("SIGHUP", onHangup);
 
   if (options.transport === "stdio") {
     const handle = await startStdioTransport(gateway);
     void gateway.warmUp();
     io.log("serving MCP on stdio");
     await handle.closed;
+    process.off("SIGHUP", onHangup);
     await gateway.close();
     return 0;
   }
   const handle = await startHttpTransport(gateway, {
     ...(options.host ? { host: options.host } : {}),
     ...(port !== undefined ? { port } : {}),
+    // Slow-client guards from the config file (`http.headersTimeoutMs`, `http.bodyTimeoutMs`).
+    headersTimeoutMs: gateway.config.http.headersTimeoutMs,
+    bodyTimeoutMs: gateway.config.http.bodyTimeoutMs,
   });
   httpHandle = handle;
   io.log(`serving MCP on ${handle.url} (health: /healthz, readiness: /readyz, metrics: /metrics)`);
   if (gateway.config.dashboard.enabled) io.log(`operator dashboard on ${new URL(gateway.config.dashboard.basePath, handle.url).href}`);
   void gateway.warmUp();
   await new Promise<void>((resolve) => handle.server.once("close", () => resolve()));
+  process.off("SIGHUP", onHangup);
   await gateway.close();
   return 0;
 }

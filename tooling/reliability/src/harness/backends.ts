@@ -1,0 +1,95 @@
+import { startFlowiseServer, startLangflowServer, type MockFault, type MockFlowDefinition, type MockPlatformServer } from "@afw/backends/test/servers";
+import type { BackendConfigInput } from "@afw/server";
+
+/** Flow id of the chat flow both reproductions serve. */
+export const CHAT_FLOW_ID = "c0000000-0000-4000-8000-000000000001";
+
+/** Words of every answer, so a stream cut mid-way is always visible in the text. */
+const ANSWER_WORDS = 24;
+
+/**
+ * The complete answer a healthy reproduction of `platform` gives to `question` at `turn` (1 for
+ * a question without history): a fixed sentence of {@link ANSWER_WORDS} words closed by `[end]`.
+ * Anything shorter or different is a truncated or corrupted answer.
+ */
+export function expectedAnswer(platform: "flowise" | "langflow", question: string, turn = 1): string {
+  const words = Array.from({ length: ANSWER_WORDS }, (_, i) => `${platform}-w${i + 1}`).join(" ");
+  return `${platform} answers "${question}" (turn ${turn}): ${words} [end]`;
+}
+
+function chatFlow(platform: "flowise" | "langflow"): MockFlowDefinition {
+  return {
+    id: CHAT_FLOW_ID,
+    name: "Chat",
+    description: "General conversation",
+    tags: ["chat", "general"],
+    answer: (input) => expectedAnswer(platform, input.question, input.history.filter((m) => m.role === "user").length + 1),
+  };
+}
+
+/** Options of {@link startBackends}. */
+export interface BackendsOptions {
+  /** Faults of the Flowise reproduction. */
+  flowiseFaults?: MockFault[];
+  /** Faults of the Langflow reproduction. */
+  langflowFaults?: MockFault[];
+  /** Seed of the fault RNG. @default 7 */
+  seed?: number;
+  /** Delay between streamed tokens. @default 0 */
+  tokenDelayMs?: number;
+  /** Latency added before every answer. @default 0 */
+  latencyMs?: number;
+}
+
+/** A Flowise and a Langflow reproduction serving the same chat flow. */
+export interface Backends {
+  flowise: MockPlatformServer;
+  langflow: MockPlatformServer;
+  /** Gateway backend entries for both (ids `flowise` and `langflow`), with `overrides` merged in by id. */
+  configs(overrides?: Partial<Record<"flowise" | "langflow", Partial<BackendConfigInput>>>): BackendConfigInput[];
+  close(): Promise<void>;
+}
+
+/** Starts both reproductions on loopback. */
+export async function startBackends(options: BackendsOptions = {}): Promise<Backends> {
+  const common = { seed: options.seed ?? 7, tokenDelayMs: options.tokenDelayMs ?? 0, latencyMs: options.latencyMs ?? 0 };
+  const flowise = await startFlowiseServer({ ...common, flows: [chatFlow("flowise")], faults: options.flowiseFaults ?? [] });
+  const langflow = await startLangflowServer({ ...common, flows: [chatFlow("langflow")], faults: options.langflowFaults ?? [] });
+  const entry = (id: "flowise" | "langflow", baseURL: string): BackendConfigInput => ({
+    id,
+    kind: id,
+    baseURL,
+    requestTimeoutMs: 2_000,
+    flows: [{ id: CHAT_FLOW_ID, name: "Chat", intents: ["conversation", "rag-retrieval", "technical-analysis", "structural-thinking", "creative-orientation", "data-processing"], generalPurpose: true }],
+  });
+  return {
+    flowise,
+    langflow,
+    configs(overrides = {}) {
+      return [
+        { ...entry("flowise", flowise.url), ...overrides.flowise },
+        { ...entry("langflow", langflow.url), ...overrides.langflow },
+      ];
+    },
+    async close() {
+      await Promise.all([flowise.close(), langflow.close()]);
+    },
+  };
+}
+
+/**
+ * Faults that make `share` (0..1) of the run requests fail, split evenly over five kinds: 500s,
+ * connection resets, timeouts (hang), garbage bodies and streams cut mid-way (the connection is
+ * destroyed after a few tokens; a non-streamed request with this fault is answered). Each entry's
+ * probability is conditional on the entries before it not having fired.
+ */
+export function thirtyPercentFaults(share = 0.3): MockFault[] {
+  const kinds: MockFault[] = [{ status: 500 }, { reset: true }, { hang: true }, { garbage: true }, { dropAfterTokens: 5 }];
+  const each = share / kinds.length;
+  let left = 1;
+  return kinds.map((kind) => {
+    const probability = each / left;
+    left -= each;
+    return { route: "run", ...kind, probability };
+  });
+}
