@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { processListensOn } from "./listening.js";
 import { freePort } from "./redis.js";
 
 /** A Chroma server started by a test. */
@@ -58,33 +59,43 @@ async function heartbeat(url: string): Promise<boolean> {
 export async function startChroma(options: { startTimeoutMs?: number } = {}): Promise<ChromaServerHandle> {
   const startTimeoutMs = options.startTimeoutMs ?? 20_000;
   const cli = chromaCliPath();
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "afw-chroma-"));
-  const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, [cli, "run", "--path", dir, "--host", "127.0.0.1", "--port", String(port)], {
-    stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, ANONYMIZED_TELEMETRY: "False" },
-  });
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-2000);
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
   const deadline = Date.now() + startTimeoutMs;
-  while (Date.now() < deadline) {
-    if (await heartbeat(url)) return { url, port, stop };
-    if (child.exitCode !== null) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  let lastError = "";
+  // A free port can be taken by another test process between freePort() and the bind: the child
+  // then exits (or, worse, another server answers the heartbeat). Only a heartbeat served by this
+  // child counts; a lost race is retried on another port.
+  for (let attempt = 0; attempt < 5 && Date.now() < deadline; attempt++) {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), "afw-chroma-"));
+    const url = `http://127.0.0.1:${port}`;
+    const child: ChildProcess = spawn(process.execPath, [cli, "run", "--path", dir, "--host", "127.0.0.1", "--port", String(port)], {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, ANONYMIZED_TELEMETRY: "False" },
+    });
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-2000);
+    });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    const stop = async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    };
+    while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
+      if (await heartbeat(url)) {
+        const ours = child.pid === undefined ? undefined : processListensOn(child.pid, port);
+        if (ours !== false) return { url, port, stop };
+        break; // another process serves this port
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    lastError = `chroma did not start on ${url}${stderr ? `: ${stderr.trim()}` : ""}`;
+    await stop();
   }
-  await stop();
-  throw new Error(`chroma did not start on ${url}${stderr ? `: ${stderr.trim()}` : ""}`);
+  throw new Error(lastError || "chroma did not start");
 }

@@ -16,3 +16,4 @@ export {
   type TestRedis,
 } from "./redis.js";
 export { startChroma, chromaCliPath, type ChromaServerHandle } from "./chroma.js";
+export { processListensOn } from "./listening.js";
