@@ -3,6 +3,8 @@
 //   pnpm --filter @afw/tool-zoo eval            # table + misses of hybrid
 //   pnpm --filter @afw/tool-zoo eval -- --grid  # also a 5-fold check of fusion/domain/action settings
 //   pnpm --filter @afw/tool-zoo eval -- --authored-misses  # also list misses on the authored tasks
+//   authored-2 (scripts/authored-tasks-2.json) is the unseen set: its misses are printed only with
+//   --authored-2-misses, for the final report, never while tuning.
 import { resolve } from "node:path";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
@@ -18,6 +20,8 @@ if (!dataDir) {
 const tools = loadToolCatalogFile(resolve(dataDir, "tools-catalog.json"));
 const tasks = loadTasks(dataDir);
 const authored = JSON.parse(readFileSync(resolve(packageRoot, "scripts/authored-tasks.json"), "utf8")).tasks;
+// Second authored set: kept unseen (measured before/after a change, never used to tune).
+const authored2 = JSON.parse(readFileSync(resolve(packageRoot, "scripts/authored-tasks-2.json"), "utf8")).tasks;
 const embedder = createCachingEmbedder(createUseEmbedder());
 
 async function buildIndex(options = {}) {
@@ -51,24 +55,24 @@ const plain = {
     return { results: hits.slice(0, top_k) };
   },
 };
-rows.push(["bm25 (plain, baseline)", await evaluate(plain, "keyword"), await evaluate(plain, "keyword", authored)]);
+rows.push(["bm25 (plain, baseline)", await evaluate(plain, "keyword"), await evaluate(plain, "keyword", authored), await evaluate(plain, "keyword", authored2)]);
 const index = await buildIndex();
 const results = {};
 for (const mode of ["keyword", "semantic", "hybrid"]) {
   results[mode] = await evaluate(index, mode);
-  rows.push([mode, results[mode], await evaluate(index, mode, authored)]);
+  rows.push([mode, results[mode], await evaluate(index, mode, authored), await evaluate(index, mode, authored2)]);
 }
 const rrf = await buildIndex({ fusion: { method: "rrf" } });
-rows.push(["hybrid (rrf fusion)", await evaluate(rrf, "hybrid"), await evaluate(rrf, "hybrid", authored)]);
+rows.push(["hybrid (rrf fusion)", await evaluate(rrf, "hybrid"), await evaluate(rrf, "hybrid", authored), await evaluate(rrf, "hybrid", authored2)]);
 const noDomain = await buildIndex({ domain: false });
-rows.push(["hybrid (no domain boost)", await evaluate(noDomain, "hybrid"), await evaluate(noDomain, "hybrid", authored)]);
+rows.push(["hybrid (no domain boost)", await evaluate(noDomain, "hybrid"), await evaluate(noDomain, "hybrid", authored), await evaluate(noDomain, "hybrid", authored2)]);
 const noDiversity = await buildIndex({ maxPerServer: 0 });
-rows.push(["hybrid (no diversity limit)", await evaluate(noDiversity, "hybrid"), await evaluate(noDiversity, "hybrid", authored)]);
+rows.push(["hybrid (no diversity limit)", await evaluate(noDiversity, "hybrid"), await evaluate(noDiversity, "hybrid", authored), await evaluate(noDiversity, "hybrid", authored2)]);
 
-console.log(`\n${tasks.length} dev tasks and ${authored.length} authored validation tasks, ${tools.length} tools (${Date.now() - started} ms)\n`);
-console.log("| mode | dev top-1 | dev recall@5 | dev recall@10 | dev MRR | authored top-1 | authored recall@5 |\n| --- | --- | --- | --- | --- | --- | --- |");
-for (const [name, r, a] of rows) {
-  console.log(`| ${name} | ${pct(r.top1)} | ${pct(r.recall5)} | ${pct(r.recall10)} | ${r.mrr.toFixed(3)} | ${pct(a.top1)} | ${pct(a.recall5)} |`);
+console.log(`\n${tasks.length} dev tasks, ${authored.length} authored and ${authored2.length} unseen authored-2 validation tasks, ${tools.length} tools (${Date.now() - started} ms)\n`);
+console.log("| mode | dev top-1 | dev recall@5 | dev recall@10 | dev MRR | authored top-1 | authored recall@5 | authored MRR | authored-2 top-1 | authored-2 recall@5 | authored-2 recall@10 | authored-2 MRR |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+for (const [name, r, a, b] of rows) {
+  console.log(`| ${name} | ${pct(r.top1)} | ${pct(r.recall5)} | ${pct(r.recall10)} | ${r.mrr.toFixed(3)} | ${pct(a.top1)} | ${pct(a.recall5)} | ${a.mrr.toFixed(3)} | ${pct(b.top1)} | ${pct(b.recall5)} | ${pct(b.recall10)} | ${b.mrr.toFixed(3)} |`);
 }
 
 const printMisses = (label, misses) => {
@@ -79,6 +83,8 @@ const printMisses = (label, misses) => {
 };
 printMisses("hybrid misses on dev", results.hybrid.misses);
 if (args.has("--authored-misses")) printMisses("hybrid misses on authored", rows.find((r) => r[0] === "hybrid")[2].misses);
+// Only for the final before/after report: looking at these while tuning would spoil the set.
+if (args.has("--authored-2-misses")) printMisses("hybrid misses on authored-2", rows.find((r) => r[0] === "hybrid")[3].misses);
 
 if (args.has("--grid")) {
   // k-fold: choose settings on k-1 folds, measure on the held-out fold.
@@ -140,5 +146,14 @@ if (args.has("--grid")) {
 mkdirSync(resolve(packageRoot, "node_modules/.cache/afw-tool-zoo"), { recursive: true });
 writeFileSync(
   resolve(packageRoot, "node_modules/.cache/afw-tool-zoo/eval-last.json"),
-  JSON.stringify(Object.fromEntries(rows.map(([name, r, a]) => [name, { dev: { ...r, misses: r.misses.map((m) => m.id) }, authored: { ...a, misses: a.misses.map((m) => m.id) } }])), null, 2),
+  JSON.stringify(
+    Object.fromEntries(
+      rows.map(([name, r, a, b]) => [
+        name,
+        { dev: { ...r, misses: r.misses.map((m) => m.id) }, authored: { ...a, misses: a.misses.map((m) => m.id) }, authored2: { ...b, misses: b.misses.map((m) => m.id) } },
+      ]),
+    ),
+    null,
+    2,
+  ),
 );
