@@ -12,8 +12,8 @@ import { splitIdentifier } from "./text-analysis.js";
 export const DEFAULT_DOMAIN_HINTS: Readonly<Record<string, readonly string[]>> = {
   github: ["github", "gist", "dependabot", "copilot"],
   gitlab: ["gitlab"],
-  git: ["git", "local clone", "working tree", "staging area", "staged", "unstaged", "local repository"],
-  filesystem: ["local file", "local folder", "local directory", "this machine", "my machine", "my computer", "on disk", "my laptop", "home directory"],
+  git: ["git", "local clone", "working tree", "working copy", "staging area", "staged", "unstaged", "local repository", "local branch", "locally"],
+  filesystem: ["local file", "local folder", "local directory", "this machine", "my machine", "my computer", "on disk", "my laptop", "home directory", "locally"],
   atlassian: ["jira", "confluence", "atlassian", "epic", "sprint", "backlog"],
   kubernetes: ["kubernetes", "k8s", "kubectl", "pod", "helm", "namespace", "cluster", "daemonset", "statefulset"],
   grafana: ["grafana", "prometheus", "promql", "loki", "logql", "dashboard", "datasource"],
@@ -164,15 +164,20 @@ export function createDomainDetector(
       const out = new Map<string, number>();
       const terms = analyzer.terms(text);
       const put = (server: string, strength: number) => out.set(server, Math.max(out.get(server) ?? 0, strength));
-      for (const term of terms) for (const [server, strength] of signals.get(term) ?? []) put(server, strength);
+      // a phrase hint ("local repository") claims its words: they do not also count one by one
+      const claimed = new Set<number>();
       for (const { terms: phrase, server } of phraseSignals) {
         for (let i = 0; i + phrase.length <= terms.length; i++) {
           if (phrase.every((p, j) => terms[i + j] === p)) {
             put(server, 1);
-            break;
+            for (let j = 0; j < phrase.length; j++) claimed.add(i + j);
           }
         }
       }
+      terms.forEach((term, i) => {
+        if (claimed.has(i)) return;
+        for (const [server, strength] of signals.get(term) ?? []) put(server, strength);
+      });
       return out;
     },
     termsOf(server) {

@@ -10,6 +10,11 @@ export interface QueryParts {
   quoted: string[];
   /** Words for the kinds of entities recognised (`file`, `repository`, `url web page`, …). */
   kinds: string[];
+  /**
+   * The intent without the words standing for entities: only what the user typed (used where an
+   * entity guess must not count as much as a word the user chose, e.g. server detection).
+   */
+  bare?: string;
 }
 
 const IMAGE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "ico", "tiff", "heic"]);
@@ -52,7 +57,7 @@ export function splitQuotedContent(query: string): QueryParts {
       quoted.push(value);
       const word = kind(value);
       if (word) kinds.push(word);
-      return `${before} ${word} `;
+      return `${before} ${word ? `\u0001${word}\u0001` : ""} `;
     });
   };
   replace(/(^|\s)(https?:\/\/\S+|www\.\S+)/g, () => "url web page");
@@ -62,11 +67,14 @@ export function splitQuotedContent(query: string): QueryParts {
   // file paths: anything with a file extension, or rooted at ~ / ./
   replace(/(^|\s)((?:~|\.{1,2})?\/?(?:[\w@.-]+\/)*\.?[\w@-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5})(?=$|[\s,;:!?)]|\.(?:\s|$))/g, fileKind);
   replace(/(^|\s)((?:~|\.{1,2})?\/[\w@.-]+(?:\/[\w@.-]*)*|~)(?=$|[\s,;:!?)])/g, () => "path directory");
+  // IANA time zone names (Europe/London, America/New_York)
+  replace(/(^|\s)((?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)\/[A-Za-z_]+(?:\/[A-Za-z_]+)?)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "timezone");
   // owner/name pairs
   replace(/(^|\s)([A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "repository");
   // tracker keys such as ABC-123 (Jira's issue-key format)
   replace(/(^|\s)([A-Z][A-Z0-9]{1,9}-\d+)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "jira issue");
   // #name: a channel, an anchor or a CSS id; keep it as content only
   replace(/(^|\s)(#[A-Za-z][\w-]*)/g, () => "");
-  return { intent: intent.replace(/\s+/g, " ").trim(), quoted, kinds };
+  const bare = intent.replace(/\u0001[^\u0001]*\u0001/g, " ");
+  return { intent: intent.replace(/\u0001/g, "").replace(/\s+/g, " ").trim(), quoted, kinds, bare: bare.replace(/\s+/g, " ").trim() };
 }

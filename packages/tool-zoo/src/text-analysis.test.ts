@@ -58,6 +58,13 @@ describe("tokenising", () => {
     expect(terms.get("directori")).toBe(0.25);
     expect(terms.has("the")).toBe(false);
   });
+  it("does not read 'local' as a place, and knows git's undo and switch words", () => {
+    const analyzer = createTextAnalyzer();
+    const expanded = (word: string) => analyzer.queryTerms(word).map((t) => t.term);
+    expect(expanded("local")).toEqual(["local"]);
+    expect(expanded("unstage")).toContain("reset");
+    expect(expanded("switch")).toContain("checkout");
+  });
   it("can run without synonyms", () => {
     const analyzer = createTextAnalyzer({ synonymGroups: [] });
     expect(analyzer.queryTerms("remove").map((t) => t.term)).toEqual(["remov"]);

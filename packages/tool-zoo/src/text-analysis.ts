@@ -181,13 +181,17 @@ export const DEFAULT_SYNONYM_GROUPS: ReadonlyArray<readonly string[]> = [
   ["worklog", "logged", "hours", "timesheet"],
   ["notification", "alert", "inbox"],
   ["directions", "route", "navigate", "walking", "driving"],
-  ["place", "restaurant", "cafe", "nearby", "business", "shop", "local"],
+  ["place", "restaurant", "cafe", "nearby", "business", "shop"],
   ["key", "keys", "value", "cache"],
   ["graph", "knowledge", "entity", "entities", "relation"],
   ["difference", "diff", "changed", "compare", "between"],
   ["history", "changelog", "previous", "versions", "past"],
   ["summary", "summarize", "summarise", "overview"],
   ["batch", "bulk", "multiple", "several", "many"],
+  ["copy", "duplicate", "clone"],
+  ["reset", "unstage", "discard", "undo", "revert"],
+  ["checkout", "switch"],
+  ["retry", "rerun", "rebuild"],
 ];
 
 /** A token of an analysed text: its stem and the weight it counts with. */

@@ -19,7 +19,7 @@ import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import { normalizeScores, reciprocalRankFusion } from "./fusion.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
-import { createTextAnalyzer, type TextAnalyzer, type TextAnalyzerOptions, type WeightedTerm } from "./text-analysis.js";
+import { createTextAnalyzer, splitIdentifier, STOP_WORDS, words, type TextAnalyzer, type TextAnalyzerOptions, type WeightedTerm } from "./text-analysis.js";
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
 import { createInMemoryUsageStore, type ToolUsageStore } from "./usage-store.js";
 import { andFilters, matchesFilter, type MetadataFilter, type VectorMetadata, type VectorStore } from "./vector-store.js";
@@ -87,6 +87,12 @@ export interface ToolIndexOptions {
    * @default { weight: 0.3 }
    */
   domain?: false | ({ weight?: number } & DomainDetectorOptions);
+  /**
+   * Strength, relative to a typed word, with which the words standing for recognised entities
+   * (`repository` for `acme/api`, `url web page` for a link) point at a server.
+   * @default 0.5
+   */
+  kindDomainFactor?: number;
   /** Weight of quoted passages of the query relative to its other words. @default 0.3 */
   quotedWeight?: number;
   /**
@@ -112,6 +118,35 @@ export interface ToolIndexOptions {
    * @default 0.1
    */
   actionWeight?: number;
+  /**
+   * Where a tool's action is read from: `name-verb` takes the first action word of its name (and
+   * one joined by "or": `create_or_update_file`), falling back to the first word of its first
+   * sentence ("Shows the commit logs"); `name-any` takes every action word of its name.
+   * @default "name-verb"
+   */
+  toolAction?: "name-verb" | "name-any";
+  /**
+   * Penalty of tools whose action writes (create, update, delete, run) when no word of the query
+   * asks for that action: "ask alice to review PR 12" should not rank `delete_pending_review`
+   * first. 0 disables.
+   * @default 0.1
+   */
+  actionMismatchWeight?: number;
+  /**
+   * Boost of tools by the share of their name's words that the query contains verbatim, before
+   * stemming: "the dependabot alerts" prefers `list_dependabot_alerts` over
+   * `get_dependabot_alert`, which stemming alone cannot tell apart. 0 disables.
+   * @default 0.05
+   */
+  surfaceWeight?: number;
+  /**
+   * Grammatical number agreement between the query and a tool's name: a tool whose name has a
+   * word the query uses in the same number gains this much, one whose name has it in the other
+   * number loses it ("the code scanning alerts" → `list_code_scanning_alerts`, not
+   * `get_code_scanning_alert`; "the last 50 messages" is not `post_message`). 0 disables.
+   * @default 0.05
+   */
+  numberWeight?: number;
   /** At most this many results per server (overflow moves to the end). 0 disables. @default 3 */
   maxPerServer?: number;
   /**
@@ -241,7 +276,7 @@ export const ACTION_CLASSES: Readonly<Record<string, readonly string[]>> = {
   create: ["create", "add", "new", "make", "post", "insert", "generate", "submit", "upload", "install", "send", "push", "open", "write", "comment", "reply"],
   update: ["update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "transition", "assign", "mark", "upgrade", "apply", "close", "merge", "fill", "type", "write"],
   delete: ["delete", "remove", "drop", "erase", "destroy", "uninstall", "purge", "cancel", "clear", "dismiss", "unstar"],
-  run: ["run", "execute", "exec", "trigger", "rerun", "invoke", "launch", "evaluate", "dispatch"],
+  run: ["run", "execute", "exec", "trigger", "rerun", "retry", "invoke", "launch", "evaluate", "dispatch"],
 };
 
 function toolMetadata(tool: ToolDescriptor, view: number): VectorMetadata {
@@ -305,6 +340,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const domainOptions = options.domain === false ? undefined : (options.domain ?? {});
   const domainWeight = domainOptions?.weight ?? 0.3;
   const quotedWeight = options.quotedWeight ?? 0.3;
+  const kindDomainFactor = options.kindDomainFactor ?? 0.5;
   const entityWeight = options.entityWeight ?? 0.8;
   const semanticQuery = options.semanticQuery ?? "intent";
   const semanticFloorRank = Math.max(1, options.semanticFloorRank ?? 100);
@@ -324,6 +360,49 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       }
     }
   }
+  const toolActionMode = options.toolAction ?? "name-verb";
+  const actionMismatchWeight = options.actionMismatchWeight ?? 0.1;
+  const surfaceWeight = options.surfaceWeight ?? 0.05;
+  const numberWeight = options.numberWeight ?? 0.05;
+  /** A plural English noun form: stemming removes a final -s (not -ss, -us, -is). */
+  const isPlural = (word: string) => word.length > 3 && /[^su]s$/.test(word) && !/(ss|us|is)$/.test(word) && analyzer.stem(word) !== word;
+  /** The words of a tool's name (no stop words), with what the ranking needs to know of each. */
+  interface NameWord {
+    word: string;
+    stem: string;
+    plural: boolean;
+    /** An action verb (its number says nothing). */
+    action: boolean;
+  }
+  const nameWordsById = new Map<string, NameWord[]>();
+  const nameWordsOf = (document: ToolDocument): NameWord[] => {
+    let nameWords = nameWordsById.get(document.id);
+    if (!nameWords) {
+      nameWords = splitIdentifier(document.tool.name)
+        .filter((w) => w !== "api" && !STOP_WORDS.has(w))
+        .map((word) => {
+          const stem = analyzer.stem(word);
+          return { word, stem, plural: isPlural(word), action: actionClassesOf.has(stem) };
+        });
+      nameWordsById.set(document.id, nameWords);
+    }
+    return nameWords;
+  };
+  /** +1 when the query uses a name word in the name's number, -1 when only in the other number. */
+  const numberAgreement = (nameWords: readonly NameWord[], queryForms: ReadonlyMap<string, boolean[]>): number => {
+    let agree = 0;
+    let disagree = 0;
+    for (const { stem, plural, action } of nameWords) {
+      if (action) continue;
+      const forms = queryForms.get(stem);
+      if (!forms) continue;
+      if (forms.includes(plural)) agree++;
+      else disagree++;
+    }
+    return disagree > 0 && agree === 0 ? -1 : disagree === 0 && agree > 0 ? 1 : 0;
+  };
+  const WRITE_ACTIONS: ReadonlySet<string> = new Set(["create", "update", "delete", "run"]);
+  const classesOfWord = (word: string) => actionClassesOf.get(analyzer.stem(word.toLowerCase()));
   const queryAction = (intent: string): Set<string> | undefined => {
     for (const word of intent.toLowerCase().split(/[^a-z0-9-]+/)) {
       const classes = actionClassesOf.get(analyzer.stem(word));
@@ -331,12 +410,30 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     }
     return undefined;
   };
+  /** Every action class any word of the query belongs to. */
+  const queryActionsAll = (intent: string): Set<string> => {
+    const out = new Set<string>();
+    for (const word of intent.toLowerCase().split(/[^a-z0-9-]+/)) for (const action of actionClassesOf.get(analyzer.stem(word)) ?? []) out.add(action);
+    return out;
+  };
   const toolActions = new Map<string, Set<string>>();
   const toolActionOf = (document: ToolDocument): Set<string> => {
     let actions = toolActions.get(document.id);
     if (!actions) {
       actions = new Set();
-      for (const term of document.fields.name) for (const action of actionClassesOf.get(term) ?? []) actions.add(action);
+      if (toolActionMode === "name-any") {
+        for (const term of document.fields.name) for (const action of actionClassesOf.get(term) ?? []) actions.add(action);
+      } else {
+        const nameWords = splitIdentifier(document.tool.name);
+        const at = nameWords.findIndex((w) => classesOfWord(w));
+        if (at >= 0) {
+          for (const action of classesOfWord(nameWords[at]!)!) actions.add(action);
+          if (nameWords[at + 1] === "or" && nameWords[at + 2]) for (const action of classesOfWord(nameWords[at + 2]!) ?? []) actions.add(action);
+        } else {
+          const lead = /^[A-Za-z]+/.exec(document.tool.description.replace(/^[^A-Za-z]*(?:[A-Za-z]+\s*\|\s*)?/, ""))?.[0];
+          for (const action of (lead && classesOfWord(lead)) || []) actions.add(action);
+        }
+      }
       toolActions.set(document.id, actions);
     }
     return actions;
@@ -437,6 +534,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         metadataById.set(document.id, toolMetadata(document.tool, 0));
         bm25.add(document.id, document.fields);
         toolActions.delete(document.id);
+        nameWordsById.delete(document.id);
         affordances.delete(document.id);
         termSets.delete(document.id);
       }
@@ -496,9 +594,23 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       for (const [id, score] of semanticNorm) fused.set(id, (fused.get(id) ?? 0) + (fusion.semanticWeight * score) / totalWeight);
     }
     domainDetector ??= domainOptions ? createDomainDetector(documents.values(), analyzer, domainOptions) : undefined;
-    const domains = domainDetector ? domainDetector.detect(parts.intent) : new Map<string, number>();
+    const domains = detectDomains(parts);
     const usage = usageWeight > 0 ? await usageStore.scores(analyzer.terms(query), now()) : new Map<string, number>();
     const wantedAction = actionWeight > 0 ? queryAction(parts.intent) : undefined;
+    const askedActions = actionMismatchWeight > 0 ? queryActionsAll(parts.intent) : undefined;
+    const intentWords = surfaceWeight > 0 || numberWeight > 0 ? words(parts.intent) : [];
+    const surfaceWords = surfaceWeight > 0 ? new Set(intentWords) : undefined;
+    let numberForms: Map<string, boolean[]> | undefined;
+    if (numberWeight > 0) {
+      numberForms = new Map();
+      for (const word of intentWords) {
+        if (STOP_WORDS.has(word)) continue;
+        const stem = analyzer.stem(word);
+        const forms = numberForms.get(stem) ?? [];
+        forms.push(isPlural(word));
+        numberForms.set(stem, forms);
+      }
+    }
     const serverBoosts = options.boosts?.servers ?? {};
     const tagBoosts = options.boosts?.tags ?? {};
     const tools: RankedTool[] = [];
@@ -518,6 +630,21 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
           }
         }
       }
+      if (askedActions) {
+        const actions = toolActionOf(document);
+        let writes = actions.size > 0;
+        for (const action of actions) if (!WRITE_ACTIONS.has(action) || askedActions.has(action)) writes = false;
+        if (writes) staticBoost -= actionMismatchWeight;
+      }
+      if (numberForms || surfaceWords) {
+        const nameWords = nameWordsOf(document);
+        if (numberForms) staticBoost += numberWeight * numberAgreement(nameWords, numberForms);
+        if (surfaceWords && nameWords.length) {
+          let verbatim = 0;
+          for (const { word } of nameWords) if (surfaceWords.has(word)) verbatim++;
+          staticBoost += (surfaceWeight * verbatim) / nameWords.length;
+        }
+      }
       for (const tag of document.tool.tags) staticBoost += tagBoosts[tag] ?? 0;
       tools.push({
         id,
@@ -532,6 +659,20 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     tools.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     const confidence = rankingConfidence(tools, parts.intent, domains, mode);
     return { tools, mode, degraded: degraded || (requested !== "keyword" && !embedder), confidence, domains };
+  };
+
+  /**
+   * Servers the query points at: from the words the user typed, and at a reduced strength from
+   * the words standing for entities (`Europe/London` looks like `owner/repo`).
+   */
+  const detectDomains = (parts: QueryParts): Map<string, number> => {
+    if (!domainDetector) return new Map();
+    const typed = domainDetector.detect(parts.bare ?? parts.intent);
+    if (kindDomainFactor <= 0 || !parts.kinds.length) return typed;
+    for (const [server, strength] of domainDetector.detect(parts.intent)) {
+      typed.set(server, Math.max(typed.get(server) ?? 0, strength * kindDomainFactor));
+    }
+    return typed;
   };
 
   const termSets = new Map<string, Set<string>>();
