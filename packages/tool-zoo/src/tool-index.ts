@@ -84,7 +84,7 @@ export interface ToolIndexOptions {
   /**
    * Boost of tools whose server the query points at ({@link createDomainDetector}); `false`
    * disables domain detection.
-   * @default { weight: 0.3 }
+   * @default { weight: 0.4 }
    */
   domain?: false | ({ weight?: number } & DomainDetectorOptions);
   /**
@@ -115,7 +115,7 @@ export interface ToolIndexOptions {
   /**
    * Boost of tools whose name's action (get, list, create, update, delete, search, run) is the
    * action the query asks for first ({@link ACTION_CLASSES}). 0 disables.
-   * @default 0.1
+   * @default 0.15
    */
   actionWeight?: number;
   /**
@@ -273,9 +273,9 @@ export const ACTION_CLASSES: Readonly<Record<string, readonly string[]>> = {
   read: ["get", "read", "show", "view", "fetch", "retrieve", "describe", "inspect", "see", "display", "dump", "look", "download", "what", "which", "who"],
   list: ["list", "enumerate", "browse", "all", "show"],
   search: ["search", "find", "lookup", "query", "locate", "discover"],
-  create: ["create", "add", "new", "make", "post", "insert", "generate", "submit", "upload", "install", "send", "push", "open", "write", "comment", "reply"],
-  update: ["update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "transition", "assign", "mark", "upgrade", "apply", "close", "merge", "fill", "type", "write"],
-  delete: ["delete", "remove", "drop", "erase", "destroy", "uninstall", "purge", "cancel", "clear", "dismiss", "unstar"],
+  create: ["create", "add", "new", "make", "post", "insert", "generate", "submit", "upload", "install", "send", "push", "open", "write", "comment", "reply", "save", "store", "record", "remember", "draft", "copy", "duplicate", "clone"],
+  update: ["update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "transition", "assign", "mark", "upgrade", "apply", "close", "merge", "fill", "type", "write", "overwrite"],
+  delete: ["delete", "remove", "drop", "erase", "destroy", "uninstall", "purge", "cancel", "clear", "dismiss", "unstar", "discard", "forget", "unstage"],
   run: ["run", "execute", "exec", "trigger", "rerun", "retry", "invoke", "launch", "evaluate", "dispatch"],
 };
 
@@ -338,7 +338,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     rrfK: options.fusion?.rrfK ?? 60,
   };
   const domainOptions = options.domain === false ? undefined : (options.domain ?? {});
-  const domainWeight = domainOptions?.weight ?? 0.3;
+  const domainWeight = domainOptions?.weight ?? 0.4;
   const quotedWeight = options.quotedWeight ?? 0.3;
   const kindDomainFactor = options.kindDomainFactor ?? 0.5;
   const entityWeight = options.entityWeight ?? 0.8;
@@ -349,7 +349,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const exemptNamedServers = options.exemptNamedServers ?? true;
   const viewCombination = options.viewCombination ?? "mean";
   const recordCount = (document: ToolDocument) => (viewCombination === "mean" ? 1 : document.views.length);
-  const actionWeight = options.actionWeight ?? 0.1;
+  const actionWeight = options.actionWeight ?? 0.15;
   const actionClassesOf = new Map<string, Set<string>>();
   for (const [action, verbs] of Object.entries(ACTION_CLASSES)) {
     for (const verb of verbs) {
