@@ -1,6 +1,7 @@
 // Accuracy report of the intent classifier on a labelled dev set (default: ../shared/data/intent-dev.json
 // beside the repository). Run: pnpm --filter @afw/router eval [path]
 // Own held-out sets (never trained on): eval/intent-holdout.json, -b.json, -c.json (see README).
+// Language groups use the item's optional "lang" code, else a stop-word guess.
 // Prints: fast path alone, model path alone (no fast path), combined classifier; per intent, per
 // difficulty, per language group; confusion matrix and calibration table of the combined
 // classifier; and the cross-validated accuracy stored with the model (estimated on the exemplars).
@@ -60,7 +61,7 @@ for (const item of dev) {
   const p = matcher.score(item.question);
   const c = await combined.classify(item.question);
   const m = await modelOnly.classify(item.question);
-  rows.push({ ...item, lang: language(item.question), fast: p.decisive ? p.top : undefined, patternTop: p.top, combined: c, model: m });
+  rows.push({ ...item, code: item.lang ?? (language(item.question) === "english" ? "en" : "other"), lang: item.lang ? (item.lang === "en" ? "english" : "other languages") : language(item.question), fast: p.decisive ? p.top : undefined, patternTop: p.top, combined: c, model: m });
 }
 embedder.save();
 
@@ -88,11 +89,12 @@ for (const [name, pick] of Object.entries(paths)) {
   const decided = rows.filter((r) => pick(r) !== undefined);
   const ok = decided.filter((r) => pick(r) === r.intent).length;
   console.log(`== ${name}: ${pct(ok, rows.length)} of all` + (decided.length !== rows.length ? `, decided ${decided.length}/${rows.length}, precision ${pct(ok, decided.length)}` : ""));
-  const entry = { accuracy: ok / rows.length, decided: decided.length, correct: ok, perIntent: {}, perDifficulty: {}, perLanguage: {} };
+  const entry = { accuracy: ok / rows.length, decided: decided.length, correct: ok, perIntent: {}, perDifficulty: {}, perLanguage: {}, perLanguageCode: {} };
   for (const [label, key, field] of [
     ["intent", (r) => r.intent, "perIntent"],
     ["difficulty", (r) => r.difficulty, "perDifficulty"],
     ["language", (r) => r.lang, "perLanguage"],
+    ["language code", (r) => r.code, "perLanguageCode"],
   ]) {
     const groups = groupAccuracy(key, pick);
     const parts = [...groups.entries()].sort().map(([g, e]) => {

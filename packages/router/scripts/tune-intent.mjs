@@ -1,7 +1,8 @@
 // Development harness: trains a model in memory (5-fold CV) with the feature/training overrides in
 // AFW_FEATURES / AFW_TRAINING and reports accuracy of the model path and the combined classifier
-// on the development sets (dev + eval/intent-holdout{,-b,-c}.json). Set D is deliberately not
-// included: it is the final check. Run after `tsup`: node scripts/tune-intent.mjs
+// on the development sets (dev + eval/intent-holdout{,-b,-c,-d}.json). Set E
+// (eval/intent-holdout-e.json) is deliberately not included: it is the final check of the round.
+// Run after `tsup`: node scripts/tune-intent.mjs
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +24,8 @@ const sets = {
   A: join(root, "eval", "intent-holdout.json"),
   B: join(root, "eval", "intent-holdout-b.json"),
   C: join(root, "eval", "intent-holdout-c.json"),
+  D: join(root, "eval", "intent-holdout-d.json"),
+  ...(process.env.AFW_EXTRA_SET ? { X: process.env.AFW_EXTRA_SET } : {}),
 };
 const exemplars = parseIntentExemplars(readFileSync(process.env.AFW_EXEMPLARS ?? BUNDLED_INTENT_EXEMPLARS_URL, "utf8"));
 const embedder = diskCacheEmbedder(createUseEmbedder());
@@ -96,7 +99,11 @@ if (process.env.AFW_LOLO) {
     const m = await trainIntentModel({ exemplars: train, embedder, patterns: DEFAULT_INTENT_PATTERNS, folds: 0, features: process.env.AFW_FEATURES ? JSON.parse(process.env.AFW_FEATURES) : {}, training: process.env.AFW_TRAINING ? JSON.parse(process.env.AFW_TRAINING) : {} });
     const cl = createIntentClassifier({ embedder, model: m, fastPath: false });
     let k = 0;
-    for (const e of test) if ((await cl.classify(e.text)).intent === e.intent) k++;
+    for (const e of test) {
+      const got = (await cl.classify(e.text)).intent;
+      if (got === e.intent) k++;
+      else if (process.env.AFW_SHOW_ERRORS) console.log(`  LOLO ${l}: ${e.intent} -> ${got}: ${e.text}`);
+    }
     parts.push(`${l} ${k}/${test.length}`);
     ok += k;
     n += test.length;

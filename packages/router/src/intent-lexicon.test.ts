@@ -16,6 +16,25 @@ describe("intent cue lexicon", () => {
     expect(conceptsOf("Vad säger vår resepolicy?")).toContain("according to");
   });
 
+  it("knows everyday, structure, document and entitlement concepts in several languages", () => {
+    expect(conceptsOf("Wie ist das Wetter morgen in Hamburg?")).toContain("weather season");
+    expect(conceptsOf("Cosa ne pensi dei film muti?")).toContain("opinion");
+    expect(conceptsOf("Qual é a tua receita de bolo preferida?")).toContain("cook food");
+    expect(conceptsOf("Jak rozbić nasz monolit na moduły?")).toEqual(expect.arrayContaining(["monolith coupling", "module component layer"]));
+    expect(conceptsOf("¿Tengo derecho a días libres por mudanza?")).toContain("allowed entitled");
+    expect(conceptsOf("Busca en los documentos del proyecto")).toEqual(expect.arrayContaining(["search", "document pdf"]));
+    expect(conceptsOf("Extrahiere die Nummern aus der Datei")).toEqual(expect.arrayContaining(["extract parse", "file"]));
+    expect(conceptsOf("there is a bug in this function")).toEqual(expect.arrayContaining(["bug", "function api"]));
+    // Compound heads: a known form at the end of a longer word.
+    expect(conceptsOf("Unser Build bricht mit einem Speicherfehler ab")).toContain("error");
+    expect(conceptsOf("Was sagt die Reisekostenrichtlinie?")).toContain("policy rules");
+    expect(conceptsOf("fehler")).toContain("error");
+    expect(conceptsOf("Roman")).toContain("novel film art");
+    expect(conceptsOf("Kriminalroman")).toContain("novel film art");
+    // "such" is English, not the German "suche": no search concept.
+    expect(conceptsOf("such a lovely day")).not.toContain("search");
+  });
+
   it("glosses only concepts reached through non-English forms", () => {
     expect(glossesOf("What does the handbook say about travel?")).toEqual([]);
     expect(glossesOf("¿Qué dice el manual sobre viajes?")).toEqual(["according to", "leave expense benefits"]); // "manual" is English too
