@@ -4,6 +4,7 @@ import { INTENTS, type Embedder } from "@afw/contracts";
 import { createHashingEmbedder } from "@afw/embeddings";
 import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 import { confidenceLevel, createIntentClassifier, type IntentClassifier } from "./intent-classifier.js";
+import { hashIntentLexicon } from "./intent-lexicon.js";
 import { compileIntentPatterns } from "./intent-patterns.js";
 import {
   BUNDLED_INTENT_EXEMPLARS_URL,
@@ -22,11 +23,12 @@ function spyEmbedder(): Embedder & { seen: string[] } {
 }
 
 describe("bundled intent model", () => {
-  it("was trained on the current exemplars and patterns (run `pnpm --filter @afw/router train` after editing them)", async () => {
+  it("was trained on the current exemplars, patterns and cue lexicon (run `pnpm --filter @afw/router train` after editing them)", async () => {
     const exemplars = parseIntentExemplars(await readFile(BUNDLED_INTENT_EXEMPLARS_URL, "utf8"));
     const model = await loadBundledIntentModel();
     expect(model.exemplarsHash).toBe(hashIntentExemplars(exemplars));
     expect(model.patternsHash).toBe(hashIntentPatterns(compileIntentPatterns(DEFAULT_INTENT_PATTERNS)));
+    expect(model.lexiconHash).toBe(hashIntentLexicon());
     expect(model.embedderId).toBe("use-lite-512");
     expect(model.exemplars.length).toBe(exemplars.length);
   });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { foldText, splitWords } from "./text-normalization.js";
 
 /**
@@ -222,4 +223,19 @@ export function compileIntentLexicon(concepts: readonly IntentLexiconConcept[] =
       return { concepts: order, glosses: order.filter((c) => !viaEnglish.has(c)).map((c) => concepts[c]!.gloss) };
     },
   };
+}
+
+/**
+ * SHA-256 (hex) of a cue lexicon; a trained model stores the hash of the lexicon its features
+ * were computed with, so a test can tell when the lexicon changed but the model was not retrained.
+ *
+ * @example
+ * ```ts
+ * hashIntentLexicon(DEFAULT_INTENT_LEXICON).length // 64
+ * ```
+ */
+export function hashIntentLexicon(concepts: readonly IntentLexiconConcept[] = DEFAULT_INTENT_LEXICON): string {
+  const hash = createHash("sha256");
+  for (const { gloss, en, other } of concepts) hash.update(gloss).update("\t").update(en).update("\t").update(other).update("\n");
+  return hash.digest("hex");
 }

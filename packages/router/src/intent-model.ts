@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { AfwError, INTENTS, IntentSchema, formatZodError, type Embedder, type Intent } from "@afw/contracts";
-import { compileIntentLexicon, type IntentLexicon } from "./intent-lexicon.js";
+import { compileIntentLexicon, hashIntentLexicon, type IntentLexicon } from "./intent-lexicon.js";
 import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatternMatcher } from "./intent-patterns.js";
 import { lexicalFeatures, type SparseVector } from "./lexical-features.js";
 import {
@@ -114,6 +114,8 @@ export interface IntentModel {
   exemplarsHash: string;
   /** SHA-256 of the pattern configuration the model was trained with. */
   patternsHash: string;
+  /** SHA-256 of the cue lexicon its features were computed with (absent in older models). */
+  lexiconHash?: string | undefined;
   features: IntentFeatureSettings;
   training: Required<SoftmaxTrainingOptions>;
   /** Softmax temperature fitted on out-of-fold predictions (1 when trained without folds). */
@@ -344,6 +346,7 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
     dimensions: embedder.dimensions,
     exemplarsHash: hashIntentExemplars(exemplars),
     patternsHash: hashIntentPatterns(matcher),
+    lexiconHash: hashIntentLexicon(),
     features,
     training,
     temperature,
