@@ -1,4 +1,4 @@
-import { foldText, splitWords } from "./text-normalization.js";
+import { MAX_MATCH_CHARACTERS, foldText, splitWords } from "./text-normalization.js";
 
 /** A sparse feature vector: parallel arrays of indices and values. */
 export interface SparseVector {
@@ -18,6 +18,158 @@ export interface LexicalFeatureOptions {
   concepts?: readonly string[];
   /** Weight of one concept relative to a word. @default 1 */
   conceptWeight?: number;
+  /** Weight of one speech-act cue (see {@link speechActs}) relative to a word; 0 turns them off. @default 1.5 */
+  speechActWeight?: number;
+}
+
+/**
+ * Word sequences (accent-folded, split like {@link splitWords}) that mark one speech-act cue, in
+ * en/es/fr/de/pt (a few it/nl). Cheap to scan: keyed by their first word.
+ */
+const SPEECH_ACT_CUES: Record<string, string> = {
+  // asking for help or for something to be done
+  request:
+    "help me|can you|could you|would you|will you|please|pls|plz|how do i|how can i|how should i|how to|i need|we need|i want to|show me|tell me|give me|explain|is there a way|" +
+    "ayudame|ayudeme|puedes|podrias|puede usted|por favor|como puedo|como hago|necesito|necesitamos|muestrame|dime|explica|explicame|" +
+    "aide moi|aidez moi|peux tu|pouvez vous|pourrais tu|pourriez vous|s il te plait|s il vous plait|stp|svp|comment puis je|comment faire|j ai besoin|nous avons besoin|montre moi|dis moi|explique|" +
+    "hilf mir|helfen sie|kannst du|konnen sie|konntest du|konnten sie|bitte|wie kann ich|wie mache ich|ich brauche|wir brauchen|zeig mir|sag mir|erklar|erklare|" +
+    "me ajuda|me ajude|ajude me|ajuda me|voce pode|pode me|poderia|como posso|como faco|preciso|precisamos|me mostre|me diga|explique|" +
+    "aiutami|puoi|potresti|per favore|come posso|ho bisogno|help mij|kun je|kunt u|hoe kan ik|ik heb nodig",
+  // laughter and light-hearted markers
+  laugh: "lol|lmao|rofl|haha|hahaha|hehe|hihi|jaja|jajaja|jeje|kkk|kkkk|rsrs|mdr|ptdr|xd|xdd|jk",
+  // telling of one's day: time words of a narration
+  today:
+    "today|yesterday|tonight|this morning|this afternoon|last night|this week|finally|just|" +
+    "hoy|ayer|esta manana|anoche|esta semana|por fin|finalmente|acabo de|" +
+    "aujourd hui|hier|ce matin|ce soir|cette semaine|enfin|finalement|je viens de|" +
+    "heute|gestern|heute morgen|diese woche|endlich|gerade|" +
+    "hoje|ontem|esta manha|esta semana|finalmente|acabei de|oggi|ieri|finalmente|vandaag|gisteren|eindelijk",
+  // past tense of common verbs (regular English -ed forms are found by their ending)
+  past:
+    "was|were|got|went|had|did|made|came|wrote|ran|built|broke|found|finished|shipped|managed|passed|" +
+    "fue|estuvo|tuve|hice|logre|termine|consegui|" +
+    "j ai|nous avons|etait|j etais|" +
+    "habe|hab|war|hatte|" +
+    "fui|tive|fiz|terminei",
+  // sharing a feeling
+  feel:
+    "feeling|i feel|i m so|im so|so happy|so proud|proud|excited|stoked|genius|yay|woohoo|hooray|awesome|amazing|" +
+    "me siento|estoy feliz|orgulloso|orgullosa|contento|contenta|genial|" +
+    "je me sens|trop content|fier|fiere|heureux|heureuse|genial|" +
+    "ich fuhle mich|stolz|freue mich|gluecklich|glucklich|super|" +
+    "me sinto|orgulhoso|orgulhosa|feliz|animado|animada",
+  // first person singular
+  me:
+    "tengo|puedo|debo|necesito|quiero|estoy|soy|tenho|posso|devo|preciso|quero|estou|sou|" +
+    "i|me|my|mine|myself|yo|mi|mis|je|j|moi|mon|ma|mes|ich|mich|mir|mein|meine|meinen|meinem|meiner|eu|meu|minha|meus|minhas|io|mio|mia|ik|mij|mijn",
+  // a first-person question about what one may, gets or has to do
+  entitle:
+    "can i|may i|am i|do i|do i get|do we get|can we|are we|should i|do i have to|do we have to|is it ok if i|how many|how much|" +
+    "puedo|podemos|tengo derecho|tenemos derecho|me corresponde|me corresponden|cuantos|cuantas|debo|tengo que|" +
+    "puis je|je peux|peut on|ai je droit|avons nous droit|combien de|dois je|je dois|" +
+    "darf ich|durfen wir|kann ich|bekomme ich|bekommen wir|habe ich anspruch|muss ich|wie viele|wie viel|" +
+    "posso|podemos|tenho direito|temos direito|quantos|quantas|devo|tenho que",
+  // first words that open a question even without a question mark
+  asks:
+    "what|why|how|when|where|who|which|whose|is|are|am|do|does|did|can|could|should|would|will|may|have|has|" +
+    "que|por que|como|cuando|donde|quien|cual|cuantos|cuantas|cuanto|puedo|" +
+    "quel|quelle|quels|pourquoi|comment|quand|ou|qui|combien|est ce|puis je|" +
+    "was|warum|wieso|wie|wann|wo|wer|welche|welcher|kann|darf|ist|sind|gibt es|muss|" +
+    "o que|quando|onde|quem|qual|quantos|quantas|posso|pode",
+  // the speaker's organisation as context
+  org:
+    "our|at work|company|my employer|my job|the office|my manager|my boss|hr|" +
+    "nuestra|nuestro|nuestros|nuestras|en el trabajo|la empresa|mi empresa|mi empleador|mi jefe|" +
+    "notre|nos|au travail|l entreprise|mon employeur|mon entreprise|mon chef|" +
+    "unser|unsere|unserer|unseren|bei der arbeit|in der firma|mein arbeitgeber|meine firma|mein chef|" +
+    "nossa|nosso|nossos|nossas|no trabalho|na empresa|meu empregador|minha empresa|meu chefe",
+};
+
+const FIRST_PERSON_PLURAL = new Set(["we", "us", "nosotros", "nosotras", "nous", "on", "wir", "uns", "nos", "noi", "wij", "ons"]);
+const ORG_HERE = /\b(?:here|aqui|ici|hier|qui)\s*(?:[?.!,;]|$)/;
+const EMOTICON = /(?:^|\s)[:;=][-']?[)(dpo3\]\[|\\/*]|\p{Extended_Pictographic}/iu;
+
+interface CompiledCues {
+  byFirst: Map<string, { cue: string; words: string[] }[]>;
+  /** Question openers, matched at the start of the question only. */
+  opening: Map<string, string[][]>;
+}
+
+let compiledCues: CompiledCues | undefined;
+function cues(): CompiledCues {
+  if (compiledCues) return compiledCues;
+  const byFirst = new Map<string, { cue: string; words: string[] }[]>();
+  const opening = new Map<string, string[][]>();
+  for (const [cue, forms] of Object.entries(SPEECH_ACT_CUES)) {
+    for (const form of forms.split("|")) {
+      const words = splitWords(foldText(form));
+      if (words.length === 0) continue;
+      if (cue === "asks") {
+        opening.set(words[0]!, [...(opening.get(words[0]!) ?? []), words]);
+        continue;
+      }
+      const list = byFirst.get(words[0]!) ?? [];
+      list.push({ cue, words });
+      byFirst.set(words[0]!, list);
+    }
+  }
+  return (compiledCues = { byFirst, opening });
+}
+
+/**
+ * Speech-act cues of a question, as language-independent feature names: punctuation (`question-mark`,
+ * `exclaim`), laughter and emoticons (`laugh`), the first word (`start:<word>`), the mood
+ * (`mood:ask`, `mood:request`, `mood:statement`), and conjunctions that tell a first-person
+ * statement sharing news or a feeling (`narrate`, `share`) from a request for help, and a
+ * first-person question about what one may or gets at one's organisation (`entitle-org`). They
+ * carry no intent themselves: the model learns a weight for each.
+ *
+ * @example
+ * ```ts
+ * speechActs("finally fixed it today lol").includes("narrate"); // true
+ * ```
+ */
+export function speechActs(text: string): string[] {
+  const folded = foldText(text);
+  const words = splitWords(folded);
+  const found = new Set<string>();
+  const { byFirst, opening } = cues();
+  for (let i = 0; i < words.length; i++) {
+    const candidates = byFirst.get(words[i]!);
+    if (candidates) {
+      for (const { cue, words: phrase } of candidates) {
+        let ok = i + phrase.length <= words.length;
+        for (let j = 1; ok && j < phrase.length; j++) ok = words[i + j] === phrase[j];
+        if (ok) found.add(cue);
+      }
+    }
+    const word = words[i]!;
+    if (word.length >= 5 && word.endsWith("ed") && !word.endsWith("eed")) found.add("past");
+    if (FIRST_PERSON_PLURAL.has(word)) found.add("we");
+  }
+  if (ORG_HERE.test(folded)) found.add("org");
+  const acts: string[] = [];
+  const opener = opening.get(words[0] ?? "")?.some((phrase) => phrase.every((w, j) => words[j] === w)) ?? false;
+  const question = opener || /[?¿]/.test(folded);
+  if (/[?¿]/.test(folded)) acts.push("question-mark");
+
+  if (/[!¡]/.test(folded)) acts.push("exclaim");
+  const laugh = found.has("laugh") || EMOTICON.test(text.slice(0, MAX_MATCH_CHARACTERS));
+  if (laugh) acts.push("laugh");
+  if (words.length > 0) acts.push(`start:${words[0]!}`);
+  const request = found.has("request");
+  const mood = request ? "request" : question ? "ask" : "statement";
+  acts.push(`mood:${mood}`);
+  const me = found.has("me");
+  if (me) acts.push(`me-${mood}`);
+  for (const cue of ["today", "past", "feel", "org"]) if (found.has(cue)) acts.push(cue);
+  if (mood === "statement" && me && (found.has("today") || found.has("past"))) acts.push("narrate");
+  if (mood === "statement" && (laugh || found.has("feel") || /[!¡]/.test(folded))) acts.push("share");
+  if (question && found.has("entitle") && (me || found.has("we"))) {
+    acts.push("entitle");
+    if (found.has("org")) acts.push("entitle-org");
+  }
+  return acts;
 }
 
 function fnv1a(text: string): number {
@@ -63,6 +215,8 @@ export function lexicalFeatures(text: string, options: LexicalFeatureOptions = {
   }
   const conceptWeight = options.conceptWeight ?? 1;
   if (options.concepts && conceptWeight > 0) for (const concept of options.concepts) add(`k:${concept}`, conceptWeight);
+  const speechActWeight = options.speechActWeight ?? 1.5;
+  if (speechActWeight > 0) for (const act of speechActs(text)) add(`s:${act}`, speechActWeight);
   const indices = new Int32Array(counts.size);
   const values = new Float32Array(counts.size);
   let k = 0;
