@@ -53,7 +53,7 @@ const SPEECH_ACT_CUES: Record<string, string> = {
     "fui|tive|fiz|terminei",
   // sharing a feeling
   feel:
-    "feeling|i feel|i m so|im so|so happy|so proud|proud|excited|stoked|genius|yay|woohoo|hooray|awesome|amazing|" +
+    "feeling|i feel|i m so|im so|so happy|so proud|proud|excited|stoked|yay|woohoo|hooray|awesome|amazing|" +
     "me siento|estoy feliz|orgulloso|orgullosa|contento|contenta|genial|" +
     "je me sens|trop content|fier|fiere|heureux|heureuse|genial|" +
     "ich fuhle mich|stolz|freue mich|gluecklich|glucklich|super|" +
