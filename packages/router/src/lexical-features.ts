@@ -18,7 +18,7 @@ export interface LexicalFeatureOptions {
   concepts?: readonly string[];
   /** Weight of one concept relative to a word. @default 1 */
   conceptWeight?: number;
-  /** Weight of one speech-act cue (see {@link speechActs}) relative to a word; 0 turns them off. @default 1.5 */
+  /** Weight of one speech-act cue (mood, narration, sharing, entitlement, laughter: see the package README) relative to a word; 0 turns them off. @default 1.5 */
   speechActWeight?: number;
 }
 
