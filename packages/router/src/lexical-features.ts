@@ -131,7 +131,11 @@ function cues(): CompiledCues {
  */
 export function speechActs(text: string): string[] {
   const folded = foldText(text);
-  const words = splitWords(folded);
+  return speechActsOf(text, folded, splitWords(folded));
+}
+
+/** {@link speechActs} on a question already folded and split (the feature path has both). */
+function speechActsOf(text: string, folded: string, words: readonly string[]): string[] {
   const found = new Set<string>();
   const { byFirst, opening } = cues();
   for (let i = 0; i < words.length; i++) {
@@ -150,10 +154,11 @@ export function speechActs(text: string): string[] {
   if (ORG_HERE.test(folded)) found.add("org");
   const acts: string[] = [];
   const opener = opening.get(words[0] ?? "")?.some((phrase) => phrase.every((w, j) => words[j] === w)) ?? false;
-  const question = opener || /[?¿]/.test(folded);
-  if (/[?¿]/.test(folded)) acts.push("question-mark");
-
-  if (/[!¡]/.test(folded)) acts.push("exclaim");
+  const questionMark = /[?¿]/.test(folded);
+  const exclaim = /[!¡]/.test(folded);
+  const question = opener || questionMark;
+  if (questionMark) acts.push("question-mark");
+  if (exclaim) acts.push("exclaim");
   const laugh = found.has("laugh") || EMOTICON.test(text.slice(0, MAX_MATCH_CHARACTERS));
   if (laugh) acts.push("laugh");
   if (words.length > 0) acts.push(`start:${words[0]!}`);
@@ -164,7 +169,7 @@ export function speechActs(text: string): string[] {
   if (me) acts.push(`me-${mood}`);
   for (const cue of ["today", "past", "feel", "org"]) if (found.has(cue)) acts.push(cue);
   if (mood === "statement" && me && (found.has("today") || found.has("past"))) acts.push("narrate");
-  if (mood === "statement" && (laugh || found.has("feel") || /[!¡]/.test(folded))) acts.push("share");
+  if (mood === "statement" && (laugh || found.has("feel") || exclaim)) acts.push("share");
   if (question && found.has("entitle") && (me || found.has("we"))) {
     acts.push("entitle");
     if (found.has("org")) acts.push("entitle-org");
@@ -201,7 +206,8 @@ export function lexicalFeatures(text: string, options: LexicalFeatureOptions = {
     const index = fnv1a(feature) % buckets;
     counts.set(index, (counts.get(index) ?? 0) + weight);
   };
-  const words = splitWords(foldText(text));
+  const folded = foldText(text);
+  const words = splitWords(folded);
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     add(`w:${word}`, 1);
@@ -216,7 +222,7 @@ export function lexicalFeatures(text: string, options: LexicalFeatureOptions = {
   const conceptWeight = options.conceptWeight ?? 1;
   if (options.concepts && conceptWeight > 0) for (const concept of options.concepts) add(`k:${concept}`, conceptWeight);
   const speechActWeight = options.speechActWeight ?? 1.5;
-  if (speechActWeight > 0) for (const act of speechActs(text)) add(`s:${act}`, speechActWeight);
+  if (speechActWeight > 0) for (const act of speechActsOf(text, folded, words)) add(`s:${act}`, speechActWeight);
   const indices = new Int32Array(counts.size);
   const values = new Float32Array(counts.size);
   let k = 0;
