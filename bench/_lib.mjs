@@ -2,6 +2,7 @@
 import { cpus, totalmem, platform, release } from "node:os";
 import { writeFileSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { percentile as nearestRank } from "../packages/contracts/dist/index.js";
 
 /** The machine the numbers were measured on. */
 export function describeMachine() {
@@ -15,12 +16,9 @@ export function describeMachine() {
   };
 }
 
-/** Percentile (0..100) of an array of numbers (nearest-rank on a sorted copy). */
+/** Percentile (0..100) of an array of numbers: @afw/contracts' nearest rank, NaN for none. */
 export function percentile(values, p) {
-  if (values.length === 0) return NaN;
-  const sorted = Float64Array.from(values).sort();
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank];
+  return nearestRank(values, p) ?? NaN;
 }
 
 /** Summary statistics of latencies in ms. */

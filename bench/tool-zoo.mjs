@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import { report, round } from "./_lib.mjs";
+import { percentile, report, round } from "./_lib.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { createToolIndex, loadToolCatalogFile, buildToolDocument, createTextAnalyzer, openEmbeddingCache } = await import(join(root, "packages/tool-zoo/dist/index.js"));
@@ -72,10 +72,6 @@ function perturbedCatalog(size) {
     }
   }
   return out;
-}
-
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 async function timeSearches(index, rounds, embedQueries, salt = "") {

@@ -18,7 +18,7 @@ import { demoFlows, startFlowiseServer, startLangflowServer } from "@afw/backend
 
 const CHROMIUM = process.env["AFW_CHROMIUM_PATH"] ?? "/usr/bin/chromium";
 const OUTPUT = fileURLToPath(new URL("../test-output/", import.meta.url));
-if (!existsSync(CHROMIUM)) console.warn(`[@afw/gateway] dashboard browser test skipped: ${CHROMIUM} not found (apt-get install chromium).`);
+if (!existsSync(CHROMIUM)) console.warn(`[@afw/gateway] dashboard browser test skipped: ${CHROMIUM} not found. Install Debian's chromium (apt-get install chromium) or set AFW_CHROMIUM_PATH.`);
 
 describe.skipIf(!existsSync(CHROMIUM))("gateway dashboard in Chromium", () => {
   let flowise: Awaited<ReturnType<typeof startFlowiseServer>>;

@@ -2,16 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { UniversalFlowSchema } from "@afw/contracts";
 import { createHashingEmbedder } from "@afw/embeddings";
-import {
-  ANALYTICS_TOOLS,
-  AnalyticsDashboardInputSchema,
-  ExportMetricsInputSchema,
-  RecordFeedbackInputSchema,
-  SyncFlowRegistryInputSchema,
-  createAnalyticsService,
-  createLearnedRoutingPrior,
-  parseCsv,
-} from "./index.js";
+import { ANALYTICS_TOOLS, RecordFeedbackInputSchema, createAnalyticsService, createLearnedRoutingPrior, parseCsv } from "./index.js";
+import { AnalyticsDashboardInputSchema, ExportMetricsInputSchema, SyncFlowRegistryInputSchema } from "./tool-schemas.js";
 import { runScenario } from "../test/scenario.js";
 
 describe("analytics service (the MCP tools)", () => {

@@ -1,4 +1,4 @@
-import type { Intent } from "@afw/contracts";
+import { percentile, type Intent } from "@afw/contracts";
 import {
   accumulateFlows,
   compareExperiments,
@@ -14,7 +14,6 @@ import {
 import { flowsTouched } from "./query-records.js";
 import {
   increment,
-  percentile,
   rankCounts,
   ratio,
   round,
@@ -224,8 +223,8 @@ export function analyzeFlow(options: AnalyzeFlowOptions): FlowAnalysis {
   const peerP95s = [...all.values()]
     .filter((a) => a.flowId !== flowId && a.latencies.length >= t.minSamples)
     .map((a) => percentile(a.latencies, 95))
-    .filter((v): v is number => v !== null);
-  const peerP95Ms = percentile(peerP95s, 50);
+    .filter((v): v is number => v !== undefined);
+  const peerP95Ms = percentile(peerP95s, 50) ?? null;
 
   const analysis: FlowAnalysis = {
     flowId,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { analyticsDashboard, percentile } from "./index.js";
+import { percentile } from "@afw/contracts";
+import { analyticsDashboard } from "./index.js";
 import { runScenario, T0 } from "../test/scenario.js";
 
 describe("analyticsDashboard on the synthetic scenario", () => {

@@ -3,7 +3,8 @@ import { accumulateFlows, emptyFlowAccumulator, prepareData, reportRange, type A
 import { toCsv, type CsvOptions } from "./csv.js";
 import type { FeedbackRecord } from "./feedback.js";
 import { backendOfFlowId, type QueryRecord } from "./query-records.js";
-import { percentile, ratio, round, summarizeFeedback } from "./statistics.js";
+import { percentile } from "@afw/contracts";
+import { ratio, round, summarizeFeedback } from "./statistics.js";
 
 /** Zod schema of {@link MetricsGroupBy}. */
 export const MetricsGroupBySchema = z.enum(["backend", "flow", "intent"]);
@@ -131,10 +132,10 @@ function rowOf(group: string, a: FlowAccumulator, answered: number, failed: numb
     attempts: a.attempts,
     attempt_failures: a.failures,
     attempt_success_rate: round(ratio(a.successes, a.successes + a.failures)),
-    attempt_p50_ms: percentile(a.latencies, 50),
-    attempt_p95_ms: percentile(a.latencies, 95),
-    query_p50_ms: percentile(queryDurations, 50),
-    query_p95_ms: percentile(queryDurations, 95),
+    attempt_p50_ms: percentile(a.latencies, 50) ?? null,
+    attempt_p95_ms: percentile(a.latencies, 95) ?? null,
+    query_p50_ms: percentile(queryDurations, 50) ?? null,
+    query_p95_ms: percentile(queryDurations, 95) ?? null,
     fallbacks_from: a.fallbacksFrom,
     fallbacks_to: a.fallbacksTo,
     feedback_count: summary.count,

@@ -6,70 +6,17 @@
  *
  * @packageDocumentation
  */
-export {
-  AbAssignedEventSchema,
-  AuditEventSchema,
-  eventTimeMs,
-  type AbAssignedEvent,
-  type AuditEvent,
-  type AuditEventType,
-  type AuditEventOf,
-} from "./audit-event.js";
-export {
-  TIME_RANGE_PRESETS,
-  TimeRangePresetSchema,
-  resolveTimeRange,
-  timeRangeOfInput,
-  toEpochMs,
-  formatTimeRange,
-  type TimeRangePreset,
-  type TimeRange,
-  type TimeInput,
-  type ResolvedTimeRange,
-} from "./time-range.js";
-export {
-  AUDIT_QUERY_DEFAULT_LIMIT,
-  AUDIT_QUERY_MAX_LIMIT,
-  TRACE_LOOKBACK_MS,
-  TRACE_SPAN_MS,
-  type AuditLog,
-  type AuditQuery,
-  type AuditLogStats,
-} from "./audit-log.js";
+export { type AbAssignedEvent, type AuditEvent, type AuditEventType } from "./audit-event.js";
+export { type TimeRangePreset, type TimeRange, type TimeInput } from "./time-range.js";
+export { type AuditLog, type AuditQuery, type AuditLogStats } from "./audit-log.js";
 export { createMemoryAuditLog, type MemoryAuditLogOptions } from "./memory-audit-log.js";
 export { createRedisAuditLog, type RedisAuditLogOptions } from "./redis-audit-log.js";
-export { DEFAULT_KEY_PREFIX, type RedisClient, type RedisStoreConnectionOptions } from "./redis-support.js";
-export {
-  FeedbackScaleSchema,
-  FeedbackRecordSchema,
-  normalizeRating,
-  createMemoryFeedbackStore,
-  type FeedbackScale,
-  type FeedbackRecord,
-  type FeedbackQuery,
-  type FeedbackStore,
-  type MemoryFeedbackStoreOptions,
-} from "./feedback.js";
+export { type RedisClient, type RedisStoreConnectionOptions } from "./redis-support.js";
+export { normalizeRating, createMemoryFeedbackStore, type FeedbackScale, type FeedbackRecord, type FeedbackQuery, type FeedbackStore, type MemoryFeedbackStoreOptions } from "./feedback.js";
 export { createRedisFeedbackStore, type RedisFeedbackStoreOptions } from "./redis-feedback-store.js";
 export { recordFeedback, type RecordFeedbackDependencies, type RecordFeedbackResult, type TurnResolver } from "./record-feedback.js";
-export {
-  buildQueryRecords,
-  flowsTouched,
-  backendOfFlowId,
-  type QueryRecord,
-  type AttemptRecord,
-  type FallbackRecord,
-  type CandidateRecord,
-} from "./query-records.js";
-export {
-  percentile,
-  mean,
-  ratio,
-  summarizeLatency,
-  summarizeFeedback,
-  type LatencySummary,
-  type FeedbackSummary,
-} from "./statistics.js";
+export { buildQueryRecords, type QueryRecord, type AttemptRecord, type FallbackRecord, type CandidateRecord } from "./query-records.js";
+export { mean, ratio, type LatencySummary, type FeedbackSummary } from "./statistics.js";
 export {
   type AnalyticsData,
   type ReportRange,
@@ -98,29 +45,9 @@ export {
   type LowConfidenceQuestion,
   type PatternProposal,
 } from "./pattern-analysis.js";
-export { keywordTokens, distinctiveKeywords } from "./keywords.js";
-export {
-  METRICS_COLUMNS,
-  MetricsFormatSchema,
-  MetricsGroupBySchema,
-  exportMetrics,
-  type ExportMetricsOptions,
-  type MetricsExport,
-  type MetricsFormat,
-  type MetricsGroupBy,
-  type MetricsRow,
-} from "./export-metrics.js";
+export { METRICS_COLUMNS, exportMetrics, type ExportMetricsOptions, type MetricsExport, type MetricsFormat, type MetricsGroupBy, type MetricsRow } from "./export-metrics.js";
 export { toCsv, parseCsv, type CsvValue, type CsvOptions } from "./csv.js";
-export {
-  syncFlowRegistry,
-  inferIntentsFromText,
-  type SyncFlowRegistryOptions,
-  type SyncFlowRegistryResult,
-  type FlowRegistryChange,
-  type RegistryFieldChange,
-  type RegistryFlowEntry,
-  type ConfiguredBackendFlows,
-} from "./sync-flow-registry.js";
+export { syncFlowRegistry, type SyncFlowRegistryOptions, type SyncFlowRegistryResult, type FlowRegistryChange, type RegistryFieldChange, type RegistryFlowEntry, type ConfiguredBackendFlows } from "./sync-flow-registry.js";
 export {
   createLearnedRoutingPrior,
   applyLearnedAdjustment,
@@ -131,17 +58,7 @@ export {
   type RoutingAdjustment,
   type LearnedPriorSnapshotEntry,
 } from "./learned-prior.js";
-export {
-  createMemoryPriorStore,
-  createRedisPriorStore,
-  emptyPriorStats,
-  decayPriorStats,
-  mergePriorStats,
-  type LearnedPriorStore,
-  type PriorStats,
-  type PriorEntry,
-  type RedisPriorStoreOptions,
-} from "./prior-store.js";
+export { createMemoryPriorStore, createRedisPriorStore, type LearnedPriorStore, type PriorStats, type PriorEntry, type RedisPriorStoreOptions } from "./prior-store.js";
 export {
   AbExperimentSchema,
   createAbAssignment,
@@ -152,29 +69,7 @@ export {
   type AbRequest,
   type AbDecision,
 } from "./ab-assignment.js";
-export {
-  AnalyticsDashboardInputShape,
-  AnalyticsDashboardInputSchema,
-  AnalyzeFlowInputShape,
-  AnalyzeFlowInputSchema,
-  PatternAnalysisInputShape,
-  PatternAnalysisInputSchema,
-  ExportMetricsInputShape,
-  ExportMetricsInputSchema,
-  SyncFlowRegistryInputShape,
-  SyncFlowRegistryInputSchema,
-  RecordFeedbackInputShape,
-  RecordFeedbackInputSchema,
-  ANALYTICS_TOOLS,
-  type AnalyticsDashboardInput,
-  type AnalyzeFlowInput,
-  type PatternAnalysisInput,
-  type ExportMetricsInput,
-  type SyncFlowRegistryInput,
-  type RecordFeedbackInput,
-  type AnalyticsToolDefinition,
-  type AnalyticsToolName,
-} from "./tool-schemas.js";
+export { RecordFeedbackInputSchema, ANALYTICS_TOOLS, type AnalyticsToolName } from "./tool-schemas.js";
 export {
   createAnalyticsService,
   type AnalyticsService,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createHashingEmbedder } from "@afw/embeddings";
-import { patternAnalysis, keywordTokens, distinctiveKeywords } from "./index.js";
+import { patternAnalysis } from "./index.js";
+import { keywordTokens, distinctiveKeywords } from "./keywords.js";
 import { createTrafficGenerator, type SyntheticQuery } from "./test.js";
 
 const PASSWORD = [

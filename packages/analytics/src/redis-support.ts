@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { Redis, type Cluster } from "ioredis";
-import { AfwError } from "@afw/contracts";
+import { AfwError, redactSecrets } from "@afw/contracts";
 
 /** An ioredis client: standalone/Sentinel `Redis` or `Cluster`. */
 export type RedisClient = Redis | Cluster;
@@ -33,10 +33,6 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string }
 
 const noop = () => {};
 
-/** Removes credentials from a message (`redis://user:password@host` and `AUTH` arguments). @internal */
-export function redactRedisMessage(message: string): string {
-  return message.replace(/(rediss?:\/\/)[^@/\s]*@/gi, "$1***@").replace(/(AUTH\s+)\S+(\s+\S+)?/gi, "$1***");
-}
 
 /**
  * One ioredis client and the rule that keeps Redis trouble away from callers: every operation is
@@ -117,7 +113,7 @@ export class BoundedRedis {
       ]);
       return { ok: true, value };
     } catch (error) {
-      return { ok: false, message: redactRedisMessage(error instanceof Error ? error.message : String(error)) };
+      return { ok: false, message: redactSecrets(error instanceof Error ? error.message : String(error)) };
     } finally {
       clearTimeout(timer);
     }

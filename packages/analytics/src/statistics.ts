@@ -1,20 +1,4 @@
-/**
- * The `p`-th percentile of `values` by the nearest-rank method: the smallest value such that at
- * least `p`% of the values are less than or equal to it (`sorted[ceil(p/100 * n) - 1]`). Exact on
- * the data, no interpolation; `null` for no values.
- *
- * @example
- * ```ts
- * percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 50) // 5
- * percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 95) // 10
- * ```
- */
-export function percentile(values: readonly number[], p: number): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1]!;
-}
+import { percentile } from "@afw/contracts";
 
 /** The arithmetic mean, or `null` for no values. */
 export function mean(values: readonly number[]): number | null {
@@ -49,7 +33,7 @@ export interface LatencySummary {
 
 /** Summarises durations (nearest-rank percentiles). */
 export function summarizeLatency(values: readonly number[]): LatencySummary {
-  return { count: values.length, p50Ms: percentile(values, 50), p95Ms: percentile(values, 95), meanMs: round(mean(values), 3) };
+  return { count: values.length, p50Ms: percentile(values, 50) ?? null, p95Ms: percentile(values, 95) ?? null, meanMs: round(mean(values), 3) };
 }
 
 /** Summary of feedback scores (-1..1). */

@@ -89,3 +89,30 @@ export function placeParameter(target: ParameterTarget, value: unknown, into: Re
 export function historyTranscript(history: readonly ChatMessage[]): string {
   return history.map((message) => `${message.role === "user" ? "User" : message.role === "assistant" ? "Assistant" : "System"}: ${message.content}`).join("\n");
 }
+
+/** Codes of real calls that say the backend itself is failing (not the flow, the input or the caller). */
+const BACKEND_FAILURE_CODES = new Set(["BACKEND_TIMEOUT", "BACKEND_UNAVAILABLE"]);
+
+/**
+ * Passive health: the outcomes of the last `size` real calls (predictions), each kept `maxAgeMs`.
+ * `failing()` answers when all of them failed on the backend's side (e.g. a dead LLM behind a
+ * platform that still answers ping); old outcomes expire, so an idle backend recovers.
+ */
+export function createCallOutcomes(size = 5, maxAgeMs = 60_000) {
+  const recent: Array<{ failed: boolean; at: number; code: string | undefined }> = [];
+  return {
+    /** Records a finished call: `error` undefined for a success. Ignores non-backend failures. */
+    record(error?: unknown): void {
+      const code = BackendError.isInstance(error) ? error.code : undefined;
+      if (error !== undefined && (code === undefined || !BACKEND_FAILURE_CODES.has(code))) return;
+      recent.push({ failed: error !== undefined, at: Date.now(), code });
+      if (recent.length > size) recent.shift();
+    },
+    /** The failing streak, when each of the last `size` calls (all recent) failed. */
+    failing(): { count: number; code: string } | undefined {
+      const now = Date.now();
+      if (recent.length < size || recent.some((outcome) => !outcome.failed || now - outcome.at > maxAgeMs)) return undefined;
+      return { count: recent.length, code: recent.at(-1)?.code ?? "BACKEND_UNAVAILABLE" };
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorFromStatus, errorFromStreamEvent, errorMessageFromBody, redactSecrets } from "./error-mapping.js";
+import { cleanMessage, errorFromStatus, errorFromStreamEvent, errorMessageFromBody } from "./error-mapping.js";
 
 const context = { backendId: "b", kind: "flowise", operation: "execute", flowId: "f", secrets: ["sk-super-secret-key"] };
 
@@ -62,7 +62,22 @@ describe("errorFromStatus", () => {
   it("redacts secrets echoed by the backend", () => {
     const error = errorFromStatus(500, JSON.stringify({ message: "bad key sk-super-secret-key" }), null, context);
     expect(error.message).not.toContain("sk-super-secret-key");
-    expect(error.message).toContain("[redacted]");
+    expect(error.message).toContain("[REDACTED]");
+  });
+
+  it("redacts the key quoted base64-encoded, as base64 of `Bearer <key>`, base64url and URL-encoded", () => {
+    const key = "sk-super-secret-key";
+    for (const form of [
+      Buffer.from(key).toString("base64"),
+      Buffer.from(`Bearer ${key}`).toString("base64"),
+      Buffer.from(`user:${key}`).toString("base64url"),
+      encodeURIComponent(`${key}/+`),
+    ]) {
+      const error = errorFromStatus(401, JSON.stringify({ message: `rejected credentials ${form}` }), null, context);
+      expect(error.message).toContain("[REDACTED]");
+      expect(error.message).not.toContain(Buffer.from(key).toString("base64").slice(2, 20));
+      expect(error.message).not.toContain(Buffer.from(key).toString("base64url").slice(2, 20));
+    }
   });
 });
 
@@ -75,11 +90,11 @@ describe("errorFromStreamEvent", () => {
   });
 });
 
-describe("redactSecrets", () => {
+describe("cleanMessage", () => {
   it("removes configured secrets, bearer tokens and key-looking values, and bounds length", () => {
-    expect(redactSecrets("Authorization: Bearer abcdefghijkl", [])).toBe("Authorization: Bearer [redacted]");
-    expect(redactSecrets('{"x-api-key": "lf-1234567890"}', [])).not.toContain("lf-1234567890");
-    expect(redactSecrets("key sk-abcdefghijklmnop", [])).toBe("key [redacted]");
-    expect(redactSecrets("x".repeat(1000)).length).toBeLessThanOrEqual(300);
+    expect(cleanMessage("Authorization: Bearer abcdefghijkl", [])).toBe("Authorization: Bearer [REDACTED]");
+    expect(cleanMessage('{"x-api-key": "lf-1234567890"}', [])).not.toContain("lf-1234567890");
+    expect(cleanMessage("key sk-abcdefghijklmnop", [])).toBe("key [REDACTED]");
+    expect(cleanMessage("x".repeat(1000)).length).toBeLessThanOrEqual(300);
   });
 });

@@ -1,4 +1,4 @@
-import { BackendError, type ErrorCode } from "@afw/contracts";
+import { BackendError, redactSecrets, type ErrorCode } from "@afw/contracts";
 import { findConnectRefusal, type ConnectRefusedError } from "./connect-policy.js";
 import { parseJsonBounded } from "./json-limits.js";
 
@@ -19,25 +19,11 @@ export interface ErrorContext {
 const MAX_MESSAGE_LENGTH = 300;
 
 /**
- * Removes secrets (and anything that looks like a bearer token or API key) from a message taken
- * from a backend, and cuts it to a readable length.
- *
- * @example
- * ```ts
- * redactSecrets("bad key sk-abc", ["sk-abc"]) // "bad key [redacted]"
- * ```
+ * A message taken from a backend made safe to show: secrets redacted in every encoding (see
+ * `redactSecrets` of `@afw/contracts`), whitespace collapsed, cut to a readable length.
  */
-export function redactSecrets(message: string, secrets: readonly string[] = []): string {
-  let text = message;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) text = text.split(secret).join("[redacted]");
-  }
-  text = text
-    .replace(/(bearer\s+)[A-Za-z0-9._~+/=-]{6,}/gi, "$1[redacted]")
-    .replace(/((?:x-api-key|api[_-]?key|apikey|token)["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{6,}/gi, "$1[redacted]")
-    .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, "[redacted]")
-    .replace(/\s+/g, " ")
-    .trim();
+export function cleanMessage(message: string, secrets: readonly string[] = []): string {
+  const text = redactSecrets(message, secrets).replace(/\s+/g, " ").trim();
   return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
 }
 
@@ -153,7 +139,7 @@ function parseRetryAfter(value: string | null): number | undefined {
  */
 export function errorFromStatus(statusCode: number, body: string, retryAfter: string | null, context: ErrorContext): BackendError {
   const rawMessage = errorMessageFromBody(body);
-  const platformMessage = rawMessage ? redactSecrets(rawMessage, context.secrets) : undefined;
+  const platformMessage = rawMessage ? cleanMessage(rawMessage, context.secrets) : undefined;
   let code: ErrorCode;
   let isRetryable: boolean;
   if (statusCode === 401 || statusCode === 403 || (statusCode >= 500 && rawMessage !== undefined && UNAUTHORIZED_PATTERN.test(rawMessage))) {
@@ -199,7 +185,7 @@ export function errorFromStatus(statusCode: number, body: string, retryAfter: st
  * reports auth failures this way too (`…buildChatflow - Unauthorized`).
  */
 export function errorFromStreamEvent(message: string, context: ErrorContext): BackendError {
-  const safe = redactSecrets(message, context.secrets);
+  const safe = cleanMessage(message, context.secrets);
   const isAuth = UNAUTHORIZED_PATTERN.test(message);
   const isNotFound = /\bnot found\b/i.test(message) && /flow/i.test(message);
   const code: ErrorCode = isAuth ? "BACKEND_AUTH_FAILED" : isNotFound ? "FLOW_NOT_FOUND" : "BACKEND_UNAVAILABLE";
@@ -269,7 +255,7 @@ export function errorFromException(error: unknown, abortReason: AbortReason, tim
     });
   }
   const code = networkCode(error);
-  const reason = code ?? (error instanceof Error ? redactSecrets(error.message, context.secrets) : "network error");
+  const reason = code ?? (error instanceof Error ? cleanMessage(error.message, context.secrets) : "network error");
   return new BackendError("BACKEND_UNAVAILABLE", `${context.kind} backend '${context.backendId}': ${what} failed: ${reason}`, {
     ...base,
     isRetryable: true,
@@ -280,7 +266,7 @@ export function errorFromException(error: unknown, abortReason: AbortReason, tim
 /** A `BACKEND_BAD_RESPONSE` error: the reply could not be parsed or did not fit the expected shape. */
 export function badResponse(reason: string, context: ErrorContext, statusCode?: number, cause?: unknown, isRetryable = true): BackendError {
   const what = context.flowId !== undefined ? `${context.operation} of flow ${context.flowId}` : context.operation;
-  return new BackendError("BACKEND_BAD_RESPONSE", `${context.kind} backend '${context.backendId}': ${what} returned a bad reply: ${redactSecrets(reason, context.secrets)}`, {
+  return new BackendError("BACKEND_BAD_RESPONSE", `${context.kind} backend '${context.backendId}': ${what} returned a bad reply: ${cleanMessage(reason, context.secrets)}`, {
     statusCode,
     isRetryable,
     backendId: context.backendId,
@@ -303,7 +289,7 @@ export function badResponse(reason: string, context: ErrorContext, statusCode?: 
  */
 export function errorFromRefusedConnection(refusal: ConnectRefusedError, context: ErrorContext): BackendError {
   const what = context.flowId !== undefined ? `${context.operation} of flow ${context.flowId}` : context.operation;
-  const reason = redactSecrets(refusal.reason, context.secrets);
+  const reason = cleanMessage(refusal.reason, context.secrets);
   return new BackendError(
     "FORBIDDEN",
     `${context.kind} backend '${context.backendId}': ${what} refused: connecting to ${refusal.host} (${refusal.address}) is not allowed by the connection policy: ${reason}`,

@@ -11,6 +11,7 @@ import {
 } from "@afw/contracts";
 import {
   callTimeoutMs,
+  createCallOutcomes,
   downHealth,
   elapsedMs,
   healthResult,
@@ -28,6 +29,7 @@ import {
   FlowiseStreamFrameSchema,
   FlowiseStreamingCheckSchema,
   FlowiseVersionSchema,
+  createFlowiseFrameReader,
   parseFollowUpPrompts,
   type FlowiseChatflow,
   type FlowisePrediction,
@@ -35,7 +37,6 @@ import {
 import { HttpClient, iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
 import { asRecord, findUsage, nonEmptyString, toSourceDocuments } from "./reply-utils.js";
 import { BaseBackendSettingsSchema, normalizeBaseURL, type ParameterMapping } from "./settings.js";
-import { SseParser } from "./sse-parser.js";
 import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
 import { parseJsonBounded } from "./json-limits.js";
 
@@ -91,6 +92,8 @@ const FLOWISE_DEFAULT_MAPPING: ParameterMapping = {
 const MAX_PAGES = 1000;
 const MAX_FLOW_DATA_CHARS = 5_000_000;
 const HEALTH_BODY_BYTES = 64 * 1024;
+/** Default wait for a stream's first byte (`timeouts.streamFirstByteTimeoutMs`). */
+const DEFAULT_FIRST_BYTE_MS = 10_000;
 
 function nodeHints(flowData: string | null | undefined): string[] {
   if (!flowData || flowData.length > MAX_FLOW_DATA_CHARS) return [];
@@ -136,7 +139,9 @@ function toDiscovered(chatflow: FlowiseChatflow): DiscoveredFlow {
 /**
  * Creates a Flowise (3.x) adapter implementing {@link FlowBackendV1}.
  *
- * - health: `GET /api/v1/ping` (`pong`), version from `GET /api/v1/version`;
+ * - health: `GET /api/v1/ping` (`pong`), version from `GET /api/v1/version`, and the API key
+ *   checked on `GET /api/v1/chatflows` (ping ignores keys): a refused key is `down` with
+ *   `BACKEND_AUTH_FAILED`;
  * - discovery: `GET /api/v1/chatflows` (array or paginated `{data,total}`), Bearer auth;
  * - execute: `POST /api/v1/prediction/{id}` with `overrideConfig.sessionId`, `history`, mapped
  *   parameters and uploads;
@@ -170,6 +175,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     secrets: apiKey ? [apiKey] : [],
   });
   const streamingCache = new Map<string, { value: boolean; expiresAt: number }>();
+  const outcomes = createCallOutcomes();
   let version: string | undefined;
   const idleTimeoutMs = config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs;
 
@@ -216,6 +222,17 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   }
 
   async function execute(request: FlowExecutionRequest, signal?: AbortSignal): Promise<FlowExecutionResult> {
+    try {
+      const result = await predict(request, signal);
+      outcomes.record();
+      return result;
+    } catch (error) {
+      outcomes.record(error);
+      throw error;
+    }
+  }
+
+  async function predict(request: FlowExecutionRequest, signal?: AbortSignal): Promise<FlowExecutionResult> {
     const parsed = parseExecutionRequest(request);
     const started = performance.now();
     const { data } = await http.requestJson(
@@ -230,18 +247,26 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       },
       FlowisePredictionSchema,
       config.limits.maxResponseBytes,
-    );
+    ).catch((error: unknown) => {
+      forgetOnNotFound(error, parsed.flowId);
+      throw error;
+    });
     return toResult(data, parsed, started, http.context("execute", parsed.flowId));
   }
 
-  async function isStreaming(flowId: string, signal?: AbortSignal): Promise<boolean> {
+  /** Forgets what is cached about a flow once the backend said it does not exist. */
+  function forgetOnNotFound(error: unknown, flowId: string): void {
+    if (BackendError.isInstance(error) && error.code === "FLOW_NOT_FOUND") streamingCache.delete(flowId);
+  }
+
+  async function isStreaming(flowId: string, signal?: AbortSignal, timeoutMs = config.timeouts.requestTimeoutMs): Promise<boolean> {
     const cached = streamingCache.get(flowId);
     if (cached && cached.expiresAt > Date.now()) return cached.value;
     const { data } = await http.requestJson(
       {
         method: "GET",
         path: `/api/v1/chatflows-streaming/${encodeURIComponent(flowId)}`,
-        timeoutMs: config.timeouts.requestTimeoutMs,
+        timeoutMs,
         signal,
         operation: "streaming check",
         flowId,
@@ -253,9 +278,30 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     return data.isStreaming;
   }
 
-  async function* readSse(open: OpenResponse, request: FlowExecutionRequest, started: number): AsyncGenerator<FlowStreamChunk> {
+  /**
+   * A stream that stayed silent: Flowise never answers a streaming prediction of a deleted
+   * chatflow. Asks the (uncached) streaming check whether the flow still exists.
+   */
+  async function diagnoseSilence(error: unknown, flowId: string, firstByteMs: number, signal: AbortSignal | undefined): Promise<unknown> {
+    forgetOnNotFound(error, flowId);
+    if (!BackendError.isInstance(error) || error.code !== "BACKEND_TIMEOUT") return error;
+    streamingCache.delete(flowId);
+    try {
+      await isStreaming(flowId, signal, Math.min(config.timeouts.healthTimeoutMs, firstByteMs));
+    } catch (probe) {
+      if (BackendError.isInstance(probe) && probe.code === "FLOW_NOT_FOUND") return probe;
+    }
+    return new BackendError("BACKEND_TIMEOUT", `flowise backend '${config.id}': stream of flow ${flowId} sent no byte within ${firstByteMs} ms`, {
+      isRetryable: true,
+      backendId: config.id,
+      flowId,
+      details: { operation: "stream", firstByteTimeoutMs: firstByteMs },
+    });
+  }
+
+  async function* readSse(chunks: AsyncIterable<Uint8Array>, open: OpenResponse, request: FlowExecutionRequest, started: number): AsyncGenerator<FlowStreamChunk> {
     const context = open.context;
-    const parser = new SseParser();
+    const reader = createFlowiseFrameReader();
     const tokens: string[] = [];
     let sources: FlowExecutionResult["sources"] = [];
     const metadata: Record<string, unknown> = {};
@@ -301,17 +347,16 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       }
     };
 
-    for await (const chunk of iterateBody(open, idleTimeoutMs, config.limits.maxResponseBytes)) {
-      for (const sse of parser.push(chunk)) {
-        yield* handle(sse.data);
+    for await (const chunk of chunks) {
+      for (const data of reader.push(chunk)) {
+        yield* handle(data);
         if (ended) break;
       }
       if (ended) break;
     }
     if (!ended) {
-      const rest = parser.finish();
-      for (const sse of rest.events) {
-        yield* handle(sse.data);
+      for (const data of reader.finish()) {
+        yield* handle(data);
         if (ended) break;
       }
     }
@@ -341,6 +386,18 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   }
 
   async function* stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncGenerator<FlowStreamChunk> {
+    try {
+      for await (const chunk of streamPrediction(request, signal)) {
+        if (chunk.type === "end") outcomes.record();
+        yield chunk;
+      }
+    } catch (error) {
+      outcomes.record(error);
+      throw error;
+    }
+  }
+
+  async function* streamPrediction(request: FlowExecutionRequest, signal?: AbortSignal): AsyncGenerator<FlowStreamChunk> {
     const parsed = parseExecutionRequest(request);
     const started = performance.now();
     let streams: boolean | undefined;
@@ -351,33 +408,79 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       streams = undefined; // unknown: ask for a stream and look at the Content-Type
     }
     if (streams === false) {
-      yield { type: "end", result: await execute(parsed, signal) };
+      yield { type: "end", result: await predict(parsed, signal) };
       return;
     }
-    const open = await http.open({
-      method: "POST",
-      path: `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`,
-      json: predictionBody(parsed, true),
-      headers: { accept: "text/event-stream, application/json" },
-      timeoutMs: callTimeoutMs(parsed.timeoutMs, config.timeouts.requestTimeoutMs),
-      signal,
-      operation: "stream",
-      flowId: parsed.flowId,
-    });
-    if (!open.response.ok) await http.throwForStatus(open);
-    const contentType = open.response.headers.get("content-type") ?? "";
-    if (!contentType.includes("text/event-stream")) {
-      const text = await http.readText(open, config.limits.maxResponseBytes);
-      const reply = parseJsonWith(FlowisePredictionSchema, text, open.context, open.response.status);
-      yield { type: "end", result: toResult(reply, parsed, started, open.context) };
-      return;
+    const budgetMs = callTimeoutMs(parsed.timeoutMs, config.timeouts.requestTimeoutMs);
+    const firstByteMs = Math.min(config.timeouts.streamFirstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_MS, budgetMs);
+    let open: OpenResponse;
+    let body: AsyncGenerator<Uint8Array, void, undefined>;
+    let first: IteratorResult<Uint8Array, void>;
+    try {
+      open = await http.open({
+        method: "POST",
+        path: `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`,
+        json: predictionBody(parsed, true),
+        headers: { accept: "text/event-stream, application/json" },
+        // A flow known to stream answers its headers at once; an unknown one may answer JSON at the end.
+        timeoutMs: streams === true ? firstByteMs : budgetMs,
+        signal,
+        operation: "stream",
+        flowId: parsed.flowId,
+      });
+      if (!open.response.ok) await http.throwForStatus(open);
+      const contentType = open.response.headers.get("content-type") ?? "";
+      if (!contentType.includes("text/event-stream")) {
+        const text = await http.readText(open, config.limits.maxResponseBytes);
+        const reply = parseJsonWith(FlowisePredictionSchema, text, open.context, open.response.status);
+        yield { type: "end", result: toResult(reply, parsed, started, open.context) };
+        return;
+      }
+      body = iterateBody(open, idleTimeoutMs, config.limits.maxResponseBytes, firstByteMs);
+      first = await body.next();
+    } catch (error) {
+      throw await diagnoseSilence(error, parsed.flowId, firstByteMs, signal);
     }
-    yield { type: "start" };
-    yield* readSse(open, parsed, started);
+    const firstChunk = first;
+    const rest = body;
+    const chunks = (async function* () {
+      if (firstChunk.done) return;
+      yield firstChunk.value;
+      yield* rest;
+    })();
+    try {
+      yield { type: "start" };
+      yield* readSse(chunks, open, parsed, started);
+    } finally {
+      await body.return(undefined);
+    }
+  }
+
+  /**
+   * `/api/v1/ping` ignores keys: checks the key with the cheapest authenticated call (one listing
+   * entry, body discarded). Skipped without a key under `discovery: "configured-only"` (public predictions only).
+   * Resolves with the health of a refused key, undefined otherwise (other failures show elsewhere).
+   */
+  async function checkAuth(signal: AbortSignal | undefined): Promise<{ message: string } | undefined> {
+    if (!apiKey && config.discovery !== "auto") return undefined;
+    try {
+      const open = await http.open({ method: "GET", path: "/api/v1/chatflows", query: { page: 1, limit: 1 }, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "auth check" });
+      if (!open.response.ok) await http.throwForStatus(open);
+      open.scope.abort();
+      return undefined;
+    } catch (error) {
+      if (!BackendError.isInstance(error) || error.code !== "BACKEND_AUTH_FAILED") return undefined;
+      return {
+        message: apiKey
+          ? `flowise backend '${config.id}' answers ping, but its API key was refused by GET /api/v1/chatflows: check apiKey / FLOWISE_API_KEY`
+          : `flowise backend '${config.id}' answers ping, but requires an API key for GET /api/v1/chatflows: set apiKey / FLOWISE_API_KEY`,
+      };
+    }
   }
 
   async function checkHealth(signal?: AbortSignal): Promise<BackendHealth> {
     const started = performance.now();
+    const authProbe = checkAuth(signal);
     const versionProbe = version
       ? Promise.resolve(version)
       : http
@@ -392,6 +495,13 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       if (body !== "pong" && body !== '"pong"') {
         return healthResult(identity, "down", latencyMs, { message: "ping did not answer pong", errorCode: "BACKEND_BAD_RESPONSE" });
       }
+      const refused = await authProbe;
+      if (refused) return healthResult(identity, "down", latencyMs, { message: refused.message, errorCode: "BACKEND_AUTH_FAILED", version: await versionProbe });
+      const failing = outcomes.failing();
+      if (failing) {
+        const message = `flowise backend '${config.id}' answers ping, but its last ${failing.count} predictions failed (${failing.code})`;
+        return healthResult(identity, "down", latencyMs, { message, errorCode: failing.code, version: await versionProbe });
+      }
       const status = upStatus(latencyMs, config.slowThresholdMs);
       const reported = await versionProbe;
       return healthResult(identity, status, latencyMs, {
@@ -399,7 +509,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
         ...(status === "slow" ? { message: `ping took ${latencyMs} ms (threshold ${config.slowThresholdMs} ms)` } : {}),
       });
     } catch (error) {
-      await versionProbe;
+      await Promise.all([versionProbe, authProbe]);
       return downHealth(identity, error, elapsedMs(started));
     }
   }

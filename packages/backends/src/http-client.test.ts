@@ -82,6 +82,27 @@ describe("HttpClient.requestJson without an injected fetch (node:http path)", ()
     expect(requests).toBe(3);
   });
 
+  it("sends again until a fresh connection when every pooled keep-alive socket was closed by the server", async () => {
+    const served = new WeakSet<Socket>();
+    let requests = 0;
+    const { server, url } = await serve((request, response, socket) => {
+      requests++;
+      // Any second request on a connection: dropped unanswered, as after the server's idle timeout.
+      if (served.has(socket)) return void socket.destroy();
+      served.add(socket);
+      request.resume();
+      request.on("end", () => response.writeHead(200, { "content-type": "application/json" }).end('{"text":"ok"}'));
+    });
+    const http = client(url);
+    open.push({ server, http });
+    // Two requests at once leave two idle sockets in the pool; both are stale for the next request.
+    const ask = () => http.requestJson({ method: "POST", path: "/p", json: {}, timeoutMs: 5_000, operation: "execute" }, Reply, 1_000);
+    await Promise.all([ask(), ask()]);
+    const again = await ask();
+    expect(again.data.text).toBe("ok");
+    expect(requests).toBe(5);
+  });
+
   it("maps a status, a timeout, a caller abort and a reset mid-body like the fetch path", async () => {
     const { server, url } = await serve((request, response) => {
       if (request.url === "/limited") return void response.writeHead(429, { "retry-after": "2" }).end('{"message":"slow down, secret-key-123"}');

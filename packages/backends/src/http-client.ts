@@ -397,7 +397,8 @@ export class HttpClient {
       let abortReason: AbortReason;
       let settled = false;
       let request: ClientRequest | undefined;
-      let retriedStaleSocket = false;
+      /** Keep-alive sockets found closed by the server: each pooled socket may be stale, a fresh one ends the retries. */
+      let staleSockets = 0;
       const finish = (error: unknown, value?: { text: string; status: number; location?: string }) => {
         if (settled) return;
         settled = true;
@@ -474,9 +475,11 @@ export class HttpClient {
         }
         const current = request;
         current.once("error", (error: NodeJS.ErrnoException) => {
-          // A keep-alive socket the server had already closed: nothing was processed, send again once.
-          if (!settled && current.reusedSocket && error.code === "ECONNRESET" && !retriedStaleSocket && abortReason === undefined) {
-            retriedStaleSocket = true;
+          // A keep-alive socket the server had already closed: nothing was processed, send again. Every
+          // idle socket of the pool may be stale (they idled out together), so this repeats until a
+          // request goes out on a fresh connection (bounded).
+          if (!settled && current.reusedSocket && error.code === "ECONNRESET" && staleSockets < MAX_STALE_SOCKET_RETRIES && abortReason === undefined) {
+            staleSockets++;
             start();
             return;
           }
@@ -488,6 +491,9 @@ export class HttpClient {
     });
   }
 }
+
+/** Most reused keep-alive sockets one request skips after the server closed them while idle. */
+const MAX_STALE_SOCKET_RETRIES = 16;
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
   const value = headers[name];
@@ -527,13 +533,13 @@ export function parseJsonWith<S extends z.ZodType>(schema: S, text: string, cont
 
 /**
  * Iterates the body of an open reply chunk by chunk. The scope's timer is re-armed to
- * `idleTimeoutMs` before every read (silence longer than that is a `BACKEND_TIMEOUT`), the total
+ * `idleTimeoutMs` (`firstReadTimeoutMs` until a first byte arrived) before every read (silence longer than that is a `BACKEND_TIMEOUT`), the total
  * size is bounded by `maxBytes`, and the request is always released when iteration stops (end,
  * error, or the consumer leaving early), which closes the socket of an unfinished reply.
  *
  * @throws BackendError `ABORTED`, `BACKEND_TIMEOUT`, `BACKEND_UNAVAILABLE` (connection lost) or `BACKEND_BAD_RESPONSE` (too large).
  */
-export async function* iterateBody(open: OpenResponse, idleTimeoutMs: number, maxBytes: number): AsyncGenerator<Uint8Array, void, undefined> {
+export async function* iterateBody(open: OpenResponse, idleTimeoutMs: number, maxBytes: number, firstReadTimeoutMs = idleTimeoutMs): AsyncGenerator<Uint8Array, void, undefined> {
   const { response, scope, context } = open;
   if (!response.body) return;
   const reader = response.body.getReader();
@@ -541,12 +547,13 @@ export async function* iterateBody(open: OpenResponse, idleTimeoutMs: number, ma
   let finished = false;
   try {
     for (;;) {
-      scope.resetTimer(idleTimeoutMs);
+      const waitMs = received === 0 ? firstReadTimeoutMs : idleTimeoutMs;
+      scope.resetTimer(waitMs);
       let result: Awaited<ReturnType<typeof reader.read>>;
       try {
         result = await reader.read();
       } catch (error) {
-        throw errorFromException(error, scope.abortReason, idleTimeoutMs, context);
+        throw errorFromException(error, scope.abortReason, waitMs, context);
       }
       if (result.done) {
         finished = true;

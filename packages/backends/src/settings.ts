@@ -75,6 +75,12 @@ export const BackendTimeoutsSchema = z.strictObject({
   healthTimeoutMs: z.number().int().positive().default(5_000),
   discoveryTimeoutMs: z.number().int().positive().default(15_000),
   streamIdleTimeoutMs: z.number().int().positive().optional().describe("Longest silence inside a stream; defaults to requestTimeoutMs."),
+  streamFirstByteTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Flowise streams: longest wait for the first byte of a stream (a deleted chatflow's stream never answers); defaults to min(10000, the attempt's budget)."),
 });
 
 /** Timeouts of one backend, in milliseconds. */

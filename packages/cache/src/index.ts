@@ -8,28 +8,8 @@
  */
 export { createRedisStores, type RedisStores, type RedisStoresOptions } from "./redis-stores.js";
 export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from "./memory-stores.js";
-export {
-  RedisConnection,
-  createRedisConnection,
-  LuaScript,
-  type RedisClient,
-  type RedisConnectionOptions,
-  type RedisOutcome,
-  type RedisRunOptions,
-  type StoreHealth,
-} from "./redis-connection.js";
-export {
-  parseRedisUrl,
-  planRedisClient,
-  createRedisClient,
-  backoffDelay,
-  type RedisAddress,
-  type RedisAuth,
-  type RedisConnectionConfig,
-  type RedisClientPlan,
-  type RedisClientSettings,
-  type ReconnectOptions,
-} from "./redis-config.js";
+export { RedisConnection, createRedisConnection, type RedisClient, type RedisConnectionOptions, type RedisOutcome, type RedisRunOptions, type StoreHealth } from "./redis-connection.js";
+export { parseRedisUrl, createRedisClient, type RedisAddress, type RedisAuth, type RedisConnectionConfig, type RedisClientSettings, type ReconnectOptions } from "./redis-config.js";
 export { RedisResponseCache, createRedisResponseCache, type RedisResponseCacheOptions } from "./redis-response-cache.js";
 export { MemoryResponseCache, createMemoryResponseCache, type MemoryResponseCacheOptions, type MemoryCacheRecord } from "./memory-response-cache.js";
 export type { ResponseCacheOptions, SemanticCacheOptions, CacheGetOptions, CacheSetOptions } from "./response-cache-shared.js";
@@ -37,6 +17,7 @@ export { prepareCacheKey } from "./response-cache-shared.js";
 export { RedisSessionStore, createRedisSessionStore, type RedisSessionStoreOptions } from "./redis-session-store.js";
 export { MemorySessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./memory-session-store.js";
 export type { SessionStoreOptions } from "./session-store-shared.js";
+export type { SessionBufferOptions } from "./session-write-buffer.js";
 export { RedisPerformanceStore, createRedisPerformanceStore, type RedisPerformanceStoreOptions } from "./redis-performance-store.js";
 export { MemoryPerformanceStore, createMemoryPerformanceStore } from "./memory-performance-store.js";
 export type { PerformanceStoreOptions } from "./performance-store-shared.js";
@@ -45,6 +26,7 @@ export { MemoryHealthStore, createMemoryHealthStore, type MemoryHealthStoreOptio
 export { RedisCircuitStateStore, createRedisCircuitStateStore, type RedisCircuitStateStoreOptions } from "./redis-circuit-state-store.js";
 export { MemoryCircuitStateStore, createMemoryCircuitStateStore } from "./memory-circuit-state-store.js";
 export { RedisMcpSessionRegistry, createRedisMcpSessionRegistry, type RedisMcpSessionRegistryOptions } from "./redis-mcp-session-registry.js";
+export type { RedisRateLimiter } from "./redis-rate-limiter.js";
 export { MemoryMcpSessionRegistry, createMemoryMcpSessionRegistry, type MemoryMcpSessionRegistryOptions } from "./memory-mcp-session-registry.js";
 export {
   DEFAULT_CACHE_TTL_POLICY,
@@ -54,6 +36,5 @@ export {
   type CacheTtlPolicyOverrides,
   type CacheTtlSubject,
 } from "./ttl-policy.js";
-export { normalizeQuestion, hashQuestion } from "./question-hash.js";
-export { Keyspace, type CacheGroup } from "./keyspace.js";
+export { type CacheGroup } from "./keyspace.js";
 export type { CacheStoreEvent, CacheStoreEventHandler, StoreEventOptions, StoreName } from "./store-events.js";

@@ -26,10 +26,11 @@ export function escapeRedisPattern(value: string): string {
  *
  * - shared answers of a flow: `<p>cache:{[t:<tenant>:]shared:flow:<flow>}:q:<hash>` (+ `:idx`, `:emb`)
  * - session answers: `<p>cache:{[t:<tenant>:]<session>}:session:flow:<flow>:q:<hash>` (+ `:idx`, `:emb`)
- * - session memory: `<p>session:{[t:<tenant>:]<session>}` (turns) and `...:meta`: same slot as the
+ * - session memory: `<p>session:{[t:<tenant>:]<session>}` (turns), `...:meta` and `...:ids`: same slot as the
  *   session's cached answers
  * - performance windows: `<p>perf:{<backend>}` and `<p>perf:{<backend>}:flow:<flow>`
  * - health: `<p>health:{<backend>}`; circuit states: one hash `<p>circuits`
+ * - rate limits: `<p>ratelimit:{<key>}` (one token bucket, with a TTL)
  */
 export class Keyspace {
   /** @param prefix Prefix of every key, e.g. `afw:`. */
@@ -93,6 +94,11 @@ export class Keyspace {
     return `${this.sessionTurns(sessionId, tenant)}:meta`;
   }
 
+  /** Sorted set of the ids of a session's latest turns (makes a replayed append a no-op). */
+  sessionTurnIds(sessionId: string, tenant?: string): string {
+    return `${this.sessionTurns(sessionId, tenant)}:ids`;
+  }
+
   /** Sorted set of a tenant's sessions by `updatedAt`. */
   sessionIndex(tenant?: string): string {
     return `${this.prefix}sessions:${this.tenantPart(tenant)}index`;
@@ -122,6 +128,11 @@ export class Keyspace {
   /** Hash of circuit key -> state. */
   get circuits(): string {
     return `${this.prefix}circuits`;
+  }
+
+  /** Token bucket of one rate-limit key (a token name or client address): one key, its own slot. */
+  rateLimit(key: string): string {
+    return `${this.prefix}ratelimit:{${encode(key)}}`;
   }
 }
 

@@ -1,5 +1,4 @@
-import type { SessionRecord, SessionStore, SessionSummary, SessionTurn } from "@afw/contracts";
-import { globToRegExp } from "./glob.js";
+import { matchesGlob, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
 
 interface MemorySession {
@@ -34,7 +33,7 @@ export class MemorySessionStore implements SessionStore {
     this.maxSessions = options.maxSessions ?? 10_000;
   }
 
-  async append(sessionId: string, turn: SessionTurn, options: { tenant?: string } = {}): Promise<number> {
+  async append(sessionId: string, turn: SessionTurn, options: { tenant?: string } = {}): Promise<SessionAppendResult> {
     const valid = checkTurn(sessionId, turn);
     const now = this.now();
     const key = storageKey(sessionId, options.tenant);
@@ -51,7 +50,7 @@ export class MemorySessionStore implements SessionStore {
       if (oldest.done) break;
       this.sessions.delete(oldest.value);
     }
-    return session.turns.length;
+    return { saved: true, buffered: false, totalTurns: session.turns.length };
   }
 
   async recent(sessionId: string, limit?: number, options: { tenant?: string } = {}): Promise<SessionTurn[]> {
@@ -69,7 +68,6 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async list(pattern = "*", options: { tenant?: string; limit?: number } = {}): Promise<SessionSummary[]> {
-    const matcher = globToRegExp(pattern);
     const limit = limitOf(options.limit, this.settings.listLimit);
     const now = this.now();
     const matches: MemorySession[] = [];
@@ -78,7 +76,7 @@ export class MemorySessionStore implements SessionStore {
         this.sessions.delete(key);
         continue;
       }
-      if (session.tenant === options.tenant && matcher.test(session.sessionId)) matches.push(session);
+      if (session.tenant === options.tenant && matchesGlob(session.sessionId, pattern)) matches.push(session);
     }
     matches.sort((a, b) => b.updatedAt - a.updatedAt);
     return matches.slice(0, Math.min(limit, this.settings.listScanLimit)).map(summaryOf);

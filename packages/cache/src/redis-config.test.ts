@@ -75,6 +75,8 @@ describe("planRedisClient", () => {
     if (cluster.kind !== "cluster") return;
     expect(cluster.nodes).toEqual([{ host: "n1", port: 7000 }]);
     expect(cluster.options).toMatchObject({ enableOfflineQueue: false, redisOptions: { password: "pw", tls: {}, maxRetriesPerRequest: 0 } });
+    // Node connections run CLUSTER SLOTS while connecting: not under the 100 ms operation bound.
+    expect(cluster.options.redisOptions?.commandTimeout).toBeGreaterThanOrEqual(1000);
   });
 
   it("keeps backoff within bounds", () => {

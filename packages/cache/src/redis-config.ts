@@ -136,8 +136,13 @@ export interface ReconnectOptions {
 
 /** Settings that make the client fail fast instead of queueing while Redis is away. */
 export interface RedisClientSettings {
-  /** Per-command timeout given to ioredis (the stores also bound each operation themselves). @default 100 */
+  /** Bound of every store operation (the stores enforce it themselves). @default 100 */
   operationTimeoutMs?: number;
+  /**
+   * Per-command timeout given to ioredis: how long a command may wait for its reply before it is
+   * failed, at least the longest bound any store uses for one operation. @default operationTimeoutMs
+   */
+  commandTimeoutMs?: number;
   /** TCP connect timeout. @default 2000 */
   connectTimeoutMs?: number;
   /** Reconnect backoff. */
@@ -171,7 +176,7 @@ export function backoffDelay(attempt: number, reconnect: ReconnectOptions = {}):
 export function planRedisClient(config: RedisConnectionConfig, settings: RedisClientSettings = {}): RedisClientPlan {
   const operationTimeoutMs = settings.operationTimeoutMs ?? 100;
   const common = {
-    commandTimeout: operationTimeoutMs,
+    commandTimeout: settings.commandTimeoutMs ?? operationTimeoutMs,
     connectTimeout: settings.connectTimeoutMs ?? 2000,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
@@ -188,7 +193,10 @@ export function planRedisClient(config: RedisConnectionConfig, settings: RedisCl
       clusterRetryStrategy: retryStrategy,
       clusterNodeRetryStrategy: retryStrategy,
       slotsRefreshTimeout: Math.max(1000, operationTimeoutMs),
-      redisOptions: { ...common, lazyConnect: undefined },
+      // The node connections also carry the Cluster's own CLUSTER SLOTS and ready checks, whose
+      // time includes connecting: a 100 ms command bound kept a Cluster from ever becoming ready
+      // on a loaded machine. Store operations stay bounded by the stores themselves.
+      redisOptions: { ...common, commandTimeout: Math.max(1000, common.commandTimeout), lazyConnect: undefined },
       ...settings.clusterOptions,
     };
     return { kind: "cluster", nodes: config.nodes, options };

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { Cluster, type Redis } from "ioredis";
-import { AfwError, formatZodError, type TraceContext } from "@afw/contracts";
+import { AfwError, formatZodError, redactSecrets, type TraceContext } from "@afw/contracts";
 import { z } from "zod";
 import { createRedisClient, parseRedisUrl, type RedisClientSettings, type RedisConnectionConfig } from "./redis-config.js";
-import { EventReporter, redactSecrets, type CacheStoreEvent, type CacheStoreEventHandler, type StoreName } from "./store-events.js";
+import { EventReporter, type CacheStoreEvent, type CacheStoreEventHandler, type StoreName } from "./store-events.js";
 
 /** An ioredis client: standalone/Sentinel `Redis` or `Cluster`. */
 export type RedisClient = Redis | Cluster;
@@ -61,6 +61,7 @@ export interface RedisConnectionOptions extends RedisClientSettings {
 const OptionsSchema = z.object({
   url: z.string().min(1).optional(),
   operationTimeoutMs: z.number().int().positive().max(60_000).optional(),
+  commandTimeoutMs: z.number().int().positive().max(60_000).optional(),
   connectTimeoutMs: z.number().int().positive().optional(),
   reconnect: z
     .object({ initialDelayMs: z.number().int().positive().optional(), maxDelayMs: z.number().int().positive().optional() })
@@ -102,6 +103,11 @@ export interface RedisRunOptions {
 
 const noop = () => {};
 
+/** Timer lateness (ms) still taken as normal scheduling jitter rather than an event-loop stall. */
+const STALL_SLACK_MS = 20;
+/** How far event-loop stalls may stretch an operation's bound in all (ms). */
+const STALL_ALLOWANCE_MS = 5_000;
+
 /**
  * One ioredis client plus the rules that keep Redis trouble away from callers: every operation
  * is bounded by `operationTimeoutMs`; a failure or timeout becomes a `{ ok: false }` outcome and a
@@ -131,6 +137,7 @@ export class RedisConnection {
     const parsed = OptionsSchema.safeParse({
       url: options.url,
       operationTimeoutMs: options.operationTimeoutMs,
+      commandTimeoutMs: options.commandTimeoutMs,
       connectTimeoutMs: options.connectTimeoutMs,
       reconnect: options.reconnect,
     });
@@ -147,7 +154,10 @@ export class RedisConnection {
       this.mode = options.client instanceof Cluster ? "cluster" : options.client.options.sentinels ? "sentinel" : "standalone";
     } else {
       const config = connectionConfigOf(options);
-      this.client = createRedisClient(config, { ...options, operationTimeoutMs: this.operationTimeoutMs });
+      // Replies may take longer than one operation's bound (slow appends wait up to their own,
+      // longer bound); the stores time operations out themselves.
+      const commandTimeoutMs = options.commandTimeoutMs ?? Math.max(1000, this.operationTimeoutMs);
+      this.client = createRedisClient(config, { ...options, operationTimeoutMs: this.operationTimeoutMs, commandTimeoutMs });
       this.owned = true;
       this.mode = config.mode;
     }
@@ -208,8 +218,29 @@ export class RedisConnection {
    */
   async execute<T>(fn: (client: RedisClient) => Promise<T>, options?: RedisRunOptions): Promise<RedisOutcome<T>> {
     const budget = options?.timeoutMs ?? this.operationTimeoutMs;
-    const deadline = performance.now() + budget;
+    const started = performance.now();
+    // When the event loop was stalled past the bound (a loaded machine, a long synchronous task),
+    // expired timers fire before the socket is read, so a reply that came in time would be
+    // refused. A timer that fires late excuses the attempt it spanned: the operation gets a fresh
+    // `operationTimeoutMs` from then, up to STALL_ALLOWANCE_MS past its bound in all.
+    let deadline = started + budget;
+    const hardDeadline = deadline + STALL_ALLOWANCE_MS;
+    const excuseStall = (expectedAt: number) => {
+      const now = performance.now();
+      if (now - expectedAt <= STALL_SLACK_MS) return false;
+      deadline = Math.min(hardDeadline, Math.max(deadline, now + this.operationTimeoutMs));
+      return true;
+    };
     let timer: NodeJS.Timeout | undefined;
+    /** Resolves false once the deadline has passed (re-armed past stalls), unless cleared first. */
+    const expiry = () =>
+      new Promise<false>((resolve) => {
+        const arm = () => {
+          const expectedAt = deadline;
+          timer = setTimeout(() => (excuseStall(expectedAt) && performance.now() < deadline ? arm() : resolve(false)), Math.max(1, deadline - performance.now()));
+        };
+        arm();
+      });
     try {
       if (this.closed) throw new Error("Redis connection is closed");
       if (this.client.status !== "ready") {
@@ -219,24 +250,19 @@ export class RedisConnection {
         const status = this.client.status;
         if (this.everReady || status === "end" || status === "reconnecting" || status === "close") throw new Error(`Redis connection is ${status}`);
         if (this.client.status === "wait") this.client.connect().catch(noop);
-        const settled = await Promise.race([
-          this.firstAttempt.then(() => true),
-          new Promise<false>((resolve) => {
-            timer = setTimeout(() => resolve(false), budget);
-          }),
-        ]);
+        const settled = await Promise.race([this.firstAttempt.then(() => true), expiry()]);
         clearTimeout(timer);
         if (!settled || (this.client.status as string) !== "ready") throw new Error(`Redis connection is ${this.client.status}`);
       }
       for (;;) {
-        const remaining = Math.max(1, deadline - performance.now());
+        const attemptStarted = performance.now();
         const pending = fn(this.client);
         pending.catch(noop);
         try {
           const value = await Promise.race([
             pending,
-            new Promise<never>((_, reject) => {
-              timer = setTimeout(() => reject(new OperationTimeoutError(`Redis operation timed out after ${budget} ms`)), remaining);
+            expiry().then(() => {
+              throw new OperationTimeoutError(`Redis operation timed out after ${budget} ms`);
             }),
           ]);
           return { ok: true, value };
@@ -245,6 +271,7 @@ export class RedisConnection {
           // ioredis' own `commandTimeout` (= operationTimeoutMs) ends an attempt early: retry
           // while the budget lasts and the connection is up.
           const timedOut = error instanceof Error && error.message === "Command timed out";
+          if (timedOut) excuseStall(attemptStarted + this.operationTimeoutMs);
           if (!timedOut || this.closed || this.client.status !== "ready" || deadline - performance.now() < 1) {
             throw timedOut ? new OperationTimeoutError(`Redis operation timed out after ${budget} ms`) : error;
           }

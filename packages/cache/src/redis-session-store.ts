@@ -1,25 +1,36 @@
-import { SessionTurnSchema, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
-import { globToRegExp } from "./glob.js";
+import { randomUUID } from "node:crypto";
+import { matchesGlob, SessionTurnSchema, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
 import { Keyspace } from "./keyspace.js";
-import { LuaScript, type RedisConnection } from "./redis-connection.js";
+import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
+import { SessionWriteBuffer, type PendingTurn, type SessionBufferOptions } from "./session-write-buffer.js";
+import { positiveIntegerOption } from "./store-validation.js";
 
 /**
- * Appends a turn atomically: RPUSH, LTRIM to the last ARGV[2], metadata update, sliding PEXPIRE.
- * KEYS[1] turns list, KEYS[2] metadata hash (same hash tag, so the same slot).
- * ARGV: turn JSON, max turns, ttl ms, now, session id, tenant ('' for none). Returns turns kept.
+ * Appends a turn atomically and at most once: a turn whose id is in the session's id set (a
+ * replayed or retried append that was written already) is skipped. Else RPUSH, LTRIM to the last
+ * ARGV[2], id recorded (the ids of the last 2 x max turns are kept), metadata update, sliding
+ * PEXPIRE. KEYS[1] turns list, KEYS[2] metadata hash, KEYS[3] id set (same hash tag, so the same
+ * slot). ARGV: turn JSON, max turns, ttl ms, now, session id, tenant ('' for none), turn id.
+ * Returns the turns kept.
  */
 const APPEND_SCRIPT = new LuaScript(`
+if redis.call('ZSCORE', KEYS[3], ARGV[7]) then
+  return redis.call('LLEN', KEYS[1])
+end
 local kept = redis.call('RPUSH', KEYS[1], ARGV[1])
 local max = tonumber(ARGV[2])
 if kept > max then
   redis.call('LTRIM', KEYS[1], -max, -1)
   kept = max
 end
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[7])
+redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -(2 * max) - 1)
 redis.call('HSETNX', KEYS[2], 'createdAt', ARGV[4])
 redis.call('HSET', KEYS[2], 'sessionId', ARGV[5], 'tenant', ARGV[6], 'updatedAt', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return kept`);
 
 /** Options of {@link createRedisSessionStore}. */
@@ -30,6 +41,15 @@ export interface RedisSessionStoreOptions extends SessionStoreOptions {
   keyPrefix?: string | undefined;
   /** Clock for `createdAt`/`updatedAt` and the session index (TTLs are kept by Redis). @default Date.now */
   now?: (() => number) | undefined;
+  /**
+   * Bound of one append, longer than the connection's `operationTimeoutMs` so that a slow but
+   * working Redis still takes the turn. @default max(1000, the connection's `operationTimeoutMs`)
+   */
+  appendTimeoutMs?: number | undefined;
+  /** Bounds of the write-behind buffer that keeps turns while Redis is away. */
+  buffer?: SessionBufferOptions | undefined;
+  /** How often buffered turns are replayed while Redis stays away (also on every reconnect). @default 1000 */
+  replayIntervalMs?: number | undefined;
 }
 
 const ignore = () => {};
@@ -39,19 +59,41 @@ const ignore = () => {};
  * hash (`<p>session:{<id>}:meta`) in one slot; appends run as one Lua script, so concurrent appends
  * from any number of gateway instances keep every turn. A sorted set per tenant indexes sessions
  * by `updatedAt` for `list`. Turns are validated on read (corrupt ones are skipped and reported).
- * When Redis fails, `append` resolves 0, reads resolve empty and `delete` false.
+ *
+ * `get` (whole sessions, off the query path) is bounded by `appendTimeoutMs` too.
+ * A turn that cannot be written within `appendTimeoutMs` (Redis away or failing) waits in a bounded,
+ * ordered write-behind buffer and is replayed when Redis is back (on reconnect and every
+ * `replayIntervalMs`); each turn carries an id, so a replay of a write that did land is a no-op.
+ * While a session has buffered turns, its new turns queue behind them and its reads include them.
+ * When Redis fails, reads resolve to what the buffer holds and `delete` to false.
  */
 export class RedisSessionStore implements SessionStore {
   private readonly connection: RedisConnection;
   private readonly keyspace: Keyspace;
   private readonly settings: SessionSettings;
   private readonly now: () => number;
+  private readonly appendTimeoutMs: number;
+  private readonly replayIntervalMs: number;
+  private readonly buffer: SessionWriteBuffer;
+  private replayTimer: NodeJS.Timeout | undefined;
+  private readonly onReady = () => void this.replay();
+  private closed = false;
 
+  /** @throws AfwError `CONFIG_INVALID` for a non-positive setting. */
   constructor(options: RedisSessionStoreOptions) {
     this.now = options.now ?? Date.now;
     this.connection = options.connection;
     this.keyspace = new Keyspace(options.keyPrefix ?? "afw:");
     this.settings = sessionSettings(options);
+    this.appendTimeoutMs = positiveIntegerOption(options.appendTimeoutMs, Math.max(1000, this.connection.operationTimeoutMs), "appendTimeoutMs");
+    this.replayIntervalMs = positiveIntegerOption(options.replayIntervalMs, 1000, "replayIntervalMs");
+    this.buffer = new SessionWriteBuffer(options.buffer);
+    this.connection.client.on("ready", this.onReady);
+  }
+
+  /** Turns waiting in the write-behind buffer. */
+  get bufferedTurns(): number {
+    return this.buffer.size;
   }
 
   /** The Redis keys of a session: its turns list and metadata hash. */
@@ -59,18 +101,74 @@ export class RedisSessionStore implements SessionStore {
     return { turns: this.keyspace.sessionTurns(sessionId, tenant), meta: this.keyspace.sessionMeta(sessionId, tenant) };
   }
 
-  async append(sessionId: string, turn: SessionTurn, options: { tenant?: string } = {}): Promise<number> {
+  async append(sessionId: string, turn: SessionTurn, options: { tenant?: string } = {}): Promise<SessionAppendResult> {
     const valid = checkTurn(sessionId, turn);
-    const { turns, meta } = this.keysOf(sessionId, options.tenant);
-    const index = this.keyspace.sessionIndex(options.tenant);
-    const now = this.now();
-    const outcome = await this.connection.run("session-store", "append", async (client) => {
-      const kept = APPEND_SCRIPT.run(client, [turns, meta], [JSON.stringify(valid), this.settings.maxTurns, this.settings.ttlMs, now, sessionId, options.tenant ?? ""]);
-      const indexed = Promise.all([client.zadd(index, now, sessionId), client.pexpire(index, this.settings.ttlMs)]).catch(ignore);
+    const entry: PendingTurn = { sessionId, tenant: options.tenant, id: randomUUID(), json: JSON.stringify(valid), turn: valid, at: this.now() };
+    if (!this.buffer.holds(sessionId, options.tenant)) {
+      const total = await this.write(entry, true);
+      if (total !== undefined) return { saved: true, buffered: false, totalTurns: total };
+    }
+    if (!this.buffer.offer(entry)) {
+      this.connection.report({ type: "session-turn-dropped", store: "session-store", buffered: this.buffer.size });
+      return { saved: false, buffered: false };
+    }
+    this.connection.report({ type: "session-turn-buffered", store: "session-store", buffered: this.buffer.size });
+    this.scheduleReplay();
+    return { saved: true, buffered: true };
+  }
+
+  /**
+   * Writes the buffered turns now (each session's in order); resolves to the number written.
+   * Runs by itself on reconnect and every `replayIntervalMs` while turns wait.
+   */
+  async replay(): Promise<number> {
+    if (this.buffer.size === 0 || !this.connection.ready) return 0;
+    const written = await this.buffer.drain((entry) => this.write(entry, false).then((total) => total !== undefined));
+    if (written > 0) this.connection.report({ type: "session-turns-replayed", store: "session-store", turns: written, buffered: this.buffer.size });
+    if (this.buffer.size > 0) this.scheduleReplay();
+    return written;
+  }
+
+  /** Stops replaying (buffered turns are written by a last {@link RedisSessionStore.replay} first, if Redis is up). */
+  async close(): Promise<void> {
+    await this.replay();
+    this.closed = true;
+    clearTimeout(this.replayTimer);
+    this.connection.client.off("ready", this.onReady);
+  }
+
+  /** Runs the idempotent append script; the turn count, or undefined when Redis failed. */
+  private async write(entry: PendingTurn, reportFailure: boolean): Promise<number | undefined> {
+    const { turns, meta } = this.keysOf(entry.sessionId, entry.tenant);
+    const ids = this.keyspace.sessionTurnIds(entry.sessionId, entry.tenant);
+    const index = this.keyspace.sessionIndex(entry.tenant);
+    const args = [entry.json, this.settings.maxTurns, this.settings.ttlMs, entry.at, entry.sessionId, entry.tenant ?? "", entry.id];
+    const fn = async (client: RedisClient) => {
+      const kept = APPEND_SCRIPT.run(client, [turns, meta, ids], args);
+      const indexed = Promise.all([client.zadd(index, "GT", entry.at, entry.sessionId), client.pexpire(index, this.settings.ttlMs)]).catch(ignore);
       const [count] = await Promise.all([kept, indexed]);
       return Number(count);
-    });
-    return outcome.ok ? outcome.value : 0;
+    };
+    const options = { timeoutMs: this.appendTimeoutMs };
+    const outcome = reportFailure ? await this.connection.run("session-store", "append", fn, undefined, options) : await this.connection.execute(fn, options);
+    return outcome.ok ? outcome.value : undefined;
+  }
+
+  private scheduleReplay(): void {
+    if (this.replayTimer !== undefined || this.closed) return;
+    this.replayTimer = setTimeout(() => {
+      this.replayTimer = undefined;
+      void this.replay();
+    }, this.replayIntervalMs);
+    this.replayTimer.unref();
+  }
+
+  /** `stored` turns followed by the session's buffered ones not among them (a replay may be landing). */
+  private withBuffered(sessionId: string, tenant: string | undefined, stored: readonly string[]): string[] {
+    const pending = this.buffer.pending(sessionId, tenant);
+    if (pending.length === 0) return [...stored];
+    const seen = new Set(stored);
+    return [...stored, ...pending.filter((entry) => !seen.has(entry.json)).map((entry) => entry.json)];
   }
 
   async recent(sessionId: string, limit?: number, options: { tenant?: string } = {}): Promise<SessionTurn[]> {
@@ -79,28 +177,33 @@ export class RedisSessionStore implements SessionStore {
     if (count === 0) return [];
     const key = this.keyspace.sessionTurns(sessionId, options.tenant);
     const outcome = await this.connection.run("session-store", "recent", (client) => client.lrange(key, -count, -1));
-    return outcome.ok ? this.parseTurns(key, outcome.value) : [];
+    const turns = this.withBuffered(sessionId, options.tenant, outcome.ok ? outcome.value : []);
+    return this.parseTurns(key, turns.slice(-count));
   }
 
   async get(sessionId: string, options: { tenant?: string } = {}): Promise<SessionRecord | undefined> {
     checkSessionId(sessionId);
     const { turns, meta } = this.keysOf(sessionId, options.tenant);
-    const outcome = await this.connection.run("session-store", "get", (client) => Promise.all([client.lrange(turns, 0, -1), client.hgetall(meta)]));
-    if (!outcome.ok) return undefined;
-    const [rawTurns, fields] = outcome.value;
-    if (rawTurns.length === 0 && Object.keys(fields).length === 0) return undefined;
+    // Not on the query path: a slow Redis gets the append bound rather than a false "no session".
+    const outcome = await this.connection.run("session-store", "get", (client) => Promise.all([client.lrange(turns, 0, -1), client.hgetall(meta)]), undefined, {
+      timeoutMs: this.appendTimeoutMs,
+    });
+    const [stored, found] = outcome.ok ? outcome.value : [[], {}];
+    const pending = this.buffer.pending(sessionId, options.tenant);
+    if (stored.length === 0 && Object.keys(found).length === 0 && pending.length === 0) return undefined;
+    const rawTurns = this.withBuffered(sessionId, options.tenant, stored).slice(-this.settings.maxTurns);
+    const fields = pending.length === 0 ? found : { createdAt: String(pending[0]!.at), ...found, updatedAt: String(pending.at(-1)!.at) };
     const turnsList = this.parseTurns(turns, rawTurns);
     return { ...summaryOf(sessionId, options.tenant, fields, turnsList.length), turnsList };
   }
 
   async list(pattern = "*", options: { tenant?: string; limit?: number } = {}): Promise<SessionSummary[]> {
-    const matcher = globToRegExp(pattern);
     const limit = limitOf(options.limit, this.settings.listLimit);
     const index = this.keyspace.sessionIndex(options.tenant);
     const now = this.now();
     const outcome = await this.connection.run("session-store", "list", async (client) => {
       await client.zremrangebyscore(index, "-inf", now - this.settings.ttlMs);
-      const ids = (await client.zrevrange(index, 0, this.settings.listScanLimit - 1)).filter((id) => matcher.test(id));
+      const ids = (await client.zrevrange(index, 0, this.settings.listScanLimit - 1)).filter((id) => matchesGlob(id, pattern));
       const summaries: SessionSummary[] = [];
       const missing: string[] = [];
       for (let start = 0; start < ids.length && summaries.length < limit; start += limit) {
@@ -126,12 +229,16 @@ export class RedisSessionStore implements SessionStore {
   async delete(sessionId: string, options: { tenant?: string } = {}): Promise<boolean> {
     checkSessionId(sessionId);
     const { turns, meta } = this.keysOf(sessionId, options.tenant);
+    const ids = this.keyspace.sessionTurnIds(sessionId, options.tenant);
     const index = this.keyspace.sessionIndex(options.tenant);
     const outcome = await this.connection.run("session-store", "delete", async (client) => {
-      const [deleted] = await Promise.all([client.del(turns, meta), client.zrem(index, sessionId)]);
+      const [deleted] = await Promise.all([client.del(turns, meta, ids), client.zrem(index, sessionId)]);
       return deleted > 0;
     });
-    return outcome.ok && outcome.value;
+    if (!outcome.ok) return false; // nothing changed; buffered turns stay for replay
+    const hadBuffered = this.buffer.pending(sessionId, options.tenant).length > 0;
+    this.buffer.discard(sessionId, options.tenant);
+    return outcome.value || hadBuffered;
   }
 
   private parseTurns(key: string, raw: readonly string[]): SessionTurn[] {

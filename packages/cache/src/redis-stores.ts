@@ -2,11 +2,13 @@ import { RedisCircuitStateStore } from "./redis-circuit-state-store.js";
 import { RedisConnection, type RedisConnectionOptions, type StoreHealth } from "./redis-connection.js";
 import { RedisHealthStore } from "./redis-health-store.js";
 import { RedisMcpSessionRegistry } from "./redis-mcp-session-registry.js";
+import { RedisRateLimiter } from "./redis-rate-limiter.js";
 import { RedisPerformanceStore, type RedisPerformanceStoreOptions } from "./redis-performance-store.js";
 import { RedisResponseCache, type RedisResponseCacheOptions } from "./redis-response-cache.js";
-import { RedisSessionStore } from "./redis-session-store.js";
+import { RedisSessionStore, type RedisSessionStoreOptions } from "./redis-session-store.js";
 import type { ResponseCacheOptions } from "./response-cache-shared.js";
 import type { SessionStoreOptions } from "./session-store-shared.js";
+import type { SessionBufferOptions } from "./session-write-buffer.js";
 
 /** Options of {@link createRedisStores}: the connection (see {@link RedisConnectionOptions}) plus per-store settings. */
 export interface RedisStoresOptions extends RedisConnectionOptions {
@@ -14,8 +16,8 @@ export interface RedisStoresOptions extends RedisConnectionOptions {
   keyPrefix?: string | undefined;
   /** Response cache settings (semantic hits, invalidation batch size). */
   responseCache?: (ResponseCacheOptions & Pick<RedisResponseCacheOptions, "invalidationBatchSize">) | undefined;
-  /** Session memory settings (max turns, sliding TTL, ...). */
-  sessions?: SessionStoreOptions | undefined;
+  /** Session memory settings (max turns, sliding TTL, append bound, write-behind buffer, ...). */
+  sessions?: (SessionStoreOptions & Pick<RedisSessionStoreOptions, "appendTimeoutMs" | "replayIntervalMs"> & { buffer?: SessionBufferOptions | undefined }) | undefined;
   /** Performance window settings. */
   performance?: Pick<RedisPerformanceStoreOptions, "windowSize" | "ttlMs"> | undefined;
 }
@@ -36,6 +38,8 @@ export interface RedisStores {
   readonly circuitStateStore: RedisCircuitStateStore;
   /** MCP Streamable HTTP sessions (`Mcp-Session-Id`), shared by every gateway instance. */
   readonly mcpSessionRegistry: RedisMcpSessionRegistry;
+  /** Token-bucket rate limits shared by every gateway instance. */
+  readonly rateLimiter: RedisRateLimiter;
   /** PINGs Redis within `operationTimeoutMs`. */
   health(): Promise<StoreHealth>;
   /** Flushes pending counters and closes the connection (when this factory created it). Idempotent. */
@@ -46,7 +50,9 @@ export interface RedisStores {
  * Creates all the stores on one Redis connection (standalone, Sentinel or Cluster). Every
  * operation is bounded by `operationTimeoutMs` (default 100 ms) and degrades to a miss / no-op
  * with a `cache-unavailable` event when Redis is slow or away; the client reconnects with
- * backoff and the stores resume by themselves.
+ * backoff and the stores resume by themselves. Session appends have their own, longer bound
+ * (`sessions.appendTimeoutMs`, default 1000 ms) and keep turns they cannot write in a bounded
+ * write-behind buffer replayed when Redis is back (see {@link RedisSessionStore}).
  *
  * @throws AfwError `CONFIG_INVALID` for bad options or a malformed URL.
  * @example
@@ -57,19 +63,24 @@ export interface RedisStores {
  * ```
  */
 export function createRedisStores(options: RedisStoresOptions): RedisStores {
-  const connection = new RedisConnection(options);
+  const operationTimeoutMs = options.operationTimeoutMs ?? 100;
+  const appendTimeoutMs = options.sessions?.appendTimeoutMs ?? Math.max(1000, operationTimeoutMs);
+  const connection = new RedisConnection({ ...options, commandTimeoutMs: options.commandTimeoutMs ?? Math.max(appendTimeoutMs, operationTimeoutMs) });
   const keyPrefix = options.keyPrefix ?? "afw:";
   const responseCache = new RedisResponseCache({ ...options.responseCache, connection, keyPrefix });
+  const sessionStore = new RedisSessionStore({ ...options.sessions, appendTimeoutMs, connection, keyPrefix });
   return {
     connection,
     responseCache,
-    sessionStore: new RedisSessionStore({ ...options.sessions, connection, keyPrefix }),
+    sessionStore,
     performanceStore: new RedisPerformanceStore({ ...options.performance, connection, keyPrefix }),
     healthStore: new RedisHealthStore({ connection, keyPrefix }),
     circuitStateStore: new RedisCircuitStateStore({ connection, keyPrefix }),
     mcpSessionRegistry: new RedisMcpSessionRegistry({ connection, keyPrefix }),
+    rateLimiter: new RedisRateLimiter(connection, keyPrefix),
     health: () => connection.health(),
     async close() {
+      await sessionStore.close();
       if (connection.ready) await responseCache.flushCounters();
       await connection.close();
     },

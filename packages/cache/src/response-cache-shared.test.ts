@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CacheKeyInput } from "@afw/contracts";
 import { hashQuestion } from "./question-hash.js";
 import { decodeEmbedding, encodeEmbedding, entryToStore, flowStatField, prepareCacheKey, resolveCacheKey, semanticSettings, statsFromFields } from "./response-cache-shared.js";
-import { redactSecrets } from "./store-events.js";
+import { redactSecrets } from "@afw/contracts";
 
 describe("response cache helpers", () => {
   it("round-trips embeddings through base64", () => {
@@ -27,7 +27,7 @@ describe("response cache helpers", () => {
   });
 
   it("redacts credentials from driver messages", () => {
-    expect(redactSecrets("connect to redis://user:hunter2@host:6379 failed")).toBe("connect to redis://***@host:6379 failed");
+    expect(redactSecrets("connect to redis://user:hunter2@host:6379 failed")).toBe("connect to redis://user:[REDACTED]@host:6379 failed");
   });
 });
 

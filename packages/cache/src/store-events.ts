@@ -1,7 +1,7 @@
 import { emitTrace, type CacheScope, type TraceContext } from "@afw/contracts";
 
 /** Which store an event concerns. */
-export type StoreName = "response-cache" | "session-store" | "performance-store" | "health-store" | "circuit-state-store" | "mcp-session-registry" | "connection";
+export type StoreName = "response-cache" | "session-store" | "performance-store" | "health-store" | "circuit-state-store" | "mcp-session-registry" | "rate-limiter" | "connection";
 
 /**
  * What the stores report through the `onEvent` hook. `cache-unavailable` also goes to the trace
@@ -21,6 +21,28 @@ export type CacheStoreEvent =
       type: "cache-recovered";
       store: StoreName;
       operation: string;
+    }
+  | {
+      /** A session turn could not be written now and waits in the write-behind buffer. */
+      type: "session-turn-buffered";
+      store: "session-store";
+      /** Turns the buffer holds now. */
+      buffered: number;
+    }
+  | {
+      /** A session turn could be neither written nor buffered (the buffer is full): it is not kept. */
+      type: "session-turn-dropped";
+      store: "session-store";
+      buffered: number;
+    }
+  | {
+      /** Buffered session turns were written (replayed) after Redis came back. */
+      type: "session-turns-replayed";
+      store: "session-store";
+      /** Turns written by this replay. */
+      turns: number;
+      /** Turns still waiting. */
+      buffered: number;
     }
   | {
       /** A stored value failed validation (corrupt or written by something else) and was ignored. */
@@ -68,7 +90,3 @@ export class EventReporter {
   }
 }
 
-/** Removes credentials from URLs that may appear in driver error messages. */
-export function redactSecrets(message: string): string {
-  return message.replace(/([a-z+]+:\/\/)[^@/\s]*@/gi, "$1***@");
-}

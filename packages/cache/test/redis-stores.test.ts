@@ -104,8 +104,8 @@ describe("redis stores", () => {
         keys.push(...batch);
       } while (cursor !== "0");
       const sessionKeys = keys.filter((key) => key.includes("{user%3A42}"));
-      // session turns + meta, and the session-scoped answer, its index and its embeddings
-      expect(sessionKeys).toHaveLength(5);
+      // session turns + meta + turn ids, and the session-scoped answer, its index and group epoch
+      expect(sessionKeys).toHaveLength(6);
       expect(new Set(sessionKeys.map(hashSlot)).size).toBe(1);
       const sharedGroup = keys.filter((key) => key.includes("{shared:flow:flowise%3Afaq}"));
       expect(sharedGroup).toHaveLength(3);

@@ -206,6 +206,7 @@ export {
   type SessionSummary,
   type SessionRecord,
   type SessionStore,
+  type SessionAppendResult,
   type PerformanceSample,
   type PerformanceTarget,
   type PerformanceStore,
@@ -217,3 +218,6 @@ export {
   type McpSessionRegistry,
 } from "./stores.js";
 export { PUBLISHED_SCHEMAS, generateJsonSchemas, type PublishedSchemaName } from "./json-schemas.js";
+export { MAX_GLOB_LENGTH, GlobPatternSchema, matchesGlob } from "./glob.js";
+export { percentile } from "./percentile.js";
+export { REDACTED, createRedactor, redactSecrets, type Redactor } from "./redact.js";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { IntentSchema } from "./intent.js";
 import { RoutingExperimentArmSchema, ScoreAdjustmentSchema, ScoreBreakdownSchema } from "./routing.js";
 import { ErrorCodeSchema } from "./errors.js";
-import { SourceDocumentSchema } from "./backend.js";
+import { BackendIdSchema, SourceDocumentSchema } from "./backend.js";
 
 /** Longest question accepted, in characters. Larger inputs are rejected before any work. */
 export const MAX_QUESTION_LENGTH = 32_000;
@@ -40,13 +40,15 @@ export const UniversalQueryInputShape = {
     .union([IntentSchema, z.literal("auto")])
     .default("auto")
     .describe("Force an intent, or `auto` to classify."),
-  backend: z
-    .string()
-    .min(1)
-    .max(64)
-    .default("auto")
+  backend: BackendIdSchema.default("auto")
     .describe("`auto`, a backend kind (`flowise`, `langflow`) or a configured backend id."),
   flow_id: z.string().min(1).max(200).optional().describe("Run this flow (gateway-wide or platform id)."),
+  allow_fallback: z
+    .boolean()
+    .optional()
+    .describe(
+      "With an explicit `backend` or `flow_id`: absent or false makes the choice binding (it answers, or the query fails with a typed error such as CIRCUIT_OPEN or FLOW_NOT_FOUND); true lets another backend or flow answer, reported as `fallback_used` with `fallback_reason`.",
+    ),
   session_id: SessionIdSchema.optional().describe("Conversation id; turns are remembered across days."),
   parameters: QueryParametersSchema.optional(),
   timeout: z.number().min(1).max(120).default(30).describe("Overall timeout in seconds, 1..120."),
@@ -90,11 +92,20 @@ export const McpMetadataSchema = z.object({
   intent_confidence: z.number().min(0).max(1),
   intent_method: z.string().optional(),
   execution_time_ms: z.number().nonnegative(),
-  fallback_used: z.boolean(),
+  fallback_used: z.boolean().describe("True when the answer came from another candidate than the first choice."),
+  fallback_reason: z
+    .string()
+    .optional()
+    .describe("With `fallback_used`: why the first choice did not answer — its error code (`BACKEND_TIMEOUT`, `CIRCUIT_OPEN`, `FLOW_NOT_FOUND`, ...) or `hedge` when a hedged partner answered first."),
   attempt: z.number().int().min(1).describe("Number of backend attempts this answer took."),
-  backends_tried: z.array(z.string()).default([]),
+  backends_tried: z.array(z.string()).default([]).describe("Every backend attempted, in order, the first choice included (also when its open circuit skipped it)."),
   cache_hit: CacheHitKindSchema,
   cache_similarity: z.number().min(0).max(1).optional(),
+  session_saved: z
+    .boolean()
+    .optional()
+    .describe("With a session_id: whether this turn is kept in the session (written, or buffered for replay while the store is away). False: it was not kept."),
+  session_buffered: z.boolean().optional().describe("True when the turn is held in the write-behind buffer and written when the session store is back."),
   trace_id: z.string(),
 });
 

@@ -107,6 +107,10 @@ export const RoutingDecisionSchema = z.object({
     .nullable()
     .describe("The candidate to try first, or null when none is usable."),
   strategy: RoutingStrategySchema,
+  binding: z
+    .boolean()
+    .optional()
+    .describe("True when an explicit backend or flow choice restricts the candidates to it (no fallback to others); absent otherwise."),
   reason: z.string().describe("Human-readable explanation of the choice."),
   decidedInMs: z.number().nonnegative().optional(),
   experiment: RoutingExperimentArmSchema.optional().describe("The A/B experiment arm of this decision, if the request takes part in one."),

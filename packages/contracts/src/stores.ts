@@ -118,13 +118,26 @@ export interface SessionRecord extends SessionSummary {
   turnsList: SessionTurn[];
 }
 
+/** What {@link SessionStore.append} did with a turn. */
+export interface SessionAppendResult {
+  /** True when the turn was written, or is held in the store's write-behind buffer for replay. */
+  saved: boolean;
+  /** True when the turn waits in the write-behind buffer (the store is unavailable) and is replayed in order when it is back. */
+  buffered: boolean;
+  /** Turns the session keeps after the write, when the turn was written now. */
+  totalTurns?: number | undefined;
+}
+
 /**
  * Conversation memory. `append` is atomic: concurrent appends from several gateway instances
  * keep every turn. Implementations keep the last N turns and slide the TTL on every append.
  */
 export interface SessionStore {
-  /** Appends a turn; resolves to the number of turns kept after the append. */
-  append(sessionId: string, turn: SessionTurn, options?: { tenant?: string }): Promise<number>;
+  /**
+   * Appends a turn; resolves to what became of it (written, held for replay, or not kept).
+   * Never resolves `saved: true` for a turn the store may lose while the process lives.
+   */
+  append(sessionId: string, turn: SessionTurn, options?: { tenant?: string }): Promise<SessionAppendResult>;
   /** The last `limit` turns, oldest first. */
   recent(sessionId: string, limit: number, options?: { tenant?: string }): Promise<SessionTurn[]>;
   /** The whole session, or undefined. */

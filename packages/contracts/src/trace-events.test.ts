@@ -54,7 +54,7 @@ describe("trace events", () => {
     expect(types).toEqual(expect.arrayContaining([
       "query-received", "intent-classified", "routing-decided", "backend-call-start", "backend-call-end",
       "fallback-triggered", "retry-scheduled", "circuit-opened", "circuit-closed", "cache-hit", "cache-miss",
-      "cache-write", "cache-invalidate", "session-loaded", "session-appended", "tool-list-requested",
+      "cache-write", "cache-invalidate", "session-loaded", "session-appended", "session-save-failed", "tool-list-requested",
       "tool-list-decided", "tool-call-start", "tool-call-end", "downstream-connected", "downstream-disconnected",
       "router-low-confidence",
     ]));

@@ -179,8 +179,14 @@ export const SessionLoadedEventSchema = event("session-loaded", {
 }).describe("a session's recent turns were loaded.");
 /** `session-appended`: a turn was appended to a session. */
 export const SessionAppendedEventSchema = event("session-appended", {
-  totalTurns: z.number().int().nonnegative(),
+  totalTurns: z.number().int().nonnegative().optional().describe("Turns the session keeps; absent when the turn was buffered."),
+  buffered: z.boolean().optional().describe("True when the turn waits in the write-behind buffer for the store to come back."),
 }).describe("a turn was appended to a session.");
+/** `session-save-failed`: an answered turn could be neither written nor buffered; the answer says `session_saved: false`. */
+export const SessionSaveFailedEventSchema = event("session-save-failed", {
+  reason: z.enum(["not-kept", "error"]).describe("`not-kept`: the store could neither write nor buffer it (e.g. its write-behind buffer is full); `error`: the store failed."),
+  message: z.string(),
+}).describe("an answered turn could be neither written nor buffered.");
 const toolCandidate = z.object({
   id: z.string(),
   score: z.number(),
@@ -269,6 +275,7 @@ export const TraceEventSchema = z.discriminatedUnion("type", [
   CacheUnavailableEventSchema,
   SessionLoadedEventSchema,
   SessionAppendedEventSchema,
+  SessionSaveFailedEventSchema,
   ToolListRequestedEventSchema,
   ToolListDecidedEventSchema,
   ToolSearchPerformedEventSchema,

@@ -2,7 +2,8 @@ import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { AfwError } from "@afw/contracts";
 import { fetchJson, useDashboardServer, type DashboardServer } from "../test/harness.js";
-import { createDashboard, createInMemoryDashboardSource, DASHBOARD_CONTENT_SECURITY_POLICY, type DashboardSource } from "./index.js";
+import { createDashboard, createInMemoryDashboardSource, type DashboardSource } from "./index.js";
+import { DASHBOARD_CONTENT_SECURITY_POLICY } from "./http-responses.js";
 import { buildQueryTrace, createSampleDashboardSource } from "./testing.js";
 
 const HOSTILE = `<img src=x onerror=alert(1)>`;

@@ -1,4 +1,4 @@
-import type { CacheStats, SessionRecord, ToolSearchHit, TraceEvent } from "@afw/contracts";
+import { matchesGlob, type CacheStats, type SessionRecord, type ToolSearchHit, type TraceEvent } from "@afw/contracts";
 import type {
   AnalyticsRange,
   AnalyticsSummaryView,
@@ -257,11 +257,8 @@ export function createInMemoryDashboardSource(init: InMemoryDashboardSourceInit 
       return before - cacheEntries.length;
     },
     async sessions({ limit, pattern }) {
-      const matcher = pattern
-        ? new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`)
-        : undefined;
       return sessions
-        .filter((session) => !matcher || matcher.test(session.sessionId))
+        .filter((session) => !pattern || matchesGlob(session.sessionId, pattern))
         .sort((a, b) => b.updatedAt - a.updatedAt)
         .slice(0, limit)
         .map(({ turnsList: _turns, ...summary }) => summary);

@@ -6,56 +6,10 @@
  *
  * @packageDocumentation
  */
-export { createDashboard, type Dashboard, type DashboardOptions, type DashboardOverview } from "./create-dashboard.js";
-export {
-  toCacheInvalidation,
-  type DashboardSource,
-  type BackendView,
-  type FlowPerformanceView,
-  type PerformanceFigures,
-  type TimeSeriesPoint,
-  type CircuitStateName,
-  type FlowView,
-  type QuerySummary,
-  type FlowRef,
-  type QueryAttempt,
-  type QueryFallback,
-  type QueryCacheOutcome,
-  type CacheView,
-  type CacheFlowView,
-  type CacheHitRatePoint,
-  type DashboardCacheSelector,
-  type ToolServerView,
-  type ToolSearchView,
-  type GatewayInfo,
-  type TraceEventListener,
-} from "./dashboard-source.js";
-export {
-  ANALYTICS_RANGES,
-  type AnalyticsRange,
-  type AnalyticsRangeBounds,
-  type AnalyticsLatencyView,
-  type AnalyticsFeedbackView,
-  type AnalyticsTotalsView,
-  type AnalyticsFlowUsageView,
-  type AnalyticsIntentView,
-  type AnalyticsExperimentArmView,
-  type AnalyticsExperimentView,
-  type AnalyticsSummaryView,
-  type AnalyticsRecommendationView,
-  type AnalyticsFlowIntentView,
-  type FlowAnalysisView,
-  type QuestionClusterView,
-  type FallbackIntentView,
-  type LowConfidenceQuestionView,
-  type PatternProposalView,
-  type PatternAnalysisView,
-  type LearnedAdjustmentView,
-  type LearnedPriorView,
-  type MetricsCell,
-  type MetricsExportView,
-} from "./analytics-views.js";
-export { renderIntentPatternsYaml, metricsToCsv, type IntentPatternsYamlOptions } from "./analytics-format.js";
+export { createDashboard, type Dashboard, type DashboardOptions } from "./create-dashboard.js";
+export { type DashboardSource, type BackendView, type FlowPerformanceView, type PerformanceFigures, type TimeSeriesPoint, type CircuitStateName, type FlowView, type QuerySummary, type FlowRef, type QueryAttempt, type QueryFallback, type QueryCacheOutcome, type CacheView, type CacheFlowView, type CacheHitRatePoint, type DashboardCacheSelector, type ToolServerView, type ToolSearchView, type GatewayInfo, type TraceEventListener } from "./dashboard-source.js";
+export { type AnalyticsRange, type AnalyticsRangeBounds, type AnalyticsLatencyView, type AnalyticsFeedbackView, type AnalyticsTotalsView, type AnalyticsFlowUsageView, type AnalyticsIntentView, type AnalyticsExperimentArmView, type AnalyticsExperimentView, type AnalyticsSummaryView, type AnalyticsRecommendationView, type AnalyticsFlowIntentView, type FlowAnalysisView, type QuestionClusterView, type FallbackIntentView, type LowConfidenceQuestionView, type PatternProposalView, type PatternAnalysisView, type LearnedAdjustmentView, type LearnedPriorView, type MetricsCell, type MetricsExportView } from "./analytics-views.js";
+export { renderIntentPatternsYaml, type IntentPatternsYamlOptions } from "./analytics-format.js";
 export {
   createStoreDashboardSource,
   type StoreDashboardSourceParts,
@@ -75,30 +29,5 @@ export {
   type InMemoryAnalyticsData,
   type InMemoryAnalyticsCall,
 } from "./in-memory-dashboard-source.js";
-export {
-  buildQuerySummary,
-  queriesFromTraceEvents,
-  isQueryLifecycleEvent,
-  type BuildQuerySummaryOptions,
-  type QueriesFromTraceEventsOptions,
-} from "./query-summary.js";
-export { summarizePerformance, cacheHitRateSeries, percentile, type SeriesWindow } from "./time-series.js";
-export {
-  DASHBOARD_ERROR_CODES,
-  DASHBOARD_CONTENT_SECURITY_POLICY,
-  type DashboardErrorCode,
-  type DashboardErrorBody,
-  type DashboardValidationIssue,
-} from "./http-responses.js";
-export {
-  ClearCacheBodySchema,
-  QueriesParametersSchema,
-  SessionsParametersSchema,
-  ToolSearchParametersSchema,
-  AnalyticsSummaryParametersSchema,
-  AnalyticsRangeParametersSchema,
-  LearnedPriorParametersSchema,
-  MetricsExportParametersSchema,
-} from "./request-schemas.js";
-export { REDACTED_TEXT, truncateText } from "./presentation.js";
-export { escapeHtml } from "./html-shell.js";
+export { buildQuerySummary, queriesFromTraceEvents, type BuildQuerySummaryOptions, type QueriesFromTraceEventsOptions } from "./query-summary.js";
+export { type SeriesWindow } from "./time-series.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IntentSchema, SessionIdSchema } from "@afw/contracts";
+import { GlobPatternSchema, IntentSchema, SessionIdSchema } from "@afw/contracts";
 import { DashboardHttpError, type DashboardValidationIssue } from "./http-responses.js";
 
 const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
@@ -16,7 +16,7 @@ export const QueriesParametersSchema = z.strictObject({ limit: limit(500, 50) })
 /** Query of `GET {apiPath}/sessions`: `limit` 1..200 (default 20) and an optional glob `pattern`. */
 export const SessionsParametersSchema = z.strictObject({
   limit: limit(200, 20),
-  pattern: z.string().min(1).max(128).regex(PRINTABLE, "pattern must be printable characters without spaces").optional(),
+  pattern: GlobPatternSchema.regex(PRINTABLE, "pattern must be printable characters without spaces").optional(),
 });
 
 /** Query of `GET {apiPath}/tools/search`: `q` (1..500 characters) and `limit` 1..50 (default 10). */

@@ -1,22 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { PerformanceSample, TraceEvent } from "@afw/contracts";
-import { cacheHitRateSeries, percentile, summarizePerformance } from "./time-series.js";
+import { cacheHitRateSeries, summarizePerformance } from "./time-series.js";
 
 const NOW = Date.parse("2026-01-01T12:00:00.000Z");
-
-describe("percentile", () => {
-  it("uses the nearest rank", () => {
-    expect(percentile([], 50)).toBeUndefined();
-    expect(percentile([7], 95)).toBe(7);
-    expect(percentile([40, 10, 30, 20], 50)).toBe(20);
-    expect(percentile([40, 10, 30, 20], 95)).toBe(40);
-    const hundred = Array.from({ length: 100 }, (_, index) => index + 1);
-    expect(percentile(hundred, 50)).toBe(50);
-    expect(percentile(hundred, 95)).toBe(95);
-    expect(percentile(hundred, 0)).toBe(1);
-    expect(percentile(hundred, 100)).toBe(100);
-  });
-});
 
 describe("summarizePerformance", () => {
   const sample = (minutesAgo: number, latencyMs: number, success = true): PerformanceSample => ({ backendId: "b", latencyMs, success, timestamp: NOW - minutesAgo * 60_000 });

@@ -1,4 +1,4 @@
-import type { PerformanceSample, TraceEvent } from "@afw/contracts";
+import { percentile, type PerformanceSample, type TraceEvent } from "@afw/contracts";
 import type { CacheHitRatePoint, PerformanceFigures, TimeSeriesPoint } from "./dashboard-source.js";
 
 /** How a time window is cut into buckets. */
@@ -32,22 +32,6 @@ function bucketIndex(window: ResolvedWindow, timestamp: number): number | undefi
   const index = Math.floor((timestamp - window.start) / window.bucketMs);
   if (index >= window.buckets) return timestamp <= window.start + window.bucketMs * window.buckets ? window.buckets - 1 : undefined;
   return index;
-}
-
-/**
- * The `p`-th percentile (0..100) of `values` by the nearest-rank method; `undefined` when empty.
- *
- * @example
- * ```ts
- * percentile([10, 20, 30, 40], 50); // 20
- * percentile([10, 20, 30, 40], 95); // 40
- * ```
- */
-export function percentile(values: readonly number[], p: number): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.ceil((Math.min(100, Math.max(0, p)) / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
 }
 
 /**

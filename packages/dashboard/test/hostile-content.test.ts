@@ -13,7 +13,7 @@ import { startDashboardServer, type DashboardServer } from "./harness.js";
 declare const window: any;
 declare const document: any;
 
-if (!HAS_CHROMIUM) console.warn(`[@afw/dashboard] hostile-content browser test skipped: ${CHROMIUM_PATH} not found.`);
+if (!HAS_CHROMIUM) console.warn(`[@afw/dashboard] hostile-content browser test skipped: ${CHROMIUM_PATH} not found. Install Debian's chromium (apt-get install chromium) or set AFW_CHROMIUM_PATH.`);
 
 const payload = (tag: number) => `<script>window.__pwned=${tag}</script><img src=x onerror="window.__pwned=${tag}"><b>bold-${tag}</b>`;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AfwError } from "@afw/contracts";
+import { AfwError, GlobPatternSchema } from "@afw/contracts";
 import { NAMESPACE_SEPARATOR } from "./namespacing.js";
 import { classifyAddress, matchHostPattern, normalizeHostName } from "./network-policy.js";
 
@@ -36,6 +36,10 @@ const stringRecord = z.record(z.string(), z.string());
 const commonShape = {
   name: DownstreamServerNameSchema,
   enabled: z.boolean().default(true).describe("A disabled server is ignored entirely."),
+  required: z
+    .boolean()
+    .default(false)
+    .describe("The gateway is not ready (`/readyz` 503) while this server is not connected. Optional servers are reported in `/readyz` without failing it."),
   mode: z
     .enum(["hot", "cold"])
     .default("hot")
@@ -52,8 +56,8 @@ const commonShape = {
     ),
   pingIntervalMs: z.number().int().nonnegative().default(30_000).describe("Health ping period while connected; 0 disables. A failed ping restarts the server."),
   pingTimeoutMs: z.number().int().positive().default(5_000).describe("Limit for one health ping."),
-  allow: z.array(z.string().min(1)).optional().describe("Glob patterns (`*`, `?`) of tool names to expose; absent = all."),
-  deny: z.array(z.string().min(1)).default([]).describe("Glob patterns of tool names to hide. Deny wins over allow."),
+  allow: z.array(GlobPatternSchema).optional().describe("Glob patterns (`*`, `?`) of tool names to expose; absent = all."),
+  deny: z.array(GlobPatternSchema).default([]).describe("Glob patterns of tool names to hide. Deny wins over allow."),
   toolOverrides: z.record(z.string().min(1), ToolOverrideSchema).default({}).describe("Per-tool overrides keyed by the tool's own (not namespaced) name."),
   tags: z.array(z.string().min(1)).default([]).describe("Tags added to every tool of this server."),
 } as const;

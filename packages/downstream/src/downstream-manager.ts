@@ -4,9 +4,11 @@ import { computeBackoffDelay } from "./backoff.js";
 import { systemClock, type DownstreamClock } from "./clock.js";
 import { parseDownstreamConfig, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
 import type { DownstreamTool } from "./downstream-tool.js";
-import { isToolAllowed } from "./glob.js";
-import { parseNamespacedToolName } from "./namespacing.js";
-import { AttemptFailure, ServerSupervisor, type DownstreamServerStatus, type ToolsChangeReason } from "./server-supervisor.js";
+import { isToolAllowed } from "./tool-filter.js";
+import { mayBeShortenedName, parseNamespacedToolName } from "./namespacing.js";
+import { AttemptFailure } from "./call-errors.js";
+import type { DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
+import { ServerSupervisor } from "./server-supervisor.js";
 import { lookupFromResolver, type HostLookup, type HostResolver } from "./network-policy.js";
 
 /** The result of a proxied tool call: the downstream server's MCP `CallToolResult`, unchanged. */
@@ -130,8 +132,11 @@ export interface DownstreamManager {
    *
    * @throws AfwError `TOOL_NOT_FOUND` when no enabled server offers an allowed tool of that name.
    * @throws AfwError `SERVER_CONNECTION_FAILED` when the server cannot be reached, lost the
-   * connection, or is unavailable (restarting after a crash) — the latter fails fast.
-   * @throws AfwError `TOOL_EXECUTION_FAILED` on a timeout or a protocol-level error.
+   * connection, or is unavailable. A call that is safe to repeat (read-only, idempotent or
+   * `retryUnsafeCalls`) waits for a restart due within its `timeoutMs`; otherwise it fails at once,
+   * with `details.state` and `details.retryInMs` saying when the server restarts.
+   * @throws AfwError `TOOL_EXECUTION_FAILED` on a timeout or a protocol-level error; a JSON-RPC error of
+   *   the server keeps its `jsonRpcCode`, `jsonRpcMessage` and (redacted) `jsonRpcData` in `details`.
    * @throws AfwError `ABORTED` when `options.signal` aborts.
    * @example
    * ```ts
@@ -267,7 +272,19 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
   const notFound = (namespacedName: string, why: string) =>
     new AfwError("TOOL_NOT_FOUND", `unknown downstream tool "${namespacedName}": ${why}`, { details: { tool: namespacedName } });
 
+  /** The server and raw tool name of a listed tool whose name was shortened to 64 characters. */
+  const shortened = (namespacedName: string): { supervisor: ServerSupervisor; tool: DownstreamTool } | undefined => {
+    if (!mayBeShortenedName(namespacedName)) return undefined;
+    for (const supervisor of supervisors.values()) {
+      const tool = supervisor.tools().find((candidate) => candidate.namespacedName === namespacedName);
+      if (tool) return { supervisor, tool };
+    }
+    return undefined;
+  };
+
   const resolve = (namespacedName: string): { supervisor: ServerSupervisor; tool: string } => {
+    const short = shortened(namespacedName);
+    if (short) return { supervisor: short.supervisor, tool: short.tool.name };
     const parts = parseNamespacedToolName(namespacedName);
     if (!parts) throw notFound(namespacedName, "expected a namespaced name `server__tool`");
     const supervisor = supervisors.get(parts.server);
@@ -305,6 +322,8 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     },
 
     getTool(namespacedName) {
+      const short = shortened(namespacedName);
+      if (short) return short.tool;
       const parts = parseNamespacedToolName(namespacedName);
       if (!parts) return undefined;
       return supervisors
@@ -336,7 +355,8 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
           const result = await supervisor.callOnce(tool, args, {
             signal: callOptions.signal,
             timeoutMs,
-            waitForRestartMs: attempt === 1 ? 0 : parsed.retryBackoff.maxDelayMs,
+            // A server backing off is waited for when that fits the call's budget and the call is safe to repeat.
+            waitForRestartMs: attempt === 1 ? (safeToRepeat ? timeoutMs : 0) : parsed.retryBackoff.maxDelayMs,
           });
           emitTrace(trace, "tool-call-end", {
             server: supervisor.name,

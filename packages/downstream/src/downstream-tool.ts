@@ -1,7 +1,7 @@
 import type { ToolDescriptor } from "@afw/contracts";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { DownstreamServerConfig } from "./config.js";
-import { isToolAllowed } from "./glob.js";
+import { isToolAllowed } from "./tool-filter.js";
 import { namespaceToolName } from "./namespacing.js";
 
 /**

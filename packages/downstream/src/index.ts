@@ -5,51 +5,16 @@
  *
  * @packageDocumentation
  */
-export {
-  SERVER_NAME_PATTERN,
-  DownstreamServerNameSchema,
-  ToolOverrideSchema,
-  StdioDownstreamServerConfigSchema,
-  HttpDownstreamServerConfigSchema,
-  DownstreamServerConfigSchema,
-  DownstreamConfigSchema,
-  parseDownstreamConfig,
-  type ToolOverride,
-  type StdioDownstreamServerConfig,
-  type HttpDownstreamServerConfig,
-  type DownstreamServerConfig,
-  type DownstreamServerConfigInput,
-  type DownstreamConfig,
-  type DownstreamConfigInput,
-} from "./config.js";
+export { DownstreamConfigSchema, parseDownstreamConfig, type DownstreamServerConfigInput, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
 export { importMcpJson, type ImportMcpJsonOptions, type DownstreamServerSettings } from "./mcp-json.js";
 export { NAMESPACE_SEPARATOR, namespaceToolName, parseNamespacedToolName } from "./namespacing.js";
-export { matchesGlob, isToolAllowed } from "./glob.js";
+export { isToolAllowed } from "./tool-filter.js";
 export { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
 export { systemClock, type DownstreamClock } from "./clock.js";
-export { REDACTED, redactSecrets } from "./redact.js";
-export {
-  parseIpAddress,
-  classifyAddress,
-  normalizeHostName,
-  matchHostPattern,
-  checkOutboundUrl,
-  outboundConnectPolicy,
-  lookupFromResolver,
-  systemResolver,
-  type AddressClass,
-  type ParsedIpAddress,
-  type HostMatch,
-  type HostResolver,
-  type OutboundUrlPolicy,
-  type OutboundUrlDecision,
-  type ResolvedTarget,
-  type OutboundConnectPolicy,
-  type HostLookup,
-} from "./network-policy.js";
+export { parseIpAddress, classifyAddress, matchHostPattern, checkOutboundUrl, outboundConnectPolicy, lookupFromResolver, systemResolver, type AddressClass, type ParsedIpAddress, type HostMatch, type HostResolver, type OutboundUrlPolicy, type OutboundUrlDecision, type ResolvedTarget, type OutboundConnectPolicy, type HostLookup } from "./network-policy.js";
 export { createOutboundFetch, OutboundAddressRefusedError, type OutboundFetch, type OutboundFetchOptions } from "./outbound-fetch.js";
 export { toMcpTool, type DownstreamTool } from "./downstream-tool.js";
-export type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-supervisor.js";
+export type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
 export {
   createDownstreamManager,
   type DownstreamManager,

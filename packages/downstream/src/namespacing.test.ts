@@ -19,3 +19,29 @@ describe("namespaced tool names", () => {
     expect(parseNamespacedToolName("")).toBeUndefined();
   });
 });
+
+describe("namespaced tool names longer than 64 characters", () => {
+  const longTool = "create_or_update_a_repository_ruleset_for_the_organisation_with_bypass_actors";
+
+  it("are shortened to 64 characters with a stable hash suffix", () => {
+    const name = namespaceToolName("github", longTool);
+    expect(name).toHaveLength(64);
+    expect(name).toMatch(/^github__create_or_update_a_repository_ruleset_for_t_[0-9a-f]{12}$/);
+    // same input, same name (no state, no randomness): stable across restarts
+    expect(namespaceToolName("github", longTool)).toBe(name);
+  });
+
+  it("differ for tools (or servers) that share the kept prefix", () => {
+    const a = namespaceToolName("github", `${longTool}_a`);
+    const b = namespaceToolName("github", `${longTool}_b`);
+    expect(a).not.toBe(b);
+    expect(a.slice(0, 51)).toBe(b.slice(0, 51));
+    // the hash covers the split too: "ab" + "__c…" vs "a" + "b__c…" style collisions are told apart
+    expect(namespaceToolName("x".repeat(60), "tool")).not.toBe(namespaceToolName("x".repeat(59), "x__tool"));
+  });
+
+  it("leave names of 64 characters or fewer unchanged", () => {
+    const tool = "t".repeat(64 - "srv__".length);
+    expect(namespaceToolName("srv", tool)).toBe(`srv__${tool}`);
+  });
+});

@@ -1,19 +1,44 @@
+import { createHash } from "node:crypto";
+
 /**
  * The separator between a server name and a tool name in a namespaced tool name
  * (`server__tool`). Server names may not contain it, so the first occurrence splits the two.
  */
 export const NAMESPACE_SEPARATOR = "__";
 
+/** Longest tool name some LLM APIs accept; longer namespaced names are shortened. */
+const MAX_TOOL_NAME_LENGTH = 64;
+/** Hex digits of the hash suffix of a shortened name (48 bits). */
+const HASH_LENGTH = 12;
+const SHORTENED_PATTERN = new RegExp(`_[0-9a-f]{${HASH_LENGTH}}$`);
+
 /**
- * The namespaced name of a downstream tool: `server__tool`.
+ * The namespaced name of a downstream tool: `server__tool`. A name longer than 64 characters
+ * (some LLM APIs refuse longer ones) is cut to 51 characters plus `_` and 12 hex digits of the
+ * SHA-256 of server and tool: the same tool always gets the same name, and two tools share one
+ * only on a 48-bit hash collision. Resolve a shortened name with the manager's `getTool` or
+ * `callTool` ({@link parseNamespacedToolName} cannot split it).
  *
  * @example
  * ```ts
  * namespaceToolName("github", "merge_pull_request") // "github__merge_pull_request"
+ * namespaceToolName("github", "x".repeat(80)).length // 64
  * ```
  */
 export function namespaceToolName(server: string, tool: string): string {
-  return `${server}${NAMESPACE_SEPARATOR}${tool}`;
+  const full = `${server}${NAMESPACE_SEPARATOR}${tool}`;
+  if (full.length <= MAX_TOOL_NAME_LENGTH) return full;
+  const hash = createHash("sha256").update(`${server}\u0000${tool}`).digest("hex").slice(0, HASH_LENGTH);
+  return `${full.slice(0, MAX_TOOL_NAME_LENGTH - HASH_LENGTH - 1)}_${hash}`;
+}
+
+/**
+ * True when `name` may be a name shortened by {@link namespaceToolName} (64 characters ending in
+ * `_` and 12 hex digits).
+ * @internal
+ */
+export function mayBeShortenedName(name: string): boolean {
+  return name.length === MAX_TOOL_NAME_LENGTH && SHORTENED_PATTERN.test(name);
 }
 
 /**

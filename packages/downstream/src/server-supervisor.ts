@@ -1,113 +1,19 @@
-import { AfwError, emitTrace, type ErrorCode, type TraceContext } from "@afw/contracts";
+import { AfwError, createRedactor, emitTrace, type Redactor, type TraceContext } from "@afw/contracts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  CallToolResultSchema,
-  ErrorCode as McpErrorCode,
-  McpError,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
 import { BoundedTail } from "./bounded-tail.js";
+import { AttemptFailure, classifyCallError, message } from "./call-errors.js";
 import type { DownstreamClock } from "./clock.js";
 import type { DownstreamServerConfig } from "./config.js";
 import { toDownstreamTools, type DownstreamTool } from "./downstream-tool.js";
-import { isToolAllowed } from "./glob.js";
-import { collectSecrets, redactSecrets } from "./redact.js";
+import { isToolAllowed } from "./tool-filter.js";
+import { collectSecrets } from "./collect-secrets.js";
 import { checkOutboundUrl, outboundConnectPolicy, type HostLookup, type HostResolver } from "./network-policy.js";
-import { createOutboundFetch, type OutboundFetch } from "./outbound-fetch.js";
-
-/**
- * The lifecycle state of a downstream server.
- *
- * - `idle`: not connected, and nothing wrong (a cold server between uses, or before `start()`).
- * - `connecting`: spawning / connecting, the initialize handshake, or listing tools.
- * - `connected`: ready for calls.
- * - `backing-off`: it crashed, hung or could not be reached; a restart is scheduled. Its tools are
- *   unavailable and calls fail fast with `SERVER_CONNECTION_FAILED`.
- * - `crashed`: it failed more than `maxRestarts` times in a row; no restart is scheduled.
- * - `stopped`: the manager was stopped.
- */
-export type DownstreamServerState = "idle" | "connecting" | "connected" | "backing-off" | "crashed" | "stopped";
-
-/** Why a server's tool list (or the availability of its tools) may have changed. */
-export type ToolsChangeReason = "connected" | "list-changed" | "failed" | "recovering" | "disconnected" | "stopped";
-
-/** A point-in-time view of one downstream server, for status tools, health endpoints and tests. */
-export interface DownstreamServerStatus {
-  /** The configured name (the namespace prefix of its tools). */
-  name: string;
-  /** `stdio` or `http`. */
-  transport: "stdio" | "http";
-  /** `hot` or `cold`. */
-  mode: "hot" | "cold";
-  /** Lifecycle state; see {@link DownstreamServerState}. */
-  state: DownstreamServerState;
-  /** Whether its tools can be called now (see {@link DownstreamTool.available}). */
-  available: boolean;
-  /** Number of its tools that are exposed (after allow/deny lists); 0 while unknown. */
-  toolCount: number;
-  /** Whether its tool list is known (false for a cold server never connected). */
-  toolsKnown: boolean;
-  /** Reconnections after a failure since the manager was created. */
-  restarts: number;
-  /** Failures in a row (reset once a connection stays up for `restartStableAfterMs`). */
-  consecutiveFailures: number;
-  /** The last failure, with secrets redacted. */
-  lastError?: string;
-  /** When the last failure happened (ISO 8601). */
-  lastErrorAt?: string;
-  /** When the current connection was established (ISO 8601). */
-  connectedSince?: string;
-  /** When the scheduled restart is due (ISO 8601), while `backing-off`. */
-  nextRestartAt?: string;
-  /** Tool calls in progress. */
-  inFlightCalls: number;
-  /** The child process id (stdio, while connected). */
-  pid?: number;
-  /** Bytes the server wrote to stderr (stdio), counted over its whole life. */
-  stderrBytes: number;
-  /** The last lines of its stderr (at most 2 KiB, secrets redacted). Never forwarded to our stdout. */
-  stderrTail: string;
-  /** Stdout lines that were not valid JSON-RPC (ignored), and other transport errors. */
-  transportErrors: number;
-}
-
-/**
- * The outcome of one failed call attempt, with what retry needs to decide.
- * @internal
- */
-export class AttemptFailure extends Error {
-  constructor(
-    readonly error: AfwError,
-    /** Whether the request may have reached the server (a retry could repeat its effect). */
-    readonly delivered: boolean,
-    /** Whether another attempt may succeed. */
-    readonly retryable: boolean,
-    readonly outcome: "error" | "timeout" | "aborted",
-  ) {
-    super(error.message);
-  }
-}
-
-interface Connection {
-  readonly generation: number;
-  readonly client: Client;
-  readonly transport: Transport;
-  connectedAt: number;
-  pid: number | undefined;
-  closing: boolean;
-  healthCheck: Promise<boolean> | undefined;
-  /** Whether the server announced `tools.listChanged` (then our list is kept fresh by notifications). */
-  notifiesToolChanges: boolean;
-  /** The checked `fetch` of an HTTP transport (its connection pool is closed with the connection). */
-  outbound: OutboundFetch | undefined;
-}
+import { createOutboundFetch } from "./outbound-fetch.js";
+import type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
+import { closeConnection, createTransport, listAllTools, type Connection } from "./supervisor-transport.js";
 
 /** @internal */
 export interface SupervisorDependencies {
@@ -128,36 +34,8 @@ export interface SupervisorDependencies {
   lookupHost: HostLookup | undefined;
 }
 
-const SHUTDOWN_GRACE_MS = 1_000;
-const HTTP_TERMINATE_LIMIT_MS = 1_000;
 const STATUS_STDERR_CHARS = 2_048;
 
-function message(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
-
-function networkErrorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 1000; page++) {
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (!cursor) break;
-  }
-  return tools;
-}
 
 /**
  * Supervises one downstream server: connection, tool list, idle disconnect, health pings,
@@ -168,6 +46,8 @@ export class ServerSupervisor {
   state: DownstreamServerState = "idle";
   private connection: Connection | undefined;
   private connectPromise: Promise<Connection> | undefined;
+  /** The connection being opened (spawned, not yet initialized): closed at once by `stop()`. */
+  private opening: Connection | undefined;
   private closingPromise: Promise<void> | undefined;
   private generation = 0;
   private rawTools: Tool[] | undefined;
@@ -189,14 +69,14 @@ export class ServerSupervisor {
   private readonly stderr: BoundedTail;
   private transportErrors = 0;
   private lastTransportError: string | undefined;
-  private readonly secrets: string[];
+  private readonly redactor: Redactor;
 
   constructor(
     readonly config: DownstreamServerConfig,
     private readonly deps: SupervisorDependencies,
   ) {
     this.stderr = new BoundedTail(config.transport === "stdio" ? config.stderrTailBytes : 0);
-    this.secrets = collectSecrets(config.transport === "stdio" ? { env: config.env } : { headers: config.headers, url: config.url });
+    this.redactor = createRedactor(collectSecrets(config.transport === "stdio" ? { env: config.env } : { headers: config.headers, url: config.url }));
   }
 
   get name(): string {
@@ -225,7 +105,7 @@ export class ServerSupervisor {
 
   /** Redacts this server's secrets (and generic secret shapes) from `text`. */
   redact(text: string): string {
-    return redactSecrets(text, this.secrets);
+    return this.redactor.redact(text);
   }
 
   /** The exposed tools (allow/deny lists and overrides applied). */
@@ -259,7 +139,9 @@ export class ServerSupervisor {
     if (this.lastError !== undefined) status.lastError = this.lastError;
     if (this.lastErrorAt !== undefined) status.lastErrorAt = new Date(this.lastErrorAt).toISOString();
     if (this.connection) status.connectedSince = new Date(this.connection.connectedAt).toISOString();
-    if (this.connection?.pid !== undefined) status.pid = this.connection.pid;
+    const opening = this.opening?.transport;
+    const pid = this.connection?.pid ?? (opening instanceof StdioClientTransport ? (opening.pid ?? undefined) : undefined);
+    if (pid !== undefined) status.pid = pid;
     if (this.nextRestartAt !== undefined && this.state === "backing-off") status.nextRestartAt = new Date(this.nextRestartAt).toISOString();
     return status;
   }
@@ -288,13 +170,19 @@ export class ServerSupervisor {
     this.nextRestartAt = undefined;
     this.clearTimer("idleTimer");
     this.clearTimer("pingTimer");
+    // A server still connecting (maybe never answering initialize) is killed, not waited for.
+    const opening = this.opening;
+    if (opening && !opening.closing) {
+      opening.closing = true;
+      await closeConnection(opening, true);
+    }
     if (this.connectPromise) await this.connectPromise.catch(() => undefined);
     const connection = this.connection;
     if (connection) {
       this.connection = undefined;
       connection.closing = true;
       emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason: "shutdown" });
-      await this.closeConnection(connection, false);
+      await closeConnection(connection, false);
     }
     if (this.closingPromise) await this.closingPromise;
     this.setState("stopped", "stopped");
@@ -354,7 +242,7 @@ export class ServerSupervisor {
     this.clearTimer("pingTimer");
     if (this.deps.clock.now() - connection.connectedAt >= this.deps.restartStableAfterMs) this.consecutiveFailures = 0;
     emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason });
-    const closing = this.closeConnection(connection, false);
+    const closing = closeConnection(connection, false);
     this.closingPromise = closing;
     await closing;
     if (this.closingPromise === closing) this.closingPromise = undefined;
@@ -395,7 +283,8 @@ export class ServerSupervisor {
         });
         return result as CallToolResult;
       } catch (error) {
-        throw this.classifyCallError(error, connection, toolName, options.timeoutMs, controller.signal);
+        if (controller.signal.aborted) throw this.abortedFailure(toolName);
+        throw classifyCallError(error, this.callErrorContext(connection), toolName, options.timeoutMs);
       }
     } catch (error) {
       if (error instanceof AttemptFailure) throw error;
@@ -484,41 +373,6 @@ export class ServerSupervisor {
     this.deps.onChange(this, reason);
   }
 
-  private createTransport(outbound: OutboundFetch | undefined): Transport {
-    const config = this.config;
-    if (config.transport === "stdio") {
-      const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args,
-        env: config.env,
-        ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-        stderr: "pipe",
-        maxBufferSize: config.maxMessageBytes,
-      });
-      const stream = transport.stderr;
-      stream?.on("data", (chunk: Buffer) => {
-        this.stderr.append(chunk);
-        if (this.deps.onStderr) {
-          try {
-            this.deps.onStderr(this.name, chunk.toString("utf8"));
-          } catch {
-            // a logging hook must not break the connection
-          }
-        }
-      });
-      stream?.on("error", () => undefined);
-      return transport;
-    }
-    const url = new URL(config.url);
-    const requestInit: RequestInit = { headers: config.headers };
-    const fetch = outbound ? { fetch: outbound.fetch } : {};
-    if (config.protocol === "sse") return new SSEClientTransport(url, { requestInit, ...fetch });
-    return new StreamableHTTPClientTransport(url, {
-      requestInit,
-      ...fetch,
-      reconnectionOptions: { initialReconnectionDelay: 1_000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
-    });
-  }
 
   private async openConnection(generation: number): Promise<Connection> {
     if (this.closingPromise) await this.closingPromise;
@@ -532,7 +386,7 @@ export class ServerSupervisor {
             lookup: this.deps.lookupHost,
           })
         : undefined;
-    const transport = this.createTransport(outbound);
+    const transport = createTransport(this.config, outbound, (chunk) => this.onStderrChunk(chunk));
     const client = new Client(this.deps.clientInfo, { capabilities: {} });
     const connection: Connection = {
       generation,
@@ -545,6 +399,7 @@ export class ServerSupervisor {
       notifiesToolChanges: false,
       outbound,
     };
+    this.opening = connection;
     client.onclose = () => this.handleClose(connection);
     client.onerror = (error) => {
       if (connection.closing) return;
@@ -581,7 +436,7 @@ export class ServerSupervisor {
       return connection;
     } catch (error) {
       connection.closing = true;
-      await this.closeConnection(connection, true);
+      await closeConnection(connection, true);
       if (this.stopped) throw new AfwError("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" is unavailable: the downstream manager is stopped`);
       const description = this.describeFailure(`could not connect: ${message(error)}`);
       if (generation === this.generation) this.recordFailure(description, undefined, "failed");
@@ -589,6 +444,8 @@ export class ServerSupervisor {
         cause: error,
         details: { server: this.name, state: this.state },
       });
+    } finally {
+      if (this.opening === connection) this.opening = undefined;
     }
   }
 
@@ -621,7 +478,7 @@ export class ServerSupervisor {
     const description = this.describeFailure(text);
     emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason: "error", message: description });
     this.recordFailure(description, connection.connectedAt, "failed");
-    await this.closeConnection(connection, true);
+    await closeConnection(connection, true);
   }
 
   private recordFailure(description: string, connectedAt: number | undefined, reason: ToolsChangeReason): void {
@@ -658,39 +515,6 @@ export class ServerSupervisor {
     }
   }
 
-  private async closeConnection(connection: Connection, force: boolean): Promise<void> {
-    const { client, transport } = connection;
-    if (transport instanceof StdioClientTransport) {
-      const pid = transport.pid;
-      const kill = (signal: NodeJS.Signals) => {
-        if (pid === null) return;
-        try {
-          process.kill(pid, signal);
-        } catch {
-          // already gone
-        }
-      };
-      if (force) kill("SIGKILL");
-      const grace = force ? undefined : setTimeout(() => kill("SIGTERM"), SHUTDOWN_GRACE_MS);
-      grace?.unref();
-      await client.close().catch(() => undefined);
-      if (grace) clearTimeout(grace);
-      return;
-    }
-    if (!force && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        transport.terminateSession().catch(() => undefined),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, HTTP_TERMINATE_LIMIT_MS);
-          timer.unref();
-        }),
-      ]);
-      clearTimeout(timer);
-    }
-    await client.close().catch(() => undefined);
-    await connection.outbound?.close();
-  }
 
   private clearTimer(which: "restartTimer" | "idleTimer" | "pingTimer"): void {
     if (this[which] !== undefined) {
@@ -739,47 +563,23 @@ export class ServerSupervisor {
     return check;
   }
 
-  private classifyCallError(error: unknown, connection: Connection, toolName: string, timeoutMs: number, signal: AbortSignal): AttemptFailure {
-    const details = { server: this.name, tool: toolName };
-    const failure = (code: ErrorCode, text: string, delivered: boolean, retryable: boolean, outcome: "error" | "timeout" = "error") =>
-      new AttemptFailure(new AfwError(code, this.redact(text), { cause: error, details }), delivered, retryable, outcome);
-    if (signal.aborted) return this.abortedFailure(toolName);
-    if (error instanceof McpError) {
-      if (error.code === McpErrorCode.RequestTimeout) {
-        // A slow tool or a hung server? A ping tells; a hung server is restarted.
-        void this.checkHealth(connection);
-        return failure("TOOL_EXECUTION_FAILED", `tool "${toolName}" on downstream server "${this.name}" timed out after ${timeoutMs} ms`, true, true, "timeout");
-      }
-      if (error.code === McpErrorCode.ConnectionClosed) {
-        return failure("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" closed the connection during the call of "${toolName}"`, true, true);
-      }
-      return failure("TOOL_EXECUTION_FAILED", `downstream server "${this.name}" rejected the call of "${toolName}": ${error.message}`, true, false);
+
+  private callErrorContext(connection: Connection) {
+    return {
+      server: this.name,
+      redactor: this.redactor,
+      onTimeout: () => void this.checkHealth(connection),
+      onBroken: (text: string) => void this.failConnection(connection, text),
+    };
+  }
+
+  private onStderrChunk(chunk: Buffer): void {
+    this.stderr.append(chunk);
+    if (!this.deps.onStderr) return;
+    try {
+      this.deps.onStderr(this.name, chunk.toString("utf8"));
+    } catch {
+      // a logging hook must not break the connection
     }
-    if (error instanceof StreamableHTTPError) {
-      const status = typeof error.code === "number" ? error.code : 0;
-      if (status === 404) {
-        // The server forgot our session (restarted?): reconnect.
-        void this.failConnection(connection, `HTTP session expired (404)`);
-        return failure("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" lost the session during the call of "${toolName}"`, false, true);
-      }
-      if (status === 401 || status === 403) {
-        return failure("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" refused the credentials (HTTP ${status})`, false, false);
-      }
-      const transient = status === 408 || status === 429 || status >= 500;
-      return failure(
-        transient ? "SERVER_CONNECTION_FAILED" : "TOOL_EXECUTION_FAILED",
-        `downstream server "${this.name}" answered HTTP ${status || "error"} to the call of "${toolName}": ${error.message}`,
-        true,
-        transient,
-      );
-    }
-    const networkCode = networkErrorCode(error);
-    const notConnected = error instanceof Error && /not connected/i.test(error.message);
-    if (notConnected || (networkCode !== undefined && /^(ECONN|EPIPE|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|UND_ERR)/.test(networkCode)) || (error instanceof TypeError && /fetch failed/i.test(error.message))) {
-      void this.failConnection(connection, `connection failed: ${message(error)}${networkCode ? ` (${networkCode})` : ""}`);
-      const delivered = !(notConnected || networkCode === "ECONNREFUSED");
-      return failure("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" could not be reached for the call of "${toolName}": ${message(error)}`, delivered, true);
-    }
-    return failure("TOOL_EXECUTION_FAILED", `call of "${toolName}" on downstream server "${this.name}" failed: ${message(error)}`, true, false);
   }
 }

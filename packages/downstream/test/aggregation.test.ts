@@ -2,7 +2,7 @@
 // namespacing, allow/deny lists, overrides, proxied calls, errors, list_changed, timeouts.
 import { TraceEventSchema } from "@afw/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDownstreamManager, toMcpTool, type DownstreamManager, type ToolCallReport, type ToolsChangedEvent } from "../src/index.js";
+import { createDownstreamManager, namespaceToolName, toMcpTool, type DownstreamManager, type ToolCallReport, type ToolsChangedEvent } from "../src/index.js";
 import { startHttpFixture, type HttpFixture } from "./http-fixture.js";
 import { firstText, isAlive, recordingTrace, rejectionOf, stdioFixture } from "./helpers.js";
 
@@ -33,7 +33,7 @@ describe("a manager aggregating two stdio servers and one HTTP server", () => {
             deny: ["secret_*"],
             tags: ["fixture"],
             toolOverrides: { echo: { description: "Say it back, verbatim.", tags: ["text"] } },
-          }),
+          }, { FIXTURE_DATA_TOKEN: "alpha-data-token-4711" }),
           stdioFixture("beta", { allow: ["echo", "add", "fail"] }),
           { name: "web", transport: "http", url: http.url, headers: { Authorization: "Bearer http-fixture-token-123" }, pingIntervalMs: 0 },
         ],
@@ -149,11 +149,19 @@ describe("a manager aggregating two stdio servers and one HTTP server", () => {
     }
   });
 
-  it("maps a JSON-RPC error from the server to TOOL_EXECUTION_FAILED without retrying", async () => {
+  it("maps a JSON-RPC error from the server to TOOL_EXECUTION_FAILED without retrying, keeping its code, message (once) and redacted data", async () => {
     const before = trace.ofType("tool-call-start").length;
     const error = await rejectionOf(manager.callTool("alpha__protocol_error", {}));
     expect(error.code).toBe("TOOL_EXECUTION_FAILED");
-    expect(error.message).toContain("this tool needs a browser");
+    expect(error.message).toBe('downstream server "alpha" rejected the call of "protocol_error": this tool needs a browser');
+    expect(error.details).toMatchObject({
+      server: "alpha",
+      tool: "protocol_error",
+      jsonRpcCode: -32042,
+      jsonRpcMessage: "this tool needs a browser",
+      jsonRpcData: { elicitations: [{ mode: "url", url: "https://auth.example.test/?session=[REDACTED]" }] },
+    });
+    expect(JSON.stringify(error.details)).not.toContain("alpha-data-token-4711");
     expect(trace.ofType("tool-call-start").length - before).toBe(1);
   });
 
@@ -189,6 +197,19 @@ describe("a manager aggregating two stdio servers and one HTTP server", () => {
     controller.abort(new Error("user cancelled"));
     const error = await rejectionOf(call);
     expect(error.code).toBe("ABORTED");
+  });
+
+  it("lists a tool whose namespaced name exceeds 64 characters under a stable shortened name that calls reach", async () => {
+    const longTool = "summarise_every_open_incident_of_the_last_quarter_by_team_and_severity";
+    const expected = namespaceToolName("alpha", longTool);
+    expect(expected).toHaveLength(64);
+    const added = nextChange((e) => e.server === "alpha" && e.added.includes(expected));
+    await manager.callTool("alpha__add_tool", { tool: longTool });
+    await added;
+    expect(manager.listTools().filter((tool) => tool.namespacedName.length > 64)).toEqual([]);
+    expect(manager.getTool(expected)).toMatchObject({ server: "alpha", name: longTool });
+    expect(firstText(await manager.callTool(expected, {}))).toBe(`dynamic ${longTool}`);
+    await manager.callTool("alpha__remove_tool", { tool: longTool });
   });
 
   it("follows a stdio server's tools/list_changed notifications", async () => {

@@ -42,12 +42,19 @@ describe("a crashing server", () => {
     const failed = changes.find((c) => c.server === "crashy" && c.reason === "failed");
     expect(failed?.updated).toContain("crashy__echo");
 
-    // calls fail fast meanwhile; the other server is unaffected
-    const fast = await rejectionOf(manager.callTool("crashy__echo", { text: "x" }));
+    // a call that is not safe to repeat fails fast meanwhile, saying that and when the server restarts
+    const fast = await rejectionOf(manager.callTool("crashy__add", { a: 1, b: 2 }));
     expect(fast.code).toBe("SERVER_CONNECTION_FAILED");
-    expect(fast.details).toMatchObject({ server: "crashy", state: "backing-off" });
+    expect(fast.details).toMatchObject({ server: "crashy", state: "backing-off", retryInMs: expect.any(Number) });
+    expect(fast.message).toMatch(/restarting after a failure \(next attempt in \d+ ms\)/);
+    // so does a read-only call whose budget ends before the restart is due
+    const short = await rejectionOf(manager.callTool("crashy__echo", { text: "x" }, { timeoutMs: 50 }));
+    expect(short.details).toMatchObject({ server: "crashy", state: "backing-off", retryInMs: expect.any(Number) });
+    // the other server is unaffected
     expect(firstText(await manager.callTool("steady__echo", { text: "ok" }))).toBe("steady: ok");
 
+    // a read-only call whose budget covers the restart waits for it instead of failing
+    expect(firstText(await manager.callTool("crashy__echo", { text: "waited" }, { timeoutMs: 10_000 }))).toBe("crashy: waited");
     const restarted = await waitForStatus(manager, "crashy", (s) => s.state === "connected");
     expect(restarted.restarts).toBe(1);
     expect(restarted.pid).not.toBe(firstPid);

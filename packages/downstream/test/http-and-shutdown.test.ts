@@ -79,4 +79,22 @@ describe("stop()", () => {
     expect((await rejectionOf(manager.callTool("one__echo", { text: "x" }))).code).toBe("SERVER_CONNECTION_FAILED");
     await manager.stop();
   });
+
+  it("kills a server still connecting (never answering initialize) instead of leaving it running", async () => {
+    let announce: (pid: number) => void = () => undefined;
+    const spawned = new Promise<number>((resolve) => (announce = resolve));
+    const manager = create(
+      // connectTimeoutMs far beyond the test's timeout: stop() must not wait for it
+      { servers: [stdioFixture("mute", { connectTimeoutMs: 600_000 }, { FIXTURE_NEVER_INITIALIZE: "1" })] },
+      { onServerStderr: (_server, chunk) => /pid (\d+)/.test(chunk) && announce(Number(/pid (\d+)/.exec(chunk)![1])) },
+    );
+    const starting = manager.start();
+    const pid = await spawned;
+    expect(statusOf(manager, "mute").state).toBe("connecting");
+    expect(isAlive(pid)).toBe(true);
+    await manager.stop();
+    await starting;
+    expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
+    expect(statusOf(manager, "mute").state).toBe("stopped");
+  });
 });

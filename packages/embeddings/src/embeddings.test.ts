@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Embedder } from "@afw/contracts";
-import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder, dot } from "./index.js";
+import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder } from "./index.js";
+import { dot } from "./normalize.js";
 
 describe("createHashingEmbedder", () => {
   const embedder = createHashingEmbedder({ dimensions: 128 });

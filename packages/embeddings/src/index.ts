@@ -6,7 +6,5 @@
  * @packageDocumentation
  */
 export { createUseEmbedder, type UseEmbedder, type UseEmbedderOptions, type UseEngine, type UseRuntimeInfo } from "./use-embedder.js";
-export { createSentencePieceTokenizer, type SentencePieceEntry, type SentencePieceTokenizer } from "./sentencepiece-tokenizer.js";
 export { createHashingEmbedder, type HashingEmbedderOptions } from "./hashing-embedder.js";
 export { createCachingEmbedder, type CachingEmbedder, type CachingEmbedderOptions } from "./caching-embedder.js";
-export { normalizeInPlace, dot } from "./normalize.js";

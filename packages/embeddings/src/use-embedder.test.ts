@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AfwError } from "@afw/contracts";
-import { createUseEmbedder, dot } from "./index.js";
+import { createUseEmbedder } from "./index.js";
+import { dot } from "./normalize.js";
 
 const sentences = [
   "my program crashes with a null pointer exception",

@@ -83,11 +83,16 @@ export function modelDirectory(): string {
 /** Loads the weights and vocabulary from the model package and prepares the runner. */
 export async function loadUseLiteRunner(directory = modelDirectory()): Promise<UseLiteRunner> {
   const tf = (await import("@energetic-ai/core")) as unknown as TfLike;
-  const [modelJson, vocabulary] = await Promise.all([
+  // Settled in a fixed order, so a missing model directory always reports model.json first
+  // (Promise.all would report whichever read happened to fail first).
+  const settled = await Promise.allSettled([
     readFile(join(directory, "model.json"), "utf8").then((text) => JSON.parse(text) as ModelJson),
     readFile(join(directory, "vocab.json"), "utf8").then((text) => JSON.parse(text) as SentencePieceEntry[]),
     tf.ready(),
   ]);
+  for (const result of settled) if (result.status === "rejected") throw result.reason;
+  const modelJson = (settled[0] as PromiseFulfilledResult<ModelJson>).value;
+  const vocabulary = (settled[1] as PromiseFulfilledResult<SentencePieceEntry[]>).value;
   const weights = await readWeights(directory, modelJson);
   return buildRunner(tf, weights, createSentencePieceTokenizer(vocabulary));
 }

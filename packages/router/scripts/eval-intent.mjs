@@ -116,6 +116,8 @@ const table = buildCalibrationTable(rows.map((r) => r.combined.confidence), rows
 console.log("\n== calibration, combined classifier (accuracy per confidence bucket)");
 console.log("bucket        count  accuracy  mean confidence");
 for (const b of table) console.log(`[${b.from.toFixed(2)}, ${b.to.toFixed(2)})`.padEnd(14) + String(b.count).padStart(5) + pct(b.count ? b.accuracy * b.count : 0, b.count).padStart(10) + (Number.isNaN(b.meanConfidence) ? "-" : b.meanConfidence.toFixed(3)).padStart(17));
+const tiers = buildCalibrationTable(rows.map((r) => r.combined.confidence), rows.map((r) => r.combined.intent === r.intent), [0, 0.5, 0.7, 0.9, 1]);
+console.log("AIRIS tiers (< 0.5 default, 0.5-0.7 clarify, 0.7-0.9 confirm, >= 0.9 route): " + tiers.map((b) => `[${b.from}, ${b.to}) ${b.count ? `${Math.round(b.accuracy * b.count)}/${b.count} = ${pct(b.accuracy * b.count, b.count)}` : "-"}`).join("; "));
 const levels = new Map();
 for (const r of rows) {
   const e = levels.get(r.combined.level) ?? { n: 0, ok: 0 };

@@ -1,4 +1,4 @@
-// Trains the intent model on data/intent-exemplars.yaml with the Universal Sentence Encoder lite
+// Trains the intent model on data/intent-exemplars.yaml and data/intent-real-prompts.json with the Universal Sentence Encoder lite
 // and writes data/intent-model.json. Run: pnpm --filter @afw/router train
 import { readFile, writeFile } from "node:fs/promises";
 import { createUseEmbedder } from "@afw/embeddings";
@@ -13,7 +13,13 @@ import {
 import { diskCacheEmbedder } from "./disk-cache-embedder.mjs";
 
 const started = performance.now();
-const exemplars = parseIntentExemplars(await readFile(BUNDLED_INTENT_EXEMPLARS_URL, "utf8"));
+// Hand-written exemplars plus labelled real prompts (sources and licences: data/DATA-SOURCES.md).
+const real = JSON.parse(await readFile(new URL("../data/intent-real-prompts.json", import.meta.url), "utf8"));
+const handWritten = parseIntentExemplars(await readFile(BUNDLED_INTENT_EXEMPLARS_URL, "utf8"));
+const exemplars = [...handWritten, ...real.map((r) => ({ text: r.question.trim(), intent: r.intent }))];
+// The temperature is fitted on the out-of-fold predictions of the real prompts only (a validation
+// split of the training data; the held-out set in eval/ is never used).
+const calibrationIndices = real.map((_, i) => handWritten.length + i);
 const embedder = diskCacheEmbedder(createUseEmbedder());
 const featureOverrides = process.env.AFW_FEATURES ? JSON.parse(process.env.AFW_FEATURES) : {};
 const trainingOverrides = process.env.AFW_TRAINING ? JSON.parse(process.env.AFW_TRAINING) : {};
@@ -22,6 +28,7 @@ const model = await trainIntentModel({
   embedder,
   patterns: DEFAULT_INTENT_PATTERNS,
   folds: 5,
+  calibrationIndices,
   features: featureOverrides,
   training: trainingOverrides,
   onProgress: (m) => console.error(`[train] ${m}`),

@@ -1,7 +1,9 @@
 import {
   AfwError,
   BackendError,
+  ERROR_CODES,
   emitTrace,
+  type ErrorCode,
   type FlowBackendV1,
   type FlowExecutionRequest,
   type FlowExecutionResult,
@@ -43,6 +45,12 @@ export interface ExecutionOutcome {
   attempts: ExecutionAttempt[];
   /** True when the answer came from another candidate than the decision's first. */
   fallbackUsed: boolean;
+  /**
+   * With `fallbackUsed`: why the first choice did not answer — the error code of its last attempt
+   * (`BACKEND_TIMEOUT`, `CIRCUIT_OPEN` when its open circuit skipped it, ...), or `hedge` when the
+   * hedged partner answered first.
+   */
+  fallbackReason?: string;
   /** True when the first step was hedged. */
   hedged: boolean;
   durationMs: number;
@@ -116,6 +124,22 @@ export interface ExecuteOptions {
    * @default maxCandidates (3)
    */
   maxStreamRestarts?: number;
+}
+
+/** Smallest per-attempt budget while another candidate is waiting (unless less time is left). */
+const MIN_ATTEMPT_MS = 1_000;
+/** Share of the time left that one attempt may use while another candidate is waiting. */
+const ATTEMPT_SHARE = 0.5;
+
+/**
+ * The time one attempt may take: at most `attemptTimeoutMs` and the time left, and — while
+ * another candidate is waiting — at most {@link ATTEMPT_SHARE} of the time left (but not less than
+ * {@link MIN_ATTEMPT_MS}), so a hung first choice leaves the fallback a turn inside the deadline.
+ */
+export function attemptBudgetMs(remainingMs: number, attemptTimeoutMs: number, alternativeWaiting: boolean): number {
+  const cap = Math.min(attemptTimeoutMs, remainingMs);
+  if (!alternativeWaiting) return Math.max(1, cap);
+  return Math.max(1, Math.min(cap, Math.max(MIN_ATTEMPT_MS, remainingMs * ATTEMPT_SHARE)));
 }
 
 /** The request without the flow id (the executor sets it per candidate). */
@@ -211,16 +235,48 @@ class ExecutionRun {
 
   /** Next candidate: ranked ones first (preferring a backend that has not failed), then any healthy backend. */
   next(): RoutingCandidate | undefined {
+    const { candidate, ranked } = this.peek();
+    if (ranked) this.rankedTaken++;
+    return candidate;
+  }
+
+  /** The candidate {@link ExecutionRun.next} would return, without taking it. */
+  peek(): { candidate: RoutingCandidate | undefined; ranked: boolean } {
     const maxRanked = Math.max(1, this.options.maxCandidates ?? 3);
     if (this.rankedTaken < maxRanked) {
       const untried = this.rankedUsable.filter((c) => !this.tried.has(c.flowId));
       const pick = untried.find((c) => !this.failedBackends.has(c.backendId)) ?? untried[0];
-      if (pick) {
-        this.rankedTaken++;
-        return pick;
-      }
+      if (pick) return { candidate: pick, ranked: true };
     }
-    // Last phase: any healthy backend not tried yet, with its best-ranked flow.
+    return { candidate: this.lastResort(), ranked: false };
+  }
+
+  /** Per-attempt budget now (see {@link attemptBudgetMs}); the running candidates must be in `tried`. */
+  attemptBudget(): number {
+    return attemptBudgetMs(this.remaining(), this.attemptTimeoutMs, this.peek().candidate !== undefined);
+  }
+
+  /** The decision's first choice when it cannot run (its circuit is open): recorded as a skipped attempt, so any answer is a fallback. */
+  skipExcludedFirst(): void {
+    const chosen = this.decision.chosen;
+    const first = chosen && this.decision.candidates.find((c) => c.flowId === chosen.flowId);
+    if (!first?.excluded) return;
+    this.tried.add(first.flowId);
+    const code = /circuit/.test(first.excluded) ? "CIRCUIT_OPEN" : "BACKEND_UNAVAILABLE";
+    this.attempts.push({ backendId: first.backendId, flowId: first.flowId, backendFlowId: first.backendFlowId, attempt: 1, outcome: "skipped", code, message: first.excluded, latencyMs: 0 });
+    this.lastFailed = { candidate: first, code };
+  }
+
+  /** Why the answer did not come from the first choice (see {@link ExecutionOutcome.fallbackReason}). */
+  fallbackReason(hedged: boolean): string {
+    const firstKey = this.decision.chosen?.flowId;
+    const failed = this.attempts.filter((a) => a.flowId === firstKey && a.outcome !== "success").at(-1);
+    if (hedged && (!failed || failed.outcome === "aborted")) return "hedge";
+    return failed?.code ?? "NOT_TRIED";
+  }
+
+  /** Last phase: any healthy backend not tried yet, with its best-ranked flow. */
+  private lastResort(): RoutingCandidate | undefined {
     const triedBackends = new Set([...this.tried].map((flowId) => this.decision.candidates.find((c) => c.flowId === flowId)?.backendId));
     for (const candidate of this.decision.candidates) {
       if (this.tried.has(candidate.flowId) || triedBackends.has(candidate.backendId)) continue;
@@ -308,6 +364,15 @@ class ExecutionRun {
     const tried = this.attempts.filter((a) => a.outcome !== "skipped").length;
     const summary = this.attempts.map((a) => `${a.backendId}/${a.backendFlowId}: ${a.code ?? a.outcome}`).join("; ");
     const timedOut = this.remaining() <= 0 ? " (overall timeout reached)" : "";
+    if (this.decision.binding) {
+      // The caller's explicit choice failed and nothing else may answer: say why, with its code.
+      const last = this.attempts.filter((a) => a.outcome !== "skipped").at(-1) ?? this.attempts.at(-1)!;
+      const code = last.outcome === "skipped" ? "CIRCUIT_OPEN" : last.outcome === "timeout" ? "BACKEND_TIMEOUT" : (ERROR_CODES as readonly string[]).includes(last.code ?? "") ? (last.code as ErrorCode) : "BACKEND_UNAVAILABLE";
+      const why = code === "CIRCUIT_OPEN" ? "its circuit is open after repeated failures" : `it failed${timedOut}: ${summary}`;
+      return new AfwError(code, `the requested backend/flow cannot answer: ${why}; pass allow_fallback: true to let another one answer`, {
+        details: { attempts: this.attempts.map((a) => ({ ...a })) },
+      });
+    }
     return new AfwError("ALL_BACKENDS_FAILED", `all backends failed after ${tried} attempt(s)${timedOut}: ${summary}`, {
       details: { attempts: this.attempts.map((a) => ({ ...a })) },
     });
@@ -322,7 +387,7 @@ async function runAttempt(
   cancel?: AbortSignal,
 ): Promise<{ ok: true; result: FlowExecutionResult } | { ok: false; error: AfwError; outcome: FailureOutcome }> {
   const backend = run.backends.get(candidate.backendId)!;
-  const timeoutMs = Math.max(1, Math.min(run.attemptTimeoutMs, run.remaining()));
+  const timeoutMs = run.attemptBudget();
   const controller = new AbortController();
   const onUserAbort = () => controller.abort(run.options.signal?.reason);
   run.options.signal?.addEventListener("abort", onUserAbort, { once: true });
@@ -401,6 +466,8 @@ async function runCandidate(run: ExecutionRun, candidate: RoutingCandidate, hedg
     if (outcome.ok) return outcome.result;
     lastError = outcome.error;
     if (outcome.outcome === "aborted" || !isRetryable(outcome.error) || retry === run.retries) break;
+    // A timeout is not retried while another candidate is waiting: it goes first.
+    if (outcome.outcome === "timeout" && run.peek().candidate) break;
     const delayMs = run.backoff(retry + 1);
     if (delayMs >= run.remaining()) break;
     emitTrace(run.options.trace, "retry-scheduled", {
@@ -439,11 +506,13 @@ async function runCandidate(run: ExecutionRun, candidate: RoutingCandidate, hedg
 export async function executeWithFallback(decision: RoutingDecision, request: ExecutionRequest, options: ExecuteOptions): Promise<ExecutionOutcome> {
   const run = new ExecutionRun(decision, request, options);
   const firstKey = decision.chosen?.flowId;
+  run.skipExcludedFirst();
   const done = (result: FlowExecutionResult, candidate: RoutingCandidate, hedged: boolean): ExecutionOutcome => ({
     result,
     candidate,
     attempts: run.attempts,
     fallbackUsed: candidate.flowId !== firstKey,
+    ...(candidate.flowId === firstKey ? {} : { fallbackReason: run.fallbackReason(hedged) }),
     hedged,
     durationMs: performance.now() - run.started,
   });
@@ -520,6 +589,7 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
   let restarts = 0;
   /** A stream that broke after yielding tokens; announced when the next attempt starts. */
   let pendingRestart: { error: AfwError; from: RoutingCandidate; tokens: number } | undefined;
+  run.skipExcludedFirst();
   let candidate = run.next();
   while (candidate) {
     if (options.signal?.aborted || run.remaining() <= 0) break;
@@ -557,7 +627,7 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
         };
       }
       const backend = run.backends.get(candidate.backendId)!;
-      const timeoutMs = Math.max(1, Math.min(run.attemptTimeoutMs, run.remaining()));
+      const timeoutMs = run.attemptBudget();
       const controller = new AbortController();
       const onUserAbort = () => controller.abort(options.signal?.reason);
       options.signal?.addEventListener("abort", onUserAbort, { once: true });
@@ -609,6 +679,7 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
               candidate,
               attempts: run.attempts,
               fallbackUsed: candidate.flowId !== decision.chosen?.flowId,
+              ...(candidate.flowId === decision.chosen?.flowId ? {} : { fallbackReason: run.fallbackReason(false) }),
               hedged: false,
               durationMs: performance.now() - run.started,
               restarts,
@@ -631,6 +702,7 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
         }
         lastError = error;
         if (!isRetryable(error) || retry === run.retries) break;
+        if (outcome === "timeout" && run.peek().candidate) break;
         const delayMs = run.backoff(retry + 1);
         if (delayMs >= run.remaining()) break;
         emitTrace(options.trace, "retry-scheduled", { backendId: candidate.backendId, flowId: candidate.flowId, attempt: attempt + 1, delayMs, errorCode: error.code });

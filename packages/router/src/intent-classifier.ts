@@ -22,6 +22,7 @@ import {
   type IntentExemplar,
   type IntentModel,
 } from "./intent-model.js";
+import { readPrompt } from "./prompt-structure.js";
 import { softmaxInPlace, softmaxLogits } from "./softmax-regression.js";
 
 /** Confidence bands: a confidence `>= high` is `high`, `>= medium` is `medium`, `>= low` is `low`, else `none`. */
@@ -119,7 +120,7 @@ export interface IntentClassifierOptions {
 export interface IntentClassifier {
   /**
    * Classifies `question`. Never rejects for an empty or huge question (time is bounded: the
-   * model sees at most the first/last 1,000 characters, patterns the first 8,000).
+   * prompt's structure is found in one linear pass; the model and the patterns see only its request, at most 1,200 characters).
    *
    * @throws AfwError `ABORTED` when `context.signal` aborts.
    */
@@ -265,7 +266,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
       if (text.length === 0) {
         return finish(started, context, { intent: defaultIntent, confidence: 0, method: "default", alternatives: [], matches: [], probabilities: {} });
       }
-      const pattern = matcher.score(text);
+      const { structure, pattern } = readPrompt(matcher, text);
       if (fastPath && pattern.decisive && pattern.top) {
         const confidence = loaded?.fastPathPrecision ?? 0.95;
         const alternatives: IntentAlternative[] = [];
@@ -284,10 +285,10 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
       }
       if (context?.signal?.aborted) throw new AfwError("ABORTED", "intent classification was aborted", { cause: context.signal.reason });
       const model = loaded ?? (await resolveModel());
-      const modelText = intentModelText(text, model.features);
+      const modelText = intentModelText(structure.request, model.features);
       const vectors = await raceTimeout(embedder.embed([modelText], context?.signal), embeddingTimeoutMs, context?.signal);
       const embedding = vectors?.[0];
-      const row = buildIntentFeatureRow(text, embedding, pattern.scores, model.features, model.dimensions);
+      const row = buildIntentFeatureRow(structure.request, embedding, pattern.scores, model.features, model.dimensions);
       const probabilities = softmaxInPlace(softmaxLogits(model.weights, row), model.temperature);
       const order = INTENTS.map((_, i) => i).sort((a, b) => probabilities[b]! - probabilities[a]!);
       const bestIndex = order[0]!;

@@ -6,6 +6,7 @@ import { AfwError, INTENTS, IntentSchema, formatZodError, type Embedder, type In
 import { compileIntentLexicon, hashIntentLexicon, type IntentLexicon } from "./intent-lexicon.js";
 import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatternMatcher } from "./intent-patterns.js";
 import { lexicalFeatures, type SparseVector } from "./lexical-features.js";
+import { readPrompt } from "./prompt-structure.js";
 import {
   softmaxInPlace,
   softmaxLogits,
@@ -94,7 +95,7 @@ export interface IntentModelEvaluation {
   folds: number;
   accuracy: number;
   perIntent: Record<Intent, number>;
-  /** Mean negative log-likelihood of the calibrated probabilities. */
+  /** Mean negative log-likelihood of the calibrated probabilities (on the calibration items). */
   logLoss: number;
   calibration: CalibrationBucket[];
   /** How many exemplars the fast path decided, and how many of those were right. */
@@ -204,6 +205,12 @@ export interface TrainIntentModelOptions {
   /** Cross-validation folds used for calibration and the evaluation; 0 skips both. @default 5 */
   folds?: number;
   signal?: AbortSignal;
+  /**
+   * Indices (into `exemplars`) whose out-of-fold predictions fit the softmax temperature, e.g. the
+   * labelled real prompts, so the confidence is calibrated on the kind of input it will meet.
+   * @default every exemplar
+   */
+  calibrationIndices?: readonly number[];
   /** Progress messages (e.g. `console.error`). */
   onProgress?: (message: string) => void;
 }
@@ -274,12 +281,13 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
   const matcher = compileIntentPatterns(options.patterns);
   const progress = options.onProgress ?? (() => {});
   progress(`embedding ${exemplars.length} exemplars with ${embedder.id}`);
+  const read = exemplars.map((e) => readPrompt(matcher, e.text));
   const vectors = await embedder.embed(
-    exemplars.map((e) => intentModelText(e.text, features)),
+    read.map((r) => intentModelText(r.structure.request, features)),
     options.signal,
   );
-  const patternScores = exemplars.map((e) => matcher.score(e.text));
-  const rows = exemplars.map((e, i) => buildIntentFeatureRow(e.text, vectors[i], patternScores[i]!.scores, features, embedder.dimensions));
+  const patternScores = read.map((r) => r.pattern);
+  const rows = read.map((r, i) => buildIntentFeatureRow(r.structure.request, vectors[i], patternScores[i]!.scores, features, embedder.dimensions));
   const labels = exemplars.map((e) => INTENTS.indexOf(e.intent));
   const shape = { classes: INTENTS.length, denseDimensions: embedder.dimensions + INTENTS.length, sparseDimensions: 2 ** features.hashBits };
 
@@ -306,7 +314,11 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
       );
       for (let i = fold; i < rows.length; i += folds) outOfFold[i] = softmaxLogits(weights, rows[i]!);
     }
-    const fitted = fitTemperature(outOfFold, labels);
+    const calibrateOn = options.calibrationIndices?.length ? options.calibrationIndices : rows.map((_, i) => i);
+    const fitted = fitTemperature(
+      calibrateOn.map((i) => outOfFold[i]!),
+      calibrateOn.map((i) => labels[i]!),
+    );
     temperature = fitted.temperature;
     const confidences: number[] = [];
     const correct: boolean[] = [];

@@ -98,8 +98,12 @@ export interface PatternScores {
 export interface IntentPatternMatcher {
   /** The configuration it was compiled from. */
   readonly config: IntentPatternConfig;
-  /** Scores `question` against every rule. Time is bounded by the first 8,000 characters. */
-  score(question: string): PatternScores;
+  /**
+   * Scores `question` against every rule, plus `extra` weights from outside the rules (e.g. the
+   * kinds of material pasted around a long prompt, rule name `pasted:<kind>`). Time is bounded by
+   * the first 8,000 characters.
+   */
+  score(question: string, extra?: readonly PatternMatch[]): PatternScores;
 }
 
 interface WeightedTarget {
@@ -163,9 +167,14 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
 
   return {
     config,
-    score(question) {
+    score(question, extra = []) {
       const scores = new Float64Array(INTENTS.length);
       const matches: PatternMatch[] = [];
+      for (const match of extra) {
+        const index = INTENTS.indexOf(match.intent);
+        scores[index] = scores[index]! + match.weight;
+        matches.push(match);
+      }
       const seen = new Set<string>();
       const hit = (target: WeightedTarget) => {
         const key = `${target.intentIndex}|${target.rule}`;

@@ -39,6 +39,9 @@ import {
 } from "./scoring.js";
 import { foldText, splitWords } from "./text-normalization.js";
 
+/** Shortest interval between two forced rediscoveries of one backend (unknown flow id, a backend's 404). */
+const FORCED_REFRESH_INTERVAL_MS = 5_000;
+
 /** Options of {@link createRouter}. */
 export interface RouterOptions {
   /** The backends to route between (any `FlowBackendV1`). */
@@ -124,6 +127,13 @@ export interface RouteInput {
   backend?: string | undefined;
   /** Force a flow (gateway-wide id, platform id or name). */
   flowId?: string | undefined;
+  /**
+   * With an explicit `backend` or `flowId`: false (default) makes the choice binding — only the
+   * matching candidates are listed and tried (`decision.binding`), so it answers or the execution
+   * fails with the reason (`CIRCUIT_OPEN`, `FLOW_NOT_FOUND`, ...); true lets other candidates
+   * answer after it, reported as a fallback.
+   */
+  allowFallback?: boolean | undefined;
   trace?: TraceContext | undefined;
   signal?: AbortSignal | undefined;
 }
@@ -188,6 +198,10 @@ export class Router {
   private readonly backends: ReadonlyMap<string, FlowBackendV1>;
   private anyKeywords = false;
   private readonly discoveryRetries = new Map<string, number>();
+  /** Forced rediscoveries (an unknown `flowId`, a backend's `FLOW_NOT_FOUND`): one per backend per interval, shared. */
+  private readonly forcedRefreshes = new Map<string, { at: number; done: Promise<void> }>();
+  /** The performance tracker handed to executions: also rediscovers a backend whose flow vanished. */
+  private readonly executionTracker: PerformanceTracker;
   /** The list each backend's profiles were built from. */
   private readonly flowLists = new Map<string, UniversalFlow[]>();
   private warm: Promise<void> | undefined;
@@ -218,6 +232,18 @@ export class Router {
         }
       : createFlowDiscoveryCache({ ttlMs: options.discoveryTtlMs, discoveryTimeoutMs: options.discoveryTimeoutMs, now, trace: options.trace });
     this.performance = createPerformanceTracker({ ...options.performanceScoring, store: options.stores?.performance, now });
+    const tracker = this.performance;
+    this.executionTracker = {
+      store: tracker.store,
+      summary: (target) => tracker.summary(target),
+      load: (target) => tracker.load(target),
+      record: (sample) => {
+        // The backend says the flow does not exist (e.g. a deleted chatflow): rediscover, which drops it.
+        const backend = sample.errorCode === "FLOW_NOT_FOUND" ? this.backends.get(sample.backendId) : undefined;
+        if (backend) void this.forceRefresh(backend, options.trace);
+        return tracker.record(sample);
+      },
+    };
     this.circuits = createCircuitBreaker({ ...options.circuitBreaker, store: options.stores?.circuits, now });
   }
 
@@ -283,7 +309,10 @@ export class Router {
    * Classifies and ranks: returns the full decision (strategy, reason, chosen, ranked candidates
    * with breakdowns). Never does I/O once caches are warm (stale entries refresh in the background).
    *
-   * @throws AfwError `FLOW_NOT_FOUND` when `flowId` names no known flow; `NO_BACKENDS_AVAILABLE`
+   * An unknown `flowId` first rediscovers the matching backends (at most once per backend every
+   * 5 s, shared by concurrent calls), so a flow created after the last discovery is found.
+   *
+   * @throws AfwError `FLOW_NOT_FOUND` when `flowId` names no known flow even after that; `NO_BACKENDS_AVAILABLE`
    * when `backend` names no configured backend.
    */
   async route(input: RouteInput): Promise<RoutingDecision> {
@@ -303,7 +332,23 @@ export class Router {
     };
   }
 
-  private async decide(input: RouteInput): Promise<{ decision: RoutingDecision; classification: IntentClassificationResult; profiles: Map<string, FlowProfile> }> {
+  /**
+   * Rediscovers a backend's flows now, single-flight and at most once per
+   * {@link FORCED_REFRESH_INTERVAL_MS}: a caller inside the interval shares the last refresh.
+   */
+  private forceRefresh(backend: FlowBackendV1, trace?: TraceContext): Promise<void> {
+    const now = (this.options.now ?? Date.now)();
+    const last = this.forcedRefreshes.get(backend.id);
+    if (last && now - last.at < FORCED_REFRESH_INTERVAL_MS) return last.done;
+    const done = this.flows.refresh(backend, trace).then(
+      (flows) => this.syncFlows(backend.id, flows),
+      () => undefined,
+    );
+    this.forcedRefreshes.set(backend.id, { at: now, done });
+    return done;
+  }
+
+  private async decide(input: RouteInput, rediscovered = false): Promise<{ decision: RoutingDecision; classification: IntentClassificationResult; profiles: Map<string, FlowProfile> }> {
     const started = performance.now();
     const trace = input.trace;
     const classifying = this.classifier.classify(input.question, { intent: input.intent, signal: input.signal, trace });
@@ -343,7 +388,7 @@ export class Router {
       const backendOverride = matchesBackend(backend);
       for (const cell of state.cells) {
         const profile = cell.profile;
-        cell.override = backendOverride && matchesFlow(profile);
+        cell.override = overriding && backendOverride && matchesFlow(profile);
         cell.flowMatch = flowMatchScore(profile, intent, questionWords);
         cell.perf = this.performance.summary(cell.target).score;
         cell.health = h;
@@ -381,7 +426,14 @@ export class Router {
         }
       }
     }
+    // A health snapshot may be stale: an explicit choice is tried even when it looks down.
+    for (const c of all) if (c.override && c.excluded === "backend down") c.excluded = undefined;
     if (input.flowId && !all.some((c) => c.override)) {
+      if (!rediscovered) {
+        // A flow created after the last discovery: rediscover (rate-limited, shared) before failing.
+        await Promise.all([...this.backends.values()].filter(matchesBackend).map((b) => this.forceRefresh(b, trace)));
+        return this.decide(input, true);
+      }
       throw new AfwError("FLOW_NOT_FOUND", `no flow '${input.flowId}'${backendFilter ? ` on '${backendFilter}'` : ""}`);
     }
 
@@ -441,10 +493,12 @@ export class Router {
       (a.state.backend.id < b.state.backend.id ? -1 : a.state.backend.id > b.state.backend.id ? 1 : 0) ||
       (a.profile.flow.id < b.profile.flow.id ? -1 : a.profile.flow.id > b.profile.flow.id ? 1 : 0);
     const limit = Math.max(1, this.options.maxCandidatesInDecision ?? 10);
-    const listed = selectTop(all, limit, compare);
+    // An explicit choice without `allowFallback` is binding: only its candidates are listed.
+    const binding = overriding && input.allowFallback !== true;
+    const listed = selectTop(binding ? all.filter((c) => c.override) : all, limit, compare);
     // Keep the best candidate of every backend so fallback can always cross backends.
     const listedBackends = new Set(listed.map((c) => c.state.backend.id));
-    if (listedBackends.size < this.states.size) {
+    if (!binding && listedBackends.size < this.states.size) {
       const bestPerBackend = new Map<string, Cell>();
       for (const c of all) {
         const id = c.state.backend.id;
@@ -472,8 +526,11 @@ export class Router {
         ...(c.adjustment ? { adjustment: c.adjustment } : {}),
       };
     });
-    const first = candidates.find((c) => !c.excluded);
+    // The first choice: the best usable candidate, or with an override the best matching one even
+    // when its circuit is open (the executor then reports it as skipped, and any answer as a fallback).
+    const first = strategy === "override" ? (candidates.find((c) => !c.excluded && listed[c.rank - 1]!.override) ?? candidates.find((c) => listed[c.rank - 1]!.override)) : candidates.find((c) => !c.excluded);
     if (!first) reason = candidates.length ? "every candidate is excluded (circuits open)" : "no backend has any flow";
+    else if (first.excluded) reason = `${reason}: ${first.flowName} on ${first.backendId} is excluded (${first.excluded})${binding ? "" : "; falling back"}`;
     const decision: RoutingDecision = {
       intent,
       confidence: classification.confidence,
@@ -484,6 +541,7 @@ export class Router {
       candidates,
       chosen: first ? { backendId: first.backendId, flowId: first.flowId, backendFlowId: first.backendFlowId } : null,
       strategy,
+      ...(binding ? { binding: true } : {}),
       reason: first && strategy !== "override" ? `${reason}; chose ${first.flowName} on ${first.backendId} (score ${first.score.toFixed(3)})` : reason,
       decidedInMs: performance.now() - started,
       ...(variant ? { experiment: { experimentId: variant.experimentId, arm: variant.arm, ...(variant.label === undefined ? {} : { label: variant.label }) } } : {}),
@@ -555,7 +613,7 @@ export class Router {
       ...(e.maxStreamRestarts === undefined ? {} : { maxStreamRestarts: e.maxStreamRestarts }),
       hedge: decision.strategy === "hedge",
       circuitBreaker: this.circuits,
-      performance: this.performance,
+      performance: this.executionTracker,
       health: this.health,
       trace: input.trace,
       signal: input.signal,

@@ -1,5 +1,6 @@
 import {
   INTENTS,
+  percentile,
   type BackendHealth,
   type BackendKind,
   type Intent,
@@ -99,12 +100,6 @@ export interface PerformanceScoringOptions {
   priorSamples?: number;
 }
 
-function percentile(sorted: number[], p: number): number | undefined {
-  if (sorted.length === 0) return undefined;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
-  return sorted[rank];
-}
-
 /**
  * Turns a window of samples into the `performance` score:
  * `0.6 * successRate + 0.4 * (0.7 * L(p50) + 0.3 * L(p95))` with `L(x) = ref / (ref + x)`; samples
@@ -134,10 +129,9 @@ export function summarizePerformance(samples: readonly PerformanceSample[], now:
       latencies.push(s.latencyMs);
     }
   }
-  latencies.sort((a, b) => a - b);
   const successRate = weightSum > 0 ? successWeight / weightSum : 0;
-  const p50 = percentile(latencies, 0.5);
-  const p95 = percentile(latencies, 0.95);
+  const p50 = percentile(latencies, 50);
+  const p95 = percentile(latencies, 95);
   const l = (x: number | undefined) => (x === undefined ? 0 : reference / (reference + x));
   const raw = 0.6 * successRate + 0.4 * (0.7 * l(p50) + 0.3 * l(p95));
   const score = (weightSum * raw + prior * neutral) / (weightSum + prior);

@@ -65,7 +65,8 @@ export function routerIntentPatterns(patterns: GatewayConfig["routing"]["intentP
 
 function summarizeAttempts(attempts: readonly ExecutionAttempt[]) {
   const ran = attempts.filter((a) => a.outcome !== "skipped");
-  const backendsTried = [...new Set(ran.map((a) => a.backendId))];
+  // A first choice skipped for its open circuit is listed too: the answer is a fallback from it.
+  const backendsTried = [...new Set(attempts.map((a) => a.backendId))];
   const lastFailure = [...ran].reverse().find((a) => a.outcome !== "success");
   return {
     attempts: ran.length,
@@ -140,7 +141,14 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
 
   const toOutcome = (outcome: RouterExecutionOutcome): ExecutionOutcome => {
     const summary = summarizeAttempts(outcome.attempts);
-    return { result: outcome.result, candidate: outcome.candidate, attempts: summary.attempts, fallbackUsed: outcome.fallbackUsed, backendsTried: summary.backendsTried };
+    return {
+      result: outcome.result,
+      candidate: outcome.candidate,
+      attempts: summary.attempts,
+      fallbackUsed: outcome.fallbackUsed,
+      ...(outcome.fallbackReason === undefined ? {} : { fallbackReason: outcome.fallbackReason }),
+      backendsTried: summary.backendsTried,
+    };
   };
 
   return {
@@ -153,6 +161,7 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
         intent: request.intent ?? "auto",
         backend: request.backend ?? "auto",
         ...(request.flowId === undefined ? {} : { flowId: request.flowId }),
+        ...(request.allowFallback ? { allowFallback: true } : {}),
         ...(decideOptions.trace ? { trace: decideOptions.trace } : {}),
         ...(decideOptions.signal ? { signal: decideOptions.signal } : {}),
       });

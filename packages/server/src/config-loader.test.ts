@@ -37,6 +37,18 @@ describe("loadGatewayConfig", () => {
     expect(config.redis).toBeUndefined();
   });
 
+  it("defaults cache and session lifetimes as the design specifies", async () => {
+    const { cache, sessions } = await loadGatewayConfig(undefined, {});
+    const day = 86_400;
+    // Answer TTL by flow type: technical 7 days, creative/strategic 30 days, volatile/document-QA 1 day.
+    expect(cache.ttlByClass).toEqual({ technical: 7 * day, creative: 30 * day, strategic: 30 * day, volatile: day, "document-qa": day });
+    expect(cache.ttlByIntent).toMatchObject({ "technical-analysis": 7 * day, "creative-orientation": 30 * day, "structural-thinking": 30 * day, "rag-retrieval": day });
+    expect(cache.defaultTtlSeconds).toBe(day);
+    // The last 5 turns go to the backend; idle sessions live 7 days (as the session store and the guide say).
+    expect(sessions.contextTurns).toBe(5);
+    expect(sessions.ttlSeconds).toBe(7 * day);
+  });
+
   it("reads a full YAML file with several backends of one kind and resolves catalog paths", async () => {
     const file = write(
       "full.yaml",
@@ -104,15 +116,31 @@ backends:
       CHROMA_URL: "http://127.0.0.1:8000",
       AFW_HTTP_PORT: "9911",
       AFW_AUTH_TOKENS: "tok-aaaaaaaaaaaaaaaa, tok-bbbbbbbbbbbbbbbb",
+      AFW_REDIS_OPERATION_TIMEOUT_MS: "250",
     });
     // id `flowise` wins over the first backend of kind flowise
     expect(config.backends.find((b) => b.id === "main")?.baseURL).toBe("http://127.0.0.1:1");
     expect(config.backends.find((b) => b.id === "flowise")).toMatchObject({ baseURL: "http://127.0.0.1:3000", apiKey: "afw-test-secret-flowise-secret-key" });
     expect(config.backends.find((b) => b.id === "langflow")).toMatchObject({ kind: "langflow", apiKey: "afw-test-secret-langflow-secret-key" });
     expect(config.redis?.url).toBe("redis://127.0.0.1:6380");
+    expect(config.redis?.operationTimeoutMs).toBe(250);
     expect(config.chroma?.url).toBe("http://127.0.0.1:8000");
     expect(config.http.port).toBe(9911);
     expect(config.http.authTokens).toEqual(["tok-aaaaaaaaaaaaaaaa", "tok-bbbbbbbbbbbbbbbb"]);
+  });
+
+  it("accepts Sentinel and Cluster Redis URLs and refuses other schemes without echoing the URL", () => {
+    const sentinel = "redis+sentinel://:s3cret-pw@127.0.0.1:26379,127.0.0.1:26380/mymaster";
+    expect(parseGatewayConfig({ redis: { url: sentinel } }, { env: {} }).redis?.url).toBe(sentinel);
+    expect(parseGatewayConfig({ redis: { url: "redis+cluster://127.0.0.1:7000,127.0.0.1:7001" } }, { env: {} }).redis?.url).toBe("redis+cluster://127.0.0.1:7000,127.0.0.1:7001");
+    let message = "";
+    try {
+      parseGatewayConfig({ redis: { url: "http://user:s3cret-pw@127.0.0.1:6379" } }, { env: {} });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/redis\.url must be a redis:\/\/, rediss:\/\/, redis\+sentinel/);
+    expect(message).not.toContain("s3cret-pw");
   });
 
   it("interpolates ${VAR} and ${VAR:-default}", () => {
@@ -177,6 +205,12 @@ http:
     expect(syntax.message).toMatch(/broken\.yaml:3:\d+: \(root\): YAML syntax error/);
     const missing = await configError(loadGatewayConfig(join(dir, "missing.yaml"), {}));
     expect(missing.message).toMatch(/missing\.yaml: \(root\): cannot read the file \(ENOENT\)/);
+  });
+
+  it("defaults the Redis operation bound to 100 ms and rejects a non-integer AFW_REDIS_OPERATION_TIMEOUT_MS", async () => {
+    expect(parseGatewayConfig({ redis: { url: "redis://127.0.0.1:6379" } }).redis).toMatchObject({ operationTimeoutMs: 100, sessionAppendTimeoutMs: 1000, sessionBuffer: { maxTurns: 10_000 } });
+    const error = await configError(loadGatewayConfig(undefined, { REDIS_URL: "redis://127.0.0.1:6379", AFW_REDIS_OPERATION_TIMEOUT_MS: "fast" }));
+    expect(error.message).toMatch(/redis\.operationTimeoutMs: environment variable AFW_REDIS_OPERATION_TIMEOUT_MS must be an integer/);
   });
 
   it("rejects a non-integer AFW_HTTP_PORT", async () => {

@@ -12,6 +12,7 @@ export const CONFIG_ENV_VARIABLES = {
   LANGFLOW_BASE_URL: "baseURL of the Langflow backend (id `langflow`, else the first of kind langflow; added when absent)",
   LANGFLOW_API_KEY: "apiKey of that Langflow backend",
   REDIS_URL: "redis.url",
+  AFW_REDIS_OPERATION_TIMEOUT_MS: "redis.operationTimeoutMs (when Redis is configured)",
   CHROMA_URL: "chroma.url",
   AFW_HTTP_PORT: "http.port",
   AFW_AUTH_TOKENS: "http.authTokens (comma-separated; replaces the file's list)",
@@ -137,6 +138,11 @@ function applyEnvOverrides(raw: Record<string, unknown>, env: Env, issues: Confi
 
   const redisUrl = nonEmpty(env, "REDIS_URL");
   if (redisUrl !== undefined) section("redis")["url"] = redisUrl;
+  const operationTimeout = nonEmpty(env, "AFW_REDIS_OPERATION_TIMEOUT_MS");
+  if (operationTimeout !== undefined && config["redis"] !== undefined) {
+    if (/^\d{1,5}$/.test(operationTimeout)) section("redis")["operationTimeoutMs"] = Number(operationTimeout);
+    else issues.push({ path: "redis.operationTimeoutMs", message: "environment variable AFW_REDIS_OPERATION_TIMEOUT_MS must be an integer (milliseconds)" });
+  }
   const chromaUrl = nonEmpty(env, "CHROMA_URL");
   if (chromaUrl !== undefined) section("chroma")["url"] = chromaUrl;
 

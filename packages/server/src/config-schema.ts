@@ -6,10 +6,20 @@ import {
   SearchModeSchema,
 } from "@afw/contracts";
 import { ParameterMappingSchema } from "@afw/backends";
+import { DEFAULT_CACHE_TTL_POLICY, parseRedisUrl } from "@afw/cache";
 import { IntentPatternRulesSchema } from "@afw/router";
 import { AbExperimentSchema } from "@afw/analytics";
 import { DownstreamConfigSchema } from "@afw/downstream";
 import { z } from "zod";
+
+const isRedisUrl = (url: string): boolean => {
+  try {
+    parseRedisUrl(url);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const unit = z.number().min(0).max(1);
 
@@ -61,6 +71,13 @@ export const BackendConfigSchema = z
     apiKey: z.string().min(1).optional().describe("API key (Flowise bearer key, Langflow `x-api-key`). Redacted everywhere."),
     headers: z.record(z.string(), z.string()).default({}).describe("Extra request headers. Values of credential-like headers (Authorization, *key*, *token*, …) are redacted."),
     requestTimeoutMs: z.number().int().positive().max(600_000).default(30_000).describe("Timeout of one backend call."),
+    streamFirstByteTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .max(600_000)
+      .optional()
+      .describe("Flowise: longest wait for a stream's first byte (a deleted chatflow's stream never answers); default min(10000, the attempt's budget)."),
     enabled: z.boolean().default(true).describe("Disabled backends are not created."),
     discoverFlows: z.boolean().default(true).describe("List flows from the platform (else only `flows` are used)."),
     capabilities: z
@@ -128,7 +145,7 @@ export const HttpConfigSchema = z
     rateLimit: z
       .object({
         enabled: z.boolean().default(true),
-        requestsPerMinute: z.number().int().positive().default(600).describe("Sustained rate per token (or per client address without auth)."),
+        requestsPerMinute: z.number().int().positive().default(600).describe("Sustained rate per token (or per client address without auth); with `redis` configured the buckets are shared by every instance."),
         burst: z.number().int().positive().optional().describe("Bucket size. Defaults to a tenth of the per-minute rate, at least 10."),
       })
       .strict()
@@ -221,16 +238,29 @@ export const RoutingConfigSchema = z
 /** Routing: scoring weights, confidence thresholds, intent patterns, retries and circuit breaking. */
 export type RoutingConfig = z.infer<typeof RoutingConfigSchema>;
 
+/** Seconds per intent, from the intent -> class mapping of the default policy of `@afw/cache`. */
+const DEFAULT_TTL_BY_INTENT: Partial<Record<z.infer<typeof IntentSchema>, number>> = Object.fromEntries(
+  Object.entries(DEFAULT_CACHE_TTL_POLICY.intentClasses).map(([intent, cacheClass]) => [intent, DEFAULT_CACHE_TTL_POLICY.classes[cacheClass]!]),
+);
+
 /** Zod schema of {@link CacheConfig}. */
 export const CacheConfigSchema = z
   .object({
     enabled: z.boolean().default(true),
-    defaultTtlSeconds: z.number().int().positive().default(3_600),
+    defaultTtlSeconds: z
+      .number()
+      .int()
+      .positive()
+      .default(DEFAULT_CACHE_TTL_POLICY.defaultTtlSeconds)
+      .describe("TTL when neither the flow's class nor the intent has one (1 day)."),
     ttlByClass: z
       .record(z.string(), z.number().int().positive())
-      .default({ technical: 86_400, factual: 86_400, creative: 600, conversation: 300, volatile: 60 })
-      .describe("TTL per flow cache class (`flows[].cacheClass`)."),
-    ttlByIntent: z.partialRecord(IntentSchema, z.number().int().positive()).default({}).describe("TTL per intent when the flow has no class."),
+      .default({ ...DEFAULT_CACHE_TTL_POLICY.classes })
+      .describe("TTL per flow cache class (`flows[].cacheClass`): technical 7 days, creative and strategic 30 days, volatile and document-qa 1 day."),
+    ttlByIntent: z
+      .partialRecord(IntentSchema, z.number().int().positive())
+      .default(DEFAULT_TTL_BY_INTENT)
+      .describe("TTL per intent when the flow has no class (each intent's class in the default policy of `@afw/cache`)."),
     maxEntries: z.number().int().positive().default(10_000).describe("In-memory cache only: entries kept (LRU)."),
   })
   .strict();
@@ -242,9 +272,9 @@ export type CacheConfig = z.infer<typeof CacheConfigSchema>;
 export const SessionsConfigSchema = z
   .object({
     enabled: z.boolean().default(true),
-    contextTurns: z.number().int().min(0).max(100).default(6).describe("Turns passed to the backend as history."),
+    contextTurns: z.number().int().min(0).max(100).default(5).describe("Last turns passed to the backend as context."),
     maxTurns: z.number().int().positive().max(10_000).default(50).describe("Turns kept per session."),
-    ttlSeconds: z.number().int().positive().default(30 * 86_400).describe("Idle sessions expire after this (slides on every turn)."),
+    ttlSeconds: z.number().int().positive().default(7 * 86_400).describe("Idle sessions expire after this (7 days; slides on every turn)."),
   })
   .strict();
 
@@ -420,8 +450,33 @@ export const GatewayConfigSchema = z
       .default({ allowedHosts: [], allowedKinds: ["flowise", "langflow"] }),
     redis: z
       .object({
-        url: z.url({ protocol: /^rediss?$/, error: "redis.url must be a redis:// or rediss:// URL" }),
+        url: z
+          .string()
+          .refine((url) => isRedisUrl(url), "redis.url must be a redis://, rediss://, redis+sentinel://host:port,.../<master> or redis+cluster://host:port,... URL")
+          .describe("One server (`redis://`), a Sentinel-managed master (`redis+sentinel://s1:26379,s2:26379/mymaster`) or a Cluster (`redis+cluster://n1:6379,n2:6379`); `rediss` for TLS."),
         keyPrefix: z.string().default("afw:"),
+        operationTimeoutMs: z
+          .number()
+          .int()
+          .positive()
+          .max(60_000)
+          .default(100)
+          .describe("Bound of each Redis operation; on expiry it degrades to a miss / no-op. Env: `AFW_REDIS_OPERATION_TIMEOUT_MS`."),
+        sessionAppendTimeoutMs: z
+          .number()
+          .int()
+          .positive()
+          .max(60_000)
+          .default(1000)
+          .describe("Bound of one session append (longer, so a slow but working Redis keeps turns); a turn not written in time waits in the write-behind buffer."),
+        sessionBuffer: z
+          .object({
+            maxTurns: z.number().int().positive().default(10_000).describe("Most session turns held while Redis is away; beyond it an answer says `session_saved: false`."),
+            maxBytes: z.number().int().positive().default(16 * 1024 * 1024).describe("Most bytes (turn JSON) held."),
+          })
+          .strict()
+          .prefault({})
+          .describe("Write-behind buffer of session turns that could not be written, replayed in order when Redis is back."),
       })
       .strict()
       .optional()

@@ -5,7 +5,8 @@ import { fileURLToPath } from "node:url";
 import type { TraceEvent } from "@afw/contracts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { namespaceToolName } from "@afw/downstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, startTestGateway, testConfig } from "../test/helpers.js";
 import type { GatewayConfigInput } from "./config-schema.js";
@@ -31,6 +32,7 @@ interface Harness {
 async function startHarness(config: GatewayConfigInput): Promise<Harness> {
   const events: TraceEvent[] = [];
   const started = await startTestGateway({ config, downstreamEnv: { TOOLS_KIND: "notes" }, traceSinks: [{ emit: (event) => void events.push(event) }] });
+  await started.gateway.downstream!.settled();
   let waiters: (() => void)[] = [];
   started.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     const current = waiters;
@@ -187,6 +189,70 @@ describe("downstream MCP servers, exposure `all` with an mcp.json import", () =>
   });
 }, 20_000);
 
+describe("downstream JSON-RPC errors and long tool names, exposure `all`", () => {
+  const LONG = "summarise_every_open_incident_of_the_last_quarter_by_team_and_severity";
+  const LONG_SERVER = "incident-reporting-".repeat(3).concat("eu-1");
+  let harness: Harness;
+  beforeAll(async () => {
+    const errs = { ...fixtureServer("errs", "math"), env: { FIXTURE_NAME: "errs", FIXTURE_TOOLS: "errors", FIXTURE_DATA_TOKEN: "errs-data-token-0815" } };
+    // A 61-character server name: every name of its tools is shortened, the server part included.
+    const longServer = { ...fixtureServer(LONG_SERVER, "math"), env: { FIXTURE_NAME: LONG_SERVER, FIXTURE_TOOLS: "errors" } };
+    harness = await startHarness({ tools: { exposure: "all" }, downstream: { servers: [fixtureServer("math", "math"), errs, longServer] } });
+  });
+  afterAll(async () => harness?.close());
+
+  const rejection = async (name: string) => {
+    try {
+      await harness.client.callTool({ name, arguments: {} });
+    } catch (error) {
+      return error as McpError;
+    }
+    throw new Error(`${name} did not fail`);
+  };
+
+  it("forwards a downstream -32602 with its code, its message once and its data", async () => {
+    const error = await rejection("errs__strict");
+    expect(error).toBeInstanceOf(McpError);
+    expect(error.code).toBe(-32602);
+    expect(error.message).toBe('MCP error -32602: Invalid arguments: "path" must be absolute');
+    expect(error.data).toEqual({ field: "path" });
+  });
+
+  it("keeps a custom error code and redacts the configured secret in its data", async () => {
+    const error = await rejection("errs__custom");
+    expect(error.code).toBe(-32099);
+    expect(error.message).toBe("MCP error -32099: quota exhausted");
+    expect(error.data).toEqual({ retryAfterSeconds: 30, upstream: "https://quota.example.test/?key=[REDACTED]" });
+    expect(JSON.stringify(error.data)).not.toContain("errs-data-token-0815");
+  });
+
+  it("lists names of at most 64 characters and routes a shortened name to its tool", async () => {
+    const listed = await names(harness.client);
+    expect(listed.filter((name) => name.length > 64)).toEqual([]);
+    const short = namespaceToolName("errs", LONG);
+    expect(listed).toContain(short);
+    expect(textOf(await harness.client.callTool({ name: short, arguments: {} }))).toBe("long ok");
+    // a name whose server part was cut too still reaches its server
+    const cut = namespaceToolName(LONG_SERVER, "strict");
+    expect(cut).toHaveLength(64);
+    expect(listed).toContain(cut);
+    expect((await rejection(cut)).code).toBe(-32602);
+  });
+
+  it("keeps the search index in sync when a tool with a shortened name comes and goes", async () => {
+    const before = harness.gateway.toolSearch.size;
+    const added = harness.nextListChanged();
+    await harness.client.callTool({ name: "math__add_tool", arguments: { tool: LONG } });
+    await added;
+    expect(await names(harness.client)).toContain(namespaceToolName("math", LONG));
+    expect(harness.gateway.toolSearch.size).toBe(before + 1);
+    const removed = harness.nextListChanged();
+    await harness.client.callTool({ name: "math__remove_tool", arguments: { tool: LONG } });
+    await removed;
+    expect(harness.gateway.toolSearch.size).toBe(before);
+  });
+}, 20_000);
+
 describe("downstream MCP servers, exposure `routed`", () => {
   let harness: Harness;
   beforeAll(async () => {
@@ -231,6 +297,7 @@ describe("downstream MCP servers over stateful Streamable HTTP, exposure `routed
     const gateway = await createGatewayServer({
       config: testConfig({ http: { stateless: false }, tools: { exposure: "routed", routedTopK: 2 }, downstream: { servers: [fixtureServer("notes", "notes")] } }),
     });
+    await gateway.downstream!.settled();
     const http = await startHttpTransport(gateway, { port: 0 });
     const client = new Client({ name: "routed-http", version: "1.0.0" });
     try {

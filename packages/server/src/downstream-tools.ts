@@ -15,6 +15,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { DownstreamSectionConfig, ToolsConfig } from "./config-schema.js";
 import type { ToolSearchPort } from "./ports.js";
+import { JsonRpcError } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 
 /** Name of the meta-tool that calls a downstream tool by its namespaced name (`search` exposure). */
@@ -46,8 +47,14 @@ export interface DownstreamTools {
   readonly manager: DownstreamManager;
   /** The exposure mode. */
   readonly exposure: ToolsConfig["exposure"];
-  /** Starts the manager, indexes every tool and keeps the index in sync. Never rejects for a failing server. */
-  start(): Promise<void>;
+  /**
+   * Starts connecting the servers in the background and returns at once: startup never waits on
+   * downstream servers. Each server's tools join the index and `tools/list` when it connects
+   * (sessions get `notifications/tools/list_changed`).
+   */
+  start(): void;
+  /** Resolves once every server has connected or failed once and the index is in sync (for tests and start-up reports). */
+  settled(): Promise<void>;
   /** A new session state; {@link DownstreamTools.release} it when the connection closes. */
   openSession(notify: () => void): DownstreamSessionState;
   /** Forgets a session and its context (the MCP server may be pooled and reused by another client). */
@@ -140,17 +147,22 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
   const serverNames = new Set(manager.status().map((status) => status.name));
 
   let syncChain: Promise<void> = Promise.resolve();
+  let settled: Promise<void> | undefined;
+  /** Index id of each listed namespaced name (a name shortened to 64 characters cannot be parsed). */
+  const idsByName = new Map<string, string>();
   const sync = (event: ToolsChangedEvent) => {
+    const removedIds = event.removed.flatMap((name) => {
+      const known = idsByName.get(name);
+      idsByName.delete(name);
+      if (known !== undefined) return [known];
+      const parsed = parseNamespacedToolName(name);
+      return parsed ? [indexId({ server: parsed.server, name: parsed.tool })] : [];
+    });
+    for (const tool of event.tools) idsByName.set(tool.namespacedName, indexId(tool));
     syncChain = syncChain
       .then(async () => {
         if (index.upsert && event.tools.length > 0) await index.upsert(event.tools);
-        if (index.remove && event.removed.length > 0) {
-          const ids = event.removed.flatMap((name) => {
-            const parsed = parseNamespacedToolName(name);
-            return parsed ? [indexId({ server: parsed.server, name: parsed.tool })] : [];
-          });
-          await index.remove(ids);
-        }
+        if (index.remove && removedIds.length > 0) await index.remove(removedIds);
       })
       .catch((error: unknown) => onError(error, "index downstream tools"));
     return syncChain;
@@ -226,12 +238,12 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
   return {
     manager,
     exposure,
-    async start() {
-      await manager.start();
-      if (index.upsert) {
-        const all = manager.listTools();
-        if (all.length > 0) await index.upsert(all).catch((error: unknown) => onError(error, "index downstream tools"));
-      }
+    start() {
+      // Each server's tools are indexed by the `connected` change event (see `sync`).
+      settled ??= manager.start().then(() => syncChain);
+    },
+    settled() {
+      return settled ?? Promise.resolve();
     },
     openSession(notify) {
       const session: DownstreamSessionState = { recent: [], exposed: undefined, notify };
@@ -279,7 +291,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     },
     isDownstreamName(name) {
       const parsed = parseNamespacedToolName(name);
-      return parsed !== undefined && serverNames.has(parsed.server);
+      return (parsed !== undefined && serverNames.has(parsed.server)) || manager.getTool(name) !== undefined;
     },
     async call(session, name, args, callOptions) {
       let target = name;
@@ -288,11 +300,20 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
         target = `${target.slice(0, slash)}__${target.slice(slash + 1)}`;
       }
       const context = contextOf(session);
-      return (await manager.callTool(target, args, {
-        trace: callOptions.trace,
-        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
-        ...(context ? { usageContext: context } : {}),
-      })) as CallToolResult;
+      try {
+        return (await manager.callTool(target, args, {
+          trace: callOptions.trace,
+          ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+          ...(context ? { usageContext: context } : {}),
+        })) as CallToolResult;
+      } catch (error) {
+        // The downstream server's own JSON-RPC error goes to the client as it was (redacted by the manager).
+        const details = AfwError.isInstance(error) ? error.details : undefined;
+        if (typeof details?.["jsonRpcCode"] === "number" && typeof details["jsonRpcMessage"] === "string") {
+          throw new JsonRpcError(details["jsonRpcCode"], details["jsonRpcMessage"], details["jsonRpcData"]);
+        }
+        throw error;
+      }
     },
     async close() {
       sessions.clear();

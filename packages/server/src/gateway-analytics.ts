@@ -18,13 +18,14 @@ import {
   type FeedbackStore,
   type LearnedRoutingPrior,
 } from "@afw/analytics";
+import { createRedisClient } from "@afw/cache";
 import { AfwError, type Embedder, type ResponseCache, type RoutingVariantSelector, type SessionStore, type TraceSink } from "@afw/contracts";
 import { z } from "zod";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { GatewayTool, ToolContext } from "./gateway-tools.js";
 import type { QueryPipeline } from "./query-pipeline.js";
-import type { Redactor } from "./redactor.js";
+import type { Redactor } from "@afw/contracts";
 
 /** Events the in-memory audit log keeps. */
 export const MEMORY_AUDIT_LOG_CAPACITY = 50_000;
@@ -42,6 +43,14 @@ export interface GatewayAnalyticsStores {
 }
 
 /**
+ * A client of its own for one analytics store, built by `@afw/cache` so that Sentinel and Cluster
+ * URLs work as they do for the other stores (ioredis alone takes `redis+cluster://` for a socket path).
+ */
+function analyticsRedis(redis: NonNullable<GatewayConfig["redis"]>) {
+  return { client: createRedisClient(redis.url, { lazyConnect: true, operationTimeoutMs: 500 }), closeClient: true, keyPrefix: `${redis.keyPrefix}analytics:` };
+}
+
+/**
  * Creates the gateway's audit log and feedback store: Redis (under `<redis.keyPrefix>analytics:`)
  * when `config.redis` is set, so every instance records to and reports from one stream; else in
  * process memory (a ring buffer of {@link MEMORY_AUDIT_LOG_CAPACITY} events).
@@ -54,10 +63,9 @@ export interface GatewayAnalyticsStores {
 export function createGatewayAnalyticsStores(config: GatewayConfig, options: { now?: () => number } = {}): GatewayAnalyticsStores {
   const clock = options.now ? { now: options.now } : {};
   if (config.redis) {
-    const connection = { url: config.redis.url, keyPrefix: `${config.redis.keyPrefix}analytics:` };
     return {
-      auditLog: createRedisAuditLog({ ...connection, maxLength: REDIS_AUDIT_LOG_MAX_LENGTH, maxAgeMs: AUDIT_LOG_MAX_AGE_MS, ...clock }),
-      feedbackStore: createRedisFeedbackStore({ ...connection, ...clock }),
+      auditLog: createRedisAuditLog({ ...analyticsRedis(config.redis), maxLength: REDIS_AUDIT_LOG_MAX_LENGTH, maxAgeMs: AUDIT_LOG_MAX_AGE_MS, ...clock }),
+      feedbackStore: createRedisFeedbackStore({ ...analyticsRedis(config.redis), ...clock }),
     };
   }
   return {
@@ -121,7 +129,7 @@ export function createGatewayLearning(config: GatewayConfig, options: GatewayLea
           bounds: { maxAdjustment: settings.maxAdjustment },
           halfLifeMs: settings.halfLifeMs,
           minSamples: settings.minSamples,
-          ...(config.redis ? { store: createRedisPriorStore({ url: config.redis.url, keyPrefix: `${config.redis.keyPrefix}analytics:` }) } : {}),
+          ...(config.redis ? { store: createRedisPriorStore(analyticsRedis(config.redis)) } : {}),
           ...(options.now ? { now: options.now } : {}),
         })
       : undefined);
@@ -256,7 +264,7 @@ export function createAnalyticsTools(deps: AnalyticsToolDependencies): Analytics
         discovered,
         configured: configuredRegistry(deps.config, deps.registry),
         invalidate: async (flowId) => {
-          pipeline.invalidateFlow(flowId);
+          pipeline.invalidateFlow(flowId, context.tenant);
           await cache.invalidate({ flowId, ...(context.tenant === undefined ? {} : { tenant: context.tenant }) });
         },
       });

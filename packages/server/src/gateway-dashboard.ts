@@ -99,7 +99,11 @@ export function createGatewayDashboardSource(gateway: GatewayServer, options: { 
     ...(gateway.traces ? { traces: gateway.traces } : {}),
     questionOf: (traceId) => pipeline.questionOf(traceId),
     cache: {
-      stats: () => stores.cache.stats(),
+      // Flow keys include the `backend` a client asked for: never show a secret it contained.
+      stats: async () => {
+        const stats = await stores.cache.stats();
+        return { ...stats, byFlow: Object.fromEntries(Object.entries(stats.byFlow).map(([flowId, counters]) => [gateway.redactor.redact(flowId), counters])) };
+      },
       async invalidate(selector) {
         const removed = await stores.cache.invalidate(selector);
         if (selector.flowId !== undefined) pipeline.invalidateFlow(selector.flowId);

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import {
   AfwError,
+  createRedactor,
   fanOutTraceSink,
   flowKey,
   toAfwError,
@@ -9,17 +10,18 @@ import {
   type HealthStore,
   type McpSessionRegistry,
   type PerformanceStore,
+  type Redactor,
   type ResponseCache,
   type SessionStore,
   type TraceSink,
 } from "@afw/contracts";
-import { createMemoryMcpSessionRegistry, createMemoryStores, createRedisStores } from "@afw/cache";
+import { createMemoryMcpSessionRegistry, createMemoryStores, createRedisStores, type RedisRateLimiter } from "@afw/cache";
 import type { AuditLog, FeedbackStore, LearnedRoutingPrior } from "@afw/analytics";
 import type { IntentClassifier } from "@afw/router";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
+import { ListToolsRequestSchema, type CallToolResult, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { DestinationStream, Logger } from "pino";
 import { defaultBackendFactory } from "./backend-adapters.js";
@@ -39,14 +41,21 @@ import {
 import { createGatewayTools, ToolFailure, type GatewayTool, type ToolContext } from "./gateway-tools.js";
 import { CALL_TOOL_NAME, CallToolInputShape, createDownstreamTools, type DownstreamSessionState, type DownstreamTools } from "./downstream-tools.js";
 import { createGatewayLogger } from "./logger.js";
+import { createStoreStateLog } from "./store-state-log.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./metrics.js";
 import { createOtlpTraceSink, type OtlpTraceSink } from "./otlp-trace-sink.js";
 import type { RouterPort, ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
 import { createQueryPipeline, type QueryPipeline } from "./query-pipeline.js";
-import { configSecrets, createRedactor, type Redactor } from "./redactor.js";
+import { configSecrets } from "./redactor.js";
+import { downstreamReadinessChecks, logDownstreamStates } from "./downstream-observability.js";
 import { createToolSearchFromConfig, createWorkflowCatalogFromConfig, embedderFromConfig } from "./tool-zoo-adapter.js";
+import { invalidArguments, InvalidParamsError, JsonRpcError, ToolsCallRequestSchema } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 import { createLogTraceSink, createTraceRingBuffer, type TraceRingBuffer } from "./trace-sinks.js";
+import { describeSetup } from "./setup-report.js";
+
+/** How long a gateway waits for its first Redis connection before serving (ms). */
+const REDIS_FIRST_CONNECTION_WAIT_MS = 10_000;
 
 /** The shared-state stores the gateway uses (contracts interfaces). */
 export interface GatewayStores {
@@ -57,6 +66,8 @@ export interface GatewayStores {
   circuits: CircuitStateStore;
   /** MCP Streamable HTTP sessions (stateful HTTP mode), shared by every instance when it is Redis. */
   mcpSessions: McpSessionRegistry;
+  /** HTTP rate-limit buckets shared by every instance (set when the default stores are Redis). */
+  rateLimits?: RedisRateLimiter | undefined;
 }
 
 /** What a router factory receives to build a {@link RouterPort}. */
@@ -141,6 +152,8 @@ export interface GatewayParts {
 export interface ReadinessReport {
   ready: boolean;
   checks: { name: string; ok: boolean; status?: string; message?: string }[];
+  /** When nothing can be routed to: what to configure and how. */
+  hint?: string;
 }
 
 /** What {@link GatewayServer.reload} applied, and what needs a restart. */
@@ -334,8 +347,10 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       const redisStores = createRedisStores({
         url: config.redis.url,
         keyPrefix: config.redis.keyPrefix,
-        sessions: sessionOptions,
+        operationTimeoutMs: config.redis.operationTimeoutMs,
+        sessions: { ...sessionOptions, appendTimeoutMs: config.redis.sessionAppendTimeoutMs, buffer: config.redis.sessionBuffer },
         trace: newTraceContext(sink, { requestId: "redis-stores" }),
+        onEvent: createStoreStateLog(logger),
       });
       defaultStores = redisStores;
       disposables.push(redisStores);
@@ -346,6 +361,11 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
           if (!health.ok) throw new Error(health.message ?? `redis is ${health.status}`);
         },
       });
+      // The first connection (a Cluster's slot map, a Sentinel's master lookup) is awaited before
+      // serving: a request arriving first found Redis still connecting and, at `initialize`,
+      // answered with an MCP session the other instances refused as not found. A Redis that is
+      // down fails the attempt at once, so this only waits for a Redis that is coming up.
+      await redisStores.connection.execute((client) => client.ping(), { timeoutMs: REDIS_FIRST_CONNECTION_WAIT_MS });
     } else {
       defaultStores = createMemoryStores({ now, responseCache: { maxEntries: config.cache.maxEntries }, sessions: sessionOptions });
     }
@@ -357,6 +377,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     health: parts.health ?? defaultStores!.healthStore,
     circuits: parts.circuits ?? defaultStores!.circuitStateStore,
     mcpSessions: parts.mcpSessions ?? defaultStores?.mcpSessionRegistry ?? createMemoryMcpSessionRegistry({ now }),
+    ...(defaultStores && "rateLimiter" in defaultStores ? { rateLimits: defaultStores.rateLimiter } : {}),
   };
 
   const registry = createBackendRegistry({
@@ -411,7 +432,10 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         ...(parts.downstreamEnv ? { env: parts.downstreamEnv } : {}),
         onError: (error, where) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)), where }, "downstream tools"),
       });
-      await downstream.start();
+      logDownstreamStates(downstream.manager, logger, redactor);
+      metrics.trackDownstream(() => downstream!.manager.status());
+      // In the background: a server that never answers initialize must not hold up startup or /healthz.
+      downstream.start();
     } catch (error) {
       await downstream?.close().catch(() => undefined);
       await registry.close();
@@ -505,15 +529,18 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         : { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}), trace_id: trace.traceId };
       return errorResult(body);
     };
+    /** Invalid arguments: a tool error, or JSON-RPC -32602 when `arguments` was left out altogether. */
+    const failArguments = (issues: z.ZodError): CallToolResult => {
+      const error = invalidArguments(name, issues);
+      if (rawArguments === undefined) throw new InvalidParamsError(error.message);
+      return fail(error);
+    };
     if (!gatewayTool && downstream && (name === CALL_TOOL_NAME || downstream.isDownstreamName(name))) {
       let target = name;
       let targetArguments = args;
       if (name === CALL_TOOL_NAME) {
         const parsedCall = callToolSchema.safeParse(args);
-        if (!parsedCall.success) {
-          const issues = parsedCall.error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
-          return fail(new AfwError("INVALID_INPUT", `invalid arguments for ${name}: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`, { details: { issues } }));
-        }
+        if (!parsedCall.success) return failArguments(parsedCall.error);
         target = parsedCall.data.name;
         targetArguments = parsedCall.data.arguments;
       }
@@ -522,17 +549,16 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         metrics.observeToolCall(name === CALL_TOOL_NAME ? name : "downstream", result.isError ? "error" : "success", elapsedMs() / 1000);
         return result;
       } catch (error) {
+        if (error instanceof JsonRpcError) {
+          metrics.observeToolCall(name === CALL_TOOL_NAME ? name : "downstream", "error", elapsedMs() / 1000, "TOOL_EXECUTION_FAILED");
+          throw new JsonRpcError(error.code, redactor.redact(error.message), redactor.redactValue(error.data));
+        }
         return fail(toAfwError(error, "TOOL_EXECUTION_FAILED"));
       }
     }
     if (!gatewayTool) return fail(new AfwError("TOOL_NOT_FOUND", `unknown tool '${name.slice(0, 100)}'`));
     const parsed = gatewayTool.schema.safeParse(args);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
-      return fail(
-        new AfwError("INVALID_INPUT", `invalid arguments for ${name}: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`, { details: { issues } }),
-      );
-    }
+    if (!parsed.success) return failArguments(parsed.error);
     const progressToken = extra._meta?.progressToken;
     let progressChain: Promise<void> = Promise.resolve();
     let progressCount = 0;
@@ -633,10 +659,11 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     }
     // Our own tools/call handler: typed INVALID_INPUT errors, redaction, metrics, and no
     // exception ever reaching the client.
-    mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    mcp.server.setRequestHandler(ToolsCallRequestSchema, async (request, extra) => {
       try {
-        return await dispatch(request.params.name, request.params.arguments as Record<string, unknown> | undefined, extra, session);
+        return await dispatch(request.params.name, request.params.arguments, extra, session);
       } catch (error) {
+        if (error instanceof JsonRpcError) throw error;
         logger.error({ err: { message: String((error as Error)?.message ?? error) } }, "tool dispatch failed");
         return errorResult({ error: "internal error", code: "INTERNAL" });
       }
@@ -769,10 +796,20 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
           checks.push({ name: probe.name, ok: false, message: redactor.redact(String((error as Error)?.message ?? error)) });
         }
       }
+      if (downstream) checks.push(...downstreamReadinessChecks(downstream.manager, redactor));
       const backendChecks = checks.filter((c) => c.name.startsWith("backend:"));
       const otherChecks = checks.filter((c) => !c.name.startsWith("backend:"));
-      const ready = otherChecks.every((c) => c.ok) && (backendChecks.length === 0 || backendChecks.some((c) => c.ok));
-      return { ready, checks };
+      // Nothing to route to (none configured, all unreachable, or keys refused): not ready, and say what to configure.
+      const setup = await describeSetup(registry, { signal });
+      if (backendChecks.length === 0) checks.push({ name: "backends", ok: false, message: setup.hint! });
+      for (const status of setup.backends) {
+        const check = checks.find((c) => c.name === `backend:${status.id}`);
+        if (!check || status.state === "ready") continue;
+        if (status.state === "unauthorized") check.ok = false;
+        check.message = redactor.redact(`${status.id} ${status.message}`);
+      }
+      const ready = otherChecks.every((c) => c.ok) && backendChecks.some((c) => c.ok);
+      return { ready, checks, ...(setup.hint ? { hint: redactor.redact(setup.hint) } : {}) };
     },
     close() {
       closed ??= (async () => {

@@ -110,7 +110,7 @@ describe("tools/list", () => {
     ]);
     const universal = tools.find((t) => t.name === "universal_query")!;
     expect(universal.inputSchema.required).toEqual(["question"]);
-    expect(Object.keys(universal.inputSchema.properties ?? {})).toEqual(["question", "intent", "backend", "flow_id", "session_id", "parameters", "timeout"]);
+    expect(Object.keys(universal.inputSchema.properties ?? {})).toEqual(["question", "intent", "backend", "flow_id", "allow_fallback", "session_id", "parameters", "timeout"]);
     expect(tools.find((t) => t.name === "clear_cache")!.annotations?.destructiveHint).toBe(true);
     for (const tool of tools) expect(tool.description?.length ?? 0).toBeGreaterThan(40);
   });
@@ -286,6 +286,21 @@ describe("sessions and cache tools", () => {
     expect(missing.body["code"]).toBe("NOT_FOUND");
     expect((await callTool(client, "get_session", {})).body["code"]).toBe("INVALID_INPUT");
     expect((await callTool(client, "list_sessions", { limit: 0 })).body["code"]).toBe("INVALID_INPUT");
+  });
+
+  it("answers an adversarial session glob at once and rejects an over-long one with a typed error", async () => {
+    const { client } = await start({ backends: backends() });
+    const longId = "a".repeat(128);
+    await callTool(client, "universal_query", { question: "hello there", session_id: longId });
+    // A backtracking matcher needs ~20^7 steps here (the process froze for seconds before the fix).
+    const hostile = await callTool<{ count: number }>(client, "list_sessions", { pattern: "*a*a*a*a*a*a*a*ab" });
+    expect(hostile.isError).toBe(false);
+    expect(hostile.body.count).toBe(0);
+    expect((await callTool<{ count: number }>(client, "list_sessions", { pattern: "*a*a*a*a" })).body.count).toBe(1);
+    const tooLong = await callTool(client, "list_sessions", { pattern: "*a".repeat(200) });
+    expect(tooLong.isError).toBe(true);
+    expect(tooLong.body["code"]).toBe("INVALID_INPUT");
+    expect(tooLong.body["error"]).toBe(`Invalid arguments for tool list_sessions: "pattern": pattern must be at most 256 characters`);
   });
 
   it("clears the cache by flow, session, scope or all, and counts removals", async () => {

@@ -22,7 +22,7 @@ import type { BackendRegistry } from "./backend-registry.js";
 import { BackendConfigSchema, type GatewayConfig } from "./config-schema.js";
 import type { ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
 import type { QueryPipeline } from "./query-pipeline.js";
-import type { Redactor } from "./redactor.js";
+import type { Redactor } from "@afw/contracts";
 import {
   BackendConnectInputShape,
   BackendPerformanceCompareInputShape,
@@ -263,6 +263,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
             timeout: args.timeout,
             ...(args.chatflow_id === undefined ? {} : { flow_id: args.chatflow_id }),
             ...(args.session_id === undefined ? {} : { session_id: args.session_id }),
+            ...(args.allow_fallback === undefined ? {} : { allow_fallback: args.allow_fallback }),
           },
           context,
           "flowise_query",
@@ -504,7 +505,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
           ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
         };
         const removed = await deps.cache.invalidate(selector);
-        if (args.flow_id !== undefined) pipeline.invalidateFlow(args.flow_id);
+        if (args.flow_id !== undefined) pipeline.invalidateFlow(args.flow_id, context.tenant);
         const { tenant: _tenant, ...traced } = selector;
         emitTrace(context.trace, "cache-invalidate", { selector: traced, removed });
         return { removed, selector: { ...args } };

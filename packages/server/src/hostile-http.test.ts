@@ -108,6 +108,13 @@ describe("malformed JSON-RPC and HTTP on /mcp", () => {
     expectCleanJson(await post(JSON.stringify(toolCall(1, { question: "hi" })), { "mcp-protocol-version": "1999-01-01" }), 400);
   });
 
+  it("parses the media type exactly: application/json-seq and application/jsonp -> 415, parameters and case allowed", async () => {
+    const body = JSON.stringify(toolCall(1, { question: "hi" }));
+    expectCleanJson(await post(body, { "content-type": "application/json-seq" }), 415);
+    expectCleanJson(await post(body, { "content-type": "application/jsonp; charset=utf-8" }), 415);
+    expect((await post(body, { "content-type": "Application/JSON ; charset=utf-8" })).status).toBe(200);
+  });
+
   it("GET and DELETE in stateless mode -> 405; unknown paths -> 404 JSON", async () => {
     const get = await fetch(http.url, { headers });
     expect(get.status).toBe(405);

@@ -199,7 +199,7 @@ describe("Streamable HTTP transport: probes, metrics, CORS, streaming, sessions"
     await gateway.registry.checkHealth();
     const notReady = await fetch(`${base}/readyz`);
     expect(notReady.status).toBe(503);
-    expect(await notReady.json()).toMatchObject({ ready: false, checks: expect.arrayContaining([{ name: "backend:f", ok: false, status: "down" }]) });
+    expect(await notReady.json()).toMatchObject({ ready: false, checks: expect.arrayContaining([expect.objectContaining({ name: "backend:f", ok: false, status: "down", message: expect.stringMatching(/^f unreachable/) })]) });
 
     expect((await fetch(`${base}/metrics`)).status).toBe(401);
     const client = await connect(http, TOKEN);

@@ -11,7 +11,7 @@ import { createBearerAuthenticator, type AuthenticatedClient } from "./bearer-au
 import type { AuthTokenConfig, DashboardConfig, HttpConfig } from "./config-schema.js";
 import { createGatewayDashboardSource } from "./gateway-dashboard.js";
 import type { GatewayServer } from "./gateway-server.js";
-import { createRateLimiter } from "./rate-limiter.js";
+import { createSharedRateLimiter } from "./rate-limiter.js";
 import { StatelessHttpTransport } from "./stateless-http-transport.js";
 
 /** Idle MCP servers kept for reuse by stateless requests. */
@@ -270,11 +270,15 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
   const rateLimitEnabled = options.rateLimit?.enabled ?? base.rateLimit.enabled;
   const auth = createBearerAuthenticator(options.authTokens ?? base.authTokens);
   gateway.redactor.addSecrets(...auth.secrets);
-  const limiter = createRateLimiter({
-    requestsPerMinute: options.rateLimit?.requestsPerMinute ?? base.rateLimit.requestsPerMinute,
-    ...((options.rateLimit?.burst ?? base.rateLimit.burst) === undefined ? {} : { burst: (options.rateLimit?.burst ?? base.rateLimit.burst)! }),
-    ...(options.now ? { now: options.now } : {}),
-  });
+  // Shared by every instance through Redis when the gateway has it, else (or while Redis is away) per instance.
+  const limiter = createSharedRateLimiter(
+    {
+      requestsPerMinute: options.rateLimit?.requestsPerMinute ?? base.rateLimit.requestsPerMinute,
+      ...((options.rateLimit?.burst ?? base.rateLimit.burst) === undefined ? {} : { burst: (options.rateLimit?.burst ?? base.rateLimit.burst)! }),
+      ...(options.now ? { now: options.now } : {}),
+    },
+    gateway.stores.rateLimits,
+  );
   const routes = options.routes ?? [];
   const dashboardSettings =
     options.dashboard === false || (options.dashboard === undefined && !gateway.config.dashboard.enabled) ? undefined : { ...gateway.config.dashboard, ...(options.dashboard ?? {}) };
@@ -329,6 +333,21 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
 
   const rateLimitKey = (request: IncomingMessage, client: AuthenticatedClient | undefined) =>
     client ? `token:${client.name}` : `addr:${request.socket.remoteAddress ?? "unknown"}`;
+  /**
+   * 401 for a missing or wrong token; each failure also counts against the client address, so
+   * guessing tokens is rate limited (429 with `Retry-After` once the address's bucket is empty).
+   */
+  const refuseUnauthenticated = async (request: IncomingMessage, response: ServerResponse, headers: Record<string, string>) => {
+    const decision = rateLimitEnabled ? await limiter.take(rateLimitKey(request, undefined)) : undefined;
+    if (decision && !decision.allowed) {
+      gateway.metrics.countRejected("rate_limited");
+      sendError(response, 429, "RATE_LIMITED", "too many requests", { ...headers, "retry-after": String(decision.retryAfterSeconds) });
+    } else {
+      gateway.metrics.countRejected("unauthorized");
+      sendError(response, 401, "UNAUTHORIZED", "missing or invalid bearer token", { ...headers, "www-authenticate": 'Bearer realm="afw"' });
+    }
+    request.resume();
+  };
 
   const originAllowed = (origin: string) => origins.includes("*") || origins.includes(origin);
 
@@ -476,8 +495,9 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
         }
         throw error;
       }
-      const contentType = request.headers["content-type"] ?? "";
-      if (!/^application\/json\b/i.test(contentType)) {
+      // The media type before any parameters, exactly: `application/json-seq` is not JSON-RPC.
+      const mediaType = (request.headers["content-type"] ?? "").split(";", 1)[0]!.trim().toLowerCase();
+      if (mediaType !== "application/json") {
         jsonRpcError(response, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
         return;
       }
@@ -490,7 +510,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       }
       // A JSON-RPC batch costs one rate-limit token per message (the first was taken already).
       if (rateLimitEnabled && Array.isArray(body) && body.length > 1) {
-        const decision = limiter.take(rateLimitKey(request, client), client?.requestsPerMinute, body.length - 1);
+        const decision = await limiter.take(rateLimitKey(request, client), client?.requestsPerMinute, body.length - 1);
         if (!decision.allowed) {
           gateway.metrics.countRejected("rate_limited");
           sendError(response, 429, "RATE_LIMITED", `too many requests (a batch of ${body.length} messages counts as ${body.length})`, { "retry-after": String(decision.retryAfterSeconds) });
@@ -614,9 +634,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       const isPublic = dashboard.isPublicPath(path);
       const dashboardClient = auth.enabled && !isPublic ? auth.authenticate(request.headers.authorization) : undefined;
       if (auth.enabled && !isPublic && !dashboardClient) {
-        gateway.metrics.countRejected("unauthorized");
-        sendError(response, 401, "UNAUTHORIZED", "missing or invalid bearer token", { ...headers, "www-authenticate": 'Bearer realm="afw"' });
-        request.resume();
+        await refuseUnauthenticated(request, response, headers);
         return;
       }
       // The dashboard shows every tenant's queries: tenant-scoped tokens may not read it.
@@ -630,7 +648,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       if (rateLimitEnabled && !isEvents) {
         const client = auth.enabled ? auth.authenticate(request.headers.authorization) : undefined;
         const key = client ? `token:${client.name}` : `addr:${request.socket.remoteAddress ?? "unknown"}`;
-        const decision = limiter.take(key, client?.requestsPerMinute);
+        const decision = await limiter.take(key, client?.requestsPerMinute);
         if (!decision.allowed) {
           gateway.metrics.countRejected("rate_limited");
           sendError(response, 429, "RATE_LIMITED", "too many requests", { ...headers, "retry-after": String(decision.retryAfterSeconds) });
@@ -658,13 +676,11 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     let client: AuthenticatedClient | undefined;
     if (auth.enabled) client = auth.authenticate(request.headers.authorization);
     if (needsAuth && !client) {
-      gateway.metrics.countRejected("unauthorized");
-      sendError(response, 401, "UNAUTHORIZED", "missing or invalid bearer token", { ...headers, "www-authenticate": 'Bearer realm="afw"' });
-      request.resume();
+      await refuseUnauthenticated(request, response, headers);
       return;
     }
     if (rateLimitEnabled && !isMetrics) {
-      const decision = limiter.take(rateLimitKey(request, client), client?.requestsPerMinute);
+      const decision = await limiter.take(rateLimitKey(request, client), client?.requestsPerMinute);
       if (!decision.allowed) {
         gateway.metrics.countRejected("rate_limited");
         sendError(response, 429, "RATE_LIMITED", "too many requests", { ...headers, "retry-after": String(decision.retryAfterSeconds) });

@@ -59,6 +59,7 @@ export {
   type ReadinessReport,
   type GatewayReloadReport,
 } from "./gateway-server.js";
+export { describeSetup, type SetupReport, type BackendSetupStatus, type BackendSetupState } from "./setup-report.js";
 export {
   AUDIT_LOG_MAX_AGE_MS,
   MEMORY_AUDIT_LOG_CAPACITY,
@@ -125,7 +126,7 @@ export {
   type DownstreamSessionState,
 } from "./downstream-tools.js";
 export { createAnalyticsDashboardSource, createGatewayDashboardSource, type DashboardAnalytics } from "./gateway-dashboard.js";
-export { createRedactor, configSecrets, REDACTED, type Redactor } from "./redactor.js";
+export { configSecrets } from "./redactor.js";
 export { createGatewayLogger, type GatewayLoggerOptions } from "./logger.js";
 export { createTraceRingBuffer, createLogTraceSink, type TraceRingBuffer } from "./trace-sinks.js";
 export { createOtlpTraceSink, type OtlpTraceSink, type OtlpTraceSinkOptions } from "./otlp-trace-sink.js";

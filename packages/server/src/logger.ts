@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from "pino";
-import type { Redactor } from "./redactor.js";
+import type { Redactor } from "@afw/contracts";
 
 /** Options of {@link createGatewayLogger}. */
 export interface GatewayLoggerOptions {

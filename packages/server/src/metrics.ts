@@ -1,5 +1,5 @@
 import type { TraceSink } from "@afw/contracts";
-import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** Prometheus metrics of one gateway; see {@link createGatewayMetrics}. */
 export interface GatewayMetrics {
@@ -13,6 +13,11 @@ export interface GatewayMetrics {
   observeHttpRequest(route: string, method: string, status: number, seconds: number): void;
   /** Counts a request refused before reaching MCP (`unauthorized`, `rate_limited`, `too_large`, …). */
   countRejected(reason: string): void;
+  /**
+   * Exposes downstream servers read at each scrape: `downstream_server_state` (1 for each server's
+   * current state, 0 for the others) and `downstream_restarts_total`.
+   */
+  trackDownstream(status: () => readonly { name: string; state: string; restarts: number }[]): void;
   /** The Prometheus text exposition. */
   render(): Promise<string>;
   /** Content type of {@link GatewayMetrics.render}'s output. */
@@ -83,6 +88,18 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean; prefix
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
+  const downstreamCalls = new Counter({
+    name: `${prefix}downstream_tool_calls_total`,
+    help: "Downstream tool call attempts by server and outcome (success, error, timeout, aborted).",
+    labelNames: ["server", "outcome"] as const,
+    registers: [registry],
+  });
+  const downstreamErrors = new Counter({
+    name: `${prefix}downstream_tool_errors_total`,
+    help: "Failed downstream tool call attempts by server and error code.",
+    labelNames: ["server", "code"] as const,
+    registers: [registry],
+  });
   const circuitsOpened = new Counter({ name: `${prefix}circuits_opened_total`, help: "Circuit breaker openings by backend.", labelNames: ["backend"] as const, registers: [registry] });
 
   const sink: TraceSink = {
@@ -101,6 +118,10 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean; prefix
           backendCalls.inc({ backend: event.backendId, outcome: event.outcome });
           backendLatency.observe({ backend: event.backendId }, event.latencyMs / 1000);
           if (event.outcome !== "success") backendErrors.inc({ backend: event.backendId, code: event.errorCode ?? event.outcome });
+          break;
+        case "tool-call-end":
+          downstreamCalls.inc({ server: event.server, outcome: event.outcome });
+          if (event.outcome !== "success") downstreamErrors.inc({ server: event.server, code: event.errorCode ?? event.outcome });
           break;
         case "circuit-opened":
           circuitsOpened.inc({ backend: event.backendId });
@@ -124,6 +145,29 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean; prefix
     },
     countRejected(reason) {
       rejected.inc({ reason });
+    },
+    trackDownstream(status) {
+      const states = ["idle", "connecting", "connected", "backing-off", "crashed", "stopped"];
+      new Gauge({
+        name: `${prefix}downstream_server_state`,
+        help: "State of each downstream server: 1 for its current state, 0 for the others.",
+        labelNames: ["server", "state"] as const,
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const server of status()) for (const state of states) this.set({ server: server.name, state }, server.state === state ? 1 : 0);
+        },
+      });
+      new Counter({
+        name: `${prefix}downstream_restarts_total`,
+        help: "Restarts of each downstream server after a failure.",
+        labelNames: ["server"] as const,
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const server of status()) this.inc({ server: server.name }, server.restarts);
+        },
+      });
     },
     render: () => registry.metrics(),
     get contentType() {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { TraceEvent, TraceSink } from "@afw/contracts";
-import type { Redactor } from "./redactor.js";
+import type { Redactor } from "@afw/contracts";
 
 /** Options of {@link createOtlpTraceSink}. */
 export interface OtlpTraceSinkOptions {

@@ -32,6 +32,8 @@ export interface RoutingRequest {
   backend?: string;
   /** Run this flow: a gateway-wide id (`backendId:flowId`) or a platform flow id. */
   flowId?: string;
+  /** Let another backend or flow answer when the explicit `backend` / `flowId` cannot (else the choice is binding). @default false */
+  allowFallback?: boolean;
 }
 
 /** A routing decision with the classification it was made on. */
@@ -76,7 +78,9 @@ export interface ExecutionOutcome {
   attempts: number;
   /** True when the answer did not come from the first candidate. */
   fallbackUsed: boolean;
-  /** Backend ids tried, in order (no duplicates). */
+  /** With `fallbackUsed`: why the first candidate did not answer (its error code, or `hedge`). */
+  fallbackReason?: string;
+  /** Backend ids tried, in order (no duplicates), the first choice included when its open circuit skipped it. */
   backendsTried: string[];
 }
 

@@ -11,6 +11,7 @@ import {
   type PerformanceStore,
   type ResponseCache,
   type SessionStore,
+  type SessionTurn,
   type TraceContext,
   type UniversalFlow,
   type UniversalQueryError,
@@ -20,6 +21,7 @@ import {
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { RouterPort, RoutingOutcome } from "./ports.js";
+import { routingSetupHint } from "./setup-report.js";
 
 
 /** How long after the overall deadline the pipeline's own timeout aborts a query the router has not ended. */
@@ -77,10 +79,11 @@ export interface QueryPipeline {
   /**
    * Marks every cached answer given by `flowId` before now as stale, including answers cached
    * under automatic routing (whose cache key names the route asked for, not the flow that
-   * answered). Lookups of such entries then miss. In-process: other instances learn of it only
-   * through the cache's own invalidation.
+   * answered). Lookups of such entries then miss. With a `tenant`, only that tenant's answers go
+   * stale; without one (the operator), every tenant's do. In-process: other instances learn of it
+   * only through the cache's own invalidation.
    */
-  invalidateFlow(flowId: string): void;
+  invalidateFlow(flowId: string, tenant?: string): void;
   /**
    * The question (cut to `questionPreviewLength` characters) of a recent query by its trace id,
    * for the operator dashboard: no trace event carries the question. The most recent
@@ -90,6 +93,9 @@ export interface QueryPipeline {
   /** Classifies and ranks without executing anything. */
   explain(input: ExplainRoutingInput, options: { trace: TraceContext; signal?: AbortSignal }): Promise<RoutingExplanation>;
 }
+
+/** Flow invalidation marks kept (per tenant and flow). */
+const MAX_FLOW_EPOCHS = 10_000;
 
 /** The cache key target of a query: the flow asked for, or the automatic route it asked for. */
 function cacheTarget(input: UniversalQueryInput): string {
@@ -103,6 +109,34 @@ export function cacheTtlSeconds(config: GatewayConfig["cache"], flow: UniversalF
     if (byClass !== undefined) return byClass;
   }
   return config.ttlByIntent[intent] ?? config.defaultTtlSeconds;
+}
+
+/**
+ * Appends an answered turn to its session and says in the answer's metadata whether it is kept:
+ * `session_saved` true when written or buffered for replay (`session_buffered`), false (with a
+ * `session-save-failed` trace event) when the store could not keep it.
+ */
+async function saveTurn(
+  sessions: SessionStore,
+  sessionId: string,
+  turn: SessionTurn,
+  tenant: { tenant: string } | undefined,
+  trace: TraceContext,
+): Promise<{ session_saved: boolean; session_buffered?: true }> {
+  try {
+    const outcome = await sessions.append(sessionId, turn, tenant);
+    if (outcome.saved) {
+      emitTrace(trace, "session-appended", {
+        ...(outcome.totalTurns === undefined ? {} : { totalTurns: outcome.totalTurns }),
+        ...(outcome.buffered ? { buffered: true } : {}),
+      });
+      return outcome.buffered ? { session_saved: true, session_buffered: true } : { session_saved: true };
+    }
+    emitTrace(trace, "session-save-failed", { reason: "not-kept", message: "the session store could neither write nor buffer the turn" });
+  } catch (error) {
+    emitTrace(trace, "session-save-failed", { reason: "error", message: `the session store failed (${toAfwError(error).code})` });
+  }
+  return { session_saved: false };
 }
 
 function historyOf(turns: readonly { question: string; answer: string }[]): ChatMessage[] {
@@ -128,7 +162,11 @@ function historyOf(turns: readonly { question: string; answer: string }[]): Chat
 export function createQueryPipeline(options: QueryPipelineOptions): QueryPipeline {
   const now = options.now ?? Date.now;
   const { config, cache, sessions } = options;
+  /** When a flow's answers were last invalidated, by `tenant \0 flow` (tenant "" = the operator: every tenant). */
   const flowEpochs = new Map<string, number>();
+  const epochKey = (flowId: string, tenant: string | undefined) => `${tenant ?? ""}\u0000${flowId}`;
+  const isStale = (flowId: string, tenant: string | undefined, createdAt: number) =>
+    Math.max(flowEpochs.get(epochKey(flowId, undefined)) ?? -1, tenant === undefined ? -1 : (flowEpochs.get(epochKey(flowId, tenant)) ?? -1)) >= createdAt;
   const questionMemory = Math.max(0, options.questionMemory ?? 1_000);
   const questionPreviewLength = Math.max(1, options.questionPreviewLength ?? 500);
   const questions = new Map<string, string>();
@@ -184,7 +222,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       };
       if (config.cache.enabled) {
         let lookup = await cache.get(cacheKey).catch((): CacheLookup => ({ hit: false, reason: "unavailable" }));
-        if (lookup.hit && (flowEpochs.get(lookup.entry.result._mcp_metadata.flow_id) ?? -1) >= lookup.entry.createdAt) {
+        if (lookup.hit && isStale(lookup.entry.result._mcp_metadata.flow_id, call.tenant, lookup.entry.createdAt)) {
           lookup = { hit: false, reason: "expired" };
         }
         if (lookup.hit) {
@@ -211,23 +249,17 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           };
           if (input.parameters?.stream) call.onToken?.(result.result);
           if (sessionsEnabled) {
-            const total = await sessions
-              .append(
-                input.session_id!,
-                {
-                  question: input.question,
-                  answer: result.result,
-                  flowId: result._mcp_metadata.flow_id,
-                  backendId: result._mcp_metadata.backend_used,
-                  intent: result._mcp_metadata.intent_classified,
-                  traceId: trace.traceId,
-                  askedAt: started,
-                  answeredAt: now(),
-                },
-                tenantOption,
-              )
-              .catch(() => undefined);
-            if (total !== undefined) emitTrace(trace, "session-appended", { totalTurns: total });
+            const turn = {
+              question: input.question,
+              answer: result.result,
+              flowId: result._mcp_metadata.flow_id,
+              backendId: result._mcp_metadata.backend_used,
+              intent: result._mcp_metadata.intent_classified,
+              traceId: trace.traceId,
+              askedAt: started,
+              answeredAt: now(),
+            };
+            Object.assign(result._mcp_metadata, await saveTurn(sessions, input.session_id!, turn, tenantOption, trace));
           }
           emitTrace(trace, "query-answered", {
             backendId: result._mcp_metadata.backend_used,
@@ -260,6 +292,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           intent: input.intent,
           backend: input.backend,
           ...(input.flow_id === undefined ? {} : { flowId: input.flow_id }),
+          ...(input.allow_fallback ? { allowFallback: true } : {}),
         },
         { trace, signal: controller.signal },
       );
@@ -322,6 +355,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           intent_method: classification.method,
           execution_time_ms: 0,
           fallback_used: outcome.fallbackUsed,
+          ...(outcome.fallbackUsed && outcome.fallbackReason ? { fallback_reason: outcome.fallbackReason } : {}),
           attempt: outcome.attempts,
           backends_tried: outcome.backendsTried,
           cache_hit: false,
@@ -329,7 +363,9 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
         },
       };
       const writes: Promise<unknown>[] = [...samples];
-      if (config.cache.enabled && (flow?.cacheable ?? true) && answer.text.length > 0) {
+      // An answer that replaced an explicit backend/flow choice is not cached under that choice's key.
+      const replacedChoice = decision.strategy === "override" && outcome.fallbackUsed;
+      if (config.cache.enabled && !replacedChoice && (flow?.cacheable ?? true) && answer.text.length > 0) {
         const ttlSeconds = cacheTtlSeconds(config.cache, flow, classification.intent);
         writes.push(
           cache.set(cacheKey, result, { ttlSeconds }).then(
@@ -342,27 +378,17 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
         );
       }
       if (sessionsEnabled) {
-        writes.push(
-          sessions
-            .append(
-              input.session_id!,
-              {
-                question: input.question,
-                answer: answer.text,
-                flowId: candidate.flowId,
-                backendId: candidate.backendId,
-                intent: classification.intent,
-                traceId: trace.traceId,
-                askedAt: started,
-                answeredAt: now(),
-              },
-              tenantOption,
-            )
-            .then(
-              (total) => emitTrace(trace, "session-appended", { totalTurns: total }),
-              () => undefined,
-            ),
-        );
+        const turn = {
+          question: input.question,
+          answer: answer.text,
+          flowId: candidate.flowId,
+          backendId: candidate.backendId,
+          intent: classification.intent,
+          traceId: trace.traceId,
+          askedAt: started,
+          answeredAt: now(),
+        };
+        writes.push(saveTurn(sessions, input.session_id!, turn, tenantOption, trace).then((saved) => Object.assign(result._mcp_metadata, saved)));
       }
       await Promise.all(writes);
       result._mcp_metadata.execution_time_ms = elapsed();
@@ -383,8 +409,10 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       if (typeof details["attempts"] === "number") attempts = details["attempts"];
       if (Array.isArray(details["backendsTried"])) backendsTried = details["backendsTried"] as string[];
       const last = details["lastError"] as { code?: string; message?: string } | undefined;
+      // Nothing to route to: say what to configure (none configured, unreachable, or a refused key).
+      const hint = error.code === "NO_BACKENDS_AVAILABLE" || error.code === "ALL_BACKENDS_FAILED" ? await routingSetupHint(options.registry).catch(() => undefined) : undefined;
       const body: UniversalQueryError = {
-        error: error.message,
+        error: hint ? `${error.message}. ${hint}` : error.message,
         code: error.code as ErrorCode,
         attempts,
         backends_tried: backendsTried,
@@ -406,8 +434,12 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
   return {
     query,
     questionOf: (traceId) => questions.get(traceId),
-    invalidateFlow(flowId) {
-      flowEpochs.set(flowId, now());
+    invalidateFlow(flowId, tenant) {
+      const key = epochKey(flowId, tenant);
+      flowEpochs.delete(key);
+      flowEpochs.set(key, now());
+      // Bounded (flow ids come from clients): the oldest marks go first.
+      if (flowEpochs.size > MAX_FLOW_EPOCHS) flowEpochs.delete(flowEpochs.keys().next().value as string);
     },
     explain(input, explainOptions) {
       return options.router.decide(

@@ -1,3 +1,5 @@
+import type { RedisRateLimiter } from "@afw/cache";
+
 /** Result of a rate-limit check. */
 export interface RateLimitDecision {
   allowed: boolean;
@@ -32,7 +34,8 @@ export interface RateLimiterOptions {
 
 /**
  * Creates an in-process token-bucket rate limiter: each key may burst up to `burst` requests and
- * sustain `requestsPerMinute`. (Limits are per gateway instance.)
+ * sustain `requestsPerMinute`. Limits are per gateway instance; the HTTP transport shares them
+ * through Redis when Redis is configured (see {@link createSharedRateLimiter}).
  *
  * @example
  * ```ts
@@ -73,6 +76,31 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       // More than a full bucket can never pass: say when the bucket will be full again.
       const missing = Math.min(needed, capacity) - bucket.tokens;
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(missing / perMs / 1000)), remaining: Math.floor(bucket.tokens) };
+    },
+  };
+}
+
+/** A limiter whose buckets may live in Redis; see {@link createSharedRateLimiter}. */
+export interface SharedRateLimiter {
+  /** Like {@link RateLimiter.take}; resolves within the Redis operation bound. */
+  take(key: string, requestsPerMinute?: number, cost?: number): Promise<RateLimitDecision>;
+}
+
+/**
+ * Rate limits shared by every gateway instance when `shared` (the Redis buckets of `@afw/cache`)
+ * is given: each take is one atomic script on Redis. When Redis cannot answer within its
+ * operation bound (down, reconnecting, slow), the take is made on this instance's in-process
+ * limiter instead, so requests are still limited (per instance) and never wait on a dead Redis.
+ * The switch is logged once by the store-state log (the connection's `cache-unavailable` /
+ * `cache-recovered` events), not per request.
+ */
+export function createSharedRateLimiter(options: RateLimiterOptions, shared?: RedisRateLimiter): SharedRateLimiter {
+  const local = createRateLimiter(options);
+  if (!shared) return { take: async (key, requestsPerMinute, cost) => local.take(key, requestsPerMinute, cost) };
+  return {
+    async take(key, requestsPerMinute = options.requestsPerMinute, cost = 1) {
+      const burst = options.burst ?? Math.max(10, Math.floor(requestsPerMinute / 10));
+      return (await shared.take(key, { requestsPerMinute, burst }, cost)) ?? local.take(key, requestsPerMinute, cost);
     },
   };
 }

@@ -12,7 +12,7 @@ const binOf = (pkg: string) => fileURLToPath(new URL(`../node_modules/@modelcont
 const filesystem = binOf("server-filesystem");
 const memory = binOf("server-memory");
 const installed = existsSync(filesystem) && existsSync(memory);
-if (!installed) console.warn("reference servers not installed (pnpm install), skipping the end-to-end test");
+if (!installed) console.warn("[@afw/server] reference-server end-to-end test skipped: @modelcontextprotocol/server-filesystem or server-memory not installed; run pnpm install to enable it.");
 
 describe.skipIf(!installed)("the gateway in front of the real filesystem and memory servers", () => {
   const directory = mkdtempSync(join(tmpdir(), "afw-gateway-reference-"));
@@ -30,6 +30,7 @@ describe.skipIf(!installed)("the gateway in front of the real filesystem and mem
         },
       },
     });
+    await started.gateway.downstream!.settled();
   }, 30_000);
   afterAll(async () => {
     await started?.close();

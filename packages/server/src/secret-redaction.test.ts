@@ -19,7 +19,16 @@ const LANGFLOW_KEY = "afw-test-secret-langflow-key-41a9";
 const TOKEN = "afw-test-secret-bearer-redaction-01";
 const SECRETS = [FLOWISE_KEY, LANGFLOW_KEY, TOKEN];
 /** Also catch a secret cut short or re-encoded on the way out. */
-const FRAGMENTS = SECRETS.flatMap((secret) => [secret.slice(-12), Buffer.from(secret).toString("base64").slice(0, 16), encodeURIComponent(secret)]);
+const FRAGMENTS = SECRETS.flatMap((secret) => [
+  secret.slice(-12),
+  encodeURIComponent(secret),
+  // base64 and base64url of the secret at each of the three byte offsets inside a longer string
+  ...[0, 1, 2].flatMap((offset) => {
+    const bytes = Buffer.concat([Buffer.alloc(offset), Buffer.from(secret)]);
+    return [bytes.toString("base64").slice(4, 20), bytes.toString("base64url").slice(4, 20)];
+  }),
+]);
+const b64 = (text: string) => Buffer.from(text).toString("base64");
 
 let flowise: MockPlatformServer;
 let langflow: MockPlatformServer;
@@ -67,14 +76,20 @@ async function call(name: string, args: Record<string, unknown> = {}) {
 }
 
 describe("secrets in every output", () => {
-  it("are absent from logs, traces, the audit log, tool results, errors, explain_routing, metrics and the dashboard", async () => {
+  // About 15 tool calls against two platform reproductions: minutes on a loaded 2-core machine is not a hang.
+  it("are absent from logs, traces, the audit log, tool results, errors, explain_routing, metrics and the dashboard", { timeout: 60_000 }, async () => {
     // Successful queries on both platforms, a session, routing explanations.
     await call("universal_query", { question: "What does the documentation say about routing? cite sources", backend: "flowise", session_id: "redaction-1" });
     await call("universal_query", { question: "Summarise this text for me please", backend: "langflow", session_id: "redaction-1" });
     await call("explain_routing", { question: "How do I restart a pod?" });
     // Platform errors that quote the key back (as misconfigured proxies and platforms do).
-    flowise.setFaults([{ route: "run", status: 500, message: `upstream rejected Authorization: Bearer ${FLOWISE_KEY} (key ${FLOWISE_KEY})` }]);
-    langflow.setFaults([{ route: "run", status: 401, message: `invalid x-api-key ${LANGFLOW_KEY}` }]);
+    // Raw, and encoded: base64, base64 of `Bearer <key>`, base64url of `user:<key>`, URL-encoded.
+    flowise.setFaults([
+      { route: "run", status: 500, message: `upstream rejected Authorization: Bearer ${FLOWISE_KEY} (key ${FLOWISE_KEY}) sent ${b64(`Bearer ${FLOWISE_KEY}`)} raw ${b64(FLOWISE_KEY)}` },
+    ]);
+    langflow.setFaults([
+      { route: "run", status: 401, message: `invalid x-api-key ${LANGFLOW_KEY} basic ${Buffer.from(`user:${LANGFLOW_KEY}`).toString("base64url")} q=${encodeURIComponent(`${LANGFLOW_KEY}/+`)}` },
+    ]);
     await call("universal_query", { question: "this one fails everywhere", backend: "flowise" });
     await call("universal_query", { question: "and this one too", backend: "langflow" });
     flowise.setFaults([{ status: 503, message: `down, key=${FLOWISE_KEY}` }]);

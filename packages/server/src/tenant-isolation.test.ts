@@ -95,6 +95,25 @@ describe.each([
     expect((await operator<Query>("universal_query", question)).body._mcp_metadata.cache_hit).not.toBe(false);
   });
 
+  it("scopes clear_cache {flow_id} to the caller's tenant: another tenant's and the operator's answers stay cached", async () => {
+    const { http } = await start(stores());
+    const [alice, bob, operator] = await Promise.all([connect(http, ALICE), connect(http, BOB), connect(http, OPERATOR)]);
+    const question = { question: "How do I bake sourdough bread at home?" };
+    for (const who of [alice, bob, operator]) await who<Query>("universal_query", question);
+    const flowId = (await alice<Query>("universal_query", question)).body._mcp_metadata.flow_id;
+
+    // Bob invalidates the flow that answered everyone: only Bob's answers go stale.
+    expect((await bob("clear_cache", { flow_id: flowId })).isError).toBe(false);
+    expect((await alice<Query>("universal_query", question)).body._mcp_metadata.cache_hit).not.toBe(false);
+    expect((await operator<Query>("universal_query", question)).body._mcp_metadata.cache_hit).not.toBe(false);
+    expect((await bob<Query>("universal_query", question)).body._mcp_metadata.cache_hit).toBe(false);
+
+    // The operator's invalidation spans every tenant.
+    await operator("clear_cache", { flow_id: flowId });
+    expect((await alice<Query>("universal_query", question)).body._mcp_metadata.cache_hit).toBe(false);
+    expect((await operator<Query>("universal_query", question)).body._mcp_metadata.cache_hit).toBe(false);
+  });
+
   it("keeps sessions (history, listing, lookup, session cache) per tenant even under the same session id", async () => {
     const { http, backend } = await start(stores());
     const [alice, bob, operator] = await Promise.all([connect(http, ALICE), connect(http, BOB), connect(http, OPERATOR)]);

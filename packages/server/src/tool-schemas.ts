@@ -2,6 +2,7 @@ import {
   BackendIdSchema,
   BackendKindSchema,
   CacheScopeSchema,
+  GlobPatternSchema,
   IntentSchema,
   SessionIdSchema,
   UniversalQueryInputShape,
@@ -16,6 +17,10 @@ export const FlowiseQueryInputShape = {
   question: UniversalQueryInputShape.question,
   chatflow_id: z.string().min(1).max(200).optional().describe("Flowise chatflow id (or gateway-wide `backendId:chatflowId`); default: routed among Flowise flows."),
   session_id: SessionIdSchema.optional().describe("Conversation id; turns are remembered."),
+  allow_fallback: z
+    .boolean()
+    .optional()
+    .describe("Absent or false: Flowise (and chatflow_id, if given) must answer, or the call fails with the reason (e.g. CIRCUIT_OPEN, FLOW_NOT_FOUND). True: another flow or backend may answer, reported as `fallback_used` with `fallback_reason`."),
   timeout: UniversalQueryInputShape.timeout,
 } as const;
 
@@ -55,7 +60,7 @@ export const BackendConnectInputShape = {
 
 /** Input shape of `list_sessions`. */
 export const ListSessionsInputShape = {
-  pattern: z.string().min(1).max(200).default("*").describe("Glob on session ids (`*` and `?`)."),
+  pattern: GlobPatternSchema.default("*").describe("Glob on session ids (`*` and `?`)."),
   limit: z.number().int().min(1).max(1000).default(50),
 } as const;
 

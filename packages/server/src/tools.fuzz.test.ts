@@ -174,7 +174,7 @@ describe("fuzzing every MCP tool's arguments", () => {
     expect(unexpected).toEqual([]);
   });
 
-  it("answers TOOL_NOT_FOUND for unknown tool names, INVALID_INPUT for non-object arguments", { timeout: 120_000 }, async () => {
+  it("answers TOOL_NOT_FOUND for unknown tool names, -32602 for non-object arguments", { timeout: 120_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 300 }), async (name) => {
         fc.pre(!tools.some((t) => t.name === name));
@@ -187,8 +187,12 @@ describe("fuzzing every MCP tool's arguments", () => {
     );
     for (const tool of tools) {
       for (const args of [[], "text", 42, null]) {
-        const parsed = parseResult(await started.client.callTool({ name: tool.name, arguments: args as never }, undefined, { timeout: CALL_TIMEOUT_MS }).catch((error: unknown) => ({ content: [{ type: "text", text: JSON.stringify({ code: "PROTOCOL", message: String(error) }) }], isError: true })));
-        expect(["INVALID_INPUT", "PROTOCOL"], `${tool.name}(${JSON.stringify(args)})`).toContain(parsed.body["code"]);
+        const error = await started.client.callTool({ name: tool.name, arguments: args as never }, undefined, { timeout: CALL_TIMEOUT_MS }).then(
+          () => undefined,
+          (e: unknown) => e as { code?: number; message?: string },
+        );
+        expect(error?.code, `${tool.name}(${JSON.stringify(args)})`).toBe(-32602);
+        expect(error?.message).toBe(`MCP error -32602: Invalid arguments for tool ${tool.name}: "arguments" must be an object`);
       }
     }
     expect(unexpected).toEqual([]);

@@ -1,6 +1,6 @@
 import type { TraceEvent, TraceEventType, TraceSink } from "@afw/contracts";
 import type { Logger } from "pino";
-import type { Redactor } from "./redactor.js";
+import type { Redactor } from "@afw/contracts";
 
 /** An in-memory ring buffer of recent trace events, queryable by trace id (for the dashboard). */
 export interface TraceRingBuffer extends TraceSink {
@@ -81,13 +81,15 @@ export function createTraceRingBuffer(options: { capacity?: number; redactor?: R
   };
 }
 
-const WARNING_TYPES: ReadonlySet<TraceEventType> = new Set<TraceEventType>(["query-failed", "circuit-opened", "cache-unavailable"]);
+const WARNING_TYPES: ReadonlySet<TraceEventType> = new Set<TraceEventType>(["query-failed", "circuit-opened"]);
 
 /**
- * A sink that writes trace events as structured JSON log lines (pino): `query-failed`,
- * `circuit-opened` and `cache-unavailable` at `warn`, every other event at `level` (so at the
+ * A sink that writes trace events as structured JSON log lines (pino): `query-failed` and
+ * `circuit-opened` at `warn`, every other event at `level` (so at the
  * default logger level `info`, only problems are logged; set the level to `debug` to log every
- * decision). Redaction happens in the logger itself (see {@link createGatewayLogger}).
+ * decision). `cache-unavailable` and `session-save-failed` are ordinary events: Redis trouble is
+ * logged once per state change and then as a periodic summary (with the turns buffered and
+ * dropped) by the store state log (`createStoreStateLog`), not once per failed operation. Redaction happens in the logger itself (see {@link createGatewayLogger}).
  *
  * @param level - Level of ordinary events. @default "debug"
  */

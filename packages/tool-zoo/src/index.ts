@@ -6,9 +6,6 @@
  */
 export {
   createToolIndex,
-  toolFilter,
-  DEFAULT_FIELD_WEIGHTS,
-  ACTION_CLASSES,
   type ToolIndex,
   type ToolIndexOptions,
   type ToolBundle,
@@ -19,30 +16,17 @@ export {
   type ToolSearchInput,
 } from "./tool-index.js";
 export { parseToolCatalog, loadToolCatalogFile } from "./tool-catalog.js";
-export { affordanceSummary, buildToolDocument, withoutDocstringSections, toolParameters, toolNameWords, type ToolDocument, type ToolField, type ToolParameter } from "./tool-document.js";
-export { Bm25Index, type Bm25Hit, type Bm25Options, type Bm25FieldSettings } from "./bm25.js";
-export { reciprocalRankFusion, weightedScoreFusion, normalizeScores, type RankedList } from "./fusion.js";
+export { affordanceSummary, buildToolDocument, type ToolDocument } from "./tool-document.js";
+export { Bm25Index } from "./bm25.js";
 export {
   createTextAnalyzer,
-  splitIdentifier,
-  stripMarkdown,
-  firstSentence,
-  words,
-  STOP_WORDS,
-  DEFAULT_ABBREVIATIONS,
-  DEFAULT_SYNONYM_GROUPS,
   type TextAnalyzer,
   type TextAnalyzerOptions,
-  type WeightedTerm,
 } from "./text-analysis.js";
-export { porterStem } from "./porter-stemmer.js";
 export { splitQuotedContent, type QueryParts } from "./query-text.js";
-export { createDomainDetector, DEFAULT_DOMAIN_HINTS, DEFAULT_DOMAIN_IGNORE, type DomainDetector, type DomainDetectorOptions } from "./domain-detector.js";
 export { createInMemoryUsageStore, type ToolUsageStore, type ToolUsageRecord, type InMemoryUsageStoreOptions } from "./usage-store.js";
 export { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 export {
-  matchesFilter,
-  andFilters,
   type VectorStore,
   type VectorRecord,
   type VectorQuery,
@@ -53,7 +37,7 @@ export {
   type MetadataCondition,
 } from "./vector-store.js";
 export { createInMemoryVectorStore } from "./in-memory-vector-store.js";
-export { createChromaVectorStore, toChromaWhere, type ChromaVectorStoreOptions } from "./chroma-vector-store.js";
+export { createChromaVectorStore, type ChromaVectorStoreOptions } from "./chroma-vector-store.js";
 export {
   createWorkflowCatalog,
   type WorkflowCatalog,

@@ -16,6 +16,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = [process.env["AFW_SHARED_DATA"], resolve(here, "../../../../shared/data"), resolve(here, "../../../shared/data")].find(
   (dir): dir is string => !!dir && existsSync(join(dir, "tools-catalog.json")),
 );
+if (!dataDir) console.warn("[@afw/tool-zoo] retrieval quality floor skipped: tools-catalog.json not found; set AFW_SHARED_DATA to the shared data folder (with tools-catalog.json and tools-dev.json) to run it.");
 const tmp = mkdtempSync(join(tmpdir(), "afw-tz-quality-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -1,4 +1,4 @@
-import { porterStem } from "./porter-stemmer.js";
+import { stemmer } from "stemmer";
 
 /**
  * English stop words dropped by the tokenizer: function words that carry no meaning for
@@ -241,7 +241,7 @@ const stemCache = new Map<string, string>();
 function cachedStem(word: string): string {
   let stem = stemCache.get(word);
   if (stem === undefined) {
-    stem = /^\d/.test(word) ? word : porterStem(word);
+    stem = /^\d/.test(word) ? word : stemmer(word);
     if (stemCache.size > 50_000) stemCache.clear();
     stemCache.set(word, stem);
   }

@@ -78,12 +78,12 @@ describe.each<Mode>(["refused", "silent"])("one backend dead (%s)", (mode) => {
     await alive.close();
     if (mode === "silent") silent = await startSilentServer(port);
 
-    // Queries naming the dead backend fail over to the healthy one until the circuit opens.
+    // Queries naming the dead backend (allowing a fallback) fail over to the healthy one until the circuit opens.
     for (let i = 0; opened() === 0; i++) {
       expect(i).toBeLessThan(20);
-      const reply = await universalQuery(client, { question: `warm-up ${i}: hello there`, backend: "flowise" });
+      const reply = await universalQuery(client, { question: `warm-up ${i}: hello there`, backend: "flowise", allow_fallback: true });
       expect(reply.kind).toBe("answer");
-      if (reply.kind === "answer") expect(reply.result._mcp_metadata.backend_used).toBe("langflow");
+      if (reply.kind === "answer") expect(reply.result._mcp_metadata).toMatchObject({ backend_used: "langflow", fallback_used: true, backends_tried: ["flowise", "langflow"] });
     }
     const callsWhenOpened = flowiseCalls();
     const acceptedWhenOpened = silent?.accepted() ?? 0;
@@ -98,7 +98,7 @@ describe.each<Mode>(["refused", "silent"])("one backend dead (%s)", (mode) => {
     let probes = 0;
     for (let i = 0; i < SAMPLES; i++) {
       const before = flowiseCalls();
-      const dead = await universalQuery(client, { question: `dead ${i}: what is the status?`, backend: "flowise" });
+      const dead = await universalQuery(client, { question: `dead ${i}: what is the status?`, backend: "flowise", allow_fallback: true });
       const healthy = await universalQuery(client, { question: `healthy ${i}: what is the status?`, backend: "langflow" });
       expect(dead.kind).toBe("answer");
       expect(healthy.kind).toBe("answer");
@@ -147,7 +147,7 @@ describe.each<Mode>(["refused", "silent"])("one backend dead (%s)", (mode) => {
     let last: string | undefined;
     for (let i = 0; closedEvents() === 0 || last !== "flowise"; i++) {
       expect(Date.now()).toBeLessThan(deadline);
-      const reply = await universalQuery(client, { question: `recovery ${i}: are you back?`, backend: "flowise" });
+      const reply = await universalQuery(client, { question: `recovery ${i}: are you back?`, backend: "flowise", allow_fallback: true });
       expect(reply.kind).toBe("answer");
       if (reply.kind === "answer") last = reply.result._mcp_metadata.backend_used;
     }

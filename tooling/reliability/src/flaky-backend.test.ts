@@ -2,7 +2,8 @@
  * Fault injection: one backend (the Flowise reproduction) fails 30% of its runs — 500s,
  * connection resets, hangs past its timeout, garbage bodies, streams cut mid-way and streams
  * that end without their end event — while a real gateway serves real MCP clients over
- * Streamable HTTP. Every query names the flaky backend, so each one meets the faults first.
+ * Streamable HTTP. Every query names the flaky backend with `allow_fallback: true`, so each one
+ * meets the faults first and may then fall back.
  *
  * Asserts: >= 99.9% of the queries answered; every answer is exactly the complete answer of the
  * reproduction that gave it (so nothing truncated was served); every streamed answer's tokens
@@ -60,7 +61,7 @@ describe(`one backend failing 30% of its calls (${TOTAL} queries, ${CONCURRENCY}
   it("answers >= 99.9% of the queries, each one complete, with fallbacks in the metadata", async () => {
     const started = performance.now();
     await runPool(TOTAL, CONCURRENCY, async (i, worker) => {
-      replies[i] = await universalQuery(clients[worker]!, { question: questionOf(i), backend: "flowise" }, { stream: true });
+      replies[i] = await universalQuery(clients[worker]!, { question: questionOf(i), backend: "flowise", allow_fallback: true }, { stream: true });
     });
     const seconds = (performance.now() - started) / 1000;
 
@@ -90,7 +91,8 @@ describe(`one backend failing 30% of its calls (${TOTAL} queries, ${CONCURRENCY}
       expect(reply.result.result).toBe(expectedAnswer(platform, questionOf(i)));
       if (meta.fallback_used) {
         expect(platform).toBe("langflow");
-        expect(meta.backends_tried).toContain("flowise");
+        expect(meta.backends_tried[0]).toBe("flowise");
+        expect(meta.fallback_reason).toBeDefined();
       }
       // What the client saw streamed after the last restart is the whole answer.
       const streamed = reply.progress.join("");
@@ -101,16 +103,20 @@ describe(`one backend failing 30% of its calls (${TOTAL} queries, ${CONCURRENCY}
     expect(fallbacks).toBeGreaterThan(0);
   });
 
-  it("cached only complete answers", async () => {
+  it("cached only complete answers, and never a fallback's answer under the named backend's key", async () => {
     let cached = 0;
     for (let i = 0; i < TOTAL; i++) {
+      const reply = replies[i];
       const lookup = await gateway.gateway.stores.cache.get({ scope: "shared", flowId: "auto:flowise:auto", question: questionOf(i) });
+      // The query named flowise: an answer another backend gave is not stored as flowise's answer.
+      const answeredByChoice = reply?.kind === "answer" && !reply.result._mcp_metadata.fallback_used;
+      expect(lookup.hit, `question ${i}`).toBe(answeredByChoice);
       if (!lookup.hit) continue;
       cached++;
       const result = lookup.entry.result as UniversalQueryResult;
       expect(result.result).toBe(expectedAnswer(result._mcp_metadata.backend_used as "flowise" | "langflow", questionOf(i)));
     }
     recordFigure("flaky-backend", "cachedAnswers", cached);
-    expect(cached).toBe(replies.filter((r) => r.kind === "answer").length);
+    expect(cached).toBeGreaterThan(0);
   });
 });

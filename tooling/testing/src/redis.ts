@@ -130,7 +130,8 @@ export async function startRedisServer(options: { appendOnly?: boolean; port?: n
   };
   const stop = async ({ kill = false } = {}) => {
     const proc = child;
-    if (!proc || proc.exitCode !== null) return;
+    // A killed process has a signalCode and no exitCode: it has exited all the same.
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
     proc.kill(kill ? "SIGKILL" : "SIGTERM");
     const timer = setTimeout(() => proc.kill("SIGKILL"), 3000);

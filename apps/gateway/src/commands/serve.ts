@@ -1,4 +1,4 @@
-import { createGatewayServer, loadGatewayConfig, startHttpTransport, startStdioTransport } from "@afw/server";
+import { createGatewayServer, describeSetup, loadGatewayConfig, startHttpTransport, startStdioTransport, type GatewayServer } from "@afw/server";
 import type { CommandIo } from "./io.js";
 
 /** Options of `afw serve`. */
@@ -52,7 +52,7 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
 
   if (options.transport === "stdio") {
     const handle = await startStdioTransport(gateway);
-    void gateway.warmUp();
+    void reportStartup(gateway, io);
     io.log("serving MCP on stdio");
     await handle.closed;
     process.off("SIGHUP", onHangup);
@@ -69,9 +69,34 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
   httpHandle = handle;
   io.log(`serving MCP on ${handle.url} (health: /healthz, readiness: /readyz, metrics: /metrics)`);
   if (gateway.config.dashboard.enabled) io.log(`operator dashboard on ${new URL(gateway.config.dashboard.basePath, handle.url).href}`);
-  void gateway.warmUp();
+  void reportStartup(gateway, io);
   await new Promise<void>((resolve) => handle.server.once("close", () => resolve()));
   process.off("SIGHUP", onHangup);
   await gateway.close();
   return 0;
+}
+
+/**
+ * Warms the gateway up, then prints one line per backend (reachable, authenticated, flows found —
+ * or why not, and what to set) and per downstream server, and what to configure when nothing can
+ * be routed to. Never rejects.
+ */
+export async function reportStartup(gateway: GatewayServer, io: Pick<CommandIo, "log">): Promise<void> {
+  try {
+    await gateway.warmUp();
+    const setup = await describeSetup(gateway.registry, { signal: AbortSignal.timeout(gateway.config.routing.health.timeoutMs) });
+    for (const backend of setup.backends) io.log(gateway.redactor.redact(`backend ${backend.id} (${backend.kind}): ${backend.message}`));
+    if (setup.hint) io.log(gateway.redactor.redact(setup.backends.length === 0 ? setup.hint : "no backend can answer yet; universal_query will say so until one does"));
+    for (const server of gateway.downstream?.manager.status() ?? []) {
+      const state =
+        server.state === "connected"
+          ? `connected, ${server.toolCount} tool${server.toolCount === 1 ? "" : "s"}`
+          : server.mode === "cold" && server.state === "idle"
+            ? "cold: connects on first use"
+            : `${server.state}${server.lastError ? ` (${server.lastError})` : ""}`;
+      io.log(gateway.redactor.redact(`downstream ${server.name} (${server.transport}): ${state}`));
+    }
+  } catch (error) {
+    io.log(`startup report failed: ${gateway.redactor.redact(String((error as Error)?.message ?? error))}`);
+  }
 }

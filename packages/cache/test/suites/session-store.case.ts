@@ -31,7 +31,7 @@ export function describeSessionStoreSuite(name: string, factory: SessionStoreFac
 
     it("appends turns in order and returns the last K, oldest first", async () => {
       const { store } = await create();
-      for (let i = 1; i <= 7; i++) expect(await store.append("s-1", turn(i))).toBe(i);
+      for (let i = 1; i <= 7; i++) expect(await store.append("s-1", turn(i))).toEqual({ saved: true, buffered: false, totalTurns: i });
       expect((await store.recent("s-1", 3)).map((t) => t.question)).toEqual(["q-5", "q-6", "q-7"]);
       expect((await store.recent("s-1", undefined as never)).map((t) => t.question)).toEqual(["q-3", "q-4", "q-5", "q-6", "q-7"]);
       expect(await store.recent("s-1", 0)).toEqual([]);
@@ -43,7 +43,7 @@ export function describeSessionStoreSuite(name: string, factory: SessionStoreFac
     it("keeps only the last N turns", async () => {
       const { store } = await create({ maxTurns: 4 });
       let kept = 0;
-      for (let i = 1; i <= 10; i++) kept = await store.append("s-1", turn(i));
+      for (let i = 1; i <= 10; i++) kept = (await store.append("s-1", turn(i))).totalTurns ?? 0;
       expect(kept).toBe(4);
       const session = await store.get("s-1");
       expect(session?.turns).toBe(4);
@@ -109,10 +109,10 @@ export function describeSessionStoreSuite(name: string, factory: SessionStoreFac
 
     it("keeps every turn of concurrent appends from two clients", async () => {
       const { store, second } = await create({ maxTurns: 500 });
-      const appends: Promise<number>[] = [];
+      const appends: Promise<number | undefined>[] = [];
       for (let i = 0; i < 100; i++) {
-        appends.push(store.append("shared-session", turn(i, "a")));
-        appends.push(second.append("shared-session", turn(i, "b")));
+        appends.push(store.append("shared-session", turn(i, "a")).then((r) => r.totalTurns));
+        appends.push(second.append("shared-session", turn(i, "b")).then((r) => r.totalTurns));
       }
       const counts = await Promise.all(appends);
       expect(new Set(counts).size).toBe(200); // every append saw a distinct length

@@ -59,7 +59,10 @@ export async function startBackends(options: BackendsOptions = {}): Promise<Back
     id,
     kind: id,
     baseURL,
-    requestTimeoutMs: 2_000,
+    // Generous: these fakes answer at once, and a loaded machine must not turn a slow turn of the
+    // event loop into a backend timeout (a failure, a fallback, a circuit count). Suites that
+    // test timeouts set their own.
+    requestTimeoutMs: 15_000,
     flows: [{ id: CHAT_FLOW_ID, name: "Chat", intents: ["conversation", "rag-retrieval", "technical-analysis", "structural-thinking", "creative-orientation", "data-processing"], generalPurpose: true }],
   });
   return {

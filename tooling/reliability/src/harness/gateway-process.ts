@@ -52,7 +52,7 @@ export async function startGatewayProcess(
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   void exited.then(() => rmSync(dir, { recursive: true, force: true }));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start within ${options.startTimeoutMs ?? 30_000} ms:\n${stderr}`)), options.startTimeoutMs ?? 30_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start within ${options.startTimeoutMs ?? 120_000} ms:\n${stderr}`)), options.startTimeoutMs ?? 120_000);
     child.stderr!.setEncoding("utf8");
     child.stderr!.on("data", (chunk: string) => {
       stderr += chunk;

@@ -1,0 +1,20 @@
+/**
+ * The `p`-th percentile (0..100) of `values` by the nearest-rank method: the smallest value such that
+ * at least `p`% of the values are less than or equal to it (`sorted[ceil(p/100 * n) - 1]`). Exact on
+ * the data, no interpolation; `p` outside 0..100 is clamped; the input is not modified. The one
+ * percentile of the project (latency figures of the router, server, analytics and dashboard).
+ *
+ * @returns the percentile, or `undefined` for no values.
+ * @example
+ * ```ts
+ * percentile([40, 10, 30, 20], 50); // 20
+ * percentile([40, 10, 30, 20], 95); // 40
+ * percentile([], 50);               // undefined
+ * ```
+ */
+export function percentile(values: readonly number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil((Math.min(100, Math.max(0, p)) / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+}

@@ -1,0 +1,108 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { DownstreamServerConfig } from "./config.js";
+import type { OutboundFetch } from "./outbound-fetch.js";
+
+const SHUTDOWN_GRACE_MS = 1_000;
+const HTTP_TERMINATE_LIMIT_MS = 1_000;
+
+/** One connection to a downstream server. @internal */
+export interface Connection {
+  readonly generation: number;
+  readonly client: Client;
+  readonly transport: Transport;
+  connectedAt: number;
+  pid: number | undefined;
+  closing: boolean;
+  healthCheck: Promise<boolean> | undefined;
+  /** Whether the server announced `tools.listChanged` (then our list is kept fresh by notifications). */
+  notifiesToolChanges: boolean;
+  /** The checked `fetch` of an HTTP transport (its connection pool is closed with the connection). */
+  outbound: OutboundFetch | undefined;
+}
+
+/** Lists every page of a server's tools. @internal */
+export async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 1000; page++) {
+    const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return tools;
+}
+
+/**
+ * Creates the MCP client transport of a server; a stdio server's stderr chunks go to `onStderr`.
+ * @internal
+ */
+export function createTransport(config: DownstreamServerConfig, outbound: OutboundFetch | undefined, onStderr: (chunk: Buffer) => void): Transport {
+  if (config.transport === "stdio") {
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      env: config.env,
+      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      stderr: "pipe",
+      maxBufferSize: config.maxMessageBytes,
+    });
+    const stream = transport.stderr;
+    stream?.on("data", onStderr);
+    stream?.on("error", () => undefined);
+    return transport;
+  }
+  const url = new URL(config.url);
+  const requestInit: RequestInit = { headers: config.headers };
+  const fetch = outbound ? { fetch: outbound.fetch } : {};
+  if (config.protocol === "sse") return new SSEClientTransport(url, { requestInit, ...fetch });
+  return new StreamableHTTPClientTransport(url, {
+    requestInit,
+    ...fetch,
+    reconnectionOptions: { initialReconnectionDelay: 1_000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
+  });
+}
+
+/**
+ * Closes a connection: gracefully (SIGTERM after a grace period, HTTP session terminated) or,
+ * with `force`, at once (SIGKILL).
+ * @internal
+ */
+export async function closeConnection(connection: Connection, force: boolean): Promise<void> {
+  const { client, transport } = connection;
+  if (transport instanceof StdioClientTransport) {
+    const pid = transport.pid;
+    const kill = (signal: NodeJS.Signals) => {
+      if (pid === null) return;
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // already gone
+      }
+    };
+    if (force) kill("SIGKILL");
+    const grace = force ? undefined : setTimeout(() => kill("SIGTERM"), SHUTDOWN_GRACE_MS);
+    grace?.unref();
+    await client.close().catch(() => undefined);
+    if (grace) clearTimeout(grace);
+    return;
+  }
+  if (!force && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      transport.terminateSession().catch(() => undefined),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, HTTP_TERMINATE_LIMIT_MS);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+  await client.close().catch(() => undefined);
+  await connection.outbound?.close();
+}

@@ -1,0 +1,77 @@
+import type { CacheStoreEvent, CacheStoreEventHandler } from "@afw/cache";
+import type { Logger } from "pino";
+
+/** Options of {@link createStoreStateLog}. */
+export interface StoreStateLogOptions {
+  /** While Redis stays unavailable, one summary line per this interval. @default 30000 */
+  summaryIntervalMs?: number;
+  /** A new outage this soon after the last announced one is folded into the summaries (a flapping Redis). @default 5000 */
+  flapWindowMs?: number;
+  /** Clock in epoch ms. @default Date.now */
+  now?: () => number;
+}
+
+/**
+ * The one place that logs the shared stores' state: a line when Redis becomes unavailable, a
+ * summary every `summaryIntervalMs` while it stays so (operations failed, session turns buffered,
+ * dropped), a line when it recovers and when the buffered session turns have all been replayed.
+ * Individual failures are not logged (they are `cache-unavailable` trace events); a Redis that
+ * flaps (a new outage within `flapWindowMs` of the last announced one) is folded into the
+ * summaries, so the log stays bounded.
+ */
+export function createStoreStateLog(logger: Logger, options: StoreStateLogOptions = {}): CacheStoreEventHandler {
+  const interval = options.summaryIntervalMs ?? 30_000;
+  const now = options.now ?? Date.now;
+  const flapWindow = options.flapWindowMs ?? 5_000;
+  let lastAnnounced = -Infinity;
+  let lastReplayLine = -Infinity;
+  let down = false;
+  let loud = false; // the current outage was announced (its recovery is logged too)
+  let since = 0;
+  let lastLine = -Infinity;
+  let counts = { failedOperations: 0, turnsBuffered: 0, turnsDropped: 0, turnsReplayed: 0, outages: 0 };
+  const line = (level: "warn" | "info", fields: object, message: string) => {
+    lastLine = now();
+    logger[level]({ redis: { ...fields, ...counts } }, message);
+    counts = { failedOperations: 0, turnsBuffered: 0, turnsDropped: 0, turnsReplayed: 0, outages: 0 };
+  };
+  return (event: CacheStoreEvent) => {
+    switch (event.type) {
+      case "cache-unavailable":
+        counts.failedOperations += 1;
+        if (!down) {
+          down = true;
+          since = now();
+          counts.outages += 1;
+          loud = since - lastAnnounced >= flapWindow;
+          if (loud) {
+            lastAnnounced = since;
+            line("warn", { store: event.store, operation: event.operation, error: event.message }, "Redis unavailable: stores degrade to misses, session turns are buffered for replay");
+            return;
+          }
+        }
+        break;
+      case "session-turn-buffered":
+        counts.turnsBuffered += 1;
+        break;
+      case "session-turn-dropped":
+        counts.turnsDropped += 1;
+        break;
+      case "session-turns-replayed":
+        counts.turnsReplayed += event.turns;
+        if (event.buffered === 0 && !down && now() - lastReplayLine >= flapWindow) {
+          lastReplayLine = now();
+          line("info", { stillBuffered: 0 }, "Redis: buffered session turns replayed");
+        }
+        return;
+      case "cache-recovered":
+        if (!down) return;
+        down = false;
+        if (loud) line("info", { downForMs: now() - since }, "Redis recovered");
+        return;
+      default:
+        return;
+    }
+    if (now() - lastLine >= interval) line("warn", { downForMs: down ? now() - since : 0, stillDown: down }, "Redis degraded (summary)");
+  };
+}
