@@ -15,7 +15,7 @@ import {
 import { z } from "zod";
 import { Bm25Index } from "./bm25.js";
 import { createDomainDetector, type DomainDetector, type DomainDetectorOptions } from "./domain-detector.js";
-import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
+import { openEmbeddingCache, type EmbeddingCache, type EmbeddingCacheStore } from "./embedding-cache.js";
 import { normalizeScores, reciprocalRankFusion } from "./fusion.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
@@ -73,6 +73,19 @@ export interface ToolIndexOptions {
   viewCombination?: "max" | "mean";
   /** JSON file to persist tool embeddings in (by content hash), so a restart does not re-embed. */
   embeddingCachePath?: string;
+  /**
+   * Another place to persist tool embeddings in by content hash (e.g. Redis, shared by every
+   * gateway instance); takes the place of {@link ToolIndexOptions.embeddingCachePath}.
+   */
+  embeddingCacheStore?: EmbeddingCacheStore;
+  /**
+   * Compute tool vectors in the background: `add` returns once the tools are searchable by
+   * keyword, and searches run keyword-only (`mode: "keyword"`, `semanticState: "building"`) until
+   * every tool has its vector ({@link ToolIndex.vectorsReady}). A failed background embedding is
+   * retried with the next `add`. Without it, `add` embeds before it returns.
+   * @default false
+   */
+  backgroundEmbedding?: boolean;
   /** Tokeniser, abbreviations and synonyms. */
   analyzer?: TextAnalyzerOptions;
   /** BM25F field weights (merged over {@link DEFAULT_FIELD_WEIGHTS}). */
@@ -220,6 +233,11 @@ export interface Ranking {
   mode: SearchMode;
   /** True when a semantic stage was requested but failed or had no embedder. */
   degraded: boolean;
+  /**
+   * Why a requested semantic stage was not used: `building` while tool vectors are still being
+   * computed in the background, `unavailable` without an embedder or when it failed.
+   */
+  semanticState?: "building" | "unavailable";
   /** Confidence of the ranking in [0, 1]. */
   confidence: number;
   /** Servers the query points at, with strengths. */
@@ -258,6 +276,14 @@ export interface ToolIndex {
   setBundles(bundles: readonly ToolBundle[]): void;
   /** Persists the embedding cache (if a path was configured). Called after every `add`. */
   flush(): Promise<void>;
+  /**
+   * State of the tool vectors: `none` without an embedder, `building` while background embedding
+   * is under way (searches are keyword-only), `failed` when the last background embedding failed
+   * (retried with the next `add`), else `ready`; `pending` counts tools without a vector.
+   */
+  vectorState(): { state: "none" | "building" | "failed" | "ready"; pending: number };
+  /** Resolves when no background embedding is under way (at once without `backgroundEmbedding`). */
+  vectorsReady(): Promise<void>;
   /** Closes the vector store. */
   close(): Promise<void>;
 }
@@ -449,6 +475,13 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   let cache: Promise<EmbeddingCache> | undefined;
   const queryVectors = new Map<string, Float32Array>();
   let queue: Promise<unknown> = Promise.resolve();
+  const backgroundEmbedding = options.backgroundEmbedding ?? false;
+  /** Ids of indexed tools whose vectors are not in the store yet (background embedding). */
+  const withoutVectors = new Set<string>();
+  const staleRecords: string[] = [];
+  let vectorJob: Promise<void> | undefined;
+  let vectorFailed = false;
+  const closing = new AbortController();
   const serialize = <T>(work: () => Promise<T>): Promise<T> => {
     const next = queue.then(work, work);
     queue = next.catch(() => undefined);
@@ -456,7 +489,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   };
   const embeddingCache = () => {
     if (!embedder) throw new Error("no embedder");
-    cache ??= openEmbeddingCache(embedder, options.embeddingCachePath);
+    cache ??= openEmbeddingCache(embedder, options.embeddingCacheStore ?? options.embeddingCachePath);
     return cache;
   };
 
@@ -497,36 +530,13 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         .map((tool) => buildToolDocument(tool, analyzer))
         .filter((document) => documents.get(document.id)?.contentHash !== document.contentHash);
       if (changed.length === 0) return;
-      if (embedder) {
-        const cacheInstance = await embeddingCache();
-        const texts = changed.flatMap((d) => d.views);
-        const vectors = await cacheInstance.embedAll(texts, addOptions.signal);
-        const stale: string[] = [];
-        for (const document of changed) {
-          const previous = documents.get(document.id);
-          const before = previous ? recordCount(previous) : 0;
-          for (let view = recordCount(document); view < before; view++) stale.push(`${document.id}#${view}`);
-        }
-        if (stale.length) await store.delete(stale);
-        let offset = 0;
-        const records = changed.flatMap((document) => {
-          const viewVectors = document.views.map(() => vectors[offset++]!);
-          if (viewCombination === "mean") {
-            // one record per tool: the normalised mean of its unit view vectors
-            const mean = new Float32Array(viewVectors[0]!.length);
-            for (const v of viewVectors) {
-              let norm = 0;
-              for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
-              const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-              for (let i = 0; i < v.length; i++) mean[i]! += v[i]! * scale;
-            }
-            return [{ id: `${document.id}#0`, vector: mean, metadata: toolMetadata(document.tool, 0) }];
-          }
-          return viewVectors.map((vector, view) => ({ id: `${document.id}#${view}`, vector, metadata: toolMetadata(document.tool, view) }));
-        });
-        for (let i = 0; i < records.length; i += 500) await store.upsert(records.slice(i, i + 500));
-        await cacheInstance.flush();
+      const stale: string[] = [];
+      for (const document of changed) {
+        const previous = documents.get(document.id);
+        const before = previous ? recordCount(previous) : 0;
+        for (let view = recordCount(document); view < before; view++) stale.push(`${document.id}#${view}`);
       }
+      if (embedder && !backgroundEmbedding) await storeVectors(changed, stale, addOptions.signal);
       for (const document of changed) {
         const previous = documents.get(document.id);
         viewCount += recordCount(document) - (previous ? recordCount(previous) : 0);
@@ -539,7 +549,73 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         termSets.delete(document.id);
       }
       domainDetector = undefined;
+      if (embedder && backgroundEmbedding) {
+        for (const document of changed) withoutVectors.add(document.id);
+        scheduleVectors(stale);
+      }
     });
+
+  /** Embeds (through the cache) and stores the vectors of `changed`, deleting `stale` records first. */
+  const storeVectors = async (changed: readonly ToolDocument[], stale: readonly string[], signal?: AbortSignal) => {
+    const cacheInstance = await embeddingCache();
+    const texts = changed.flatMap((d) => d.views);
+    const vectors = await cacheInstance.embedAll(texts, signal);
+    if (stale.length) await store.delete(stale);
+    let offset = 0;
+    const records = changed.flatMap((document) => {
+      const viewVectors = document.views.map(() => vectors[offset++]!);
+      if (viewCombination === "mean") {
+        // one record per tool: the normalised mean of its unit view vectors
+        const mean = new Float32Array(viewVectors[0]!.length);
+        for (const v of viewVectors) {
+          let norm = 0;
+          for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
+          const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+          for (let i = 0; i < v.length; i++) mean[i]! += v[i]! * scale;
+        }
+        return [{ id: `${document.id}#0`, vector: mean, metadata: toolMetadata(document.tool, 0) }];
+      }
+      return viewVectors.map((vector, view) => ({ id: `${document.id}#${view}`, vector, metadata: toolMetadata(document.tool, view) }));
+    });
+    for (let i = 0; i < records.length; i += 500) await store.upsert(records.slice(i, i + 500));
+    await cacheInstance.flush();
+  };
+
+  /**
+   * Background embedding: one job at a time embeds every indexed tool still without a vector (so
+   * a failed job is retried by the next one).
+   */
+  const scheduleVectors = (stale: readonly string[]) => {
+    staleRecords.push(...stale);
+    if (vectorJob) return;
+    vectorFailed = false;
+    const run = async (): Promise<void> => {
+      while (withoutVectors.size > 0 && !closing.signal.aborted) {
+        const batch = [...withoutVectors].map((id) => documents.get(id)).filter((d): d is ToolDocument => d !== undefined);
+        const deletions = staleRecords.splice(0);
+        try {
+          await storeVectors(batch, deletions, closing.signal);
+        } catch {
+          staleRecords.unshift(...deletions);
+          vectorFailed = true;
+          return;
+        }
+        // tools replaced meanwhile stay pending; records of tools removed meanwhile are deleted
+        const orphans: string[] = [];
+        for (const document of batch) {
+          const current = documents.get(document.id);
+          if (current?.contentHash === document.contentHash) withoutVectors.delete(document.id);
+          else if (!current) for (let view = 0; view < recordCount(document); view++) orphans.push(`${document.id}#${view}`);
+        }
+        if (orphans.length) await store.delete(orphans).catch(() => staleRecords.push(...orphans));
+        for (const id of [...withoutVectors]) if (!documents.has(id)) withoutVectors.delete(id);
+      }
+    };
+    vectorJob = run().finally(() => {
+      vectorJob = undefined;
+      if (withoutVectors.size > 0 && !vectorFailed && !closing.signal.aborted) scheduleVectors([]);
+    });
+  };
 
   const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
     const requested = rankOptions.mode ?? "hybrid";
@@ -549,6 +625,13 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     const useKeyword = requested !== "semantic";
     let useSemantic = requested !== "keyword";
     let degraded = false;
+    let semanticState: Ranking["semanticState"];
+    if (useSemantic && embedder && withoutVectors.size > 0) {
+      // vectors are still being computed (or failed): keyword ranking until every tool has one
+      useSemantic = false;
+      degraded = true;
+      semanticState = vectorFailed ? "unavailable" : "building";
+    }
     // the keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts
     const keywordHits = useKeyword || !embedder ? bm25.search(queryTerms(parts), accept, keywordCandidates) : [];
     let semanticHits: Array<{ id: string; score: number }> = [];
@@ -572,6 +655,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         if (rankOptions.signal?.aborted) throw new AfwError("ABORTED", "tool search aborted", { cause: error });
         useSemantic = false;
         degraded = true;
+        semanticState = "unavailable";
       }
     }
     const mode: SearchMode = !useSemantic ? "keyword" : useKeyword ? "hybrid" : "semantic";
@@ -658,7 +742,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     }
     tools.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     const confidence = rankingConfidence(tools, parts.intent, domains, mode);
-    return { tools, mode, degraded: degraded || (requested !== "keyword" && !embedder), confidence, domains };
+    if (requested !== "keyword" && !embedder) semanticState = "unavailable";
+    return { tools, mode, degraded: degraded || (requested !== "keyword" && !embedder), confidence, domains, ...(semanticState ? { semanticState } : {}) };
   };
 
   /**
@@ -825,7 +910,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         confidence,
         ...(ranking.degraded ? { degraded: true } : {}),
       });
-      return { results: hits, confidence, mode: ranking.mode, fallback };
+      return { results: hits, confidence, mode: ranking.mode, fallback, ...(ranking.semanticState ? { semantic_state: ranking.semanticState } : {}) };
     },
     async recordUsage(query, id, success, at = now()) {
       await usageStore.record({ terms: analyzer.terms(query), toolId: id, success, at });
@@ -836,8 +921,19 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     async flush() {
       if (cache) await (await cache).flush();
     },
-    async close() {
+    vectorState() {
+      if (!embedder) return { state: "none", pending: 0 };
+      const pending = withoutVectors.size;
+      return { state: pending === 0 ? "ready" : vectorFailed && !vectorJob ? "failed" : "building", pending };
+    },
+    async vectorsReady() {
       await queue;
+      while (vectorJob) await vectorJob;
+    },
+    async close() {
+      closing.abort();
+      await queue;
+      await vectorJob?.catch(() => undefined);
       await store.close();
     },
   };
