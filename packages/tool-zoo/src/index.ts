@@ -26,7 +26,7 @@ export {
 } from "./text-analysis.js";
 export { splitQuotedContent, type QueryParts } from "./query-text.js";
 export { createInMemoryUsageStore, type ToolUsageStore, type ToolUsageRecord, type InMemoryUsageStoreOptions } from "./usage-store.js";
-export { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
+export { openEmbeddingCache, type EmbeddingCache, type EmbeddingCacheStore } from "./embedding-cache.js";
 export {
   type VectorStore,
   type VectorRecord,

@@ -1,3 +1,4 @@
+import type { EmbeddingCacheStore } from "./embedding-cache.js";
 import type { Embedder, SearchMode, SearchToolsInputSchema, ToolDescriptor, ToolDescriptorInput, ToolSearchResult, TraceContext } from "@afw/contracts";
 import type { z } from "zod";
 import type { DomainDetectorOptions, ServerInfo } from "./domain-detector.js";
@@ -41,6 +42,19 @@ export interface ToolIndexOptions {
   store?: VectorStore;
   /** JSON file to persist tool embeddings in (by content hash), so a restart does not re-embed. */
   embeddingCachePath?: string;
+  /**
+   * Another place to persist tool embeddings in by content hash (e.g. Redis, shared by every
+   * gateway instance); takes the place of {@link ToolIndexOptions.embeddingCachePath}.
+   */
+  embeddingCacheStore?: EmbeddingCacheStore;
+  /**
+   * Compute tool vectors in the background: `add` returns once the tools are searchable by
+   * keyword, and searches run keyword-only (`mode: "keyword"`, `semanticState: "building"`) until
+   * every tool has its vector ({@link ToolIndex.vectorsReady}). A failed background embedding is
+   * retried with the next `add`. Without it, `add` embeds before it returns.
+   * @default false
+   */
+  backgroundEmbedding?: boolean;
   /** Tokeniser, abbreviations and synonyms. */
   analyzer?: TextAnalyzerOptions;
   /** BM25F field weights (merged over {@link DEFAULT_FIELD_WEIGHTS}). */
@@ -163,6 +177,11 @@ export interface Ranking {
   mode: SearchMode;
   /** True when a semantic stage was requested but failed or had no embedder. */
   degraded: boolean;
+  /**
+   * Why a requested semantic stage was not used: `building` while tool vectors are still being
+   * computed in the background, `unavailable` without an embedder or when it failed.
+   */
+  semanticState?: "building" | "unavailable";
   /** Confidence of the ranking in [0, 1]. */
   confidence: number;
   /** Servers the query points at, with strengths. */
@@ -203,6 +222,14 @@ export interface ToolIndex {
   setBundles(bundles: readonly ToolBundle[]): void;
   /** Persists the embedding cache (if a path was configured). Called after every `add`. */
   flush(): Promise<void>;
+  /**
+   * State of the tool vectors: `none` without an embedder, `building` while background embedding
+   * is under way (searches are keyword-only), `failed` when the last background embedding failed
+   * (retried with the next `add`), else `ready`; `pending` counts tools without a vector.
+   */
+  vectorState(): { state: "none" | "building" | "failed" | "ready"; pending: number };
+  /** Resolves when no background embedding is under way (at once without `backgroundEmbedding`). */
+  vectorsReady(): Promise<void>;
   /** Closes the vector store. */
   close(): Promise<void>;
 }

@@ -114,6 +114,13 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   let cache: Promise<EmbeddingCache> | undefined;
   const queryVectors = new Map<string, Float32Array>();
   let queue: Promise<unknown> = Promise.resolve();
+  const backgroundEmbedding = options.backgroundEmbedding ?? false;
+  /** Ids of indexed tools whose vectors are not in the store yet (background embedding). */
+  const withoutVectors = new Set<string>();
+  const staleRecords: string[] = [];
+  let vectorJob: Promise<void> | undefined;
+  let vectorFailed = false;
+  const closing = new AbortController();
   const serialize = <T>(work: () => Promise<T>): Promise<T> => {
     const next = queue.then(work, work);
     queue = next.catch(() => undefined);
@@ -121,7 +128,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   };
   const embeddingCache = () => {
     if (!embedder) throw new Error("no embedder");
-    cache ??= openEmbeddingCache(embedder, options.embeddingCachePath);
+    cache ??= openEmbeddingCache(embedder, options.embeddingCacheStore ?? options.embeddingCachePath);
     return cache;
   };
 
@@ -162,26 +169,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         .map((tool) => buildToolDocument(tool, analyzer))
         .filter((document) => documents.get(document.id)?.contentHash !== document.contentHash);
       if (changed.length === 0) return;
-      if (embedder) {
-        const cacheInstance = await embeddingCache();
-        const texts = changed.flatMap((d) => d.views);
-        const vectors = await cacheInstance.embedAll(texts, addOptions.signal);
-        let offset = 0;
-        // one record per tool: the normalised mean of its unit view vectors
-        const records = changed.map((document) => {
-          const viewVectors = document.views.map(() => vectors[offset++]!);
-          const mean = new Float32Array(viewVectors[0]!.length);
-          for (const v of viewVectors) {
-            let norm = 0;
-            for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
-            const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-            for (let i = 0; i < v.length; i++) mean[i]! += v[i]! * scale;
-          }
-          return { id: `${document.id}#0`, vector: mean, metadata: toolMetadata(document.tool, 0) };
-        });
-        for (let i = 0; i < records.length; i += 500) await store.upsert(records.slice(i, i + 500));
-        await cacheInstance.flush();
-      }
+      if (embedder && !backgroundEmbedding) await storeVectors(changed, addOptions.signal);
       for (const document of changed) {
         documents.set(document.id, document);
         metadataById.set(document.id, toolMetadata(document.tool, 0));
@@ -191,7 +179,70 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         termSets.delete(document.id);
       }
       domainDetector = undefined;
+      if (embedder && backgroundEmbedding) {
+        for (const document of changed) withoutVectors.add(document.id);
+        scheduleVectors([]);
+      }
     });
+
+  /** Embeds (through the cache) and stores the vectors of `changed`, deleting `stale` records first. */
+  const storeVectors = async (changed: readonly ToolDocument[], signal?: AbortSignal, stale: readonly string[] = []) => {
+    const cacheInstance = await embeddingCache();
+    const texts = changed.flatMap((d) => d.views);
+    const vectors = await cacheInstance.embedAll(texts, signal);
+    if (stale.length) await store.delete(stale);
+    let offset = 0;
+    // one record per tool: the normalised mean of its unit view vectors
+    const records = changed.map((document) => {
+      const viewVectors = document.views.map(() => vectors[offset++]!);
+      const mean = new Float32Array(viewVectors[0]!.length);
+      for (const v of viewVectors) {
+        let norm = 0;
+        for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
+        const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+        for (let i = 0; i < v.length; i++) mean[i]! += v[i]! * scale;
+      }
+      return { id: `${document.id}#0`, vector: mean, metadata: toolMetadata(document.tool, 0) };
+    });
+    for (let i = 0; i < records.length; i += 500) await store.upsert(records.slice(i, i + 500));
+    await cacheInstance.flush();
+  };
+
+  /**
+   * Background embedding: one job at a time embeds every indexed tool still without a vector (so
+   * a failed job is retried by the next one).
+   */
+  const scheduleVectors = (stale: readonly string[]) => {
+    staleRecords.push(...stale);
+    if (vectorJob) return;
+    vectorFailed = false;
+    const run = async (): Promise<void> => {
+      while (withoutVectors.size > 0 && !closing.signal.aborted) {
+        const batch = [...withoutVectors].map((id) => documents.get(id)).filter((d): d is ToolDocument => d !== undefined);
+        const deletions = staleRecords.splice(0);
+        try {
+          await storeVectors(batch, closing.signal, deletions);
+        } catch {
+          staleRecords.unshift(...deletions);
+          vectorFailed = true;
+          return;
+        }
+        // tools replaced meanwhile stay pending; records of tools removed meanwhile are deleted
+        const orphans: string[] = [];
+        for (const document of batch) {
+          const current = documents.get(document.id);
+          if (current?.contentHash === document.contentHash) withoutVectors.delete(document.id);
+          else if (!current) orphans.push(`${document.id}#0`);
+        }
+        if (orphans.length) await store.delete(orphans).catch(() => staleRecords.push(...orphans));
+        for (const id of [...withoutVectors]) if (!documents.has(id)) withoutVectors.delete(id);
+      }
+    };
+    vectorJob = run().finally(() => {
+      vectorJob = undefined;
+      if (withoutVectors.size > 0 && !vectorFailed && !closing.signal.aborted) scheduleVectors([]);
+    });
+  };
 
   const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
     const requested = rankOptions.mode ?? "hybrid";
@@ -201,6 +252,13 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     const useKeyword = requested !== "semantic";
     let useSemantic = requested !== "keyword";
     let degraded = false;
+    let semanticState: Ranking["semanticState"];
+    if (useSemantic && embedder && withoutVectors.size > 0) {
+      // vectors are still being computed (or failed): keyword ranking until every tool has one
+      useSemantic = false;
+      degraded = true;
+      semanticState = vectorFailed ? "unavailable" : "building";
+    }
     // the keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts
     const keywordHits = useKeyword || !embedder ? bm25.search(queryTerms(parts), accept, KEYWORD_CANDIDATES) : [];
     let semanticHits: Array<{ id: string; score: number }> = [];
@@ -223,6 +281,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         if (rankOptions.signal?.aborted) throw new AfwError("ABORTED", "tool search aborted", { cause: error });
         useSemantic = false;
         degraded = true;
+        semanticState = "unavailable";
       }
     }
     const mode: SearchMode = !useSemantic ? "keyword" : useKeyword ? "hybrid" : "semantic";
@@ -268,7 +327,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     }
     tools.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     const confidence = rankingConfidence(tools, coverageOf(tools[0], parts.intent), domains, mode);
-    return { tools, mode, degraded: degraded || (requested !== "keyword" && !embedder), confidence, domains };
+    if (requested !== "keyword" && !embedder) semanticState = "unavailable";
+    return { tools, mode, degraded: degraded || (requested !== "keyword" && !embedder), confidence, domains, ...(semanticState ? { semanticState } : {}) };
   };
 
   /**
@@ -404,7 +464,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         confidence,
         ...(ranking.degraded ? { degraded: true } : {}),
       });
-      return { results: hits, confidence, mode: ranking.mode, fallback };
+      return { results: hits, confidence, mode: ranking.mode, fallback, ...(ranking.semanticState ? { semantic_state: ranking.semanticState } : {}) };
     },
     async recordUsage(query, id, success, at = now()) {
       await usageStore.record({ terms: analyzer.terms(query), toolId: id, success, at });
@@ -420,8 +480,19 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     async flush() {
       if (cache) await (await cache).flush();
     },
-    async close() {
+    vectorState() {
+      if (!embedder) return { state: "none", pending: 0 };
+      const pending = withoutVectors.size;
+      return { state: pending === 0 ? "ready" : vectorFailed && !vectorJob ? "failed" : "building", pending };
+    },
+    async vectorsReady() {
       await queue;
+      while (vectorJob) await vectorJob;
+    },
+    async close() {
+      closing.abort();
+      await queue;
+      await vectorJob?.catch(() => undefined);
       await store.close();
     },
   };
