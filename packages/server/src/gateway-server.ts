@@ -58,7 +58,7 @@ import type { RouterPort, ToolSearchPort, WorkflowCatalogPort } from "./ports.js
 import { createQueryPipeline, type QueryPipeline } from "./query-pipeline.js";
 import { configSecrets } from "./redactor.js";
 import { downstreamReadinessChecks, logDownstreamStates } from "./downstream-observability.js";
-import { createToolSearchFromConfig, createWorkflowCatalogFromConfig, embedderFromConfig } from "./tool-zoo-adapter.js";
+import { createToolSearchFromConfig, createWorkflowCatalogFromConfig, embedderFromConfig, vectorCacheFile } from "./tool-zoo-adapter.js";
 import { invalidArguments, InvalidParamsError, JsonRpcError, ToolsCallRequestSchema } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 import { createLogTraceSink, createTraceRingBuffer, type TraceRingBuffer } from "./trace-sinks.js";
@@ -423,12 +423,31 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   let toolSearch: ToolSearchPort;
   let workflowCatalog: WorkflowCatalogPort;
   try {
-    toolSearch = parts.toolSearch ?? (await createToolSearchFromConfig(config.tools, { ...catalogOptions, ...(config.chroma ? { chroma: config.chroma } : {}) }));
-    workflowCatalog = parts.workflowCatalog ?? (await createWorkflowCatalogFromConfig(config.workflows, catalogOptions));
+    toolSearch =
+      parts.toolSearch ??
+      (await createToolSearchFromConfig(config.tools, {
+        ...catalogOptions,
+        ...(config.chroma ? { chroma: config.chroma } : {}),
+        ...(config.redis && defaultStores && "connection" in defaultStores ? { redis: { connection: defaultStores.connection, keyPrefix: config.redis.keyPrefix } } : {}),
+      }));
+    workflowCatalog =
+      parts.workflowCatalog ??
+      (await createWorkflowCatalogFromConfig(config.workflows, {
+        ...catalogOptions,
+        ...(catalogEmbedder ? { embeddingCachePath: vectorCacheFile(config.tools, catalogEmbedder, "workflows") } : {}),
+      }));
   } catch (error) {
     await registry.close();
     await closeAnalyticsStores();
     throw toAfwError(error, "CONFIG_INVALID");
+  }
+  if (toolSearch.vectorState?.().state === "building") {
+    // Tool vectors are computed in the background; search_tools is keyword-only until then.
+    const started = performance.now();
+    void toolSearch.vectorsReady?.().then(
+      () => logger.info({ toolVectors: toolSearch.vectorState?.(), ms: Math.round(performance.now() - started) }, "tool vectors ready: search_tools is hybrid"),
+      () => undefined,
+    );
   }
   const hasDownstream = config.downstream.servers.length > 0 || config.downstream.mcpJson !== undefined;
   let downstream: DownstreamTools | undefined;
