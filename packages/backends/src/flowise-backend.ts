@@ -338,14 +338,16 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
 
   /**
    * A stream that stayed silent: Flowise never answers a streaming prediction of a deleted
-   * chatflow. Asks the (uncached) streaming check whether the flow still exists.
+   * chatflow. Asks the (uncached) streaming check whether the flow still exists, within the health
+   * timeout (and the request's own signal): a probe bounded by the first-byte wait would itself time
+   * out on a busy host and hide a deleted flow behind a timeout.
    */
   async function diagnoseSilence(error: unknown, flowId: string, firstByteMs: number, signal: AbortSignal | undefined): Promise<unknown> {
     forgetOnNotFound(error, flowId);
     if (!BackendError.isInstance(error) || error.code !== "BACKEND_TIMEOUT") return error;
     streamingCache.delete(flowId);
     try {
-      await isStreaming(flowId, signal, Math.min(config.timeouts.healthTimeoutMs, firstByteMs));
+      await isStreaming(flowId, signal, config.timeouts.healthTimeoutMs);
     } catch (probe) {
       if (BackendError.isInstance(probe) && probe.code === "FLOW_NOT_FOUND") return probe;
     }

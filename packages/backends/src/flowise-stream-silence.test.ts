@@ -9,6 +9,10 @@ import type { MockPlatformServer } from "./testing/mock-server.js";
 // timeout (60 s here, far beyond the test's own timeout).
 const FLOW = "66666666-6666-4666-8666-666666666666";
 const KEY = "afw-test-secret-flowise-silence-key";
+// Long enough that a healthy stream's first byte arrives in time on a busy CI host (a live stream
+// of the fake answers in milliseconds), short enough that a silent one fails well inside the
+// test's timeout; the request timeout (60 s) is what the fix keeps from being waited out.
+const FIRST_BYTE_MS = 2_000;
 
 async function collect(stream: AsyncIterable<FlowStreamChunk>) {
   const chunks: FlowStreamChunk[] = [];
@@ -28,7 +32,7 @@ async function failure(promise: Promise<unknown>): Promise<BackendError> {
 describe("Flowise streams that never send a byte", () => {
   let server: MockPlatformServer;
   const backend = () =>
-    createFlowiseBackend({ id: "fw", baseURL: server.url, apiKey: KEY, timeouts: { requestTimeoutMs: 60_000, streamFirstByteTimeoutMs: 150 } });
+    createFlowiseBackend({ id: "fw", baseURL: server.url, apiKey: KEY, timeouts: { requestTimeoutMs: 60_000, streamFirstByteTimeoutMs: FIRST_BYTE_MS } });
   const checks = () => server.requests.filter((request) => request.route === "streaming-check").length;
 
   beforeAll(async () => {
@@ -60,7 +64,7 @@ describe("Flowise streams that never send a byte", () => {
     const error = await failure(collect(flowise.stream({ flowId: FLOW, question: "hello?" })));
     expect(error.code).toBe("BACKEND_TIMEOUT");
     expect(error.isRetryable).toBe(true);
-    expect(error.details).toMatchObject({ firstByteTimeoutMs: 150 });
+    expect(error.details).toMatchObject({ firstByteTimeoutMs: FIRST_BYTE_MS });
     // the next attempt works
     expect((await collect(flowise.stream({ flowId: FLOW, question: "hello" }))).at(-1)).toMatchObject({ type: "end" });
     await flowise.close?.();
@@ -71,7 +75,7 @@ describe("Flowise streams that never send a byte", () => {
     server.addFault({ route: "run", stallAfterTokens: 0, times: 1 });
     const error = await failure(collect(flowise.stream({ flowId: FLOW, question: "hello?" })));
     expect(error.code).toBe("BACKEND_TIMEOUT");
-    expect(error.details).toMatchObject({ firstByteTimeoutMs: 150 });
+    expect(error.details).toMatchObject({ firstByteTimeoutMs: FIRST_BYTE_MS });
     await flowise.close?.();
   }, 10_000);
 

@@ -217,6 +217,12 @@ export const ToolSearchResultSchema = z.object({
   confidence: z.number().min(0).max(1),
   mode: SearchModeSchema,
   fallback: z.boolean().describe("True when confidence was too low and the safe set was returned."),
+  semantic_state: z
+    .enum(["building", "unavailable"])
+    .optional()
+    .describe(
+      "Present when semantic ranking was asked for but not used (`mode` is then `keyword`): `building` while the tool vectors are still being computed, `unavailable` without an embedder or when it failed.",
+    ),
 });
 
 /** Result of a tool search. */

@@ -10,6 +10,7 @@ import { AttemptFailure } from "./call-errors.js";
 import type { DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
 import { ServerSupervisor } from "./server-supervisor.js";
 import { lookupFromResolver, type HostLookup, type HostResolver } from "./network-policy.js";
+import type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
 
 /** The result of a proxied tool call: the downstream server's MCP `CallToolResult`, unchanged. */
 export type DownstreamCallResult = CallToolResult;
@@ -56,6 +57,17 @@ export interface DownstreamCallOptions {
   trace?: TraceContext;
   /** Passed through to {@link ToolCallReport.usageContext}. */
   usageContext?: string;
+  /**
+   * Receives the server's progress notifications for this call (the manager asks the server for
+   * them with a `progressToken` of its own). Each notification also restarts the attempt's timeout.
+   */
+  onProgress?: (progress: DownstreamProgress) => void;
+  /**
+   * The upstream client this call runs for: while it runs, the server's log messages and its
+   * `sampling/createMessage` and `elicitation/create` requests are forwarded to it (see
+   * {@link DownstreamCaller}). Cancel the call with `signal`: the server gets `notifications/cancelled`.
+   */
+  caller?: DownstreamCaller;
 }
 
 /** Options of {@link DownstreamManager.listTools}. */
@@ -85,6 +97,12 @@ export interface DownstreamManagerOptions {
    * our stdout. Chunks are raw: redact before logging if servers may print secrets.
    */
   onServerStderr?: (server: string, chunk: string) => void;
+  /**
+   * Receives the servers' log messages (`notifications/message`) that no {@link DownstreamCaller}
+   * took: sent while no call was in flight, or while calls of several callers were. Data is
+   * redacted of the server's configured secrets.
+   */
+  onServerLog?: (message: DownstreamLogMessage) => void;
   /** The client identity sent to downstream servers. @default `{ name: "afw-gateway", version: "0.0.0" }` */
   clientInfo?: { name: string; version: string };
   /**
@@ -262,6 +280,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
         clientInfo: options.clientInfo ?? { name: "afw-gateway", version: "0.0.0" },
         onChange,
         onStderr: options.onServerStderr,
+        onServerLog: options.onServerLog,
         allowedHosts: parsed.allowedHosts,
         resolveHost: options.resolveHost,
         lookupHost: options.lookupHost ?? (options.resolveHost ? lookupFromResolver(options.resolveHost) : undefined),
@@ -357,6 +376,8 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
             timeoutMs,
             // A server backing off is waited for when that fits the call's budget and the call is safe to repeat.
             waitForRestartMs: attempt === 1 ? (safeToRepeat ? timeoutMs : 0) : parsed.retryBackoff.maxDelayMs,
+            onProgress: callOptions.onProgress,
+            caller: callOptions.caller,
           });
           emitTrace(trace, "tool-call-end", {
             server: supervisor.name,

@@ -13,6 +13,7 @@ export { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
 export { systemClock, type DownstreamClock } from "./clock.js";
 export { parseIpAddress, classifyAddress, matchHostPattern, checkOutboundUrl, outboundConnectPolicy, lookupFromResolver, systemResolver, type AddressClass, type ParsedIpAddress, type HostMatch, type HostResolver, type OutboundUrlPolicy, type OutboundUrlDecision, type ResolvedTarget, type OutboundConnectPolicy, type HostLookup } from "./network-policy.js";
 export { createOutboundFetch, OutboundAddressRefusedError, type OutboundFetch, type OutboundFetchOptions } from "./outbound-fetch.js";
+export type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
 export { toMcpTool, type DownstreamTool } from "./downstream-tool.js";
 export type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
 export {

@@ -1,7 +1,16 @@
 import { AfwError, createRedactor, emitTrace, type Redactor, type TraceContext } from "@afw/contracts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ProgressNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
 import { BoundedTail } from "./bounded-tail.js";
 import { AttemptFailure, classifyCallError, message } from "./call-errors.js";
@@ -10,6 +19,7 @@ import type { DownstreamServerConfig } from "./config.js";
 import { toDownstreamTools, type DownstreamTool } from "./downstream-tool.js";
 import { isToolAllowed } from "./tool-filter.js";
 import { collectSecrets } from "./collect-secrets.js";
+import { CallerRegistry, type DownstreamCaller, type DownstreamLogMessage, type DownstreamProgress } from "./forwarding.js";
 import { checkOutboundUrl, outboundConnectPolicy, type HostLookup, type HostResolver } from "./network-policy.js";
 import { createOutboundFetch } from "./outbound-fetch.js";
 import type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
@@ -26,6 +36,8 @@ export interface SupervisorDependencies {
   clientInfo: { name: string; version: string };
   onChange(supervisor: ServerSupervisor, reason: ToolsChangeReason): void;
   onStderr: ((server: string, chunk: string) => void) | undefined;
+  /** Log messages of the server that no caller took. */
+  onServerLog: ((message: DownstreamLogMessage) => void) | undefined;
   /** Allowlist of HTTP server hosts (undefined: any configured host; special addresses refused). */
   allowedHosts: readonly string[] | undefined;
   /** Host-name resolver for the outbound-address check. */
@@ -70,6 +82,11 @@ export class ServerSupervisor {
   private transportErrors = 0;
   private lastTransportError: string | undefined;
   private readonly redactor: Redactor;
+  /** Callers of the calls in flight: where log messages and server-to-client requests go. */
+  private readonly callers = new CallerRegistry();
+  /** Progress listeners of the calls in flight, by our progress token. */
+  private readonly progressListeners = new Map<string, (progress: DownstreamProgress) => void>();
+  private progressCounter = 0;
 
   constructor(
     readonly config: DownstreamServerConfig,
@@ -256,9 +273,17 @@ export class ServerSupervisor {
   async callOnce(
     toolName: string,
     args: Record<string, unknown>,
-    options: { signal: AbortSignal | undefined; timeoutMs: number; waitForRestartMs: number },
+    options: {
+      signal: AbortSignal | undefined;
+      timeoutMs: number;
+      waitForRestartMs: number;
+      onProgress?: ((progress: DownstreamProgress) => void) | undefined;
+      caller?: DownstreamCaller | undefined;
+    },
   ): Promise<CallToolResult> {
     this.inFlight++;
+    const caller = options.caller;
+    if (caller) this.callers.add(caller);
     this.clearTimer("idleTimer");
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
@@ -277,11 +302,34 @@ export class ServerSupervisor {
         );
       }
       try {
-        const result = await connection.client.callTool({ name: toolName, arguments: args }, CallToolResultSchema, {
-          signal: controller.signal,
-          timeout: options.timeoutMs,
-        });
-        return result as CallToolResult;
+        const onProgress = options.onProgress;
+        // Our own progress token, matched where messages arrive (see `openConnection`): the SDK's
+        // own progress handling drops notifications that arrive together with the result.
+        const progressToken = onProgress ? `afw-progress-${++this.progressCounter}` : undefined;
+        if (progressToken !== undefined && onProgress) {
+          this.progressListeners.set(progressToken, (progress) => {
+            try {
+              onProgress({
+                progress: progress.progress,
+                ...(progress.total === undefined ? {} : { total: progress.total }),
+                ...(progress.message === undefined ? {} : { message: this.redact(progress.message) }),
+              });
+            } catch {
+              // a progress hook must not break the call
+            }
+          });
+        }
+        let result: CallToolResult;
+        try {
+          result = (await connection.client.callTool(
+            { name: toolName, arguments: args, ...(progressToken === undefined ? {} : { _meta: { progressToken } }) },
+            CallToolResultSchema,
+            { signal: controller.signal, timeout: options.timeoutMs },
+          )) as CallToolResult;
+        } finally {
+          if (progressToken !== undefined) this.progressListeners.delete(progressToken);
+        }
+        return result;
       } catch (error) {
         if (controller.signal.aborted) throw this.abortedFailure(toolName);
         throw classifyCallError(error, this.callErrorContext(connection), toolName, options.timeoutMs);
@@ -299,6 +347,7 @@ export class ServerSupervisor {
       );
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
+      if (caller) this.callers.delete(caller);
       this.inFlight--;
       this.scheduleIdle();
     }
@@ -387,7 +436,9 @@ export class ServerSupervisor {
           })
         : undefined;
     const transport = createTransport(this.config, outbound, (chunk) => this.onStderrChunk(chunk));
-    const client = new Client(this.deps.clientInfo, { capabilities: {} });
+    // Sampling and elicitation are declared so servers offer the features that use them; each
+    // request is forwarded to the client whose call is in flight, or refused with a clear error.
+    const client = new Client(this.deps.clientInfo, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} } } });
     const connection: Connection = {
       generation,
       client,
@@ -410,6 +461,16 @@ export class ServerSupervisor {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.connection === connection) void this.refreshTools();
     });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      const { level, logger, data } = notification.params;
+      this.forwardLog({ server: this.name, level, ...(logger === undefined ? {} : { logger }), data: this.redactor.redactValue(data) });
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+      this.callers.forward(this.name, "sampling/createMessage", (caller) => caller.createMessage && ((signal) => caller.createMessage!(request.params, { signal })), extra.signal),
+    );
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      this.callers.forward(this.name, "elicitation/create", (caller) => caller.elicit && ((signal) => caller.elicit!(request.params, { signal })), extra.signal),
+    );
     try {
       if (this.stopped) throw new Error("the downstream manager is stopped");
       if (this.config.transport === "http") {
@@ -420,6 +481,7 @@ export class ServerSupervisor {
         if (!decision.allowed) throw new Error(`refused by the outbound address policy: ${decision.reason}`);
       }
       await client.connect(transport, { timeout: this.config.connectTimeoutMs });
+      this.interceptProgress(transport);
       connection.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
       connection.notifiesToolChanges = client.getServerCapabilities()?.tools?.listChanged === true;
       const tools = await listAllTools(client, this.config.connectTimeoutMs);
@@ -571,6 +633,37 @@ export class ServerSupervisor {
       onTimeout: () => void this.checkHealth(connection),
       onBroken: (text: string) => void this.failConnection(connection, text),
     };
+  }
+
+  /**
+   * Progress notifications for our tokens are taken where the transport delivers messages, in
+   * order: the SDK handles notifications a tick late, after a result that arrived with them has
+   * already removed the call's progress handler.
+   */
+  private interceptProgress(transport: Connection["transport"]): void {
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if ("method" in message && message.method === "notifications/progress" && !("id" in message)) {
+        const params = ProgressNotificationSchema.shape.params.safeParse(message.params);
+        const listener = params.success ? this.progressListeners.get(String(params.data.progressToken)) : undefined;
+        if (params.success && listener) {
+          listener(params.data);
+          return;
+        }
+      }
+      deliver?.(message, extra);
+    };
+  }
+
+  /** A log message goes to the caller of the calls in flight, else to `onServerLog`. */
+  private forwardLog(log: DownstreamLogMessage): void {
+    const target = this.callers.target().caller;
+    try {
+      if (target?.log) target.log(log);
+      else this.deps.onServerLog?.(log);
+    } catch {
+      // a logging hook must not break the connection
+    }
   }
 
   private onStderrChunk(chunk: Buffer): void {

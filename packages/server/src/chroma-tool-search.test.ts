@@ -29,10 +29,11 @@ describe("search_tools backed by a real Chroma server", () => {
   });
 
   it("indexes the catalog into the configured collection and answers search_tools from it", async () => {
-    const { client, close } = await startTestGateway({
+    const { client, gateway, close } = await startTestGateway({
       config: { chroma: { url: chroma.url, collectionPrefix: "afwtest" }, tools: { catalogs: [catalog], embedder: "hashing" } },
     });
     try {
+      await gateway.toolSearch.vectorsReady?.(); // vectors are computed in the background
       const found = await callTool<{ results: Array<{ id: string }> }>(client, "search_tools", { query: "post a message to the team channel in slack", mode: "semantic" });
       expect(found.isError).toBe(false);
       expect(found.body.results[0]?.id).toBe("slack/slack_post_message");

@@ -177,7 +177,11 @@ function resolvePaths(config: GatewayConfig, baseDir: string): GatewayConfig {
   const resolveAll = (paths: string[]) => paths.map((p) => (isAbsolute(p) ? p : resolve(baseDir, p)));
   return {
     ...config,
-    tools: { ...config.tools, catalogs: resolveAll(config.tools.catalogs) },
+    tools: {
+      ...config.tools,
+      catalogs: resolveAll(config.tools.catalogs),
+      ...(config.tools.vectorCacheDir === undefined ? {} : { vectorCacheDir: resolveAll([config.tools.vectorCacheDir])[0]! }),
+    },
     workflows: { ...config.workflows, catalogs: resolveAll(config.workflows.catalogs) },
     ...(config.downstream.mcpJson === undefined
       ? {}

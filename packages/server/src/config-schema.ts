@@ -297,8 +297,17 @@ export const ToolsConfigSchema = z
     defaultMode: SearchModeSchema.default("hybrid"),
     embedder: z
       .enum(["none", "hashing", "use"])
-      .default("none")
-      .describe("Embedder of the tool index and workflow catalog: `use` (offline Universal Sentence Encoder), `hashing` (fast), `none` (keyword only)."),
+      .default("use")
+      .describe(
+        "Embedder of the tool index and workflow catalog: `use` (offline Universal Sentence Encoder lite, weights shipped in npm: hybrid keyword + semantic search), `hashing` (word pieces only, for tests), `none` (keyword only).",
+      ),
+    vectorCacheDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Directory of the tool-vector cache files (one per embedder, vectors by content hash), so a restart does not embed the catalogs and downstream tools again; relative to the config file. Default: `$XDG_CACHE_HOME/afw/tool-vectors` (`~/.cache/afw/tool-vectors`). With `redis` the vectors are cached in Redis instead, shared by every instance.",
+      ),
     confidenceThreshold: unit.optional(),
     fallbackToolIds: z.array(z.string().min(1)).default([]).describe("Safe tools returned when search confidence is low."),
     exposure: ToolExposureSchema.default("search").describe(

@@ -5,7 +5,10 @@ import {
   importMcpJson,
   parseNamespacedToolName,
   toMcpTool,
+  type DownstreamCaller,
   type DownstreamConfigInput,
+  type DownstreamLogMessage,
+  type DownstreamProgress,
   type DownstreamManager,
   type DownstreamTool,
   type ToolsChangedEvent,
@@ -41,6 +44,18 @@ export interface DownstreamSessionState {
   notify(): void;
 }
 
+/** Options of {@link DownstreamTools.call}. */
+export interface DownstreamToolCallOptions {
+  /** Trace context of the call's events. */
+  trace: TraceContext;
+  /** Aborting it cancels the downstream request (`notifications/cancelled`). */
+  signal?: AbortSignal;
+  /** Receives the downstream server's progress notifications of this call. */
+  onProgress?: (progress: DownstreamProgress) => void;
+  /** The client the call runs for: the server's log messages, sampling and elicitation requests go to it. */
+  caller?: DownstreamCaller;
+}
+
 /** Builds the downstream part of `tools/list` and proxies calls; see {@link createDownstreamTools}. */
 export interface DownstreamTools {
   /** The manager (started by {@link DownstreamTools.start}). */
@@ -69,7 +84,7 @@ export interface DownstreamTools {
    * Proxies a call. Resolves the downstream result unchanged; rejects with `AfwError`
    * `TOOL_NOT_FOUND`, `SERVER_CONNECTION_FAILED`, `TOOL_EXECUTION_FAILED` or `ABORTED`.
    */
-  call(session: DownstreamSessionState | undefined, name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; trace: TraceContext }): Promise<CallToolResult>;
+  call(session: DownstreamSessionState | undefined, name: string, args: Record<string, unknown>, options: DownstreamToolCallOptions): Promise<CallToolResult>;
   /** Stops the manager. */
   close(): Promise<void>;
 }
@@ -88,6 +103,8 @@ export interface DownstreamToolsOptions {
   env?: Record<string, string | undefined>;
   /** Called when a background step fails (index sync, notifications). */
   onError?: (error: unknown, where: string) => void;
+  /** Log messages of downstream servers that could not be attributed to one client's call. */
+  onServerLog?: (message: DownstreamLogMessage) => void;
 }
 
 /**
@@ -139,6 +156,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
 
   const manager = createDownstreamManager(downstreamManagerConfig(options.downstream, options.env), {
     trace: managerTrace,
+    ...(options.onServerLog ? { onServerLog: options.onServerLog } : {}),
     onToolCall: (report) => {
       if (!index.recordUsage || !report.usageContext) return;
       index.recordUsage(report.usageContext, indexId({ server: report.server, name: report.tool }), true).catch((error: unknown) => onError(error, "record usage"));
@@ -304,6 +322,8 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
         return (await manager.callTool(target, args, {
           trace: callOptions.trace,
           ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+          ...(callOptions.onProgress ? { onProgress: callOptions.onProgress } : {}),
+          ...(callOptions.caller ? { caller: callOptions.caller } : {}),
           ...(context ? { usageContext: context } : {}),
         })) as CallToolResult;
       } catch (error) {

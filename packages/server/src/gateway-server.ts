@@ -21,7 +21,17 @@ import type { IntentClassifier } from "@afw/router";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ListToolsRequestSchema, type CallToolResult, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+  LoggingLevelSchema,
+  SetLevelRequestSchema,
+  type CallToolResult,
+  type ListToolsResult,
+  type LoggingLevel,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { DownstreamCaller, DownstreamProgress } from "@afw/downstream";
 import { z } from "zod";
 import type { DestinationStream, Logger } from "pino";
 import { defaultBackendFactory } from "./backend-adapters.js";
@@ -48,7 +58,7 @@ import type { RouterPort, ToolSearchPort, WorkflowCatalogPort } from "./ports.js
 import { createQueryPipeline, type QueryPipeline } from "./query-pipeline.js";
 import { configSecrets } from "./redactor.js";
 import { downstreamReadinessChecks, logDownstreamStates } from "./downstream-observability.js";
-import { createToolSearchFromConfig, createWorkflowCatalogFromConfig, embedderFromConfig } from "./tool-zoo-adapter.js";
+import { createToolSearchFromConfig, createWorkflowCatalogFromConfig, embedderFromConfig, vectorCacheFile } from "./tool-zoo-adapter.js";
 import { invalidArguments, InvalidParamsError, JsonRpcError, ToolsCallRequestSchema } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 import { createLogTraceSink, createTraceRingBuffer, type TraceRingBuffer } from "./trace-sinks.js";
@@ -413,12 +423,31 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   let toolSearch: ToolSearchPort;
   let workflowCatalog: WorkflowCatalogPort;
   try {
-    toolSearch = parts.toolSearch ?? (await createToolSearchFromConfig(config.tools, { ...catalogOptions, ...(config.chroma ? { chroma: config.chroma } : {}) }));
-    workflowCatalog = parts.workflowCatalog ?? (await createWorkflowCatalogFromConfig(config.workflows, catalogOptions));
+    toolSearch =
+      parts.toolSearch ??
+      (await createToolSearchFromConfig(config.tools, {
+        ...catalogOptions,
+        ...(config.chroma ? { chroma: config.chroma } : {}),
+        ...(config.redis && defaultStores && "connection" in defaultStores ? { redis: { connection: defaultStores.connection, keyPrefix: config.redis.keyPrefix } } : {}),
+      }));
+    workflowCatalog =
+      parts.workflowCatalog ??
+      (await createWorkflowCatalogFromConfig(config.workflows, {
+        ...catalogOptions,
+        ...(catalogEmbedder ? { embeddingCachePath: vectorCacheFile(config.tools, catalogEmbedder, "workflows") } : {}),
+      }));
   } catch (error) {
     await registry.close();
     await closeAnalyticsStores();
     throw toAfwError(error, "CONFIG_INVALID");
+  }
+  if (toolSearch.vectorState?.().state === "building") {
+    // Tool vectors are computed in the background; search_tools is keyword-only until then.
+    const started = performance.now();
+    void toolSearch.vectorsReady?.().then(
+      () => logger.info({ toolVectors: toolSearch.vectorState?.(), ms: Math.round(performance.now() - started) }, "tool vectors ready: search_tools is hybrid"),
+      () => undefined,
+    );
   }
   const hasDownstream = config.downstream.servers.length > 0 || config.downstream.mcpJson !== undefined;
   let downstream: DownstreamTools | undefined;
@@ -431,6 +460,8 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         sink,
         ...(parts.downstreamEnv ? { env: parts.downstreamEnv } : {}),
         onError: (error, where) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)), where }, "downstream tools"),
+        // Log messages sent outside of one client's call stay in the gateway's log.
+        onServerLog: (message) => logger.debug({ server: message.server, level: message.level, logger: message.logger, data: redactor.redactValue(message.data) }, "downstream log message"),
       });
       logDownstreamStates(downstream.manager, logger, redactor);
       metrics.trackDownstream(() => downstream!.manager.status());
@@ -510,12 +541,59 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
 
   type Extra = Parameters<Parameters<McpServer["server"]["setRequestHandler"]>[1]>[1];
 
+  /** One MCP server (connection) of the gateway, as the forwarding of downstream messages needs it. */
+  interface Connection {
+    readonly mcp: McpServer;
+    readonly session: DownstreamSessionState | undefined;
+    /** The level the client set with `logging/setLevel` (undefined: every message). */
+    logLevel: LoggingLevel | undefined;
+  }
+  const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(level);
+
+  /**
+   * The downstream caller of one tools/call: the server's log messages, sampling and elicitation
+   * requests go to this client, on the stream of this request. Sampling and elicitation are
+   * forwarded when the client declared the capability; a connection that saw no `initialize`
+   * (stateless HTTP: each request is its own connection) forwards them and lets the client answer.
+   */
+  const downstreamCaller = (connection: Connection, extra: Extra, send: (task: () => Promise<void>) => void): DownstreamCaller => {
+    const server = connection.mcp.server;
+    const capabilities = server.getClientCapabilities();
+    const options = { relatedRequestId: extra.requestId };
+    const caller: DownstreamCaller = {
+      key: connection,
+      log: (message) => {
+        if (connection.logLevel !== undefined && severity(message.level) < severity(connection.logLevel)) return;
+        const params = {
+          level: message.level,
+          logger: message.logger === undefined ? message.server : `${message.server}/${message.logger}`,
+          data: redactor.redactValue(message.data),
+        };
+        send(() => extra.sendNotification({ method: "notifications/message", params }));
+      },
+    };
+    if (capabilities === undefined || capabilities.sampling !== undefined) {
+      caller.createMessage = (params, { signal }) =>
+        capabilities === undefined
+          ? extra.sendRequest({ method: "sampling/createMessage", params }, CreateMessageResultSchema, { signal })
+          : (server.createMessage(params, { ...options, signal }) as ReturnType<NonNullable<DownstreamCaller["createMessage"]>>);
+    }
+    if (capabilities === undefined || capabilities.elicitation !== undefined) {
+      caller.elicit = (params, { signal }) =>
+        capabilities === undefined
+          ? extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { signal })
+          : server.elicitInput(params as Parameters<typeof server.elicitInput>[0], { ...options, signal });
+    }
+    return caller;
+  };
+
   const dispatch = async (
     name: string,
     rawArguments: Record<string, unknown> | undefined,
     extra: Extra,
-    session?: DownstreamSessionState,
+    connection?: Connection,
   ): Promise<CallToolResult> => {
+    const session = connection?.session;
     const started = performance.now();
     const args = rawArguments ?? {};
     const sessionId = typeof args["session_id"] === "string" ? args["session_id"] : undefined;
@@ -544,8 +622,29 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         target = parsedCall.data.name;
         targetArguments = parsedCall.data.arguments;
       }
+      // What the downstream server sends during the call (progress, log messages) goes out in
+      // order, before the result.
+      let sent: Promise<void> = Promise.resolve();
+      const send = (task: () => Promise<void>) => {
+        sent = sent.then(task).catch(() => undefined);
+      };
+      const progressToken = extra._meta?.progressToken;
+      const onProgress =
+        progressToken === undefined
+          ? undefined
+          : (progress: DownstreamProgress) => {
+              const params = { progressToken, ...progress, ...(progress.message === undefined ? {} : { message: redactor.redact(progress.message, { generic: false }) }) };
+              send(() => extra.sendNotification({ method: "notifications/progress", params }));
+            };
       try {
-        const result = await downstream.call(session, target, targetArguments, { trace, signal: extra.signal });
+        const result = await downstream
+          .call(session, target, targetArguments, {
+            trace,
+            signal: extra.signal,
+            ...(onProgress ? { onProgress } : {}),
+            ...(connection ? { caller: downstreamCaller(connection, extra, send) } : {}),
+          })
+          .finally(() => sent);
         metrics.observeToolCall(name === CALL_TOOL_NAME ? name : "downstream", result.isError ? "error" : "success", elapsedMs() / 1000);
         return result;
       } catch (error) {
@@ -610,7 +709,8 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   const createMcpServer = (): McpServer => {
     jsonSchemaValidator ??= new AjvJsonSchemaValidator();
     const mcp = new McpServer(serverInfo, {
-      capabilities: { tools: { listChanged: true } },
+      // Logging: downstream servers' log messages are forwarded (filtered by `logging/setLevel`).
+      capabilities: { tools: { listChanged: true }, ...(downstream ? { logging: {} } : {}) },
       jsonSchemaValidator,
       ...(config.server.instructions ? { instructions: config.server.instructions } : {}),
     });
@@ -623,10 +723,16 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       );
     }
     let session: DownstreamSessionState | undefined;
+    const connection: Connection = { mcp, session: undefined, logLevel: undefined };
     if (downstream) {
       const tools = downstream;
       const state = tools.openSession(() => mcp.sendToolListChanged());
       session = state;
+      (connection as { session: DownstreamSessionState | undefined }).session = state;
+      mcp.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+        connection.logLevel = request.params.level;
+        return {};
+      });
       if (tools.exposure === "search") {
         mcp.registerTool(
           CALL_TOOL_NAME,
@@ -654,6 +760,10 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       const previousOnClose = mcp.server.onclose;
       mcp.server.onclose = () => {
         tools.release(state);
+        // A pooled server (stateless HTTP) serves another client next: forget this one's level and
+        // capabilities (the SDK keeps those of the last initialize; it has no public reset).
+        connection.logLevel = undefined;
+        (mcp.server as unknown as { _clientCapabilities?: unknown })._clientCapabilities = undefined;
         previousOnClose?.();
       };
     }
@@ -661,7 +771,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     // exception ever reaching the client.
     mcp.server.setRequestHandler(ToolsCallRequestSchema, async (request, extra) => {
       try {
-        return await dispatch(request.params.name, request.params.arguments, extra, session);
+        return await dispatch(request.params.name, request.params.arguments, extra, connection);
       } catch (error) {
         if (error instanceof JsonRpcError) throw error;
         logger.error({ err: { message: String((error as Error)?.message ?? error) } }, "tool dispatch failed");

@@ -120,6 +120,13 @@ export interface ToolSearchPort {
   recordUsage?(query: string, toolId: string, success: boolean): Promise<void>;
   /** The full ranking of a query with score components (`routed` exposure). */
   rank?(query: string): Promise<ToolRanking>;
+  /**
+   * State of the tool vectors (`@afw/tool-zoo`'s `ToolIndex.vectorState`): `building` while they are
+   * computed in the background (searches are keyword-only until then).
+   */
+  vectorState?(): { state: "none" | "building" | "failed" | "ready"; pending: number };
+  /** Resolves when no background embedding of tool vectors is under way. */
+  vectorsReady?(): Promise<void>;
   /** Releases resources. */
   close?(): Promise<void>;
 }

@@ -1,5 +1,5 @@
-// Shared helpers of the retrieval evaluation (used by scripts/eval.mjs and the quality test).
-import { existsSync, readFileSync } from "node:fs";
+// Shared helpers of the retrieval evaluation (used by scripts/eval.mjs, scripts/tune.mjs and the quality test).
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -14,6 +14,32 @@ export function sharedDataDir() {
   return candidates.find((dir) => dir && existsSync(resolve(dir, "tools-catalog.json")));
 }
 
+/**
+ * Where the public cross-catalog data lives (see eval/DATA-SOURCES.md): $AFW_TOOL_EVAL_DATA, else
+ * ../shared/tool-eval beside the repo, else eval/data in the package (not committed).
+ */
+export function evalDataDir() {
+  const candidates = [process.env.AFW_TOOL_EVAL_DATA, resolve(packageRoot, "../../../shared/tool-eval"), resolve(packageRoot, "../../shared/tool-eval"), resolve(packageRoot, "eval/data")];
+  return candidates.find((dir) => dir && existsSync(dir) && readdirSync(dir).some((f) => f.endsWith(".json")));
+}
+
+/**
+ * Which public catalogs may be looked at while tuning (`tuning`) and which are only measured
+ * (`unseen`: their misses are never printed by the tuning scripts).
+ */
+export const CATALOG_ROLES = { bfcl: "tuning", "bfcl-live": "unseen", "mcp-bench": "unseen" };
+
+/** The public catalogs: `{ catalog, source, tools, tasks: [{ id, query, needed, kind }] }`. */
+export function loadExternalCatalogs(dir = evalDataDir()) {
+  if (!dir) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(resolve(dir, f), "utf8")))
+    .filter((c) => Array.isArray(c.tools) && Array.isArray(c.tasks))
+    .map((c) => ({ ...c, role: CATALOG_ROLES[c.catalog] ?? "unseen" }));
+}
+
 /** The persisted tool-embedding cache used by eval, tests and the bench. */
 export const embeddingCachePath = resolve(packageRoot, "node_modules/.cache/afw-tool-zoo/tool-vectors.json");
 
@@ -23,26 +49,32 @@ export function loadTasks(dir) {
 }
 
 /**
- * Scores ranked id lists against tasks: top-1, recall@5, recall@10 (any acceptable id within k)
- * and MRR (of the first acceptable id, over the list given).
+ * Scores ranked id lists against tasks. A task lists either `relevant` (acceptable alternatives:
+ * any one is right) or `needed` (every one is needed, e.g. a multi-step task). top-1: the first
+ * result is right; hit@5: a right tool in the top 5; needed@5: the share of the needed tools in the
+ * top 5 (for alternatives, same as hit@5); MRR of the first right tool.
  */
 export function scoreRankings(tasks, rankings) {
   let top1 = 0;
   let r5 = 0;
   let r10 = 0;
+  let needed5 = 0;
   let mrr = 0;
   const misses = [];
   tasks.forEach((task, i) => {
     const ids = rankings[i];
-    const rank = ids.findIndex((id) => task.relevant.includes(id));
+    const right = task.needed ?? task.relevant;
+    const rank = ids.findIndex((id) => right.includes(id));
     if (rank === 0) top1++;
     if (rank >= 0 && rank < 5) r5++;
     if (rank >= 0 && rank < 10) r10++;
     if (rank >= 0) mrr += 1 / (rank + 1);
-    if (rank !== 0) misses.push({ id: task.id, query: task.query, relevant: task.relevant, rank: rank < 0 ? null : rank + 1, got: ids.slice(0, 3) });
+    const top5 = new Set(ids.slice(0, 5));
+    needed5 += task.needed ? task.needed.filter((id) => top5.has(id)).length / Math.min(5, task.needed.length) : rank >= 0 && rank < 5 ? 1 : 0;
+    if (rank !== 0) misses.push({ id: task.id, query: task.query, relevant: right, rank: rank < 0 ? null : rank + 1, got: ids.slice(0, 3) });
   });
   const n = tasks.length || 1;
-  return { top1: top1 / n, recall5: r5 / n, recall10: r10 / n, mrr: mrr / n, misses };
+  return { top1: top1 / n, recall5: r5 / n, recall10: r10 / n, needed5: needed5 / n, mrr: mrr / n, misses };
 }
 
 /** Formats a fraction as a percentage. */

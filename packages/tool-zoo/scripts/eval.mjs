@@ -1,159 +1,111 @@
 #!/usr/bin/env node
-// Retrieval quality on the dev tasks: top-1 / recall@5 / recall@10 / MRR per mode, and the misses.
-//   pnpm --filter @afw/tool-zoo eval            # table + misses of hybrid
-//   pnpm --filter @afw/tool-zoo eval -- --grid  # also a 5-fold check of fusion/domain/action settings
-//   pnpm --filter @afw/tool-zoo eval -- --authored-misses  # also list misses on the authored tasks
-//   authored-2 (scripts/authored-tasks-2.json) is the unseen set: its misses are printed only with
-//   --authored-2-misses, for the final report, never while tuning.
+// Retrieval quality per catalog: top-1 / hit@5 / needed@5 / MRR for plain BM25, keyword and hybrid.
+//   pnpm --filter @afw/tool-zoo eval                     # the table
+//   pnpm --filter @afw/tool-zoo eval -- --misses bfcl    # also the hybrid misses of one tuning set
+// Catalogs: the development catalog (398 tools; ../shared/data) with its task sets, and the public
+// catalogs of eval/DATA-SOURCES.md (found through $AFW_TOOL_EVAL_DATA). Sets marked `unseen` were
+// never looked at while tuning; their misses are printed only with --unseen-misses (for a final
+// report, never while tuning).
 import { resolve } from "node:path";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
-import { Bm25Index, createToolIndex, loadToolCatalogFile } from "../dist/index.js";
-import { embeddingCachePath, loadTasks, pct, scoreRankings, sharedDataDir, packageRoot } from "./eval-lib.mjs";
+import { Bm25Index, createToolIndex, loadToolCatalogFile, parseToolCatalog } from "../dist/index.js";
+import { embeddingCachePath, loadExternalCatalogs, loadTasks, pct, scoreRankings, sharedDataDir, packageRoot } from "./eval-lib.mjs";
 
-const args = new Set(process.argv.slice(2));
-const dataDir = sharedDataDir();
-if (!dataDir) {
-  console.error("tools-catalog.json not found: set AFW_SHARED_DATA to the shared data directory");
-  process.exit(1);
-}
-const tools = loadToolCatalogFile(resolve(dataDir, "tools-catalog.json"));
-const tasks = loadTasks(dataDir);
-const authored = JSON.parse(readFileSync(resolve(packageRoot, "scripts/authored-tasks.json"), "utf8")).tasks;
-// Second authored set: kept unseen (measured before/after a change, never used to tune).
-const authored2 = JSON.parse(readFileSync(resolve(packageRoot, "scripts/authored-tasks-2.json"), "utf8")).tasks;
+const argv = process.argv.slice(2);
+const missesOf = argv.includes("--misses") ? argv[argv.indexOf("--misses") + 1] : undefined;
+const unseenMisses = argv.includes("--unseen-misses");
+const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
+const modes = argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1].split(",") : ["bm25", "keyword", "hybrid"];
 const embedder = createCachingEmbedder(createUseEmbedder());
 
-async function buildIndex(options = {}) {
-  const index = createToolIndex({ embedder, embeddingCachePath, ...options });
-  await index.add(tools);
-  return index;
+const catalogs = [];
+const dataDir = sharedDataDir();
+if (dataDir) {
+  const authored = (file) => JSON.parse(readFileSync(resolve(packageRoot, "scripts", file), "utf8")).tasks;
+  catalogs.push({
+    catalog: "dev",
+    tools: loadToolCatalogFile(resolve(dataDir, "tools-catalog.json")),
+    sets: [
+      { name: "dev tasks", role: "tuning", tasks: loadTasks(dataDir) },
+      { name: "authored-1", role: "tuning", tasks: authored("authored-tasks.json") },
+      { name: "authored-3", role: "tuning", tasks: authored("authored-tasks-3.json") },
+      { name: "authored-2", role: "unseen", tasks: authored("authored-tasks-2.json") },
+    ],
+  });
+} else console.error("development catalog not found (set AFW_SHARED_DATA); skipping it");
+for (const external of loadExternalCatalogs()) {
+  const kinds = [...new Set(external.tasks.map((t) => t.kind ?? "single"))];
+  catalogs.push({
+    catalog: external.catalog,
+    tools: parseToolCatalog({ tools: external.tools }, external.catalog),
+    sets: kinds.map((kind) => ({ name: kind, role: external.role, tasks: external.tasks.filter((t) => (t.kind ?? "single") === kind) })),
+  });
+}
+if (catalogs.length === 1) console.error("no public catalogs found (see eval/DATA-SOURCES.md; set AFW_TOOL_EVAL_DATA)");
+
+// Reference: plain Okapi BM25 over name + description + parameter names, lower-cased words, no
+// stemming, synonyms, fields or query analysis.
+const plainTokens = (text) => text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+function plainBm25(tools) {
+  const index = new Bm25Index({ fields: { text: { weight: 1 } } });
+  for (const tool of tools) {
+    const parameters = Object.keys(tool.inputSchema.properties ?? {}).join(" ");
+    index.add(`${tool.server}/${tool.name}`, { text: plainTokens(`${tool.server} ${tool.name.replace(/[_-]/g, " ")} ${tool.description} ${parameters}`) });
+  }
+  return {
+    async search({ query, top_k }) {
+      return { results: index.search(plainTokens(query).map((term) => ({ term, weight: 1 }))).slice(0, top_k) };
+    },
+  };
 }
 
-async function evaluate(index, mode, subset = tasks, topK = 10) {
+async function evaluate(index, mode, tasks) {
   const rankings = [];
-  for (const task of subset) {
-    const result = await index.search({ query: task.query, top_k: topK, mode });
+  for (const task of tasks) {
+    const result = await index.search({ query: task.query.slice(0, 2000), top_k: 10, mode: mode === "bm25" ? "keyword" : mode });
     rankings.push(result.results.map((r) => r.id));
   }
-  return scoreRankings(subset, rankings);
+  return scoreRankings(tasks, rankings);
 }
 
 const started = Date.now();
 const rows = [];
-// Reference: plain Okapi BM25 over name + description + parameter names, lower-cased words, no
-// stemming, synonyms, fields or query analysis.
-const plainTokens = (text) => text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-const plainIndex = new Bm25Index({ fields: { text: { weight: 1 } } });
-for (const tool of tools) {
-  const parameters = Object.keys(tool.inputSchema.properties ?? {}).join(" ");
-  plainIndex.add(`${tool.server}/${tool.name}`, { text: plainTokens(`${tool.server} ${tool.name.replace(/[_-]/g, " ")} ${tool.description} ${parameters}`) });
-}
-const plain = {
-  async search({ query, top_k }) {
-    const hits = plainIndex.search(plainTokens(query).map((term) => ({ term, weight: 1 })));
-    return { results: hits.slice(0, top_k) };
-  },
-};
-rows.push(["bm25 (plain, baseline)", await evaluate(plain, "keyword"), await evaluate(plain, "keyword", authored), await evaluate(plain, "keyword", authored2)]);
-const index = await buildIndex();
-const results = {};
-for (const mode of ["keyword", "semantic", "hybrid"]) {
-  results[mode] = await evaluate(index, mode);
-  rows.push([mode, results[mode], await evaluate(index, mode, authored), await evaluate(index, mode, authored2)]);
-}
-const rrf = await buildIndex({ fusion: { method: "rrf" } });
-rows.push(["hybrid (rrf fusion)", await evaluate(rrf, "hybrid"), await evaluate(rrf, "hybrid", authored), await evaluate(rrf, "hybrid", authored2)]);
-const noDomain = await buildIndex({ domain: false });
-rows.push(["hybrid (no domain boost)", await evaluate(noDomain, "hybrid"), await evaluate(noDomain, "hybrid", authored), await evaluate(noDomain, "hybrid", authored2)]);
-const noDiversity = await buildIndex({ maxPerServer: 0 });
-rows.push(["hybrid (no diversity limit)", await evaluate(noDiversity, "hybrid"), await evaluate(noDiversity, "hybrid", authored), await evaluate(noDiversity, "hybrid", authored2)]);
-
-console.log(`\n${tasks.length} dev tasks, ${authored.length} authored and ${authored2.length} unseen authored-2 validation tasks, ${tools.length} tools (${Date.now() - started} ms)\n`);
-console.log("| mode | dev top-1 | dev recall@5 | dev recall@10 | dev MRR | authored top-1 | authored recall@5 | authored MRR | authored-2 top-1 | authored-2 recall@5 | authored-2 recall@10 | authored-2 MRR |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-for (const [name, r, a, b] of rows) {
-  console.log(`| ${name} | ${pct(r.top1)} | ${pct(r.recall5)} | ${pct(r.recall10)} | ${r.mrr.toFixed(3)} | ${pct(a.top1)} | ${pct(a.recall5)} | ${a.mrr.toFixed(3)} | ${pct(b.top1)} | ${pct(b.recall5)} | ${pct(b.recall10)} | ${b.mrr.toFixed(3)} |`);
-}
-
-const printMisses = (label, misses) => {
-  console.log(`\n${label} (rank of the first acceptable tool; top 3 returned):`);
-  for (const miss of misses) {
-    console.log(`  ${miss.id} [${miss.rank ?? "-"}] ${miss.query}\n      want ${miss.relevant.join(" | ")}; got ${miss.got.join(", ")}`);
+for (const { catalog, tools, sets } of catalogs) {
+  if (only && catalog !== only) continue;
+  const servers = new Set(tools.map((t) => t.server)).size;
+  const indexes = {};
+  if (modes.includes("bm25")) indexes.bm25 = plainBm25(tools);
+  if (modes.includes("keyword")) {
+    indexes.keyword = createToolIndex();
+    await indexes.keyword.add(tools);
   }
-};
-printMisses("hybrid misses on dev", results.hybrid.misses);
-if (args.has("--authored-misses")) printMisses("hybrid misses on authored", rows.find((r) => r[0] === "hybrid")[2].misses);
-// Only for the final before/after report: looking at these while tuning would spoil the set.
-if (args.has("--authored-2-misses")) printMisses("hybrid misses on authored-2", rows.find((r) => r[0] === "hybrid")[3].misses);
-
-if (args.has("--grid")) {
-  // k-fold: choose settings on k-1 folds, measure on the held-out fold.
-  const grid = [];
-  for (const semanticWeight of [0.2, 0.3, 0.4]) {
-    for (const domainWeight of [0.15, 0.3, 0.45]) {
-      for (const actionWeight of [0, 0.1, 0.2]) {
-        for (const method of ["weighted", "rrf"]) {
-          grid.push({ fusion: { method, keywordWeight: 1 - semanticWeight, semanticWeight }, domain: { weight: domainWeight }, actionWeight });
-        }
-      }
+  if (modes.includes("hybrid")) {
+    indexes.hybrid = createToolIndex({ embedder, embeddingCachePath });
+    await indexes.hybrid.add(tools);
+  }
+  for (const set of sets) {
+    for (const mode of modes) {
+      const result = await evaluate(indexes[mode], mode, set.tasks);
+      rows.push({ catalog: `${catalog} (${tools.length} tools, ${servers} servers)`, name: catalog, set: set.name, role: set.role, n: set.tasks.length, mode, result });
     }
   }
-  const perSetting = [];
-  for (const settings of grid) {
-    const candidate = await buildIndex(settings);
-    const hits = [];
-    for (const task of tasks) {
-      const result = await candidate.search({ query: task.query, top_k: 10 });
-      const ids = result.results.map((r) => r.id);
-      hits.push(ids.findIndex((id) => task.relevant.includes(id)));
-    }
-    perSetting.push({ settings, hits });
-  }
-  const folds = 5;
-  const utility = (rank) => (rank === 0 ? 1 : 0) + (rank >= 0 && rank < 5 ? 0.5 : 0);
-  let top1 = 0;
-  let r5 = 0;
-  const chosen = [];
-  for (let fold = 0; fold < folds; fold++) {
-    const train = tasks.map((_, i) => i).filter((i) => i % folds !== fold);
-    const test = tasks.map((_, i) => i).filter((i) => i % folds === fold);
-    let best = perSetting[0];
-    let bestUtility = -1;
-    for (const candidate of perSetting) {
-      const u = train.reduce((sum, i) => sum + utility(candidate.hits[i]), 0);
-      if (u > bestUtility) {
-        bestUtility = u;
-        best = candidate;
-      }
-    }
-    chosen.push(best.settings);
-    for (const i of test) {
-      if (best.hits[i] === 0) top1++;
-      if (best.hits[i] >= 0 && best.hits[i] < 5) r5++;
-    }
-  }
-  console.log(`\n${folds}-fold (settings chosen on 4/5, measured on 1/5): top-1 ${pct(top1 / tasks.length)}, recall@5 ${pct(r5 / tasks.length)}`);
-  for (const s of chosen) console.log(`  chose ${JSON.stringify(s)}`);
-  const ranked = perSetting
-    .map(({ settings, hits }) => ({ settings, top1: hits.filter((h) => h === 0).length / tasks.length, recall5: hits.filter((h) => h >= 0 && h < 5).length / tasks.length }))
-    .sort((a, b) => b.top1 + 0.5 * b.recall5 - (a.top1 + 0.5 * a.recall5));
-  console.log(`\nsettings on all dev tasks, best 8 of ${ranked.length} (top-1 / recall@5):`);
-  for (const r of ranked.slice(0, 8)) console.log(`  ${pct(r.top1)} / ${pct(r.recall5)}  ${JSON.stringify(r.settings)}`);
-  const spread = ranked.map((r) => r.top1);
-  console.log(`  top-1 range over the grid: ${pct(Math.min(...spread))} .. ${pct(Math.max(...spread))}`);
 }
 
+console.log(`\n(${Date.now() - started} ms; embedder ${embedder.id})\n`);
+console.log("| catalog | tasks | seen | ranking | top-1 | hit@5 | needed@5 | MRR |\n| --- | --- | --- | --- | --- | --- | --- | --- |");
+for (const { catalog, set, role, n, mode, result: r } of rows) {
+  console.log(`| ${catalog} | ${set} (${n}) | ${role === "tuning" ? "tuning" : "unseen"} | ${mode === "bm25" ? "plain BM25" : mode} | ${pct(r.top1)} | ${pct(r.recall5)} | ${pct(r.needed5)} | ${r.mrr.toFixed(3)} |`);
+}
+for (const row of rows) {
+  if (row.mode !== "hybrid" && !(row.mode === "keyword" && !modes.includes("hybrid"))) continue;
+  const wanted = (missesOf && (row.name === missesOf || row.set === missesOf) && row.role === "tuning") || (unseenMisses && row.role === "unseen");
+  if (!wanted) continue;
+  console.log(`\n${row.mode} misses on ${row.name} / ${row.set} (rank of the first right tool; top 3 returned):`);
+  for (const miss of row.result.misses) console.log(`  ${miss.id} [${miss.rank ?? "-"}] ${miss.query.slice(0, 300)}\n      want ${miss.relevant.join(" | ")}; got ${miss.got.join(", ")}`);
+}
 mkdirSync(resolve(packageRoot, "node_modules/.cache/afw-tool-zoo"), { recursive: true });
 writeFileSync(
   resolve(packageRoot, "node_modules/.cache/afw-tool-zoo/eval-last.json"),
-  JSON.stringify(
-    Object.fromEntries(
-      rows.map(([name, r, a, b]) => [
-        name,
-        { dev: { ...r, misses: r.misses.map((m) => m.id) }, authored: { ...a, misses: a.misses.map((m) => m.id) }, authored2: { ...b, misses: b.misses.map((m) => m.id) } },
-      ]),
-    ),
-    null,
-    2,
-  ),
+  JSON.stringify(rows.map(({ result, ...row }) => ({ ...row, ...result, misses: result.misses.map((m) => m.id) })), null, 2),
 );

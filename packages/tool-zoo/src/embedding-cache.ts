@@ -25,6 +25,19 @@ export interface EmbeddingCache {
   seed(entries: ReadonlyArray<readonly [text: string, vector: Float32Array]>): void;
 }
 
+/**
+ * Where an {@link EmbeddingCache} keeps vectors beyond the process, other than a JSON file: e.g.
+ * Redis, so that every gateway instance and every restart reuses the vectors one of them computed.
+ * Keys are content hashes of (embedder id, text). A store that fails must not throw: it answers
+ * what it can (an empty map) and drops writes it cannot do; the cache then embeds.
+ */
+export interface EmbeddingCacheStore {
+  /** The stored vectors of these keys (keys it does not have are absent). Vectors are raw little-endian float32 bytes. */
+  get(keys: readonly string[]): Promise<Map<string, Uint8Array>>;
+  /** Stores vectors under their keys. */
+  set(entries: ReadonlyMap<string, Uint8Array>): Promise<void>;
+}
+
 interface CacheFile {
   version: 1;
   embedderId: string;
@@ -41,17 +54,26 @@ function encode(vector: Float32Array): string {
 }
 
 function decode(text: string, dimensions: number): Float32Array | undefined {
-  const buffer = Buffer.from(text, "base64");
-  if (buffer.byteLength !== dimensions * 4) return undefined;
-  const copy = new Uint8Array(buffer.byteLength);
-  copy.set(buffer);
+  return fromBytes(Buffer.from(text, "base64"), dimensions);
+}
+
+function fromBytes(bytes: Uint8Array, dimensions: number): Float32Array | undefined {
+  if (bytes.byteLength !== dimensions * 4) return undefined;
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
   return new Float32Array(copy.buffer);
 }
 
+function toBytes(vector: Float32Array): Uint8Array {
+  return new Uint8Array(vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength));
+}
+
 /**
- * Creates an {@link EmbeddingCache} around `embedder`. When `path` is given the cache is loaded
- * from that JSON file (ignored when missing, corrupt, or written by another embedder id) and
- * {@link EmbeddingCache.flush} writes it back atomically.
+ * Creates an {@link EmbeddingCache} around `embedder`. When `persistence` is a path the cache is
+ * loaded from that JSON file (ignored when missing, corrupt, or written by another embedder id)
+ * and {@link EmbeddingCache.flush} writes it back atomically. When it is an
+ * {@link EmbeddingCacheStore}, vectors missing from memory are looked up there before they are
+ * embedded, and newly embedded ones are written there.
  *
  * @example
  * ```ts
@@ -60,7 +82,9 @@ function decode(text: string, dimensions: number): Float32Array | undefined {
  * await cache.flush();
  * ```
  */
-export async function openEmbeddingCache(embedder: Embedder, path?: string): Promise<EmbeddingCache> {
+export async function openEmbeddingCache(embedder: Embedder, persistence?: string | EmbeddingCacheStore): Promise<EmbeddingCache> {
+  const path = typeof persistence === "string" ? persistence : undefined;
+  const external = typeof persistence === "object" ? persistence : undefined;
   const vectors = new Map<string, Float32Array>();
   let dirty = false;
   let hits = 0;
@@ -97,6 +121,15 @@ export async function openEmbeddingCache(embedder: Embedder, path?: string): Pro
       keys.forEach((key, i) => {
         if (!vectors.has(key)) missing.set(key, texts[i]!);
       });
+      if (missing.size && external) {
+        const stored = await external.get([...missing.keys()]).catch(() => new Map<string, Uint8Array>());
+        for (const [key, bytes] of stored) {
+          const vector = missing.has(key) ? fromBytes(bytes, embedder.dimensions) : undefined;
+          if (!vector) continue;
+          vectors.set(key, vector);
+          missing.delete(key);
+        }
+      }
       hits += texts.length - missing.size;
       if (missing.size) {
         misses += missing.size;
@@ -111,6 +144,7 @@ export async function openEmbeddingCache(embedder: Embedder, path?: string): Pro
         }
         pending.forEach(([key], i) => vectors.set(key, computed[i]!));
         dirty = true;
+        if (external) await external.set(new Map(pending.map(([key], i) => [key, toBytes(computed[i]!)]))).catch(() => undefined);
       }
       return keys.map((key) => vectors.get(key)!);
     },

@@ -15,6 +15,7 @@ export {
   type Ranking,
   type ToolSearchInput,
 } from "./tool-index.js";
+export type { ServerInfo } from "./domain-detector.js";
 export { parseToolCatalog, loadToolCatalogFile } from "./tool-catalog.js";
 export { affordanceSummary, buildToolDocument, type ToolDocument } from "./tool-document.js";
 export { Bm25Index } from "./bm25.js";
@@ -25,7 +26,7 @@ export {
 } from "./text-analysis.js";
 export { splitQuotedContent, type QueryParts } from "./query-text.js";
 export { createInMemoryUsageStore, type ToolUsageStore, type ToolUsageRecord, type InMemoryUsageStoreOptions } from "./usage-store.js";
-export { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
+export { openEmbeddingCache, type EmbeddingCache, type EmbeddingCacheStore } from "./embedding-cache.js";
 export {
   type VectorStore,
   type VectorRecord,
