@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   AfwError,
   emitTrace,
@@ -289,6 +290,8 @@ export interface ToolIndex {
 }
 
 const TAG_PREFIX = "tag:";
+/** Metadata field of a stored vector record: hash of embedder id, view combination and tool content. */
+const VECTOR_KEY = "vectorKey";
 
 /**
  * Action classes of tool names and requests: the first action word of a query should agree with
@@ -556,11 +559,29 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     });
 
   /** Embeds (through the cache) and stores the vectors of `changed`, deleting `stale` records first. */
-  const storeVectors = async (changed: readonly ToolDocument[], stale: readonly string[], signal?: AbortSignal) => {
+  /** What a stored record's vector was computed from: embedder, view combination and tool content. */
+  const vectorKeyOf = (document: ToolDocument) =>
+    createHash("sha256").update(`${embedder!.id}\0${viewCombination}\0${document.contentHash}`).digest("base64url").slice(0, 24);
+  /**
+   * The tools whose records the store does not hold yet for their current content: a shared store
+   * (Chroma) already filled by another instance or an earlier run needs no embedding at all.
+   */
+  const withoutStoredVectors = async (changed: readonly ToolDocument[]): Promise<readonly ToolDocument[]> => {
+    const present = new Set<string>();
+    const keys = changed.map(vectorKeyOf);
+    for (let i = 0; i < keys.length; i += 100) for (const id of await store.ids({ [VECTOR_KEY]: { $in: keys.slice(i, i + 100) } })) present.add(id);
+    return changed.filter((document) => {
+      for (let view = 0; view < recordCount(document); view++) if (!present.has(`${document.id}#${view}`)) return true;
+      return false;
+    });
+  };
+  const storeVectors = async (all: readonly ToolDocument[], stale: readonly string[], signal?: AbortSignal) => {
+    if (stale.length) await store.delete(stale);
+    const changed = await withoutStoredVectors(all);
+    if (changed.length === 0) return;
     const cacheInstance = await embeddingCache();
     const texts = changed.flatMap((d) => d.views);
     const vectors = await cacheInstance.embedAll(texts, signal);
-    if (stale.length) await store.delete(stale);
     let offset = 0;
     const records = changed.flatMap((document) => {
       const viewVectors = document.views.map(() => vectors[offset++]!);
@@ -573,9 +594,9 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
           const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
           for (let i = 0; i < v.length; i++) mean[i]! += v[i]! * scale;
         }
-        return [{ id: `${document.id}#0`, vector: mean, metadata: toolMetadata(document.tool, 0) }];
+        return [{ id: `${document.id}#0`, vector: mean, metadata: { ...toolMetadata(document.tool, 0), [VECTOR_KEY]: vectorKeyOf(document) } }];
       }
-      return viewVectors.map((vector, view) => ({ id: `${document.id}#${view}`, vector, metadata: toolMetadata(document.tool, view) }));
+      return viewVectors.map((vector, view) => ({ id: `${document.id}#${view}`, vector, metadata: { ...toolMetadata(document.tool, view), [VECTOR_KEY]: vectorKeyOf(document) } }));
     });
     for (let i = 0; i < records.length; i += 500) await store.upsert(records.slice(i, i + 500));
     await cacheInstance.flush();
