@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Bm25Index } from "./bm25.js";
-import { normalizeScores, reciprocalRankFusion, weightedScoreFusion } from "./fusion.js";
+import { normalizeScores, weightedScoreFusion } from "./fusion.js";
 
 const q = (...terms: string[]) => terms.map((term) => ({ term, weight: 1 }));
 
@@ -56,24 +56,6 @@ describe("Bm25Index", () => {
 });
 
 describe("fusion", () => {
-  it("reciprocal-rank fusion adds weight / (k + rank)", () => {
-    const fused = reciprocalRankFusion(
-      [
-        [
-          { id: "a", score: 9 },
-          { id: "b", score: 1 },
-        ],
-        [
-          { id: "b", score: 0.9 },
-          { id: "c", score: 0.5 },
-        ],
-      ],
-      { k: 60, weights: [1, 2] },
-    );
-    expect(fused.get("a")).toBeCloseTo(1 / 61, 12);
-    expect(fused.get("b")).toBeCloseTo(1 / 62 + 2 / 61, 12);
-    expect(fused.get("c")).toBeCloseTo(2 / 62, 12);
-  });
   it("normalises against the best score and a floor", () => {
     const plain = normalizeScores([
       { id: "a", score: 4 },

@@ -3,40 +3,6 @@ import type { ToolDocument, ToolField } from "./tool-document.js";
 import { splitIdentifier } from "./text-analysis.js";
 
 /**
- * General words that name a well-known MCP server family, keyed by a server-name fragment. A hint
- * applies to every indexed server whose name contains the key's words (`"maps"` → `google-maps`,
- * but `"git"` does not match `github`). Hints for
- * servers that are not indexed are ignored. These describe what each product *is* (Jira lives on
- * Atlassian, pods on Kubernetes), not any particular task.
- */
-export const DEFAULT_DOMAIN_HINTS: Readonly<Record<string, readonly string[]>> = {
-  github: ["github", "gist", "dependabot", "copilot"],
-  gitlab: ["gitlab"],
-  git: ["git", "local clone", "working tree", "working copy", "staging area", "staged", "unstaged", "local repository", "local branch", "locally"],
-  filesystem: ["local file", "local folder", "local directory", "this machine", "my machine", "my computer", "on disk", "my laptop", "home directory", "locally"],
-  atlassian: ["jira", "confluence", "atlassian", "epic", "sprint", "backlog"],
-  kubernetes: ["kubernetes", "k8s", "kubectl", "pod", "helm", "namespace", "cluster", "daemonset", "statefulset"],
-  grafana: ["grafana", "prometheus", "promql", "loki", "logql", "dashboard", "datasource"],
-  slack: ["slack", "channel", "dm"],
-  notion: ["notion"],
-  stripe: ["stripe"],
-  postgres: ["postgres", "postgresql", "psql"],
-  sqlite: ["sqlite"],
-  redis: ["redis"],
-  playwright: ["playwright", "browser"],
-  puppeteer: ["puppeteer", "browser"],
-  "brave-search": ["brave", "web search", "search the web", "online", "internet"],
-  maps: ["google maps", "directions", "geocode", "address", "nearby"],
-  memory: ["knowledge graph", "remember", "forget"],
-  time: ["timezone", "time zone", "current time"],
-  fetch: ["url", "web page", "webpage", "article"],
-  sentry: ["sentry"],
-  "aws-kb": ["aws", "bedrock", "knowledge base"],
-  gdrive: ["google drive", "gdrive", "drive"],
-  sequentialthinking: ["step by step", "think through"],
-};
-
-/**
  * Words that never signal a server by themselves: generic words of tool descriptions and the
  * action verbs every server uses (`show`, `list`, `create`, …).
  */
@@ -46,13 +12,10 @@ export const DEFAULT_DOMAIN_IGNORE: readonly string[] = [
   "run", "set", "change", "changes", "file", "files", "name", "new", "current", "specific", "information",
 ];
 
+const DETAIL_FIELDS = ["description", "parameters", "parameterDescriptions"] as const;
+
 /** Options of {@link createDomainDetector}. */
 export interface DomainDetectorOptions {
-  /**
-   * Server-family hints (server-name fragment → words or phrases).
-   * @default DEFAULT_DOMAIN_HINTS
-   */
-  hints?: Readonly<Record<string, readonly string[]>>;
   /**
    * Least share of the tools containing a term that must belong to one server for the term to
    * signal that server (data-driven part).
@@ -73,29 +36,48 @@ export interface DomainDetectorOptions {
   minCoverage?: number;
   /** Terms that never signal a server (generic words of tool descriptions). @default tool, api, server, … */
   ignore?: readonly string[];
+  /**
+   * Strength with which a term of descriptions or parameters that only one server's tools use
+   * points at that server. 0 disables.
+   * @default 0.25
+   */
+  detailStrength?: number;
   /** Fields whose terms are considered. @default name, server, summary, tags */
   fields?: readonly ToolField[];
 }
 
+/** What a server says about itself (MCP `initialize` result: `serverInfo` and `instructions`). */
+export interface ServerInfo {
+  /** `serverInfo.title` (or `name`, when it differs from the server's key). */
+  title?: string;
+  /** The server's `instructions`. */
+  instructions?: string;
+}
+
 /** Which servers a query points at, with strengths in [0, 1]. */
 export interface DomainDetector {
-  /** Strength per server for a query, from its (unquoted) text. */
-  detect(text: string): Map<string, number>;
+  /**
+   * Strength per server for a query, from its (unquoted) text; words given with a weight below 1
+   * (synonyms of the typed words) signal at that fraction of their strength.
+   */
+  detect(text: string, expansions?: ReadonlyArray<{ term: string; weight: number }>): Map<string, number>;
   /** The terms learned for a server (for debugging and docs). */
   termsOf(server: string): Map<string, number>;
 }
 
 /**
- * Learns which query words point at which server, from the indexed tools: a term signals a server
- * when most tools containing it (in name, server, first sentence or tags) belong to that server
- * (e.g. `jira` → atlassian, `loki` → grafana, `puppeteer` → puppeteer). Server-name words always
- * signal their server. {@link DEFAULT_DOMAIN_HINTS} add general product vocabulary that tool texts
- * lack (a user says "k8s" or "this machine").
+ * Learns which query words point at which server, from the servers themselves, the same way for
+ * any catalog: a term signals a server when most tools containing it (in name, server, first
+ * sentence or tags) belong to that server and it covers a good share of the server's tools (e.g.
+ * `jira` → atlassian, `loki` → grafana); words of a server's name and title always signal it,
+ * and words its `instructions` share with its own tools' texts (and with no other server's) do
+ * too, at a lower strength. Nothing is keyed to particular servers.
  */
 export function createDomainDetector(
   documents: Iterable<ToolDocument>,
   analyzer: TextAnalyzer,
   options: DomainDetectorOptions = {},
+  serverInfo: ReadonlyMap<string, ServerInfo> = new Map(),
 ): DomainDetector {
   const minExclusivity = options.minExclusivity ?? 0.8;
   const minSupport = options.minSupport ?? 2;
@@ -104,9 +86,10 @@ export function createDomainDetector(
   const serverSizes = new Map<string, number>();
   const fields = options.fields ?? (["name", "server", "summary", "tags"] as const);
   const perTerm = new Map<string, Map<string, number>>();
+  const detailTerms = new Set<string>(); // "server\0term" of description and parameter terms
+  const detailStrength = options.detailStrength ?? 0.25;
   const servers = new Set<string>();
   const signals = new Map<string, Map<string, number>>(); // term → server → strength
-  const phraseSignals: Array<{ terms: string[]; server: string }> = [];
   const setSignal = (term: string, server: string, strength: number) => {
     let perServer = signals.get(term);
     if (!perServer) signals.set(term, (perServer = new Map()));
@@ -117,6 +100,7 @@ export function createDomainDetector(
     serverSizes.set(document.tool.server, (serverSizes.get(document.tool.server) ?? 0) + 1);
     const terms = new Set<string>();
     for (const field of fields) for (const term of document.fields[field]) terms.add(term);
+    for (const field of DETAIL_FIELDS) for (const term of document.fields[field]) if (!terms.has(term)) detailTerms.add(`${document.tool.server}\u0000${term}`);
     for (const term of terms) {
       let counts = perTerm.get(term);
       if (!counts) perTerm.set(term, (counts = new Map()));
@@ -133,6 +117,23 @@ export function createDomainDetector(
       if (count >= minSupport && exclusivity >= minExclusivity && coverage >= minCoverage) setSignal(term, server, exclusivity);
     }
   }
+  // the server's vocabulary beyond its tools' headlines: a term of descriptions and parameters
+  // that (almost) only this server's tools use, at half strength ("PromQL" → the server whose
+  // tools take PromQL expressions)
+  const detailCounts = new Map<string, Map<string, number>>();
+  for (const key of detailTerms) {
+    const [server, term] = key.split("\u0000") as [string, string];
+    let counts = detailCounts.get(term);
+    if (!counts) detailCounts.set(term, (counts = new Map()));
+    counts.set(server, (counts.get(server) ?? 0) + 1);
+  }
+  for (const [term, counts] of detailCounts) {
+    if (ignore.has(term) || counts.size !== 1 || signals.has(term)) continue;
+    const [server] = counts.keys();
+    const headline = perTerm.get(term);
+    if (headline && [...headline.keys()].some((other) => other !== server)) continue;
+    setSignal(term, server!, detailStrength);
+  }
   for (const server of servers) {
     for (const word of splitIdentifier(server)) {
       for (const term of analyzer.terms(word)) {
@@ -146,38 +147,36 @@ export function createDomainDetector(
       }
     }
   }
-  for (const [fragment, phrases] of Object.entries(options.hints ?? DEFAULT_DOMAIN_HINTS)) {
-    const fragmentWords = splitIdentifier(fragment);
-    for (const server of servers) {
-      const serverWords = splitIdentifier(server);
-      const matches = serverWords.some((_, start) => fragmentWords.every((w, j) => serverWords[start + j] === w));
-      if (!matches) continue;
-      for (const phrase of phrases) {
-        const terms = analyzer.terms(phrase);
-        if (terms.length === 1) setSignal(terms[0]!, server, 1);
-        else if (terms.length > 1) phraseSignals.push({ terms, server });
-      }
+  const allTerms = new Map<string, Set<string>>(); // server → every term of its tools
+  for (const [term, counts] of perTerm) for (const server of counts.keys()) {
+    let set = allTerms.get(server);
+    if (!set) allTerms.set(server, (set = new Set()));
+    set.add(term);
+  }
+  for (const [server, info] of serverInfo) {
+    if (!servers.has(server)) continue;
+    const title = info.title ? analyzer.terms(info.title) : [];
+    for (const term of title) if (!ignore.has(term)) setSignal(term, server, 1);
+    // instructions: only words the server's own tools use too and no other server's names use
+    const own = allTerms.get(server);
+    for (const term of new Set(analyzer.terms(info.instructions ?? ""))) {
+      if (ignore.has(term) || !own?.has(term)) continue;
+      const counts = perTerm.get(term);
+      let total = 0;
+      for (const count of counts?.values() ?? []) total += count;
+      const exclusivity = (counts?.get(server) ?? 0) / Math.max(1, total);
+      if (exclusivity >= minExclusivity) setSignal(term, server, 0.5 * exclusivity);
     }
   }
   return {
-    detect(text) {
+    detect(text, expansions = []) {
       const out = new Map<string, number>();
-      const terms = analyzer.terms(text);
       const put = (server: string, strength: number) => out.set(server, Math.max(out.get(server) ?? 0, strength));
-      // a phrase hint ("local repository") claims its words: they do not also count one by one
-      const claimed = new Set<number>();
-      for (const { terms: phrase, server } of phraseSignals) {
-        for (let i = 0; i + phrase.length <= terms.length; i++) {
-          if (phrase.every((p, j) => terms[i + j] === p)) {
-            put(server, 1);
-            for (let j = 0; j < phrase.length; j++) claimed.add(i + j);
-          }
-        }
+      for (const term of analyzer.terms(text)) for (const [server, strength] of signals.get(term) ?? []) put(server, strength);
+      for (const { term, weight } of expansions) {
+        if (weight >= 1) continue;
+        for (const [server, strength] of signals.get(term) ?? []) put(server, strength * weight);
       }
-      terms.forEach((term, i) => {
-        if (claimed.has(i)) return;
-        for (const [server, strength] of signals.get(term) ?? []) put(server, strength);
-      });
       return out;
     },
     termsOf(server) {

@@ -2,29 +2,6 @@
 export type RankedList = ReadonlyArray<{ readonly id: string; readonly score: number }>;
 
 /**
- * Reciprocal-rank fusion: `Σ weight / (k + rank)` over the lists (rank starts at 1). Ids absent
- * from a list get nothing from it. Returns a map id → fused score.
- *
- * @example
- * ```ts
- * reciprocalRankFusion([[{ id: "a", score: 9 }], [{ id: "b", score: 1 }, { id: "a", score: 0.5 }]], { k: 60 })
- * // a: 1/61 + 1/62, b: 1/61
- * ```
- */
-export function reciprocalRankFusion(
-  lists: readonly RankedList[],
-  options: { k?: number; weights?: readonly number[] } = {},
-): Map<string, number> {
-  const k = options.k ?? 60;
-  const fused = new Map<string, number>();
-  lists.forEach((list, listIndex) => {
-    const weight = options.weights?.[listIndex] ?? 1;
-    list.forEach((item, rank) => fused.set(item.id, (fused.get(item.id) ?? 0) + weight / (k + rank + 1)));
-  });
-  return fused;
-}
-
-/**
  * Min-max normalises a list's scores to [0, 1] against its best score (`score / max` when
  * `floor` is 0, else `(score - floor) / (max - floor)` clamped at 0). An empty list or a list of
  * zeros maps to zeros.

@@ -15,6 +15,7 @@ export {
   type Ranking,
   type ToolSearchInput,
 } from "./tool-index.js";
+export type { ServerInfo } from "./domain-detector.js";
 export { parseToolCatalog, loadToolCatalogFile } from "./tool-catalog.js";
 export { affordanceSummary, buildToolDocument, type ToolDocument } from "./tool-document.js";
 export { Bm25Index } from "./bm25.js";

