@@ -8,6 +8,7 @@ import { createRouter, createIntentClassifier } from "../packages/router/dist/in
 import { createUseEmbedder } from "../packages/embeddings/dist/index.js";
 import { loadavg, cpus } from "node:os";
 import { measure, summarize, report, round } from "./_lib.mjs";
+import { sixIntentQuestion } from "./six-intent-questions.mjs";
 
 const INTENTS = ["creative-orientation", "technical-analysis", "structural-thinking", "conversation", "rag-retrieval", "data-processing"];
 
@@ -53,14 +54,20 @@ function fakeBackend(id, kind, flowCount) {
 const backends = [fakeBackend("flowise", "flowise", 200), fakeBackend("langflow", "langflow", 200)];
 const classifier = createIntentClassifier();
 const router = createRouter({ backends, classifier });
+// Every question pays the embedding here (no rules-only fast path, no embedding-free first stage).
+const modelClassifier = createIntentClassifier({ fastPath: false, firstStage: false });
+const modelRouter = createRouter({ backends, classifier: modelClassifier });
 const loadStarted = performance.now();
 await classifier.warmUp();
 await router.warmUp();
+await modelClassifier.warmUp();
+await modelRouter.warmUp();
 const loadMs = performance.now() - loadStarted;
 
 // Performance history for every flow, so the performance component is real work.
 for (const b of backends) {
   for (const flow of await b.discoverFlows()) {
+    for (let k = 0; k < 5; k++) await modelRouter.performance.record({ backendId: b.id, flowId: flow.id, latencyMs: 200 + k * 50, success: k !== 3, timestamp: Date.now() });
     for (let k = 0; k < 5; k++) await router.performance.record({ backendId: b.id, flowId: flow.id, latencyMs: 200 + k * 50, success: k !== 3, timestamp: Date.now() });
   }
 }
@@ -100,7 +107,7 @@ const embedOnly = [];
 const embedGraph = [];
 for (let i = 0; i < 320; i++) {
   let t = performance.now();
-  await router.route({ question: `${modelQuestions[i % modelQuestions.length]} (case ${i})` });
+  await modelRouter.route({ question: `${modelQuestions[i % modelQuestions.length]} (case ${i})` });
   const routeMs = performance.now() - t;
   t = performance.now();
   await rawEmbedder.embed([`${modelQuestions[(i + 3) % modelQuestions.length]} (baseline ${i})`]);
@@ -117,7 +124,49 @@ for (let i = 0; i < 320; i++) {
   await graphEmbedder.embed([`${modelQuestions[(i + 3) % modelQuestions.length]} (graph baseline ${i})`]);
   if (i >= 20) embedGraph.push(performance.now() - t);
 }
-const decided = await router.route({ question: `${modelQuestions[0]} (check)` });
+const decided = await modelRouter.route({ question: `${modelQuestions[0]} (check)` });
+
+// The six-intent mix (one distinct question per intent in turn) through the default classifier:
+// rules alone, the embedding-free first stage, or the embedding on the worker thread.
+const mixMethods = new Map();
+const mixLatency = [];
+let mixAsWritten = 0;
+const MIX = 600;
+for (let i = 0; i < MIX + 24; i++) {
+  const { intent, question } = sixIntentQuestion(10_000 + i);
+  const t = performance.now();
+  const d = await router.route({ question });
+  if (i < 24) continue;
+  mixLatency.push(performance.now() - t);
+  mixMethods.set(d.method, (mixMethods.get(d.method) ?? 0) + 1);
+  if (d.intent === intent) mixAsWritten++;
+}
+// ~2,000-character prompts: a question of the mix with pasted material (a log for technical
+// questions, CSV rows for data questions, prose paragraphs otherwise) and a closing line.
+const longPrompt = (n) => {
+  const { intent, question } = sixIntentQuestion(20_000 + n);
+  const parts = [question, ""];
+  for (let i = 0; parts.join("\n").length < 1_940; i++) {
+    if (intent === "technical-analysis") parts.push(`2026-01-0${(i % 9) + 1} 10:${String(i % 60).padStart(2, "0")}:00 ERROR worker-${n} batch ${i} failed after ${i * 3} ms: connection reset`);
+    else if (intent === "data-processing") parts.push(`${1000 + i},customer-${(n * 7 + i) % 97},${(i * 13.7).toFixed(2)},2026-0${(i % 9) + 1}-1${i % 10},paid`);
+    else parts.push(`Paragraph ${i} gives some background: the team met on Tuesday, talked through the plans for the season and agreed to look again at the details next week.`);
+  }
+  parts.push("", "Thanks a lot!");
+  return { intent, prompt: parts.join("\n") };
+};
+const longMethods = new Map();
+const longLatency = [];
+let longChars = 0;
+for (let i = 0; i < 300 + 12; i++) {
+  const { prompt } = longPrompt(i);
+  const t = performance.now();
+  const d = await router.route({ question: prompt });
+  if (i < 12) continue;
+  longLatency.push(performance.now() - t);
+  longChars += prompt.length;
+  longMethods.set(d.method, (longMethods.get(d.method) ?? 0) + 1);
+}
+const shares = (map, total) => [...map.entries()].sort((a, b) => b[1] - a[1]).map(([m, n]) => `${m} ${round((n / total) * 100, 1)}%`).join(", ");
 
 const row = (name, samples, target) => {
   const s = summarize(samples);
@@ -126,6 +175,8 @@ const row = (name, samples, target) => {
 const rows = [
   row("fast path (patterns decide)", fast, "p50 <= 1 ms"),
   row("model path (1 USE embedding)", model, "p99 <= 40 ms"),
+  row("six-intent mix (default classifier)", mixLatency, "-"),
+  row("~2,000-character prompts (default classifier)", longLatency, "p99 <= 20 ms"),
   row("score + select only (explicit intent)", scoring, "-"),
   row(`baseline: one USE embedding alone (${runtime.engine} engine, default)`, embedOnly, "-"),
   row("baseline: one USE embedding alone (graph-model engine, before)", embedGraph, "-"),
@@ -133,10 +184,21 @@ const rows = [
 report("router", rows, {
   notes: [
     `2 backends x 200 flows = 400 candidates per decision; warm flow/health/performance caches; classifier load ${round(loadMs, 0)} ms (once)`,
-    `model-path decisions use method ${decided.method}; every model-path question is distinct, so the embedding cache misses`,
+    `model-path decisions use method ${decided.method} (fast path and first stage off); every model-path question is distinct, so the embedding cache misses`,
+    `six-intent mix (${MIX} distinct questions, bench/six-intent-questions.mjs), which path decided: ${shares(mixMethods, MIX)}; intent as written for the question: ${round((mixAsWritten / MIX) * 100, 1)}%`,
+    `~2,000-character prompts (${longLatency.length}, mean ${Math.round(longChars / longLatency.length)} characters), which path decided: ${shares(longMethods, longLatency.length)}`,
+    "default classifier: rules alone (pattern), else the embedding-free first stage when at least as sure as its cross-validated threshold (lexical), else the sentence embedding on the worker thread (hybrid/semantic)",
     `embedding engine ${runtime.engine} on the tfjs ${runtime.tfBackend} backend${runtime.fallbackReason ? ` (fell back: ${runtime.fallbackReason})` : ""}; model path and direct embeddings measured interleaved, the graph-model engine after them`,
     "in-process fake backends, no network",
     `load average during the run: ${loadavg().map((x) => x.toFixed(1)).join(" / ")} (1/5/15 min) on ${cpus().length} cores; other work on the machine inflates the tail`,
   ],
-  extra: { flows: 400, targets: { fastPathP50Ms: 1, modelPathP99Ms: 40 } },
+  extra: {
+    flows: 400,
+    sixIntentMix: { questions: MIX, methods: Object.fromEntries(mixMethods), intentAsWritten: mixAsWritten / MIX },
+    longPrompts: { prompts: longLatency.length, meanCharacters: longChars / longLatency.length, methods: Object.fromEntries(longMethods) },
+    load: loadavg(),
+    targets: { fastPathP50Ms: 1, modelPathP99Ms: 40, longPromptP99Ms: 20 },
+  },
 });
+await router.close();
+await modelRouter.close();

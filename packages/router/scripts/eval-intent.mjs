@@ -10,7 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { INTENTS } from "@afw/contracts";
 import { createUseEmbedder } from "@afw/embeddings";
-import { DEFAULT_INTENT_PATTERNS, buildCalibrationTable, compileIntentPatterns, createIntentClassifier, loadBundledIntentModel } from "../dist/index.js";
+import { DEFAULT_INTENT_PATTERNS, buildCalibrationTable, compileIntentPatterns, createIntentClassifier, loadBundledIntentModel } from "../dist/training.js";
 import { diskCacheEmbedder } from "./disk-cache-embedder.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));

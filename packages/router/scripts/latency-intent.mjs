@@ -5,7 +5,7 @@
 // AFW_PROMPT_CHARS=2000 pads each question into a prompt of about that many characters: the
 // question, a pasted log (AFW_PASTE=log, the default) or prose paragraphs (AFW_PASTE=prose), and a closing request.
 import { readFileSync } from "node:fs";
-import { BUNDLED_INTENT_EXEMPLARS_URL, createIntentClassifier, parseIntentExemplars } from "../dist/index.js";
+import { BUNDLED_INTENT_EXEMPLARS_URL, createIntentClassifier, parseIntentExemplars } from "../dist/training.js";
 
 const count = Number(process.argv[2] ?? 200);
 const exemplars = parseIntentExemplars(readFileSync(BUNDLED_INTENT_EXEMPLARS_URL, "utf8"));

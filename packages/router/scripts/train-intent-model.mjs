@@ -1,44 +1,65 @@
-// Trains the intent model on data/intent-exemplars.yaml and data/intent-real-prompts.json with the Universal Sentence Encoder lite
-// and writes data/intent-model.json. Run: pnpm --filter @afw/router train
+// Trains the intent models on data/intent-exemplars.yaml and data/intent-real-prompts.json and
+// writes one model file per embedder the gateway's configuration offers: data/intent-model.json
+// (Universal Sentence Encoder lite) and data/intent-model-hashing-256-3.json (hashing embedder),
+// so no request pays for training. Each model carries its embedding-free first stage and the
+// threshold at which that stage decides alone (chosen by 5-fold cross-validation on this data).
+// Run: pnpm --filter @afw/router train   (AFW_DRY_RUN=1: print figures, write nothing;
+// AFW_EMBEDDERS=use or hashing: train only that one)
 import { readFile, writeFile } from "node:fs/promises";
-import { createUseEmbedder } from "@afw/embeddings";
+import { createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
 import {
   BUNDLED_INTENT_EXEMPLARS_URL,
-  BUNDLED_INTENT_MODEL_URL,
+  bundledIntentModelUrl,
   DEFAULT_INTENT_PATTERNS,
   parseIntentExemplars,
   serializeIntentModel,
   trainIntentModel,
-} from "../dist/index.js";
+} from "../dist/training.js";
 import { diskCacheEmbedder } from "./disk-cache-embedder.mjs";
 
-const started = performance.now();
 // Hand-written exemplars plus labelled real prompts (sources and licences: data/DATA-SOURCES.md).
 const real = JSON.parse(await readFile(new URL("../data/intent-real-prompts.json", import.meta.url), "utf8"));
 const handWritten = parseIntentExemplars(await readFile(BUNDLED_INTENT_EXEMPLARS_URL, "utf8"));
 const exemplars = [...handWritten, ...real.map((r) => ({ text: r.question.trim(), intent: r.intent }))];
-// The temperature is fitted on the out-of-fold predictions of the real prompts only (a validation
-// split of the training data; the held-out set in eval/ is never used).
+// The temperatures are fitted on the out-of-fold predictions of the real prompts only (a validation
+// split of the training data; the held-out sets in eval/ are never used).
 const calibrationIndices = real.map((_, i) => handWritten.length + i);
-const embedder = diskCacheEmbedder(createUseEmbedder());
 const featureOverrides = process.env.AFW_FEATURES ? JSON.parse(process.env.AFW_FEATURES) : {};
 const trainingOverrides = process.env.AFW_TRAINING ? JSON.parse(process.env.AFW_TRAINING) : {};
-const model = await trainIntentModel({
-  exemplars,
-  embedder,
-  patterns: DEFAULT_INTENT_PATTERNS,
-  folds: 5,
-  calibrationIndices,
-  features: featureOverrides,
-  training: trainingOverrides,
-  onProgress: (m) => console.error(`[train] ${m}`),
-});
-embedder.save();
-if (!process.env.AFW_DRY_RUN) await writeFile(BUNDLED_INTENT_MODEL_URL, serializeIntentModel(model));
-const ev = model.evaluation;
-console.log(`exemplars: ${exemplars.length}, embedder: ${model.embedderId}, temperature: ${model.temperature}`);
-console.log(`5-fold cross-validated accuracy: ${(ev.accuracy * 100).toFixed(1)}%  log loss: ${ev.logLoss.toFixed(3)}`);
-for (const [intent, acc] of Object.entries(ev.perIntent)) console.log(`  ${intent.padEnd(22)} ${(acc * 100).toFixed(1)}%`);
-console.log(`fast path on exemplars: decided ${ev.fastPath.decided}, correct ${ev.fastPath.correct}, precision used ${model.fastPathPrecision.toFixed(3)}`);
-if (process.env.AFW_SHOW_ERRORS) for (const e of ev.errors) console.log(`  x ${e.intent} -> ${e.predicted} @${e.confidence}: ${e.text}`);
-console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s${process.env.AFW_DRY_RUN ? " (dry run, model not written)" : ""}`);
+const wanted = (process.env.AFW_EMBEDDERS ?? "use,hashing").split(",");
+const embedders = [
+  ["use", () => diskCacheEmbedder(createUseEmbedder())],
+  ["hashing", () => createHashingEmbedder()],
+].filter(([name]) => wanted.includes(name));
+
+for (const [name, make] of embedders) {
+  const started = performance.now();
+  const embedder = make();
+  const model = await trainIntentModel({
+    exemplars,
+    embedder,
+    patterns: DEFAULT_INTENT_PATTERNS,
+    folds: 5,
+    calibrationIndices,
+    features: featureOverrides,
+    training: trainingOverrides,
+    onProgress: (m) => console.error(`[train ${name}] ${m}`),
+  });
+  embedder.save?.();
+  const url = bundledIntentModelUrl(embedder.id);
+  if (!url) throw new Error(`no bundled model file is named for embedder ${embedder.id}`);
+  if (!process.env.AFW_DRY_RUN) await writeFile(url, serializeIntentModel(model));
+  const ev = model.evaluation;
+  const fs = model.firstStage;
+  const pct = (x) => `${(x * 100).toFixed(1)}%`;
+  console.log(`\n== ${name}: exemplars: ${exemplars.length}, embedder: ${model.embedderId}, temperature: ${model.temperature}`);
+  console.log(`5-fold cross-validated accuracy: ${pct(ev.accuracy)}  log loss: ${ev.logLoss.toFixed(3)}`);
+  for (const [intent, acc] of Object.entries(ev.perIntent)) console.log(`  ${intent.padEnd(22)} ${pct(acc)}`);
+  console.log(`fast path on exemplars: decided ${ev.fastPath.decided}, correct ${ev.fastPath.correct}, precision used ${model.fastPathPrecision.toFixed(3)}`);
+  const fe = fs.evaluation;
+  console.log(
+    `first stage (no embedding): alone ${pct(fe.accuracy)}, temperature ${fs.temperature}, threshold ${fs.threshold}: decides ${pct(fe.decidedShare)} of the items at ${pct(fe.decidedAccuracy)}; cascade ${pct(fe.cascadeAccuracy)} vs full model ${pct(fe.fullAccuracy)}`,
+  );
+  if (process.env.AFW_SHOW_ERRORS) for (const e of ev.errors) console.log(`  x ${e.intent} -> ${e.predicted} @${e.confidence}: ${e.text}`);
+  console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s${process.env.AFW_DRY_RUN ? " (dry run, model not written)" : ""}`);
+}

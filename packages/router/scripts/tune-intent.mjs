@@ -14,7 +14,7 @@ import {
   createIntentClassifier,
   parseIntentExemplars,
   trainIntentModel,
-} from "../dist/index.js";
+} from "../dist/training.js";
 import { diskCacheEmbedder } from "./disk-cache-embedder.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { beforeAll, describe, expect, it } from "vitest";
-import { INTENTS, type Embedder, type Intent } from "@afw/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AfwError, INTENTS, type Embedder, type Intent } from "@afw/contracts";
 import { createHashingEmbedder } from "@afw/embeddings";
 import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 import { confidenceLevel, createIntentClassifier, type IntentClassifier } from "./intent-classifier.js";
@@ -28,22 +28,26 @@ describe("bundled intent model", () => {
   it("was trained on the current exemplars, patterns and cue lexicon (run `pnpm --filter @afw/router train` after editing them)", async () => {
     const real = JSON.parse(await readFile(new URL("../data/intent-real-prompts.json", import.meta.url), "utf8")) as { question: string; intent: Intent }[];
     const exemplars = [...parseIntentExemplars(await readFile(BUNDLED_INTENT_EXEMPLARS_URL, "utf8")), ...real.map((r) => ({ text: r.question.trim(), intent: r.intent }))];
-    const model = await loadBundledIntentModel();
-    expect(model.exemplarsHash).toBe(hashIntentExemplars(exemplars));
-    expect(model.patternsHash).toBe(hashIntentPatterns(compileIntentPatterns(DEFAULT_INTENT_PATTERNS)));
-    expect(model.lexiconHash).toBe(hashIntentLexicon());
-    expect(model.embedderId).toBe("use-lite-512");
-    expect(model.exemplars.length).toBe(exemplars.length);
+    // One model per embedder the gateway's configuration offers (routing.classifierEmbedder), so no request pays for training.
+    for (const embedderId of ["use-lite-512", "hashing-256-3"]) {
+      const model = (await loadBundledIntentModel(embedderId))!;
+      expect(model.exemplarsHash).toBe(hashIntentExemplars(exemplars));
+      expect(model.patternsHash).toBe(hashIntentPatterns(compileIntentPatterns(DEFAULT_INTENT_PATTERNS)));
+      expect(model.lexiconHash).toBe(hashIntentLexicon());
+      expect(model.embedderId).toBe(embedderId);
+      expect(model.exemplars.length).toBe(exemplars.length);
+    }
+    expect(createHashingEmbedder().id).toBe("hashing-256-3");
   });
   it("trains on no prompt of the real held-out set (data/DATA-SOURCES.md)", async () => {
     const read = async (path: string) => JSON.parse(await readFile(new URL(path, import.meta.url), "utf8")) as { question: string }[];
     const heldOut = new Set((await read("../eval/real-heldout-self-instruct-user-oriented.json")).map((r) => r.question.trim().toLowerCase()));
-    const model = await loadBundledIntentModel();
+    const model = (await loadBundledIntentModel())!;
     expect(heldOut.size).toBeGreaterThan(100);
     expect(model.exemplars.filter((e) => heldOut.has(e.text.trim().toLowerCase()))).toEqual([]);
   });
   it("has at least 60 exemplars per intent and a cross-validated evaluation", async () => {
-    const model = await loadBundledIntentModel();
+    const model = (await loadBundledIntentModel())!;
     for (const intent of INTENTS) expect(model.exemplars.filter((e) => e.intent === intent).length).toBeGreaterThanOrEqual(60);
     expect(model.evaluation?.folds).toBeGreaterThanOrEqual(5);
     expect(model.temperature).toBeGreaterThan(0);
@@ -122,7 +126,7 @@ describe("intent classifier (hashing embedder, model retrained at first use)", (
     // Same embedder id as above, so the model trained in beforeAll is reused from the process cache.
     const broken: Embedder = { id: embedder.id, dimensions: embedder.dimensions, embed: () => Promise.reject(new Error("model crashed")) };
     const c = await createIntentClassifier({ embedder: broken, fastPath: false, trainingEpochs: 8 }).classify("merge these two CSV files and remove duplicate rows");
-    expect(c).toMatchObject({ intent: "data-processing", method: "pattern" });
+    expect(c).toMatchObject({ intent: "data-processing", method: "lexical" });
     expect(c.confidence).toBeLessThan(0.9);
   });
 
@@ -171,12 +175,80 @@ describe("intent classifier (hashing embedder, model retrained at first use)", (
   });
 });
 
+/** Stands in for an embedder with the given id: counts the texts it is asked for, answers zero vectors (or never, or fails). */
+function countingEmbedder(id: string, dimensions: number, behaviour: "zeros" | "never" | "overloaded" = "zeros"): Embedder & { texts: number } {
+  const embedder = {
+    id,
+    dimensions,
+    texts: 0,
+    embed: (texts: readonly string[]) => {
+      embedder.texts += texts.length;
+      if (behaviour === "never") return new Promise<Float32Array[]>(() => {});
+      if (behaviour === "overloaded") return Promise.reject(new AfwError("RATE_LIMITED", "queue full"));
+      return Promise.resolve(texts.map(() => new Float32Array(dimensions)));
+    },
+  };
+  return embedder;
+}
+
+describe("embedding-free first stage (bundled models)", () => {
+  it("each bundled model has a first stage whose threshold was chosen by cross-validation on the training data", async () => {
+    for (const embedderId of ["use-lite-512", "hashing-256-3"]) {
+      const stage = (await loadBundledIntentModel(embedderId))!.firstStage!;
+      expect(stage.weights.denseDimensions).toBe(INTENTS.length);
+      expect(stage.threshold).toBeGreaterThanOrEqual(0.3);
+      expect(stage.threshold).toBeLessThanOrEqual(1);
+      const ev = stage.evaluation!;
+      expect(ev.cascadeAccuracy).toBeGreaterThanOrEqual(ev.fullAccuracy - 0.005);
+      expect(ev.decidedShare).toBeGreaterThan(0.3);
+    }
+  });
+
+  it("decides a question it is sure of without embedding it (method lexical), and embeds the others", async () => {
+    const embedder = countingEmbedder("use-lite-512", 512);
+    const classifier = createIntentClassifier({ embedder, fastPath: false });
+    const threshold = (await loadBundledIntentModel())!.firstStage!.threshold!;
+    const sure = await classifier.classify("Write a short poem about autumn leaves for my grandmother's birthday card");
+    expect(sure).toMatchObject({ intent: "creative-orientation", method: "lexical" });
+    expect(sure.confidence).toBeGreaterThanOrEqual(threshold);
+    expect(embedder.texts).toBe(0);
+    const unsure = await classifier.classify("the thing with the blue box again");
+    expect(["semantic", "hybrid"]).toContain(unsure.method);
+    expect(embedder.texts).toBe(1);
+    // firstStage: false sends every question to the embedding.
+    await createIntentClassifier({ embedder, fastPath: false, firstStage: false }).classify("Write a short poem about autumn leaves for my grandmother's birthday card");
+    expect(embedder.texts).toBe(2);
+  });
+
+  it("answers from the first stage, less sure, when the embedder is overloaded or too slow", async () => {
+    const question = "Merge these two CSV exports on customer id and count the duplicates";
+    for (const behaviour of ["overloaded", "never"] as const) {
+      const classifier = createIntentClassifier({ embedder: countingEmbedder("use-lite-512", 512, behaviour), fastPath: false, firstStage: false, embeddingTimeoutMs: 5 });
+      const c = await classifier.classify(question);
+      expect(c).toMatchObject({ intent: "data-processing", method: "lexical" });
+      expect(c.confidence).toBeLessThanOrEqual(0.6 + 0.4 / INTENTS.length + 1e-9);
+    }
+  });
+
+  it("uses the bundled model of the hashing embedder: nothing is trained at first use", async () => {
+    const inner = createHashingEmbedder();
+    const embedder = countingEmbedder(inner.id, inner.dimensions);
+    const classifier = createIntentClassifier({ embedder, fastPath: false, firstStage: false });
+    await classifier.warmUp();
+    const c = await classifier.classify("Why does my Docker build fail with permission denied on the volume?");
+    expect(c.intent).toBe("technical-analysis");
+    // Training would embed every exemplar; only the warm-up sentence and the question were embedded.
+    expect(embedder.texts).toBe(2);
+  });
+});
+
 describe("intent classifier with the Universal Sentence Encoder (bundled model)", () => {
   let classifier: IntentClassifier;
   beforeAll(async () => {
     classifier = createIntentClassifier();
     await classifier.warmUp();
   }, 60_000);
+  afterAll(() => classifier.close?.());
 
   // Questions written for this test (not from the dev or holdout sets), one per intent, with few or misleading keywords.
   const cases = [
@@ -204,6 +276,7 @@ describe("long prompts with pasted material (Universal Sentence Encoder, bundled
     classifier = createIntentClassifier();
     await classifier.warmUp();
   }, 60_000);
+  afterAll(() => classifier.close?.());
 
   // Written for this test from general knowledge (not from any evaluation set).
   const pythonModule = Array.from({ length: 60 }, (_, i) => `def step_${i}(rows):\n    return [r for r in rows if r.get("k${i}")]\n`).join("\n");

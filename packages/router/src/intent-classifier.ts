@@ -14,6 +14,7 @@ import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatternMatcher, type PatternMatch } from "./intent-patterns.js";
 import {
   buildIntentFeatureRow,
+  firstStageRow,
   hashIntentExemplars,
   hashIntentPatterns,
   intentModelText,
@@ -79,8 +80,8 @@ export interface IntentClassificationResult extends IntentClassification {
 /** Options of {@link createIntentClassifier}. */
 export interface IntentClassifierOptions {
   /**
-   * Sentence embedder of the semantic stage.
-   * @default createCachingEmbedder(createUseEmbedder())
+   * Sentence embedder of the semantic stage (only questions the first stage is unsure of reach it).
+   * @default createCachingEmbedder(createUseEmbedder({ thread: "worker" })): the Universal Sentence Encoder on a worker thread
    */
   embedder?: Embedder;
   /**
@@ -108,7 +109,16 @@ export interface IntentClassifierOptions {
    */
   fastPath?: boolean;
   /**
-   * Longest wait for the embedder; after it the question is classified from patterns and words only.
+   * Let the embedding-free first stage of the model (words, character n-grams, cue concepts and
+   * pattern scores) answer alone when it is at least as sure as its threshold, chosen by
+   * cross-validation on the training data (method `lexical`). Only the other questions pay for
+   * the sentence embedding.
+   * @default true
+   */
+  firstStage?: boolean;
+  /**
+   * Longest wait for the embedder; after it the first stage answers alone, with its confidence
+   * shrunk towards uniform.
    * @default 5000
    */
   embeddingTimeoutMs?: number;
@@ -133,9 +143,14 @@ export interface IntentClassifier {
   readonly thresholds: Readonly<ConfidenceThresholds>;
   /** The compiled pattern matcher. */
   readonly patterns: IntentPatternMatcher;
+  /** Stops the worker thread of the default embedder (an embedder passed in is the caller's to close). */
+  close?(): Promise<void>;
 }
 
 const modelCache = new Map<string, Promise<IntentModel>>();
+
+/** Confidence multiplier (towards uniform) of an answer given without the sentence embedding. */
+const EMBEDDING_MISSING_SHRINK = 0.6;
 
 function raceTimeout<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | undefined> {
   return new Promise<T | undefined>((resolve, reject) => {
@@ -174,11 +189,13 @@ function raceTimeout<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): 
  * ```
  */
 export function createIntentClassifier(options: IntentClassifierOptions = {}): IntentClassifier {
-  const embedder = options.embedder ?? createCachingEmbedder(createUseEmbedder());
+  const ownEncoder = options.embedder ? undefined : createUseEmbedder({ thread: "worker" });
+  const embedder = options.embedder ?? createCachingEmbedder(ownEncoder!);
   const matcher = compileIntentPatterns(options.patterns ?? DEFAULT_INTENT_PATTERNS);
   const thresholds: ConfidenceThresholds = { ...DEFAULT_CONFIDENCE_THRESHOLDS, ...options.thresholds };
   const defaultIntent = options.defaultIntent ?? "conversation";
   const fastPath = options.fastPath ?? true;
+  const firstStage = options.firstStage ?? true;
   const embeddingTimeoutMs = options.embeddingTimeoutMs ?? 5_000;
   let loaded: IntentModel | undefined = options.model;
   if (loaded && loaded.embedderId !== embedder.id) {
@@ -190,9 +207,10 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
     loading ??= (async () => {
       let exemplars = options.exemplars;
       if (!exemplars) {
-        const bundled = await loadBundledIntentModel();
-        if (bundled.embedderId === embedder.id) return bundled;
-        exemplars = bundled.exemplars;
+        const bundled = await loadBundledIntentModel(embedder.id);
+        if (bundled) return bundled;
+        const reference = await loadBundledIntentModel();
+        exemplars = reference!.exemplars;
       }
       // One training per (embedder, exemplars, patterns, epochs) and process.
       const key = `${embedder.id}|${hashIntentExemplars(exemplars)}|${hashIntentPatterns(matcher)}|${options.trainingEpochs ?? 30}`;
@@ -244,6 +262,9 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
     thresholds,
     patterns: matcher,
     level: (confidence) => confidenceLevel(confidence, thresholds),
+    async close() {
+      await ownEncoder?.close();
+    },
     async warmUp() {
       await resolveModel();
       const maybeWarm = embedder as Embedder & { warmUp?: () => Promise<void> };
@@ -285,29 +306,40 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
       }
       if (context?.signal?.aborted) throw new AfwError("ABORTED", "intent classification was aborted", { cause: context.signal.reason });
       const model = loaded ?? (await resolveModel());
+      // One feature row for both stages: the lexical part is computed once, the embedding slots stay zero until needed.
+      const row = buildIntentFeatureRow(structure.request, undefined, pattern.scores, model.features, model.dimensions);
+      const stage = model.firstStage;
+      const cheap = stage ? softmaxInPlace(softmaxLogits(stage.weights, firstStageRow(row, model.dimensions)), stage.temperature) : undefined;
+      const answer = (probabilities: Float64Array, shrink: number, method: IntentClassificationResult["method"]) => {
+        const order = INTENTS.map((_, i) => i).sort((a, b) => probabilities[b]! - probabilities[a]!);
+        // A less sure answer (no embedding) is shrunk towards uniform.
+        const confidenceOf = (i: number) => shrink * probabilities[i]! + (1 - shrink) / INTENTS.length;
+        const alternatives = order
+          .slice(1)
+          .map((i) => ({ intent: INTENTS[i]!, confidence: confidenceOf(i) }))
+          .filter((a) => a.confidence >= 0.01)
+          .slice(0, 3);
+        return finish(started, context, {
+          intent: INTENTS[order[0]!]!,
+          confidence: confidenceOf(order[0]!),
+          method,
+          alternatives,
+          matches: pattern.matches,
+          probabilities: Object.fromEntries(INTENTS.map((intent, i) => [intent, confidenceOf(i)])),
+        });
+      };
+      if (cheap && firstStage && stage?.threshold !== undefined && Math.max(...cheap) >= stage.threshold) return answer(cheap, 1, "lexical");
       const modelText = intentModelText(structure.request, model.features);
       const vectors = await raceTimeout(embedder.embed([modelText], context?.signal), embeddingTimeoutMs, context?.signal);
       const embedding = vectors?.[0];
-      const row = buildIntentFeatureRow(structure.request, embedding, pattern.scores, model.features, model.dimensions);
-      const probabilities = softmaxInPlace(softmaxLogits(model.weights, row), model.temperature);
-      const order = INTENTS.map((_, i) => i).sort((a, b) => probabilities[b]! - probabilities[a]!);
-      const bestIndex = order[0]!;
-      // Without an embedding the model is less sure than its raw output says: shrink towards uniform.
-      const shrink = embedding ? 1 : 0.6;
-      const confidenceOf = (i: number) => shrink * probabilities[i]! + (1 - shrink) / INTENTS.length;
-      const alternatives = order
-        .slice(1)
-        .map((i) => ({ intent: INTENTS[i]!, confidence: confidenceOf(i) }))
-        .filter((a) => a.confidence >= 0.01)
-        .slice(0, 3);
-      return finish(started, context, {
-        intent: INTENTS[bestIndex]!,
-        confidence: confidenceOf(bestIndex),
-        method: !embedding ? "pattern" : pattern.matches.length > 0 ? "hybrid" : "semantic",
-        alternatives,
-        matches: pattern.matches,
-        probabilities: Object.fromEntries(INTENTS.map((intent, i) => [intent, confidenceOf(i)])),
-      });
+      if (!embedding) {
+        // Embedder failed, overloaded or too slow: the first stage answers, less sure.
+        if (cheap) return answer(cheap, EMBEDDING_MISSING_SHRINK, "lexical");
+        return answer(softmaxInPlace(softmaxLogits(model.weights, row), model.temperature), EMBEDDING_MISSING_SHRINK, "pattern");
+      }
+      const scale = model.features.embeddingScale;
+      for (let i = 0; i < model.dimensions; i++) row.dense[i] = (embedding[i] ?? 0) * scale;
+      return answer(softmaxInPlace(softmaxLogits(model.weights, row), model.temperature), 1, pattern.matches.length > 0 ? "hybrid" : "semantic");
     },
   };
 }

@@ -104,6 +104,39 @@ export interface IntentModelEvaluation {
   errors: { text: string; intent: Intent; predicted: Intent; confidence: number }[];
 }
 
+/**
+ * The embedding-free first stage of a model: its own softmax regression over the same words,
+ * character n-grams, cue concepts, speech acts and pattern scores, without the sentence embedding.
+ * It answers alone when its confidence reaches `threshold`; otherwise the full model (with the
+ * embedding) decides.
+ */
+export interface IntentFirstStage {
+  weights: SoftmaxWeights;
+  /** Softmax temperature fitted on out-of-fold predictions (1 when trained without folds). */
+  temperature: number;
+  /**
+   * Confidence at or above which the first stage decides alone, chosen by cross-validation on
+   * the training data (absent when trained without folds: the first stage then only stands in
+   * when the embedding is unavailable).
+   */
+  threshold?: number | undefined;
+  /** Cross-validated figures of the cascade at `threshold` (on the training data). */
+  evaluation?:
+    | {
+        /** Out-of-fold accuracy of the first stage alone. */
+        accuracy: number;
+        /** Share of training items it decided alone at `threshold`. */
+        decidedShare: number;
+        /** Accuracy on the items it decided alone. */
+        decidedAccuracy: number;
+        /** Out-of-fold accuracy of the cascade (first stage when sure, else the full model). */
+        cascadeAccuracy: number;
+        /** Out-of-fold accuracy of the full model on every item. */
+        fullAccuracy: number;
+      }
+    | undefined;
+}
+
 /** A trained intent model: feature settings, weights, calibration and the exemplars. */
 export interface IntentModel {
   format: "afw-intent-model";
@@ -124,6 +157,8 @@ export interface IntentModel {
   /** Smoothed precision of the fast path on the exemplars: the confidence it reports. */
   fastPathPrecision: number;
   weights: SoftmaxWeights;
+  /** The embedding-free first stage (absent in older models). */
+  firstStage?: IntentFirstStage | undefined;
   evaluation?: IntentModelEvaluation | undefined;
   exemplars: IntentExemplar[];
 }
@@ -194,6 +229,49 @@ export function buildIntentFeatureRow(
   return { dense, sparse: lexical };
 }
 
+/**
+ * The first stage's view of a feature row built by {@link buildIntentFeatureRow}: the pattern
+ * scores and the lexical features, without the embedding (shares the row's arrays).
+ */
+export function firstStageRow(row: FeatureRow, dimensions: number): FeatureRow {
+  return { dense: row.dense.subarray(dimensions), sparse: row.sparse };
+}
+
+/**
+ * Chooses the first stage's threshold from out-of-fold predictions: the lowest confidence (on a
+ * 0.01 grid) at which the cascade (first stage when at least that sure, else the full model) is
+ * at most `tolerance` less accurate than the full model on every item.
+ */
+function chooseFirstStageThreshold(cheapConfidence: number[], cheapCorrect: boolean[], fullCorrect: boolean[], tolerance: number) {
+  const n = cheapConfidence.length;
+  const fullAccuracy = fullCorrect.filter(Boolean).length / n;
+  for (let step = 30; step <= 100; step++) {
+    const threshold = step / 100;
+    let right = 0;
+    let decided = 0;
+    let decidedRight = 0;
+    for (let i = 0; i < n; i++) {
+      if (cheapConfidence[i]! >= threshold) {
+        decided++;
+        if (cheapCorrect[i]) {
+          decidedRight++;
+          right++;
+        }
+      } else if (fullCorrect[i]) right++;
+    }
+    if (right / n >= fullAccuracy - tolerance || step === 100) {
+      return {
+        threshold,
+        decidedShare: decided / n,
+        decidedAccuracy: decided ? decidedRight / decided : Number.NaN,
+        cascadeAccuracy: right / n,
+        fullAccuracy,
+      };
+    }
+  }
+  throw new Error("unreachable");
+}
+
 /** Options of {@link trainIntentModel}. */
 export interface TrainIntentModelOptions {
   exemplars: readonly IntentExemplar[];
@@ -211,6 +289,12 @@ export interface TrainIntentModelOptions {
    * @default every exemplar
    */
   calibrationIndices?: readonly number[];
+  /**
+   * Largest loss of cross-validated accuracy (a share, 0.005 = half a point) the first stage may
+   * cost when it decides alone; its threshold is the lowest confidence that stays within it.
+   * @default 0.005
+   */
+  firstStageTolerance?: number;
   /** Progress messages (e.g. `console.error`). */
   onProgress?: (message: string) => void;
 }
@@ -290,6 +374,9 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
   const rows = read.map((r, i) => buildIntentFeatureRow(r.structure.request, vectors[i], patternScores[i]!.scores, features, embedder.dimensions));
   const labels = exemplars.map((e) => INTENTS.indexOf(e.intent));
   const shape = { classes: INTENTS.length, denseDimensions: embedder.dimensions + INTENTS.length, sparseDimensions: 2 ** features.hashBits };
+  const cheapRows = rows.map((row) => firstStageRow(row, embedder.dimensions));
+  const cheapShape = { ...shape, denseDimensions: INTENTS.length };
+  let firstStageFit: Omit<IntentFirstStage, "weights"> | undefined;
 
   let fastDecided = 0;
   let fastCorrect = 0;
@@ -302,6 +389,7 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
   let evaluation: IntentModelEvaluation | undefined;
   if (folds > 1) {
     const outOfFold: Float64Array[] = new Array(rows.length);
+    const cheapOutOfFold: Float64Array[] = new Array(rows.length);
     for (let fold = 0; fold < folds; fold++) {
       options.signal?.throwIfAborted();
       progress(`cross-validation fold ${fold + 1}/${folds}`);
@@ -312,7 +400,16 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
         shape,
         training,
       );
-      for (let i = fold; i < rows.length; i += folds) outOfFold[i] = softmaxLogits(weights, rows[i]!);
+      const cheapWeights = trainSoftmaxRegression(
+        train.map((i) => cheapRows[i]!),
+        train.map((i) => labels[i]!),
+        cheapShape,
+        training,
+      );
+      for (let i = fold; i < rows.length; i += folds) {
+        outOfFold[i] = softmaxLogits(weights, rows[i]!);
+        cheapOutOfFold[i] = softmaxLogits(cheapWeights, cheapRows[i]!);
+      }
     }
     const calibrateOn = options.calibrationIndices?.length ? options.calibrationIndices : rows.map((_, i) => i);
     const fitted = fitTemperature(
@@ -320,6 +417,35 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
       calibrateOn.map((i) => labels[i]!),
     );
     temperature = fitted.temperature;
+    const cheapTemperature = fitTemperature(
+      calibrateOn.map((i) => cheapOutOfFold[i]!),
+      calibrateOn.map((i) => labels[i]!),
+    ).temperature;
+    const top = (z: Float64Array, t: number) => {
+      const p = softmaxInPlace(Float64Array.from(z), t);
+      let best = 0;
+      for (let c = 1; c < p.length; c++) if (p[c]! > p[best]!) best = c;
+      return { best, confidence: p[best]! };
+    };
+    const cheapTop = cheapOutOfFold.map((z) => top(z, cheapTemperature));
+    const fullTop = outOfFold.map((z) => top(z, temperature));
+    const chosen = chooseFirstStageThreshold(
+      cheapTop.map((t) => t.confidence),
+      cheapTop.map((t, i) => t.best === labels[i]),
+      fullTop.map((t, i) => t.best === labels[i]),
+      options.firstStageTolerance ?? 0.005,
+    );
+    firstStageFit = {
+      temperature: cheapTemperature,
+      threshold: chosen.threshold,
+      evaluation: {
+        accuracy: cheapTop.filter((t, i) => t.best === labels[i]).length / rows.length,
+        decidedShare: chosen.decidedShare,
+        decidedAccuracy: chosen.decidedAccuracy,
+        cascadeAccuracy: chosen.cascadeAccuracy,
+        fullAccuracy: chosen.fullAccuracy,
+      },
+    };
     const confidences: number[] = [];
     const correct: boolean[] = [];
     const perIntentTotals = INTENTS.map(() => ({ n: 0, ok: 0 }));
@@ -350,6 +476,8 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
   options.signal?.throwIfAborted();
   progress("training the final model on every exemplar");
   const weights = trainSoftmaxRegression(rows, labels, shape, training);
+  const cheapWeights = trainSoftmaxRegression(cheapRows, labels, cheapShape, training);
+  const firstStage: IntentFirstStage = { temperature: 1, ...firstStageFit, weights: cheapWeights };
   const fast = { decided: fastDecided, correct: fastCorrect };
   return {
     format: "afw-intent-model",
@@ -364,6 +492,7 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
     temperature,
     fastPathPrecision: (fast.correct + 1) / (fast.decided + 2),
     weights,
+    firstStage,
     evaluation,
     exemplars: exemplars.map((e) => ({ text: e.text, intent: e.intent })),
   };
@@ -377,12 +506,7 @@ const fromBase64 = (text: string) => {
   return new Float32Array(copy.buffer);
 };
 
-/**
- * Serialises a model to JSON, weights as base64 little-endian Float32 (sparse weights keep only
- * non-zero entries).
- */
-export function serializeIntentModel(model: IntentModel): string {
-  const { weights, ...rest } = model;
+function serializeWeights(weights: SoftmaxWeights) {
   const sparseIndices: number[] = [];
   const sparseValues: number[] = [];
   weights.sparse.forEach((v, i) => {
@@ -391,38 +515,18 @@ export function serializeIntentModel(model: IntentModel): string {
       sparseValues.push(v);
     }
   });
-  return `${JSON.stringify(
-    {
-      ...rest,
-      weights: {
-        classes: weights.classes,
-        denseDimensions: weights.denseDimensions,
-        sparseDimensions: weights.sparseDimensions,
-        bias: Array.from(weights.bias),
-        dense: toBase64(weights.dense),
-        sparseIndices: Buffer.from(Int32Array.from(sparseIndices).buffer).toString("base64"),
-        sparseValues: toBase64(Float32Array.from(sparseValues)),
-      },
-    },
-    null,
-    1,
-  )}\n`;
+  return {
+    classes: weights.classes,
+    denseDimensions: weights.denseDimensions,
+    sparseDimensions: weights.sparseDimensions,
+    bias: Array.from(weights.bias),
+    dense: toBase64(weights.dense),
+    sparseIndices: Buffer.from(Int32Array.from(sparseIndices).buffer).toString("base64"),
+    sparseValues: toBase64(Float32Array.from(sparseValues)),
+  };
 }
 
-/**
- * Parses a model serialised by {@link serializeIntentModel}.
- *
- * @throws AfwError `CONFIG_INVALID` when the text is not such a model.
- */
-export function deserializeIntentModel(text: string): IntentModel {
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(text) as Record<string, unknown>;
-  } catch (error) {
-    throw new AfwError("CONFIG_INVALID", "intent model is not valid JSON", { cause: error });
-  }
-  if (raw.format !== "afw-intent-model" || raw.version !== 1) throw new AfwError("CONFIG_INVALID", "not an afw intent model (format/version)");
-  const w = raw.weights as Record<string, unknown>;
+function deserializeWeights(w: Record<string, unknown>): SoftmaxWeights {
   const classes = Number(w.classes);
   const denseDimensions = Number(w.denseDimensions);
   const sparseDimensions = Number(w.sparseDimensions);
@@ -444,29 +548,83 @@ export function deserializeIntentModel(text: string): IntentModel {
     sparse,
   };
   if (weights.dense.length !== classes * denseDimensions) throw new AfwError("CONFIG_INVALID", "intent model dense weights have the wrong size");
-  return { ...(raw as unknown as IntentModel), weights };
+  return weights;
 }
 
-/** Location of the model file shipped with the package (`data/intent-model.json`). */
-export const BUNDLED_INTENT_MODEL_URL: URL = new URL("../data/intent-model.json", import.meta.url);
+/**
+ * Serialises a model to JSON, weights as base64 little-endian Float32 (sparse weights keep only
+ * non-zero entries).
+ */
+export function serializeIntentModel(model: IntentModel): string {
+  const { weights, firstStage, ...rest } = model;
+  return `${JSON.stringify(
+    {
+      ...rest,
+      weights: serializeWeights(weights),
+      ...(firstStage ? { firstStage: { ...firstStage, weights: serializeWeights(firstStage.weights) } } : {}),
+    },
+    null,
+    1,
+  )}\n`;
+}
+
+/**
+ * Parses a model serialised by {@link serializeIntentModel}.
+ *
+ * @throws AfwError `CONFIG_INVALID` when the text is not such a model.
+ */
+export function deserializeIntentModel(text: string): IntentModel {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw new AfwError("CONFIG_INVALID", "intent model is not valid JSON", { cause: error });
+  }
+  if (raw.format !== "afw-intent-model" || raw.version !== 1) throw new AfwError("CONFIG_INVALID", "not an afw intent model (format/version)");
+  const weights = deserializeWeights(raw.weights as Record<string, unknown>);
+  const stage = raw.firstStage as (Record<string, unknown> & { weights: Record<string, unknown> }) | undefined;
+  const firstStage = stage ? ({ ...stage, weights: deserializeWeights(stage.weights) } as unknown as IntentFirstStage) : undefined;
+  return { ...(raw as unknown as IntentModel), weights, firstStage };
+}
+
+/** Model files shipped with the package (`data/`), by the id of the embedder they were trained with. */
+const BUNDLED_INTENT_MODEL_FILES: Readonly<Record<string, string>> = Object.freeze({
+  "use-lite-512": "intent-model.json",
+  "hashing-256-3": "intent-model-hashing-256-3.json",
+});
+
+/**
+ * Location of the model file shipped with the package for an embedder id (`data/intent-model.json`
+ * for the Universal Sentence Encoder lite), or `undefined` when none is shipped for it.
+ */
+export function bundledIntentModelUrl(embedderId = "use-lite-512"): URL | undefined {
+  const file = BUNDLED_INTENT_MODEL_FILES[embedderId];
+  return file ? new URL(`../data/${file}`, import.meta.url) : undefined;
+}
 
 /** Location of the exemplar file shipped with the package (`data/intent-exemplars.yaml`). */
 export const BUNDLED_INTENT_EXEMPLARS_URL: URL = new URL("../data/intent-exemplars.yaml", import.meta.url);
 
-let bundled: Promise<IntentModel> | undefined;
+const bundled = new Map<string, Promise<IntentModel>>();
 
 /**
- * Loads the model shipped with the package (trained on the bundled exemplars with the Universal
- * Sentence Encoder lite). Cached per process.
+ * Loads the model shipped with the package for `embedderId` (default: the Universal Sentence
+ * Encoder lite); `undefined` when none is shipped for that embedder. Cached per process.
  *
  * @throws AfwError `CONFIG_INVALID` when the file is missing or corrupt.
  */
-export function loadBundledIntentModel(): Promise<IntentModel> {
-  bundled ??= readFile(BUNDLED_INTENT_MODEL_URL, "utf8")
-    .then(deserializeIntentModel)
-    .catch((error: unknown) => {
-      bundled = undefined;
-      throw AfwError.isInstance(error) ? error : new AfwError("CONFIG_INVALID", "cannot read the bundled intent model", { cause: error });
-    });
-  return bundled;
+export async function loadBundledIntentModel(embedderId = "use-lite-512"): Promise<IntentModel | undefined> {
+  const url = bundledIntentModelUrl(embedderId);
+  if (!url) return undefined;
+  let promise = bundled.get(embedderId);
+  if (!promise) {
+    promise = readFile(url, "utf8")
+      .then(deserializeIntentModel)
+      .catch((error: unknown) => {
+        bundled.delete(embedderId);
+        throw AfwError.isInstance(error) ? error : new AfwError("CONFIG_INVALID", "cannot read the bundled intent model", { cause: error });
+      });
+    bundled.set(embedderId, promise);
+  }
+  return promise;
 }

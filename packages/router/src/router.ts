@@ -187,6 +187,7 @@ interface BackendState {
  */
 export class Router {
   readonly classifier: IntentClassifier;
+  private readonly ownsClassifier: boolean;
   readonly weights: Readonly<ScoringWeights>;
   readonly health: HealthCache;
   readonly flows: FlowDiscoveryCache;
@@ -216,7 +217,9 @@ export class Router {
     }
     this.backends = new Map(options.backends.map((b) => [b.id, b]));
     const c = options.classifier;
-    this.classifier = c && typeof (c as IntentClassifier).classify === "function" ? (c as IntentClassifier) : createIntentClassifier(c as IntentClassifierOptions | undefined);
+    const given = c && typeof (c as IntentClassifier).classify === "function" ? (c as IntentClassifier) : undefined;
+    this.classifier = given ?? createIntentClassifier(c as IntentClassifierOptions | undefined);
+    this.ownsClassifier = !given;
     this.weights = Object.freeze({ ...DEFAULT_SCORING_WEIGHTS, ...options.weights });
     this.capabilities = { ...DEFAULT_CAPABILITIES };
     for (const [kind, table] of Object.entries(options.capabilities ?? {})) this.capabilities[kind] = { ...this.capabilities[kind], ...table };
@@ -665,9 +668,9 @@ export class Router {
     return outcome ? { ...outcome, decision, classification } : undefined;
   }
 
-  /** Closes every backend that has `close()`. */
+  /** Closes every backend that has `close()`, and the classifier's embedding worker when the router created the classifier. */
   async close(): Promise<void> {
-    await Promise.allSettled(this.options.backends.map((b) => b.close?.()));
+    await Promise.allSettled([...this.options.backends.map((b) => b.close?.()), ...(this.ownsClassifier ? [this.classifier.close?.()] : [])]);
   }
 }
 

@@ -89,9 +89,12 @@ function summarizeAttempts(attempts: readonly ExecutionAttempt[]) {
 export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRouterPort {
   const { config, registry, stores } = options;
   const routing = config.routing;
-  // One embedder for every classifier built (a reload must not load the model again).
+  // One embedder for every classifier built (a reload must not load the model again). The
+  // sentence encoder runs on a worker thread, so an embedding never blocks the event loop.
   let embedder: Embedder | undefined;
-  const classifierEmbedder = (): Embedder => (embedder ??= createCachingEmbedder(routing.classifierEmbedder === "hashing" ? createHashingEmbedder() : createUseEmbedder()));
+  let sentenceEncoder: ReturnType<typeof createUseEmbedder> | undefined;
+  const classifierEmbedder = (): Embedder =>
+    (embedder ??= createCachingEmbedder(routing.classifierEmbedder === "hashing" ? createHashingEmbedder() : (sentenceEncoder = createUseEmbedder({ thread: "worker" }))));
   const buildClassifier = (patterns: GatewayConfig["routing"]["intentPatterns"]): IntentClassifier =>
     createIntentClassifier({
       embedder: classifierEmbedder(),
@@ -229,7 +232,8 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
       classifierRevision++;
     },
     async close() {
-      // Backends belong to the registry; the router holds nothing else to release.
+      // Backends belong to the registry; the embedding worker thread is the router's.
+      await sentenceEncoder?.close();
     },
   };
 }
