@@ -297,7 +297,7 @@ describe("downstream MCP servers, exposure `routed`", () => {
     const names = tools.filter((tool) => tool.name.includes("__")).map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(["notes__create_note", "math__add"]));
     const decided = harness.events.filter((event) => event.type === "tool-list-decided").at(-1) as Extract<TraceEvent, { type: "tool-list-decided" }>;
-    expect(decided.candidates.some((candidate) => /for step \d "/.test(candidate.reason))).toBe(true);
+    expect(decided.candidates.some((candidate) => /for step \d "/.test(candidate.reason ?? ""))).toBe(true);
     expect(tools.some((tool) => /\| Step: /.test(tool.description ?? ""))).toBe(true);
   });
 });
