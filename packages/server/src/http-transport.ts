@@ -12,7 +12,7 @@ import type { AuthTokenConfig, DashboardConfig, HttpConfig } from "./config-sche
 import { createGatewayDashboardSource } from "./gateway-dashboard.js";
 import type { GatewayServer } from "./gateway-server.js";
 import { createSharedRateLimiter } from "./rate-limiter.js";
-import { StatelessHttpTransport } from "./stateless-http-transport.js";
+import { StatelessExchangeRouter, StatelessHttpTransport } from "./stateless-http-transport.js";
 
 /** Idle MCP servers kept for reuse by stateless requests. */
 const SERVER_POOL_SIZE = 64;
@@ -294,6 +294,8 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
   const underPath = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
   const statelessTransport = options.statelessTransport ?? base.statelessTransport;
   const serverPool: McpServer[] = [];
+  // Cancellations and answers to server-to-client requests arrive in POSTs of their own.
+  const exchanges = new StatelessExchangeRouter();
   const logger = gateway.logger;
 
   if (!auth.enabled && !isLoopbackHost(host)) {
@@ -365,7 +367,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
   const servePooled = async (request: IncomingMessage, response: ServerResponse, body: unknown, authInfo: AuthInfo | undefined) => {
     // An MCP server from the pool: a server detaches from its transport when the exchange ends
     // and can serve the next request.
-    const transport = new StatelessHttpTransport(request, response, { stream: wantsProgress(body), authInfo });
+    const transport = new StatelessHttpTransport(request, response, { stream: wantsProgress(body), authInfo, router: exchanges });
     const server = serverPool.pop() ?? gateway.createMcpServer();
     await server.connect(transport);
     void transport.done.then(() => {
