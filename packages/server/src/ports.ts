@@ -46,7 +46,8 @@ export interface RoutingOutcome {
 export interface ExecutionRequest {
   question: string;
   sessionId?: string;
-  history?: { role: "user" | "assistant" | "system"; content: string }[];
+  /** Earlier messages; `rememberedBy` names the flow whose platform memory already holds one. */
+  history?: { role: "user" | "assistant" | "system"; content: string; rememberedBy?: string }[];
   parameters?: { temperature?: number; maxTokens?: number };
   /** Stream tokens (when the backend can) and report them through `onToken`. */
   stream?: boolean;
@@ -133,9 +134,11 @@ export interface ToolSearchPort {
 /** A ranking of every indexed tool for a query (`@afw/tool-zoo`'s `Ranking` fits). */
 export interface ToolRanking {
   /** Candidates, best first, with the components of their score. */
-  tools: { id: string; score: number; keyword: number; semantic: number; domain: number; usage: number }[];
+  tools: { id: string; score: number; keyword: number; semantic: number; domain: number; usage: number; step?: number }[];
   /** Confidence of the ranking in [0, 1]. */
   confidence: number;
+  /** The steps of a multi-step task; a tool's `step` indexes this list. */
+  steps?: string[];
 }
 
 /** Result of a workflow-catalog search. */
