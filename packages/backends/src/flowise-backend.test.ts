@@ -71,7 +71,7 @@ describe("Flowise adapter specifics", () => {
     expect(server.runs.at(-1)!.nodeParams).toEqual({ chatOpenAI_0: { temperature: 0.1, maxTokens: 5 }, chatOpenAI_1: { temperature: 0.1 } });
     await backend({ flows: { [ids.chat]: { parameterMapping: { temperature: { node: "chatOpenAI_1", param: "temperature" } } } } }).execute({ flowId: ids.chat, question: "q", parameters: { temperature: 0.3 } });
     const request = server.requests.filter((candidate) => candidate.route === "run").at(-1)!;
-    expect((request.body as { overrideConfig: unknown }).overrideConfig).toEqual({ temperature: { chatOpenAI_1: 0.3 } });
+    expect((request.body as { overrideConfig: unknown }).overrideConfig).toEqual({ temperature: { chatOpenAI_1: "0.3" } }); // a string: Flowise skips falsy numbers (0)
     expect(server.runs.at(-1)!.nodeParams).toEqual({ chatOpenAI_0: { temperature: 0.9, maxTokens: 100 }, chatOpenAI_1: { temperature: 0.3 } });
   });
 

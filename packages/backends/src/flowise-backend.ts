@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   BackendError,
+  flowKey,
   parseOrThrow,
   type BackendHealth,
   type FlowBackendV1,
@@ -39,6 +40,7 @@ import { asRecord, findUsage, nonEmptyString, toSourceDocuments } from "./reply-
 import { BaseBackendSettingsSchema, normalizeBaseURL, type ParameterMapping } from "./settings.js";
 import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
 import { parseJsonBounded } from "./json-limits.js";
+import { parameterVerdict, planContext, readFlowiseProfile, type FlowiseFlowProfile } from "./flowise-flow-profile.js";
 
 /** Flowise chatflow types. */
 export const FLOWISE_FLOW_TYPES = ["CHATFLOW", "AGENTFLOW", "MULTIAGENT", "ASSISTANT"] as const;
@@ -114,7 +116,7 @@ function nodeHints(flowData: string | null | undefined): string[] {
   }
 }
 
-function toDiscovered(chatflow: FlowiseChatflow): DiscoveredFlow {
+function toDiscovered(chatflow: FlowiseChatflow, profile: FlowiseFlowProfile | undefined): DiscoveredFlow {
   const tags = (chatflow.category ?? "")
     .split(";")
     .map((tag) => tag.trim())
@@ -130,6 +132,7 @@ function toDiscovered(chatflow: FlowiseChatflow): DiscoveredFlow {
       deployed: chatflow.deployed ?? false,
       isPublic: chatflow.isPublic ?? false,
       requiresApiKey: Boolean(chatflow.apikeyid),
+      ...(profile ? { memory: profile.memory, overridesEnabled: profile.overridesEnabled } : {}),
       ...(chatflow.category ? { category: chatflow.category } : {}),
       ...(chatflow.updatedDate !== undefined ? { updatedDate: chatflow.updatedDate } : {}),
     },
@@ -179,17 +182,57 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   let version: string | undefined;
   const idleTimeoutMs = config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs;
 
-  function predictionBody(request: FlowExecutionRequest, streaming: boolean): Record<string, unknown> {
+  /** What each flow's configuration says (read at discovery), and what its replies taught (`memoryType`). */
+  const profiles = new Map<string, FlowiseFlowProfile | undefined>();
+  const learnedMemory = new Map<string, boolean>();
+
+  /** Whether a flow keeps its own memory of a session: from its configuration, else from its replies, else assumed not. */
+  function hasMemory(flowId: string): boolean {
+    return profiles.get(flowId)?.memory ?? learnedMemory.get(flowId) ?? false;
+  }
+
+  function learnFromReply(flowId: string, memoryType: unknown): void {
+    if (profiles.get(flowId) === undefined && typeof memoryType === "string" && memoryType.length > 0) learnedMemory.set(flowId, true);
+  }
+
+  type Delivery = NonNullable<FlowExecutionResult["delivery"]>;
+
+  /** A reply naming its memory type says the flow remembered this turn under the session id we sent (also when its memory was not known before). */
+  function withReplyMemory(sent: { delivery: Delivery; sessionSent: boolean }, memoryType: unknown): Delivery {
+    const context = sent.delivery.context;
+    if (!context || context.platformMemory || !sent.sessionSent || typeof memoryType !== "string" || memoryType.length === 0) return sent.delivery;
+    return { ...sent.delivery, context: { ...context, platformMemory: true } };
+  }
+
+  function predictionBody(request: FlowExecutionRequest, streaming: boolean): { body: Record<string, unknown>; delivery: Delivery; sessionSent: boolean } {
     const overrideConfig: Record<string, unknown> = { ...(request.parameters?.overrides ?? {}) };
-    if (request.sessionId !== undefined) overrideConfig["sessionId"] = request.sessionId;
+    const context = planContext(request.history ?? [], flowKey(config.id, request.flowId), hasMemory(request.flowId));
+    const sessionSent = request.sessionId !== undefined && context.sendSessionId;
+    if (sessionSent) overrideConfig["sessionId"] = request.sessionId;
     const mapping = mappingFor(config.flows[request.flowId], config.defaultParameterMapping, FLOWISE_DEFAULT_MAPPING);
-    if (request.parameters?.temperature !== undefined && mapping.temperature) placeParameter(mapping.temperature, request.parameters.temperature, overrideConfig, false);
-    if (request.parameters?.maxTokens !== undefined && mapping.maxTokens) placeParameter(mapping.maxTokens, request.parameters.maxTokens, overrideConfig, false);
+    const profile = profiles.get(request.flowId);
+    const parameters: NonNullable<Delivery["parameters"]> = { applied: [], ignored: [], unverified: [] };
+    for (const name of ["temperature", "maxTokens"] as const) {
+      const value = request.parameters?.[name];
+      if (value === undefined) continue;
+      const target = mapping[name];
+      if (!target) {
+        parameters.ignored.push({ parameter: name, reason: "no parameterMapping for this flow" });
+        continue;
+      }
+      const verdict = parameterVerdict(profile, target);
+      if (verdict !== undefined && verdict !== true) {
+        parameters.ignored.push({ parameter: name, reason: verdict.reason });
+        continue;
+      }
+      (verdict === true ? parameters.applied : parameters.unverified).push(name);
+      // Flowise skips falsy override values (temperature 0 would be dropped); its model nodes parse
+      // their inputs with parseFloat/parseInt, so the value goes as a string.
+      placeParameter(target, String(value), overrideConfig, false);
+    }
     const body: Record<string, unknown> = { question: request.question, streaming };
     if (Object.keys(overrideConfig).length > 0) body["overrideConfig"] = overrideConfig;
-    const history = (request.history ?? [])
-      .filter((message) => message.role !== "system")
-      .map((message) => ({ role: message.role === "user" ? "userMessage" : "apiMessage", content: message.content }));
+    const history = context.history.map((message) => ({ role: message.role === "user" ? "userMessage" : "apiMessage", content: message.content }));
     if (history.length > 0) body["history"] = history;
     if (request.uploads?.length) {
       body["uploads"] = request.uploads.map((upload) => ({
@@ -199,11 +242,23 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
         data: upload.type === "url" || upload.data.startsWith("data:") ? upload.data : `data:${upload.mime};base64,${upload.data}`,
       }));
     }
-    return body;
+    const requested = parameters.applied.length + parameters.ignored.length + parameters.unverified.length > 0;
+    const delivery: Delivery = {
+      ...(requested ? { parameters } : {}),
+      context: { historyMessages: history.length, platformMemory: sessionSent && context.platformMemory },
+    };
+    return { body, delivery, sessionSent };
   }
 
-  function toResult(reply: FlowisePrediction, request: FlowExecutionRequest, started: number, context: ErrorContext): FlowExecutionResult {
+  function toResult(
+    reply: FlowisePrediction,
+    request: FlowExecutionRequest,
+    started: number,
+    context: ErrorContext,
+    sent: { delivery: Delivery; sessionSent: boolean },
+  ): FlowExecutionResult {
     const text = extractFlowiseText(reply);
+    learnFromReply(request.flowId, reply.memoryType);
     if (text === undefined) throw badResponse("reply carries no answer text", context, 200);
     const usage = findUsage(reply);
     const followUpPrompts = parseFollowUpPrompts(reply.followUpPrompts);
@@ -211,12 +266,14 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       text,
       backendId: config.id,
       flowId: request.flowId,
-      sessionId: reply.sessionId ?? request.sessionId,
+      // Without our session id Flowise answers under a fresh chat id: the session stays ours.
+      sessionId: request.sessionId !== undefined && !sent.sessionSent ? request.sessionId : (reply.sessionId ?? request.sessionId),
       messageId: reply.chatMessageId ?? undefined,
       sources: toSourceDocuments(reply.sourceDocuments),
       ...(usage ? { usage } : {}),
       ...(followUpPrompts ? { followUpPrompts } : {}),
       latencyMs: elapsedMs(started),
+      delivery: withReplyMemory(sent, reply.memoryType),
       raw: reply,
     };
   }
@@ -235,11 +292,12 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   async function predict(request: FlowExecutionRequest, signal?: AbortSignal): Promise<FlowExecutionResult> {
     const parsed = parseExecutionRequest(request);
     const started = performance.now();
+    const sent = predictionBody(parsed, false);
     const { data } = await http.requestJson(
       {
         method: "POST",
         path: `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`,
-        json: predictionBody(parsed, false),
+        json: sent.body,
         timeoutMs: callTimeoutMs(parsed.timeoutMs, config.timeouts.requestTimeoutMs),
         signal,
         operation: "execute",
@@ -251,7 +309,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       forgetOnNotFound(error, parsed.flowId);
       throw error;
     });
-    return toResult(data, parsed, started, http.context("execute", parsed.flowId));
+    return toResult(data, parsed, started, http.context("execute", parsed.flowId), sent);
   }
 
   /** Forgets what is cached about a flow once the backend said it does not exist. */
@@ -301,7 +359,13 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     });
   }
 
-  async function* readSse(chunks: AsyncIterable<Uint8Array>, open: OpenResponse, request: FlowExecutionRequest, started: number): AsyncGenerator<FlowStreamChunk> {
+  async function* readSse(
+    chunks: AsyncIterable<Uint8Array>,
+    open: OpenResponse,
+    request: FlowExecutionRequest,
+    started: number,
+    sent: { delivery: Delivery; sessionSent: boolean },
+  ): AsyncGenerator<FlowStreamChunk> {
     const context = open.context;
     const reader = createFlowiseFrameReader();
     const tokens: string[] = [];
@@ -375,11 +439,12 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       chatId: nonEmptyString(metadata["chatId"]),
       chatMessageId: nonEmptyString(metadata["chatMessageId"]),
       sessionId: nonEmptyString(metadata["sessionId"]),
+      memoryType: nonEmptyString(metadata["memoryType"]),
       ...(extra.agentFlowExecutedData ? { agentFlowExecutedData: extra.agentFlowExecutedData } : {}),
       ...(extra.agentReasoning ? { agentReasoning: extra.agentReasoning } : {}),
       ...(Array.isArray(metadata["followUpPrompts"]) ? { followUpPrompts: (metadata["followUpPrompts"] as unknown[]).filter((item): item is string => typeof item === "string") } : {}),
     };
-    const result = toResult(reply, request, started, context);
+    const result = toResult(reply, request, started, context, sent);
     const usage = findUsage({ usage: extra.usage }) ?? result.usage;
     yield {
       type: "end",
@@ -415,6 +480,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     }
     const budgetMs = callTimeoutMs(parsed.timeoutMs, config.timeouts.requestTimeoutMs);
     const firstByteMs = Math.min(config.timeouts.streamFirstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_MS, budgetMs);
+    const sent = predictionBody(parsed, true);
     let open: OpenResponse;
     let body: AsyncGenerator<Uint8Array, void, undefined>;
     let first: IteratorResult<Uint8Array, void>;
@@ -422,7 +488,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       open = await http.open({
         method: "POST",
         path: `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`,
-        json: predictionBody(parsed, true),
+        json: sent.body,
         headers: { accept: "text/event-stream, application/json" },
         // A flow known to stream answers its headers at once; an unknown one may answer JSON at the end.
         timeoutMs: streams === true ? firstByteMs : budgetMs,
@@ -435,7 +501,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       if (!contentType.includes("text/event-stream")) {
         const text = await http.readText(open, config.limits.maxResponseBytes);
         const reply = parseJsonWith(FlowisePredictionSchema, text, open.context, open.response.status);
-        yield { type: "end", result: toResult(reply, parsed, started, open.context) };
+        yield { type: "end", result: toResult(reply, parsed, started, open.context, sent) };
         return;
       }
       body = iterateBody(open, idleTimeoutMs, config.limits.maxResponseBytes, firstByteMs);
@@ -452,7 +518,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     })();
     try {
       yield { type: "start" };
-      yield* readSse(chunks, open, parsed, started);
+      yield* readSse(chunks, open, parsed, started, sent);
     } finally {
       await body.return(undefined);
     }
@@ -545,7 +611,9 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       .filter((chatflow) => config.includeUndeployed || chatflow.deployed === true || config.flows[chatflow.id] !== undefined)
       .filter((chatflow) => !wantedTypes || wantedTypes.includes((chatflow.type ?? "CHATFLOW").toUpperCase()))
       .map((chatflow) => {
-        const flow = toDiscovered(chatflow);
+        const profile = readFlowiseProfile(chatflow.flowData, chatflow.apiConfig);
+        profiles.set(chatflow.id, profile);
+        const flow = toDiscovered(chatflow, profile);
         const cached = streamingCache.get(chatflow.id);
         if (cached) flow.streaming = cached.value;
         return flow;
@@ -566,6 +634,8 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     isStreaming,
     async close() {
       streamingCache.clear();
+      profiles.clear();
+      learnedMemory.clear();
       http.close();
     },
   };

@@ -91,7 +91,7 @@ export class MemoryResponseCache implements ResponseCache {
         miss = { hit: false, reason: "corrupt" };
       }
     }
-    if (this.semantic.enabled && options.embedding) {
+    if (this.semantic.enabled && options.embedding && !key.variant) {
       const semantic = this.semanticLookup(group, options.embedding);
       if (semantic) {
         this.count(lookupIncrements(group.flowId, "semantic", false));
@@ -115,7 +115,7 @@ export class MemoryResponseCache implements ResponseCache {
       expiresAt: now + entry.ttlSeconds * 1000,
       group,
       groupKey,
-      embedding: this.semantic.enabled && options.embedding ? Float32Array.from(options.embedding) : undefined,
+      embedding: this.semantic.enabled && options.embedding && !key.variant ? Float32Array.from(options.embedding) : undefined,
     });
     let members = this.groups.get(groupKey);
     if (!members) this.groups.set(groupKey, (members = new Set()));

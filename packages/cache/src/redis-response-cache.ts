@@ -91,7 +91,7 @@ export class RedisResponseCache implements ResponseCache {
   async get(key: CacheKeyInput, options: CacheGetOptions = {}): Promise<CacheLookup> {
     const { group, hash, normalized } = resolveCacheKey(key);
     const entryKey = this.keyspace.cacheEntry(group, hash);
-    const embedding = this.semantic.enabled ? options.embedding : undefined;
+    const embedding = this.semantic.enabled && !key.variant ? options.embedding : undefined;
     const outcome = await this.connection.run(
       "response-cache",
       "get",
@@ -132,7 +132,7 @@ export class RedisResponseCache implements ResponseCache {
     const entry = entryToStore(key, group, result, options, now);
     if (!entry) return false;
     const ttlMs = entry.ttlSeconds * 1000;
-    const embedding = this.semantic.enabled && options.embedding ? encodeEmbedding(options.embedding) : "";
+    const embedding = this.semantic.enabled && options.embedding && !key.variant ? encodeEmbedding(options.embedding) : "";
     const outcome = await this.connection.run(
       "response-cache",
       "set",

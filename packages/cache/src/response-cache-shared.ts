@@ -85,7 +85,7 @@ export interface ResolvedCacheKey {
   group: CacheGroup;
   /** {@link normalizeQuestion} of the question. */
   normalized: string;
-  /** SHA-256 (hex) of `normalized`. */
+  /** SHA-256 (hex) of `normalized` (and the key's `variant`, when it has one). */
   hash: string;
 }
 
@@ -107,13 +107,16 @@ export function resolveCacheKey(key: CacheKeyInput): ResolvedCacheKey {
     memo.key.flowId === key.flowId &&
     memo.key.scope === key.scope &&
     memo.key.sessionId === key.sessionId &&
-    memo.key.tenant === key.tenant
+    memo.key.tenant === key.tenant &&
+    memo.key.variant === key.variant
   ) {
     return memo.resolved;
   }
   const group = cacheGroupOf(key);
   const normalized = normalizeQuestion(key.question);
-  const resolved: ResolvedCacheKey = { group, normalized, hash: hashNormalizedQuestion(normalized) };
+  // A variant (parameters that change the answer) is hashed with the question; without one the hash is the question's alone.
+  const hash = hashNormalizedQuestion(key.variant ? `${normalized}\u0000${key.variant}` : normalized);
+  const resolved: ResolvedCacheKey = { group, normalized, hash };
   resolvedKeys.set(key, { key: { ...key }, resolved });
   return resolved;
 }

@@ -74,6 +74,12 @@ export type UniversalFlowInput = z.input<typeof UniversalFlowSchema>;
 export const ChatMessageSchema = z.object({
   role: z.enum(["user", "assistant", "system"]),
   content: z.string(),
+  rememberedBy: z
+    .string()
+    .optional()
+    .describe(
+      "Gateway-wide id of the flow whose platform memory already holds this message under the request's `sessionId` (it answered that turn with the session id). Adapters send such messages through the platform's memory, never again as `history`.",
+    ),
 });
 
 /** One message of conversation history passed to a backend. */
@@ -137,6 +143,29 @@ export const TokenUsageSchema = z.object({
 /** Token counts, when the backend reports them. */
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
+/** Zod schema of {@link FlowDeliveryReport}. */
+export const FlowDeliveryReportSchema = z.object({
+  parameters: z
+    .object({
+      applied: z.array(z.string()).describe("Parameters (`temperature`, `maxTokens`) the platform's configuration lets the flow apply."),
+      ignored: z.array(z.object({ parameter: z.string(), reason: z.string() })).describe("Parameters the flow will not apply, each with why."),
+      unverified: z.array(z.string()).default([]).describe("Parameters sent without knowing whether the flow applies them (its configuration was not read)."),
+    })
+    .optional(),
+  context: z
+    .object({
+      historyMessages: z.number().int().nonnegative().describe("Earlier messages sent as `history`."),
+      platformMemory: z.boolean().describe("True when the flow's own memory holds the session under `sessionId` and will remember this turn."),
+    })
+    .optional(),
+});
+
+/**
+ * What an adapter actually delivered to the platform: which generation parameters the flow
+ * applies or ignores (and why), and how the conversation's context reached it.
+ */
+export type FlowDeliveryReport = z.infer<typeof FlowDeliveryReportSchema>;
+
 /** Zod schema of {@link FlowExecutionResult}. */
 export const FlowExecutionResultSchema = z.object({
   text: z.string(),
@@ -148,6 +177,7 @@ export const FlowExecutionResultSchema = z.object({
   usage: TokenUsageSchema.optional(),
   followUpPrompts: z.array(z.string()).optional(),
   latencyMs: z.number().nonnegative().optional(),
+  delivery: FlowDeliveryReportSchema.optional().describe("What reached the platform (parameters applied or ignored, context), when the adapter knows."),
   raw: z.unknown().describe("The backend's reply as received (validated, untrusted)."),
 });
 

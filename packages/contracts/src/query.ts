@@ -106,6 +106,16 @@ export const McpMetadataSchema = z.object({
     .optional()
     .describe("With a session_id: whether this turn is kept in the session (written, or buffered for replay while the store is away). False: it was not kept."),
   session_buffered: z.boolean().optional().describe("True when the turn is held in the write-behind buffer and written when the session store is back."),
+  parameters_applied: z.array(z.string()).optional().describe("Generation parameters (`temperature`, `max_tokens`) the answering flow applied, as far as its configuration shows."),
+  parameters_ignored: z
+    .array(z.object({ parameter: z.string(), reason: z.string() }))
+    .optional()
+    .describe("Generation parameters the answering flow ignored, each with why (e.g. the chatflow does not enable the override)."),
+  parameters_unverified: z.array(z.string()).optional().describe("Parameters sent to a flow whose configuration could not be read: whether it applied them is unknown."),
+  session_context: z
+    .object({ history_messages: z.number().int().nonnegative(), platform_memory: z.boolean() })
+    .optional()
+    .describe("How the session's earlier turns reached the flow: messages sent as history, and whether the flow's own memory holds the session."),
   trace_id: z.string(),
 });
 

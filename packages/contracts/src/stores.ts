@@ -21,6 +21,11 @@ export interface CacheKeyInput {
   sessionId?: string | undefined;
   /** Tenant the answer belongs to; answers are never shared across tenants. */
   tenant?: string | undefined;
+  /**
+   * What else changes the answer, e.g. `temperature=0.2;max_tokens=100`: hashed with the
+   * question, so answers to other parameters never match. Keys with a variant get no semantic hits.
+   */
+  variant?: string | undefined;
 }
 
 /** Zod schema of {@link CacheEntry}: what the cache stores and validates on read. */
@@ -94,6 +99,10 @@ export const SessionTurnSchema = z.object({
   backendId: z.string().optional(),
   intent: IntentSchema.optional(),
   traceId: z.string().optional(),
+  remembered: z
+    .boolean()
+    .optional()
+    .describe("True when the answering flow's platform memory holds this turn under the session id (the platform answered it with that id)."),
   askedAt: z.number().int().nonnegative().describe("Epoch milliseconds."),
   answeredAt: z.number().int().nonnegative().describe("Epoch milliseconds."),
 });

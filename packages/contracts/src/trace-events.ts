@@ -150,7 +150,9 @@ export const CacheHitEventSchema = event("cache-hit", {
 export const CacheMissEventSchema = event("cache-miss", {
   scope: cacheScope,
   flowId: z.string().optional(),
-  reason: z.enum(["absent", "corrupt", "unavailable", "bypass", "expired"]),
+  reason: z
+    .enum(["absent", "corrupt", "unavailable", "bypass", "expired", "session-memory"])
+    .describe("`session-memory`: a cached answer inside a session whose flow keeps its own memory, which would then miss the turn."),
 }).describe("no usable cached answer.");
 /** `cache-write`: an answer was cached. */
 export const CacheWriteEventSchema = event("cache-write", {

@@ -77,7 +77,7 @@ writeFileSync(
 
 function backends() {
   return [
-    createFakeBackend({ id: "flowise-a", kind: "flowise", flows: [{ id: "chat", intents: ["conversation"], generalPurpose: true, keywords: ["weather"] }, { id: "rag", intents: ["rag-retrieval"] }] }),
+    createFakeBackend({ id: "flowise-a", kind: "flowise", flows: [{ id: "chat", intents: ["conversation"], generalPurpose: true, keywords: ["weather"], memory: false }, { id: "rag", intents: ["rag-retrieval"] }] }),
     createFakeBackend({ id: "langflow-a", kind: "langflow", flows: [{ id: "etl", intents: ["data-processing"] }] }),
   ];
 }

@@ -46,7 +46,8 @@ export interface RoutingOutcome {
 export interface ExecutionRequest {
   question: string;
   sessionId?: string;
-  history?: { role: "user" | "assistant" | "system"; content: string }[];
+  /** Earlier messages; `rememberedBy` names the flow whose platform memory already holds one. */
+  history?: { role: "user" | "assistant" | "system"; content: string; rememberedBy?: string }[];
   parameters?: { temperature?: number; maxTokens?: number };
   /** Stream tokens (when the backend can) and report them through `onToken`. */
   stream?: boolean;

@@ -6,6 +6,7 @@ import {
   type CacheLookup,
   type ChatMessage,
   type ErrorCode,
+  type FlowExecutionResult,
   type Intent,
   type IntentClassification,
   type PerformanceStore,
@@ -139,12 +140,46 @@ async function saveTurn(
   return { session_saved: false };
 }
 
-function historyOf(turns: readonly { question: string; answer: string }[]): ChatMessage[] {
+/** The session's turns as messages; a turn the answering flow's platform memory holds names that flow. */
+function historyOf(turns: readonly SessionTurn[]): ChatMessage[] {
   const history: ChatMessage[] = [];
   for (const turn of turns) {
-    history.push({ role: "user", content: turn.question }, { role: "assistant", content: turn.answer });
+    const held = turn.remembered === true && turn.flowId !== undefined ? { rememberedBy: turn.flowId } : {};
+    history.push({ role: "user", content: turn.question, ...held }, { role: "assistant", content: turn.answer, ...held });
   }
   return history;
+}
+
+/** The parameters that change an answer, as a cache key variant (undefined without any). */
+function cacheVariant(parameters: UniversalQueryInput["parameters"]): string | undefined {
+  const parts: string[] = [];
+  if (parameters?.temperature !== undefined) parts.push(`temperature=${parameters.temperature}`);
+  if (parameters?.max_tokens !== undefined) parts.push(`max_tokens=${parameters.max_tokens}`);
+  return parts.length > 0 ? parts.join(";") : undefined;
+}
+
+const PARAMETER_NAMES: Record<string, string> = { maxTokens: "max_tokens" };
+
+/** What the adapter reported it delivered, in `_mcp_metadata` terms. */
+function deliveryMetadata(delivery: FlowExecutionResult["delivery"]): Partial<UniversalQueryResult["_mcp_metadata"]> {
+  const name = (parameter: string) => PARAMETER_NAMES[parameter] ?? parameter;
+  const parameters = delivery?.parameters;
+  const context = delivery?.context;
+  return {
+    ...(parameters ? { parameters_applied: parameters.applied.map(name) } : {}),
+    ...(parameters && parameters.ignored.length > 0 ? { parameters_ignored: parameters.ignored.map((entry) => ({ parameter: name(entry.parameter), reason: entry.reason })) } : {}),
+    ...(parameters && parameters.unverified.length > 0 ? { parameters_unverified: parameters.unverified.map(name) } : {}),
+    ...(context ? { session_context: { history_messages: context.historyMessages, platform_memory: context.platformMemory } } : {}),
+  };
+}
+
+/**
+ * Whether a session's turn may be answered from (or written to) the cache: only when the flow
+ * is known to keep no memory of its own. A flow with memory (or unknown memory) must see every
+ * turn, or its memory misses the one served from the cache.
+ */
+function sessionCacheable(flow: UniversalFlow | undefined): boolean {
+  return flow?.metadata["memory"] === false;
 }
 
 /**
@@ -213,17 +248,29 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
     const sessionsEnabled = config.sessions.enabled && input.session_id !== undefined;
     try {
       // 2. cache
+      const variant = cacheVariant(input.parameters);
       const cacheKey: CacheKeyInput = {
         scope: input.session_id === undefined ? "shared" : "session",
         flowId: cacheTarget(input),
         question: input.question,
         ...(input.session_id === undefined ? {} : { sessionId: input.session_id }),
         ...(call.tenant === undefined ? {} : { tenant: call.tenant }),
+        ...(variant === undefined ? {} : { variant }),
       };
       if (config.cache.enabled) {
         let lookup = await cache.get(cacheKey).catch((): CacheLookup => ({ hit: false, reason: "unavailable" }));
+        let missReason: "absent" | "corrupt" | "unavailable" | "bypass" | "expired" | "session-memory" = lookup.hit ? "absent" : lookup.reason;
         if (lookup.hit && isStale(lookup.entry.result._mcp_metadata.flow_id, call.tenant, lookup.entry.createdAt)) {
           lookup = { hit: false, reason: "expired" };
+          missReason = "expired";
+        }
+        if (lookup.hit && cacheKey.scope === "session") {
+          const answeredBy = lookup.entry.result._mcp_metadata.flow_id;
+          const flows = await options.registry.flows().catch(() => [] as UniversalFlow[]);
+          if (!sessionCacheable(flows.find((f) => f.id === answeredBy))) {
+            lookup = { hit: false, reason: "absent" };
+            missReason = "session-memory";
+          }
         }
         if (lookup.hit) {
           const cached = lookup.entry.result;
@@ -271,7 +318,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           });
           return { ok: true, result };
         }
-        emitTrace(trace, "cache-miss", { scope: cacheKey.scope, flowId: cacheKey.flowId, reason: lookup.reason });
+        emitTrace(trace, "cache-miss", { scope: cacheKey.scope, flowId: cacheKey.flowId, reason: missReason });
         if (lookup.reason === "unavailable") emitTrace(trace, "cache-unavailable", { operation: "get", message: "cache lookup failed; continuing without it" });
       } else {
         emitTrace(trace, "cache-miss", { scope: cacheKey.scope, reason: "bypass" });
@@ -359,13 +406,15 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           attempt: outcome.attempts,
           backends_tried: outcome.backendsTried,
           cache_hit: false,
+          ...deliveryMetadata(answer.delivery),
           trace_id: trace.traceId,
         },
       };
       const writes: Promise<unknown>[] = [...samples];
       // An answer that replaced an explicit backend/flow choice is not cached under that choice's key.
       const replacedChoice = decision.strategy === "override" && outcome.fallbackUsed;
-      if (config.cache.enabled && !replacedChoice && (flow?.cacheable ?? true) && answer.text.length > 0) {
+      const cacheableHere = cacheKey.scope === "shared" || sessionCacheable(flow);
+      if (config.cache.enabled && !replacedChoice && cacheableHere && (flow?.cacheable ?? true) && answer.text.length > 0) {
         const ttlSeconds = cacheTtlSeconds(config.cache, flow, classification.intent);
         writes.push(
           cache.set(cacheKey, result, { ttlSeconds }).then(
@@ -385,6 +434,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           backendId: candidate.backendId,
           intent: classification.intent,
           traceId: trace.traceId,
+          ...(answer.delivery?.context?.platformMemory ? { remembered: true } : {}),
           askedAt: started,
           answeredAt: now(),
         };

@@ -38,7 +38,8 @@ export interface FakeBackend extends FlowBackendV1 {
 export function createFakeBackend(options: {
   id: string;
   kind?: string;
-  flows: { id: string; name?: string; intents?: Intent[]; generalPurpose?: boolean; cacheClass?: string; cacheable?: boolean; keywords?: string[] }[];
+  /** `memory`: whether the flow keeps its own memory of a session (discovery's `metadata.memory`; unknown when absent). */
+  flows: { id: string; name?: string; intents?: Intent[]; generalPurpose?: boolean; cacheClass?: string; cacheable?: boolean; keywords?: string[]; memory?: boolean }[];
   stream?: boolean;
   capabilities?: Partial<Record<Intent, number>>;
   answer?: (request: FlowExecutionRequest) => string;
@@ -59,6 +60,7 @@ export function createFakeBackend(options: {
       generalPurpose: flow.generalPurpose ?? false,
       cacheable: flow.cacheable ?? true,
       ...(flow.cacheClass ? { cacheClass: flow.cacheClass } : {}),
+      ...(flow.memory === undefined ? {} : { metadata: { memory: flow.memory } }),
     }),
   );
   const answerOf = (request: FlowExecutionRequest) => options.answer?.(request) ?? `${options.id}/${request.flowId}: ${request.question}`;

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   AfwError,
   emitTrace,
@@ -36,6 +37,8 @@ const SEMANTIC_FLOOR_RANK = 100;
 const KEYWORD_CANDIDATES = 200;
 
 const TAG_PREFIX = "tag:";
+/** Metadata field of a stored vector record: hash of the embedder id and the tool's content. */
+const VECTOR_KEY = "vectorKey";
 
 function toolMetadata(tool: ToolDescriptor, view: number): VectorMetadata {
   const metadata: VectorMetadata = { toolId: toolId(tool), server: tool.server, view };
@@ -185,12 +188,30 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       }
     });
 
-  /** Embeds (through the cache) and stores the vectors of `changed`, deleting `stale` records first. */
-  const storeVectors = async (changed: readonly ToolDocument[], signal?: AbortSignal, stale: readonly string[] = []) => {
+  /** What a stored record's vector was computed from: the embedder and the tool's content. */
+  const vectorKeyOf = (document: ToolDocument) => createHash("sha256").update(`${embedder!.id}\0${document.contentHash}`).digest("base64url").slice(0, 24);
+  /**
+   * The tools whose record the store does not hold yet for their current content: a shared store
+   * (Chroma) already filled by another instance or an earlier run needs no embedding at all.
+   */
+  const withoutStoredVectors = async (changed: readonly ToolDocument[]): Promise<readonly ToolDocument[]> => {
+    const present = new Set<string>();
+    const keys = changed.map(vectorKeyOf);
+    for (let i = 0; i < keys.length; i += 100) for (const id of await store.ids({ [VECTOR_KEY]: { $in: keys.slice(i, i + 100) } })) present.add(id);
+    return changed.filter((document) => !present.has(`${document.id}#0`));
+  };
+
+  /**
+   * Embeds (through the cache) and stores the vectors of `all` that the store does not hold yet,
+   * deleting `stale` records first.
+   */
+  const storeVectors = async (all: readonly ToolDocument[], signal?: AbortSignal, stale: readonly string[] = []) => {
+    if (stale.length) await store.delete(stale);
+    const changed = await withoutStoredVectors(all);
+    if (changed.length === 0) return;
     const cacheInstance = await embeddingCache();
     const texts = changed.flatMap((d) => d.views);
     const vectors = await cacheInstance.embedAll(texts, signal);
-    if (stale.length) await store.delete(stale);
     let offset = 0;
     // one record per tool: the normalised mean of its unit view vectors
     const records = changed.map((document) => {
@@ -202,7 +223,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
         for (let i = 0; i < v.length; i++) mean[i]! += v[i]! * scale;
       }
-      return { id: `${document.id}#0`, vector: mean, metadata: toolMetadata(document.tool, 0) };
+      return { id: `${document.id}#0`, vector: mean, metadata: { ...toolMetadata(document.tool, 0), [VECTOR_KEY]: vectorKeyOf(document) } };
     });
     for (let i = 0; i < records.length; i += 500) await store.upsert(records.slice(i, i + 500));
     await cacheInstance.flush();

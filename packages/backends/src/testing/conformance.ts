@@ -283,8 +283,11 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
           { role: "user" as const, content: "My name is Ada." },
           { role: "assistant" as const, content: first.text },
         ];
-        const second = await backend.execute({ flowId: CHAT, question: "What is my name?", sessionId: "session-history", history });
+        // The flow answered turn 1 with this session id: its platform memory (where there is one) holds it.
+        const remembered = history.map((message) => ({ ...message, rememberedBy: `${backend.id}:${CHAT}` }));
+        const second = await backend.execute({ flowId: CHAT, question: "What is my name?", sessionId: "session-history", history: remembered });
         expect(second.text).toBe("Echo: What is my name? (turn 2)");
+        // Each earlier message reached the model exactly once (platform memory or history, never both).
         expect(server.runs.at(-1)!.history).toEqual(history);
       });
 

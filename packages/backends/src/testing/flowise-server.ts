@@ -54,19 +54,28 @@ function frame(event: string, data: unknown): string {
   return `message:\ndata:${JSON.stringify({ event, data })}\n\n`;
 }
 
+/** Param names of a node the chatflow's API override setting enables. */
+function enabledParams(flow: MockFlowDefinition, node: { params: Record<string, unknown> }): string[] {
+  if (flow.overridable === false) return [];
+  const names = Object.keys(node.params);
+  return Array.isArray(flow.overridable) ? names.filter((name) => (flow.overridable as string[]).includes(name)) : names;
+}
+
+/**
+ * Flowise's `replaceInputsWithConfig`: only params enabled for override change, falsy values are
+ * skipped; the model node then parses a numeric string (`parseFloat`/`parseInt`) into a number.
+ */
 function applyOverrides(flow: MockFlowDefinition, overrideConfig: Record<string, unknown>): Record<string, Record<string, unknown>> {
   const params = defaultNodeParams(flow);
-  if (flow.overridable === false) return params;
+  const parsed = (existing: unknown, value: unknown) => (typeof existing === "number" && typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : value);
   for (const [key, value] of Object.entries(overrideConfig)) {
     if (key === "sessionId" || key === "vars" || key === "analytics") continue;
-    if (value && typeof value === "object" && !Array.isArray(value)) {
-      // {param: {nodeId: value}}
-      for (const [nodeId, nodeValue] of Object.entries(value as Record<string, unknown>)) {
-        const node = params[nodeId];
-        if (node && key in node) node[key] = nodeValue;
-      }
-    } else {
-      for (const node of Object.values(params)) if (key in node) node[key] = value;
+    for (const node of flow.nodes ?? []) {
+      const effective = params[node.id];
+      if (!effective || !(key in effective) || !enabledParams(flow, node).includes(key)) continue;
+      const nodeValue = value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>)[node.id] : value;
+      if (!nodeValue) continue; // Flowise: `if (overrideConfigValue)` — 0, "" and false never apply
+      effective[key] = parsed(effective[key], nodeValue);
     }
   }
   return params;
@@ -79,16 +88,32 @@ function chatflowRecord(flow: MockFlowDefinition) {
     type: "customNode",
     data: { id: node.id, label: node.label ?? node.name ?? node.id, name: node.name ?? node.id, category: node.category ?? "Chat Models", inputs: node.params },
   }));
+  const edges: Array<Record<string, string>> = [];
+  if (flow.memory !== false) {
+    nodes.push({
+      id: "bufferMemory_0",
+      position: { x: 0, y: 300 },
+      type: "customNode",
+      data: { id: "bufferMemory_0", label: "Buffer Memory", name: "bufferMemory", category: "Memory", inputs: { sessionId: "", memoryKey: "chat_history" } },
+    });
+    const target = nodes[0]?.id ?? "conversationChain_0";
+    edges.push({ id: `bufferMemory_0-${target}`, source: "bufferMemory_0", target, sourceHandle: "bufferMemory_0-output-bufferMemory-BufferMemory", targetHandle: `${target}-input-memory-BaseMemory` });
+  }
+  const overrideNodes: Record<string, Array<{ label: string; name: string; type: string; enabled: boolean }>> = {};
+  for (const node of flow.nodes ?? []) {
+    const enabled = enabledParams(flow, node);
+    overrideNodes[node.label ?? node.name ?? node.id] = Object.keys(node.params).map((name) => ({ label: name, name, type: typeof node.params[name], enabled: enabled.includes(name) }));
+  }
   const now = new Date(0).toISOString();
   return {
     id: flow.id,
     name: flow.name,
-    flowData: JSON.stringify({ nodes, edges: [], viewport: { x: 0, y: 0, zoom: 1 } }),
+    flowData: JSON.stringify({ nodes, edges, viewport: { x: 0, y: 0, zoom: 1 } }),
     deployed: flow.deployed ?? false,
     isPublic: false,
     apikeyid: flow.apiKey ? `apikey-${flow.id.slice(0, 8)}` : null,
     chatbotConfig: null,
-    apiConfig: null,
+    apiConfig: flow.overridable === false ? null : JSON.stringify({ overrideConfig: { status: true, nodes: overrideNodes, variables: [] } }),
     analytic: null,
     speechToText: null,
     textToSpeech: null,
@@ -228,12 +253,15 @@ async function predict(exchange: MockExchange, state: MockState, options: Flowis
     return;
   }
 
-  const history: ChatMessage[] = Array.isArray(body["history"])
+  // Flowise: the memory node loads the session's messages and prepends the request's `history`.
+  const prepended: ChatMessage[] = Array.isArray(body["history"])
     ? (body["history"] as Array<Record<string, unknown>>).map((message) => ({
         role: message["role"] === "userMessage" ? ("user" as const) : ("assistant" as const),
         content: String(message["content"] ?? ""),
       }))
-    : [...(state.memory.get(`${flow.id}|${sessionId ?? chatId}`) ?? [])];
+    : [];
+  const remembered = flow.memory === false ? [] : (state.memory.get(`${flow.id}|${sessionId ?? chatId}`) ?? []);
+  const history: ChatMessage[] = [...prepended, ...remembered];
   const nodeParams = applyOverrides(flow, overrideConfig);
   const answer = answerFor(flow, { flow, question: question ?? "", sessionId, history, nodeParams, streaming: streams });
   state.runs.push({ flowId: flow.id, question: question ?? "", sessionId, history, nodeParams, streaming: streams, answer: answer.text, uploads: Array.isArray(body["uploads"]) ? body["uploads"] : [] });
@@ -256,7 +284,7 @@ async function predict(exchange: MockExchange, state: MockState, options: Flowis
   ];
 
   if (!streams) {
-    const base: Record<string, unknown> = { question, chatId, chatMessageId, isStreamValid: false, sessionId: sessionId ?? chatId, memoryType: "Buffer Memory" };
+    const base: Record<string, unknown> = { question, chatId, chatMessageId, isStreamValid: false, sessionId: sessionId ?? chatId, ...(flow.memory === false ? {} : { memoryType: "Buffer Memory" }) };
     let reply: Record<string, unknown>;
     if (flow.replyShape === "json") reply = { ...base, json: { answer: answer.text } };
     else if (flow.replyShape === "agentflow") reply = { ...base, executionId: randomUUID(), agentFlowExecutedData: executed };
@@ -299,7 +327,7 @@ async function predict(exchange: MockExchange, state: MockState, options: Flowis
     writeChunk(exchange, frame("agentFlowEvent", "FINISHED"));
   }
   if (usageMetadata) writeChunk(exchange, frame("usageMetadata", usageMetadata));
-  writeChunk(exchange, frame("metadata", { chatId, chatMessageId, question, sessionId: sessionId ?? chatId, memoryType: "Buffer Memory" }));
+  writeChunk(exchange, frame("metadata", { chatId, chatMessageId, question, sessionId: sessionId ?? chatId, ...(flow.memory === false ? {} : { memoryType: "Buffer Memory" }) }));
   writeChunk(exchange, frame("end", "[DONE]"));
   response.end();
 }

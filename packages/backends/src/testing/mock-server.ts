@@ -69,8 +69,18 @@ export interface MockFlowDefinition {
   sources?: MockSource[];
   usage?: { promptTokens: number; completionTokens: number };
   nodes?: MockFlowNode[];
-  /** Flowise: whether `overrideConfig` may change node params (API override security; default true). */
-  overridable?: boolean;
+  /**
+   * Flowise: which node params `overrideConfig` may change (the chatflow's API override setting,
+   * `apiConfig.overrideConfig`): true (default) every param of every node, false none, or a list
+   * of param names enabled on every node.
+   */
+  overridable?: boolean | string[];
+  /**
+   * Flowise: whether the chatflow has a memory node (default true). With memory, the platform
+   * loads the session's earlier messages by `overrideConfig.sessionId` and prepends the request's
+   * `history` to them, as Flowise does; without, only `history` reaches the model.
+   */
+  memory?: boolean;
   /**
    * Reply shape variant: Flowise `text` (default), `json` (structured output), `agentflow`
    * (answer only in `agentFlowExecutedData`); Langflow `full` (default), `messages`, `artifacts`.

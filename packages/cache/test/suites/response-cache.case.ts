@@ -234,6 +234,21 @@ export function describeResponseCacheSuite(name: string, factory: ResponseCacheF
       expect((await cache.get(shared("restarting pods, how?"), { embedding })).hit).toBe(false);
     });
 
+    it("keeps answers to other parameters apart (the key's variant), with no semantic hits across or within variants", async () => {
+      const { cache } = await create({ semantic: { enabled: true, threshold: 0.9 } });
+      const embedding = new Float32Array([1, 0, 0, 0]);
+      await cache.set(shared("write a haiku"), answer("default"), { ...HOUR, embedding });
+      await cache.set(shared("write a haiku", { variant: "temperature=0" }), answer("cold"), { ...HOUR, embedding });
+      const cold = await cache.get(shared("Write a haiku", { variant: "temperature=0" }));
+      expect(cold.hit && cold.entry.result.result).toBe("cold");
+      const plain = await cache.get(shared("write a haiku"));
+      expect(plain.hit && plain.entry.result.result).toBe("default");
+      expect((await cache.get(shared("write a haiku", { variant: "temperature=1.5" }))).hit).toBe(false);
+      expect((await cache.get(shared("compose a haiku", { variant: "temperature=0" }), { embedding })).hit).toBe(false);
+      const near = await cache.get(shared("compose a haiku"), { embedding });
+      expect(near.hit && near.entry.result.result).toBe("default");
+    });
+
     it("serves near-duplicates as semantic hits within one flow, scope, session and tenant only", async () => {
       const { cache } = await create({ semantic: { enabled: true, threshold: 0.9 } });
       const stored = new Float32Array([1, 0, 0, 0]);

@@ -1,0 +1,134 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { expect } from "vitest";
+import type { FlowiseFront, RecordedExchange } from "./flowise-recording.js";
+import { startHttpGateway, type HttpGateway } from "./gateway.js";
+import { connectClient, parseReply, universalQuery, type QueryReply } from "./mcp.js";
+
+/** One call the OpenAI-compatible stub behind a real Flowise received. */
+export interface LlmCall {
+  messages: Array<{ role: string; content: string }>;
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/** What the scenario needs: Flowise (real behind a recording proxy, or a replay), its key and chatflows. */
+export interface FlowiseScenarioContext {
+  /** The proxy or replay server the gateway talks to. */
+  front: FlowiseFront;
+  apiKey: string;
+  /**
+   * `memory`: Conversation Chain with Buffer Memory, Override Config enabling ChatOpenAI's
+   * `temperature` only; `locked`: the same without Override Config; `deleted`: deleted by
+   * `deleteFlow` after discovery.
+   */
+  ids: { memory: string; locked: string; deleted: string };
+  /** Calls the stub LLM received (real Flowise only). */
+  llm?: LlmCall[];
+  /** Deletes the `deleted` chatflow (real Flowise only; a replay already answers 404). */
+  deleteFlow?: () => Promise<void>;
+}
+
+const SESSION = "afw-e2e-session";
+
+function predictions(front: FlowiseFront, flowId: string): RecordedExchange[] {
+  return front.exchanges.filter((exchange) => exchange.method === "POST" && exchange.path === `/api/v1/prediction/${flowId}`);
+}
+
+function answer(reply: QueryReply) {
+  if (reply.kind !== "answer") throw new Error(`expected an answer, got ${JSON.stringify(reply).slice(0, 400)}`);
+  return reply.result;
+}
+
+function failure(reply: QueryReply) {
+  if (reply.kind !== "tool-error") throw new Error(`expected a tool error, got ${JSON.stringify(reply).slice(0, 400)}`);
+  return reply.error;
+}
+
+async function gatewayFor(front: FlowiseFront, apiKey: string): Promise<{ gateway: HttpGateway; client: Client }> {
+  const gateway = await startHttpGateway({
+    backends: [{ id: "flowise", kind: "flowise", baseURL: front.url, apiKey, requestTimeoutMs: 120_000, streamFirstByteTimeoutMs: 3_000 }],
+    routing: { retryDelayMs: 0 },
+    backendConnect: { allowedHosts: ["127.0.0.1"] },
+  });
+  return { gateway, client: await connectClient(gateway.url, "flowise-e2e") };
+}
+
+/**
+ * The whole gateway (MCP over Streamable HTTP) against Flowise: three turns of one session
+ * (each earlier turn reaches the model exactly once), parameters applied or reported, streaming,
+ * a deleted chatflow and a wrong key. Asserts on the gateway's answers, on what it sent to
+ * Flowise, and (real Flowise) on what the LLM saw.
+ */
+export async function runFlowiseScenario(context: FlowiseScenarioContext): Promise<void> {
+  const { front, ids, llm } = context;
+  const { gateway, client } = await gatewayFor(front, context.apiKey);
+  try {
+    // 1. Three turns of one session on a chatflow with memory.
+    const questions = [1, 2, 3].map((turn) => `Question ${turn} about the tide tables`);
+    for (const [index, question] of questions.entries()) {
+      const llmBefore = llm?.length ?? 0;
+      const result = answer(await universalQuery(client, { question, flow_id: `flowise:${ids.memory}`, session_id: SESSION }));
+      expect(result.result).toContain(`Stub answer to: ${question}`);
+      expect(result._mcp_metadata.session_context).toEqual({ history_messages: 0, platform_memory: true });
+      const sent = predictions(front, ids.memory).at(-1)!.request as Record<string, unknown>;
+      expect(sent["history"]).toBeUndefined();
+      expect(sent["overrideConfig"]).toMatchObject({ sessionId: SESSION });
+      if (llm) {
+        const call = llm.slice(llmBefore).at(-1)!;
+        // Every question so far once as a user message, every earlier answer once as an assistant message.
+        for (const [position, earlier] of questions.slice(0, index + 1).entries()) {
+          expect(call.messages.filter((message) => message.role === "user" && message.content.includes(earlier)), `turn ${index + 1}: "${earlier}"`).toHaveLength(1);
+          const answers = call.messages.filter((message) => message.role === "assistant" && message.content.includes(`Stub answer to: ${earlier}`));
+          expect(answers, `turn ${index + 1}: answer to "${earlier}"`).toHaveLength(position < index ? 1 : 0);
+        }
+      }
+    }
+
+    // 2. Parameters: Override Config enables temperature (0 is applied), not maxTokens.
+    const tuned = answer(await universalQuery(client, { question: "A precise answer, please", flow_id: `flowise:${ids.memory}`, parameters: { temperature: 0, max_tokens: 50 } }));
+    expect(tuned._mcp_metadata.parameters_applied).toEqual(["temperature"]);
+    expect(tuned._mcp_metadata.parameters_ignored).toEqual([{ parameter: "max_tokens", reason: expect.stringContaining("not enabled for override") }]);
+    const tunedSent = predictions(front, ids.memory).at(-1)!.request as { overrideConfig?: Record<string, unknown> };
+    expect(tunedSent.overrideConfig).toEqual({ temperature: "0" });
+    if (llm) {
+      expect(llm.at(-1)!.temperature).toBe(0);
+      expect(llm.at(-1)!.maxTokens).toBeUndefined();
+    }
+
+    // 3. A chatflow without Override Config: nothing applies, and the answer says so.
+    const locked = answer(await universalQuery(client, { question: "A warm answer, please", flow_id: `flowise:${ids.locked}`, parameters: { temperature: 1.2 } }));
+    expect(locked._mcp_metadata.parameters_applied).toEqual([]);
+    expect(locked._mcp_metadata.parameters_ignored).toEqual([{ parameter: "temperature", reason: expect.stringContaining("does not accept API overrides") }]);
+    expect((predictions(front, ids.locked).at(-1)!.request as Record<string, unknown>)["overrideConfig"]).toBeUndefined();
+    if (llm) expect(llm.at(-1)!.temperature).toBe(0.5);
+
+    // 4. Streaming: tokens arrive as progress, the answer is whole.
+    const streamed = await universalQuery(client, { question: "Stream the answer", flow_id: `flowise:${ids.memory}`, session_id: `${SESSION}-stream` }, { stream: true });
+    const streamedResult = answer(streamed);
+    expect(streamedResult.result).toContain("Stub answer to: Stream the answer");
+    expect(streamed.kind === "answer" && streamed.progress.length).toBeGreaterThan(1);
+    expect((predictions(front, ids.memory).at(-1)!.request as Record<string, unknown>)["streaming"]).toBe(true);
+
+    // 5. A chatflow deleted after discovery: FLOW_NOT_FOUND, streaming or not.
+    await context.deleteFlow?.();
+    for (const stream of [false, true]) {
+      const error = failure(await universalQuery(client, { question: "Are you still there?", flow_id: `flowise:${ids.deleted}` }, { stream }));
+      expect(`${error.code} ${error.last_error ?? ""} ${error.error}`, `stream: ${stream}`).toContain("FLOW_NOT_FOUND");
+    }
+  } finally {
+    await client.close();
+    await gateway.close();
+  }
+
+  // 6. A wrong key: health says so, and a query's error names the cause.
+  const wrong = await gatewayFor(front, "afw-e2e-wrong-key-0000000000");
+  try {
+    const health = parseReply<Record<string, unknown>>(await wrong.client.callTool({ name: "health_check", arguments: {} }));
+    expect(JSON.stringify(health.body)).toContain("BACKEND_AUTH_FAILED");
+    const refused = failure(await universalQuery(wrong.client, { question: "Anyone?" }));
+    expect(JSON.stringify(refused)).toMatch(/API key|BACKEND_AUTH_FAILED/);
+  } finally {
+    await wrong.client.close();
+    await wrong.gateway.close();
+  }
+}
