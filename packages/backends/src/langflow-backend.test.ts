@@ -54,8 +54,10 @@ describe("Langflow adapter specifics", () => {
   });
 
   it("applies a node-less mapping as a tweak for every component with the parameter", async () => {
-    await backend({ defaultParameterMapping: { temperature: { param: "temperature" } } }).execute({ flowId: ids.chat, question: "q", parameters: { temperature: 1.1 } });
+    const result = await backend({ defaultParameterMapping: { temperature: { param: "temperature" } } }).execute({ flowId: ids.chat, question: "q", parameters: { temperature: 1.1, maxTokens: 5 } });
     expect(server.runs.at(-1)!.nodeParams["OpenAIModel-ab12"]).toMatchObject({ temperature: 1.1 });
+    // Sent without knowing whether a component took it; an unmapped parameter is not sent at all.
+    expect(result.delivery?.parameters).toEqual({ applied: [], unverified: ["temperature"], ignored: [{ parameter: "maxTokens", reason: expect.stringContaining("parameterMapping") }] });
   });
 
   it("skips components, keeps endpoint names, reads the gzip listing", async () => {

@@ -161,7 +161,23 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
     };
   }
 
+  /**
+   * Which parameters were sent: Langflow applies a tweak to whatever component has that input (no
+   * per-flow permission to read), so a mapped parameter is `unverified`; an unmapped one is not sent.
+   */
+  function deliveryOf(request: FlowExecutionRequest): FlowExecutionResult["delivery"] {
+    const mapping = mappingFor(config.flows[request.flowId], config.defaultParameterMapping);
+    const parameters = { applied: [] as string[], ignored: [] as Array<{ parameter: string; reason: string }>, unverified: [] as string[] };
+    for (const name of ["temperature", "maxTokens"] as const) {
+      if (request.parameters?.[name] === undefined) continue;
+      if (mapping[name]) parameters.unverified.push(name);
+      else parameters.ignored.push({ parameter: name, reason: "no parameterMapping names the Langflow component and input to tweak" });
+    }
+    return parameters.unverified.length + parameters.ignored.length > 0 ? { parameters } : undefined;
+  }
+
   function toResult(reply: LangflowRunResponse, request: FlowExecutionRequest, started: number, context: ErrorContext, streamedText?: string): FlowExecutionResult {
+    const delivery = deliveryOf(request);
     const answer = extractLangflowAnswer(reply);
     const text = streamedText ?? answer?.text;
     if (text === undefined) throw badResponse("reply carries no answer text", context, 200);
@@ -175,6 +191,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
       sources: [],
       ...(usage ? { usage } : {}),
       latencyMs: elapsedMs(started),
+      ...(delivery ? { delivery } : {}),
       raw: reply,
     };
   }

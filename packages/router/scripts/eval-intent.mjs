@@ -52,6 +52,7 @@ function language(text) {
 const embedder = diskCacheEmbedder(createUseEmbedder());
 const combined = createIntentClassifier({ embedder });
 const modelOnly = createIntentClassifier({ embedder, fastPath: false });
+const fullModel = createIntentClassifier({ embedder, fastPath: false, firstStage: false });
 const matcher = compileIntentPatterns(DEFAULT_INTENT_PATTERNS);
 await combined.warmUp();
 await modelOnly.warmUp();
@@ -61,7 +62,8 @@ for (const item of dev) {
   const p = matcher.score(item.question);
   const c = await combined.classify(item.question);
   const m = await modelOnly.classify(item.question);
-  rows.push({ ...item, code: item.lang ?? (language(item.question) === "english" ? "en" : "other"), lang: item.lang ? (item.lang === "en" ? "english" : "other languages") : language(item.question), fast: p.decisive ? p.top : undefined, patternTop: p.top, combined: c, model: m });
+  const f = await fullModel.classify(item.question);
+  rows.push({ full: f, ...item, code: item.lang ?? (language(item.question) === "english" ? "en" : "other"), lang: item.lang ? (item.lang === "en" ? "english" : "other languages") : language(item.question), fast: p.decisive ? p.top : undefined, patternTop: p.top, combined: c, model: m });
 }
 embedder.save();
 
@@ -81,7 +83,8 @@ const report = { devPath, items: rows.length, paths: {} };
 const paths = {
   "fast path (patterns decide alone)": (r) => r.fast,
   "patterns, forced (top pattern or default)": (r) => r.patternTop ?? "conversation",
-  "model path (no fast path)": (r) => r.model.intent,
+  "model path (no fast path; first stage when sure, else the embedding)": (r) => r.model.intent,
+  "full model (no fast path, no first stage: always the embedding)": (r) => r.full.intent,
   "combined classifier": (r) => r.combined.intent,
 };
 console.log(`dev set: ${devPath} (${rows.length} items)\n`);

@@ -8,6 +8,7 @@ import { hashIntentLexicon } from "./intent-lexicon.js";
 import { compileIntentPatterns } from "./intent-patterns.js";
 import {
   BUNDLED_INTENT_EXEMPLARS_URL,
+  firstStageThresholdFor,
   hashIntentExemplars,
   hashIntentPatterns,
   loadBundledIntentModel,
@@ -201,6 +202,14 @@ describe("embedding-free first stage (bundled models)", () => {
       const ev = stage.evaluation!;
       expect(ev.cascadeAccuracy).toBeGreaterThanOrEqual(ev.fullAccuracy - 0.005);
       expect(ev.decidedShare).toBeGreaterThan(0.3);
+      // The stored curve: a lower threshold lets the first stage decide more, and the stored threshold is on it.
+      const curve = ev.curve!;
+      expect(curve.length).toBe(71);
+      for (let i = 1; i < curve.length; i++) expect(curve[i]!.decidedShare).toBeLessThanOrEqual(curve[i - 1]!.decidedShare);
+      expect(curve.find((p) => p.threshold === stage.threshold)?.decidedShare).toBeCloseTo(ev.decidedShare, 3);
+      expect(firstStageThresholdFor(stage, 0.005)).toBe(stage.threshold);
+      expect(firstStageThresholdFor(stage, 0.02)!).toBeLessThanOrEqual(stage.threshold!);
+      expect(firstStageThresholdFor(stage, 0)!).toBeGreaterThanOrEqual(stage.threshold!);
     }
   });
 

@@ -15,6 +15,7 @@ import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatter
 import {
   buildIntentFeatureRow,
   firstStageRow,
+  firstStageThresholdFor,
   hashIntentExemplars,
   hashIntentPatterns,
   intentModelText,
@@ -116,6 +117,12 @@ export interface IntentClassifierOptions {
    * @default true
    */
   firstStage?: boolean;
+  /**
+   * Accuracy the first stage may cost (a share: 0.01 = one point of cross-validated accuracy on
+   * the training data) in exchange for deciding more questions without the embedding; picks the
+   * threshold from the model's cross-validated curve. Default: the model's own threshold (0.005).
+   */
+  firstStageTolerance?: number;
   /**
    * Longest wait for the embedder; after it the first stage answers alone, with its confidence
    * shrunk towards uniform.
@@ -328,7 +335,8 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
           probabilities: Object.fromEntries(INTENTS.map((intent, i) => [intent, confidenceOf(i)])),
         });
       };
-      if (cheap && firstStage && stage?.threshold !== undefined && Math.max(...cheap) >= stage.threshold) return answer(cheap, 1, "lexical");
+      const threshold = stage && firstStage ? (options.firstStageTolerance === undefined ? stage.threshold : firstStageThresholdFor(stage, options.firstStageTolerance)) : undefined;
+      if (cheap && threshold !== undefined && Math.max(...cheap) >= threshold) return answer(cheap, 1, "lexical");
       const modelText = intentModelText(structure.request, model.features);
       const vectors = await raceTimeout(embedder.embed([modelText], context?.signal), embeddingTimeoutMs, context?.signal);
       const embedding = vectors?.[0];

@@ -133,6 +133,11 @@ export interface IntentFirstStage {
         cascadeAccuracy: number;
         /** Out-of-fold accuracy of the full model on every item. */
         fullAccuracy: number;
+        /**
+         * The trade-off at every threshold from 0.30 to 1.00 (step 0.01), out of fold: share of
+         * items the first stage decides alone and the cascade's accuracy (absent in older models).
+         */
+        curve?: { threshold: number; decidedShare: number; cascadeAccuracy: number }[] | undefined;
       }
     | undefined;
 }
@@ -245,6 +250,8 @@ export function firstStageRow(row: FeatureRow, dimensions: number): FeatureRow {
 function chooseFirstStageThreshold(cheapConfidence: number[], cheapCorrect: boolean[], fullCorrect: boolean[], tolerance: number) {
   const n = cheapConfidence.length;
   const fullAccuracy = fullCorrect.filter(Boolean).length / n;
+  const curve: { threshold: number; decidedShare: number; cascadeAccuracy: number }[] = [];
+  let chosen: { threshold: number; decidedShare: number; decidedAccuracy: number; cascadeAccuracy: number; fullAccuracy: number } | undefined;
   for (let step = 30; step <= 100; step++) {
     const threshold = step / 100;
     let right = 0;
@@ -259,17 +266,24 @@ function chooseFirstStageThreshold(cheapConfidence: number[], cheapCorrect: bool
         }
       } else if (fullCorrect[i]) right++;
     }
-    if (right / n >= fullAccuracy - tolerance || step === 100) {
-      return {
-        threshold,
-        decidedShare: decided / n,
-        decidedAccuracy: decided ? decidedRight / decided : Number.NaN,
-        cascadeAccuracy: right / n,
-        fullAccuracy,
-      };
+    const round = (x: number) => Math.round(x * 10_000) / 10_000;
+    curve.push({ threshold, decidedShare: round(decided / n), cascadeAccuracy: round(right / n) });
+    if (!chosen && (right / n >= fullAccuracy - tolerance || step === 100)) {
+      chosen = { threshold, decidedShare: decided / n, decidedAccuracy: decided ? decidedRight / decided : Number.NaN, cascadeAccuracy: right / n, fullAccuracy };
     }
   }
-  throw new Error("unreachable");
+  return { ...chosen!, curve };
+}
+
+/**
+ * The first stage's threshold for an accuracy budget: the lowest threshold on the model's
+ * cross-validated curve whose cascade accuracy is at most `tolerance` below the full model's;
+ * the stored threshold when the model has no curve.
+ */
+export function firstStageThresholdFor(stage: IntentFirstStage, tolerance: number): number | undefined {
+  const ev = stage.evaluation;
+  if (!ev?.curve?.length) return stage.threshold;
+  return ev.curve.find((point) => point.cascadeAccuracy >= ev.fullAccuracy - tolerance - 1e-9)?.threshold ?? stage.threshold;
 }
 
 /** Options of {@link trainIntentModel}. */
@@ -444,6 +458,7 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
         decidedAccuracy: chosen.decidedAccuracy,
         cascadeAccuracy: chosen.cascadeAccuracy,
         fullAccuracy: chosen.fullAccuracy,
+        curve: chosen.curve,
       },
     };
     const confidences: number[] = [];

@@ -177,14 +177,22 @@ function speechActsOf(text: string, folded: string, words: readonly string[]): s
   return acts;
 }
 
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a of `text`, continuing from `hash` (so `fnv1a(b, fnv1a(a))` equals `fnv1a(a + b)`). */
+function fnv1a(text: string, hash = FNV_OFFSET, from = 0, to = text.length): number {
+  for (let i = from; i < to; i++) {
     hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
+    hash = Math.imul(hash, FNV_PRIME);
   }
-  return hash >>> 0;
+  return hash;
 }
+
+const WORD_PREFIX = fnv1a("w:");
+const BIGRAM_PREFIX = fnv1a("b:");
+const CHAR_PREFIX = fnv1a("c:");
+const SPACE = " ".charCodeAt(0);
 
 /**
  * Hashed bag of words, word bigrams and character n-grams of a question, with sublinear term
@@ -202,20 +210,32 @@ export function lexicalFeatures(text: string, options: LexicalFeatureOptions = {
   const charNgrams = options.charNgrams ?? [3, 4, 5];
   const charWeight = options.charWeight ?? 0.3;
   const counts = new Map<number, number>();
-  const add = (feature: string, weight: number) => {
-    const index = fnv1a(feature) % buckets;
+  // Features are hashed as the strings `w:<word>`, `b:<word> <next>`, `c:<n-gram>`, `k:<concept>`,
+  // `s:<act>`, without building those strings (the hash runs over the characters in place).
+  const addHash = (hash: number, weight: number) => {
+    const index = (hash >>> 0) % buckets;
     counts.set(index, (counts.get(index) ?? 0) + weight);
   };
+  const add = (feature: string, weight: number) => addHash(fnv1a(feature), weight);
   const folded = foldText(text);
   const words = splitWords(folded);
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
-    add(`w:${word}`, 1);
-    if (i + 1 < words.length) add(`b:${word} ${words[i + 1]!}`, 1);
+    const wordHash = fnv1a(word, WORD_PREFIX);
+    addHash(wordHash, 1);
+    if (i + 1 < words.length) addHash(fnv1a(words[i + 1]!, Math.imul(fnv1a(word, BIGRAM_PREFIX) ^ SPACE, FNV_PRIME)), 1);
     if (charWeight > 0) {
-      const padded = ` ${word} `;
+      // The n-grams of ` word ` (padded with one space each side).
+      const length = word.length + 2;
       for (const n of charNgrams) {
-        for (let j = 0; j + n <= padded.length; j++) add(`c:${padded.slice(j, j + n)}`, charWeight);
+        for (let j = 0; j + n <= length; j++) {
+          let hash = CHAR_PREFIX;
+          for (let k = j; k < j + n; k++) {
+            hash ^= k === 0 || k === length - 1 ? SPACE : word.charCodeAt(k - 1);
+            hash = Math.imul(hash, FNV_PRIME);
+          }
+          addHash(hash, charWeight);
+        }
       }
     }
   }

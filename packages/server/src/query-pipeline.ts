@@ -273,7 +273,9 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           }
         }
         if (lookup.hit) {
-          const cached = lookup.entry.result;
+          // The stored answer's session_context described the call that produced it; nothing was sent now.
+          const { session_context: _sent, ...cachedMetadata } = lookup.entry.result._mcp_metadata;
+          const cached = { ...lookup.entry.result, _mcp_metadata: cachedMetadata };
           emitTrace(trace, "cache-hit", {
             scope: cacheKey.scope,
             flowId: cached._mcp_metadata.flow_id,

@@ -17,9 +17,12 @@ import type { GatewayConfig, ToolsConfig, WorkflowsConfig } from "./config-schem
 import type { WorkflowCatalogPort } from "./ports.js";
 import { newTraceContext } from "./trace-context.js";
 
-/** The embedder named by `tools.embedder` (`none` gives undefined: keyword search only). */
+/**
+ * The embedder named by `tools.embedder` (`none` gives undefined: keyword search only). `use` runs
+ * on the process's embedding worker thread, so building tool vectors never blocks the event loop.
+ */
 export function embedderFromConfig(kind: ToolsConfig["embedder"]): Embedder | undefined {
-  if (kind === "use") return createCachingEmbedder(createUseEmbedder());
+  if (kind === "use") return createCachingEmbedder(createUseEmbedder({ thread: "worker" }));
   if (kind === "hashing") return createCachingEmbedder(createHashingEmbedder());
   return undefined;
 }

@@ -39,6 +39,8 @@ const KEYWORD_CANDIDATES = 200;
 const TAG_PREFIX = "tag:";
 /** Metadata field of a stored vector record: hash of the embedder id and the tool's content. */
 const VECTOR_KEY = "vectorKey";
+/** Tools embedded per embedder call by the background build. */
+const BACKGROUND_CHUNK = 32;
 
 function toolMetadata(tool: ToolDescriptor, view: number): VectorMetadata {
   const metadata: VectorMetadata = { toolId: toolId(tool), server: tool.server, view };
@@ -205,7 +207,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
    * Embeds (through the cache) and stores the vectors of `all` that the store does not hold yet,
    * deleting `stale` records first.
    */
-  const storeVectors = async (all: readonly ToolDocument[], signal?: AbortSignal, stale: readonly string[] = []) => {
+  const storeVectors = async (all: readonly ToolDocument[], signal?: AbortSignal, stale: readonly string[] = [], flush = true) => {
     if (stale.length) await store.delete(stale);
     const changed = await withoutStoredVectors(all);
     if (changed.length === 0) return;
@@ -226,7 +228,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       return { id: `${document.id}#0`, vector: mean, metadata: { ...toolMetadata(document.tool, 0), [VECTOR_KEY]: vectorKeyOf(document) } };
     });
     for (let i = 0; i < records.length; i += 500) await store.upsert(records.slice(i, i + 500));
-    await cacheInstance.flush();
+    if (flush) await cacheInstance.flush();
   };
 
   /**
@@ -242,7 +244,11 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         const batch = [...withoutVectors].map((id) => documents.get(id)).filter((d): d is ToolDocument => d !== undefined);
         const deletions = staleRecords.splice(0);
         try {
-          await storeVectors(batch, closing.signal, deletions);
+          // small requests, so that an embedder shared with others (the router's worker thread)
+          // serves their requests in between
+          for (let i = 0; i < batch.length; i += BACKGROUND_CHUNK) {
+            await storeVectors(batch.slice(i, i + BACKGROUND_CHUNK), closing.signal, i === 0 ? deletions : [], i + BACKGROUND_CHUNK >= batch.length);
+          }
         } catch {
           staleRecords.unshift(...deletions);
           vectorFailed = true;

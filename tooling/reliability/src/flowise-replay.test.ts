@@ -10,7 +10,7 @@ import { startReplayServer, type FlowiseRecording } from "./harness/flowise-reco
 import { runFlowiseScenario } from "./harness/flowise-scenario.js";
 
 const recording = JSON.parse(readFileSync(new URL("../fixtures/flowise-3.1.2-gateway.json", import.meta.url), "utf8")) as FlowiseRecording;
-const KEY = "afw-replay-key-0123456789abcdef";
+const KEY = "afw-test-secret-flowise-replay-key";
 
 describe("the gateway against recorded Flowise 3.1.2 replies", () => {
   it("session memory, parameters, streaming, a deleted chatflow and a wrong key", async () => {

@@ -54,8 +54,9 @@ async function gatewayFor(front: FlowiseFront, apiKey: string): Promise<{ gatewa
 }
 
 /**
- * The whole gateway (MCP over Streamable HTTP) against Flowise: three turns of one session
- * (each earlier turn reaches the model exactly once), parameters applied or reported, streaming,
+ * The whole gateway (MCP over Streamable HTTP) against Flowise: three turns of one session, then
+ * a turn on another chatflow and one back (each earlier turn reaches the model exactly once, in
+ * order), parameters applied or reported, streaming,
  * a deleted chatflow and a wrong key. Asserts on the gateway's answers, on what it sent to
  * Flowise, and (real Flowise) on what the LLM saw.
  */
@@ -83,6 +84,33 @@ export async function runFlowiseScenario(context: FlowiseScenarioContext): Promi
         }
       }
     }
+
+    // 1b. The same session moves to another chatflow with memory: the turns it never saw go as
+    // history (Flowise prepends them to its memory, empty for this session), the session id too.
+    const seenOnce = (call: LlmCall, asked: string[], answered: string[]) => {
+      for (const earlier of asked) expect(call.messages.filter((message) => message.role === "user" && message.content.includes(earlier)), `user "${earlier}"`).toHaveLength(1);
+      for (const earlier of answered) expect(call.messages.filter((message) => message.role === "assistant" && message.content.includes(`Stub answer to: ${earlier}`)), `answer to "${earlier}"`).toHaveLength(1);
+      // ... and in the order they were asked
+      const positions = asked.map((earlier) => call.messages.findIndex((message) => message.role === "user" && message.content.includes(earlier)));
+      expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    };
+    const moved = "Question 4, asked of another chain";
+    const movedResult = answer(await universalQuery(client, { question: moved, flow_id: `flowise:${ids.locked}`, session_id: SESSION }));
+    expect(movedResult._mcp_metadata.session_context).toEqual({ history_messages: 6, platform_memory: true });
+    const movedSent = predictions(front, ids.locked).at(-1)!.request as Record<string, unknown>;
+    expect(movedSent["history"]).toHaveLength(6);
+    expect(movedSent["overrideConfig"]).toMatchObject({ sessionId: SESSION });
+    if (llm) seenOnce(llm.at(-1)!, [...questions, moved], questions);
+
+    // 1c. Back to the first chatflow: its memory holds turns 1-3 but not turn 4, which came after
+    // them; prepending would reorder, so every turn goes as history and the session id is withheld.
+    const back = "Question 5, back on the first chain";
+    const backResult = answer(await universalQuery(client, { question: back, flow_id: `flowise:${ids.memory}`, session_id: SESSION }));
+    expect(backResult._mcp_metadata.session_context).toEqual({ history_messages: 8, platform_memory: false });
+    const backSent = predictions(front, ids.memory).at(-1)!.request as Record<string, unknown>;
+    expect(backSent["history"]).toHaveLength(8);
+    expect(backSent["overrideConfig"]).toBeUndefined();
+    if (llm) seenOnce(llm.at(-1)!, [...questions, moved, back], [...questions, moved]);
 
     // 2. Parameters: Override Config enables temperature (0 is applied), not maxTokens.
     const tuned = answer(await universalQuery(client, { question: "A precise answer, please", flow_id: `flowise:${ids.memory}`, parameters: { temperature: 0, max_tokens: 50 } }));
@@ -121,7 +149,7 @@ export async function runFlowiseScenario(context: FlowiseScenarioContext): Promi
   }
 
   // 6. A wrong key: health says so, and a query's error names the cause.
-  const wrong = await gatewayFor(front, "afw-e2e-wrong-key-0000000000");
+  const wrong = await gatewayFor(front, "afw-test-secret-flowise-e2e-wrong-key");
   try {
     const health = parseReply<Record<string, unknown>>(await wrong.client.callTool({ name: "health_check", arguments: {} }));
     expect(JSON.stringify(health.body)).toContain("BACKEND_AUTH_FAILED");
