@@ -206,6 +206,8 @@ export const ToolSearchHitSchema = z.object({
   score: z.number(),
   affordance: z.string().describe("`Use when: … | Inputs: a*, b | Output: …`"),
   inputSchema: z.record(z.string(), z.unknown()).optional(),
+  step: z.number().int().min(0).optional().describe("For a multi-step task: the index (in `steps`) of the step this tool serves."),
+  step_text: z.string().optional().describe("For a multi-step task: the text of the step this tool serves."),
 });
 
 /** One result of a tool search. */
@@ -223,6 +225,10 @@ export const ToolSearchResultSchema = z.object({
     .describe(
       "Present when semantic ranking was asked for but not used (`mode` is then `keyword`): `building` while the tool vectors are still being computed, `unavailable` without an embedder or when it failed.",
     ),
+  steps: z
+    .array(z.string())
+    .optional()
+    .describe("Present when the task was searched as several steps: the steps, in order; each result's `step` indexes this list."),
 });
 
 /** Result of a tool search. */

@@ -290,6 +290,16 @@ describe("downstream MCP servers, exposure `routed`", () => {
     await movedAgain;
     expect(await names(harness.client)).toContain("math__add");
   });
+
+  it("exposes tools for each step of a multi-step task and says which step each serves", async () => {
+    await callTool(harness.client, "search_tools", { query: "create a note titled groceries, then add 2 and 3" });
+    const { tools } = await harness.client.listTools();
+    const names = tools.filter((tool) => tool.name.includes("__")).map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(["notes__create_note", "math__add"]));
+    const decided = harness.events.filter((event) => event.type === "tool-list-decided").at(-1) as Extract<TraceEvent, { type: "tool-list-decided" }>;
+    expect(decided.candidates.some((candidate) => /for step \d "/.test(candidate.reason ?? ""))).toBe(true);
+    expect(tools.some((tool) => /\| Step: /.test(tool.description ?? ""))).toBe(true);
+  });
 });
 
 describe("downstream MCP servers over stateful Streamable HTTP, exposure `routed`", () => {

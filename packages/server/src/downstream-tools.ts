@@ -193,10 +193,12 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     }
   };
 
+  /** A tool exposed in routed mode: its score, why it is exposed and, for a multi-step task, the step it serves. */
+  type RoutedCandidate = { tool: DownstreamTool; score: number; reason: string; step?: string };
   /** The routed candidates for a context text, best first, with why each is exposed. */
   const routedCandidates = async (context: string) => {
     const available = new Map(manager.listTools({ availableOnly: true }).map((tool) => [indexId(tool), tool]));
-    const candidates: { tool: DownstreamTool; score: number; reason: string }[] = [];
+    const candidates: RoutedCandidate[] = [];
     let confidence: number | undefined;
     if (context.trim() && index.rank) {
       const ranking = await index.rank(context);
@@ -210,7 +212,14 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
           ranked.domain > 0 ? `domain +${ranked.domain.toFixed(2)}` : "",
           ranked.usage > 0 ? `usage +${ranked.usage.toFixed(2)}` : "",
         ].filter(Boolean);
-        candidates.push({ tool, score: ranked.score, reason: `matches the session's recent context (${parts.join(", ") || "fused rank"})` });
+        const step = ranked.step !== undefined ? ranking.steps?.[ranked.step] : undefined;
+        const serves = step === undefined ? "" : ` for step ${ranked.step! + 1} "${step.length > 80 ? `${step.slice(0, 80)}…` : step}"`;
+        candidates.push({
+          tool,
+          score: ranked.score,
+          reason: `matches the session's recent context${serves} (${parts.join(", ") || "fused rank"})`,
+          ...(step === undefined ? {} : { step }),
+        });
         if (candidates.length >= toolsConfig.routedTopK) break;
       }
     }
@@ -218,7 +227,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     const lowConfidence = candidates.length === 0 || (confidence !== undefined && confidence < threshold);
     if (lowConfidence) {
       // The safe set first, then whatever matched, up to top-k.
-      const safe = toolsConfig.fallbackToolIds.flatMap((id) => {
+      const safe = toolsConfig.fallbackToolIds.flatMap((id): RoutedCandidate[] => {
         const tool = available.get(id);
         return tool ? [{ tool, score: 0, reason: context.trim() ? `low confidence: safe fallback set` : `no session context yet: safe fallback set` }] : [];
       });
@@ -246,11 +255,13 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     void sync(event).then(notifyAll).catch((error: unknown) => onError(error, "tools changed"));
   });
 
-  const toExposedTool = (tool: DownstreamTool, routed: boolean): Tool => {
+  /** A tool as listed: routed tools carry their affordance summary and, for a multi-step task, the step they serve. */
+  const toExposedTool = (tool: DownstreamTool, routed: boolean, step?: string): Tool => {
     const mcpTool = toMcpTool(tool) as Tool;
     if (!routed) return mcpTool;
     const summary = affordanceSummary(tool as ToolDescriptor);
-    return summary ? { ...mcpTool, description: summary } : mcpTool;
+    const description = [summary, step === undefined ? "" : `Step: ${step}`].filter(Boolean).join(" | ");
+    return description ? { ...mcpTool, description } : mcpTool;
   };
 
   return {
@@ -305,7 +316,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
         exposed: session.exposed,
         ...(confidence === undefined ? {} : { confidence: Math.max(0, Math.min(1, confidence)) }),
       });
-      return candidates.map((candidate) => toExposedTool(candidate.tool, true));
+      return candidates.map((candidate) => toExposedTool(candidate.tool, true, candidate.step));
     },
     isDownstreamName(name) {
       const parsed = parseNamespacedToolName(name);

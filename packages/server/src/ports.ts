@@ -134,9 +134,11 @@ export interface ToolSearchPort {
 /** A ranking of every indexed tool for a query (`@afw/tool-zoo`'s `Ranking` fits). */
 export interface ToolRanking {
   /** Candidates, best first, with the components of their score. */
-  tools: { id: string; score: number; keyword: number; semantic: number; domain: number; usage: number }[];
+  tools: { id: string; score: number; keyword: number; semantic: number; domain: number; usage: number; step?: number }[];
   /** Confidence of the ranking in [0, 1]. */
   confidence: number;
+  /** The steps of a multi-step task; a tool's `step` indexes this list. */
+  steps?: string[];
 }
 
 /** Result of a workflow-catalog search. */

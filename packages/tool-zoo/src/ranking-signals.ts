@@ -109,7 +109,6 @@ export function createRankingSignals(analyzer: TextAnalyzer, weights: SignalWeig
   };
   // A tool's operation: the first operation word of its name (and one joined by "or":
   // `create_or_update_file`), else the first word of its description ("Shows the commit logs").
-  // MCP annotations say the rest: `readOnlyHint` means it writes nothing.
   const toolActions = new Map<string, Set<string>>();
   const toolActionOf = (document: ToolDocument): Set<string> => {
     let actions = toolActions.get(document.id);
@@ -124,7 +123,6 @@ export function createRankingSignals(analyzer: TextAnalyzer, weights: SignalWeig
         const lead = /^[A-Za-z]+/.exec(document.tool.description.replace(/^[^A-Za-z]*(?:[A-Za-z]+\s*\|\s*)?/, ""))?.[0];
         for (const action of (lead && classesOfWord(lead)) || []) actions.add(action);
       }
-      if (document.tool.annotations?.["readOnlyHint"] === true) for (const write of WRITE_ACTIONS) actions.delete(write);
       toolActions.set(document.id, actions);
     }
     return actions;
@@ -169,7 +167,8 @@ export function createRankingSignals(analyzer: TextAnalyzer, weights: SignalWeig
           }
         }
       }
-      if (asked) {
+      // a tool annotated `readOnlyHint` writes nothing, whatever its verb ("add two numbers")
+      if (asked && document.tool.annotations?.["readOnlyHint"] !== true) {
         const actions = toolActionOf(document);
         let writes = actions.size > 0;
         for (const action of actions) if (!WRITE_ACTIONS.has(action) || asked.has(action)) writes = false;

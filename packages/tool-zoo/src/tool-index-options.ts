@@ -97,6 +97,15 @@ export interface ToolIndexOptions {
    * @default 0.05
    */
   numberWeight?: number;
+  /**
+   * Multi-step tasks: a task that reads as several steps ("find the newest release, write a summary
+   * to a file and post it to Slack") is searched step by step, and the results are interleaved by
+   * rank with the step each serves (`step`, `step_text`); steps whose own search has a confidence
+   * below `minConfidence` do not count (a task with fewer than two such steps is searched whole).
+   * `false` searches every task whole.
+   * @default { minConfidence: 0.2 }
+   */
+  multiStep?: false | { minConfidence?: number };
   /** At most this many results per server (overflow moves to the end). 0 disables. @default 3 */
   maxPerServer?: number;
   /**
@@ -155,6 +164,8 @@ export interface RankedTool {
   domain: number;
   /** Usage boost applied. */
   usage: number;
+  /** The step of a multi-step task this tool serves (index into {@link Ranking.steps}). */
+  step?: number;
 }
 
 /** Options of one ranking or search. */
@@ -184,6 +195,8 @@ export interface Ranking {
   semanticState?: "building" | "unavailable";
   /** Confidence of the ranking in [0, 1]. */
   confidence: number;
+  /** The steps of a multi-step task (absent when the task was searched whole). */
+  steps?: string[];
   /** Servers the query points at, with strengths. */
   domains: Map<string, number>;
 }

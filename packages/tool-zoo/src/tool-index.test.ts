@@ -249,3 +249,30 @@ describe("createToolIndex", () => {
     await expect(index.add([{ server: "", name: "x" }])).rejects.toSatisfy((e: unknown) => AfwError.isInstance(e) && e.code === "INVALID_INPUT");
   });
 });
+
+describe("multi-step tasks", () => {
+  it("searches each step and says which step each result serves", async () => {
+    const index = await build();
+    const result = await index.search({ query: "list the open pull requests of acme/api, write a summary to a local file and post it to the Slack channel", top_k: 5, mode: "keyword" });
+    expect(result.steps).toEqual(["list the open pull requests of acme/api", "write a summary to a local file", "post it to the Slack channel"]);
+    const ids = result.results.map((hit) => hit.id);
+    for (const needed of ["github/list_pull_requests", "filesystem/write_file", "slack/post_message"]) expect(ids).toContain(needed);
+    const posting = result.results.find((hit) => hit.id === "slack/post_message")!;
+    if (posting.step !== undefined) expect(posting.step_text).toBe(result.steps![posting.step]);
+    expect(result.results.filter((hit) => hit.step !== undefined).length).toBeGreaterThanOrEqual(2);
+    // multiStep: false searches every task whole
+    const whole = await build({ multiStep: false });
+    const plain = await whole.search({ query: "list the open pull requests of acme/api, write a summary to a local file and post it to the Slack channel", top_k: 5, mode: "keyword" });
+    expect(plain.steps).toBeUndefined();
+    expect(plain.results.every((hit) => hit.step === undefined)).toBe(true);
+  });
+
+  it("searches a single-step task whole", async () => {
+    const index = await build();
+    const result = await index.search({ query: "merge PR 12 and close issue 3", top_k: 5, mode: "keyword" });
+    expect(result.steps).toEqual(["merge PR 12", "close issue 3"]);
+    const single = await index.search({ query: "list the pull requests and issues", top_k: 5, mode: "keyword" });
+    expect(single.steps).toBeUndefined();
+    expect(single.results.every((hit) => hit.step === undefined)).toBe(true);
+  });
+});

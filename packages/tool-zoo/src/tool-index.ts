@@ -16,6 +16,7 @@ import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import { normalizeScores } from "./fusion.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
+import { splitTaskSteps } from "./task-steps.js";
 import { applyDiversity, createRankingSignals, rankingConfidence } from "./ranking-signals.js";
 import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from "./text-analysis.js";
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
@@ -35,6 +36,8 @@ const KIND_DOMAIN_FACTOR = 0.5;
 const SEMANTIC_FLOOR_RANK = 100;
 /** Keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts. */
 const KEYWORD_CANDIDATES = 200;
+/** Tools interleaved from the steps of a multi-step task (the whole task's ranking follows). */
+const MERGED_CANDIDATES = 100;
 
 const TAG_PREFIX = "tag:";
 /** Metadata field of a stored vector record: hash of the embedder id and the tool's content. */
@@ -100,6 +103,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const domainOptions = options.domain === false ? undefined : (options.domain ?? {});
   const domainWeight = domainOptions?.weight ?? 0.4;
   const maxPerServer = options.maxPerServer ?? 3;
+  const multiStep = options.multiStep !== false;
+  const stepConfidence = (options.multiStep === false ? undefined : options.multiStep?.minConfidence) ?? 0.2;
   const exemptNamedServers = options.exemptNamedServers ?? true;
   const signals = createRankingSignals(analyzer, {
     actionWeight: options.actionWeight ?? 0.15,
@@ -271,7 +276,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     });
   };
 
-  const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
+  const rankOne = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
     const requested = rankOptions.mode ?? "hybrid";
     const parts = splitQuotedContent(query);
     const filter = toolFilter(rankOptions.servers, rankOptions.tags);
@@ -362,6 +367,53 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
    * Servers the query points at: from the words the user typed, and at a reduced strength from
    * the words standing for entities (`Europe/London` looks like `owner/repo`).
    */
+  /**
+   * Ranks a task: a single-step task as one query; a task of several steps (see
+   * {@link splitTaskSteps}) step by step, merged round-robin by rank so that every step the search
+   * is confident about gets its best tools early, each tagged with its step; the tools of the
+   * whole task follow.
+   */
+  const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
+    const steps = multiStep ? splitTaskSteps(query) : [];
+    const whole = await rankOne(query, rankOptions);
+    if (steps.length < 2) return whole;
+    const perStep: Ranking[] = [];
+    for (const step of steps) perStep.push(await rankOne(step, rankOptions));
+    // chit-chat ("Thanks!") and context sentences find nothing with confidence: not a step
+    const useful = perStep.flatMap((ranking, step) => (ranking.confidence >= stepConfidence && ranking.tools.length ? [step] : []));
+    if (useful.length < 2) return whole;
+    // a tool of the whole task's list serves the step that ranks it best (among its first 10)
+    const stepOf = (tool: RankedTool): RankedTool => {
+      let best: number | undefined;
+      let bestRank = 10;
+      for (const step of useful) {
+        if (step >= steps.length) continue;
+        const at = perStep[step]!.tools.findIndex((candidate) => candidate.id === tool.id);
+        if (at >= 0 && at < bestRank) [best, bestRank] = [step, at];
+      }
+      return best === undefined ? tool : { ...tool, step: best };
+    };
+    // the whole task leads each round: its best tool stays first
+    perStep.push(whole);
+    useful.unshift(perStep.length - 1);
+    const merged: RankedTool[] = [];
+    const seen = new Set<string>();
+    // round r takes the rank-r tool of each list (a tool taken already is not replaced)
+    const longest = Math.max(...useful.map((step) => perStep[step]!.tools.length));
+    for (let round = 0; round < longest && merged.length < MERGED_CANDIDATES; round++) {
+      for (const step of useful) {
+        const tool = perStep[step]!.tools[round];
+        if (!tool || seen.has(tool.id)) continue;
+        seen.add(tool.id);
+        merged.push(step < steps.length ? { ...tool, step } : stepOf(tool));
+      }
+    }
+    for (const tool of whole.tools) if (!seen.has(tool.id)) merged.push(tool);
+    const domains = new Map(whole.domains);
+    for (const step of useful) for (const [server, strength] of perStep[step]!.domains) domains.set(server, Math.max(domains.get(server) ?? 0, strength));
+    return { ...whole, tools: merged, domains, confidence: Math.max(whole.confidence, ...useful.map((step) => perStep[step]!.confidence)), steps };
+  };
+
   const detectDomains = (parts: QueryParts): Map<string, number> => {
     if (!domainDetector) return new Map();
     const typedText = parts.bare ?? parts.intent;
@@ -446,7 +498,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       const singleServer = (input.servers?.length ?? 0) === 1;
       const exempt = new Set<string>();
       if (exemptNamedServers) for (const [server, strength] of ranking.domains) if (strength >= 1) exempt.add(server);
-      const ordered = applyDiversity(ranking.tools, singleServer ? 0 : maxPerServer, exempt).slice(0, input.top_k);
+      // a multi-step ranking is interleaved by step already
+      const ordered = (ranking.steps ? ranking.tools : applyDiversity(ranking.tools, singleServer ? 0 : maxPerServer, exempt)).slice(0, input.top_k);
       const filter = toolFilter(input.servers, input.tags);
       const allowed = (id: string) => documents.has(id) && (!filter || matchesFilter(metadataById.get(id) ?? {}, filter));
       let hits: ToolSearchHit[] = [];
@@ -454,7 +507,12 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       for (const tool of ordered) {
         if (seen.has(tool.id)) continue;
         seen.add(tool.id);
-        hits.push(toHit(tool.id, tool.score));
+        const hit = toHit(tool.id, tool.score);
+        if (ranking.steps && tool.step !== undefined) {
+          hit.step = tool.step;
+          hit.step_text = ranking.steps[tool.step]!;
+        }
+        hits.push(hit);
         for (const bundle of bundles) {
           if (!bundle.tools.includes(tool.id)) continue;
           for (const member of bundle.tools) {
@@ -491,7 +549,14 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         confidence,
         ...(ranking.degraded ? { degraded: true } : {}),
       });
-      return { results: hits, confidence, mode: ranking.mode, fallback, ...(ranking.semanticState ? { semantic_state: ranking.semanticState } : {}) };
+      return {
+        results: hits,
+        confidence,
+        mode: ranking.mode,
+        fallback,
+        ...(ranking.semanticState ? { semantic_state: ranking.semanticState } : {}),
+        ...(ranking.steps ? { steps: ranking.steps } : {}),
+      };
     },
     async recordUsage(query, id, success, at = now()) {
       await usageStore.record({ terms: analyzer.terms(query), toolId: id, success, at });

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { MAX_TASK_STEPS, splitTaskSteps } from "./task-steps.js";
+
+describe("splitTaskSteps", () => {
+  it("splits at commas and conjunctions that start a new verb", () => {
+    expect(splitTaskSteps("find the newest release, write a summary to a file and post it to Slack")).toEqual([
+      "find the newest release",
+      "write a summary to a file",
+      "post it to Slack",
+    ]);
+  });
+
+  it("keeps conjoined objects in one step", () => {
+    expect(splitTaskSteps("list the commits and issues of acme/api")).toEqual(["list the commits and issues of acme/api"]);
+    expect(splitTaskSteps("stage src/app.ts and src/util.ts in my local repo")).toEqual(["stage src/app.ts and src/util.ts in my local repo"]);
+    expect(splitTaskSteps("remember that Bob works at Acme")).toEqual(["remember that Bob works at Acme"]);
+  });
+
+  it("splits at 'and then', 'then', 'also' and sentence ends, never inside quotes", () => {
+    expect(splitTaskSteps("read ~/notes/todo.md and then create an issue for each item")).toEqual(["read ~/notes/todo.md", "create an issue for each item"]);
+    expect(splitTaskSteps("Search for 'cats and dogs. Then more' and summarize the results. Then email it to Bob.")).toEqual([
+      "Search for 'cats and dogs. Then more'",
+      "summarize the results",
+      "email it to Bob",
+    ]);
+    expect(splitTaskSteps("Find the sum of the multiples of 3 and 5 below 1000. Also find the product of the first five primes.")).toEqual([
+      "Find the sum of the multiples of 3 and 5 below 1000",
+      "find the product of the first five primes",
+    ]);
+  });
+
+  it("splits enumerations", () => {
+    expect(splitTaskSteps("1. get the weather in Paris 2. convert 30 C to F 3) book a table")).toEqual(["get the weather in Paris", "convert 30 C to F", "book a table"]);
+    expect(splitTaskSteps("Steps:\n- list the pods\n- restart the broken one")).toEqual(["Steps", "list the pods", "restart the broken one"]);
+  });
+
+  it("is bounded: long tasks give at most MAX_TASK_STEPS steps, quickly", () => {
+    const long = Array.from({ length: 5000 }, (_, i) => `step ${i} read a file and send it`).join(", then ");
+    const steps = splitTaskSteps(long);
+    expect(steps.length).toBe(MAX_TASK_STEPS);
+    expect(splitTaskSteps("a".repeat(100_000))).toEqual(["a".repeat(100_000)]);
+    expect(splitTaskSteps("'".repeat(50_000) + " and send it").length).toBeLessThanOrEqual(2);
+  });
+});

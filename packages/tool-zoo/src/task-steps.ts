@@ -1,0 +1,136 @@
+/**
+ * Splitting a task that needs several tools into its steps ("find the newest release, write a
+ * summary to a file and post it to Slack" → three steps), so that each step is searched on its own.
+ * Linear-time and bounded: at most {@link MAX_TASK_CHARS} characters are read and at most
+ * {@link MAX_TASK_STEPS} steps returned.
+ */
+
+/** Characters of a task read for splitting (the rest is ignored). */
+export const MAX_TASK_CHARS = 4000;
+/** Most steps a task is split into (the tail is kept in the last step). */
+export const MAX_TASK_STEPS = 8;
+
+/**
+ * Common English verbs that start a request to a tool ("… and send it", "…, then post it"). A
+ * conjunction or comma starts a new step only before one of these, so "commits and issues" stays
+ * one step. General vocabulary of imperatives, not taken from any task set.
+ */
+const STEP_VERBS: ReadonlySet<string> = new Set(
+  (
+    "add analyse analyze append approve archive ask assign attach book browse build calculate call cancel capture change check " +
+    "clean clear click clone close commit compare compile compute convert copy count create delete deploy describe download draft " +
+    "draw edit email estimate evaluate execute explain export extract fetch file fill filter find fix fork forget generate get go " +
+    "grab identify import insert inspect install invite label launch list locate log look make mark merge message migrate modify " +
+    "monitor move navigate note notify open order parse paste pay plot post predict print publish pull push put query read record " +
+    "refund register reload remember remove rename reply report request reserve reset resolve restart restore retrieve return review " +
+    "run save scan schedule scrape search see select send set share show sort split star start stop store submit summarise summarize " +
+    "switch sync tag take tell test track transfer translate trigger type unstar update upload validate verify view visit watch write"
+  ).split(" "),
+);
+
+/** Abbreviations whose final dot ends no sentence. */
+const ABBREVIATIONS: ReadonlySet<string> = new Set(["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "no", "approx"]);
+
+/** Connectors that always start a new step. */
+const ALWAYS = /^(?:and\s+then|then|after\s+that|afterwards|afterward|finally|next|and\s+also|also|and\s+finally|lastly)$/i;
+
+/**
+ * The steps of a task, in order; a single-step task gives one step (the task itself, trimmed).
+ * Boundaries: sentence ends, line breaks, enumerations (`1.`, `2)`, `-`, `•`), "then", "and then",
+ * "after that", "finally", "also", and "and" or a comma when the next word is a verb. Quoted text
+ * is never split.
+ *
+ * @example
+ * ```ts
+ * splitTaskSteps("find the newest release, write a summary to a file and post it to Slack")
+ * // ["find the newest release", "write a summary to a file", "post it to Slack"]
+ * splitTaskSteps("list the commits and issues of acme/api") // ["list the commits and issues of acme/api"]
+ * ```
+ */
+export function splitTaskSteps(task: string): string[] {
+  const text = task.slice(0, MAX_TASK_CHARS);
+  // protect quoted passages: their characters never split
+  const protectedChars = new Uint8Array(text.length);
+  const quote = /(["“`])[^"”`\n]{0,300}?["”`]|(^|[\s(:=,])'[^'\n]{1,300}?'(?=$|[\s).,;:!?])/g;
+  for (let match = quote.exec(text); match; match = quote.exec(text)) protectedChars.fill(1, match.index, match.index + match[0].length);
+
+  const steps: string[] = [];
+  let start = 0;
+  const cut = (end: number, next: number) => {
+    const step = clean(text.slice(start, end));
+    if (step) steps.push(step);
+    start = next;
+  };
+  // one pass over the words and separators
+  const token = /(?<![\w.])\d{1,2}[.)](?=\s)|\r?\n+|,|\s+|[^\s,]+/g;
+  let pendingComma = -1; // position of a comma that may end a step
+  let pendingAnd = -1; // position of an "and" that may end a step
+  let previous = "";
+  const reset = () => {
+    pendingComma = pendingAnd = -1;
+    previous = "";
+  };
+  for (let match = token.exec(text); match; match = token.exec(text)) {
+    const value = match[0];
+    const at = match.index;
+    if (protectedChars[at]) continue;
+    if (value.includes("\n") || /^\d{1,2}[.)]$/.test(value)) {
+      cut(at, at + value.length);
+      reset();
+      continue;
+    }
+    if (/^\s+$/.test(value)) continue;
+    if (value === ",") {
+      pendingComma = at;
+      pendingAnd = -1;
+      previous = ",";
+      continue;
+    }
+    const trailing = value.slice(trimEndIndex(value, ".!?;:"));
+    const word = value.slice(0, value.length - trailing.length).toLowerCase();
+    const sentenceEnd = /[.!?;]/.test(trailing) && !ABBREVIATIONS.has(word);
+    if (/^(?:[a-z]\)|[-*•])$/.test(word) && (previous === "" || previous === ":")) {
+      cut(at, at + value.length);
+      reset();
+      continue;
+    }
+    const pair = previous === "and" ? `and ${word}` : word;
+    if (ALWAYS.test(pair) && (previous === "and" || previous === "," || previous === "" || !/^(?:next|also)$/.test(word))) {
+      cut(previous === "and" && pendingAnd >= 0 ? pendingAnd : previous === "," && pendingComma >= 0 ? pendingComma : at, at + value.length);
+      reset();
+      if (sentenceEnd) cut(at + value.length, at + value.length);
+      continue;
+    }
+    if (word === "and") {
+      pendingAnd = previous === "," ? pendingComma : at;
+      previous = "and";
+      continue;
+    }
+    if (word === "please" && (previous === "and" || previous === ",")) continue;
+    if (STEP_VERBS.has(word) && (pendingAnd >= 0 || (previous === "," && pendingComma >= 0))) cut(pendingAnd >= 0 ? pendingAnd : pendingComma, at);
+    pendingComma = pendingAnd = -1;
+    previous = trailing.includes(":") ? ":" : word;
+    if (sentenceEnd) {
+      cut(at + value.length, at + value.length);
+      reset();
+    }
+  }
+  cut(text.length, text.length);
+  if (steps.length <= 1) return [task.trim()].filter(Boolean);
+  if (steps.length > MAX_TASK_STEPS) steps.splice(MAX_TASK_STEPS - 1, steps.length, steps.slice(MAX_TASK_STEPS - 1).join("; "));
+  return steps;
+}
+
+/** A step without leading connectors and punctuation; empty when no word of 2+ letters is left. */
+function clean(step: string): string {
+  const end = trimEndIndex(step, " \t\r\n,;:.!?");
+  const trimmed = step.slice(0, end).replace(/^[\s,;:.!?\-*•]+/, "").replace(/^(?:and|then|also|so)\s+/i, "").trim();
+  return /[A-Za-z]{2}/.test(trimmed) ? trimmed : "";
+}
+
+/** Where the run of `chars` at the end of `text` starts (linear, no regex backtracking). */
+function trimEndIndex(text: string, chars: string): number {
+  let end = text.length;
+  while (end > 0 && chars.includes(text[end - 1]!)) end--;
+  return end;
+}
