@@ -48,6 +48,7 @@ import {
   type AnalyticsTools,
   type GatewayLearning,
 } from "./gateway-analytics.js";
+import { registerResourcesAndPrompts } from "./gateway-resources.js";
 import { createGatewayTools, ToolFailure, type GatewayTool, type ToolContext } from "./gateway-tools.js";
 import { CALL_TOOL_NAME, CallToolInputShape, createDownstreamTools, type DownstreamSessionState, type DownstreamTools } from "./downstream-tools.js";
 import { createGatewayLogger } from "./logger.js";
@@ -711,7 +712,13 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     jsonSchemaValidator ??= new AjvJsonSchemaValidator();
     const mcp = new McpServer(serverInfo, {
       // Logging: downstream servers' log messages are forwarded (filtered by `logging/setLevel`).
-      capabilities: { tools: { listChanged: true }, ...(downstream ? { logging: {} } : {}) },
+      // Resources: the gateway's own (sessions, playbooks) and the downstream servers'; prompts and
+      // logging come from downstream servers.
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true },
+        ...(downstream ? { prompts: { listChanged: true }, logging: {} } : {}),
+      },
       jsonSchemaValidator,
       ...(config.server.instructions ? { instructions: config.server.instructions } : {}),
     });
@@ -723,6 +730,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         async () => ({ content: [], isError: true }),
       );
     }
+    const stopCatalogNotifications = registerResourcesAndPrompts(mcp, { tools: byName, downstream, redactor, sink });
     let session: DownstreamSessionState | undefined;
     const connection: Connection = { mcp, session: undefined, logLevel: undefined };
     if (downstream) {
@@ -760,6 +768,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       });
       const previousOnClose = mcp.server.onclose;
       mcp.server.onclose = () => {
+        stopCatalogNotifications();
         tools.release(state);
         // A pooled server (stateless HTTP) serves another client next: forget this one's level and
         // capabilities (the SDK keeps those of the last initialize; it has no public reset).
