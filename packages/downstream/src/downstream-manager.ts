@@ -1,5 +1,6 @@
 import { AfwError, emitTrace, type TraceContext } from "@afw/contracts";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import { exposePromptResult, exposeReadResult, parseNamespacedResourceUri } from "./catalog.js";
 import { computeBackoffDelay } from "./backoff.js";
 import { systemClock, type DownstreamClock } from "./clock.js";
 import { parseDownstreamConfig, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
@@ -68,6 +69,24 @@ export interface DownstreamCallOptions {
    * {@link DownstreamCaller}). Cancel the call with `signal`: the server gets `notifications/cancelled`.
    */
   caller?: DownstreamCaller;
+}
+
+/** Emitted when the resources, resource templates or prompts a server contributes change. */
+export interface CatalogChangedEvent {
+  /** The server whose catalog changed. */
+  server: string;
+  /** Whether its resources or resource templates changed. */
+  resources: boolean;
+  /** Whether its prompts changed. */
+  prompts: boolean;
+}
+
+/** Options of {@link DownstreamManager.readResource} and {@link DownstreamManager.getPrompt}. */
+export interface DownstreamRequestOptions {
+  /** Aborts the request (the server gets `notifications/cancelled`); it then fails with `ABORTED`. */
+  signal?: AbortSignal;
+  /** Limit in ms. @default the server's `callTimeoutMs` */
+  timeoutMs?: number;
 }
 
 /** Options of {@link DownstreamManager.listTools}. */
@@ -163,6 +182,32 @@ export interface DownstreamManager {
    * ```
    */
   callTool(namespacedName: string, args?: Record<string, unknown>, options?: DownstreamCallOptions): Promise<DownstreamCallResult>;
+  /**
+   * The resources of every available server, each under its namespaced URI
+   * `downstream://<server>/<uri>` (see {@link namespaceResourceUri}). Synchronous, like `listTools`.
+   */
+  listResources(): Resource[];
+  /** The resource templates of every available server, `uriTemplate` namespaced like resource URIs. */
+  listResourceTemplates(): ResourceTemplate[];
+  /** The prompts of every available server, named `server__prompt` (shortened to 64 characters like tool names). */
+  listPrompts(): Prompt[];
+  /**
+   * Reads a resource by its namespaced URI (a concrete URI of a template too); the URIs in the
+   * result are namespaced. Connects a cold server on demand.
+   * @throws AfwError `TOOL_NOT_FOUND` when the URI names no enabled server; `SERVER_CONNECTION_FAILED`,
+   * `TOOL_EXECUTION_FAILED` (the server's JSON-RPC error in `details`, as for `callTool`) or `ABORTED`.
+   */
+  readResource(uri: string, options?: DownstreamRequestOptions): Promise<ReadResourceResult>;
+  /**
+   * Gets a prompt by its namespaced name with its arguments; embedded resource URIs in the result
+   * are namespaced. Errors as {@link DownstreamManager.readResource}.
+   */
+  getPrompt(name: string, args?: Record<string, string>, options?: DownstreamRequestOptions): Promise<GetPromptResult>;
+  /**
+   * Subscribes to changes of the resources, templates or prompts servers offer (they sent
+   * `list_changed`, connected or became unavailable). Returns the unsubscribe function.
+   */
+  onCatalogChanged(listener: (event: CatalogChangedEvent) => void): () => void;
   /** Re-lists the tools of one server (or all connected ones). Servers that are not connected keep their cached lists. */
   refreshTools(server?: string): Promise<void>;
   /** The state of every configured server, in configuration order. */
@@ -227,6 +272,8 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
   const toolsListeners = new Set<(event: ToolsChangedEvent) => void>();
   const statusListeners = new Set<(status: DownstreamServerStatus) => void>();
   const snapshots = new Map<string, Map<string, string>>();
+  const catalogListeners = new Set<(event: CatalogChangedEvent) => void>();
+  const catalogSnapshots = new Map<string, { resources: string; prompts: string }>();
   const supervisors = new Map<string, ServerSupervisor>();
   let started: Promise<void> | undefined;
   let stopped: Promise<void> | undefined;
@@ -237,6 +284,20 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
       for (const listener of [...statusListeners]) {
         try {
           listener(status);
+        } catch {
+          // listeners must not break the manager
+        }
+      }
+    }
+    const catalog = supervisor.catalog();
+    const catalogPrint = { resources: JSON.stringify([catalog.resources, catalog.resourceTemplates]), prompts: JSON.stringify(catalog.prompts) };
+    const catalogBefore = catalogSnapshots.get(supervisor.name) ?? { resources: "[[],[]]", prompts: "[]" };
+    if (catalogPrint.resources !== catalogBefore.resources || catalogPrint.prompts !== catalogBefore.prompts) {
+      catalogSnapshots.set(supervisor.name, catalogPrint);
+      const event: CatalogChangedEvent = { server: supervisor.name, resources: catalogPrint.resources !== catalogBefore.resources, prompts: catalogPrint.prompts !== catalogBefore.prompts };
+      for (const listener of [...catalogListeners]) {
+        try {
+          listener(event);
         } catch {
           // listeners must not break the manager
         }
@@ -426,6 +487,61 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
           }
         }
       }
+    },
+
+    listResources() {
+      return [...supervisors.values()].flatMap((supervisor) => supervisor.catalog().resources);
+    },
+
+    listResourceTemplates() {
+      return [...supervisors.values()].flatMap((supervisor) => supervisor.catalog().resourceTemplates);
+    },
+
+    listPrompts() {
+      return [...supervisors.values()].flatMap((supervisor) => supervisor.catalog().prompts);
+    },
+
+    async readResource(uri, requestOptions = {}) {
+      const parts = parseNamespacedResourceUri(uri);
+      const supervisor = parts ? supervisors.get(parts.server) : undefined;
+      if (!parts || !supervisor) {
+        throw new AfwError("TOOL_NOT_FOUND", `unknown downstream resource "${uri.slice(0, 200)}": expected downstream://<server>/<uri> of an enabled server`, { details: { uri: uri.slice(0, 200) } });
+      }
+      const result = await supervisor.request(
+        `resources/read ${parts.uri.slice(0, 200)}`,
+        (client, options) => client.readResource({ uri: parts.uri }, options),
+        { signal: requestOptions.signal, timeoutMs: requestOptions.timeoutMs ?? supervisor.config.callTimeoutMs },
+      );
+      return exposeReadResult(supervisor.name, result);
+    },
+
+    async getPrompt(name, args = {}, requestOptions = {}) {
+      let found: { supervisor: ServerSupervisor; prompt: string } | undefined;
+      for (const supervisor of supervisors.values()) {
+        const prompt = supervisor.findPrompt(name);
+        if (prompt !== undefined) {
+          found = { supervisor, prompt };
+          break;
+        }
+      }
+      if (!found) {
+        const parts = parseNamespacedToolName(name);
+        const supervisor = parts ? supervisors.get(parts.server) : undefined;
+        if (parts && supervisor && !supervisor.toolsKnown) found = { supervisor, prompt: parts.tool };
+      }
+      if (!found) throw new AfwError("TOOL_NOT_FOUND", `unknown downstream prompt "${name.slice(0, 200)}"`, { details: { prompt: name.slice(0, 200) } });
+      const { supervisor, prompt } = found;
+      const result = await supervisor.request(
+        `prompts/get ${prompt}`,
+        (client, options) => client.getPrompt({ name: prompt, arguments: args }, options),
+        { signal: requestOptions.signal, timeoutMs: requestOptions.timeoutMs ?? supervisor.config.callTimeoutMs },
+      );
+      return exposePromptResult(supervisor.name, result);
+    },
+
+    onCatalogChanged(listener) {
+      catalogListeners.add(listener);
+      return () => catalogListeners.delete(listener);
     },
 
     async refreshTools(server) {

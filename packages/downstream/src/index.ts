@@ -14,6 +14,7 @@ export { systemClock, type DownstreamClock } from "./clock.js";
 export { parseIpAddress, classifyAddress, matchHostPattern, checkOutboundUrl, outboundConnectPolicy, lookupFromResolver, systemResolver, type AddressClass, type ParsedIpAddress, type HostMatch, type HostResolver, type OutboundUrlPolicy, type OutboundUrlDecision, type ResolvedTarget, type OutboundConnectPolicy, type HostLookup } from "./network-policy.js";
 export { createOutboundFetch, OutboundAddressRefusedError, type OutboundFetch, type OutboundFetchOptions } from "./outbound-fetch.js";
 export type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
+export { namespaceResourceUri, parseNamespacedResourceUri } from "./catalog.js";
 export { toMcpTool, type DownstreamTool } from "./downstream-tool.js";
 export type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
 export {
@@ -25,4 +26,6 @@ export {
   type ListToolsOptions,
   type ToolsChangedEvent,
   type ToolCallReport,
+  type CatalogChangedEvent,
+  type DownstreamRequestOptions,
 } from "./downstream-manager.js";

@@ -7,6 +7,8 @@ import {
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
   ProgressNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type Tool,
@@ -19,6 +21,7 @@ import type { DownstreamServerConfig } from "./config.js";
 import { toDownstreamTools, type DownstreamTool } from "./downstream-tool.js";
 import { isToolAllowed } from "./tool-filter.js";
 import { collectSecrets } from "./collect-secrets.js";
+import { EMPTY_CATALOG, exposeCatalog, listCatalog, type ServerCatalog } from "./catalog.js";
 import { CallerRegistry, type DownstreamCaller, type DownstreamLogMessage, type DownstreamProgress } from "./forwarding.js";
 import { checkOutboundUrl, outboundConnectPolicy, type HostLookup, type HostResolver } from "./network-policy.js";
 import { createOutboundFetch } from "./outbound-fetch.js";
@@ -63,6 +66,10 @@ export class ServerSupervisor {
   private closingPromise: Promise<void> | undefined;
   private generation = 0;
   private rawTools: Tool[] | undefined;
+  /** Resources, resource templates and prompts as the server listed them. */
+  private rawCatalog: ServerCatalog = EMPTY_CATALOG;
+  private catalogRefresh: Promise<void> | undefined;
+  private catalogAgain = false;
   private healthy = true;
   private recovering = false;
   private restarts = 0;
@@ -128,6 +135,71 @@ export class ServerSupervisor {
   /** The exposed tools (allow/deny lists and overrides applied). */
   tools(): DownstreamTool[] {
     return this.rawTools ? toDownstreamTools(this.config, this.rawTools, this.available) : [];
+  }
+
+  /** Resources, templates and prompts under namespaced URIs and names (empty while unavailable). */
+  catalog(): ServerCatalog {
+    return this.available ? exposeCatalog(this.name, this.rawCatalog) : EMPTY_CATALOG;
+  }
+
+  /** The server's own name of a prompt listed under `exposedName`. */
+  findPrompt(exposedName: string): string | undefined {
+    const index = exposeCatalog(this.name, { ...EMPTY_CATALOG, prompts: this.rawCatalog.prompts }).prompts.findIndex((prompt) => prompt.name === exposedName);
+    return index < 0 ? undefined : this.rawCatalog.prompts[index]!.name;
+  }
+
+  /** Re-lists the resources, templates and prompts (coalescing concurrent requests). */
+  async refreshCatalog(): Promise<void> {
+    const connection = this.connection;
+    if (!connection) return;
+    if (this.catalogRefresh) {
+      this.catalogAgain = true;
+      return this.catalogRefresh;
+    }
+    this.catalogRefresh = (async () => {
+      try {
+        do {
+          this.catalogAgain = false;
+          const catalog = await listCatalog(connection.client, this.config.connectTimeoutMs);
+          if (this.connection !== connection) return;
+          this.rawCatalog = catalog;
+          this.deps.onChange(this, "list-changed");
+        } while (this.catalogAgain && this.connection === connection);
+      } finally {
+        this.catalogRefresh = undefined;
+      }
+    })();
+    return this.catalogRefresh;
+  }
+
+  /**
+   * One request other than a tool call (`resources/read`, `prompts/get`), connecting a cold
+   * server on demand; fails at once while the server is backing off. Throws `AfwError`.
+   */
+  async request<T>(what: string, run: (client: Client, options: { signal: AbortSignal; timeout: number }) => Promise<T>, options: { signal?: AbortSignal | undefined; timeoutMs: number }): Promise<T> {
+    this.inFlight++;
+    this.clearTimer("idleTimer");
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) controller.abort(options.signal.reason);
+    try {
+      const connection = await this.acquire(controller.signal, 0);
+      try {
+        return await run(connection.client, { signal: controller.signal, timeout: options.timeoutMs });
+      } catch (error) {
+        if (controller.signal.aborted) throw this.abortedFailure(what).error;
+        throw classifyCallError(error, this.callErrorContext(connection), what, options.timeoutMs).error;
+      }
+    } catch (error) {
+      if (error instanceof AttemptFailure) throw error.error;
+      if (controller.signal.aborted) throw this.abortedFailure(what).error;
+      throw AfwError.isInstance(error) ? error : new AfwError("TOOL_EXECUTION_FAILED", this.redact(`${what} failed: ${message(error)}`), { cause: error });
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+      this.inFlight--;
+      this.scheduleIdle();
+    }
   }
 
   /** The raw tool `name` as the server listed it, if it exists and passes the allow/deny lists. */
@@ -461,6 +533,12 @@ export class ServerSupervisor {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.connection === connection) void this.refreshTools();
     });
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      if (this.connection === connection) void this.refreshCatalog().catch(() => undefined);
+    });
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      if (this.connection === connection) void this.refreshCatalog().catch(() => undefined);
+    });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       const { level, logger, data } = notification.params;
       this.forwardLog({ server: this.name, level, ...(logger === undefined ? {} : { logger }), data: this.redactor.redactValue(data) });
@@ -484,8 +562,9 @@ export class ServerSupervisor {
       this.interceptProgress(transport);
       connection.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
       connection.notifiesToolChanges = client.getServerCapabilities()?.tools?.listChanged === true;
-      const tools = await listAllTools(client, this.config.connectTimeoutMs);
+      const [tools, catalog] = await Promise.all([listAllTools(client, this.config.connectTimeoutMs), listCatalog(client, this.config.connectTimeoutMs)]);
       if (this.stopped || generation !== this.generation) throw new Error("connection superseded");
+      this.rawCatalog = catalog;
       connection.connectedAt = this.deps.clock.now();
       this.connection = connection;
       this.rawTools = tools;

@@ -48,6 +48,7 @@ import {
   type AnalyticsTools,
   type GatewayLearning,
 } from "./gateway-analytics.js";
+import { registerResourcesAndPrompts } from "./gateway-resources.js";
 import { createGatewayTools, ToolFailure, type GatewayTool, type ToolContext } from "./gateway-tools.js";
 import { CALL_TOOL_NAME, CallToolInputShape, createDownstreamTools, type DownstreamSessionState, type DownstreamTools } from "./downstream-tools.js";
 import { createGatewayLogger } from "./logger.js";
@@ -83,10 +84,11 @@ export interface GatewayStores {
 /** What a router factory receives to build a {@link RouterPort}. */
 export interface RouterDependencies {
   config: GatewayConfig;
+  /** Live backends and flows. @internal */
   registry: BackendRegistry;
   stores: GatewayStores;
   sink: TraceSink;
-  /** The learning loop (learned prior, A/B experiments) to hand to the router. */
+  /** The learning loop (learned prior, A/B experiments) to hand to the router. @internal */
   learning: GatewayLearning;
 }
 
@@ -123,7 +125,7 @@ export interface GatewayParts {
   mcpSessions?: McpSessionRegistry;
   /** Intent classifier of the default `@afw/router` router. @default `@afw/router`'s hybrid classifier with `routing.classifierEmbedder` */
   classifier?: IntentClassifier;
-  /** Router, or a factory of one. @default `@afw/router` through {@link createAfwRouterPort} */
+  /** Router, or a factory of one. @default `@afw/router` through the built-in router adapter */
   router?: RouterPort | ((dependencies: RouterDependencies) => RouterPort);
   /** Tool search. @default a `@afw/tool-zoo` index of `tools.catalogs` (embedder: `tools.embedder`) */
   toolSearch?: ToolSearchPort;
@@ -184,11 +186,11 @@ export interface GatewayReloadReport {
 export interface GatewayServer {
   /** The validated configuration. */
   readonly config: GatewayConfig;
-  /** Live backends and flows. */
+  /** Live backends and flows. @internal */
   readonly registry: BackendRegistry;
-  /** The `universal_query` path. */
+  /** The `universal_query` path. @internal */
   readonly pipeline: QueryPipeline;
-  /** Shared-state stores. */
+  /** Shared-state stores. @internal */
   readonly stores: GatewayStores;
   /** Recent trace events (undefined when the ring buffer is disabled). */
   readonly traces: TraceRingBuffer | undefined;
@@ -196,7 +198,7 @@ export interface GatewayServer {
   readonly auditLog: AuditLog;
   /** The analytics service behind `analytics_dashboard`, `analyze_flow`, `pattern_analysis`, `export_metrics`, `sync_flow_registry` and `record_feedback`. */
   readonly analytics: AnalyticsTools["service"];
-  /** The learning loop: the learned routing prior and the A/B experiments the router applies. */
+  /** The learning loop: the learned routing prior and the A/B experiments the router applies. @internal */
   readonly learning: GatewayLearning;
   /** The sink every trace event goes to (fan-out of all configured sinks). */
   readonly sink: TraceSink;
@@ -206,11 +208,11 @@ export interface GatewayServer {
   readonly logger: Logger;
   /** Redactor of every configured secret. */
   readonly redactor: Redactor;
-  /** The MCP tools served, in `tools/list` order (downstream tools and `call_tool` come after them). */
+  /** The MCP tools served, in `tools/list` order (downstream tools and `call_tool` come after them). @internal */
   readonly tools: readonly GatewayTool[];
   /** The tool index behind `search_tools` (downstream tools are indexed in it). */
   readonly toolSearch: ToolSearchPort;
-  /** The downstream MCP servers and their exposure (undefined when `downstream` configures none). */
+  /** The downstream MCP servers and their exposure (undefined when `downstream` configures none). @internal */
   readonly downstream: DownstreamTools | undefined;
   /** MCP server name and version announced to clients. */
   readonly serverInfo: { name: string; version: string };
@@ -710,7 +712,13 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     jsonSchemaValidator ??= new AjvJsonSchemaValidator();
     const mcp = new McpServer(serverInfo, {
       // Logging: downstream servers' log messages are forwarded (filtered by `logging/setLevel`).
-      capabilities: { tools: { listChanged: true }, ...(downstream ? { logging: {} } : {}) },
+      // Resources: the gateway's own (sessions, playbooks) and the downstream servers'; prompts and
+      // logging come from downstream servers.
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true },
+        ...(downstream ? { prompts: { listChanged: true }, logging: {} } : {}),
+      },
       jsonSchemaValidator,
       ...(config.server.instructions ? { instructions: config.server.instructions } : {}),
     });
@@ -722,6 +730,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         async () => ({ content: [], isError: true }),
       );
     }
+    const stopCatalogNotifications = registerResourcesAndPrompts(mcp, { tools: byName, downstream, redactor, sink });
     let session: DownstreamSessionState | undefined;
     const connection: Connection = { mcp, session: undefined, logLevel: undefined };
     if (downstream) {
@@ -759,6 +768,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       });
       const previousOnClose = mcp.server.onclose;
       mcp.server.onclose = () => {
+        stopCatalogNotifications();
         tools.release(state);
         // A pooled server (stateless HTTP) serves another client next: forget this one's level and
         // capabilities (the SDK keeps those of the last initialize; it has no public reset).
