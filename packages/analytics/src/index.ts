@@ -6,75 +6,58 @@
  *
  * @packageDocumentation
  */
-export { type AbAssignedEvent, type AuditEvent, type AuditEventType } from "./audit-event.js";
-export { type TimeRangePreset, type TimeRange, type TimeInput } from "./time-range.js";
-export { type AuditLog, type AuditQuery, type AuditLogStats } from "./audit-log.js";
-export { createMemoryAuditLog, type MemoryAuditLogOptions } from "./memory-audit-log.js";
-export { createRedisAuditLog, type RedisAuditLogOptions } from "./redis-audit-log.js";
-export { type RedisClient, type RedisStoreConnectionOptions } from "./redis-support.js";
-export { normalizeRating, createMemoryFeedbackStore, type FeedbackScale, type FeedbackRecord, type FeedbackQuery, type FeedbackStore, type MemoryFeedbackStoreOptions } from "./feedback.js";
-export { createRedisFeedbackStore, type RedisFeedbackStoreOptions } from "./redis-feedback-store.js";
-export { recordFeedback, type RecordFeedbackDependencies, type RecordFeedbackResult, type TurnResolver } from "./record-feedback.js";
-export { buildQueryRecords, type QueryRecord, type AttemptRecord, type FallbackRecord, type CandidateRecord } from "./query-records.js";
-export { mean, ratio, type LatencySummary, type FeedbackSummary } from "./statistics.js";
-export {
-  type AnalyticsData,
-  type ReportRange,
-  type FlowUsage,
-  type IntentUsage,
-  type ExperimentArmStats,
-  type ExperimentComparison,
-} from "./analytics-data.js";
-export { analyticsDashboard, type AnalyticsDashboard, type AnalyticsDashboardOptions, type DashboardTotals } from "./dashboard.js";
-export {
-  analyzeFlow,
-  type AnalyzeFlowOptions,
-  type FlowAnalysis,
-  type FlowIntentBreakdown,
-  type FlowRecommendation,
-  type FlowRecommendationThresholds,
-} from "./analyze-flow.js";
-export {
-  patternAnalysis,
-  type PatternAnalysisOptions,
-  type PatternAnalysis,
-  type QuestionCluster,
-  type QuestionText,
-  type QuestionLookup,
-  type FallbackIntent,
-  type LowConfidenceQuestion,
-  type PatternProposal,
-} from "./pattern-analysis.js";
-export { METRICS_COLUMNS, exportMetrics, type ExportMetricsOptions, type MetricsExport, type MetricsFormat, type MetricsGroupBy, type MetricsRow } from "./export-metrics.js";
-export { toCsv, parseCsv, type CsvValue, type CsvOptions } from "./csv.js";
-export { syncFlowRegistry, type SyncFlowRegistryOptions, type SyncFlowRegistryResult, type FlowRegistryChange, type RegistryFieldChange, type RegistryFlowEntry, type ConfiguredBackendFlows } from "./sync-flow-registry.js";
-export {
-  createLearnedRoutingPrior,
-  applyLearnedAdjustment,
-  type LearnedRoutingPrior,
-  type LearnedRoutingPriorOptions,
-  type LearnedPriorBounds,
-  type RoutingOutcome,
-  type RoutingAdjustment,
-  type LearnedPriorSnapshotEntry,
-} from "./learned-prior.js";
-export { createMemoryPriorStore, createRedisPriorStore, type LearnedPriorStore, type PriorStats, type PriorEntry, type RedisPriorStoreOptions } from "./prior-store.js";
-export {
-  AbExperimentSchema,
-  createAbAssignment,
-  type AbExperiment,
-  type AbExperimentInput,
-  type AbAssignment,
-  type AbAssignmentOptions,
-  type AbRequest,
-  type AbDecision,
-} from "./ab-assignment.js";
+export { type AuditEvent, type AuditEventType } from "./audit-event.js";
+
+export { type AuditLog, type AuditQuery } from "./audit-log.js";
+export { createMemoryAuditLog } from "./memory-audit-log.js";
+export { createRedisAuditLog } from "./redis-audit-log.js";
+export { type RedisClient } from "./redis-support.js";
+export { normalizeRating, createMemoryFeedbackStore, type FeedbackRecord, type FeedbackStore } from "./feedback.js";
+export { createRedisFeedbackStore } from "./redis-feedback-store.js";
+export { recordFeedback } from "./record-feedback.js";
+export { buildQueryRecords } from "./query-records.js";
+export { mean, ratio, type LatencySummary } from "./statistics.js";
+
+export { analyticsDashboard } from "./dashboard.js";
+export { analyzeFlow, type FlowRecommendation } from "./analyze-flow.js";
+export { patternAnalysis } from "./pattern-analysis.js";
+export { METRICS_COLUMNS, exportMetrics, type MetricsRow } from "./export-metrics.js";
+export { toCsv, parseCsv } from "./csv.js";
+export { syncFlowRegistry, type ConfiguredBackendFlows } from "./sync-flow-registry.js";
+export { createLearnedRoutingPrior, applyLearnedAdjustment, type LearnedRoutingPrior, type RoutingOutcome } from "./learned-prior.js";
+export { createMemoryPriorStore, createRedisPriorStore, type LearnedPriorStore, type PriorEntry } from "./prior-store.js";
+export { AbExperimentSchema, createAbAssignment, type AbAssignment } from "./ab-assignment.js";
 export { RecordFeedbackInputSchema, ANALYTICS_TOOLS, type AnalyticsToolName } from "./tool-schemas.js";
-export {
-  createAnalyticsService,
-  type AnalyticsService,
-  type AnalyticsServiceOptions,
-  type AnalyticsReportMeta,
-  type FlowRegistrySource,
-  type WithMeta,
-} from "./analytics-service.js";
+export { createAnalyticsService, type AnalyticsService } from "./analytics-service.js";
+// Types (and schemas) of the signatures above.
+export { type AbAssignmentOptions, type AbDecision, type AbRequest } from "./ab-assignment.js";
+export { type AnalyticsServiceOptions, type FlowRegistrySource, type WithMeta } from "./analytics-service.js";
+export { type AnalyzeFlowOptions, type FlowAnalysis } from "./analyze-flow.js";
+export { type AbAssignedEvent } from "./audit-event.js";
+export { type AuditLogStats } from "./audit-log.js";
+export { type CsvOptions, type CsvValue } from "./csv.js";
+export { type AnalyticsDashboard, type AnalyticsDashboardOptions } from "./dashboard.js";
+export { type ExportMetricsOptions, type MetricsExport } from "./export-metrics.js";
+export { type FeedbackQuery, FeedbackRecordSchema, type MemoryFeedbackStoreOptions } from "./feedback.js";
+export { type LearnedPriorSnapshotEntry, type LearnedRoutingPriorOptions, type RoutingAdjustment } from "./learned-prior.js";
+export { type MemoryAuditLogOptions } from "./memory-audit-log.js";
+export { type PatternAnalysis, type PatternAnalysisOptions, type QuestionText } from "./pattern-analysis.js";
+export { type PriorStats, type RedisPriorStoreOptions } from "./prior-store.js";
+export { type QueryRecord } from "./query-records.js";
+export { type RecordFeedbackDependencies, type RecordFeedbackResult } from "./record-feedback.js";
+export { type RedisAuditLogOptions } from "./redis-audit-log.js";
+export { type RedisFeedbackStoreOptions } from "./redis-feedback-store.js";
+export { type RegistryFlowEntry, type SyncFlowRegistryOptions, type SyncFlowRegistryResult } from "./sync-flow-registry.js";
+export { type TimeInput, type TimeRange } from "./time-range.js";
+export { type ExperimentComparison, type FlowUsage, type IntentUsage, type ReportRange } from "./analytics-data.js";
+export { type AnalyticsReportMeta } from "./analytics-service.js";
+export { type FlowIntentBreakdown, type FlowRecommendationThresholds } from "./analyze-flow.js";
+export { AbAssignedEventSchema } from "./audit-event.js";
+export { type DashboardTotals } from "./dashboard.js";
+export { type LearnedPriorBounds } from "./learned-prior.js";
+export { type FallbackIntent, type LowConfidenceQuestion, type PatternProposal, type QuestionCluster, type QuestionLookup } from "./pattern-analysis.js";
+export { type AttemptRecord, type CandidateRecord, type FallbackRecord } from "./query-records.js";
+export { type TurnResolver } from "./record-feedback.js";
+export { type FeedbackSummary } from "./statistics.js";
+export { type FlowRegistryChange } from "./sync-flow-registry.js";
+export { type TimeRangePreset } from "./time-range.js";

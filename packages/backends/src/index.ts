@@ -8,13 +8,23 @@
  *
  * @packageDocumentation
  */
-export { createFlowiseBackend, type FlowiseBackend, type FlowiseBackendSettings } from "./flowise-backend.js";
-export { extractFlowiseText, type FlowisePrediction } from "./flowise-reply.js";
-export { createLangflowBackend, type LangflowBackend, type LangflowBackendSettings } from "./langflow-backend.js";
-export { extractLangflowAnswer, type LangflowRunResponse, type LangflowAnswer } from "./langflow-reply.js";
+export { createFlowiseBackend } from "./flowise-backend.js";
+export { extractFlowiseText } from "./flowise-reply.js";
+export { createLangflowBackend } from "./langflow-backend.js";
+export { extractLangflowAnswer } from "./langflow-reply.js";
 export { ParameterMappingSchema, type ConfiguredFlowInput } from "./settings.js";
-export { inferFlowIntents, type FlowInference, type FlowInferenceInput } from "./flow-inference.js";
+export { inferFlowIntents } from "./flow-inference.js";
 export { JsonStreamParser } from "./json-stream-parser.js";
-export { errorFromStatus, errorFromRefusedConnection, type ErrorContext, type AbortReason } from "./error-mapping.js";
+export { errorFromStatus, errorFromRefusedConnection } from "./error-mapping.js";
 export { ConnectRefusedError, checkedLookup, type ConnectPolicy, type HostLookup } from "./connect-policy.js";
-export { HttpClient, RequestScope, type HttpClientConfig, type HttpRequestOptions, type OpenResponse } from "./http-client.js";
+export { HttpClient } from "./http-client.js";
+// Types (and schemas) of the signatures above.
+export { type ErrorContext } from "./error-mapping.js";
+export { type FlowInference, type FlowInferenceInput } from "./flow-inference.js";
+export { type FlowiseBackend } from "./flowise-backend.js";
+export { type HttpClientConfig, type HttpRequestOptions, type OpenResponse } from "./http-client.js";
+export { type LangflowBackend } from "./langflow-backend.js";
+export { type LangflowAnswer } from "./langflow-reply.js";
+export { type BaseBackendSettingsInput, ConfiguredFlowSchema } from "./settings.js";
+export { type RequestScope } from "./http-client.js";
+export { BaseBackendSettingsSchema } from "./settings.js";

@@ -6,26 +6,25 @@
  * @packageDocumentation
  */
 export { DownstreamConfigSchema, parseDownstreamConfig, type DownstreamServerConfigInput, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
-export { importMcpJson, type ImportMcpJsonOptions, type DownstreamServerSettings } from "./mcp-json.js";
+export { importMcpJson } from "./mcp-json.js";
 export { NAMESPACE_SEPARATOR, namespaceToolName, parseNamespacedToolName } from "./namespacing.js";
 export { isToolAllowed } from "./tool-filter.js";
-export { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
-export { systemClock, type DownstreamClock } from "./clock.js";
-export { parseIpAddress, classifyAddress, matchHostPattern, checkOutboundUrl, outboundConnectPolicy, lookupFromResolver, systemResolver, type AddressClass, type ParsedIpAddress, type HostMatch, type HostResolver, type OutboundUrlPolicy, type OutboundUrlDecision, type ResolvedTarget, type OutboundConnectPolicy, type HostLookup } from "./network-policy.js";
-export { createOutboundFetch, OutboundAddressRefusedError, type OutboundFetch, type OutboundFetchOptions } from "./outbound-fetch.js";
+export { computeBackoffDelay } from "./backoff.js";
+export { systemClock } from "./clock.js";
+export { parseIpAddress, classifyAddress, matchHostPattern, checkOutboundUrl, outboundConnectPolicy, lookupFromResolver, systemResolver, type HostResolver, type HostLookup } from "./network-policy.js";
+export { createOutboundFetch, OutboundAddressRefusedError } from "./outbound-fetch.js";
 export type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
 export { namespaceResourceUri, parseNamespacedResourceUri } from "./catalog.js";
 export { toMcpTool, type DownstreamTool } from "./downstream-tool.js";
-export type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
-export {
-  createDownstreamManager,
-  type DownstreamManager,
-  type DownstreamManagerOptions,
-  type DownstreamCallOptions,
-  type DownstreamCallResult,
-  type ListToolsOptions,
-  type ToolsChangedEvent,
-  type ToolCallReport,
-  type CatalogChangedEvent,
-  type DownstreamRequestOptions,
-} from "./downstream-manager.js";
+export type { DownstreamServerState, DownstreamServerStatus } from "./server-status.js";
+export { createDownstreamManager, type DownstreamManager, type DownstreamManagerOptions, type ToolsChangedEvent, type ToolCallReport } from "./downstream-manager.js";
+// Types (and schemas) of the signatures above.
+export { type BackoffPolicy } from "./backoff.js";
+export { type DownstreamClock } from "./clock.js";
+export { DownstreamServerConfigSchema } from "./config.js";
+export { type CatalogChangedEvent, type DownstreamCallOptions, type DownstreamRequestOptions, type ListToolsOptions } from "./downstream-manager.js";
+export { type ImportMcpJsonOptions } from "./mcp-json.js";
+export { type AddressClass, type HostMatch, type OutboundConnectPolicy, type OutboundUrlDecision, type OutboundUrlPolicy, type ParsedIpAddress } from "./network-policy.js";
+export { type OutboundFetch, type OutboundFetchOptions } from "./outbound-fetch.js";
+export { type ToolsChangeReason } from "./server-status.js";
+export { type ResolvedTarget } from "./network-policy.js";

@@ -5,6 +5,11 @@
  *
  * @packageDocumentation
  */
-export { createUseEmbedder, type UseEmbedder, type UseEmbedderOptions, type UseEngine, type UseRuntimeInfo } from "./use-embedder.js";
-export { createHashingEmbedder, type HashingEmbedderOptions } from "./hashing-embedder.js";
-export { createCachingEmbedder, type CachingEmbedder, type CachingEmbedderOptions } from "./caching-embedder.js";
+export { createUseEmbedder } from "./use-embedder.js";
+export { createHashingEmbedder } from "./hashing-embedder.js";
+export { createCachingEmbedder } from "./caching-embedder.js";
+// Types (and schemas) of the signatures above.
+export { type CachingEmbedder, type CachingEmbedderOptions } from "./caching-embedder.js";
+export { type HashingEmbedderOptions } from "./hashing-embedder.js";
+export { type UseEmbedder, type UseEmbedderOptions } from "./use-embedder.js";
+export { type UseEngine, type UseRuntimeInfo } from "./use-embedder.js";

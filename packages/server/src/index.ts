@@ -25,3 +25,9 @@ export { startHttpTransport, type HttpTransportHandle, type HttpTransportOptions
 export { startStdioTransport, type StdioTransportOptions, type StdioTransportHandle } from "./stdio-transport.js";
 export { type BackendFactory, type BackendFactoryOptions } from "./backend-factory.js";
 export { type GatewayMetrics } from "./metrics.js";
+// Types (and schemas) of the signatures above.
+export { type BackendRegistry } from "./backend-registry.js";
+export { type HttpRouteContext } from "./http-transport.js";
+export { type BackendSetupState } from "./setup-report.js";
+export { type BackendLease, type DiscoveryProblem, type RegisteredBackend } from "./backend-registry.js";
+export { type AuthenticatedClient } from "./bearer-auth.js";
