@@ -99,6 +99,16 @@ export class Keyspace {
     return `${this.sessionTurns(sessionId, tenant)}:ids`;
   }
 
+  /** Set of the tags any turn of a session carried. */
+  sessionTags(sessionId: string, tenant?: string): string {
+    return `${this.sessionTurns(sessionId, tenant)}:tags`;
+  }
+
+  /** Sorted set of a tenant's sessions carrying `tag`, by `updatedAt`. */
+  sessionTagIndex(tag: string, tenant?: string): string {
+    return `${this.prefix}sessions:${this.tenantPart(tenant)}tag:${encode(tag)}`;
+  }
+
   /** Sorted set of a tenant's sessions by `updatedAt`. */
   sessionIndex(tenant?: string): string {
     return `${this.prefix}sessions:${this.tenantPart(tenant)}index`;

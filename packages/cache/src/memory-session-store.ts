@@ -5,6 +5,7 @@ interface MemorySession {
   sessionId: string;
   tenant: string | undefined;
   turns: SessionTurn[];
+  tags: Set<string>;
   createdAt: number;
   updatedAt: number;
   expiresAt: number;
@@ -38,8 +39,9 @@ export class MemorySessionStore implements SessionStore {
     const now = this.now();
     const key = storageKey(sessionId, options.tenant);
     let session = this.live(key, now);
-    if (!session) session = { sessionId, tenant: options.tenant, turns: [], createdAt: now, updatedAt: now, expiresAt: 0 };
+    if (!session) session = { sessionId, tenant: options.tenant, turns: [], tags: new Set(), createdAt: now, updatedAt: now, expiresAt: 0 };
     session.turns.push(clone(valid));
+    for (const tag of valid.tags ?? []) session.tags.add(tag);
     if (session.turns.length > this.settings.maxTurns) session.turns.splice(0, session.turns.length - this.settings.maxTurns);
     session.updatedAt = now;
     session.expiresAt = now + this.settings.ttlMs;
@@ -67,7 +69,7 @@ export class MemorySessionStore implements SessionStore {
     return session ? { ...summaryOf(session), turnsList: clone(session.turns) } : undefined;
   }
 
-  async list(pattern = "*", options: { tenant?: string; limit?: number } = {}): Promise<SessionSummary[]> {
+  async list(pattern = "*", options: { tenant?: string; limit?: number; tag?: string } = {}): Promise<SessionSummary[]> {
     const limit = limitOf(options.limit, this.settings.listLimit);
     const now = this.now();
     const matches: MemorySession[] = [];
@@ -76,7 +78,8 @@ export class MemorySessionStore implements SessionStore {
         this.sessions.delete(key);
         continue;
       }
-      if (session.tenant === options.tenant && matchesGlob(session.sessionId, pattern)) matches.push(session);
+      if (session.tenant !== options.tenant || (options.tag !== undefined && !session.tags.has(options.tag))) continue;
+      if (matchesGlob(session.sessionId, pattern)) matches.push(session);
     }
     matches.sort((a, b) => b.updatedAt - a.updatedAt);
     return matches.slice(0, Math.min(limit, this.settings.listScanLimit)).map(summaryOf);
@@ -111,6 +114,7 @@ function summaryOf(session: MemorySession): SessionSummary {
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
     ...(session.tenant === undefined ? {} : { tenant: session.tenant }),
+    ...(session.tags.size === 0 ? {} : { tags: [...session.tags].sort() }),
   };
 }
 

@@ -10,13 +10,14 @@ import { positiveIntegerOption } from "./store-validation.js";
  * Appends a turn atomically and at most once: a turn whose id is in the session's id set (a
  * replayed or retried append that was written already) is skipped. Else RPUSH, LTRIM to the last
  * ARGV[2], id recorded (the ids of the last 2 x max turns are kept), metadata update, sliding
- * PEXPIRE. KEYS[1] turns list, KEYS[2] metadata hash, KEYS[3] id set (same hash tag, so the same
- * slot). ARGV: turn JSON, max turns, ttl ms, now, session id, tenant ('' for none), turn id.
- * Returns the turns kept.
+ * PEXPIRE. KEYS[1] turns list, KEYS[2] metadata hash, KEYS[3] id set, KEYS[4] tag set (same hash
+ * tag, so the same slot). ARGV: turn JSON, max turns, ttl ms, now, session id, tenant ('' for none),
+ * turn id, then the turn's tags.
+ * Returns the turns kept and the session's tags.
  */
 const APPEND_SCRIPT = new LuaScript(`
 if redis.call('ZSCORE', KEYS[3], ARGV[7]) then
-  return redis.call('LLEN', KEYS[1])
+  return {redis.call('LLEN', KEYS[1]), redis.call('SMEMBERS', KEYS[4])}
 end
 local kept = redis.call('RPUSH', KEYS[1], ARGV[1])
 local max = tonumber(ARGV[2])
@@ -28,10 +29,16 @@ redis.call('ZADD', KEYS[3], ARGV[4], ARGV[7])
 redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -(2 * max) - 1)
 redis.call('HSETNX', KEYS[2], 'createdAt', ARGV[4])
 redis.call('HSET', KEYS[2], 'sessionId', ARGV[5], 'tenant', ARGV[6], 'updatedAt', ARGV[4])
+if #ARGV > 7 then
+  redis.call('SADD', KEYS[4], unpack(ARGV, 8))
+end
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  redis.call('PEXPIRE', KEYS[4], ARGV[3])
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
-return kept`);
+return {kept, redis.call('SMEMBERS', KEYS[4])}`);
 
 /** Options of {@link createRedisSessionStore}. */
 export interface RedisSessionStoreOptions extends SessionStoreOptions {
@@ -142,11 +149,21 @@ export class RedisSessionStore implements SessionStore {
     const { turns, meta } = this.keysOf(entry.sessionId, entry.tenant);
     const ids = this.keyspace.sessionTurnIds(entry.sessionId, entry.tenant);
     const index = this.keyspace.sessionIndex(entry.tenant);
-    const args = [entry.json, this.settings.maxTurns, this.settings.ttlMs, entry.at, entry.sessionId, entry.tenant ?? "", entry.id];
+    const tags = [...new Set(entry.turn.tags ?? [])];
+    const tagSet = this.keyspace.sessionTags(entry.sessionId, entry.tenant);
+    const args = [entry.json, this.settings.maxTurns, this.settings.ttlMs, entry.at, entry.sessionId, entry.tenant ?? "", entry.id, ...tags];
     const fn = async (client: RedisClient) => {
-      const kept = APPEND_SCRIPT.run(client, [turns, meta, ids], args);
       const indexed = Promise.all([client.zadd(index, "GT", entry.at, entry.sessionId), client.pexpire(index, this.settings.ttlMs)]).catch(ignore);
-      const [count] = await Promise.all([kept, indexed]);
+      const [reply] = await Promise.all([APPEND_SCRIPT.run(client, [turns, meta, ids, tagSet], args), indexed]);
+      const [count, sessionTags] = Array.isArray(reply) ? reply : [reply, []];
+      // Every tag of the session is re-scored, so listing by tag is newest first like listing all.
+      const allTags = Array.isArray(sessionTags) ? sessionTags.map(String) : [];
+      await Promise.all(
+        allTags.flatMap((tag) => {
+          const tagIndex = this.keyspace.sessionTagIndex(tag, entry.tenant);
+          return [client.zadd(tagIndex, "GT", entry.at, entry.sessionId), client.pexpire(tagIndex, this.settings.ttlMs)];
+        }),
+      ).catch(ignore);
       return Number(count);
     };
     const options = { timeoutMs: this.appendTimeoutMs };
@@ -185,21 +202,28 @@ export class RedisSessionStore implements SessionStore {
     checkSessionId(sessionId);
     const { turns, meta } = this.keysOf(sessionId, options.tenant);
     // Not on the query path: a slow Redis gets the append bound rather than a false "no session".
-    const outcome = await this.connection.run("session-store", "get", (client) => Promise.all([client.lrange(turns, 0, -1), client.hgetall(meta)]), undefined, {
-      timeoutMs: this.appendTimeoutMs,
-    });
-    const [stored, found] = outcome.ok ? outcome.value : [[], {}];
+    const tagSet = this.keyspace.sessionTags(sessionId, options.tenant);
+    const outcome = await this.connection.run(
+      "session-store",
+      "get",
+      (client) => Promise.all([client.lrange(turns, 0, -1), client.hgetall(meta), client.smembers(tagSet)]),
+      undefined,
+      { timeoutMs: this.appendTimeoutMs },
+    );
+    const [stored, found, storedTags] = outcome.ok ? outcome.value : [[], {}, []];
     const pending = this.buffer.pending(sessionId, options.tenant);
     if (stored.length === 0 && Object.keys(found).length === 0 && pending.length === 0) return undefined;
     const rawTurns = this.withBuffered(sessionId, options.tenant, stored).slice(-this.settings.maxTurns);
     const fields = pending.length === 0 ? found : { createdAt: String(pending[0]!.at), ...found, updatedAt: String(pending.at(-1)!.at) };
     const turnsList = this.parseTurns(turns, rawTurns);
-    return { ...summaryOf(sessionId, options.tenant, fields, turnsList.length), turnsList };
+    const tags = new Set(storedTags);
+    for (const entry of pending) for (const tag of entry.turn.tags ?? []) tags.add(tag);
+    return { ...summaryOf(sessionId, options.tenant, fields, turnsList.length, [...tags]), turnsList };
   }
 
-  async list(pattern = "*", options: { tenant?: string; limit?: number } = {}): Promise<SessionSummary[]> {
+  async list(pattern = "*", options: { tenant?: string; limit?: number; tag?: string } = {}): Promise<SessionSummary[]> {
     const limit = limitOf(options.limit, this.settings.listLimit);
-    const index = this.keyspace.sessionIndex(options.tenant);
+    const index = options.tag === undefined ? this.keyspace.sessionIndex(options.tenant) : this.keyspace.sessionTagIndex(options.tag, options.tenant);
     const now = this.now();
     const outcome = await this.connection.run("session-store", "list", async (client) => {
       await client.zremrangebyscore(index, "-inf", now - this.settings.ttlMs);
@@ -211,13 +235,13 @@ export class RedisSessionStore implements SessionStore {
         const details = await Promise.all(
           batch.map((id) => {
             const keys = this.keysOf(id, options.tenant);
-            return Promise.all([client.hgetall(keys.meta), client.llen(keys.turns)]);
+            return Promise.all([client.hgetall(keys.meta), client.llen(keys.turns), client.smembers(this.keyspace.sessionTags(id, options.tenant))]);
           }),
         );
         batch.forEach((id, i) => {
-          const [fields, length] = details[i] ?? [{}, 0];
+          const [fields, length, tags] = details[i] ?? [{}, 0, []];
           if (Object.keys(fields).length === 0) missing.push(id);
-          else if (summaries.length < limit) summaries.push(summaryOf(id, options.tenant, fields, length));
+          else if (summaries.length < limit) summaries.push(summaryOf(id, options.tenant, fields, length, tags));
         });
       }
       if (missing.length > 0) client.zrem(index, ...missing).catch(ignore);
@@ -231,8 +255,14 @@ export class RedisSessionStore implements SessionStore {
     const { turns, meta } = this.keysOf(sessionId, options.tenant);
     const ids = this.keyspace.sessionTurnIds(sessionId, options.tenant);
     const index = this.keyspace.sessionIndex(options.tenant);
+    const tagSet = this.keyspace.sessionTags(sessionId, options.tenant);
     const outcome = await this.connection.run("session-store", "delete", async (client) => {
-      const [deleted] = await Promise.all([client.del(turns, meta, ids), client.zrem(index, sessionId)]);
+      const tags = await client.smembers(tagSet);
+      const [deleted] = await Promise.all([
+        client.del(turns, meta, ids, tagSet),
+        client.zrem(index, sessionId),
+        ...tags.map((tag) => client.zrem(this.keyspace.sessionTagIndex(tag, options.tenant), sessionId)),
+      ]);
       return deleted > 0;
     });
     if (!outcome.ok) return false; // nothing changed; buffered turns stay for replay
@@ -258,7 +288,7 @@ export class RedisSessionStore implements SessionStore {
   }
 }
 
-function summaryOf(sessionId: string, tenant: string | undefined, fields: Record<string, string>, turns: number): SessionSummary {
+function summaryOf(sessionId: string, tenant: string | undefined, fields: Record<string, string>, turns: number, tags: readonly string[] = []): SessionSummary {
   const number = (value: string | undefined) => {
     const parsed = Number(value);
     return Number.isInteger(parsed) && parsed >= 0 ? parsed : 0;
@@ -270,6 +300,7 @@ function summaryOf(sessionId: string, tenant: string | undefined, fields: Record
     createdAt: fields["createdAt"] === undefined ? updatedAt : number(fields["createdAt"]),
     updatedAt,
     ...(tenant === undefined ? {} : { tenant }),
+    ...(tags.length === 0 ? {} : { tags: [...tags].sort() }),
   };
 }
 

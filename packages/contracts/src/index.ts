@@ -74,6 +74,7 @@ export {
 export {
   MAX_QUESTION_LENGTH,
   SessionIdSchema,
+  SessionTagsSchema,
   QueryParametersSchema,
   UniversalQueryInputShape,
   UniversalQueryInputSchema,

@@ -103,6 +103,7 @@ export const SessionTurnSchema = z.object({
     .boolean()
     .optional()
     .describe("True when the answering flow's platform memory holds this turn under the session id (the platform answered it with that id)."),
+  tags: z.array(z.string()).optional().describe("Tags the query carried (see `SessionTagsSchema`)."),
   askedAt: z.number().int().nonnegative().describe("Epoch milliseconds."),
   answeredAt: z.number().int().nonnegative().describe("Epoch milliseconds."),
 });
@@ -117,6 +118,7 @@ export const SessionSummarySchema = z.object({
   createdAt: z.number().int().nonnegative(),
   updatedAt: z.number().int().nonnegative(),
   tenant: z.string().optional(),
+  tags: z.array(z.string()).optional().describe("Every tag any of its turns carried, sorted."),
 });
 
 /** A session without its turns. */
@@ -151,8 +153,8 @@ export interface SessionStore {
   recent(sessionId: string, limit: number, options?: { tenant?: string }): Promise<SessionTurn[]>;
   /** The whole session, or undefined. */
   get(sessionId: string, options?: { tenant?: string }): Promise<SessionRecord | undefined>;
-  /** Sessions whose id matches a glob `pattern` (`*` and `?`), newest first. */
-  list(pattern?: string, options?: { tenant?: string; limit?: number }): Promise<SessionSummary[]>;
+  /** Sessions whose id matches a glob `pattern` (`*` and `?`) and, with `tag`, that carry that tag; newest first. */
+  list(pattern?: string, options?: { tenant?: string; limit?: number; tag?: string }): Promise<SessionSummary[]>;
   /** Deletes a session; resolves true if it existed. */
   delete(sessionId: string, options?: { tenant?: string }): Promise<boolean>;
 }

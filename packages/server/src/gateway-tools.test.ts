@@ -288,6 +288,27 @@ describe("sessions and cache tools", () => {
     expect((await callTool(client, "list_sessions", { limit: 0 })).body["code"]).toBe("INVALID_INPUT");
   });
 
+  it("stores the tags of universal_query and flowise_query turns and lists sessions by tag", async () => {
+    const { client } = await start({ backends: backends() });
+    await callTool(client, "universal_query", { question: "status of falcon", session_id: "s-1", tags: ["project:falcon", "team:platform"] });
+    await callTool(client, "flowise_query", { question: "falcon deadline", session_id: "s-2", tags: ["project:falcon"], allow_fallback: true });
+    await callTool(client, "universal_query", { question: "lunch menu", session_id: "s-3" });
+    const falcon = await callTool<{ sessions: { session_id: string; tags?: string[] }[] }>(client, "list_sessions", { tag: "project:falcon" });
+    expect(falcon.body.sessions.map((s) => s.session_id).sort()).toEqual(["s-1", "s-2"]);
+    expect(falcon.body.sessions.find((s) => s.session_id === "s-1")?.tags).toEqual(["project:falcon", "team:platform"]);
+    const session = await callTool<{ tags?: string[]; history: { tags?: string[] }[] }>(client, "get_session", { session_id: "s-1" });
+    expect(session.body.tags).toEqual(["project:falcon", "team:platform"]);
+    expect(session.body.history[0]?.tags).toEqual(["project:falcon", "team:platform"]);
+    expect((await callTool<{ count: number }>(client, "list_sessions", { tag: "project:none" })).body.count).toBe(0);
+    const badTag = await callTool(client, "universal_query", { question: "q", session_id: "s-4", tags: ["has space"] });
+    expect(badTag.isError).toBe(true);
+    expect(badTag.body["code"]).toBe("INVALID_INPUT");
+    expect(String(badTag.body["error"])).toContain("a tag may contain only letters");
+    const tooMany = await callTool(client, "universal_query", { question: "q", tags: Array.from({ length: 17 }, (_, i) => `t${i}`) });
+    expect(String(tooMany.body["error"])).toContain("at most 16 tags");
+    expect((await callTool(client, "list_sessions", { tag: "x".repeat(65) })).body["code"]).toBe("INVALID_INPUT");
+  });
+
   it("answers an adversarial session glob at once and rejects an over-long one with a typed error", async () => {
     const { client } = await start({ backends: backends() });
     const longId = "a".repeat(128);

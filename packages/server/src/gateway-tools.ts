@@ -263,6 +263,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
             timeout: args.timeout,
             ...(args.chatflow_id === undefined ? {} : { flow_id: args.chatflow_id }),
             ...(args.session_id === undefined ? {} : { session_id: args.session_id }),
+            ...(args.tags === undefined ? {} : { tags: args.tags }),
             ...(args.allow_fallback === undefined ? {} : { allow_fallback: args.allow_fallback }),
           },
           context,
@@ -446,14 +447,25 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
     tool({
       name: "list_sessions",
       title: "List sessions",
-      description: "Lists conversation sessions whose id matches a glob pattern (`*`, `?`), newest first, with turn counts.",
+      description:
+        "Lists conversation sessions whose id matches a glob pattern (`*`, `?`) and, with `tag`, that carry that tag (e.g. `project:falcon`), newest first, with turn counts and tags.",
       shape: ListSessionsInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args, context) => {
-        const sessions = await deps.sessions.list(args.pattern, { limit: args.limit, ...(context.tenant === undefined ? {} : { tenant: context.tenant }) });
+        const sessions = await deps.sessions.list(args.pattern, {
+          limit: args.limit,
+          ...(args.tag === undefined ? {} : { tag: args.tag }),
+          ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
+        });
         return {
           count: sessions.length,
-          sessions: sessions.map((s) => ({ session_id: s.sessionId, turns: s.turns, created_at: new Date(s.createdAt).toISOString(), updated_at: new Date(s.updatedAt).toISOString() })),
+          sessions: sessions.map((s) => ({
+            session_id: s.sessionId,
+            turns: s.turns,
+            ...(s.tags === undefined ? {} : { tags: s.tags }),
+            created_at: new Date(s.createdAt).toISOString(),
+            updated_at: new Date(s.updatedAt).toISOString(),
+          })),
         };
       },
     }),
@@ -470,6 +482,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
         return {
           session_id: record.sessionId,
           turns: record.turns,
+          ...(record.tags === undefined ? {} : { tags: record.tags }),
           created_at: new Date(record.createdAt).toISOString(),
           updated_at: new Date(record.updatedAt).toISOString(),
           history: turns.map((t) => ({
@@ -479,6 +492,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
             ...(t.backendId ? { backend_id: t.backendId } : {}),
             ...(t.intent ? { intent: t.intent } : {}),
             ...(t.traceId ? { trace_id: t.traceId } : {}),
+            ...(t.tags === undefined || t.tags.length === 0 ? {} : { tags: t.tags }),
             asked_at: new Date(t.askedAt).toISOString(),
             answered_at: new Date(t.answeredAt).toISOString(),
           })),

@@ -5,6 +5,7 @@ import {
   GlobPatternSchema,
   IntentSchema,
   SessionIdSchema,
+  SessionTagsSchema,
   UniversalQueryInputShape,
 } from "@afw/contracts";
 import { z } from "zod";
@@ -17,6 +18,7 @@ export const FlowiseQueryInputShape = {
   question: UniversalQueryInputShape.question,
   chatflow_id: z.string().min(1).max(200).optional().describe("Flowise chatflow id (or gateway-wide `backendId:chatflowId`); default: routed among Flowise flows."),
   session_id: SessionIdSchema.optional().describe("Conversation id; turns are remembered."),
+  tags: UniversalQueryInputShape.tags,
   allow_fallback: z
     .boolean()
     .optional()
@@ -61,6 +63,7 @@ export const BackendConnectInputShape = {
 /** Input shape of `list_sessions`. */
 export const ListSessionsInputShape = {
   pattern: GlobPatternSchema.default("*").describe("Glob on session ids (`*` and `?`)."),
+  tag: SessionTagsSchema.element.optional().describe("Only sessions with a turn that carried this tag, e.g. `project:falcon`."),
   limit: z.number().int().min(1).max(1000).default(50),
 } as const;
 

@@ -88,6 +88,31 @@ export function describeSessionStoreSuite(name: string, factory: SessionStoreFac
       expect(await store.list("nothing*")).toEqual([]);
     });
 
+    it("keeps the tags of turns on the session and lists sessions by tag, tenant-scoped", async () => {
+      const { store, second, advance } = await create();
+      await store.append("s-1", { ...turn(1), tags: ["project:falcon"] });
+      await advance(5);
+      await store.append("s-2", { ...turn(1), tags: ["project:falcon", "team:platform"] });
+      await advance(5);
+      await store.append("s-1", { ...turn(2), tags: ["team:platform", "team:platform"] });
+      await advance(5);
+      await store.append("s-3", turn(1));
+      await store.append("s-4", { ...turn(1), tags: ["project:falcon"] }, { tenant: "acme" });
+      expect((await store.recent("s-1", 5)).map((t) => t.tags)).toEqual([["project:falcon"], ["team:platform", "team:platform"]]);
+      expect((await store.get("s-1"))?.tags).toEqual(["project:falcon", "team:platform"]);
+      expect((await store.get("s-3"))?.tags).toBeUndefined();
+      expect((await second.list("*", { tag: "project:falcon" })).map((s) => s.sessionId)).toEqual(["s-1", "s-2"]);
+      expect((await store.list("*", { tag: "team:platform" })).map((s) => [s.sessionId, s.tags])).toEqual([
+        ["s-1", ["project:falcon", "team:platform"]],
+        ["s-2", ["project:falcon", "team:platform"]],
+      ]);
+      expect((await store.list("s-2", { tag: "project:falcon" })).map((s) => s.sessionId)).toEqual(["s-2"]);
+      expect(await store.list("*", { tag: "project:other" })).toEqual([]);
+      expect((await store.list("*", { tag: "project:falcon", tenant: "acme" })).map((s) => s.sessionId)).toEqual(["s-4"]);
+      expect(await store.delete("s-1")).toBe(true);
+      expect((await store.list("*", { tag: "project:falcon" })).map((s) => s.sessionId)).toEqual(["s-2"]);
+    });
+
     it("deletes a session", async () => {
       const { store } = await create();
       await store.append("s-1", turn(1));
