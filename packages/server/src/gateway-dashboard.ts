@@ -79,7 +79,7 @@ export function createAnalyticsDashboardSource(analytics: AnalyticsService, prio
  * registry, the health, circuit, performance, cache and session stores, the trace ring buffer
  * with the questions kept by the pipeline, the downstream servers, the tool index, and the
  * analytics (usage summary, flow analysis, question patterns, metrics export and the learned
- * routing prior, see {@link createAnalyticsDashboardSource}).
+ * routing prior, added by the gateway).
  * Clearing the cache by flow also marks that flow's older answers stale (as `clear_cache` does).
  *
  * @example

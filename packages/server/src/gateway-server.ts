@@ -84,10 +84,11 @@ export interface GatewayStores {
 /** What a router factory receives to build a {@link RouterPort}. */
 export interface RouterDependencies {
   config: GatewayConfig;
+  /** Live backends and flows. @internal */
   registry: BackendRegistry;
   stores: GatewayStores;
   sink: TraceSink;
-  /** The learning loop (learned prior, A/B experiments) to hand to the router. */
+  /** The learning loop (learned prior, A/B experiments) to hand to the router. @internal */
   learning: GatewayLearning;
 }
 
@@ -124,7 +125,7 @@ export interface GatewayParts {
   mcpSessions?: McpSessionRegistry;
   /** Intent classifier of the default `@afw/router` router. @default `@afw/router`'s hybrid classifier with `routing.classifierEmbedder` */
   classifier?: IntentClassifier;
-  /** Router, or a factory of one. @default `@afw/router` through {@link createAfwRouterPort} */
+  /** Router, or a factory of one. @default `@afw/router` through the built-in router adapter */
   router?: RouterPort | ((dependencies: RouterDependencies) => RouterPort);
   /** Tool search. @default a `@afw/tool-zoo` index of `tools.catalogs` (embedder: `tools.embedder`) */
   toolSearch?: ToolSearchPort;
@@ -185,11 +186,11 @@ export interface GatewayReloadReport {
 export interface GatewayServer {
   /** The validated configuration. */
   readonly config: GatewayConfig;
-  /** Live backends and flows. */
+  /** Live backends and flows. @internal */
   readonly registry: BackendRegistry;
-  /** The `universal_query` path. */
+  /** The `universal_query` path. @internal */
   readonly pipeline: QueryPipeline;
-  /** Shared-state stores. */
+  /** Shared-state stores. @internal */
   readonly stores: GatewayStores;
   /** Recent trace events (undefined when the ring buffer is disabled). */
   readonly traces: TraceRingBuffer | undefined;
@@ -197,7 +198,7 @@ export interface GatewayServer {
   readonly auditLog: AuditLog;
   /** The analytics service behind `analytics_dashboard`, `analyze_flow`, `pattern_analysis`, `export_metrics`, `sync_flow_registry` and `record_feedback`. */
   readonly analytics: AnalyticsTools["service"];
-  /** The learning loop: the learned routing prior and the A/B experiments the router applies. */
+  /** The learning loop: the learned routing prior and the A/B experiments the router applies. @internal */
   readonly learning: GatewayLearning;
   /** The sink every trace event goes to (fan-out of all configured sinks). */
   readonly sink: TraceSink;
@@ -207,11 +208,11 @@ export interface GatewayServer {
   readonly logger: Logger;
   /** Redactor of every configured secret. */
   readonly redactor: Redactor;
-  /** The MCP tools served, in `tools/list` order (downstream tools and `call_tool` come after them). */
+  /** The MCP tools served, in `tools/list` order (downstream tools and `call_tool` come after them). @internal */
   readonly tools: readonly GatewayTool[];
   /** The tool index behind `search_tools` (downstream tools are indexed in it). */
   readonly toolSearch: ToolSearchPort;
-  /** The downstream MCP servers and their exposure (undefined when `downstream` configures none). */
+  /** The downstream MCP servers and their exposure (undefined when `downstream` configures none). @internal */
   readonly downstream: DownstreamTools | undefined;
   /** MCP server name and version announced to clients. */
   readonly serverInfo: { name: string; version: string };
