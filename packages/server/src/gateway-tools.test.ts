@@ -394,6 +394,10 @@ describe("search_tools, search_workflow_catalog, get_playbook_details", () => {
     expect(pinned.body.version).toBe("1.0.0");
     const missing = await callTool(client, "get_playbook_details", { workflow_id: "oom-remediation", version: "9.9.9" });
     expect(missing.body["code"]).toBe("NOT_FOUND");
+    // The same playbooks as resources.
+    const resource = await client.readResource({ uri: "afw://playbooks/oom-remediation" });
+    expect(JSON.parse((resource.contents[0] as { text: string }).text)).toMatchObject({ workflow_id: "oom-remediation", version: "1.2.0" });
+    await expect(client.readResource({ uri: "afw://playbooks/no-such-playbook" })).rejects.toMatchObject({ code: -32002 });
   });
 });
 

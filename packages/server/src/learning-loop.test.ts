@@ -360,5 +360,5 @@ describe("learning loop scenario (local Flowise + Langflow, one slow and flaky f
 /** The scenario's configuration as the gateway was started with it (test defaults included). */
 function gatewayConfigLike(input: GatewayConfigInput): GatewayConfigInput {
   const current = gateway.gateway.config;
-  return { ...input, routing: { ...current.routing, ...input.routing }, logging: current.logging, metrics: current.metrics };
+  return { ...input, routing: { ...current.routing, ...input.routing }, tools: { ...current.tools, ...input.tools }, logging: current.logging, metrics: current.metrics };
 }

@@ -166,6 +166,22 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     return vector;
   };
 
+  /** Embeds the queries of several steps in one embedder call (into the query-vector cache). */
+  const embedQueries = async (queries: readonly string[], rankOptions: RankOptions) => {
+    if (!embedder || rankOptions.mode === "keyword" || withoutVectors.size > 0) return;
+    const texts = [...new Set(queries.map((query) => splitQuotedContent(query).intent || query))].filter((text) => !queryVectors.has(text));
+    if (texts.length < 2) return;
+    try {
+      const vectors = await embedder.embed(texts, rankOptions.signal);
+      texts.forEach((text, i) => {
+        if (vectors[i]) queryVectors.set(text, vectors[i]);
+      });
+      while (queryVectors.size > 1000) queryVectors.delete(queryVectors.keys().next().value!);
+    } catch {
+      // each step embeds on its own (and degrades on its own) in rankOne
+    }
+  };
+
   const add = (inputs: readonly ToolDescriptorInput[], addOptions: { signal?: AbortSignal } = {}) =>
     serialize(async () => {
       const parsed = inputs.map((input, index) => {
@@ -375,8 +391,9 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
    */
   const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
     const steps = multiStep ? splitTaskSteps(query) : [];
+    if (steps.length < 2) return rankOne(query, rankOptions);
+    await embedQueries([query, ...steps], rankOptions);
     const whole = await rankOne(query, rankOptions);
-    if (steps.length < 2) return whole;
     const perStep: Ranking[] = [];
     for (const step of steps) perStep.push(await rankOne(step, rankOptions));
     // chit-chat ("Thanks!") and context sentences find nothing with confidence: not a step
