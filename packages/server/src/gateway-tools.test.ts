@@ -110,7 +110,7 @@ describe("tools/list", () => {
     ]);
     const universal = tools.find((t) => t.name === "universal_query")!;
     expect(universal.inputSchema.required).toEqual(["question"]);
-    expect(Object.keys(universal.inputSchema.properties ?? {})).toEqual(["question", "intent", "backend", "flow_id", "allow_fallback", "session_id", "parameters", "timeout"]);
+    expect(Object.keys(universal.inputSchema.properties ?? {})).toEqual(["question", "intent", "backend", "flow_id", "allow_fallback", "session_id", "tags", "parameters", "timeout"]);
     expect(tools.find((t) => t.name === "clear_cache")!.annotations?.destructiveHint).toBe(true);
     for (const tool of tools) expect(tool.description?.length ?? 0).toBeGreaterThan(40);
   });
