@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { matchesGlob, SessionTurnSchema, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
+import { matchesGlob, SessionTurnSchema, type HistoryHit, type HistoryPage, type HistoryQuery, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
+import { MAX_QUERY_WORDS, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
 import { Keyspace } from "./keyspace.js";
 import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
@@ -164,11 +165,96 @@ export class RedisSessionStore implements SessionStore {
           return [client.zadd(tagIndex, "GT", entry.at, entry.sessionId), client.pexpire(tagIndex, this.settings.ttlMs)];
         }),
       ).catch(ignore);
+      await this.indexHistory(client, entry).catch(ignore);
       return Number(count);
     };
     const options = { timeoutMs: this.appendTimeoutMs };
     const outcome = reportFailure ? await this.connection.run("session-store", "append", fn, undefined, options) : await this.connection.execute(fn, options);
     return outcome.ok ? outcome.value : undefined;
+  }
+
+  /** Indexes a written turn for {@link RedisSessionStore.search} (idempotent: keyed by the turn id). */
+  private async indexHistory(client: RedisClient, entry: PendingTurn): Promise<void> {
+    const ttl = this.settings.ttlMs;
+    const at = entry.turn.askedAt;
+    const sets = [
+      this.keyspace.historySet("all", "", entry.tenant),
+      this.keyspace.historySet("s", entry.sessionId, entry.tenant),
+      ...turnWords(entry.turn).map((word) => this.keyspace.historySet("w", word, entry.tenant)),
+      ...[...new Set(entry.turn.tags ?? [])].map((tag) => this.keyspace.historySet("tag", tag, entry.tenant)),
+    ];
+    const pipeline = client.pipeline();
+    pipeline.set(this.keyspace.historyDoc(entry.id, entry.tenant), JSON.stringify({ s: entry.sessionId, t: entry.turn }), "PX", ttl);
+    for (const key of sets) pipeline.zadd(key, at, entry.id).pexpire(key, ttl);
+    await pipeline.exec();
+  }
+
+  /**
+   * Searches the tenant's past turns (see {@link SessionStore.search}). Each candidate set (one per
+   * query word, else the session, tag or all-turns set) is read newest first, at most
+   * `listScanLimit` ids each; ids whose document expired are dropped from them. Resolves no hits when Redis fails.
+   */
+  async search(query: HistoryQuery, options: { tenant?: string } = {}): Promise<HistoryPage> {
+    const offset = cursorOffset(query.cursor);
+    const limit = pageSize(query);
+    const words = query.text === undefined ? [] : stemmedWords(query.text, MAX_QUERY_WORDS);
+    if (query.text !== undefined && words.length === 0) return { hits: [] };
+    const tenant = options.tenant;
+    const min = query.from ?? "-inf";
+    const max = query.to === undefined ? "+inf" : query.to;
+    const sources =
+      words.length > 0
+        ? words.map((word) => this.keyspace.historySet("w", word, tenant))
+        : [
+            query.sessionId !== undefined
+              ? this.keyspace.historySet("s", query.sessionId, tenant)
+              : query.tag !== undefined
+                ? this.keyspace.historySet("tag", query.tag, tenant)
+                : this.keyspace.historySet("all", "", tenant),
+          ];
+    const scan = this.settings.listScanLimit;
+    const outcome = await this.connection.run(
+      "session-store",
+      "search",
+      async (client) => {
+        const lists = await Promise.all(sources.map((key) => client.zrevrangebyscore(key, max, min, "WITHSCORES", "LIMIT", 0, scan)));
+        const candidates = new Map<string, { matched: number; at: number }>();
+        for (const list of lists) {
+          for (let i = 0; i + 1 < list.length; i += 2) {
+            const id = list[i]!;
+            const found = candidates.get(id);
+            if (found) found.matched += 1;
+            else candidates.set(id, { matched: 1, at: Number(list[i + 1]) });
+          }
+        }
+        const ordered = [...candidates].sort(([idA, a], [idB, b]) => b.matched - a.matched || b.at - a.at || (idA < idB ? -1 : idA > idB ? 1 : 0));
+        const hits: HistoryHit[] = [];
+        const missing: string[] = [];
+        const wanted = offset + limit + 1;
+        for (let start = 0; start < ordered.length && hits.length < wanted; start += 100) {
+          const batch = ordered.slice(start, start + 100);
+          const pipeline = client.pipeline();
+          for (const [id] of batch) pipeline.get(this.keyspace.historyDoc(id, tenant));
+          const replies = (await pipeline.exec()) ?? [];
+          batch.forEach(([, candidate], i) => {
+            const raw = replies[i]?.[1];
+            if (raw === null) missing.push(batch[i]![0]);
+            if (typeof raw !== "string" || hits.length >= wanted) return;
+            const hit = parseHistoryDoc(raw);
+            if (hit === undefined || !passesFilters(query, hit.sessionId, hit.turn)) return;
+            hits.push({ ...hit, matchedWords: words.length > 0 ? candidate.matched : 0 });
+          });
+        }
+        // Ids whose document expired (its session's TTL passed) leave the sets they were read from.
+        if (missing.length > 0) for (const key of sources) client.zrem(key, ...missing).catch(ignore);
+        return hits;
+      },
+      undefined,
+      { timeoutMs: this.appendTimeoutMs },
+    );
+    if (!outcome.ok) return { hits: [] };
+    const page = outcome.value.slice(offset, offset + limit);
+    return outcome.value.length > offset + limit ? { hits: page, nextCursor: cursorAt(offset + limit) } : { hits: page };
   }
 
   private scheduleReplay(): void {
@@ -257,7 +343,14 @@ export class RedisSessionStore implements SessionStore {
     const index = this.keyspace.sessionIndex(options.tenant);
     const tagSet = this.keyspace.sessionTags(sessionId, options.tenant);
     const outcome = await this.connection.run("session-store", "delete", async (client) => {
-      const tags = await client.smembers(tagSet);
+      const historySet = this.keyspace.historySet("s", sessionId, options.tenant);
+      const [tags, turnIds] = await Promise.all([client.smembers(tagSet), client.zrange(historySet, "0", "-1")]);
+      if (turnIds.length > 0) {
+        const pipeline = client.pipeline();
+        for (const id of turnIds) pipeline.del(this.keyspace.historyDoc(id, options.tenant));
+        pipeline.del(historySet);
+        await pipeline.exec();
+      }
       const [deleted] = await Promise.all([
         client.del(turns, meta, ids, tagSet),
         client.zrem(index, sessionId),
@@ -285,6 +378,16 @@ export class RedisSessionStore implements SessionStore {
       else this.connection.report({ type: "value-corrupt", store: "session-store", key, message: "stored turn does not match the session turn schema" });
     }
     return turns;
+  }
+}
+
+function parseHistoryDoc(raw: string): { sessionId: string; turn: SessionTurn } | undefined {
+  try {
+    const doc = JSON.parse(raw) as { s?: unknown; t?: unknown };
+    const turn = SessionTurnSchema.safeParse(doc.t);
+    return typeof doc.s === "string" && turn.success ? { sessionId: doc.s, turn: turn.data } : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -95,6 +95,7 @@ describe("tools/list", () => {
       "backend_performance_compare",
       "backend_connect",
       "list_sessions",
+      "search_history",
       "get_session",
       "clear_cache",
       "search_tools",
@@ -307,6 +308,28 @@ describe("sessions and cache tools", () => {
     const tooMany = await callTool(client, "universal_query", { question: "q", tags: Array.from({ length: 17 }, (_, i) => `t${i}`) });
     expect(String(tooMany.body["error"])).toContain("at most 16 tags");
     expect((await callTool(client, "list_sessions", { tag: "x".repeat(65) })).body["code"]).toBe("INVALID_INPUT");
+  });
+
+  it("search_history finds past turns by keyword and tag, paged, with snippets", async () => {
+    const { client } = await start({ backends: backends() });
+    await callTool(client, "universal_query", { question: "How do we deploy falcon?", session_id: "s-1", tags: ["project:falcon"] });
+    await callTool(client, "universal_query", { question: "Where is the canteen?", session_id: "s-2" });
+    await callTool(client, "universal_query", { question: "Falcon deployment failed again", session_id: "s-3", tags: ["project:falcon"] });
+    type Page = { count: number; hits: { session_id: string; question: string; answer: string; tags?: string[]; matched_words?: number; asked_at: string }[]; next_cursor?: string };
+    const found = await callTool<Page>(client, "search_history", { text: "falcon deployments" });
+    expect(found.body.hits.map((h) => h.session_id)).toEqual(["s-3", "s-1"]);
+    expect(found.body.hits[0]).toMatchObject({ question: "Falcon deployment failed again", tags: ["project:falcon"], matched_words: 2 });
+    expect(found.body.hits[0]?.answer.length).toBeGreaterThan(0);
+    const byTag = await callTool<Page>(client, "search_history", { tag: "project:falcon", limit: 1 });
+    expect(byTag.body.hits).toHaveLength(1);
+    const next = await callTool<Page>(client, "search_history", { tag: "project:falcon", limit: 1, cursor: byTag.body.next_cursor });
+    expect([...byTag.body.hits, ...next.body.hits].map((h) => h.session_id).sort()).toEqual(["s-1", "s-3"]);
+    expect(next.body.next_cursor).toBeUndefined();
+    expect((await callTool<Page>(client, "search_history", { session_id: "s-2" })).body.hits.map((h) => h.question)).toEqual(["Where is the canteen?"]);
+    expect((await callTool<Page>(client, "search_history", { text: "canteen", from: "2999-01-01T00:00:00Z" })).body.count).toBe(0);
+    const badCursor = await callTool(client, "search_history", { cursor: "nope" });
+    expect(badCursor.body["code"]).toBe("INVALID_INPUT");
+    expect((await callTool(client, "search_history", { from: "yesterday" })).body["code"]).toBe("INVALID_INPUT");
   });
 
   it("answers an adversarial session glob at once and rejects an over-long one with a typed error", async () => {
