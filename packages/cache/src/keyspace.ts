@@ -99,6 +99,29 @@ export class Keyspace {
     return `${this.sessionTurns(sessionId, tenant)}:ids`;
   }
 
+  /** Set of the tags any turn of a session carried. */
+  sessionTags(sessionId: string, tenant?: string): string {
+    return `${this.sessionTurns(sessionId, tenant)}:tags`;
+  }
+
+  /** Sorted set of a tenant's sessions carrying `tag`, by `updatedAt`. */
+  sessionTagIndex(tag: string, tenant?: string): string {
+    return `${this.prefix}sessions:${this.tenantPart(tenant)}tag:${encode(tag)}`;
+  }
+
+  /** A turn's history document (JSON of session id and turn), by turn id. */
+  historyDoc(turnId: string, tenant?: string): string {
+    return `${this.prefix}history:${this.tenantPart(tenant)}doc:${encode(turnId)}`;
+  }
+
+  /**
+   * Sorted set of a tenant's turn ids by `askedAt`: every turn (`all`), or those with a stemmed
+   * word (`w`), a tag (`tag`) or of a session (`s`).
+   */
+  historySet(kind: "all" | "w" | "tag" | "s", value: string, tenant?: string): string {
+    return `${this.prefix}history:${this.tenantPart(tenant)}${kind}:${encode(value)}`;
+  }
+
   /** Sorted set of a tenant's sessions by `updatedAt`. */
   sessionIndex(tenant?: string): string {
     return `${this.prefix}sessions:${this.tenantPart(tenant)}index`;

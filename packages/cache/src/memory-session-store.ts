@@ -1,10 +1,14 @@
-import { matchesGlob, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
+import { matchesGlob, type HistoryHit, type HistoryPage, type HistoryQuery, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
+import { MAX_QUERY_WORDS, compareHits, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
 
 interface MemorySession {
   sessionId: string;
   tenant: string | undefined;
   turns: SessionTurn[];
+  /** Indexed words of each turn (same order as `turns`). */
+  words: Set<string>[];
+  tags: Set<string>;
   createdAt: number;
   updatedAt: number;
   expiresAt: number;
@@ -38,9 +42,15 @@ export class MemorySessionStore implements SessionStore {
     const now = this.now();
     const key = storageKey(sessionId, options.tenant);
     let session = this.live(key, now);
-    if (!session) session = { sessionId, tenant: options.tenant, turns: [], createdAt: now, updatedAt: now, expiresAt: 0 };
+    if (!session) session = { sessionId, tenant: options.tenant, turns: [], words: [], tags: new Set(), createdAt: now, updatedAt: now, expiresAt: 0 };
     session.turns.push(clone(valid));
-    if (session.turns.length > this.settings.maxTurns) session.turns.splice(0, session.turns.length - this.settings.maxTurns);
+    session.words.push(new Set(turnWords(valid)));
+    for (const tag of valid.tags ?? []) session.tags.add(tag);
+    if (session.turns.length > this.settings.maxTurns) {
+      const excess = session.turns.length - this.settings.maxTurns;
+      session.turns.splice(0, excess);
+      session.words.splice(0, excess);
+    }
     session.updatedAt = now;
     session.expiresAt = now + this.settings.ttlMs;
     this.sessions.delete(key);
@@ -67,7 +77,7 @@ export class MemorySessionStore implements SessionStore {
     return session ? { ...summaryOf(session), turnsList: clone(session.turns) } : undefined;
   }
 
-  async list(pattern = "*", options: { tenant?: string; limit?: number } = {}): Promise<SessionSummary[]> {
+  async list(pattern = "*", options: { tenant?: string; limit?: number; tag?: string } = {}): Promise<SessionSummary[]> {
     const limit = limitOf(options.limit, this.settings.listLimit);
     const now = this.now();
     const matches: MemorySession[] = [];
@@ -76,10 +86,34 @@ export class MemorySessionStore implements SessionStore {
         this.sessions.delete(key);
         continue;
       }
-      if (session.tenant === options.tenant && matchesGlob(session.sessionId, pattern)) matches.push(session);
+      if (session.tenant !== options.tenant || (options.tag !== undefined && !session.tags.has(options.tag))) continue;
+      if (matchesGlob(session.sessionId, pattern)) matches.push(session);
     }
     matches.sort((a, b) => b.updatedAt - a.updatedAt);
     return matches.slice(0, Math.min(limit, this.settings.listScanLimit)).map(summaryOf);
+  }
+
+  /** Searches the kept turns of the tenant's live sessions (see {@link SessionStore.search}). */
+  async search(query: HistoryQuery, options: { tenant?: string } = {}): Promise<HistoryPage> {
+    const offset = cursorOffset(query.cursor);
+    const limit = pageSize(query);
+    const words = query.text === undefined ? [] : stemmedWords(query.text, MAX_QUERY_WORDS);
+    if (query.text !== undefined && words.length === 0) return { hits: [] };
+    const now = this.now();
+    const hits: HistoryHit[] = [];
+    for (const session of this.sessions.values()) {
+      if (session.expiresAt <= now || session.tenant !== options.tenant) continue;
+      session.turns.forEach((turn, i) => {
+        if (!passesFilters(query, session.sessionId, turn)) return;
+        const indexed = session.words[i];
+        const matchedWords = indexed === undefined ? 0 : words.filter((word) => indexed.has(word)).length;
+        if (words.length > 0 && matchedWords === 0) return;
+        hits.push({ sessionId: session.sessionId, turn, matchedWords });
+      });
+    }
+    hits.sort(compareHits);
+    const page = hits.slice(offset, offset + limit).map((hit) => ({ ...hit, turn: clone(hit.turn) }));
+    return offset + limit < hits.length ? { hits: page, nextCursor: cursorAt(offset + limit) } : { hits: page };
   }
 
   async delete(sessionId: string, options: { tenant?: string } = {}): Promise<boolean> {
@@ -111,6 +145,7 @@ function summaryOf(session: MemorySession): SessionSummary {
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
     ...(session.tenant === undefined ? {} : { tenant: session.tenant }),
+    ...(session.tags.size === 0 ? {} : { tags: [...session.tags].sort() }),
   };
 }
 

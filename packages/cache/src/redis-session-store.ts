@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { matchesGlob, SessionTurnSchema, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
+import { matchesGlob, SessionTurnSchema, type HistoryHit, type HistoryPage, type HistoryQuery, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
+import { MAX_QUERY_WORDS, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
 import { Keyspace } from "./keyspace.js";
 import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
@@ -10,13 +11,14 @@ import { positiveIntegerOption } from "./store-validation.js";
  * Appends a turn atomically and at most once: a turn whose id is in the session's id set (a
  * replayed or retried append that was written already) is skipped. Else RPUSH, LTRIM to the last
  * ARGV[2], id recorded (the ids of the last 2 x max turns are kept), metadata update, sliding
- * PEXPIRE. KEYS[1] turns list, KEYS[2] metadata hash, KEYS[3] id set (same hash tag, so the same
- * slot). ARGV: turn JSON, max turns, ttl ms, now, session id, tenant ('' for none), turn id.
- * Returns the turns kept.
+ * PEXPIRE. KEYS[1] turns list, KEYS[2] metadata hash, KEYS[3] id set, KEYS[4] tag set (same hash
+ * tag, so the same slot). ARGV: turn JSON, max turns, ttl ms, now, session id, tenant ('' for none),
+ * turn id, then the turn's tags.
+ * Returns the turns kept and the session's tags.
  */
 const APPEND_SCRIPT = new LuaScript(`
 if redis.call('ZSCORE', KEYS[3], ARGV[7]) then
-  return redis.call('LLEN', KEYS[1])
+  return {redis.call('LLEN', KEYS[1]), redis.call('SMEMBERS', KEYS[4])}
 end
 local kept = redis.call('RPUSH', KEYS[1], ARGV[1])
 local max = tonumber(ARGV[2])
@@ -28,10 +30,16 @@ redis.call('ZADD', KEYS[3], ARGV[4], ARGV[7])
 redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -(2 * max) - 1)
 redis.call('HSETNX', KEYS[2], 'createdAt', ARGV[4])
 redis.call('HSET', KEYS[2], 'sessionId', ARGV[5], 'tenant', ARGV[6], 'updatedAt', ARGV[4])
+if #ARGV > 7 then
+  redis.call('SADD', KEYS[4], unpack(ARGV, 8))
+end
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  redis.call('PEXPIRE', KEYS[4], ARGV[3])
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
-return kept`);
+return {kept, redis.call('SMEMBERS', KEYS[4])}`);
 
 /** Options of {@link createRedisSessionStore}. */
 export interface RedisSessionStoreOptions extends SessionStoreOptions {
@@ -142,16 +150,111 @@ export class RedisSessionStore implements SessionStore {
     const { turns, meta } = this.keysOf(entry.sessionId, entry.tenant);
     const ids = this.keyspace.sessionTurnIds(entry.sessionId, entry.tenant);
     const index = this.keyspace.sessionIndex(entry.tenant);
-    const args = [entry.json, this.settings.maxTurns, this.settings.ttlMs, entry.at, entry.sessionId, entry.tenant ?? "", entry.id];
+    const tags = [...new Set(entry.turn.tags ?? [])];
+    const tagSet = this.keyspace.sessionTags(entry.sessionId, entry.tenant);
+    const args = [entry.json, this.settings.maxTurns, this.settings.ttlMs, entry.at, entry.sessionId, entry.tenant ?? "", entry.id, ...tags];
     const fn = async (client: RedisClient) => {
-      const kept = APPEND_SCRIPT.run(client, [turns, meta, ids], args);
       const indexed = Promise.all([client.zadd(index, "GT", entry.at, entry.sessionId), client.pexpire(index, this.settings.ttlMs)]).catch(ignore);
-      const [count] = await Promise.all([kept, indexed]);
+      const [reply] = await Promise.all([APPEND_SCRIPT.run(client, [turns, meta, ids, tagSet], args), indexed]);
+      const [count, sessionTags] = Array.isArray(reply) ? reply : [reply, []];
+      // Every tag of the session is re-scored, so listing by tag is newest first like listing all.
+      const allTags = Array.isArray(sessionTags) ? sessionTags.map(String) : [];
+      await Promise.all(
+        allTags.flatMap((tag) => {
+          const tagIndex = this.keyspace.sessionTagIndex(tag, entry.tenant);
+          return [client.zadd(tagIndex, "GT", entry.at, entry.sessionId), client.pexpire(tagIndex, this.settings.ttlMs)];
+        }),
+      ).catch(ignore);
+      await this.indexHistory(client, entry).catch(ignore);
       return Number(count);
     };
     const options = { timeoutMs: this.appendTimeoutMs };
     const outcome = reportFailure ? await this.connection.run("session-store", "append", fn, undefined, options) : await this.connection.execute(fn, options);
     return outcome.ok ? outcome.value : undefined;
+  }
+
+  /** Indexes a written turn for {@link RedisSessionStore.search} (idempotent: keyed by the turn id). */
+  private async indexHistory(client: RedisClient, entry: PendingTurn): Promise<void> {
+    const ttl = this.settings.ttlMs;
+    const at = entry.turn.askedAt;
+    const sets = [
+      this.keyspace.historySet("all", "", entry.tenant),
+      this.keyspace.historySet("s", entry.sessionId, entry.tenant),
+      ...turnWords(entry.turn).map((word) => this.keyspace.historySet("w", word, entry.tenant)),
+      ...[...new Set(entry.turn.tags ?? [])].map((tag) => this.keyspace.historySet("tag", tag, entry.tenant)),
+    ];
+    const pipeline = client.pipeline();
+    pipeline.set(this.keyspace.historyDoc(entry.id, entry.tenant), JSON.stringify({ s: entry.sessionId, t: entry.turn }), "PX", ttl);
+    for (const key of sets) pipeline.zadd(key, at, entry.id).pexpire(key, ttl);
+    await pipeline.exec();
+  }
+
+  /**
+   * Searches the tenant's past turns (see {@link SessionStore.search}). Each candidate set (one per
+   * query word, else the session, tag or all-turns set) is read newest first, at most
+   * `listScanLimit` ids each; ids whose document expired are dropped from them. Resolves no hits when Redis fails.
+   */
+  async search(query: HistoryQuery, options: { tenant?: string } = {}): Promise<HistoryPage> {
+    const offset = cursorOffset(query.cursor);
+    const limit = pageSize(query);
+    const words = query.text === undefined ? [] : stemmedWords(query.text, MAX_QUERY_WORDS);
+    if (query.text !== undefined && words.length === 0) return { hits: [] };
+    const tenant = options.tenant;
+    const min = query.from ?? "-inf";
+    const max = query.to === undefined ? "+inf" : query.to;
+    const sources =
+      words.length > 0
+        ? words.map((word) => this.keyspace.historySet("w", word, tenant))
+        : [
+            query.sessionId !== undefined
+              ? this.keyspace.historySet("s", query.sessionId, tenant)
+              : query.tag !== undefined
+                ? this.keyspace.historySet("tag", query.tag, tenant)
+                : this.keyspace.historySet("all", "", tenant),
+          ];
+    const scan = this.settings.listScanLimit;
+    const outcome = await this.connection.run(
+      "session-store",
+      "search",
+      async (client) => {
+        const lists = await Promise.all(sources.map((key) => client.zrevrangebyscore(key, max, min, "WITHSCORES", "LIMIT", 0, scan)));
+        const candidates = new Map<string, { matched: number; at: number }>();
+        for (const list of lists) {
+          for (let i = 0; i + 1 < list.length; i += 2) {
+            const id = list[i]!;
+            const found = candidates.get(id);
+            if (found) found.matched += 1;
+            else candidates.set(id, { matched: 1, at: Number(list[i + 1]) });
+          }
+        }
+        const ordered = [...candidates].sort(([idA, a], [idB, b]) => b.matched - a.matched || b.at - a.at || (idA < idB ? -1 : idA > idB ? 1 : 0));
+        const hits: HistoryHit[] = [];
+        const missing: string[] = [];
+        const wanted = offset + limit + 1;
+        for (let start = 0; start < ordered.length && hits.length < wanted; start += 100) {
+          const batch = ordered.slice(start, start + 100);
+          const pipeline = client.pipeline();
+          for (const [id] of batch) pipeline.get(this.keyspace.historyDoc(id, tenant));
+          const replies = (await pipeline.exec()) ?? [];
+          batch.forEach(([, candidate], i) => {
+            const raw = replies[i]?.[1];
+            if (raw === null) missing.push(batch[i]![0]);
+            if (typeof raw !== "string" || hits.length >= wanted) return;
+            const hit = parseHistoryDoc(raw);
+            if (hit === undefined || !passesFilters(query, hit.sessionId, hit.turn)) return;
+            hits.push({ ...hit, matchedWords: words.length > 0 ? candidate.matched : 0 });
+          });
+        }
+        // Ids whose document expired (its session's TTL passed) leave the sets they were read from.
+        if (missing.length > 0) for (const key of sources) client.zrem(key, ...missing).catch(ignore);
+        return hits;
+      },
+      undefined,
+      { timeoutMs: this.appendTimeoutMs },
+    );
+    if (!outcome.ok) return { hits: [] };
+    const page = outcome.value.slice(offset, offset + limit);
+    return outcome.value.length > offset + limit ? { hits: page, nextCursor: cursorAt(offset + limit) } : { hits: page };
   }
 
   private scheduleReplay(): void {
@@ -185,21 +288,28 @@ export class RedisSessionStore implements SessionStore {
     checkSessionId(sessionId);
     const { turns, meta } = this.keysOf(sessionId, options.tenant);
     // Not on the query path: a slow Redis gets the append bound rather than a false "no session".
-    const outcome = await this.connection.run("session-store", "get", (client) => Promise.all([client.lrange(turns, 0, -1), client.hgetall(meta)]), undefined, {
-      timeoutMs: this.appendTimeoutMs,
-    });
-    const [stored, found] = outcome.ok ? outcome.value : [[], {}];
+    const tagSet = this.keyspace.sessionTags(sessionId, options.tenant);
+    const outcome = await this.connection.run(
+      "session-store",
+      "get",
+      (client) => Promise.all([client.lrange(turns, 0, -1), client.hgetall(meta), client.smembers(tagSet)]),
+      undefined,
+      { timeoutMs: this.appendTimeoutMs },
+    );
+    const [stored, found, storedTags] = outcome.ok ? outcome.value : [[], {}, []];
     const pending = this.buffer.pending(sessionId, options.tenant);
     if (stored.length === 0 && Object.keys(found).length === 0 && pending.length === 0) return undefined;
     const rawTurns = this.withBuffered(sessionId, options.tenant, stored).slice(-this.settings.maxTurns);
     const fields = pending.length === 0 ? found : { createdAt: String(pending[0]!.at), ...found, updatedAt: String(pending.at(-1)!.at) };
     const turnsList = this.parseTurns(turns, rawTurns);
-    return { ...summaryOf(sessionId, options.tenant, fields, turnsList.length), turnsList };
+    const tags = new Set(storedTags);
+    for (const entry of pending) for (const tag of entry.turn.tags ?? []) tags.add(tag);
+    return { ...summaryOf(sessionId, options.tenant, fields, turnsList.length, [...tags]), turnsList };
   }
 
-  async list(pattern = "*", options: { tenant?: string; limit?: number } = {}): Promise<SessionSummary[]> {
+  async list(pattern = "*", options: { tenant?: string; limit?: number; tag?: string } = {}): Promise<SessionSummary[]> {
     const limit = limitOf(options.limit, this.settings.listLimit);
-    const index = this.keyspace.sessionIndex(options.tenant);
+    const index = options.tag === undefined ? this.keyspace.sessionIndex(options.tenant) : this.keyspace.sessionTagIndex(options.tag, options.tenant);
     const now = this.now();
     const outcome = await this.connection.run("session-store", "list", async (client) => {
       await client.zremrangebyscore(index, "-inf", now - this.settings.ttlMs);
@@ -211,13 +321,13 @@ export class RedisSessionStore implements SessionStore {
         const details = await Promise.all(
           batch.map((id) => {
             const keys = this.keysOf(id, options.tenant);
-            return Promise.all([client.hgetall(keys.meta), client.llen(keys.turns)]);
+            return Promise.all([client.hgetall(keys.meta), client.llen(keys.turns), client.smembers(this.keyspace.sessionTags(id, options.tenant))]);
           }),
         );
         batch.forEach((id, i) => {
-          const [fields, length] = details[i] ?? [{}, 0];
+          const [fields, length, tags] = details[i] ?? [{}, 0, []];
           if (Object.keys(fields).length === 0) missing.push(id);
-          else if (summaries.length < limit) summaries.push(summaryOf(id, options.tenant, fields, length));
+          else if (summaries.length < limit) summaries.push(summaryOf(id, options.tenant, fields, length, tags));
         });
       }
       if (missing.length > 0) client.zrem(index, ...missing).catch(ignore);
@@ -231,8 +341,21 @@ export class RedisSessionStore implements SessionStore {
     const { turns, meta } = this.keysOf(sessionId, options.tenant);
     const ids = this.keyspace.sessionTurnIds(sessionId, options.tenant);
     const index = this.keyspace.sessionIndex(options.tenant);
+    const tagSet = this.keyspace.sessionTags(sessionId, options.tenant);
     const outcome = await this.connection.run("session-store", "delete", async (client) => {
-      const [deleted] = await Promise.all([client.del(turns, meta, ids), client.zrem(index, sessionId)]);
+      const historySet = this.keyspace.historySet("s", sessionId, options.tenant);
+      const [tags, turnIds] = await Promise.all([client.smembers(tagSet), client.zrange(historySet, "0", "-1")]);
+      if (turnIds.length > 0) {
+        const pipeline = client.pipeline();
+        for (const id of turnIds) pipeline.del(this.keyspace.historyDoc(id, options.tenant));
+        pipeline.del(historySet);
+        await pipeline.exec();
+      }
+      const [deleted] = await Promise.all([
+        client.del(turns, meta, ids, tagSet),
+        client.zrem(index, sessionId),
+        ...tags.map((tag) => client.zrem(this.keyspace.sessionTagIndex(tag, options.tenant), sessionId)),
+      ]);
       return deleted > 0;
     });
     if (!outcome.ok) return false; // nothing changed; buffered turns stay for replay
@@ -258,7 +381,17 @@ export class RedisSessionStore implements SessionStore {
   }
 }
 
-function summaryOf(sessionId: string, tenant: string | undefined, fields: Record<string, string>, turns: number): SessionSummary {
+function parseHistoryDoc(raw: string): { sessionId: string; turn: SessionTurn } | undefined {
+  try {
+    const doc = JSON.parse(raw) as { s?: unknown; t?: unknown };
+    const turn = SessionTurnSchema.safeParse(doc.t);
+    return typeof doc.s === "string" && turn.success ? { sessionId: doc.s, turn: turn.data } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function summaryOf(sessionId: string, tenant: string | undefined, fields: Record<string, string>, turns: number, tags: readonly string[] = []): SessionSummary {
   const number = (value: string | undefined) => {
     const parsed = Number(value);
     return Number.isInteger(parsed) && parsed >= 0 ? parsed : 0;
@@ -270,6 +403,7 @@ function summaryOf(sessionId: string, tenant: string | undefined, fields: Record
     createdAt: fields["createdAt"] === undefined ? updatedAt : number(fields["createdAt"]),
     updatedAt,
     ...(tenant === undefined ? {} : { tenant }),
+    ...(tags.length === 0 ? {} : { tags: [...tags].sort() }),
   };
 }
 

@@ -74,6 +74,7 @@ export {
 export {
   MAX_QUESTION_LENGTH,
   SessionIdSchema,
+  SessionTagsSchema,
   QueryParametersSchema,
   UniversalQueryInputShape,
   UniversalQueryInputSchema,
@@ -207,6 +208,9 @@ export {
   type SessionRecord,
   type SessionStore,
   type SessionAppendResult,
+  type HistoryQuery,
+  type HistoryHit,
+  type HistoryPage,
   type PerformanceSample,
   type PerformanceTarget,
   type PerformanceStore,

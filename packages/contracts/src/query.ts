@@ -14,6 +14,24 @@ export const SessionIdSchema = z
   .max(128)
   .regex(/^[A-Za-z0-9._:@-]+$/, "session_id may contain only letters, digits and . _ : @ -");
 
+/** Most tags one query or turn may carry. */
+const MAX_TAGS = 16;
+
+/**
+ * Zod schema of the tags of a query or turn: at most 16 strings of 1-64 characters, each a letter
+ * or digit followed by letters, digits and `. _ : / @ + -` (e.g. `project:falcon`, `team:platform`).
+ * Stores keep each distinct tag once.
+ */
+export const SessionTagsSchema = z
+  .array(
+    z
+      .string()
+      .min(1, "a tag must not be empty")
+      .max(64, "a tag must be at most 64 characters")
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/, "a tag may contain only letters, digits and . _ : / @ + - (starting with a letter or digit)"),
+  )
+  .max(MAX_TAGS, `at most ${MAX_TAGS} tags`);
+
 /** Zod schema of {@link QueryParameters}. */
 export const QueryParametersSchema = z
   .object({
@@ -50,6 +68,9 @@ export const UniversalQueryInputShape = {
       "With an explicit `backend` or `flow_id`: absent or false makes the choice binding (it answers, or the query fails with a typed error such as CIRCUIT_OPEN or FLOW_NOT_FOUND); true lets another backend or flow answer, reported as `fallback_used` with `fallback_reason`.",
     ),
   session_id: SessionIdSchema.optional().describe("Conversation id; turns are remembered across days."),
+  tags: SessionTagsSchema.optional().describe(
+    "Tags of this turn, e.g. `project:falcon` (at most 16, each 1-64 of letters, digits and `. _ : / @ + -`): stored with the turn and its session, for `list_sessions` and `search_history`.",
+  ),
   parameters: QueryParametersSchema.optional(),
   timeout: z.number().min(1).max(120).default(30).describe("Overall timeout in seconds, 1..120."),
 } as const;

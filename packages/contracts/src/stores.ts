@@ -103,6 +103,7 @@ export const SessionTurnSchema = z.object({
     .boolean()
     .optional()
     .describe("True when the answering flow's platform memory holds this turn under the session id (the platform answered it with that id)."),
+  tags: z.array(z.string()).optional().describe("Tags the query carried (see `SessionTagsSchema`)."),
   askedAt: z.number().int().nonnegative().describe("Epoch milliseconds."),
   answeredAt: z.number().int().nonnegative().describe("Epoch milliseconds."),
 });
@@ -117,6 +118,7 @@ export const SessionSummarySchema = z.object({
   createdAt: z.number().int().nonnegative(),
   updatedAt: z.number().int().nonnegative(),
   tenant: z.string().optional(),
+  tags: z.array(z.string()).optional().describe("Every tag any of its turns carried, sorted."),
 });
 
 /** A session without its turns. */
@@ -137,6 +139,43 @@ export interface SessionAppendResult {
   totalTurns?: number | undefined;
 }
 
+/** What {@link SessionStore.search} looks for; every given criterion must hold. */
+export interface HistoryQuery {
+  /** Keyword text: turns whose question or answer share a (stemmed) word with it, most shared words first, then newest. */
+  text?: string | undefined;
+  /** Only turns that carried this tag. */
+  tag?: string | undefined;
+  /** Only turns of this session. */
+  sessionId?: string | undefined;
+  /** Only turns answered by this backend id. */
+  backendId?: string | undefined;
+  /** Only turns answered by this gateway-wide flow id. */
+  flowId?: string | undefined;
+  /** Only turns asked at or after this epoch-ms time. */
+  from?: number | undefined;
+  /** Only turns asked at or before this epoch-ms time. */
+  to?: number | undefined;
+  /** Hits per page. @default 10 */
+  limit?: number | undefined;
+  /** `nextCursor` of the previous page. */
+  cursor?: string | undefined;
+}
+
+/** One past turn found by {@link SessionStore.search}. */
+export interface HistoryHit {
+  sessionId: string;
+  turn: SessionTurn;
+  /** Query words (stemmed) the turn contains; 0 without `text`. */
+  matchedWords: number;
+}
+
+/** A page of {@link HistoryHit}s. */
+export interface HistoryPage {
+  hits: HistoryHit[];
+  /** Pass as `cursor` for the next page; absent on the last one. */
+  nextCursor?: string | undefined;
+}
+
 /**
  * Conversation memory. `append` is atomic: concurrent appends from several gateway instances
  * keep every turn. Implementations keep the last N turns and slide the TTL on every append.
@@ -151,10 +190,17 @@ export interface SessionStore {
   recent(sessionId: string, limit: number, options?: { tenant?: string }): Promise<SessionTurn[]>;
   /** The whole session, or undefined. */
   get(sessionId: string, options?: { tenant?: string }): Promise<SessionRecord | undefined>;
-  /** Sessions whose id matches a glob `pattern` (`*` and `?`), newest first. */
-  list(pattern?: string, options?: { tenant?: string; limit?: number }): Promise<SessionSummary[]>;
+  /** Sessions whose id matches a glob `pattern` (`*` and `?`) and, with `tag`, that carry that tag; newest first. */
+  list(pattern?: string, options?: { tenant?: string; limit?: number; tag?: string }): Promise<SessionSummary[]>;
   /** Deletes a session; resolves true if it existed. */
   delete(sessionId: string, options?: { tenant?: string }): Promise<boolean>;
+  /**
+   * Searches the tenant's past turns (of every session) by keyword, tag, session, backend, flow and
+   * time; paged. Optional: stores without a history index leave it out.
+   *
+   * @throws AfwError `INVALID_INPUT` for a malformed cursor.
+   */
+  search?(query: HistoryQuery, options?: { tenant?: string }): Promise<HistoryPage>;
 }
 
 /** Zod schema of {@link PerformanceSample}. */

@@ -2,9 +2,13 @@
 // the real @modelcontextprotocol/server-everything behind it, namespaced, read through the SDK Client.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway } from "../test/helpers.js";
+import { startTestGateway, testConfig } from "../test/helpers.js";
+import { createGatewayServer } from "./gateway-server.js";
+import { startHttpTransport } from "./http-transport.js";
 
 const EVERYTHING = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 const installed = existsSync(EVERYTHING);
@@ -89,5 +93,44 @@ describe.skipIf(!installed)("a gateway in front of server-everything", () => {
   it("answers an unknown prompt with -32602", async () => {
     const error = await started.client.getPrompt({ name: "everything__no-such-prompt" }).catch((caught: unknown) => caught);
     expect((error as McpError).code).toBe(-32602);
+  });
+});
+
+describe("session resources over HTTP with tenant tokens", () => {
+  const ALICE = "afw-test-secret-resources-alice-01";
+  const BOB = "afw-test-secret-resources-bob-0001";
+  let gateway: Awaited<ReturnType<typeof createGatewayServer>>;
+  let http: Awaited<ReturnType<typeof startHttpTransport>>;
+  const clients: Client[] = [];
+  const connect = async (token: string) => {
+    const client = new Client({ name: "resources-tenant-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    clients.push(client);
+    return client;
+  };
+  beforeAll(async () => {
+    gateway = await createGatewayServer({
+      config: testConfig({ http: { authTokens: [{ token: ALICE, name: "alice", tenant: "acme" }, { token: BOB, name: "bob", tenant: "globex" }] } }),
+    });
+    http = await startHttpTransport(gateway, { port: 0, dashboard: false });
+    await gateway.stores.sessions.append("acme-plans", { question: `my token is ${ALICE}`, answer: "noted", askedAt: 1_000, answeredAt: 2_000 }, { tenant: "acme" });
+  });
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    await http?.close();
+    await gateway?.close();
+  });
+
+  it("lists and reads a session only for its own tenant, redacted", async () => {
+    const alice = await connect(ALICE);
+    const bob = await connect(BOB);
+    expect((await alice.listResources()).resources.map((resource) => resource.uri)).toContain("afw://sessions/acme-plans");
+    expect((await bob.listResources()).resources.map((resource) => resource.uri)).not.toContain("afw://sessions/acme-plans");
+    const read = await alice.readResource({ uri: "afw://sessions/acme-plans" });
+    const text = (read.contents[0] as { text: string }).text;
+    expect(text).toContain("noted");
+    expect(text).not.toContain(ALICE);
+    const refused = await bob.readResource({ uri: "afw://sessions/acme-plans" }).catch((caught: unknown) => caught);
+    expect((refused as McpError).code).toBe(-32002);
   });
 });

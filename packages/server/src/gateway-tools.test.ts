@@ -95,6 +95,7 @@ describe("tools/list", () => {
       "backend_performance_compare",
       "backend_connect",
       "list_sessions",
+      "search_history",
       "get_session",
       "clear_cache",
       "search_tools",
@@ -110,7 +111,7 @@ describe("tools/list", () => {
     ]);
     const universal = tools.find((t) => t.name === "universal_query")!;
     expect(universal.inputSchema.required).toEqual(["question"]);
-    expect(Object.keys(universal.inputSchema.properties ?? {})).toEqual(["question", "intent", "backend", "flow_id", "allow_fallback", "session_id", "parameters", "timeout"]);
+    expect(Object.keys(universal.inputSchema.properties ?? {})).toEqual(["question", "intent", "backend", "flow_id", "allow_fallback", "session_id", "tags", "parameters", "timeout"]);
     expect(tools.find((t) => t.name === "clear_cache")!.annotations?.destructiveHint).toBe(true);
     for (const tool of tools) expect(tool.description?.length ?? 0).toBeGreaterThan(40);
   });
@@ -288,6 +289,49 @@ describe("sessions and cache tools", () => {
     expect((await callTool(client, "list_sessions", { limit: 0 })).body["code"]).toBe("INVALID_INPUT");
   });
 
+  it("stores the tags of universal_query and flowise_query turns and lists sessions by tag", async () => {
+    const { client } = await start({ backends: backends() });
+    await callTool(client, "universal_query", { question: "status of falcon", session_id: "s-1", tags: ["project:falcon", "team:platform"] });
+    await callTool(client, "flowise_query", { question: "falcon deadline", session_id: "s-2", tags: ["project:falcon"], allow_fallback: true });
+    await callTool(client, "universal_query", { question: "lunch menu", session_id: "s-3" });
+    const falcon = await callTool<{ sessions: { session_id: string; tags?: string[] }[] }>(client, "list_sessions", { tag: "project:falcon" });
+    expect(falcon.body.sessions.map((s) => s.session_id).sort()).toEqual(["s-1", "s-2"]);
+    expect(falcon.body.sessions.find((s) => s.session_id === "s-1")?.tags).toEqual(["project:falcon", "team:platform"]);
+    const session = await callTool<{ tags?: string[]; history: { tags?: string[] }[] }>(client, "get_session", { session_id: "s-1" });
+    expect(session.body.tags).toEqual(["project:falcon", "team:platform"]);
+    expect(session.body.history[0]?.tags).toEqual(["project:falcon", "team:platform"]);
+    expect((await callTool<{ count: number }>(client, "list_sessions", { tag: "project:none" })).body.count).toBe(0);
+    const badTag = await callTool(client, "universal_query", { question: "q", session_id: "s-4", tags: ["has space"] });
+    expect(badTag.isError).toBe(true);
+    expect(badTag.body["code"]).toBe("INVALID_INPUT");
+    expect(String(badTag.body["error"])).toContain("a tag may contain only letters");
+    const tooMany = await callTool(client, "universal_query", { question: "q", tags: Array.from({ length: 17 }, (_, i) => `t${i}`) });
+    expect(String(tooMany.body["error"])).toContain("at most 16 tags");
+    expect((await callTool(client, "list_sessions", { tag: "x".repeat(65) })).body["code"]).toBe("INVALID_INPUT");
+  });
+
+  it("search_history finds past turns by keyword and tag, paged, with snippets", async () => {
+    const { client } = await start({ backends: backends() });
+    await callTool(client, "universal_query", { question: "How do we deploy falcon?", session_id: "s-1", tags: ["project:falcon"] });
+    await callTool(client, "universal_query", { question: "Where is the canteen?", session_id: "s-2" });
+    await callTool(client, "universal_query", { question: "Falcon deployment failed again", session_id: "s-3", tags: ["project:falcon"] });
+    type Page = { count: number; hits: { session_id: string; question: string; answer: string; tags?: string[]; matched_words?: number; asked_at: string }[]; next_cursor?: string };
+    const found = await callTool<Page>(client, "search_history", { text: "falcon deployments" });
+    expect(found.body.hits.map((h) => h.session_id)).toEqual(["s-3", "s-1"]);
+    expect(found.body.hits[0]).toMatchObject({ question: "Falcon deployment failed again", tags: ["project:falcon"], matched_words: 2 });
+    expect(found.body.hits[0]?.answer.length).toBeGreaterThan(0);
+    const byTag = await callTool<Page>(client, "search_history", { tag: "project:falcon", limit: 1 });
+    expect(byTag.body.hits).toHaveLength(1);
+    const next = await callTool<Page>(client, "search_history", { tag: "project:falcon", limit: 1, cursor: byTag.body.next_cursor });
+    expect([...byTag.body.hits, ...next.body.hits].map((h) => h.session_id).sort()).toEqual(["s-1", "s-3"]);
+    expect(next.body.next_cursor).toBeUndefined();
+    expect((await callTool<Page>(client, "search_history", { session_id: "s-2" })).body.hits.map((h) => h.question)).toEqual(["Where is the canteen?"]);
+    expect((await callTool<Page>(client, "search_history", { text: "canteen", from: "2999-01-01T00:00:00Z" })).body.count).toBe(0);
+    const badCursor = await callTool(client, "search_history", { cursor: "nope" });
+    expect(badCursor.body["code"]).toBe("INVALID_INPUT");
+    expect((await callTool(client, "search_history", { from: "yesterday" })).body["code"]).toBe("INVALID_INPUT");
+  });
+
   it("answers an adversarial session glob at once and rejects an over-long one with a typed error", async () => {
     const { client } = await start({ backends: backends() });
     const longId = "a".repeat(128);
@@ -373,6 +417,10 @@ describe("search_tools, search_workflow_catalog, get_playbook_details", () => {
     expect(pinned.body.version).toBe("1.0.0");
     const missing = await callTool(client, "get_playbook_details", { workflow_id: "oom-remediation", version: "9.9.9" });
     expect(missing.body["code"]).toBe("NOT_FOUND");
+    // The same playbooks as resources.
+    const resource = await client.readResource({ uri: "afw://playbooks/oom-remediation" });
+    expect(JSON.parse((resource.contents[0] as { text: string }).text)).toMatchObject({ workflow_id: "oom-remediation", version: "1.2.0" });
+    await expect(client.readResource({ uri: "afw://playbooks/no-such-playbook" })).rejects.toMatchObject({ code: -32002 });
   });
 });
 

@@ -34,7 +34,11 @@ import {
   HealthCheckInputShape,
   ListFlowsInputShape,
   ListSessionsInputShape,
+  SearchHistoryInputShape,
 } from "./tool-schemas.js";
+
+/** Characters of the question and answer a `search_history` hit shows. */
+const SNIPPET_CHARS = 240;
 
 /** What a tool handler gets besides its validated arguments. */
 export interface ToolContext {
@@ -263,6 +267,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
             timeout: args.timeout,
             ...(args.chatflow_id === undefined ? {} : { flow_id: args.chatflow_id }),
             ...(args.session_id === undefined ? {} : { session_id: args.session_id }),
+            ...(args.tags === undefined ? {} : { tags: args.tags }),
             ...(args.allow_fallback === undefined ? {} : { allow_fallback: args.allow_fallback }),
           },
           context,
@@ -446,14 +451,66 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
     tool({
       name: "list_sessions",
       title: "List sessions",
-      description: "Lists conversation sessions whose id matches a glob pattern (`*`, `?`), newest first, with turn counts.",
+      description:
+        "Lists conversation sessions whose id matches a glob pattern (`*`, `?`) and, with `tag`, that carry that tag (e.g. `project:falcon`), newest first, with turn counts and tags.",
       shape: ListSessionsInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args, context) => {
-        const sessions = await deps.sessions.list(args.pattern, { limit: args.limit, ...(context.tenant === undefined ? {} : { tenant: context.tenant }) });
+        const sessions = await deps.sessions.list(args.pattern, {
+          limit: args.limit,
+          ...(args.tag === undefined ? {} : { tag: args.tag }),
+          ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
+        });
         return {
           count: sessions.length,
-          sessions: sessions.map((s) => ({ session_id: s.sessionId, turns: s.turns, created_at: new Date(s.createdAt).toISOString(), updated_at: new Date(s.updatedAt).toISOString() })),
+          sessions: sessions.map((s) => ({
+            session_id: s.sessionId,
+            turns: s.turns,
+            ...(s.tags === undefined ? {} : { tags: s.tags }),
+            created_at: new Date(s.createdAt).toISOString(),
+            updated_at: new Date(s.updatedAt).toISOString(),
+          })),
+        };
+      },
+    }),
+    tool({
+      name: "search_history",
+      title: "Search conversation history",
+      description:
+        "Finds past question/answer turns of every session of the caller's tenant by keywords (stemmed words, not meaning), tag, session, backend, flow and time range; newest and best-matching first, paged with `cursor`. Each hit has the session id, time, flow, backend, tags and redacted snippets of the question and answer.",
+      shape: SearchHistoryInputShape,
+      annotations: { readOnlyHint: true, idempotentHint: true },
+      run: async (args, context) => {
+        const search = deps.sessions.search?.bind(deps.sessions);
+        if (!search) throw new AfwError("NOT_FOUND", "this session store keeps no searchable history");
+        const page = await search(
+          {
+            limit: args.limit,
+            ...(args.text === undefined ? {} : { text: args.text }),
+            ...(args.tag === undefined ? {} : { tag: args.tag }),
+            ...(args.session_id === undefined ? {} : { sessionId: args.session_id }),
+            ...(args.backend === undefined ? {} : { backendId: args.backend }),
+            ...(args.flow_id === undefined ? {} : { flowId: args.flow_id }),
+            ...(args.from === undefined ? {} : { from: Date.parse(args.from) }),
+            ...(args.to === undefined ? {} : { to: Date.parse(args.to) }),
+            ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+          },
+          context.tenant === undefined ? undefined : { tenant: context.tenant },
+        );
+        const snippet = (text: string) => redactor.redact(text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text);
+        return {
+          count: page.hits.length,
+          hits: page.hits.map(({ sessionId, turn, matchedWords }) => ({
+            session_id: sessionId,
+            asked_at: new Date(turn.askedAt).toISOString(),
+            ...(turn.flowId ? { flow_id: turn.flowId } : {}),
+            ...(turn.backendId ? { backend_id: turn.backendId } : {}),
+            ...(turn.tags === undefined || turn.tags.length === 0 ? {} : { tags: turn.tags }),
+            question: snippet(turn.question),
+            answer: snippet(turn.answer),
+            ...(args.text === undefined ? {} : { matched_words: matchedWords }),
+          })),
+          ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
         };
       },
     }),
@@ -470,6 +527,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
         return {
           session_id: record.sessionId,
           turns: record.turns,
+          ...(record.tags === undefined ? {} : { tags: record.tags }),
           created_at: new Date(record.createdAt).toISOString(),
           updated_at: new Date(record.updatedAt).toISOString(),
           history: turns.map((t) => ({
@@ -479,6 +537,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
             ...(t.backendId ? { backend_id: t.backendId } : {}),
             ...(t.intent ? { intent: t.intent } : {}),
             ...(t.traceId ? { trace_id: t.traceId } : {}),
+            ...(t.tags === undefined || t.tags.length === 0 ? {} : { tags: t.tags }),
             asked_at: new Date(t.askedAt).toISOString(),
             answered_at: new Date(t.answeredAt).toISOString(),
           })),

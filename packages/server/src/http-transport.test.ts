@@ -64,7 +64,7 @@ describe("Streamable HTTP transport: auth", () => {
 
     const client = await connect(http, TOKEN);
     const { tools } = await client.listTools();
-    expect(tools.length).toBe(20);
+    expect(tools.length).toBe(21);
     const { isError, body } = parseResult<UniversalQueryResult>(await client.callTool({ name: "universal_query", arguments: { question: "hello over http" } }));
     expect(isError).toBe(false);
     expect(body.result).toBe("f/chat: hello over http");
@@ -93,7 +93,7 @@ describe("Streamable HTTP transport: auth", () => {
     const http = await startHttpTransport(gateway, { port: 0 });
     cleanups.push(() => http.close());
     const client = await connect(http);
-    expect((await client.listTools()).tools.length).toBe(20);
+    expect((await client.listTools()).tools.length).toBe(21);
     expect(isLoopbackHost("127.0.0.2")).toBe(true);
     expect(isLoopbackHost("[::1]")).toBe(true);
     expect(isLoopbackHost("10.0.0.1")).toBe(false);
@@ -102,7 +102,7 @@ describe("Streamable HTTP transport: auth", () => {
   it("binds any address when tokens are configured", async () => {
     const { http } = await startGateway({ http: { authTokens: [TOKEN] } }, { host: "0.0.0.0" });
     const client = await connect({ ...http, url: `http://127.0.0.1:${http.port}/mcp` } as HttpTransportHandle, TOKEN);
-    expect((await client.listTools()).tools.length).toBe(20);
+    expect((await client.listTools()).tools.length).toBe(21);
   });
 
   it("refuses a non-loopback Host header without auth (DNS rebinding) and foreign origins", async () => {
@@ -147,7 +147,7 @@ describe("Streamable HTTP transport: limits", () => {
     expect(streamed).toBe(413);
     // the server is still healthy afterwards
     const client = await connect(http);
-    expect((await client.listTools()).tools.length).toBe(20);
+    expect((await client.listTools()).tools.length).toBe(21);
   });
 
   it("answers 429 per token once its burst is spent, without affecting other tokens", async () => {

@@ -305,6 +305,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
               backendId: result._mcp_metadata.backend_used,
               intent: result._mcp_metadata.intent_classified,
               traceId: trace.traceId,
+              ...(input.tags === undefined || input.tags.length === 0 ? {} : { tags: [...new Set(input.tags)] }),
               askedAt: started,
               answeredAt: now(),
             };
@@ -437,6 +438,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           intent: classification.intent,
           traceId: trace.traceId,
           ...(answer.delivery?.context?.platformMemory ? { remembered: true } : {}),
+          ...(input.tags === undefined || input.tags.length === 0 ? {} : { tags: [...new Set(input.tags)] }),
           askedAt: started,
           answeredAt: now(),
         };

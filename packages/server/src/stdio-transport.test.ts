@@ -49,7 +49,7 @@ describe("stdio transport", () => {
     await client.connect(streamClientTransport(stdin, stdout));
 
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(20);
+    expect(tools).toHaveLength(21);
     const { body } = parseResult<UniversalQueryResult>(await client.callTool({ name: "universal_query", arguments: { question: "hello via stdio" } }));
     expect(body.result).toBe("f/chat: hello via stdio");
 

@@ -128,7 +128,11 @@ describe.each([
       expect((await other("get_session", { session_id: "alice-only" })).body["code"]).toBe("NOT_FOUND");
       const listed = await other<{ sessions: { session_id: string }[] }>("list_sessions", { pattern: "*" });
       expect(listed.body.sessions.map((s) => s.session_id)).not.toContain("alice-only");
+      expect((await other<{ count: number }>("search_history", { text: "secret plan alpha" })).body.count).toBe(0);
+      expect((await other<{ count: number }>("search_history", { session_id: "shared-id" })).body.count).toBe(0);
     }
+    const found = await alice<{ hits: { session_id: string; question: string }[] }>("search_history", { text: "secret plan alpha" });
+    expect(found.body.hits.map((h) => [h.session_id, h.question])).toEqual([["shared-id", "my secret plan is alpha"]]);
 
     // Bob's own "shared-id" starts empty: Alice's turns are not given to his backend call as history.
     const before = backend.calls.length;

@@ -5,6 +5,7 @@ import {
   GlobPatternSchema,
   IntentSchema,
   SessionIdSchema,
+  SessionTagsSchema,
   UniversalQueryInputShape,
 } from "@afw/contracts";
 import { z } from "zod";
@@ -17,6 +18,7 @@ export const FlowiseQueryInputShape = {
   question: UniversalQueryInputShape.question,
   chatflow_id: z.string().min(1).max(200).optional().describe("Flowise chatflow id (or gateway-wide `backendId:chatflowId`); default: routed among Flowise flows."),
   session_id: SessionIdSchema.optional().describe("Conversation id; turns are remembered."),
+  tags: UniversalQueryInputShape.tags,
   allow_fallback: z
     .boolean()
     .optional()
@@ -61,7 +63,21 @@ export const BackendConnectInputShape = {
 /** Input shape of `list_sessions`. */
 export const ListSessionsInputShape = {
   pattern: GlobPatternSchema.default("*").describe("Glob on session ids (`*` and `?`)."),
+  tag: SessionTagsSchema.element.optional().describe("Only sessions with a turn that carried this tag, e.g. `project:falcon`."),
   limit: z.number().int().min(1).max(1000).default(50),
+} as const;
+
+/** Input shape of `search_history`. */
+export const SearchHistoryInputShape = {
+  text: z.string().min(1).max(1000).optional().describe("Keywords (matched as stemmed words against past questions and answers; not by meaning)."),
+  tag: SessionTagsSchema.element.optional().describe("Only turns that carried this tag, e.g. `project:falcon`."),
+  session_id: SessionIdSchema.optional().describe("Only turns of this session."),
+  backend: z.string().min(1).max(64).optional().describe("Only turns answered by this backend id."),
+  flow_id: z.string().min(1).max(200).optional().describe("Only turns answered by this gateway-wide flow id."),
+  from: z.iso.datetime({ offset: true }).optional().describe("Only turns asked at or after this ISO 8601 time."),
+  to: z.iso.datetime({ offset: true }).optional().describe("Only turns asked at or before this ISO 8601 time."),
+  limit: z.number().int().min(1).max(100).default(10),
+  cursor: z.string().min(1).max(64).optional().describe("`next_cursor` of the previous page."),
 } as const;
 
 /** Input shape of `get_session`. */

@@ -88,6 +88,62 @@ export function describeSessionStoreSuite(name: string, factory: SessionStoreFac
       expect(await store.list("nothing*")).toEqual([]);
     });
 
+    it("keeps the tags of turns on the session and lists sessions by tag, tenant-scoped", async () => {
+      const { store, second, advance } = await create();
+      await store.append("s-1", { ...turn(1), tags: ["project:falcon"] });
+      await advance(5);
+      await store.append("s-2", { ...turn(1), tags: ["project:falcon", "team:platform"] });
+      await advance(5);
+      await store.append("s-1", { ...turn(2), tags: ["team:platform", "team:platform"] });
+      await advance(5);
+      await store.append("s-3", turn(1));
+      await store.append("s-4", { ...turn(1), tags: ["project:falcon"] }, { tenant: "acme" });
+      expect((await store.recent("s-1", 5)).map((t) => t.tags)).toEqual([["project:falcon"], ["team:platform", "team:platform"]]);
+      expect((await store.get("s-1"))?.tags).toEqual(["project:falcon", "team:platform"]);
+      expect((await store.get("s-3"))?.tags).toBeUndefined();
+      expect((await second.list("*", { tag: "project:falcon" })).map((s) => s.sessionId)).toEqual(["s-1", "s-2"]);
+      expect((await store.list("*", { tag: "team:platform" })).map((s) => [s.sessionId, s.tags])).toEqual([
+        ["s-1", ["project:falcon", "team:platform"]],
+        ["s-2", ["project:falcon", "team:platform"]],
+      ]);
+      expect((await store.list("s-2", { tag: "project:falcon" })).map((s) => s.sessionId)).toEqual(["s-2"]);
+      expect(await store.list("*", { tag: "project:other" })).toEqual([]);
+      expect((await store.list("*", { tag: "project:falcon", tenant: "acme" })).map((s) => s.sessionId)).toEqual(["s-4"]);
+      expect(await store.delete("s-1")).toBe(true);
+      expect((await store.list("*", { tag: "project:falcon" })).map((s) => s.sessionId)).toEqual(["s-2"]);
+    });
+
+    it("searches past turns by keyword, tag, session, backend, flow and time, tenant-scoped and paged", async () => {
+      const { store, second } = await create();
+      const at = (n: number) => ({ askedAt: 10_000 + n, answeredAt: 10_001 + n });
+      await store.append("s-1", { question: "How do I deploy the falcon service?", answer: "Run the deploy pipeline.", flowId: "flowise:ops", backendId: "flowise", tags: ["project:falcon"], ...at(1) });
+      await store.append("s-1", { question: "Lunch options nearby?", answer: "The canteen opens at noon.", flowId: "flowise:faq", backendId: "flowise", ...at(2) });
+      await store.append("s-2", { question: "Deploying falcon failed with a timeout", answer: "Increase the deployment timeout.", flowId: "langflow:ops", backendId: "langflow", tags: ["project:falcon", "team:platform"], ...at(3) });
+      await store.append("s-3", { question: "falcon deploy for tenant acme", answer: "done", ...at(4) }, { tenant: "acme" });
+      const ids = (page: { hits: { sessionId: string; turn: { question: string } }[] }) => page.hits.map((h) => `${h.sessionId}:${h.turn.question.slice(0, 12)}`);
+      // Stemmed keywords: "deployments" finds "deploy" and "Deploying"; most shared words first, then newest.
+      const deploy = await second.search!({ text: "falcon deployments" });
+      expect(ids(deploy)).toEqual(["s-2:Deploying fa", "s-1:How do I dep"]);
+      expect(deploy.hits[0]).toMatchObject({ matchedWords: 2, turn: { tags: ["project:falcon", "team:platform"], flowId: "langflow:ops" } });
+      expect(ids(await store.search!({ text: "canteen" }))).toEqual(["s-1:Lunch option"]);
+      expect(await store.search!({ text: "the of" })).toEqual({ hits: [] });
+      expect(ids(await store.search!({ tag: "team:platform" }))).toEqual(["s-2:Deploying fa"]);
+      expect(ids(await store.search!({ sessionId: "s-1" }))).toEqual(["s-1:Lunch option", "s-1:How do I dep"]);
+      expect(ids(await store.search!({ backendId: "flowise", text: "deploy" }))).toEqual(["s-1:How do I dep"]);
+      expect(ids(await store.search!({ flowId: "flowise:faq" }))).toEqual(["s-1:Lunch option"]);
+      expect(ids(await store.search!({ from: 10_002, to: 10_003 }))).toEqual(["s-2:Deploying fa", "s-1:Lunch option"]);
+      expect(ids(await store.search!({ text: "falcon" }, { tenant: "acme" }))).toEqual(["s-3:falcon deplo"]);
+      const first = await store.search!({ limit: 2 });
+      expect(ids(first)).toEqual(["s-2:Deploying fa", "s-1:Lunch option"]);
+      expect(first.nextCursor).toBeDefined();
+      const next = await store.search!({ limit: 2, cursor: first.nextCursor });
+      expect(ids(next)).toEqual(["s-1:How do I dep"]);
+      expect(next.nextCursor).toBeUndefined();
+      await expect(store.search!({ cursor: "bogus" })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+      expect(await store.delete("s-2")).toBe(true);
+      expect(ids(await store.search!({ text: "falcon" }))).toEqual(["s-1:How do I dep"]);
+    });
+
     it("deletes a session", async () => {
       const { store } = await create();
       await store.append("s-1", turn(1));
