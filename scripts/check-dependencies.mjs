@@ -5,7 +5,7 @@
 // For each package.json under packages/*, apps/* and tooling/*:
 // - every `dependencies` / `peerDependencies` / `optionalDependencies` entry must be imported (static `import`/`export
 //   ... from`, `import()`, `require()`, `require.resolve()`, bare name or subpath) by a file under the package's
-//   `src/` (by any of its files, for a private package);
+//   `src/` (for a private package: used by any of its files in any of the ways below);
 // - every `devDependencies` entry must be imported by any file of the package (src, tests, scripts, configs), or be
 //   named in one of its package.json scripts (a CLI such as vitest), or have one of its bins or its folder
 //   (`…/<name>/…` or `"<name>"`, as in a path to its entry file) named in a file, or be a `@types/x` whose `x` is used, or
@@ -70,22 +70,27 @@ for (const group of ["packages", "apps", "tooling"]) {
     const scripts = Object.values(manifest.scripts ?? {}).join("\n");
     const where = relative(root, manifestPath);
     const runtime = { ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies };
-    for (const dependency of Object.keys(runtime)) {
-      // A private package (an app, a test harness) is not installed by others: any of its files may be the user.
-      const used = manifest.private === true ? usedAnywhere : usedBySource;
-      if (!used.has(dependency)) problems.push(`${where}: "${dependency}" is a dependency but nothing imports it (src/ for a published package)`);
-    }
-    for (const dependency of Object.keys(manifest.devDependencies ?? {})) {
+    /** How a dev tool or a spawned server is used: imported, run by a script, or named by a path, bin or quoted name. */
+    const usedAsTool = (dependency) => {
       const typed = dependency.startsWith("@types/") ? dependency.slice("@types/".length).replace(/^(.+)__(.+)$/, "@$1/$2") : undefined;
-      const used =
+      return (
         usedAnywhere.has(dependency) ||
         scripts.includes(dependency.split("/").pop()) ||
         allText.includes(`/${dependency.split("/").pop()}/`) ||
         allText.includes(`"${dependency.split("/").pop()}"`) ||
         binsOf(dir, dependency).some((bin) => allText.includes(bin)) ||
         dependency === "@types/node" ||
-        (typed !== undefined && (usedAnywhere.has(typed) || typed in runtime));
-      if (!used) problems.push(`${where}: "${dependency}" is a devDependency but no file or script of the package uses it`);
+        (typed !== undefined && (usedAnywhere.has(typed) || typed in runtime))
+      );
+    };
+    for (const dependency of Object.keys(runtime)) {
+      // A private package (an app, a test harness) is not installed by others: any of its files may be the user, in
+      // any of the ways a dev dependency may be.
+      const used = manifest.private === true ? usedAsTool(dependency) : usedBySource.has(dependency);
+      if (!used) problems.push(`${where}: "${dependency}" is a dependency but nothing imports it (src/ for a published package)`);
+    }
+    for (const dependency of Object.keys(manifest.devDependencies ?? {})) {
+      if (!usedAsTool(dependency)) problems.push(`${where}: "${dependency}" is a devDependency but no file or script of the package uses it`);
     }
   }
 }
