@@ -82,15 +82,17 @@ export function describeMcpSessionRegistrySuite(name: string, factory: McpSessio
 
     it("expires a session idleTtlMs after its latest touch", async () => {
       const { registry, other, advance } = await create();
-      await registry.create(record("s-1"), { idleTtlMs: 300 });
-      await advance(200);
-      expect((await other.touch("s-1", { owner: "alice", idleTtlMs: 300 })).status).toBe("found");
-      await advance(200);
-      // 400 ms after creation, 200 ms after the touch: still there.
+      // With real Redis, TTLs run on wall time: each step leaves 800 ms of slack, so a busy host that
+      // delays a step by less than that cannot let the key expire early.
+      await registry.create(record("s-1"), { idleTtlMs: 2000 });
+      await advance(1200);
+      expect((await other.touch("s-1", { owner: "alice", idleTtlMs: 2000 })).status).toBe("found");
+      await advance(1200);
+      // 2.4 s after creation, 1.2 s after the touch: still there only because the touch extended it.
       expect((await registry.get("s-1")).status).toBe("found");
-      await advance(350);
+      await advance(2100);
       expect(await registry.get("s-1")).toEqual({ status: "absent" });
-      expect(await registry.touch("s-1", { owner: "alice", idleTtlMs: 300 })).toEqual({ status: "absent" });
+      expect(await registry.touch("s-1", { owner: "alice", idleTtlMs: 2000 })).toEqual({ status: "absent" });
     });
 
     it("creating an existing id replaces the record", async () => {
