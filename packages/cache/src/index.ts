@@ -14,6 +14,7 @@ export { createRedisResponseCache } from "./redis-response-cache.js";
 export { createMemoryResponseCache, type MemoryCacheRecord } from "./memory-response-cache.js";
 export type { SemanticCacheOptions, CacheGetOptions, CacheSetOptions } from "./response-cache-shared.js";
 export { prepareCacheKey } from "./response-cache-shared.js";
+export { questionsAgree } from "./semantic-guard.js";
 export { RedisSessionStore, createRedisSessionStore } from "./redis-session-store.js";
 export { createMemorySessionStore } from "./memory-session-store.js";
 export type { SessionStoreOptions } from "./session-store-shared.js";

@@ -67,6 +67,12 @@ export const CacheStatsSchema = z.object({
   writes: z.number().int().nonnegative(),
   errors: z.number().int().nonnegative(),
   hitRate: z.number().min(0).max(1),
+  semanticGuardRejections: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("Lookups where a near-duplicate was refused because a number, a name or a negation differed."),
   byFlow: z.record(
     z.string(),
     z.object({ hits: z.number().int().nonnegative(), misses: z.number().int().nonnegative(), writes: z.number().int().nonnegative() }),

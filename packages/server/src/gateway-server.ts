@@ -57,6 +57,7 @@ import { createGatewayMetrics, type GatewayMetrics } from "./metrics.js";
 import { createOtlpTraceSink, type OtlpTraceSink } from "./otlp-trace-sink.js";
 import type { RouterPort, ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
 import { createQueryPipeline, type QueryPipeline } from "./query-pipeline.js";
+import { semanticParts } from "./semantic-options.js";
 import { configSecrets } from "./redactor.js";
 import { downstreamReadinessChecks, logDownstreamStates } from "./downstream-observability.js";
 import { createToolSearchFromConfig, createWorkflowCatalogFromConfig, embedderFromConfig, vectorCacheFile } from "./tool-zoo-adapter.js";
@@ -352,7 +353,13 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   const disposables = [...(parts.disposables ?? [])];
   const readinessChecks = [...(parts.readinessChecks ?? [])];
   const needsDefaultStores = !(parts.cache && parts.sessions && parts.performance && parts.health && parts.circuits);
-  const sessionOptions = { maxTurns: config.sessions.maxTurns, ttlMs: config.sessions.ttlSeconds * 1000, recentTurns: Math.max(1, config.sessions.contextTurns) };
+  const semantic = semanticParts(config);
+  const sessionOptions = {
+    maxTurns: config.sessions.maxTurns,
+    ttlMs: config.sessions.ttlSeconds * 1000,
+    recentTurns: Math.max(1, config.sessions.contextTurns),
+    ...(semantic.historyEmbedder ? { embedder: semantic.historyEmbedder } : {}),
+  };
   let defaultStores: ReturnType<typeof createMemoryStores> | ReturnType<typeof createRedisStores> | undefined;
   if (needsDefaultStores) {
     if (config.redis) {
@@ -360,6 +367,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         url: config.redis.url,
         keyPrefix: config.redis.keyPrefix,
         operationTimeoutMs: config.redis.operationTimeoutMs,
+        responseCache: { semantic: semantic.cacheSemantic },
         sessions: { ...sessionOptions, appendTimeoutMs: config.redis.sessionAppendTimeoutMs, buffer: config.redis.sessionBuffer },
         trace: newTraceContext(sink, { requestId: "redis-stores" }),
         onEvent: createStoreStateLog(logger),
@@ -379,7 +387,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       // down fails the attempt at once, so this only waits for a Redis that is coming up.
       await redisStores.connection.execute((client) => client.ping(), { timeoutMs: REDIS_FIRST_CONNECTION_WAIT_MS });
     } else {
-      defaultStores = createMemoryStores({ now, responseCache: { maxEntries: config.cache.maxEntries }, sessions: sessionOptions });
+      defaultStores = createMemoryStores({ now, responseCache: { maxEntries: config.cache.maxEntries, semantic: semantic.cacheSemantic }, sessions: sessionOptions });
     }
   }
   const stores: GatewayStores = {
@@ -497,7 +505,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       },
     });
   }
-  const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, performance: stores.performance, now });
+  const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, performance: stores.performance, now, embedQuestion: semantic.embedQuestion });
   const taskTextOf = (name: string, args: Record<string, unknown>): string | undefined => {
     if ((name === "universal_query" || name === "flowise_query" || name === "explain_routing") && typeof args["question"] === "string") return args["question"];
     if (name === "search_tools" && typeof args["query"] === "string") return args["query"];

@@ -17,3 +17,4 @@ export {
 } from "./redis.js";
 export { startChroma, chromaCliPath, type ChromaServerHandle } from "./chroma.js";
 export { processListensOn } from "./listening.js";
+export { NEAR_MISS_PAIRS, PARAPHRASE_PAIRS, HISTORY_PARAPHRASES } from "./question-sets.js";

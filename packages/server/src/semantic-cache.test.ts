@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NEAR_MISS_PAIRS, PARAPHRASE_PAIRS } from "@afw/testing";
+import { createFakeBackend } from "../test/fake-backend.js";
+import { callTool, startTestGateway } from "../test/helpers.js";
+import { semanticCacheStats, semanticParts } from "./semantic-options.js";
+import { newTraceContext } from "./trace-context.js";
+
+const backend = () => createFakeBackend({ id: "f", flows: [{ id: "chat", intents: ["conversation"], generalPurpose: true }] });
+const ask = (client: Parameters<typeof callTool>[0], question: string) =>
+  callTool<{ result: string; _mcp_metadata: { cache_hit: boolean | "semantic"; cache_similarity?: number } }>(client, "universal_query", { question, backend: "f", flow_id: "f:chat" });
+
+describe("semantic answer cache (gateway option)", () => {
+  it("is off by default", () => {
+    const parts = semanticParts({ cache: { enabled: true, semantic: { enabled: false, threshold: 0.9, embedder: "use" } } as never, sessions: { enabled: true, searchEmbedder: "none" } as never });
+    expect(parts.embedQuestion).toBeUndefined();
+    expect(parts.cacheSemantic.enabled).toBe(false);
+  });
+
+  describe("with the Universal Sentence Encoder", () => {
+    let started: Awaited<ReturnType<typeof startTestGateway>>;
+    beforeAll(async () => {
+      started = await startTestGateway({ backends: [backend()], config: { cache: { semantic: { enabled: true } } } });
+    });
+    afterAll(() => started.close());
+
+    it("never serves a near-miss question (other number, name or negation) another's answer, and counts the refusals", async () => {
+      const wrong: string[] = [];
+      for (const [first, second] of NEAR_MISS_PAIRS) {
+        await ask(started.client, first);
+        const reply = await ask(started.client, second);
+        if (!reply.body.result.endsWith(second)) wrong.push(`${second} <- ${reply.body.result}`);
+      }
+      expect(wrong).toEqual([]);
+      const stats = await semanticCacheStats(started.gateway.stores.cache, semanticParts(started.gateway.config));
+      expect(stats).toMatchObject({ enabled: true, threshold: 0.9, hits: 0 });
+      expect(stats.guardRejections).toBeGreaterThan(0);
+    });
+
+    it("serves a paraphrase the cached answer, marked semantic, within the tenant only", async () => {
+      const [stored, paraphrase] = PARAPHRASE_PAIRS[0]!;
+      await ask(started.client, stored);
+      const reply = await ask(started.client, paraphrase);
+      expect(reply.body._mcp_metadata.cache_hit).toBe("semantic");
+      expect(reply.body.result.endsWith(stored)).toBe(true);
+      expect(reply.body._mcp_metadata.cache_similarity).toBeGreaterThanOrEqual(0.9);
+      const trace = newTraceContext({ emit: () => {} }, { requestId: "tenant" });
+      const other = await started.gateway.pipeline.query({ question: paraphrase, backend: "f", flow_id: "f:chat", intent: "auto", timeout: 30 } as never, { trace, tenant: "acme" });
+      expect(other.ok && other.result._mcp_metadata.cache_hit).toBe(false);
+    });
+  });
+});
