@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NEAR_MISS_PAIRS, PARAPHRASE_PAIRS } from "@afw/testing";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { HISTORY_PARAPHRASES, NEAR_MISS_PAIRS, PARAPHRASE_PAIRS } from "@afw/testing";
 import { createFakeBackend } from "../test/fake-backend.js";
 import { callTool, startTestGateway } from "../test/helpers.js";
 import { semanticCacheStats, semanticParts } from "./semantic-options.js";
@@ -47,5 +47,28 @@ describe("semantic answer cache (gateway option)", () => {
       const other = await started.gateway.pipeline.query({ question: paraphrase, backend: "f", flow_id: "f:chat", intent: "auto", timeout: 30 } as never, { trace, tenant: "acme" });
       expect(other.ok && other.result._mcp_metadata.cache_hit).toBe(false);
     });
+  });
+});
+
+describe("search_history by meaning (sessions.searchEmbedder)", () => {
+  let started: Awaited<ReturnType<typeof startTestGateway>>;
+  beforeAll(async () => {
+    started = await startTestGateway({ backends: [backend()], config: { sessions: { searchEmbedder: "use" } } });
+  });
+  afterAll(() => started.close());
+
+  it("finds a past turn from a paraphrase that shares no keyword with it", async () => {
+    for (const [i, [question]] of HISTORY_PARAPHRASES.slice(0, 6).entries()) {
+      await callTool(started.client, "universal_query", { question, backend: "f", flow_id: "f:chat", session_id: `s-${i}` });
+    }
+    const paraphrase = "turn on 2FA for my account";
+    type Page = { mode: string; hits: { session_id: string; similarity?: number }[] };
+    expect((await callTool<Page>(started.client, "search_history", { text: paraphrase, mode: "keyword" })).body.hits).toEqual([]);
+    await vi.waitFor(async () => {
+      const page = await callTool<Page>(started.client, "search_history", { text: paraphrase, limit: 5 });
+      expect(page.body.mode).toBe("hybrid");
+      expect(page.body.hits[0]).toMatchObject({ session_id: "s-5" });
+      expect(page.body.hits[0]!.similarity).toBeGreaterThan(0.35);
+    }, { timeout: 10_000, interval: 50 });
   });
 });
