@@ -2,8 +2,8 @@ import type { HistoryQuery, HistorySearchMode, SessionTurn } from "@afw/contract
 
 /** Smallest similarity of a turn found by meaning alone (no shared word). */
 export const MIN_MEANING_SIMILARITY = 0.35;
-/** Weight of the share of query words a turn contains, added to its similarity in `hybrid` mode. */
-export const KEYWORD_WEIGHT = 0.15;
+/** Weight of the (IDF-weighted) share of query words a turn contains, added to its similarity in `hybrid` mode. */
+export const KEYWORD_WEIGHT = 0.5;
 /** Characters of a question that are embedded. */
 const EMBEDDED_CHARS = 500;
 /** Turns embedded per call of the embedder. */
@@ -44,15 +44,25 @@ export function similarity(query: Float32Array, stored: Int8Array): number {
 }
 
 /**
- * The score a turn ranks by: `meaning` its similarity, `hybrid` its similarity plus
- * {@link KEYWORD_WEIGHT} times the share of query words it contains; undefined when it does not
- * qualify (no shared word and a similarity under {@link MIN_MEANING_SIMILARITY}).
+ * Inverse document frequency of each query word, normalised to sum to 1 (`ln(1 + turns / (1 + df))`):
+ * a word most turns contain weighs little. All zero without words.
  */
-export function meaningScore(mode: "meaning" | "hybrid", sim: number, matchedWords: number, queryWords: number): number | undefined {
-  const keyword = queryWords > 0 ? matchedWords / queryWords : 0;
+export function idfWeights(documentFrequencies: readonly number[], turns: number): number[] {
+  const raw = documentFrequencies.map((df) => Math.log(1 + turns / (1 + df)));
+  const total = raw.reduce((a, b) => a + b, 0);
+  return raw.map((weight) => (total > 0 ? weight / total : 0));
+}
+
+/**
+ * The score a turn ranks by: `meaning` its similarity, `hybrid` its similarity plus
+ * {@link KEYWORD_WEIGHT} times `keywordShare` (the {@link idfWeights} of the query words it
+ * contains); undefined when it does not qualify (no shared word and a similarity under
+ * {@link MIN_MEANING_SIMILARITY}).
+ */
+export function meaningScore(mode: "meaning" | "hybrid", sim: number, matchedWords: number, keywordShare: number): number | undefined {
   if (mode === "meaning") return sim >= MIN_MEANING_SIMILARITY ? sim : undefined;
   if (sim < MIN_MEANING_SIMILARITY && matchedWords === 0) return undefined;
-  return sim + KEYWORD_WEIGHT * keyword;
+  return sim + KEYWORD_WEIGHT * keywordShare;
 }
 
 /**

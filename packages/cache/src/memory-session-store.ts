@@ -1,6 +1,6 @@
 import { cosineSimilarity, matchesGlob, type Embedder, type HistoryHit, type HistoryPage, type HistoryQuery, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
 import { MAX_QUERY_WORDS, compareHits, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
-import { EMBED_BATCH, embeddedText, meaningScore, searchMode } from "./history-vectors.js";
+import { EMBED_BATCH, embeddedText, idfWeights, meaningScore, searchMode } from "./history-vectors.js";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
 
 interface MemorySession {
@@ -128,19 +128,21 @@ export class MemorySessionStore implements SessionStore {
     }
     if (mode === "keyword" && words.length === 0) return { hits: [], mode };
     const now = this.now();
+    const weights = mode === "hybrid" ? this.idf(words, options.tenant, now) : [];
     const hits: Array<HistoryHit & { score: number }> = [];
     for (const session of this.sessions.values()) {
       if (session.expiresAt <= now || session.tenant !== options.tenant) continue;
       session.turns.forEach((turn, i) => {
         if (!passesFilters(query, session.sessionId, turn)) return;
         const indexed = session.index[i];
-        const matchedWords = indexed === undefined ? 0 : words.filter((word) => indexed.words.has(word)).length;
+        const matched = indexed === undefined ? [] : words.flatMap((word, w) => (indexed.words.has(word) ? [w] : []));
+        const matchedWords = matched.length;
         if (mode === undefined || mode === "keyword") {
           if (words.length === 0 || matchedWords > 0) hits.push({ sessionId: session.sessionId, turn, matchedWords, score: matchedWords });
           return;
         }
         const sim = indexed?.vector && vector ? cosineSimilarity(vector, indexed.vector) : 0;
-        const score = meaningScore(mode, sim, matchedWords, words.length);
+        const score = meaningScore(mode, sim, matchedWords, matched.reduce((sum, w) => sum + (weights[w] ?? 0), 0));
         if (score !== undefined) hits.push({ sessionId: session.sessionId, turn, matchedWords, similarity: sim, score });
       });
     }
@@ -148,6 +150,18 @@ export class MemorySessionStore implements SessionStore {
     const page = hits.slice(offset, offset + limit).map(({ score: _score, ...hit }) => ({ ...hit, turn: clone(hit.turn) }));
     const withMode = mode === undefined ? {} : { mode };
     return offset + limit < hits.length ? { hits: page, nextCursor: cursorAt(offset + limit), ...withMode } : { hits: page, ...withMode };
+  }
+
+  /** {@link idfWeights} of `words` over the tenant's live turns. */
+  private idf(words: readonly string[], tenant: string | undefined, now: number): number[] {
+    const frequencies = words.map(() => 0);
+    let turns = 0;
+    for (const session of this.sessions.values()) {
+      if (session.expiresAt <= now || session.tenant !== tenant) continue;
+      turns += session.index.length;
+      for (const { words: indexed } of session.index) words.forEach((word, w) => indexed.has(word) && (frequencies[w]! += 1));
+    }
+    return idfWeights(frequencies, turns);
   }
 
   /** Embeds the turns waiting for it, {@link EMBED_BATCH} at a time; a failed batch waits for the next call. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { matchesGlob, SessionTurnSchema, type HistoryHit, type HistoryPage, type HistoryQuery, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
 import { MAX_QUERY_WORDS, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
-import { meaningScore, searchMode } from "./history-vectors.js";
+import { idfWeights, meaningScore, searchMode } from "./history-vectors.js";
 import { Keyspace } from "./keyspace.js";
 import { RedisHistoryVectors } from "./redis-history-vectors.js";
 import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
@@ -236,24 +236,31 @@ export class RedisSessionStore implements SessionStore {
       "session-store",
       "search",
       async (client) => {
-        const lists = await Promise.all(sources.map((key) => client.zrevrangebyscore(key, max, min, "WITHSCORES", "LIMIT", 0, scan)));
-        const candidates = new Map<string, { matched: number; at: number; score: number; similarity?: number }>();
-        for (const list of lists) {
+        const hybrid = mode === "hybrid" && sources.length > 0;
+        const [lists, sizes] = await Promise.all([
+          Promise.all(sources.map((key) => client.zrevrangebyscore(key, max, min, "WITHSCORES", "LIMIT", 0, scan))),
+          hybrid ? Promise.all([this.keyspace.historySet("all", "", tenant), ...sources].map((key) => client.zcard(key))) : [],
+        ]);
+        const weights = hybrid ? idfWeights(sizes.slice(1), sizes[0] ?? 0) : [];
+        const candidates = new Map<string, { matched: number; share: number; at: number; score: number; similarity?: number }>();
+        lists.forEach((list, w) => {
           for (let i = 0; i + 1 < list.length; i += 2) {
             const id = list[i]!;
             const found = candidates.get(id);
-            if (found) found.matched += 1;
-            else candidates.set(id, { matched: 1, at: Number(list[i + 1]), score: 0 });
+            if (found) {
+              found.matched += 1;
+              found.share += weights[w] ?? 0;
+            } else candidates.set(id, { matched: 1, share: weights[w] ?? 0, at: Number(list[i + 1]), score: 0 });
           }
-        }
+        });
         for (const candidate of candidates.values()) candidate.score = candidate.matched;
         if (vector && (mode === "meaning" || mode === "hybrid")) {
           const near = await this.vectors!.candidates(client, vector, tenant, min, max);
-          for (const [id, at] of near) if (!candidates.has(id)) candidates.set(id, { matched: 0, at, score: 0 });
+          for (const [id, at] of near) if (!candidates.has(id)) candidates.set(id, { matched: 0, share: 0, at, score: 0 });
           const similarities = await this.vectors!.similarities(client, [...candidates.keys()], vector, tenant);
           for (const [id, candidate] of candidates) {
             const sim = similarities.get(id) ?? 0;
-            const score = meaningScore(mode, sim, candidate.matched, words.length);
+            const score = meaningScore(mode, sim, candidate.matched, candidate.share);
             if (score === undefined) candidates.delete(id);
             else Object.assign(candidate, { score, similarity: sim });
           }
