@@ -8,13 +8,14 @@ export { createIntentClassifier, type IntentClassifier, type IntentClassifierOpt
 export { loadIntentPatterns, mergeIntentPatterns, IntentPatternRulesSchema, type IntentPatternRules } from "./intent-patterns.js";
 export { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 export { type BackendFlowSource } from "./flow-discovery-cache.js";
+export { executeStream } from "./execute-stream.js";
 export {
   executeWithFallback,
-  executeStream,
   type ExecuteOptions,
   type ExecutionAttempt,
   type ExecutionOutcome,
   type ExecutionRequest,
   type ExecutionStreamChunk,
 } from "./execute.js";
-export { Router, createRouter, type RouterOptions } from "./router.js";
+export { Router, createRouter } from "./router.js";
+export { type RouterOptions } from "./router-options.js";
