@@ -13,6 +13,7 @@ export { createRedisAuditLog, type RedisAuditLogOptions } from "./redis-audit-lo
 export { type RedisClient } from "./redis-support.js";
 export { createMemoryFeedbackStore, type FeedbackRecord, type FeedbackStore } from "./feedback.js";
 export { createRedisFeedbackStore, type RedisFeedbackStoreOptions } from "./redis-feedback-store.js";
+export { buildQueryRecords, type QueryRecord } from "./query-records.js";
 export { METRICS_COLUMNS } from "./export-metrics.js";
 export { parseCsv } from "./csv.js";
 export { type ConfiguredBackendFlows } from "./sync-flow-registry.js";
