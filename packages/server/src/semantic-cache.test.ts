@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { HISTORY_PARAPHRASES, NEAR_MISS_PAIRS, PARAPHRASE_PAIRS } from "@afw/testing";
 import { createFakeBackend } from "../test/fake-backend.js";
 import { callTool, startTestGateway } from "../test/helpers.js";
-import { semanticCacheStats, semanticParts } from "./semantic-options.js";
+import { createGatewayDashboardSource } from "./gateway-dashboard.js";
+import { semanticParts } from "./semantic-options.js";
 import { newTraceContext } from "./trace-context.js";
 
 const backend = () => createFakeBackend({ id: "f", flows: [{ id: "chat", intents: ["conversation"], generalPurpose: true }] });
@@ -31,9 +32,9 @@ describe("semantic answer cache (gateway option)", () => {
         if (!reply.body.result.endsWith(second)) wrong.push(`${second} <- ${reply.body.result}`);
       }
       expect(wrong).toEqual([]);
-      const stats = await semanticCacheStats(started.gateway.stores.cache, semanticParts(started.gateway.config));
+      const stats = await createGatewayDashboardSource(started.gateway).semanticCacheStats!();
       expect(stats).toMatchObject({ enabled: true, threshold: 0.9, hits: 0 });
-      expect(stats.guardRejections).toBeGreaterThan(0);
+      expect(stats?.guardRejections).toBeGreaterThan(0);
     });
 
     it("serves a paraphrase the cached answer, marked semantic, within the tenant only", async () => {

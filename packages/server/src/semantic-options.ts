@@ -24,15 +24,19 @@ export interface SemanticParts {
  * process's Universal Sentence Encoder worker thread (or the hashing embedder), never the event loop.
  */
 export function semanticParts(config: Pick<GatewayConfig, "cache" | "sessions">): SemanticParts {
-  const semantic = config.cache.semantic;
-  const enabled = config.cache.enabled && semantic.enabled;
-  const cacheEmbedder = enabled ? embedderFromConfig(semantic.embedder) : undefined;
+  const cacheSemantic = cacheSemanticOf(config);
+  const cacheEmbedder = cacheSemantic.enabled ? embedderFromConfig(config.cache.semantic.embedder) : undefined;
   const historyEmbedder = config.sessions.enabled ? embedderFromConfig(config.sessions.searchEmbedder) : undefined;
   return {
-    cacheSemantic: { enabled, threshold: semantic.threshold },
+    cacheSemantic,
     ...(cacheEmbedder ? { embedQuestion: questionEmbedding(cacheEmbedder) } : {}),
     ...(historyEmbedder ? { historyEmbedder } : {}),
   };
+}
+
+/** The response cache's `semantic` option of a gateway config (on only when the cache is). */
+function cacheSemanticOf(config: Pick<GatewayConfig, "cache">): { enabled: boolean; threshold: number } {
+  return { enabled: config.cache.enabled && config.cache.semantic.enabled, threshold: config.cache.semantic.threshold };
 }
 
 function questionEmbedding(embedder: Embedder): QuestionEmbedding {
@@ -53,14 +57,9 @@ function questionEmbedding(embedder: Embedder): QuestionEmbedding {
  */
 export async function semanticCacheStats(
   cache: ResponseCache,
-  parts: SemanticParts,
+  config: Pick<GatewayConfig, "cache">,
 ): Promise<{ enabled: boolean; lookups: number; hits: number; guardRejections: number; threshold: number }> {
   const stats = await cache.stats();
-  return {
-    enabled: parts.cacheSemantic.enabled,
-    lookups: stats.hits + stats.semanticHits + stats.misses,
-    hits: stats.semanticHits,
-    guardRejections: stats.semanticGuardRejections ?? 0,
-    threshold: parts.cacheSemantic.threshold,
-  };
+  const { enabled, threshold } = cacheSemanticOf(config);
+  return { enabled, lookups: stats.hits + stats.semanticHits + stats.misses, hits: stats.semanticHits, guardRejections: stats.semanticGuardRejections ?? 0, threshold };
 }
