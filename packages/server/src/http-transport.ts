@@ -13,6 +13,7 @@ import { createGatewayDashboardSource } from "./gateway-dashboard.js";
 import type { GatewayServer } from "./gateway-server.js";
 import { createSharedRateLimiter } from "./rate-limiter.js";
 import { StatelessExchangeRouter, StatelessHttpTransport } from "./stateless-http-transport.js";
+import { createStatelessMcp } from "./stateless-mcp.js";
 
 /** Idle MCP servers kept for reuse by stateless requests. */
 const SERVER_POOL_SIZE = 64;
@@ -296,6 +297,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
   const serverPool: McpServer[] = [];
   // Cancellations and answers to server-to-client requests arrive in POSTs of their own.
   const exchanges = new StatelessExchangeRouter();
+  const sdkPooled = createStatelessMcp(gateway);
   const logger = gateway.logger;
 
   if (!auth.enabled && !isLoopbackHost(host)) {
@@ -527,14 +529,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
         return;
       }
       if (statelessTransport === "sdk") {
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
-        const server = gateway.createMcpServer();
-        response.on("close", () => {
-          void transport.close().catch(() => undefined);
-          void server.close().catch(() => undefined);
-        });
-        await server.connect(transport);
-        await transport.handleRequest(request, response, body);
+        await sdkPooled.serve(request, response, body, authInfo);
         return;
       }
       await servePooled(request, response, body, authInfo);
@@ -755,6 +750,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
         if (sweeper) clearInterval(sweeper);
         dashboard?.close();
         serverPool.length = 0;
+        sdkPooled.close();
         await Promise.all([...sessions.keys()].map((id) => closeSession(id)));
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
