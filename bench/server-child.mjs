@@ -27,7 +27,7 @@ if (role === "backend") {
   const backendUrl = process.argv[3];
   const gateway = await createGatewayServer({
     backends: [{ id: "flowise", kind: "flowise", baseURL: backendUrl, flows: [{ id: FLOW, intents: ["conversation"], generalPurpose: true, cacheClass: "conversation" }] }],
-    http: { rateLimit: { requestsPerMinute: 1_000_000_000, burst: 1_000_000_000 }, ...(process.argv[4] ? { statelessTransport: process.argv[4] } : {}) },
+    http: { rateLimit: { requestsPerMinute: 1_000_000_000, burst: 1_000_000_000 } },
     logging: { level: "info" },
   });
   await gateway.warmUp();
