@@ -246,8 +246,8 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       const isPublic = dashboard.isPublicPath(path);
       const client = auth.enabled && !isPublic ? auth.authenticate(request.headers.authorization) : undefined;
       if (auth.enabled && !isPublic && !client) return guards.unauthenticated(request, response, headers);
-      // The dashboard shows every tenant's queries: tenant-scoped tokens may not read it.
-      if (client?.tenant !== undefined) {
+      // The dashboard shows every tenant's queries: a tenant-scoped token may only search its own history.
+      if (client?.tenant !== undefined && path !== `${dashboardSettings.apiPath}/history`) {
         gateway.metrics.countRejected("tenant");
         sendError(response, 403, "FORBIDDEN", "the dashboard spans every tenant: use a token without a tenant", headers);
         request.resume();
@@ -256,7 +256,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       // The live feed is one long request: no per-request rate limit (requests have no timeout here).
       const rateClient = auth.enabled ? auth.authenticate(request.headers.authorization) : undefined;
       if (!isEvents && !(await guards.allow(request, response, rateClient, headers))) return;
-      if (await dashboard.handle(request, response)) return;
+      if (await dashboard.handle(request, response, { tenant: client?.tenant })) return;
       return sendError(response, 404, "NOT_FOUND", `no route for ${method} ${path.slice(0, 200)}`, headers);
     }
 
