@@ -1,5 +1,5 @@
 import { AfwError, percentile, type PerformanceSample } from "@afw/contracts";
-import { checkOutboundUrl, lookupFromResolver, matchHostPattern, outboundConnectPolicy, type HostResolver } from "@afw/downstream";
+import { checkOutboundUrl, lookupFromResolver, matchHostPattern, outboundConnectPolicy, type HostResolver } from "@afw/backends";
 import { BackendConfigSchema } from "./config-schema.js";
 import { tool, type GatewayTool, type ToolDependencies } from "./gateway-tool.js";
 import {

@@ -1,5 +1,5 @@
 import type { AfwError, CircuitStateStore, PerformanceStore, Redactor, ResponseCache, SessionStore, TraceContext } from "@afw/contracts";
-import type { HostResolver } from "@afw/downstream";
+import type { HostResolver } from "@afw/backends";
 import { z } from "zod";
 import type { BackendFactory } from "./backend-factory.js";
 import type { BackendRegistry } from "./backend-registry.js";
