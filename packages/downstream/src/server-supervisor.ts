@@ -1,6 +1,5 @@
 import { AfwError, createRedactor, emitTrace, type Redactor, type TraceContext } from "@afw/contracts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
@@ -25,7 +24,7 @@ import { EMPTY_CATALOG, exposeCatalog, listCatalog, type ServerCatalog } from ".
 import { CallerRegistry, type DownstreamCaller, type DownstreamLogMessage, type DownstreamProgress } from "./forwarding.js";
 import { checkOutboundUrl, createOutboundAgent, outboundConnectPolicy, type HostLookup, type HostResolver } from "@afw/backends";
 import type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
-import { closeConnection, createTransport, listAllTools, type Connection } from "./supervisor-transport.js";
+import { closeConnection, createTransport, FramedStdioTransport, listAllTools, type Connection } from "./supervisor-transport.js";
 
 /** @internal */
 export interface SupervisorDependencies {
@@ -211,7 +210,7 @@ export class ServerSupervisor {
     if (this.lastErrorAt !== undefined) status.lastErrorAt = new Date(this.lastErrorAt).toISOString();
     if (this.connection) status.connectedSince = new Date(this.connection.connectedAt).toISOString();
     const opening = this.opening?.transport;
-    const pid = this.connection?.pid ?? (opening instanceof StdioClientTransport ? (opening.pid ?? undefined) : undefined);
+    const pid = this.connection?.pid ?? (opening instanceof FramedStdioTransport ? opening.pid : undefined);
     if (pid !== undefined) status.pid = pid;
     if (this.nextRestartAt !== undefined && this.state === "backing-off") status.nextRestartAt = new Date(this.nextRestartAt).toISOString();
     return status;
@@ -528,7 +527,7 @@ export class ServerSupervisor {
       }
       await client.connect(transport, { timeout: this.config.connectTimeoutMs });
       this.interceptProgress(transport);
-      connection.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+      connection.pid = transport instanceof FramedStdioTransport ? transport.pid : undefined;
       connection.notifiesToolChanges = client.getServerCapabilities()?.tools?.listChanged === true;
       const [tools, catalog] = await Promise.all([listAllTools(client, this.config.connectTimeoutMs), listCatalog(client, this.config.connectTimeoutMs)]);
       if (this.stopped || generation !== this.generation) throw new Error("connection superseded");

@@ -3,7 +3,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, MessageExtraInfo, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { DownstreamServerConfig } from "./config.js";
 import { findConnectRefusal } from "@afw/backends";
 import { fetch as undiciFetch, type Agent } from "undici";
@@ -40,6 +40,49 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<T
 }
 
 /**
+ * The stdio transport of a server, which stops delivering messages once a stdout line overflowed
+ * `maxMessageBytes`. The SDK then drops the buffered line and closes the transport, but keeps
+ * reading until the process is gone: a reply framed after the overflow would still resolve its
+ * call, or not, depending on how the pipe happened to chunk the flood. A connection whose framing
+ * broke is closed, and its in-flight calls fail, every time.
+ * @internal
+ */
+export class FramedStdioTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  private framingBroken = false;
+
+  constructor(readonly inner: StdioClientTransport) {
+    inner.onmessage = (message) => {
+      if (!this.framingBroken) this.onmessage?.(message);
+    };
+    inner.onerror = (error) => {
+      if (error.message.includes("exceeded maximum size")) this.framingBroken = true;
+      this.onerror?.(error);
+    };
+    inner.onclose = () => this.onclose?.();
+  }
+
+  /** The child's process id, once started. */
+  get pid(): number | undefined {
+    return this.inner.pid ?? undefined;
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.inner.send(message);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+/**
  * Creates the MCP client transport of a server; a stdio server's stderr chunks go to `onStderr`.
  * @internal
  */
@@ -56,7 +99,7 @@ export function createTransport(config: DownstreamServerConfig, outbound: Agent 
     const stream = transport.stderr;
     stream?.on("data", onStderr);
     stream?.on("error", () => undefined);
-    return transport;
+    return new FramedStdioTransport(transport);
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: config.headers };
@@ -76,10 +119,10 @@ export function createTransport(config: DownstreamServerConfig, outbound: Agent 
  */
 export async function closeConnection(connection: Connection, force: boolean): Promise<void> {
   const { client, transport } = connection;
-  if (transport instanceof StdioClientTransport) {
+  if (transport instanceof FramedStdioTransport) {
     const pid = transport.pid;
     const kill = (signal: NodeJS.Signals) => {
-      if (pid === null) return;
+      if (pid === undefined) return;
       try {
         process.kill(pid, signal);
       } catch {
