@@ -101,7 +101,7 @@ export interface ListToolsOptions {
 export interface DownstreamManagerOptions {
   /** Where `downstream-connected`, `downstream-disconnected` and (by default) tool-call events go. */
   trace?: TraceContext;
-  /** Time source and timers. @default {@link systemClock} */
+  /** Time source and timers. @default the system clock */
   clock?: DownstreamClock;
   /** Random numbers in [0, 1) for backoff jitter. @default Math.random */
   random?: () => number;
@@ -184,7 +184,7 @@ export interface DownstreamManager {
   callTool(namespacedName: string, args?: Record<string, unknown>, options?: DownstreamCallOptions): Promise<DownstreamCallResult>;
   /**
    * The resources of every available server, each under its namespaced URI
-   * `downstream://<server>/<uri>` (see {@link namespaceResourceUri}). Synchronous, like `listTools`.
+   * `downstream://<server>/<uri>` . Synchronous, like `listTools`.
    */
   listResources(): Resource[];
   /** The resource templates of every available server, `uriTemplate` namespaced like resource URIs. */
