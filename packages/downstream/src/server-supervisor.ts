@@ -1,6 +1,5 @@
 import { AfwError, createRedactor, emitTrace, type Redactor, type TraceContext } from "@afw/contracts";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
 import { BoundedTail } from "./bounded-tail.js";
@@ -14,7 +13,7 @@ import { EMPTY_CATALOG, exposeCatalog, listCatalog, type ServerCatalog } from ".
 import { CallerRegistry, relayProgress, type DownstreamCaller, type DownstreamLogMessage, type DownstreamProgress } from "./forwarding.js";
 import type { HostLookup, HostResolver } from "@afw/backends";
 import type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
-import { closeConnection, coalesced, listAllTools, openClient, type Connection } from "./supervisor-transport.js";
+import { closeConnection, coalesced, FramedStdioTransport, listAllTools, openClient, type Connection } from "./supervisor-transport.js";
 
 /** @internal */
 export interface SupervisorDependencies {
@@ -182,7 +181,7 @@ export class ServerSupervisor {
     if (this.lastErrorAt !== undefined) status.lastErrorAt = new Date(this.lastErrorAt).toISOString();
     if (this.connection) status.connectedSince = new Date(this.connection.connectedAt).toISOString();
     const opening = this.opening?.transport;
-    const pid = this.connection?.pid ?? (opening instanceof StdioClientTransport ? (opening.pid ?? undefined) : undefined);
+    const pid = this.connection?.pid ?? (opening instanceof FramedStdioTransport ? opening.pid : undefined);
     if (pid !== undefined) status.pid = pid;
     if (this.nextRestartAt !== undefined && this.state === "backing-off") status.nextRestartAt = new Date(this.nextRestartAt).toISOString();
     return status;

@@ -11,7 +11,9 @@ import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
+  type JSONRPCMessage,
   type LoggingMessageNotification,
+  type MessageExtraInfo,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { DownstreamServerConfig } from "./config.js";
@@ -52,6 +54,49 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<T
 }
 
 /**
+ * The stdio transport of a server, which stops delivering messages once a stdout line overflowed
+ * `maxMessageBytes`. The SDK then drops the buffered line and closes the transport, but keeps
+ * reading until the process is gone: a reply framed after the overflow would still resolve its
+ * call, or not, depending on how the pipe happened to chunk the flood. A connection whose framing
+ * broke is closed, and its in-flight calls fail, every time.
+ * @internal
+ */
+export class FramedStdioTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  private framingBroken = false;
+
+  constructor(readonly inner: StdioClientTransport) {
+    inner.onmessage = (message) => {
+      if (!this.framingBroken) this.onmessage?.(message);
+    };
+    inner.onerror = (error) => {
+      if (error.message.includes("exceeded maximum size")) this.framingBroken = true;
+      this.onerror?.(error);
+    };
+    inner.onclose = () => this.onclose?.();
+  }
+
+  /** The child's process id, once started. */
+  get pid(): number | undefined {
+    return this.inner.pid ?? undefined;
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.inner.send(message);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+/**
  * Creates the MCP client transport of a server; a stdio server's stderr chunks go to `onStderr`.
  * @internal
  */
@@ -68,7 +113,7 @@ export function createTransport(config: DownstreamServerConfig, outbound: Agent 
     const stream = transport.stderr;
     stream?.on("data", onStderr);
     stream?.on("error", () => undefined);
-    return transport;
+    return new FramedStdioTransport(transport);
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: config.headers };
@@ -88,10 +133,10 @@ export function createTransport(config: DownstreamServerConfig, outbound: Agent 
  */
 export async function closeConnection(connection: Connection, force: boolean): Promise<void> {
   const { client, transport } = connection;
-  if (transport instanceof StdioClientTransport) {
+  if (transport instanceof FramedStdioTransport) {
     const pid = transport.pid;
     const kill = (signal: NodeJS.Signals) => {
-      if (pid === null) return;
+      if (pid === undefined) return;
       try {
         process.kill(pid, signal);
       } catch {
@@ -182,7 +227,7 @@ export async function openClient(name: string, config: DownstreamServerConfig, g
     }
     await client.connect(transport, { timeout: config.connectTimeoutMs });
     interceptProgress(transport, hooks.progressListeners);
-    connection.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+    connection.pid = transport instanceof FramedStdioTransport ? transport.pid : undefined;
     connection.notifiesToolChanges = client.getServerCapabilities()?.tools?.listChanged === true;
     const [tools, catalog] = await Promise.all([listAllTools(client, config.connectTimeoutMs), listCatalog(client, config.connectTimeoutMs)]);
     return { connection, tools, catalog };
