@@ -13,6 +13,8 @@ export { parseRedisUrl, createRedisClient, type RedisConnectionConfig, type Redi
 export { prepareCacheKey, type ResponseCacheOptions, type SemanticCacheOptions } from "./response-cache-shared.js";
 export { DEFAULT_CACHE_TTL_POLICY, createCacheTtlPolicy, resolveCacheTtl, type CacheTtlPolicy, type CacheTtlPolicyOverrides } from "./ttl-policy.js";
 export { createMemoryHealthStore } from "./memory-health-store.js";
+export { createMemoryPerformanceStore } from "./memory-performance-store.js";
+export { createMemoryCircuitStateStore } from "./memory-circuit-state-store.js";
 export { MemoryMcpSessionRegistry, createMemoryMcpSessionRegistry } from "./memory-mcp-session-registry.js";
 export { RedisMcpSessionRegistry } from "./redis-mcp-session-registry.js";
 export type { RedisRateLimiter, RateLimitRule, SharedRateLimitDecision } from "./redis-rate-limiter.js";
