@@ -11,7 +11,7 @@ import {
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { DownstreamTools } from "./downstream-tools.js";
-import type { GatewayTool, ToolContext } from "./gateway-tools.js";
+import type { GatewayTool, ToolContext } from "./gateway-tool.js";
 import { JsonRpcError } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 
@@ -134,7 +134,8 @@ export function registerResourcesAndPrompts(mcp: McpServer, deps: ResourceDepend
     };
     if (uri.startsWith(SESSIONS_PREFIX)) return ownResource(uri, "get_session", { session_id: decoded(SESSIONS_PREFIX) }, extra);
     if (uri.startsWith(PLAYBOOKS_PREFIX)) return ownResource(uri, "get_playbook_details", { workflow_id: decoded(PLAYBOOKS_PREFIX) }, extra);
-    if (downstream && uri.startsWith("downstream://")) {
+    // `downstream://<server>/<uri>`, or a URI of a server with `namespace: false` (the manager knows which).
+    if (downstream) {
       try {
         return await downstream.manager.readResource(uri, { signal: extra.signal });
       } catch (error) {
