@@ -133,12 +133,12 @@ export class ServerSupervisor {
 
   /** Resources, templates and prompts under namespaced URIs and names (empty while unavailable). */
   catalog(): ServerCatalog {
-    return this.available ? exposeCatalog(this.name, this.rawCatalog) : EMPTY_CATALOG;
+    return this.available ? exposeCatalog(this.config, this.rawCatalog) : EMPTY_CATALOG;
   }
 
   /** The server's own name of a prompt listed under `exposedName`. */
   findPrompt(exposedName: string): string | undefined {
-    const index = exposeCatalog(this.name, { ...EMPTY_CATALOG, prompts: this.rawCatalog.prompts }).prompts.findIndex((prompt) => prompt.name === exposedName);
+    const index = exposeCatalog(this.config, { ...EMPTY_CATALOG, prompts: this.rawCatalog.prompts }).prompts.findIndex((prompt) => prompt.name === exposedName);
     return index < 0 ? undefined : this.rawCatalog.prompts[index]!.name;
   }
 
