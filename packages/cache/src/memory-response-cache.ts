@@ -1,4 +1,3 @@
-import { questionsAgree } from "./semantic-guard.js";
 import { cosineSimilarity, type CacheInvalidation, type CacheKeyInput, type CacheLookup, type CacheStats, type ResponseCache, type UniversalQueryResult } from "@afw/contracts";
 import { Keyspace, type CacheGroup } from "./keyspace.js";
 import {
@@ -11,6 +10,7 @@ import {
   semanticSettings,
   statsFromFields,
   flowStatField,
+  guardedSemanticHit,
   type CacheGetOptions,
   type CacheSetOptions,
   type ResponseCacheOptions,
@@ -164,13 +164,9 @@ export class MemoryResponseCache implements ResponseCache {
     candidates.sort((a, b) => b.similarity - a.similarity);
     let guardRejected = false;
     for (const candidate of candidates) {
-      const parsed = parseStoredEntry(candidate.record.value, group);
-      if (!("entry" in parsed)) continue;
-      if (!questionsAgree(question, parsed.entry.question)) {
-        guardRejected = true;
-        continue;
-      }
-      return { lookup: { hit: true, kind: "semantic", entry: parsed.entry, similarity: Math.min(1, candidate.similarity) }, guardRejected };
+      const hit = guardedSemanticHit(question, parseStoredEntry(candidate.record.value, group), candidate.similarity);
+      if (hit === "rejected") guardRejected = true;
+      else if (hit) return { lookup: hit, guardRejected };
     }
     return { guardRejected };
   }

@@ -1,4 +1,3 @@
-import { questionsAgree } from "./semantic-guard.js";
 import { cosineSimilarity, type CacheInvalidation, type CacheKeyInput, type CacheLookup, type CacheStats, type ResponseCache, type UniversalQueryResult } from "@afw/contracts";
 import { Cluster } from "ioredis";
 import { Keyspace, decodeCacheGroup, encodeCacheGroup, type CacheGroup } from "./keyspace.js";
@@ -10,6 +9,7 @@ import {
   encodeEmbedding,
   entryToStore,
   flowStatField,
+  guardedSemanticHit,
   lookupIncrements,
   parseStoredEntry,
   resolveCacheKey,
@@ -196,13 +196,9 @@ export class RedisResponseCache implements ResponseCache {
         client.srem(this.keyspace.cacheGroupIndex(group), candidate.hash).catch(() => {});
         continue;
       }
-      const parsed = parseStoredEntry(raw, group);
-      if (!("entry" in parsed)) continue;
-      if (!questionsAgree(question, parsed.entry.question)) {
-        guardRejected = true;
-        continue;
-      }
-      return { lookup: { hit: true, kind: "semantic", entry: parsed.entry, similarity: Math.min(1, candidate.similarity) }, guardRejected };
+      const hit = guardedSemanticHit(question, parseStoredEntry(raw, group), candidate.similarity);
+      if (hit === "rejected") guardRejected = true;
+      else if (hit) return { lookup: hit, guardRejected };
     }
     return { guardRejected };
   }

@@ -4,12 +4,14 @@ import {
   type CacheEntry,
   type CacheInvalidation,
   type CacheKeyInput,
+  type CacheLookup,
   type CacheStats,
   type TraceContext,
   type UniversalQueryResult,
 } from "@afw/contracts";
 import type { CacheGroup } from "./keyspace.js";
 import { hashNormalizedQuestion, normalizeQuestion } from "./question-hash.js";
+import { questionsAgree } from "./semantic-guard.js";
 
 /** Semantic (near-duplicate) hits; off unless `enabled`. */
 export interface SemanticCacheOptions {
@@ -295,4 +297,14 @@ export function lookupIncrements(flowId: string, outcome: "exact" | "semantic" |
   increments[flowStatField(flowId, outcome === "miss" ? "misses" : "hits")] = 1;
   if (error) increments["errors"] = 1;
   return increments;
+}
+
+/**
+ * A semantic hit on a stored entry close to `question`, or `"rejected"` when the guard refuses it
+ * (a number, a name or a negation differs; see `questionsAgree`), or undefined for a corrupt entry.
+ */
+export function guardedSemanticHit(question: string, parsed: { entry: CacheEntry } | { corrupt: string }, similarity: number): CacheLookup | "rejected" | undefined {
+  if (!("entry" in parsed)) return undefined;
+  if (!questionsAgree(question, parsed.entry.question)) return "rejected";
+  return { hit: true, kind: "semantic", entry: parsed.entry, similarity: Math.min(1, similarity) };
 }
