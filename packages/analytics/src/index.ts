@@ -29,6 +29,7 @@ export { createMemoryPriorStore, createRedisPriorStore, type LearnedPriorStore, 
 export { AbExperimentSchema, createAbAssignment, type AbAssignment } from "./ab-assignment.js";
 export { RecordFeedbackInputSchema, ANALYTICS_TOOLS, type AnalyticsToolName } from "./tool-schemas.js";
 export { createAnalyticsService, type AnalyticsService } from "./analytics-service.js";
+export { TrainingExampleSchema, buildTrainingExamples, type TrainingExample, type TrainingQuestion } from "./training-export.js";
 // Types (and schemas) of the signatures above.
 export { type AbAssignmentOptions, type AbDecision, type AbRequest } from "./ab-assignment.js";
 export { type AnalyticsServiceOptions, type FlowRegistrySource, type WithMeta } from "./analytics-service.js";

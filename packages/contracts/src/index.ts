@@ -135,6 +135,7 @@ export {
   IntentClassifiedEventSchema,
   RoutingDecidedEventSchema,
   RouterLowConfidenceEventSchema,
+  RouteElicitedEventSchema,
   BackendCallStartEventSchema,
   BackendCallEndEventSchema,
   RetryScheduledEventSchema,

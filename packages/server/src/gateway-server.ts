@@ -50,6 +50,7 @@ import {
 } from "./gateway-analytics.js";
 import { registerResourcesAndPrompts } from "./gateway-resources.js";
 import { createGatewayTools, ToolFailure, type GatewayTool, type ToolContext } from "./gateway-tools.js";
+import { routeElicitationOf } from "./route-elicitation.js";
 import { CALL_TOOL_NAME, CallToolInputShape, createDownstreamTools, type DownstreamSessionState, type DownstreamTools } from "./downstream-tools.js";
 import { createGatewayLogger } from "./logger.js";
 import { createStoreStateLog } from "./store-state-log.js";
@@ -680,6 +681,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       tenant: typeof authExtra?.tenant === "string" ? authExtra.tenant : undefined,
       rawArguments: args,
       progress,
+      ...(connection ? { elicitation: routeElicitationOf(connection.mcp.server, extra.requestId) } : {}),
     };
     if (context.tenant !== undefined && TENANT_FORBIDDEN_TOOLS.has(name)) {
       return fail(new AfwError("FORBIDDEN", `${name} spans every tenant (or changes the gateway for all of them): use a token without a tenant`));

@@ -22,6 +22,7 @@ import type { BackendRegistry } from "./backend-registry.js";
 import { BackendConfigSchema, type GatewayConfig } from "./config-schema.js";
 import type { ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
 import type { QueryPipeline } from "./query-pipeline.js";
+import type { RouteElicitation } from "./route-elicitation.js";
 import type { Redactor } from "@afw/contracts";
 import {
   BackendConnectInputShape,
@@ -52,6 +53,8 @@ export interface ToolContext {
   readonly rawArguments: Readonly<Record<string, unknown>>;
   /** Sends a progress notification when the client asked for them; no-op otherwise. */
   readonly progress: ((message: string) => void) | undefined;
+  /** How `universal_query` can ask the client when unsure (undefined outside MCP). */
+  readonly elicitation?: RouteElicitation | undefined;
 }
 
 /** One MCP tool of the gateway. */
@@ -225,6 +228,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
       signal: context.signal,
       tool: toolName,
       ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
+      ...(context.elicitation === undefined ? {} : { elicitation: context.elicitation }),
       ...(streaming ? { onToken: (text: string) => context.progress!(text), onRestart: () => context.progress!("\n[fallback: the answer restarts]\n") } : {}),
     });
     if (!outcome.ok) throw new ToolFailure(outcome.error as UniversalQueryError & Record<string, unknown>);
