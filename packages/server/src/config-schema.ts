@@ -235,8 +235,8 @@ export const RoutingConfigSchema = z
     elicitation: z
       .object({
         enabled: z.boolean().default(true).describe("Ask clients that declared elicitation to confirm or choose the flow of uncertain questions."),
-        confirm: unit.default(0.7).describe("Confidence from which (below `direct`) the client confirms the top flow."),
         direct: unit.default(0.9).describe("Confidence from which the question is routed without asking."),
+        confirm: unit.default(0.7).describe("Confidence from which (below `direct`) the client confirms the top flow."),
         clarify: unit.default(0.5).describe("Confidence from which (below `confirm`) the client chooses among the flows; below: the default route."),
         timeoutMs: z.number().int().positive().default(60_000).describe("Longest wait for an answer; never more than half the query's remaining time."),
         maxChoices: z.number().int().min(2).max(10).default(4).describe("Flows offered as choices."),
