@@ -4,7 +4,7 @@ import { deleteRedisKeys, getTestRedis, type TestRedis } from "@afw/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createFakeBackend } from "../test/fake-backend.js";
 import { parseResult, testConfig } from "../test/helpers.js";
 import type { GatewayConfigInput } from "./config-schema.js";
@@ -16,18 +16,16 @@ const ALICE = "afw-test-secret-export-alice-0001";
 const OPERATOR = "afw-test-secret-export-operator-1";
 const LEAKED = "sk-live-0123456789abcdefghijklmnop";
 
-let redis: TestRedis;
-const prefixes: string[] = [];
-beforeAll(async () => {
-  redis = await getTestRedis();
-});
-afterAll(async () => {
-  for (const prefix of prefixes) await deleteRedisKeys(redis.url, prefix);
-  await redis?.dispose();
-});
+/** Started on first use by the Redis case; its keys are deleted at the end. */
+let redis: TestRedis | undefined;
+const keyPrefixes: string[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
+});
+afterAll(async () => {
+  for (const keyPrefix of keyPrefixes) await deleteRedisKeys(redis!.url, keyPrefix);
+  await redis?.dispose();
 });
 
 async function start(stores: GatewayConfigInput): Promise<{ gateway: GatewayServer; url: string }> {
@@ -63,19 +61,20 @@ async function connect(url: string, token: string, flow: string) {
   };
 }
 
+const inMemory = async (): Promise<GatewayConfigInput> => ({});
+const onRedis = async (): Promise<GatewayConfigInput> => {
+  redis ??= await getTestRedis();
+  const keyPrefix = redis.prefix();
+  keyPrefixes.push(keyPrefix);
+  return { redis: { url: redis.url, keyPrefix } };
+};
+
 describe.each([
-  ["in-memory stores", () => ({})],
-  [
-    "Redis",
-    () => {
-      const keyPrefix = redis.prefix();
-      prefixes.push(keyPrefix);
-      return { redis: { url: redis.url, keyPrefix } };
-    },
-  ],
+  ["in-memory stores", inMemory],
+  ["Redis", onRedis],
 ] as const)("training export (%s)", (_name, stores) => {
   it("round-trips decisions, elicited answers and feedback as JSONL, tenant-scoped and without secrets", async () => {
-    const { gateway, url } = await start(stores());
+    const { gateway, url } = await start(await stores());
     const alice = await connect(url, ALICE, "flowise:docs");
     const operator = await connect(url, OPERATOR, "langflow:code");
     const elicited = await alice<UniversalQueryResult>("universal_query", { question: `Why does my function throw a TypeError with key ${LEAKED}?`, session_id: "alice-1" });
