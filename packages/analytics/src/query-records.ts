@@ -1,4 +1,4 @@
-import type { ClassificationMethod, Intent, IntentAlternative, RoutingDecision } from "@afw/contracts";
+import type { ClassificationMethod, Intent, IntentAlternative, RoutingDecision, ScoreBreakdown } from "@afw/contracts";
 import { eventTimeMs, type AuditEvent } from "./audit-event.js";
 import { sortByTime } from "./audit-log.js";
 
@@ -11,6 +11,10 @@ export interface AttemptRecord {
   latencyMs: number;
   outcome: "success" | "error" | "timeout" | "aborted";
   errorCode?: string | undefined;
+  /** HTTP status of a failed attempt, when the backend answered. */
+  statusCode?: number | undefined;
+  /** Whether the attempt was the hedged (parallel) one. */
+  hedged?: boolean | undefined;
   /** Epoch milliseconds of the attempt's end. */
   at: number;
 }
@@ -29,9 +33,12 @@ export interface FallbackRecord {
 export interface CandidateRecord {
   backendId: string;
   flowId: string;
+  flowName: string;
   rank: number;
   score: number;
   flowMatch: number;
+  /** The score's components. */
+  breakdown: ScoreBreakdown;
   excluded?: string | undefined;
 }
 
@@ -76,6 +83,8 @@ export interface QueryRecord {
   durationMs?: number | undefined;
   /** Error code of a failed query. */
   errorCode?: string | undefined;
+  /** Error message of a failed query (secret-free, as the gateway reports it). */
+  errorMessage?: string | undefined;
   fallbackUsed: boolean;
   cacheHit: boolean;
   /** A/B arm, when the query was assigned to an experiment. */
@@ -127,6 +136,7 @@ function foldTrace(traceId: string, events: readonly AuditEvent[]): QueryRecord 
     fallbackUsed: false,
     cacheHit: false,
   };
+  const hedged = new Set<string>();
   for (const event of events) {
     if (event.sessionId !== undefined && record.sessionId === undefined) record.sessionId = event.sessionId;
     switch (event.type) {
@@ -158,13 +168,18 @@ function foldTrace(traceId: string, events: readonly AuditEvent[]): QueryRecord 
         record.candidates = decision.candidates.map((candidate) => ({
           backendId: candidate.backendId,
           flowId: candidate.flowId,
+          flowName: candidate.flowName,
           rank: candidate.rank,
           score: candidate.score,
           flowMatch: candidate.breakdown.flow_match,
+          breakdown: candidate.breakdown,
           ...(candidate.excluded === undefined ? {} : { excluded: candidate.excluded }),
         }));
         break;
       }
+      case "backend-call-start":
+        if (event.hedged) hedged.add(`${event.backendId}\u0000${event.flowId}\u0000${event.attempt}`);
+        break;
       case "backend-call-end":
         record.attempts.push({
           backendId: event.backendId,
@@ -173,6 +188,8 @@ function foldTrace(traceId: string, events: readonly AuditEvent[]): QueryRecord 
           latencyMs: event.latencyMs,
           outcome: event.outcome,
           ...(event.errorCode === undefined ? {} : { errorCode: event.errorCode }),
+          ...(event.statusCode === undefined ? {} : { statusCode: event.statusCode }),
+          ...(hedged.has(`${event.backendId}\u0000${event.flowId}\u0000${event.attempt}`) ? { hedged: true } : {}),
           at: eventTimeMs(event),
         });
         break;
@@ -210,6 +227,7 @@ function foldTrace(traceId: string, events: readonly AuditEvent[]): QueryRecord 
         record.endedAt = eventTimeMs(event);
         record.durationMs = event.durationMs;
         record.errorCode = event.code;
+        record.errorMessage = event.message;
         break;
       case "route-elicited":
         record.elicitation = { tier: event.tier, action: event.action, ...(event.chosenFlowId === undefined ? {} : { chosenFlowId: event.chosenFlowId }) };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fetchJson, useDashboardServer } from "../test/harness.js";
-import { createInMemoryDashboardSource, renderIntentPatternsYaml, type PatternAnalysisView } from "./index.js";
+import { createInMemoryDashboardSource, renderIntentPatternsYaml } from "./index.js";
+import type { PatternAnalysisView } from "./analytics-views.js";
 import { metricsToCsv } from "./analytics-format.js";
 import { createSampleDashboardSource, sampleAnalyticsData } from "./testing.js";
 

@@ -171,6 +171,8 @@ describe("JSON endpoints", () => {
       sessions: true,
       toolServers: true,
       toolSearch: true,
+      history: true,
+      semanticCache: true,
       analytics: true,
       flowAnalysis: true,
       patterns: true,

@@ -1,21 +1,19 @@
-import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { AfwError, parseOrThrow, type TraceEvent } from "@afw/contracts";
 import type { DashboardSource, GatewayInfo, QuerySummary } from "./dashboard-source.js";
 import { EventStreamHub } from "./event-stream.js";
 import { renderHtmlShell } from "./html-shell.js";
 import { DashboardHttpError, readJsonBody, sendError, sendJson, setSecurityHeaders } from "./http-responses.js";
+import { createPageAssets } from "./static-assets.js";
 import { metricsToCsv, renderIntentPatternsYaml } from "./analytics-format.js";
-import { presentPatternAnalysis, presentQuery, presentSession, presentTraceEvent, type PresentationOptions } from "./presentation.js";
+import { presentPatternAnalysis, presentQuery, presentSession, presentTraceEvent, presentTurn, type PresentationOptions } from "./presentation.js";
 import {
   AnalyticsRangeParametersSchema,
   AnalyticsSummaryParametersSchema,
   ClearCacheBodySchema,
   FlowIdParameterSchema,
+  HistoryParametersSchema,
   LearnedPriorParametersSchema,
   MetricsExportParametersSchema,
   NoParametersSchema,
@@ -105,9 +103,11 @@ export interface DashboardOptions {
 export interface Dashboard {
   /**
    * Serves a request when its path is under `basePath` or `apiPath` and resolves `true`; resolves
-   * `false` (without touching `res`) for any other path. Authentication is the caller's job.
+   * `false` (without touching `res`) for any other path. Authentication is the caller's job;
+   * `scope.tenant` is the tenant of the caller's token, which `GET {apiPath}/history` searches
+   * within (every other endpoint spans all tenants).
    */
-  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  handle(req: IncomingMessage, res: ServerResponse, scope?: { tenant?: string | undefined }): Promise<boolean>;
   /**
    * True for the paths that carry no data — the page shell and its script and style — which a
    * gateway may serve without a bearer token so a browser can load the page; everything under
@@ -143,6 +143,8 @@ export interface DashboardOverview {
     | "sessions"
     | "toolServers"
     | "toolSearch"
+    | "history"
+    | "semanticCache"
     | "analytics"
     | "flowAnalysis"
     | "patterns"
@@ -163,22 +165,6 @@ export interface DashboardOverview {
   };
   /** When the overview was computed (ISO 8601). */
   generatedAt: string;
-}
-
-interface StaticAsset {
-  body: Buffer;
-  contentType: string;
-  etag: string;
-}
-
-const ASSET_TYPES: Readonly<Record<string, string>> = {
-  "dashboard.js": "text/javascript; charset=utf-8",
-  "dashboard.css": "text/css; charset=utf-8",
-};
-
-function defaultAssetsDirectory(): string {
-  // Both src/ (tests) and dist/ (built) sit one level below the package root, next to assets/.
-  return fileURLToPath(new URL("../assets/", import.meta.url));
 }
 
 function isUnder(pathname: string, prefix: string): boolean {
@@ -208,7 +194,8 @@ function hostOf(origin: string): string | undefined {
  * `overview`, `backends`, `flows`, `queries?limit=`, `queries/:traceId`,
  * `queries/:traceId/events`, `cache`, `POST cache/clear` (JSON body, `Content-Type:
  * application/json` required), `sessions?limit=&pattern=`, `sessions/:id`, `tools/servers`,
- * `tools/search?q=&limit=`, and `events` (server-sent events). Analytics (when the source has
+ * `tools/search?q=&limit=`, `history?q=&tag=&session=&backend=&flow=&from=&to=&cursor=&limit=`
+ * (the caller's tenant only), `cache/semantic`, and `events` (server-sent events). Analytics (when the source has
  * them; read-only): `analytics/summary?range=&top=`, `analytics/flows/:flowId?range=`,
  * `analytics/patterns?range=` (with the proposals as a `routing.intentPatterns` YAML fragment),
  * `analytics/learned?intent=` and `analytics/export?range=&format=json|csv&groupBy=` (a download).
@@ -232,7 +219,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const settings = parseOrThrow(DashboardSettingsSchema, rest, "CONFIG_INVALID", "dashboard options");
   if (settings.basePath === settings.apiPath) throw new AfwError("CONFIG_INVALID", "invalid dashboard options: basePath and apiPath must differ");
   const { basePath, apiPath } = settings;
-  const assetsDirectory = settings.assetsDirectory ?? defaultAssetsDirectory();
   const presentation: PresentationOptions = {
     redact: settings.redact,
     questionPreviewLength: settings.questionPreviewLength,
@@ -262,54 +248,19 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     },
     (error, where) => onError(error, `${apiPath}/events`, where),
   );
-  const html = Buffer.from(renderHtmlShell({ title: settings.title, basePath, apiPath, redacted: settings.redact }), "utf8");
-  const htmlEtag = `"${createHash("sha256").update(html).digest("hex").slice(0, 32)}"`;
-  const assets = new Map<string, Promise<StaticAsset>>();
-
-  const loadAsset = (name: string): Promise<StaticAsset> | undefined => {
-    const contentType = ASSET_TYPES[name];
-    if (!contentType) return undefined;
-    let asset = assets.get(name);
-    if (!asset) {
-      asset = readFile(join(assetsDirectory, name)).then((body) => ({
-        body,
-        contentType,
-        etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 32)}"`,
-      }));
-      asset.catch(() => assets.delete(name));
-      assets.set(name, asset);
-    }
-    return asset;
-  };
-
-  const sendStatic = (req: IncomingMessage, res: ServerResponse, body: Buffer, contentType: string, etag: string): void => {
-    setSecurityHeaders(res);
-    const headers = { "content-type": contentType, "cache-control": "no-cache", etag };
-    if (req.headers["if-none-match"] === etag) {
-      res.writeHead(304, headers);
-      res.end();
-      return;
-    }
-    res.writeHead(200, { ...headers, "content-length": body.length });
-    res.end(req.method === "HEAD" ? undefined : body);
-  };
+  const page = createPageAssets({
+    basePath,
+    html: renderHtmlShell({ title: settings.title, basePath, apiPath, redacted: settings.redact }),
+    assetsDirectory: settings.assetsDirectory,
+  });
 
   const notFound = (): DashboardHttpError => new DashboardHttpError(404, "NOT_FOUND", "no such dashboard endpoint");
   const methodNotAllowed = (allow: string): DashboardHttpError =>
     new DashboardHttpError(405, "METHOD_NOT_ALLOWED", `method not allowed (allowed: ${allow})`, { headers: { allow } });
 
   async function handlePage(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
-    const rest = pathname.slice(basePath.length);
     if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowed("GET, HEAD");
-    if (rest === "" || rest === "/" || rest === "/index.html") {
-      sendStatic(req, res, html, "text/html; charset=utf-8", htmlEtag);
-      return;
-    }
-    const match = /^\/assets\/([a-z.]+)$/.exec(rest);
-    const asset = match?.[1] ? loadAsset(match[1]) : undefined;
-    if (!asset) throw notFound();
-    const loaded = await asset;
-    sendStatic(req, res, loaded.body, loaded.contentType, loaded.etag);
+    if (!(await page.serve(req, res, pathname.slice(basePath.length)))) throw notFound();
   }
 
   function assertSameOrigin(req: IncomingMessage): void {
@@ -343,6 +294,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         sessions: !!source.sessions,
         toolServers: !!source.toolServers,
         toolSearch: !!source.searchTools,
+        history: !!source.searchHistory,
+        semanticCache: !!source.semanticCacheStats,
         analytics: !!source.analyticsSummary,
         flowAnalysis: !!source.flowAnalysis,
         patterns: !!source.patternAnalysis,
@@ -367,7 +320,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     return body;
   }
 
-  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, scope: { tenant?: string | undefined }): Promise<void> {
     const pathname = url.pathname;
     let segments: string[];
     try {
@@ -453,6 +406,22 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         const { q, limit } = parseRequest(ToolSearchParametersSchema, query(), "query parameters");
         const search = await source.searchTools?.(q, { limit });
         ok(search ? { configured: true, search: { ...search, results: search.results.slice(0, limit) } } : { configured: false });
+        return;
+      }
+      case "history": {
+        expect("GET");
+        const historyQuery = parseRequest(HistoryParametersSchema, query(), "query parameters");
+        const page = await source.searchHistory?.(historyQuery, { tenant: scope.tenant });
+        if (!page) return ok({ configured: false });
+        const hits = page.hits.map((hit) => ({ ...hit, turn: presentTurn(hit.turn, presentation) }));
+        ok({ configured: true, hits, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) });
+        return;
+      }
+      case "cache/semantic": {
+        expect("GET");
+        parseRequest(NoParametersSchema, query(), "query parameters");
+        const stats = await source.semanticCacheStats?.();
+        ok(stats ? { configured: true, stats } : { configured: false });
         return;
       }
       case "analytics/summary": {
@@ -549,16 +518,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       return hub.clientCount;
     },
     isPublicPath(pathname: string): boolean {
-      if (isUnder(pathname, apiPath) || !isUnder(pathname, basePath)) return false;
-      const rest = pathname.slice(basePath.length);
-      if (rest === "" || rest === "/" || rest === "/index.html") return true;
-      const asset = /^\/assets\/([a-z.]+)$/.exec(rest)?.[1];
-      return asset !== undefined && ASSET_TYPES[asset] !== undefined;
+      return !isUnder(pathname, apiPath) && isUnder(pathname, basePath) && page.isPublic(pathname.slice(basePath.length));
     },
     close(): void {
       hub.close();
     },
-    async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    async handle(req: IncomingMessage, res: ServerResponse, scope = {}): Promise<boolean> {
       let url: URL;
       try {
         url = new URL(req.url ?? "/", "http://dashboard.invalid");
@@ -569,7 +534,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       const isApi = isUnder(pathname, apiPath);
       if (!isApi && !isUnder(pathname, basePath)) return false;
       try {
-        if (isApi) await handleApi(req, res, url);
+        if (isApi) await handleApi(req, res, url, scope);
         else await handlePage(req, res, pathname);
       } catch (error) {
         if (res.headersSent) {

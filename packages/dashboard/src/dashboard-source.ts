@@ -3,6 +3,8 @@ import type {
   CacheStats,
   CircuitState,
   HealthStatus,
+  HistoryPage,
+  HistoryQuery,
   Intent,
   RoutingCandidate,
   SessionRecord,
@@ -191,7 +193,7 @@ export interface QuerySummary {
   /** The backend and flow that produced the answer (differs from `chosen` after a fallback). */
   answeredBy?: FlowRef | undefined;
   /** Every scored candidate, best first, with its score breakdown. */
-  candidates: RoutingCandidate[];
+  candidates: Pick<RoutingCandidate, "backendId" | "flowId" | "flowName" | "rank" | "score" | "breakdown" | "excluded">[];
   /** Every attempt, in order. */
   attempts: QueryAttempt[];
   /** Every fallback, in order. */
@@ -304,6 +306,20 @@ export interface GatewayInfo {
   startedAt?: string | undefined;
 }
 
+/** Counters of the gateway's semantic answer cache (shown as hit rate and guard rejections). */
+export interface SemanticCacheStatsView {
+  /** Whether semantic lookups are on. */
+  enabled: boolean;
+  /** Semantic lookups made. */
+  lookups: number;
+  /** Lookups answered from a similar earlier question. */
+  hits: number;
+  /** Similar answers refused by the guard (a different number, name or negation). */
+  guardRejections: number;
+  /** Similarity threshold of a hit, 0..1. */
+  threshold: number;
+}
+
 /** Receives new trace events from {@link DashboardSource.subscribe}. Must not throw. */
 export type TraceEventListener = (event: TraceEvent) => void;
 
@@ -355,6 +371,13 @@ export interface DashboardSource {
   toolServers?(): Promise<ToolServerView[] | undefined>;
   /** What `search_tools` would return for `query`. */
   searchTools?(query: string, options: { limit: number }): Promise<ToolSearchView | undefined>;
+  /**
+   * Past turns matching `query` (what the `search_history` tool returns), of the caller's tenant
+   * only: `scope.tenant` is the tenant of the request's token (absent for a token without one).
+   */
+  searchHistory?(query: HistoryQuery, scope: { tenant?: string | undefined }): Promise<HistoryPage | undefined>;
+  /** The semantic answer cache's counters; `undefined` (the panel stays hidden) when there is none. */
+  semanticCacheStats?(): Promise<SemanticCacheStatsView | undefined>;
   /**
    * Analytics of a range (`analytics_dashboard`): totals, top flows (at most `top`), success,
    * latency, cache hit rate, intents and the A/B comparison. Without it the page hides its

@@ -1,4 +1,4 @@
-import { matchesGlob, type CacheStats, type SessionRecord, type ToolSearchHit, type TraceEvent } from "@afw/contracts";
+import { matchesGlob, type CacheStats, type HistoryHit, type HistoryQuery, type SessionRecord, type ToolSearchHit, type TraceEvent } from "@afw/contracts";
 import type {
   AnalyticsRange,
   AnalyticsSummaryView,
@@ -16,6 +16,7 @@ import type {
   FlowView,
   GatewayInfo,
   QuerySummary,
+  SemanticCacheStatsView,
   ToolSearchView,
   ToolServerView,
   TraceEventListener,
@@ -54,6 +55,8 @@ export interface InMemoryDashboardSourceInit {
   tools?: ToolSearchHit[];
   /** Replaces the built-in keyword search. */
   searchTools?: (query: string, options: { limit: number }) => ToolSearchView | Promise<ToolSearchView>;
+  /** Counters of the semantic answer cache (without them `semanticCacheStats` resolves `undefined`). */
+  semanticCache?: SemanticCacheStatsView;
   /** Trace events to start with (questions can be attached with `questions`). */
   events?: TraceEvent[];
   /** Questions by trace id. */
@@ -121,6 +124,8 @@ export interface InMemoryDashboardSource extends DashboardSource {
   readonly clearCacheCalls: readonly DashboardCacheSelector[];
   /** Every `searchTools` query received, in order. */
   readonly searchCalls: readonly string[];
+  /** Every `searchHistory` call received, in order, with its tenant. */
+  readonly historyCalls: readonly { query: HistoryQuery; tenant?: string | undefined }[];
   /** Every analytics call received, in order. */
   readonly analyticsCalls: readonly InMemoryAnalyticsCall[];
   /** Active subscriptions. */
@@ -150,6 +155,33 @@ function keywordSearch(tools: readonly ToolSearchHit[], query: string, limit: nu
 }
 
 /**
+ * The history search of the in-memory source: the turns of the tenant's sessions that pass every
+ * criterion, those sharing more words with `text` first, then newest; pages of `limit` with an
+ * offset cursor.
+ */
+function searchSessions(sessions: readonly SessionRecord[], query: HistoryQuery, tenant: string | undefined): { hits: HistoryHit[]; nextCursor?: string } {
+  const words = tokens(query.text ?? "");
+  const hits: HistoryHit[] = [];
+  for (const session of sessions) {
+    if (session.tenant !== tenant || (query.sessionId !== undefined && session.sessionId !== query.sessionId)) continue;
+    for (const turn of session.turnsList) {
+      if (query.tag !== undefined && !turn.tags?.includes(query.tag)) continue;
+      if ((query.backendId !== undefined && turn.backendId !== query.backendId) || (query.flowId !== undefined && turn.flowId !== query.flowId)) continue;
+      if ((query.from !== undefined && turn.askedAt < query.from) || (query.to !== undefined && turn.askedAt > query.to)) continue;
+      const text = new Set(tokens(`${turn.question} ${turn.answer}`));
+      const matchedWords = words.filter((word) => text.has(word)).length;
+      if (words.length > 0 && matchedWords === 0) continue;
+      hits.push({ sessionId: session.sessionId, turn, matchedWords });
+    }
+  }
+  hits.sort((a, b) => b.matchedWords - a.matchedWords || b.turn.askedAt - a.turn.askedAt);
+  const offset = Number(/^o(\d+)$/.exec(query.cursor ?? "o0")?.[1] ?? 0);
+  const limit = query.limit ?? 10;
+  const page = hits.slice(offset, offset + limit);
+  return offset + limit < hits.length ? { hits: page, nextCursor: `o${offset + limit}` } : { hits: page };
+}
+
+/**
  * Creates an {@link InMemoryDashboardSource}.
  *
  * @example
@@ -175,6 +207,7 @@ export function createInMemoryDashboardSource(init: InMemoryDashboardSourceInit 
   const subscriberWaiters = new Set<{ predicate: (count: number) => boolean; resolve: (count: number) => void }>();
   const clearCacheCalls: DashboardCacheSelector[] = [];
   const searchCalls: string[] = [];
+  const historyCalls: { query: HistoryQuery; tenant?: string | undefined }[] = [];
   const analyticsCalls: InMemoryAnalyticsCall[] = [];
   const analytics = init.analytics;
 
@@ -275,6 +308,13 @@ export function createInMemoryDashboardSource(init: InMemoryDashboardSourceInit 
       if (init.searchTools) return init.searchTools(query, options);
       return keywordSearch(tools, query, options.limit);
     },
+    async searchHistory(query, { tenant }) {
+      historyCalls.push({ query, tenant });
+      return searchSessions(sessions, query, tenant);
+    },
+    async semanticCacheStats() {
+      return init.semanticCache && { ...init.semanticCache };
+    },
     emit(event) {
       record(event);
     },
@@ -309,6 +349,9 @@ export function createInMemoryDashboardSource(init: InMemoryDashboardSourceInit 
     },
     get searchCalls() {
       return searchCalls;
+    },
+    get historyCalls() {
+      return historyCalls;
     },
     get analyticsCalls() {
       return analyticsCalls;

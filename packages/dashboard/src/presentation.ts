@@ -56,7 +56,7 @@ export function presentQuery(summary: QuerySummary, options: PresentationOptions
   return out;
 }
 
-function presentTurn(turn: SessionTurn, options: PresentationOptions): SessionTurn {
+export function presentTurn(turn: SessionTurn, options: PresentationOptions): SessionTurn {
   if (options.redact) return { ...turn, question: REDACTED_TEXT, answer: REDACTED_TEXT };
   return {
     ...turn,

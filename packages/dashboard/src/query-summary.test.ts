@@ -77,18 +77,22 @@ describe("buildQuerySummary", () => {
     );
     const pending = buildQuerySummary(running);
     expect(pending?.outcome).toBe("pending");
-    expect(pending?.attempts).toEqual([{ backendId: "b", flowId: "b:f", attempt: 1, outcome: "pending" }]);
+    // attempts are listed once they end (the fold of @afw/analytics counts finished attempts)
+    expect(pending?.attempts).toEqual([]);
     expect(buildQuerySummary([])).toBeUndefined();
   });
 
   it("ignores events of other traces and takes a bypass from cache-miss", () => {
     const events: TraceEvent[] = [
       { type: "cache-miss", traceId: "x", requestId: "r", timestamp: new Date(T0).toISOString(), scope: "shared", reason: "bypass" },
+      { type: "query-failed", traceId: "x", requestId: "r", timestamp: new Date(T0 + 1).toISOString(), code: "INVALID_INPUT", message: "bad", durationMs: 1, attempts: 0 },
       { type: "query-received", traceId: "other", requestId: "r2", timestamp: new Date(T0).toISOString(), tool: "flowise_query", questionLength: 3 },
     ];
     const summary = buildQuerySummary(events);
-    expect(summary).toMatchObject({ traceId: "x", cache: "bypass", eventCount: 1 });
+    expect(summary).toMatchObject({ traceId: "x", cache: "bypass", eventCount: 2 });
     expect(summary?.tool).toBeUndefined();
+    // a trace without a query event (a health check, a tool list) is no query
+    expect(buildQuerySummary(events.slice(0, 1))).toBeUndefined();
   });
 });
 

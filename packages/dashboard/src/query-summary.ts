@@ -1,178 +1,72 @@
-import type { TraceEvent, TraceEventType } from "@afw/contracts";
-import type { QueryAttempt, QuerySummary } from "./dashboard-source.js";
+import { buildQueryRecords, type QueryRecord } from "@afw/analytics";
+import type { TraceEvent } from "@afw/contracts";
+import type { QueryCacheOutcome, QuerySummary } from "./dashboard-source.js";
 
-/** Event types that belong to a query (as opposed to background health checks or tool listing). */
-const QUERY_EVENT_TYPES: ReadonlySet<TraceEventType> = new Set<TraceEventType>(["query-received", "query-answered", "query-failed"]);
-
-/** Options of {@link buildQuerySummary}. */
-export interface BuildQuerySummaryOptions {
-  /** The question, when the caller knows it (no trace event carries it). */
-  question?: string | undefined;
-}
+const CACHE_OUTCOMES: Readonly<Record<NonNullable<QueryRecord["cache"]>, QueryCacheOutcome>> = { exact: "hit", semantic: "semantic-hit", miss: "miss", bypass: "bypass" };
+const OUTCOMES = { answered: "success", failed: "error", pending: "pending" } as const;
+const iso = (ms: number | undefined): string | undefined => (ms === undefined || !Number.isFinite(ms) ? undefined : new Date(ms).toISOString());
 
 /**
- * Builds the feed row of one query from its trace events (any order; only events of the first
- * event's `traceId` are used). Intent and confidence come from `intent-classified` (or the
- * routing decision), candidates and the first choice from `routing-decided`, attempts from
- * `backend-call-start`/`-end`, fallbacks from `fallback-triggered`, the cache outcome from
- * `cache-hit`/`cache-miss`, and the outcome from `query-answered`/`query-failed`.
- *
- * @returns `undefined` when `events` is empty.
- * @example
- * ```ts
- * const summary = buildQuerySummary(ring.byTraceId(traceId), { question });
- * summary?.fallbacks.length; // 1 after a fallback
- * ```
+ * The feed row of one query: `@afw/analytics`' {@link QueryRecord} (the one fold of a trace's
+ * events) in the dashboard's shape, with the question the gateway kept.
  */
-export function buildQuerySummary(events: readonly TraceEvent[], options: BuildQuerySummaryOptions = {}): QuerySummary | undefined {
-  const first = events[0];
-  if (!first) return undefined;
-  const traceId = first.traceId;
-  const own = events.filter((event) => event.traceId === traceId).sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
+function toQuerySummary(record: QueryRecord, question: string | undefined, events: readonly TraceEvent[]): QuerySummary {
   const summary: QuerySummary = {
-    traceId,
-    requestId: first.requestId,
-    startedAt: own[0]?.timestamp ?? first.timestamp,
-    candidates: [],
-    attempts: [],
-    fallbacks: [],
-    cache: "unknown",
-    outcome: "pending",
-    eventCount: own.length,
+    traceId: record.traceId,
+    requestId: record.requestId,
+    sessionId: record.sessionId,
+    tool: record.tool,
+    startedAt: iso(record.startedAt) ?? new Date(0).toISOString(),
+    finishedAt: iso(record.endedAt),
+    questionLength: record.questionLength ?? question?.length,
+    intent: record.intent,
+    confidence: record.confidence,
+    method: record.method,
+    strategy: record.strategy ?? record.lowConfidence?.strategy,
+    candidates: record.candidates.map(({ flowMatch: _flowMatch, ...candidate }) => candidate),
+    attempts: record.attempts.map(({ at: _at, ...attempt }) => attempt),
+    fallbacks: record.fallbacks,
+    cache: record.cache ? CACHE_OUTCOMES[record.cache] : record.outcome === "answered" ? "miss" : "unknown",
+    outcome: OUTCOMES[record.outcome],
+    errorCode: record.errorCode,
+    errorMessage: record.errorMessage,
+    durationMs: record.durationMs,
+    eventCount: events.filter((event) => event.traceId === record.traceId).length,
   };
-  if (options.question !== undefined) {
-    summary.question = options.question;
-    summary.questionLength = options.question.length;
+  if (question !== undefined) summary.question = question;
+  if (record.chosenBackendId !== undefined && record.chosenFlowId !== undefined) summary.chosen = { backendId: record.chosenBackendId, flowId: record.chosenFlowId };
+  if (record.outcome === "answered" && record.answeredBackendId !== undefined && record.answeredFlowId !== undefined) {
+    summary.answeredBy = { backendId: record.answeredBackendId, flowId: record.answeredFlowId };
   }
-  const openAttempts = new Map<string, QueryAttempt>();
-  for (const event of own) {
-    if (event.sessionId !== undefined) summary.sessionId = event.sessionId;
-    switch (event.type) {
-      case "query-received":
-        summary.startedAt = event.timestamp;
-        summary.requestId = event.requestId;
-        summary.tool = event.tool;
-        summary.questionLength = event.questionLength;
-        break;
-      case "intent-classified":
-        summary.intent = event.intent;
-        summary.confidence = event.confidence;
-        summary.method = event.method;
-        break;
-      case "routing-decided": {
-        const decision = event.decision;
-        summary.intent ??= decision.intent;
-        summary.confidence ??= decision.confidence;
-        summary.method ??= decision.method;
-        summary.strategy = decision.strategy;
-        summary.candidates = decision.candidates;
-        if (decision.chosen) summary.chosen = { backendId: decision.chosen.backendId, flowId: decision.chosen.flowId };
-        break;
-      }
-      case "router-low-confidence":
-        summary.strategy ??= event.strategy;
-        break;
-      case "cache-hit":
-        summary.cache = event.kind === "semantic" ? "semantic-hit" : "hit";
-        break;
-      case "cache-miss":
-        if (summary.cache === "unknown") summary.cache = event.reason === "bypass" ? "bypass" : "miss";
-        break;
-      case "backend-call-start": {
-        const attempt: QueryAttempt = { backendId: event.backendId, flowId: event.flowId, attempt: event.attempt, outcome: "pending" };
-        if (event.hedged !== undefined) attempt.hedged = event.hedged;
-        summary.attempts.push(attempt);
-        openAttempts.set(`${event.backendId}\u0000${event.flowId}\u0000${event.attempt}`, attempt);
-        break;
-      }
-      case "backend-call-end": {
-        const key = `${event.backendId}\u0000${event.flowId}\u0000${event.attempt}`;
-        let attempt = openAttempts.get(key);
-        if (!attempt) {
-          attempt = { backendId: event.backendId, flowId: event.flowId, attempt: event.attempt, outcome: event.outcome };
-          summary.attempts.push(attempt);
-        }
-        openAttempts.delete(key);
-        attempt.outcome = event.outcome;
-        attempt.latencyMs = event.latencyMs;
-        if (event.errorCode !== undefined) attempt.errorCode = event.errorCode;
-        if (event.statusCode !== undefined) attempt.statusCode = event.statusCode;
-        break;
-      }
-      case "fallback-triggered":
-        summary.fallbacks.push({
-          fromBackendId: event.fromBackendId,
-          fromFlowId: event.fromFlowId,
-          toBackendId: event.toBackendId,
-          toFlowId: event.toFlowId,
-          reason: event.reason,
-        });
-        break;
-      case "query-answered":
-        summary.outcome = "success";
-        summary.finishedAt = event.timestamp;
-        summary.durationMs = event.durationMs;
-        summary.answeredBy = { backendId: event.backendId, flowId: event.flowId };
-        if (event.cacheHit === true) summary.cache = "hit";
-        else if (event.cacheHit === "semantic") summary.cache = "semantic-hit";
-        else if (summary.cache === "unknown") summary.cache = "miss";
-        break;
-      case "query-failed":
-        summary.outcome = "error";
-        summary.finishedAt = event.timestamp;
-        summary.durationMs = event.durationMs;
-        summary.errorCode = event.code;
-        summary.errorMessage = event.message;
-        break;
-      default:
-        break;
-    }
-  }
+  for (const key of Object.keys(summary) as (keyof QuerySummary)[]) if (summary[key] === undefined) delete summary[key];
   return summary;
 }
 
-/** Options of {@link queriesFromTraceEvents}. */
-export interface QueriesFromTraceEventsOptions {
-  /** Most queries returned. @default 50 */
-  limit?: number | undefined;
-  /** Looks up the question of a trace (the gateway keeps it; trace events do not). */
-  questionOf?: ((traceId: string) => string | undefined) | undefined;
+/**
+ * Builds the feed row of one query from its trace events (any order; only the first event's
+ * trace counts). `undefined` when the events hold no query (no `query-received`, `-answered` or `-failed`).
+ */
+export function buildQuerySummary(events: readonly TraceEvent[], options: { question?: string | undefined } = {}): QuerySummary | undefined {
+  const traceId = events[0]?.traceId;
+  const record = buildQueryRecords(events.filter((event) => event.traceId === traceId))[0];
+  return record && toQuerySummary(record, options.question, events);
 }
 
-/**
- * Groups a log of trace events (e.g. the gateway's ring buffer) by trace and builds one
- * {@link QuerySummary} per query, newest first. Traces without a `query-received`,
- * `query-answered` or `query-failed` event (health checks, tool listing) are skipped.
- *
- * @example
- * ```ts
- * const queries = queriesFromTraceEvents(ring.recent({ limit: 5000 }), { limit: 50, questionOf: (id) => questions.get(id) });
- * ```
- */
-export function queriesFromTraceEvents(events: readonly TraceEvent[], options: QueriesFromTraceEventsOptions = {}): QuerySummary[] {
-  const limit = options.limit ?? 50;
+/** One row per query of a trace-event log (e.g. the gateway's ring buffer), newest first, at most `limit` (50). */
+export function queriesFromTraceEvents(events: readonly TraceEvent[], options: { limit?: number; questionOf?: (traceId: string) => string | undefined } = {}): QuerySummary[] {
   const byTrace = new Map<string, TraceEvent[]>();
-  const isQuery = new Set<string>();
   for (const event of events) {
-    let list = byTrace.get(event.traceId);
-    if (!list) {
-      list = [];
-      byTrace.set(event.traceId, list);
-    }
-    list.push(event);
-    if (QUERY_EVENT_TYPES.has(event.type)) isQuery.add(event.traceId);
+    const list = byTrace.get(event.traceId);
+    if (list) list.push(event);
+    else byTrace.set(event.traceId, [event]);
   }
-  const summaries: QuerySummary[] = [];
-  for (const [traceId, list] of byTrace) {
-    if (!isQuery.has(traceId)) continue;
-    const summary = buildQuerySummary(list, { question: options.questionOf?.(traceId) });
-    if (summary) summaries.push(summary);
-  }
-  summaries.sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
-  return summaries.slice(0, Math.max(0, limit));
+  return buildQueryRecords(events)
+    .reverse()
+    .slice(0, Math.max(0, options.limit ?? 50))
+    .map((record) => toQuerySummary(record, options.questionOf?.(record.traceId), byTrace.get(record.traceId) ?? []));
 }
 
 /** True when `event` starts or ends a query, i.e. when the live feed should show or update a row. */
 export function isQueryLifecycleEvent(event: TraceEvent): boolean {
-  return QUERY_EVENT_TYPES.has(event.type);
+  return event.type === "query-received" || event.type === "query-answered" || event.type === "query-failed";
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GlobPatternSchema, IntentSchema, SessionIdSchema } from "@afw/contracts";
+import { GlobPatternSchema, IntentSchema, SessionIdSchema, SessionTagsSchema, type HistoryQuery } from "@afw/contracts";
 import { DashboardHttpError, type DashboardValidationIssue } from "./http-responses.js";
 
 const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
@@ -52,6 +52,30 @@ export const FlowIdParameterSchema = z
   .min(1)
   .max(200)
   .regex(/^[^\u0000-\u001f\u007f]+$/, "flow id must not contain control characters");
+
+const isoTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 time such as 2026-01-31T09:00:00Z" }).transform((time) => Date.parse(time));
+
+/**
+ * Query of `GET {apiPath}/history` (the `search_history` criteria): `q` keywords, `tag`, `session`,
+ * `backend`, `flow`, `from`/`to` (ISO 8601), `cursor`, `limit` 1..100 (default 20).
+ */
+export const HistoryParametersSchema = z
+  .strictObject({
+    q: z.string().trim().min(1, "q must not be empty").max(1000).optional(),
+    tag: SessionTagsSchema.element.optional(),
+    session: SessionIdSchema.optional(),
+    backend: z.string().min(1).max(64).regex(PRINTABLE, "backend must be printable characters without spaces").optional(),
+    flow: FlowIdParameterSchema.optional(),
+    from: isoTime.optional(),
+    to: isoTime.optional(),
+    cursor: z.string().min(1).max(64).regex(PRINTABLE, "cursor must be printable characters without spaces").optional(),
+    limit: limit(100, 20),
+  })
+  .transform(({ q, tag, session, backend, flow, from, to, cursor, limit }): HistoryQuery => {
+    const query: HistoryQuery = { text: q, tag, sessionId: session, backendId: backend, flowId: flow, from, to, cursor, limit };
+    for (const key of Object.keys(query) as (keyof HistoryQuery)[]) if (query[key] === undefined) delete query[key];
+    return query;
+  });
 
 /** A trace id in a path: 1..200 printable characters without spaces. */
 export const TraceIdSchema = z.string().min(1).max(200).regex(PRINTABLE, "trace id must be printable characters without spaces");

@@ -296,20 +296,22 @@ export function createSampleDashboardSource(options: SampleDashboardSourceOption
     {
       sessionId: "ops-review-42",
       turns: 2,
+      tags: ["team:ops"],
       createdAt: now - 900_000,
       updatedAt: now - 120_000,
       turnsList: [
-        { question: "Summarise last week's incidents", answer: "Three incidents: two cache timeouts and one failed deploy.", flowId: "flowise-local:docs-qa", backendId: "flowise-local", intent: "rag-retrieval", askedAt: now - 900_000, answeredAt: now - 899_000 },
-        { question: "Which one took longest to resolve?", answer: "The failed deploy: 47 minutes.", flowId: "flowise-local:docs-qa", backendId: "flowise-local", intent: "rag-retrieval", askedAt: now - 121_000, answeredAt: now - 120_000 },
+        { question: "Summarise last week's incidents", answer: "Three incidents: two cache timeouts and one failed deploy.", flowId: "flowise-local:docs-qa", backendId: "flowise-local", intent: "rag-retrieval", tags: ["team:ops"], askedAt: now - 900_000, answeredAt: now - 899_000 },
+        { question: "Which one took longest to resolve?", answer: "The failed deploy: 47 minutes.", flowId: "flowise-local:docs-qa", backendId: "flowise-local", intent: "rag-retrieval", tags: ["team:ops"], askedAt: now - 121_000, answeredAt: now - 120_000 },
       ],
     },
     {
       sessionId: "design-sync",
       turns: 1,
+      tags: ["project:falcon"],
       createdAt: now - 1_800_000,
       updatedAt: now - 1_700_000,
       turnsList: [
-        { question: "How should we split the gateway into services?", answer: "Keep one stateless gateway; move shared state to Redis.", flowId: "langflow-local:architect", backendId: "langflow-local", intent: "structural-thinking", askedAt: now - 1_701_000, answeredAt: now - 1_700_000 },
+        { question: "How should we split the gateway into services?", answer: "Keep one stateless gateway; move shared state to Redis.", flowId: "langflow-local:architect", backendId: "langflow-local", intent: "structural-thinking", tags: ["project:falcon"], askedAt: now - 1_701_000, answeredAt: now - 1_700_000 },
       ],
     },
   ];
@@ -336,6 +338,7 @@ export function createSampleDashboardSource(options: SampleDashboardSourceOption
   ];
   const source = createInMemoryDashboardSource({
     ...(withoutAnalytics ? {} : { analytics: sampleAnalyticsData(now) }),
+    semanticCache: { enabled: true, lookups: 240, hits: 62, guardRejections: 7, threshold: 0.92 },
     ...init,
     backends,
     flows,

@@ -214,3 +214,37 @@ describe("dashboard analytics endpoints over the gateway's HTTP transport", () =
     expect((await get("/api/analytics/export?format=csv", TENANT_TOKEN)).status).toBe(403);
   });
 });
+
+describe("dashboard history search over the gateway's HTTP transport", () => {
+  it("searches the store search_history reads, within the token's tenant only", async () => {
+    const tenantClient = new Client({ name: "dashboard-history-tenant", version: "1.0.0" });
+    await tenantClient.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: bearer(TENANT_TOKEN) } }));
+    try {
+      const asked = await callTool<UniversalQueryResult>(tenantClient, "universal_query", {
+        question: "Hello there, which runbook covers the falcon rollout?",
+        intent: "conversation",
+        session_id: "acme-falcon-1",
+        tags: ["project:falcon"],
+      });
+      expect(asked.isError).toBeFalsy();
+    } finally {
+      await tenantClient.close().catch(() => undefined);
+    }
+    // the untenanted token sees its own chat sessions, not the tenant's turn
+    const own = await get("/api/history?q=hello%20friend&limit=50");
+    expect(own.status).toBe(200);
+    expect(own.body.configured).toBe(true);
+    const ownSessions = new Set(own.body.hits.map((hit: { sessionId: string }) => hit.sessionId));
+    expect([...ownSessions].every((sessionId) => String(sessionId).startsWith("chat-session-"))).toBe(true);
+    expect(ownSessions.size).toBe(CHAT_QUERIES);
+    // the tenant token finds its turn by tag and text, and nothing of the other tenant
+    const tenant = await get("/api/history?q=hello&tag=project%3Afalcon", TENANT_TOKEN);
+    expect(tenant.status).toBe(200);
+    expect(tenant.body.hits).toHaveLength(1);
+    expect(tenant.body.hits[0]).toMatchObject({ sessionId: "acme-falcon-1", turn: { tags: ["project:falcon"], question: "Hello there, which runbook covers the falcon rollout?" } });
+    expect((await get("/api/history?q=hello&limit=50", TENANT_TOKEN)).body.hits.map((hit: { sessionId: string }) => hit.sessionId)).toEqual(["acme-falcon-1"]);
+    // other dashboard endpoints still span every tenant: refused to the tenant token
+    expect((await get("/api/queries", TENANT_TOKEN)).status).toBe(403);
+    expect((await get("/api/history?tag=not%20a%20tag", TENANT_TOKEN)).status).toBe(400);
+  });
+});

@@ -6,7 +6,6 @@ import {
   type DashboardSource,
   type FlowAnalysisView,
   type LearnedPriorView,
-  type MetricsCell,
   type MetricsExportView,
   type PatternAnalysisView,
 } from "@afw/dashboard";
@@ -49,7 +48,7 @@ export function createAnalyticsDashboardSource(analytics: AnalyticsService, prio
     async exportMetrics({ range, groupBy }): Promise<MetricsExportView> {
       const report = await analytics.exportMetrics({ range, format: "json", group_by: groupBy });
       const columns: string[] = [...METRICS_COLUMNS];
-      const rows = report.rows.map((row) => Object.fromEntries(METRICS_COLUMNS.map((column) => [column, row[column] as MetricsCell])));
+      const rows = report.rows.map((row) => Object.fromEntries(METRICS_COLUMNS.map((column) => [column, row[column] as MetricsExportView["rows"][number][string]])));
       return { range: report.range, groupBy: report.groupBy, columns, rows };
     },
   };
@@ -114,5 +113,14 @@ export function createGatewayDashboardSource(gateway: GatewayServer, options: { 
     ...(downstream ? { toolServers: () => downstream.manager.status() } : {}),
     searchTools: (query, { limit }) => toolSearch.search({ query, top_k: limit }),
   });
+  const search = stores.sessions.search?.bind(stores.sessions);
+  // The store `search_history` reads, within the caller's tenant; secrets in past turns are redacted as the tool does.
+  if (search) {
+    source.searchHistory = async (query, { tenant }) => {
+      const page = await search(query, tenant === undefined ? undefined : { tenant });
+      const redact = (text: string) => gateway.redactor.redact(text);
+      return { ...page, hits: page.hits.map((hit) => ({ ...hit, turn: { ...hit.turn, question: redact(hit.turn.question), answer: redact(hit.turn.answer) } })) };
+    };
+  }
   return Object.assign(source, createAnalyticsDashboardSource(gateway.analytics, gateway.learning.prior));
 }

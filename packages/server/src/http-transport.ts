@@ -639,8 +639,8 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
         await refuseUnauthenticated(request, response, headers);
         return;
       }
-      // The dashboard shows every tenant's queries: tenant-scoped tokens may not read it.
-      if (dashboardClient?.tenant !== undefined) {
+      // The dashboard shows every tenant's queries: a tenant-scoped token may only search its own history.
+      if (dashboardClient?.tenant !== undefined && path !== `${dashboardSettings.apiPath}/history`) {
         gateway.metrics.countRejected("tenant");
         sendError(response, 403, "FORBIDDEN", "the dashboard spans every tenant: use a token without a tenant", headers);
         request.resume();
@@ -658,7 +658,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
           return;
         }
       }
-      if (await dashboard.handle(request, response)) return;
+      if (await dashboard.handle(request, response, { tenant: dashboardClient?.tenant })) return;
       sendError(response, 404, "NOT_FOUND", `no route for ${method} ${path.slice(0, 200)}`, headers);
       return;
     }
