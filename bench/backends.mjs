@@ -1,106 +1,142 @@
 #!/usr/bin/env node
-// @afw/backends: what the adapters add on top of a plain fetch, against the local Flowise and
-// Langflow reproductions on loopback. Closed loop (one call at a time) for latency, a 32-way
-// concurrent run for throughput, streaming time-to-first-token, and the stream parsers' speed.
-// The baseline in the same run is a bare `fetch` + `JSON.parse` of the same request.
+// @afw/backends: client CPU per request of the outbound HTTP stacks, like for like. The Flowise and
+// Langflow reproductions run in a child process, so `process.cpuUsage()` of this process is the
+// client's alone. Rows of one kind run interleaved in rounds (load drift hits them alike); each
+// row is the median over rounds of (user + system CPU) / calls, and the latency p50 of one call at
+// a time. Set AFW_BENCH_BASELINE_BACKENDS to another build's `dist/index.js` to measure its
+// adapters in the same run (e.g. the previous main).
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { request as httpRequest, Agent as HttpAgent } from "node:http";
 import { loadavg } from "node:os";
-import { measure, summarize, report, round, runConcurrently, latencyRows } from "./_lib.mjs";
-import { createFlowiseBackend, createLangflowBackend, JsonStreamParser } from "../packages/backends/dist/index.js";
-import { startFlowiseServer, startLangflowServer } from "../packages/backends/dist/test-servers.js";
+import { createRequire } from "node:module";
+import { report, round, summarize, percentile } from "./_lib.mjs";
+import { createFlowiseBackend, createLangflowBackend } from "../packages/backends/dist/index.js";
 
-const ITERATIONS = Number(process.env.BACKENDS_BENCH_OPS ?? 2000);
+// The same undici the adapters use (a dependency of @afw/backends, not of the repository root).
+const { Agent, request } = await import(createRequire(new URL("../packages/backends/package.json", import.meta.url)).resolve("undici"));
+
+const CALLS = Number(process.env.BACKENDS_BENCH_OPS ?? 1000);
+const ROUNDS = 5;
 const FLOW = "7d3c1e2a-8f9b-4c5d-a6e7-1f2a3b4c5d6e";
-const ANSWER_200_TOKENS = Array.from({ length: 200 }, (_, index) => `word${index}`).join(" ");
-const flows = [
-  { id: FLOW, name: "Bench chat", answer: (input) => `Echo: ${input.question}` },
-  { id: "7d3c1e2a-8f9b-4c5d-a6e7-1f2a3b4c5d6f", name: "Long stream", answer: ANSWER_200_TOKENS },
-];
-const STREAM_FLOW = flows[1].id;
-const rows = [];
-const stat = latencyRows(rows);
+const STREAM_FLOW = "7d3c1e2a-8f9b-4c5d-a6e7-1f2a3b4c5d6f";
 
+// The reproductions, in a child process: prints their URLs, serves until stdin closes.
+const child = spawn(
+  process.execPath,
+  [
+    "--input-type=module",
+    "-e",
+    `import { startFlowiseServer, startLangflowServer } from ${JSON.stringify(new URL("../packages/backends/dist/test-servers.js", import.meta.url).href)};
+const answer = Array.from({ length: 200 }, (_, i) => "word" + i).join(" ");
+const flows = [{ id: ${JSON.stringify(FLOW)}, name: "Bench chat", answer: (run) => "Echo: " + run.question }, { id: ${JSON.stringify(STREAM_FLOW)}, name: "Long stream", answer }];
+const flowise = await startFlowiseServer({ apiKey: "bench-key", flows });
+const langflow = await startLangflowServer({ apiKey: "bench-key", flows });
+console.log(JSON.stringify({ flowise: flowise.url, langflow: langflow.url }));
+process.stdin.resume();
+process.stdin.on("end", () => process.exit(0));`,
+  ],
+  { stdio: ["pipe", "pipe", "inherit"] },
+);
+const [line] = await once(child.stdout, "data");
+const urls = JSON.parse(String(line));
 
-const platforms = [
-  {
-    name: "flowise",
-    start: () => startFlowiseServer({ apiKey: "bench-key", flows }),
-    create: (url) => createFlowiseBackend({ id: "bench", baseURL: url, apiKey: "bench-key" }),
-    raw: (url, question) =>
-      fetch(`${url}/api/v1/prediction/${FLOW}`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: "Bearer bench-key" },
-        body: JSON.stringify({ question, streaming: false, overrideConfig: { sessionId: "s" } }),
-      }).then((response) => response.json()),
+const predict = (url) => ({
+  url: `${url}/api/v1/prediction/${FLOW}`,
+  headers: { "content-type": "application/json", authorization: "Bearer bench-key" },
+  body: (question) => JSON.stringify({ question, streaming: false, overrideConfig: { sessionId: "s" } }),
+});
+const streamed = (url) => ({
+  url: `${url}/api/v1/prediction/${STREAM_FLOW}`,
+  headers: { "content-type": "application/json", authorization: "Bearer bench-key", accept: "text/event-stream" },
+  body: () => JSON.stringify({ question: "stream", streaming: true }),
+});
+
+const nodeAgent = new HttpAgent({ keepAlive: true });
+const undiciAgent = new Agent();
+/** One request per stack; `whole` parses JSON, otherwise every chunk is read. */
+const stacks = {
+  "node:http keep-alive": (spec, i, whole) =>
+    new Promise((resolve, reject) => {
+      const body = spec.body(`q${i}`);
+      const req = httpRequest(spec.url, { method: "POST", headers: { ...spec.headers, "content-length": Buffer.byteLength(body) }, agent: nodeAgent }, (res) => {
+        const chunks = [];
+        res.on("data", (chunk) => chunks.push(chunk));
+        res.on("end", () => resolve(whole ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : chunks.length));
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end(body);
+    }),
+  "undici.request, one Agent": async (spec, i, whole) => {
+    const { body } = await request(spec.url, { method: "POST", headers: spec.headers, body: spec.body(`q${i}`), dispatcher: undiciAgent });
+    if (whole) return body.json();
+    let n = 0;
+    for await (const chunk of body) n += chunk.length;
+    return n;
   },
-  {
-    name: "langflow",
-    start: () => startLangflowServer({ apiKey: "bench-key", flows }),
-    create: (url) => createLangflowBackend({ id: "bench", baseURL: url, apiKey: "bench-key" }),
-    raw: (url, question) =>
-      fetch(`${url}/api/v1/run/${FLOW}?stream=false`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-api-key": "bench-key" },
-        body: JSON.stringify({ input_value: question, input_type: "chat", output_type: "chat", session_id: "s" }),
-      }).then((response) => response.json()),
+  "global fetch": async (spec, i, whole) => {
+    const response = await fetch(spec.url, { method: "POST", headers: spec.headers, body: spec.body(`q${i}`) });
+    if (whole) return response.json();
+    let n = 0;
+    for await (const chunk of response.body) n += chunk.length;
+    return n;
   },
-];
+};
 
-const extra = {};
-for (const platform of platforms) {
-  const server = await platform.start();
-  const backend = platform.create(server.url);
-  const base = stat(`${platform.name}: bare fetch + JSON.parse`, await measure((i) => platform.raw(server.url, `q${i}`), { iterations: ITERATIONS, warmup: 200 }));
-  const adapter = stat(`${platform.name}: adapter execute`, await measure((i) => backend.execute({ flowId: FLOW, question: `q${i}`, sessionId: "s" }), { iterations: ITERATIONS, warmup: 200 }));
-  rows.at(-1).overhead_p50_ms = round(adapter.p50 - base.p50);
-  const throughput = await runConcurrently((i) => backend.execute({ flowId: FLOW, question: `c${i}`, sessionId: `s${i % 64}` }), ITERATIONS, 32);
-  rows.push({ scenario: `${platform.name}: adapter execute, 32 concurrent`, calls: ITERATIONS, throughput_rps: round(throughput, 0) });
-  const firstToken = [];
-  const streamSamples = await measure(
-    async () => {
-      const started = performance.now();
-      let first;
-      for await (const chunk of backend.stream({ flowId: STREAM_FLOW, question: "stream" })) {
-        if (chunk.type === "token" && first === undefined) first = performance.now() - started;
+/** Runs every candidate `CALLS / ROUNDS` times per round, interleaved; one row per candidate. */
+async function compare(kind, candidates) {
+  const per = Math.max(1, Math.floor(CALLS / ROUNDS));
+  const cpu = new Map(candidates.map(([name]) => [name, []]));
+  const latency = new Map(candidates.map(([name]) => [name, []]));
+  for (const [, run] of candidates) for (let i = 0; i < 50; i++) await run(i); // warm-up
+  for (let round_ = 0; round_ < ROUNDS; round_++) {
+    for (const [name, run] of candidates) {
+      const before = process.cpuUsage();
+      for (let i = 0; i < per; i++) {
+        const t = performance.now();
+        await run(i);
+        latency.get(name).push(performance.now() - t);
       }
-      firstToken.push(first);
-    },
-    { iterations: Math.max(50, ITERATIONS / 10), warmup: 20 },
-  );
-  const ttft = summarize(firstToken.slice(-streamSamples.length));
-  stat(`${platform.name}: adapter stream, 200 tokens`, streamSamples, { first_token_p50_ms: round(ttft.p50) });
-  extra[`${platform.name}Requests`] = server.requests.length;
-  server.reset();
-  await server.close();
+      const used = process.cpuUsage(before);
+      cpu.get(name).push((used.user + used.system) / per);
+    }
+  }
+  return candidates.map(([name]) => ({ kind, client: name, calls: per * ROUNDS, cpu_us_per_call: round(percentile(cpu.get(name), 50), 1), p50_ms: round(summarize(latency.get(name)).p50) }));
 }
 
-// Parser throughput on ~4 MB of Langflow events, fed in 16 KiB chunks. (Flowise's SSE is read by
-// eventsource-parser; its cost shows in the adapter stream rows above, see
-// docs/decisions/2026-11-24-simplification.md.)
-const encoder = new TextEncoder();
-const ndText = Array.from({ length: 60_000 }, (_, index) => `${JSON.stringify({ event: "token", data: { chunk: `tok${index} `, id: "m", timestamp: "t" } })}\n\n`).join("");
-for (const [name, text, make] of [
-  ["JsonStreamParser (Langflow events)", ndText, () => new JsonStreamParser()],
+const rows = [];
+for (const [kind, spec, whole] of [
+  ["JSON (Flowise prediction)", predict(urls.flowise), true],
+  ["stream (Flowise SSE, 200 tokens)", streamed(urls.flowise), false],
 ]) {
-  const bytes = encoder.encode(text);
-  const samples = await measure(
-    () => {
-      const parser = make();
-      let count = 0;
-      for (let offset = 0; offset < bytes.length; offset += 16_384) count += parser.push(bytes.subarray(offset, offset + 16_384)).length;
-      if (count !== 60_000) throw new Error(`${name}: parsed ${count} events`);
-    },
-    { iterations: 20, warmup: 3 },
-  );
-  const s = summarize(samples);
-  rows.push({ scenario: `${name}, ${round(bytes.length / 2 ** 20, 1)} MiB`, calls: s.count, p50_ms: round(s.p50), mib_per_s: round(bytes.length / 2 ** 20 / (s.p50 / 1000), 1), events_per_s: round(60_000 / (s.p50 / 1000), 0) });
+  rows.push(...(await compare(kind, Object.entries(stacks).map(([name, run]) => [name, (i) => run(spec, i, whole)]))));
 }
 
+// The adapters on top (zod validation, answer extraction, timers, bounded reads, error mapping).
+const builds = [["this build", { createFlowiseBackend, createLangflowBackend }]];
+if (process.env.AFW_BENCH_BASELINE_BACKENDS) builds.push(["baseline build", await import(process.env.AFW_BENCH_BASELINE_BACKENDS)]);
+for (const [platform, create, url] of [
+  ["flowise", "createFlowiseBackend", urls.flowise],
+  ["langflow", "createLangflowBackend", urls.langflow],
+]) {
+  const backends = builds.map(([build, module]) => [build, module[create]({ id: "bench", baseURL: url, apiKey: "bench-key" })]);
+  rows.push(...(await compare(`${platform} adapter execute`, backends.map(([build, backend]) => [build, (i) => backend.execute({ flowId: FLOW, question: `q${i}`, sessionId: "s" })]))));
+  const drain = async (backend) => {
+    for await (const chunk of backend.stream({ flowId: STREAM_FLOW, question: "stream" })) if (chunk.type === "error") throw new Error(chunk.error?.message);
+  };
+  rows.push(...(await compare(`${platform} adapter stream, 200 tokens`, backends.map(([build, backend]) => [build, () => drain(backend)]))));
+  for (const [, backend] of backends) await backend.close?.();
+}
+
+nodeAgent.destroy();
+await undiciAgent.close();
+child.stdin.end();
 report("backends", rows, {
   notes: [
-    "Loopback against the local platform reproductions (@afw/backends/test/servers), client and server in one process.",
-    "overhead_p50_ms = adapter execute p50 - bare fetch p50 (zod validation, answer extraction, timers, bounded body read); negative when the adapter's node:http keep-alive client costs less than fetch (undici) itself.",
-    "Streaming runs with no token delay: it measures adapter + parser cost, not a model's speed.",
-    `Load average at the end: ${loadavg().map((value) => value.toFixed(1)).join(" / ")} (other work on the machine inflates absolute numbers; compare rows of one run).`,
+    "Client CPU only: the platform reproductions (@afw/backends/test/servers) run in a child process on loopback.",
+    `cpu_us_per_call: median over ${ROUNDS} interleaved rounds of (user + system CPU of this process) / calls; p50_ms: one call at a time.`,
+    "Streaming runs with no token delay: it measures client + parser cost, not a model's speed.",
+    `Load average at the end: ${loadavg().map((value) => value.toFixed(1)).join(" / ")} (other work on the machine inflates absolute numbers; compare rows of one kind).`,
   ],
-  extra,
 });

@@ -16,7 +16,7 @@ import { performance } from "node:perf_hooks";
 import { percentile, report, round } from "./_lib.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const { createToolIndex, loadToolCatalogFile, buildToolDocument, createTextAnalyzer, openEmbeddingCache } = await import(join(root, "packages/tool-zoo/dist/index.js"));
+const { createToolIndex, loadToolCatalogFile, buildToolDocument, createTextAnalyzer, openEmbeddingCache } = await import(join(root, "packages/tool-zoo/dist/internal.js"));
 const { createUseEmbedder, createCachingEmbedder } = await import(join(root, "packages/embeddings/dist/index.js"));
 
 const dataDir = [process.env.AFW_SHARED_DATA, resolve(root, "../shared/data")].find((d) => d && existsSync(join(d, "tools-catalog.json")));

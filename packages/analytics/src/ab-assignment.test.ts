@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { analyticsDashboard, analyzeFlow, createAbAssignment, createMemoryAuditLog, type AuditEvent } from "./index.js";
+import { createAbAssignment, createMemoryAuditLog, type AuditEvent } from "./index.js";
+import { analyticsDashboard } from "./dashboard.js";
+import { analyzeFlow } from "./analyze-flow.js";
 import { createTrafficGenerator } from "./test.js";
 
 describe("A/B assignment", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyzeFlow, type FlowRecommendation } from "./index.js";
+import { analyzeFlow, type FlowRecommendation } from "./analyze-flow.js";
 import { runScenario } from "../test/scenario.js";
 
 const kinds = (recommendations: FlowRecommendation[]) => recommendations.map((r) => `${r.severity}:${r.kind}:${r.intent ?? "-"}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { percentile } from "@afw/contracts";
-import { analyticsDashboard } from "./index.js";
+import { analyticsDashboard } from "./dashboard.js";
 import { runScenario, T0 } from "../test/scenario.js";
 
 describe("analyticsDashboard on the synthetic scenario", () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { METRICS_COLUMNS, exportMetrics, parseCsv, toCsv, type MetricsRow } from "./index.js";
+import { METRICS_COLUMNS, parseCsv } from "./index.js";
+import { exportMetrics, type MetricsRow } from "./export-metrics.js";
+import { toCsv } from "./csv.js";
 import { createTrafficGenerator } from "./test.js";
 import { runScenario } from "../test/scenario.js";
 

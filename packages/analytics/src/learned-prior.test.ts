@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { fanOutTraceSink } from "@afw/contracts";
-import { applyLearnedAdjustment, createLearnedRoutingPrior, createMemoryAuditLog, analyticsDashboard, createMemoryPriorStore, type LearnedPriorStore, type PriorEntry } from "./index.js";
+import { applyLearnedAdjustment, createLearnedRoutingPrior, createMemoryAuditLog, createMemoryPriorStore, type LearnedPriorStore } from "./index.js";
+import { analyticsDashboard } from "./dashboard.js";
+import { type PriorEntry } from "./prior-store.js";
 import { createTrafficGenerator, type SyntheticFlow } from "./test.js";
 
 const MAX = 0.15;

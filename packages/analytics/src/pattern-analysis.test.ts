@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createHashingEmbedder } from "@afw/embeddings";
-import { patternAnalysis } from "./index.js";
+import { patternAnalysis } from "./pattern-analysis.js";
 import { keywordTokens, distinctiveKeywords } from "./keywords.js";
 import { createTrafficGenerator, type SyntheticQuery } from "./test.js";
 

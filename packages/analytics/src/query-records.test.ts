@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildQueryRecords, type AuditEvent } from "./index.js";
+import { type AuditEvent } from "./index.js";
+import { buildQueryRecords } from "./query-records.js";
 import { resolveTimeRange } from "./time-range.js";
 import { summarizeLatency } from "./statistics.js";
 import { createTrafficGenerator } from "./test.js";

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AfwError } from "@afw/contracts";
-import { createLearnedRoutingPrior, createMemoryAuditLog, createMemoryFeedbackStore, normalizeRating, recordFeedback, type FeedbackStore } from "./index.js";
+import { createLearnedRoutingPrior, createMemoryAuditLog, createMemoryFeedbackStore, type FeedbackStore } from "./index.js";
+import { normalizeRating } from "./feedback.js";
+import { recordFeedback } from "./record-feedback.js";
 import { createTrafficGenerator } from "./test.js";
 
 function setup() {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { UniversalFlowSchema, type UniversalFlow, type UniversalFlowInput } from "@afw/contracts";
-import { syncFlowRegistry, type ConfiguredBackendFlows } from "./index.js";
+import { type ConfiguredBackendFlows } from "./index.js";
+import { syncFlowRegistry } from "./sync-flow-registry.js";
 import { inferIntentsFromText } from "./sync-flow-registry.js";
 import { createTrafficGenerator } from "./test.js";
 

@@ -1,5 +1,6 @@
 import type { Intent } from "@afw/contracts";
-import { createMemoryAuditLog, createMemoryFeedbackStore, recordFeedback, type AuditLog, type FeedbackRecord, type FeedbackStore } from "../src/index.js";
+import { createMemoryAuditLog, createMemoryFeedbackStore, type AuditLog, type FeedbackRecord, type FeedbackStore } from "../src/index.js";
+import { recordFeedback } from "../src/record-feedback.js";
 import { createTrafficGenerator, type SyntheticFlow, type SyntheticQueryResult, type TrafficGenerator } from "../src/test.js";
 
 /** Start of the scenario's traffic. */

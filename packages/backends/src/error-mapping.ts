@@ -1,5 +1,5 @@
 import { BackendError, redactSecrets, type ErrorCode } from "@afw/contracts";
-import { findConnectRefusal, type ConnectRefusedError } from "./connect-policy.js";
+import { findConnectRefusal, type ConnectRefusedError } from "./address-policy.js";
 import { parseJsonBounded } from "./json-limits.js";
 
 /** What an error is about: which backend, which flow, what the adapter was doing. */
@@ -228,7 +228,7 @@ function networkCode(error: unknown): string | undefined {
 export type AbortReason = "caller" | "timeout" | undefined;
 
 /**
- * Maps anything a `fetch` call or body read threw to a {@link BackendError}: an address refused
+ * Maps anything a request or body read threw to a {@link BackendError}: an address refused
  * by the connection policy -> `FORBIDDEN` (not retryable, see {@link errorFromRefusedConnection}),
  * the caller's abort -> `ABORTED` (not retryable), the adapter's timeout -> `BACKEND_TIMEOUT`, a
  * network failure -> `BACKEND_UNAVAILABLE` (both retryable). A {@link BackendError} passes through

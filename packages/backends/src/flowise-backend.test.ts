@@ -173,16 +173,4 @@ describe("Flowise adapter specifics", () => {
     expect(() => createFlowiseBackend({ id: "ok", baseURL: "http://x", timeout: 5 } as never)).toThrow(/timeout/);
     expect(() => createFlowiseBackend({ id: "ok", baseURL: "http://x", timeouts: { requestTimeout: 5 } } as never)).toThrow(/requestTimeout/);
   });
-
-  it("uses an injected fetch", async () => {
-    const seen: string[] = [];
-    const flowise = backend({
-      fetch: (input: string | URL | Request, init?: RequestInit) => {
-        seen.push(String(input));
-        return fetch(input, init);
-      },
-    });
-    expect((await flowise.checkHealth()).status).toBe("healthy");
-    expect(seen.some((url) => url.endsWith("/api/v1/ping"))).toBe(true);
-  });
 });

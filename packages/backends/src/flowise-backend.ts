@@ -172,7 +172,6 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     baseURL,
     headers: config.headers,
     authHeaders: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
-    ...(config.fetch ? { fetch: config.fetch } : {}),
     ...(config.connectPolicy ? { connectPolicy: config.connectPolicy } : {}),
     ...(config.lookup ? { lookup: config.lookup } : {}),
     secrets: apiKey ? [apiKey] : [],
@@ -496,11 +495,11 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
         operation: "stream",
         flowId: parsed.flowId,
       });
-      if (!open.response.ok) await http.throwForStatus(open);
-      const contentType = open.response.headers.get("content-type") ?? "";
+      if (!open.ok) await http.throwForStatus(open);
+      const contentType = open.header("content-type") ?? "";
       if (!contentType.includes("text/event-stream")) {
         const text = await http.readText(open, config.limits.maxResponseBytes);
-        const reply = parseJsonWith(FlowisePredictionSchema, text, open.context, open.response.status);
+        const reply = parseJsonWith(FlowisePredictionSchema, text, open.context, open.status);
         yield { type: "end", result: toResult(reply, parsed, started, open.context, sent) };
         return;
       }
@@ -533,7 +532,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     if (!apiKey && config.discovery !== "auto") return undefined;
     try {
       const open = await http.open({ method: "GET", path: "/api/v1/chatflows", query: { page: 1, limit: 1 }, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "auth check" });
-      if (!open.response.ok) await http.throwForStatus(open);
+      if (!open.ok) await http.throwForStatus(open);
       open.scope.abort();
       return undefined;
     } catch (error) {
@@ -557,7 +556,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
           .catch(() => undefined);
     try {
       const open = await http.open({ method: "GET", path: "/api/v1/ping", headers: { accept: "text/plain, */*" }, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check" });
-      if (!open.response.ok) await http.throwForStatus(open);
+      if (!open.ok) await http.throwForStatus(open);
       const body = (await http.readText(open, HEALTH_BODY_BYTES)).trim();
       const latencyMs = elapsedMs(started);
       if (body !== "pong" && body !== '"pong"') {

@@ -15,9 +15,12 @@ async function serve(handler: (request: IncomingMessage, response: ServerRespons
   return { server, url: `http://127.0.0.1:${address.port}` };
 }
 
-function client(baseURL: string, fetch?: typeof globalThis.fetch) {
-  return new HttpClient({ backendId: "b", kind: "flowise", baseURL, headers: { "x-extra": "1" }, authHeaders: { authorization: "Bearer secret-key-123" }, secrets: ["secret-key-123"], ...(fetch ? { fetch } : {}) });
+function client(baseURL: string) {
+  return new HttpClient({ backendId: "b", kind: "flowise", baseURL, headers: { "x-extra": "1" }, authHeaders: { authorization: "Bearer secret-key-123" }, secrets: ["secret-key-123"] });
 }
+
+/** undici hands a connection back to its pool one event-loop turn after the body ended. */
+const pooled = () => new Promise((resolve) => setImmediate(resolve));
 
 const open: { server: Server; http: HttpClient }[] = [];
 afterEach(async () => {
@@ -28,7 +31,7 @@ afterEach(async () => {
   }
 });
 
-describe("HttpClient.requestJson without an injected fetch (node:http path)", () => {
+describe("HttpClient.requestJson (undici.request on one keep-alive agent)", () => {
   it("sends the headers and JSON body and reuses one keep-alive connection", async () => {
     const seen: { headers: IncomingMessage["headers"]; body: string; socket: Socket }[] = [];
     const { server, url } = await serve((request, response, socket) => {
@@ -42,10 +45,12 @@ describe("HttpClient.requestJson without an injected fetch (node:http path)", ()
     const http = client(url);
     open.push({ server, http });
     const first = await http.requestJson({ method: "POST", path: "/p", json: { q: 1 }, timeoutMs: 5_000, operation: "execute" }, Reply, 1_000);
+    await pooled();
     const second = await http.requestJson({ method: "POST", path: "/p", json: { q: 2 }, timeoutMs: 5_000, operation: "execute" }, Reply, 1_000);
     expect(first).toEqual({ data: { text: 'got {"q":1}' }, status: 200 });
     expect(second.data.text).toBe('got {"q":2}');
     expect(seen[0]!.headers).toMatchObject({ authorization: "Bearer secret-key-123", "x-extra": "1", "content-type": "application/json", accept: "application/json", "user-agent": "node" });
+    expect(seen[0]!.headers["accept-encoding"]).toBeUndefined();
     expect(seen[1]!.socket).toBe(seen[0]!.socket);
   });
 
@@ -77,6 +82,7 @@ describe("HttpClient.requestJson without an injected fetch (node:http path)", ()
     const http = client(url);
     open.push({ server, http });
     await http.requestJson({ method: "POST", path: "/p", json: {}, timeoutMs: 5_000, operation: "execute" }, Reply, 1_000);
+    await pooled();
     const again = await http.requestJson({ method: "POST", path: "/p", json: {}, timeoutMs: 5_000, operation: "execute" }, Reply, 1_000);
     expect(again.data.text).toBe("ok");
     expect(requests).toBe(3);
@@ -98,12 +104,15 @@ describe("HttpClient.requestJson without an injected fetch (node:http path)", ()
     // Two requests at once leave two idle sockets in the pool; both are stale for the next request.
     const ask = () => http.requestJson({ method: "POST", path: "/p", json: {}, timeoutMs: 5_000, operation: "execute" }, Reply, 1_000);
     await Promise.all([ask(), ask()]);
+    await pooled();
     const again = await ask();
     expect(again.data.text).toBe("ok");
-    expect(requests).toBe(5);
+    // Each stale socket tried costs one dropped request; the pool may open the fresh one before trying them all.
+    expect(requests).toBeGreaterThanOrEqual(4);
+    expect(requests).toBeLessThanOrEqual(5);
   });
 
-  it("maps a status, a timeout, a caller abort and a reset mid-body like the fetch path", async () => {
+  it("maps a status, a timeout, a caller abort and a reset mid-body", async () => {
     const { server, url } = await serve((request, response) => {
       if (request.url === "/limited") return void response.writeHead(429, { "retry-after": "2" }).end('{"message":"slow down, secret-key-123"}');
       if (request.url === "/hang") return;
@@ -115,8 +124,8 @@ describe("HttpClient.requestJson without an injected fetch (node:http path)", ()
     });
     const http = client(url);
     open.push({ server, http });
-    for (const withFetch of [false, true]) {
-      const subject = withFetch ? client(url, globalThis.fetch) : http;
+    {
+      const subject = http;
       const limited = (await subject.requestJson({ method: "GET", path: "/limited", timeoutMs: 5_000, operation: "get" }, Reply, 1_000).catch((e: unknown) => e)) as BackendError;
       expect(limited.code).toBe("BACKEND_RATE_LIMITED");
       expect(limited.details?.["retryAfterMs"]).toBe(2_000);

@@ -1,6 +1,6 @@
 /**
  * `@afw/backends`: Flowise and Langflow adapters implementing the `FlowBackendV1` spec of
- * `@afw/contracts`.
+ * `@afw/contracts`, and the outbound address policy (SSRF guard) of every outbound HTTP request.
  *
  * Adapters are also on their own subpaths (`@afw/backends/flowise`, `@afw/backends/langflow`);
  * local reproductions of both platforms and the shared conformance suite are on
@@ -8,23 +8,22 @@
  *
  * @packageDocumentation
  */
-export { createFlowiseBackend } from "./flowise-backend.js";
-export { extractFlowiseText } from "./flowise-reply.js";
-export { createLangflowBackend } from "./langflow-backend.js";
-export { extractLangflowAnswer } from "./langflow-reply.js";
+export { createFlowiseBackend, type FlowiseBackend } from "./flowise-backend.js";
+export { createLangflowBackend, type LangflowBackend } from "./langflow-backend.js";
 export { ParameterMappingSchema, type ConfiguredFlowInput } from "./settings.js";
-export { inferFlowIntents } from "./flow-inference.js";
-export { JsonStreamParser } from "./json-stream-parser.js";
-export { errorFromStatus, errorFromRefusedConnection } from "./error-mapping.js";
-export { ConnectRefusedError, checkedLookup, type ConnectPolicy, type HostLookup } from "./connect-policy.js";
-export { HttpClient } from "./http-client.js";
-// Types (and schemas) of the signatures above.
-export { type ErrorContext } from "./error-mapping.js";
-export { type FlowInference, type FlowInferenceInput } from "./flow-inference.js";
-export { type FlowiseBackend } from "./flowise-backend.js";
-export { type HttpClientConfig, type HttpRequestOptions, type OpenResponse } from "./http-client.js";
-export { type LangflowBackend } from "./langflow-backend.js";
-export { type LangflowAnswer } from "./langflow-reply.js";
-export { type BaseBackendSettingsInput, ConfiguredFlowSchema } from "./settings.js";
-export { type RequestScope } from "./http-client.js";
-export { BaseBackendSettingsSchema } from "./settings.js";
+export {
+  checkOutboundUrl,
+  classifyAddress,
+  createOutboundAgent,
+  findConnectRefusal,
+  lookupFromResolver,
+  matchHostPattern,
+  normalizeHostName,
+  outboundConnectPolicy,
+  type ConnectPolicy,
+  type HostLookup,
+  type HostResolver,
+  type OutboundAgentOptions,
+  type OutboundUrlDecision,
+  type OutboundUrlPolicy,
+} from "./address-policy.js";

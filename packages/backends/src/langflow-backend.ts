@@ -136,7 +136,6 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
     baseURL,
     headers: config.headers,
     authHeaders: apiKey ? { "x-api-key": apiKey } : {},
-    ...(config.fetch ? { fetch: config.fetch } : {}),
     ...(config.connectPolicy ? { connectPolicy: config.connectPolicy } : {}),
     ...(config.lookup ? { lookup: config.lookup } : {}),
     secrets: apiKey ? [apiKey] : [],
@@ -326,11 +325,11 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
       operation: "stream",
       flowId: parsed.flowId,
     });
-    if (!open.response.ok) await http.throwForStatus(open);
-    const contentType = open.response.headers.get("content-type") ?? "";
+    if (!open.ok) await http.throwForStatus(open);
+    const contentType = open.header("content-type") ?? "";
     if (contentType.includes("application/json")) {
       const text = await http.readText(open, config.limits.maxResponseBytes);
-      const reply = parseJsonWith(LangflowRunResponseSchema, text, open.context, open.response.status);
+      const reply = parseJsonWith(LangflowRunResponseSchema, text, open.context, open.status);
       yield { type: "end", result: toResult(reply, parsed, started, open.context) };
       return;
     }

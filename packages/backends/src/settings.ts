@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BackendIdSchema, IntentSchema, type Intent } from "@afw/contracts";
-import type { ConnectPolicy, HostLookup } from "./connect-policy.js";
+import type { ConnectPolicy, HostLookup } from "./address-policy.js";
 
 /** One megabyte, in bytes. */
 const MEGABYTE = 1024 * 1024;
@@ -95,8 +95,6 @@ export const BackendLimitsSchema = z.strictObject({
 /** Reply size limits of one backend. */
 export type BackendLimits = z.infer<typeof BackendLimitsSchema>;
 
-const fetchFunction = z.custom<typeof globalThis.fetch>((value) => typeof value === "function", "fetch must be a function");
-
 const connectPolicyFunction = z.custom<ConnectPolicy>((value) => typeof value === "function", "connectPolicy must be a function");
 const lookupFunction = z.custom<HostLookup>((value) => typeof value === "function", "lookup must be a function");
 
@@ -111,10 +109,9 @@ export const BaseBackendSettingsSchema = z.strictObject({
     .refine((value) => /^https?:\/\//i.test(value), "baseURL must be an http(s) URL"),
   apiKey: z.string().min(1).optional(),
   headers: z.record(z.string(), z.string()).default({}),
-  fetch: fetchFunction.optional(),
   connectPolicy: connectPolicyFunction
     .optional()
-    .describe("Checked against the address of every new connection, after DNS resolution (SSRF / DNS-rebinding guard); a refusal is a non-retryable FORBIDDEN. Not with `fetch`."),
+    .describe("Checked against the address of every new connection, after DNS resolution (SSRF / DNS-rebinding guard); a refusal is a non-retryable FORBIDDEN."),
   lookup: lookupFunction.optional().describe("Host-name resolver of new connections (`dns.lookup` by default)."),
   timeouts: BackendTimeoutsSchema.default(BackendTimeoutsSchema.parse({})),
   limits: BackendLimitsSchema.default(BackendLimitsSchema.parse({})),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AfwError, BackendError, isRetryableStatus, parseOrThrow, toAfwError, ERROR_CODES } from "./index.js";
+import { isRetryableStatus } from "./errors.js";
+import { AfwError, BackendError, parseOrThrow, toAfwError, ERROR_CODES } from "./index.js";
 
 describe("AfwError", () => {
   it("carries a stable code, cause and details", () => {

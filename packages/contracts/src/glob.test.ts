@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { GlobPatternSchema, MAX_GLOB_LENGTH, matchesGlob } from "./index.js";
+import { MAX_GLOB_LENGTH } from "./glob.js";
+import { GlobPatternSchema, matchesGlob } from "./index.js";
 
 /** A backtracking matcher (what regex engines do with `.*a.*a…`), to show the budget has teeth. */
 function backtrackingSteps(text: string, pattern: string): number {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createRedactor, REDACTED, redactSecrets } from "./index.js";
+import { REDACTED } from "./redact.js";
+import { createRedactor, redactSecrets } from "./index.js";
 
 const KEY = "lf-Zx9/Qm+4kT7pW2sR8vY1";
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");

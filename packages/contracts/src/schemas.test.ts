@@ -3,9 +3,6 @@ import type { z } from "zod";
 import {
   BackendHealthSchema,
   FlowExecutionRequestSchema,
-  FlowStreamChunkSchema,
-  IntentClassificationSchema,
-  RoutingDecisionSchema,
   SearchToolsInputSchema,
   SearchWorkflowCatalogInputSchema,
   ToolDescriptorSchema,
@@ -19,6 +16,9 @@ import {
   formatZodError,
   MAX_QUESTION_LENGTH,
 } from "./index.js";
+import { FlowStreamChunkSchema } from "./backend.js";
+import { IntentClassificationSchema } from "./intent.js";
+import { RoutingDecisionSchema } from "./routing.js";
 
 type Case = { name: string; value: unknown; ok: boolean; message?: RegExp };
 

@@ -365,9 +365,6 @@ export function emitTrace<T extends TraceEventType>(context: TraceContext | unde
   }
 }
 
-/** A sink that drops every event. */
-export const nullTraceSink: TraceSink = Object.freeze({ emit() {} });
-
 /** A sink that forwards each event to every sink given. */
 export function fanOutTraceSink(...sinks: TraceSink[]): TraceSink {
   return {

@@ -90,7 +90,7 @@ export interface DashboardOptions {
    * `Host`. @default []
    */
   allowedOrigins?: string[];
-  /** Directory holding `dashboard.js` and `dashboard.css`. @default the package's `assets/` */
+  /** Directory holding the page's modules and `dashboard.css`. @default the package's `assets/` */
   assetsDirectory?: string;
   /**
    * Called with every error the source throws (and other unexpected failures) so the gateway can
@@ -109,7 +109,7 @@ export interface Dashboard {
    */
   handle(req: IncomingMessage, res: ServerResponse, scope?: { tenant?: string | undefined }): Promise<boolean>;
   /**
-   * True for the paths that carry no data — the page shell and its script and style — which a
+   * True for the paths that carry no data — the page shell, its modules (with preact and htm) and its style — which a
    * gateway may serve without a bearer token so a browser can load the page; everything under
    * `apiPath` should stay behind the gateway's auth.
    */

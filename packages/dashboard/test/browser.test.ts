@@ -164,6 +164,24 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     expect(source.searchCalls).toContain("read a text file");
   });
 
+  it("searches past turns from the history box, and shows the semantic cache's hit rate and guard rejections", async () => {
+    const page = await openPage(`${server.url}/dashboard`);
+    await page.getByLabel("Keywords").fill("incidents week");
+    await page.getByLabel("Tag", { exact: true }).fill("team:ops");
+    await page.getByLabel("Keywords").press("Enter");
+    const hits = page.locator("#history-results .history-hit");
+    await hits.first().waitFor();
+    expect(await page.locator("#history-status").textContent()).toBe("1 turn found");
+    expect(await hits.first().getAttribute("data-session-id")).toBe("ops-review-42");
+    expect(await hits.first().locator(".turn-question").textContent()).toBe("Q: Summarise last week's incidents");
+    expect(await hits.first().locator(".chip").allTextContents()).toEqual(["team:ops"]);
+    // empty fields are left out; the tenant is the caller's (none here)
+    expect(source.historyCalls.at(-1)).toEqual({ query: { text: "incidents week", tag: "team:ops", limit: 20 }, tenant: undefined });
+    const semantic = page.locator("#semantic-cache");
+    expect(await semantic.locator('[data-kpi="hit-rate"] dd').textContent()).toBe("25.8%");
+    expect(await semantic.locator('[data-kpi="guard-rejections"] dd').textContent()).toBe("7");
+  });
+
   it("clears the cache from the page through the confirmation dialog", async () => {
     const page = await openPage(`${server.url}/dashboard`);
     await page.waitForSelector('#cache-body tr[data-flow-id="flowise-local:code-helper"]');
@@ -368,6 +386,8 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
       await page.waitForSelector('#analytics[data-state="unavailable"]', { state: "attached" });
       expect(await page.locator("#analytics").isVisible()).toBe(false);
       expect(await page.locator("#nav-analytics").isVisible()).toBe(false);
+      // no semantic cache: no panel
+      expect(await page.locator("#semantic-cache").count()).toBe(0);
     } finally {
       await empty.close();
     }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AfwError, GlobPatternSchema } from "@afw/contracts";
 import { NAMESPACE_SEPARATOR } from "./namespacing.js";
-import { classifyAddress, matchHostPattern, normalizeHostName } from "./network-policy.js";
+import { classifyAddress, matchHostPattern, normalizeHostName } from "@afw/backends";
 
 /** Characters a downstream server name may use: letters, digits, `_` and `-`. */
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;

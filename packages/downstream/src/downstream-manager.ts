@@ -10,7 +10,7 @@ import { mayBeShortenedName, parseNamespacedToolName } from "./namespacing.js";
 import { AttemptFailure } from "./call-errors.js";
 import type { DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
 import { ServerSupervisor } from "./server-supervisor.js";
-import { lookupFromResolver, type HostLookup, type HostResolver } from "./network-policy.js";
+import { lookupFromResolver, type HostLookup, type HostResolver } from "@afw/backends";
 import type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
 
 /** The result of a proxied tool call: the downstream server's MCP `CallToolResult`, unchanged. */

@@ -11,8 +11,6 @@ export { NAMESPACE_SEPARATOR, namespaceToolName, parseNamespacedToolName } from 
 export { isToolAllowed } from "./tool-filter.js";
 export { computeBackoffDelay } from "./backoff.js";
 export { systemClock } from "./clock.js";
-export { parseIpAddress, classifyAddress, matchHostPattern, checkOutboundUrl, outboundConnectPolicy, lookupFromResolver, systemResolver, type HostResolver, type HostLookup } from "./network-policy.js";
-export { createOutboundFetch, OutboundAddressRefusedError } from "./outbound-fetch.js";
 export type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
 export { namespaceResourceUri, parseNamespacedResourceUri } from "./catalog.js";
 export { toMcpTool, type DownstreamTool } from "./downstream-tool.js";
@@ -24,7 +22,4 @@ export { type DownstreamClock } from "./clock.js";
 export { DownstreamServerConfigSchema } from "./config.js";
 export { type CatalogChangedEvent, type DownstreamCallOptions, type DownstreamRequestOptions, type ListToolsOptions } from "./downstream-manager.js";
 export { type ImportMcpJsonOptions } from "./mcp-json.js";
-export { type AddressClass, type HostMatch, type OutboundConnectPolicy, type OutboundUrlDecision, type OutboundUrlPolicy, type ParsedIpAddress } from "./network-policy.js";
-export { type OutboundFetch, type OutboundFetchOptions } from "./outbound-fetch.js";
 export { type ToolsChangeReason } from "./server-status.js";
-export { type ResolvedTarget } from "./network-policy.js";

@@ -1,6 +1,5 @@
 import { AfwError, createRedactor, emitTrace, type Redactor, type TraceContext } from "@afw/contracts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
@@ -23,10 +22,9 @@ import { isToolAllowed } from "./tool-filter.js";
 import { collectSecrets } from "./collect-secrets.js";
 import { EMPTY_CATALOG, exposeCatalog, listCatalog, type ServerCatalog } from "./catalog.js";
 import { CallerRegistry, type DownstreamCaller, type DownstreamLogMessage, type DownstreamProgress } from "./forwarding.js";
-import { checkOutboundUrl, outboundConnectPolicy, type HostLookup, type HostResolver } from "./network-policy.js";
-import { createOutboundFetch } from "./outbound-fetch.js";
+import { checkOutboundUrl, createOutboundAgent, outboundConnectPolicy, type HostLookup, type HostResolver } from "@afw/backends";
 import type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
-import { closeConnection, createTransport, listAllTools, type Connection } from "./supervisor-transport.js";
+import { closeConnection, createTransport, FramedStdioTransport, listAllTools, type Connection } from "./supervisor-transport.js";
 
 /** @internal */
 export interface SupervisorDependencies {
@@ -68,8 +66,6 @@ export class ServerSupervisor {
   private rawTools: Tool[] | undefined;
   /** Resources, resource templates and prompts as the server listed them. */
   private rawCatalog: ServerCatalog = EMPTY_CATALOG;
-  private catalogRefresh: Promise<void> | undefined;
-  private catalogAgain = false;
   private healthy = true;
   private recovering = false;
   private restarts = 0;
@@ -82,8 +78,6 @@ export class ServerSupervisor {
   private pingTimer: unknown;
   private inFlight = 0;
   private stopped = false;
-  private refreshing: Promise<void> | undefined;
-  private refreshAgain = false;
   private readonly stateWaiters = new Set<() => void>();
   private readonly stderr: BoundedTail;
   private transportErrors = 0;
@@ -149,28 +143,15 @@ export class ServerSupervisor {
   }
 
   /** Re-lists the resources, templates and prompts (coalescing concurrent requests). */
-  async refreshCatalog(): Promise<void> {
+  readonly refreshCatalog = coalesced(async () => {
     const connection = this.connection;
-    if (!connection) return;
-    if (this.catalogRefresh) {
-      this.catalogAgain = true;
-      return this.catalogRefresh;
-    }
-    this.catalogRefresh = (async () => {
-      try {
-        do {
-          this.catalogAgain = false;
-          const catalog = await listCatalog(connection.client, this.config.connectTimeoutMs);
-          if (this.connection !== connection) return;
-          this.rawCatalog = catalog;
-          this.deps.onChange(this, "list-changed");
-        } while (this.catalogAgain && this.connection === connection);
-      } finally {
-        this.catalogRefresh = undefined;
-      }
-    })();
-    return this.catalogRefresh;
-  }
+    if (!connection) return false;
+    const catalog = await listCatalog(connection.client, this.config.connectTimeoutMs);
+    if (this.connection !== connection) return false;
+    this.rawCatalog = catalog;
+    this.deps.onChange(this, "list-changed");
+    return true;
+  });
 
   /**
    * One request other than a tool call (`resources/read`, `prompts/get`), connecting a cold
@@ -229,7 +210,7 @@ export class ServerSupervisor {
     if (this.lastErrorAt !== undefined) status.lastErrorAt = new Date(this.lastErrorAt).toISOString();
     if (this.connection) status.connectedSince = new Date(this.connection.connectedAt).toISOString();
     const opening = this.opening?.transport;
-    const pid = this.connection?.pid ?? (opening instanceof StdioClientTransport ? (opening.pid ?? undefined) : undefined);
+    const pid = this.connection?.pid ?? (opening instanceof FramedStdioTransport ? opening.pid : undefined);
     if (pid !== undefined) status.pid = pid;
     if (this.nextRestartAt !== undefined && this.state === "backing-off") status.nextRestartAt = new Date(this.nextRestartAt).toISOString();
     return status;
@@ -294,32 +275,21 @@ export class ServerSupervisor {
     return promise;
   }
 
-  /** Re-lists the server's tools (coalescing concurrent requests). */
-  async refreshTools(): Promise<void> {
+  /** Re-lists the server's tools (coalescing concurrent requests); a failure counts as a transport error. */
+  readonly refreshTools = coalesced(async () => {
     const connection = this.connection;
-    if (!connection) return;
-    if (this.refreshing) {
-      this.refreshAgain = true;
-      return this.refreshing;
+    if (!connection) return false;
+    try {
+      const tools = await listAllTools(connection.client, this.config.connectTimeoutMs);
+      if (this.connection !== connection) return false;
+      this.rawTools = tools;
+      this.deps.onChange(this, "list-changed");
+      return true;
+    } catch {
+      if (this.connection === connection) this.transportErrors++;
+      return false;
     }
-    this.refreshing = (async () => {
-      try {
-        do {
-          this.refreshAgain = false;
-          const tools = await listAllTools(connection.client, this.config.connectTimeoutMs);
-          if (this.connection !== connection) return;
-          this.rawTools = tools;
-          this.deps.onChange(this, "list-changed");
-        } while (this.refreshAgain && this.connection === connection);
-      } catch (error) {
-        if (this.connection === connection) this.transportErrors++;
-        void error;
-      } finally {
-        this.refreshing = undefined;
-      }
-    })();
-    return this.refreshing;
-  }
+  });
 
   /** Disconnects (idle or shutdown); the process is closed gracefully. */
   async disconnect(reason: "idle"): Promise<void> {
@@ -498,14 +468,11 @@ export class ServerSupervisor {
   private async openConnection(generation: number): Promise<Connection> {
     if (this.closingPromise) await this.closingPromise;
     this.lastTransportError = undefined;
-    // HTTP connections go through a fetch that checks the address of every new connection against
+    // HTTP connections go through an agent that checks the address of every new connection against
     // the same policy as the check below (DNS rebinding between the two is refused).
     const outbound =
       this.config.transport === "http"
-        ? createOutboundFetch({
-            policy: outboundConnectPolicy(this.config.url, { allowedHosts: this.deps.allowedHosts }),
-            lookup: this.deps.lookupHost,
-          })
+        ? createOutboundAgent({ policy: outboundConnectPolicy(this.config.url, { allowedHosts: this.deps.allowedHosts }), lookup: this.deps.lookupHost })
         : undefined;
     const transport = createTransport(this.config, outbound, (chunk) => this.onStderrChunk(chunk));
     // Sampling and elicitation are declared so servers offer the features that use them; each
@@ -560,7 +527,7 @@ export class ServerSupervisor {
       }
       await client.connect(transport, { timeout: this.config.connectTimeoutMs });
       this.interceptProgress(transport);
-      connection.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+      connection.pid = transport instanceof FramedStdioTransport ? transport.pid : undefined;
       connection.notifiesToolChanges = client.getServerCapabilities()?.tools?.listChanged === true;
       const [tools, catalog] = await Promise.all([listAllTools(client, this.config.connectTimeoutMs), listCatalog(client, this.config.connectTimeoutMs)]);
       if (this.stopped || generation !== this.generation) throw new Error("connection superseded");
@@ -754,4 +721,29 @@ export class ServerSupervisor {
       // a logging hook must not break the connection
     }
   }
+}
+
+/**
+ * Runs `task` one at a time: a call while it runs asks for one more run after it (so the latest
+ * state is read) and shares its promise. `task` answers whether another requested run may follow.
+ */
+function coalesced(task: () => Promise<boolean>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let again = false;
+  return () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false;
+        } while ((await task()) && again);
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
+  };
 }

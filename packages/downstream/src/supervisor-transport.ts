@@ -2,10 +2,11 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage, MessageExtraInfo, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { DownstreamServerConfig } from "./config.js";
-import type { OutboundFetch } from "./outbound-fetch.js";
+import { findConnectRefusal } from "@afw/backends";
+import { fetch as undiciFetch, type Agent } from "undici";
 
 const SHUTDOWN_GRACE_MS = 1_000;
 const HTTP_TERMINATE_LIMIT_MS = 1_000;
@@ -21,8 +22,8 @@ export interface Connection {
   healthCheck: Promise<boolean> | undefined;
   /** Whether the server announced `tools.listChanged` (then our list is kept fresh by notifications). */
   notifiesToolChanges: boolean;
-  /** The checked `fetch` of an HTTP transport (its connection pool is closed with the connection). */
-  outbound: OutboundFetch | undefined;
+  /** The checked connection pool of an HTTP transport (closed with the connection). */
+  outbound: Agent | undefined;
 }
 
 /** Lists every page of a server's tools. @internal */
@@ -39,10 +40,53 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<T
 }
 
 /**
+ * The stdio transport of a server, which stops delivering messages once a stdout line overflowed
+ * `maxMessageBytes`. The SDK then drops the buffered line and closes the transport, but keeps
+ * reading until the process is gone: a reply framed after the overflow would still resolve its
+ * call, or not, depending on how the pipe happened to chunk the flood. A connection whose framing
+ * broke is closed, and its in-flight calls fail, every time.
+ * @internal
+ */
+export class FramedStdioTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  private framingBroken = false;
+
+  constructor(readonly inner: StdioClientTransport) {
+    inner.onmessage = (message) => {
+      if (!this.framingBroken) this.onmessage?.(message);
+    };
+    inner.onerror = (error) => {
+      if (error.message.includes("exceeded maximum size")) this.framingBroken = true;
+      this.onerror?.(error);
+    };
+    inner.onclose = () => this.onclose?.();
+  }
+
+  /** The child's process id, once started. */
+  get pid(): number | undefined {
+    return this.inner.pid ?? undefined;
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.inner.send(message);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+/**
  * Creates the MCP client transport of a server; a stdio server's stderr chunks go to `onStderr`.
  * @internal
  */
-export function createTransport(config: DownstreamServerConfig, outbound: OutboundFetch | undefined, onStderr: (chunk: Buffer) => void): Transport {
+export function createTransport(config: DownstreamServerConfig, outbound: Agent | undefined, onStderr: (chunk: Buffer) => void): Transport {
   if (config.transport === "stdio") {
     const transport = new StdioClientTransport({
       command: config.command,
@@ -55,11 +99,11 @@ export function createTransport(config: DownstreamServerConfig, outbound: Outbou
     const stream = transport.stderr;
     stream?.on("data", onStderr);
     stream?.on("error", () => undefined);
-    return transport;
+    return new FramedStdioTransport(transport);
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: config.headers };
-  const fetch = outbound ? { fetch: outbound.fetch } : {};
+  const fetch = outbound ? { fetch: checkedFetch(outbound) } : {};
   if (config.protocol === "sse") return new SSEClientTransport(url, { requestInit, ...fetch });
   return new StreamableHTTPClientTransport(url, {
     requestInit,
@@ -75,10 +119,10 @@ export function createTransport(config: DownstreamServerConfig, outbound: Outbou
  */
 export async function closeConnection(connection: Connection, force: boolean): Promise<void> {
   const { client, transport } = connection;
-  if (transport instanceof StdioClientTransport) {
+  if (transport instanceof FramedStdioTransport) {
     const pid = transport.pid;
     const kill = (signal: NodeJS.Signals) => {
-      if (pid === null) return;
+      if (pid === undefined) return;
       try {
         process.kill(pid, signal);
       } catch {
@@ -104,5 +148,16 @@ export async function closeConnection(connection: Connection, force: boolean): P
     clearTimeout(timer);
   }
   await client.close().catch(() => undefined);
-  await connection.outbound?.close();
+  await connection.outbound?.destroy().catch(() => undefined);
+}
+
+/** `undici`'s `fetch` through `agent`; a refused connection rejects with the refusal itself (host, address, rule), not `fetch failed`. */
+function checkedFetch(agent: Agent): FetchLike {
+  return async (input, init) => {
+    try {
+      return (await undiciFetch(input instanceof URL ? input.toString() : input, { ...(init as Record<string, unknown>), dispatcher: agent })) as unknown as Response;
+    } catch (error) {
+      throw findConnectRefusal(error) ?? error;
+    }
+  };
 }

@@ -77,3 +77,38 @@ describe("a downstream HTTP server whose name rebinds between the check and the 
     expect(firstText(await manager.callTool("local__lookup", { key: "omega" }))).toBe("last letter");
   });
 });
+
+describe("downstream HTTP servers and the outbound address policy", () => {
+  it("refuses special addresses and hosts off the allowlist at configuration time", async () => {
+    const { parseDownstreamConfig } = await import("../src/config.js");
+    const server = (url: string) => ({ name: "web", transport: "http" as const, url });
+    expect(() => parseDownstreamConfig({ servers: [server("http://169.254.169.254/mcp")] })).toThrow(/metadata address/);
+    expect(() => parseDownstreamConfig({ servers: [server("http://[::ffff:a9fe:a9fe]/mcp")] })).toThrow(/metadata address/);
+    expect(() => parseDownstreamConfig({ servers: [server("http://[fe80::1]/mcp")] })).toThrow(/link-local/);
+    expect(() => parseDownstreamConfig({ servers: [server("http://tools.example.com/mcp")], allowedHosts: ["*.internal"] })).toThrow(/not in downstream.allowedHosts/);
+    expect(parseDownstreamConfig({ servers: [server("http://127.0.0.1:8931/mcp")] }).servers).toHaveLength(1);
+    expect(parseDownstreamConfig({ servers: [server("http://169.254.169.254/mcp")], allowedHosts: ["169.254.169.254"] }).allowedHosts).toEqual(["169.254.169.254"]);
+  });
+
+  it("never connects to a server whose name resolves to a metadata address", async () => {
+    const { createDownstreamManager } = await import("../src/downstream-manager.js");
+    const asked: string[] = [];
+    const manager = createDownstreamManager(
+      { servers: [{ name: "web", transport: "http", url: "http://tools.example.com:1/mcp", connectTimeoutMs: 2_000 }], maxRestarts: 0 },
+      {
+        resolveHost: async (host) => {
+          asked.push(host);
+          return ["169.254.169.254"];
+        },
+      },
+    );
+    try {
+      await manager.start();
+      const [status] = manager.status();
+      expect(asked).toContain("tools.example.com");
+      expect(JSON.stringify(status)).toContain("outbound address policy");
+    } finally {
+      await manager.stop();
+    }
+  });
+});

@@ -83,10 +83,11 @@ describe("a noisy server", () => {
     expect(status.stderrTail).toContain(`noise ${lines - 1} xxx`);
     expect(firstText(await manager.callTool("noisy__echo", { text: "calm" }))).toBe("noisy: calm");
 
-    // A stdout line over maxMessageBytes is not buffered: the server is disconnected and restarted.
-    // (The answer may still arrive before the process has exited: only the restart is certain.)
+    // A stdout line over maxMessageBytes is not buffered: the server is disconnected and restarted,
+    // and the call fails, although the server framed its answer correctly after the oversized line.
     const firstPid = status.pid!;
-    await manager.callTool("noisy__flood", { lines: 1, lineBytes: 3_000_000 }).catch(() => undefined);
+    const oversized = await rejectionOf(manager.callTool("noisy__flood", { lines: 1, lineBytes: 3_000_000 }));
+    expect(oversized.code).toBe("SERVER_CONNECTION_FAILED");
     const restarted = await waitForStatus(manager, "noisy", (s) => s.state === "connected" && s.restarts === 1);
     expect(restarted.lastError).toContain("ReadBuffer exceeded maximum size of 1048576 bytes");
     expect(isAlive(firstPid)).toBe(false);

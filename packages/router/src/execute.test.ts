@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AfwError, BackendError, type FlowStreamChunk, type RoutingCandidate, type RoutingDecision } from "@afw/contracts";
 import { createCircuitBreaker } from "./circuit-breaker.js";
-import { executeStream, executeWithFallback, type ExecuteOptions, type ExecutionStreamChunk, type StreamRestartChunk } from "./execute.js";
+import { executeStream } from "./execute-stream.js";
+import { executeWithFallback, type ExecuteOptions, type ExecutionStreamChunk, type StreamRestartChunk } from "./execute.js";
 import { createPerformanceTracker } from "./performance-tracker.js";
 import { collectingTrace, createFakeBackend, result, wait, type FakeBackend } from "../test/fake-backend.js";
 

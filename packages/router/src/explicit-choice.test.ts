@@ -4,10 +4,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { AfwError, BackendError, type Intent } from "@afw/contracts";
-import { attemptBudgetMs } from "./execute.js";
+import { attemptBudgetMs } from "./execution-run.js";
 import { confidenceLevel, type IntentClassifier } from "./intent-classifier.js";
 import { compileIntentPatterns } from "./intent-patterns.js";
-import { createRouter, type RouterOptions } from "./router.js";
+import { createRouter } from "./router.js";
+import type { RouterOptions } from "./router-options.js";
 import { createFakeBackend, wait, type FakeBehavior } from "../test/fake-backend.js";
 
 function fixedClassifier(intent: Intent): IntentClassifier {

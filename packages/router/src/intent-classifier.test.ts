@@ -6,15 +6,8 @@ import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 import { confidenceLevel, createIntentClassifier, type IntentClassifier } from "./intent-classifier.js";
 import { hashIntentLexicon } from "./intent-lexicon.js";
 import { compileIntentPatterns } from "./intent-patterns.js";
-import {
-  BUNDLED_INTENT_EXEMPLARS_URL,
-  firstStageThresholdFor,
-  hashIntentExemplars,
-  hashIntentPatterns,
-  loadBundledIntentModel,
-  parseIntentExemplars,
-  trainIntentModel,
-} from "./intent-model.js";
+import { firstStageThresholdFor, hashIntentExemplars, hashIntentPatterns, parseIntentExemplars, trainIntentModel } from "./intent-model.js";
+import { BUNDLED_INTENT_EXEMPLARS_URL, loadBundledIntentModel } from "./intent-model-file.js";
 import { collectingTrace } from "../test/fake-backend.js";
 import { LONG_PROMPT_CASES } from "../test/long-prompts.js";
 

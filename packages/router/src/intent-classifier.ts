@@ -12,18 +12,8 @@ import {
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
 import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatternMatcher, type PatternMatch } from "./intent-patterns.js";
-import {
-  buildIntentFeatureRow,
-  firstStageRow,
-  firstStageThresholdFor,
-  hashIntentExemplars,
-  hashIntentPatterns,
-  intentModelText,
-  loadBundledIntentModel,
-  trainIntentModel,
-  type IntentExemplar,
-  type IntentModel,
-} from "./intent-model.js";
+import { buildIntentFeatureRow, firstStageRow, firstStageThresholdFor, hashIntentExemplars, hashIntentPatterns, intentModelText, trainIntentModel, type IntentExemplar, type IntentModel } from "./intent-model.js";
+import { loadBundledIntentModel } from "./intent-model-file.js";
 import { readPrompt } from "./prompt-structure.js";
 import { softmaxInPlace, softmaxLogits } from "./softmax-regression.js";
 

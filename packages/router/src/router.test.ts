@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { AfwError, type Intent, type UniversalFlow } from "@afw/contracts";
 import { confidenceLevel, type IntentClassifier } from "./intent-classifier.js";
 import { compileIntentPatterns } from "./intent-patterns.js";
-import { createRouter, type RouterOptions } from "./router.js";
+import { createRouter } from "./router.js";
+import type { RouterOptions } from "./router-options.js";
 import type { BackendFlowSource } from "./flow-discovery-cache.js";
 import { collectingTrace, createFakeBackend, toFlows, type FakeFlow } from "../test/fake-backend.js";
 

@@ -3,27 +3,23 @@ import {
   DEFAULT_SCORING_WEIGHTS,
   INTENTS,
   emitTrace,
-  type CircuitStateStore,
-  type ConfidenceLevel,
   type FlowBackendV1,
-  type HealthStore,
   type Intent,
-  type PerformanceStore,
   type PerformanceTarget,
   type RoutingCandidate,
   type RoutingDecision,
   type RoutingVariant,
-  type RoutingVariantSelector,
   type ScoreAdjuster,
   type ScoreAdjustment,
   type ScoringWeights,
   type TraceContext,
   type UniversalFlow,
 } from "@afw/contracts";
-import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions } from "./circuit-breaker.js";
-import { executeStream, executeWithFallback, type ExecuteOptions, type ExecutionOutcome, type ExecutionRequest, type ExecutionStreamChunk, type RetryOptions } from "./execute.js";
-import { createFlowDiscoveryCache, type BackendFlowSource, type FlowDiscoveryCache } from "./flow-discovery-cache.js";
-import { buildFlowProfile, type FlowProfile, type FlowRegistry } from "./flow-profiles.js";
+import { createCircuitBreaker, type CircuitBreaker } from "./circuit-breaker.js";
+import { executeStream } from "./execute-stream.js";
+import { executeWithFallback, type ExecuteOptions, type ExecutionRequest, type ExecutionStreamChunk } from "./execute.js";
+import { createFlowDiscoveryCache, type FlowDiscoveryCache } from "./flow-discovery-cache.js";
+import { buildFlowProfile, type FlowProfile } from "./flow-profiles.js";
 import { createHealthCache, type HealthCache } from "./health-cache.js";
 import { createIntentClassifier, type IntentClassificationResult, type IntentClassifier, type IntentClassifierOptions } from "./intent-classifier.js";
 import { createPerformanceTracker, type PerformanceTracker } from "./performance-tracker.js";
@@ -35,125 +31,12 @@ import {
   flowMatchScore,
   healthScore,
   type CapabilityTable,
-  type PerformanceScoringOptions,
 } from "./scoring.js";
+import type { RouteInput, RouterExecuteInput, RouterExecution, RouterExplanation, RouterOptions } from "./router-options.js";
 import { foldText, splitWords } from "./text-normalization.js";
 
 /** Shortest interval between two forced rediscoveries of one backend (unknown flow id, a backend's 404). */
 const FORCED_REFRESH_INTERVAL_MS = 5_000;
-
-/** Options of {@link createRouter}. */
-export interface RouterOptions {
-  /** The backends to route between (any `FlowBackendV1`). */
-  backends: readonly FlowBackendV1[];
-  /** A ready classifier, or options to create one. @default createIntentClassifier() */
-  classifier?: IntentClassifier | IntentClassifierOptions;
-  /** Score weights (missing ones default). @default DEFAULT_SCORING_WEIGHTS (.4/.3/.2/.1) */
-  weights?: Partial<ScoringWeights>;
-  /** Capability table per backend kind, merged over {@link DEFAULT_CAPABILITIES}. */
-  capabilities?: CapabilityTable;
-  /** Capability of a (kind, intent) pair the tables do not list. @default 0.5 */
-  defaultCapability?: number;
-  /** Flow registry: intents/keywords per flow id or name. */
-  registry?: FlowRegistry;
-  /** Shared stores; in-memory when absent. */
-  stores?: { performance?: PerformanceStore; health?: HealthStore; circuits?: CircuitStateStore };
-  /** Health snapshot TTL. @default 30000 */
-  healthTtlMs?: number;
-  /** Longest health probe. @default 5000 */
-  healthProbeTimeoutMs?: number;
-  /** Flow list TTL (of the router's own discovery cache; ignored with `flowSource`). @default 300000 */
-  discoveryTtlMs?: number;
-  /** Longest flow discovery (of the router's own discovery cache; ignored with `flowSource`). @default 10000 */
-  discoveryTimeoutMs?: number;
-  /**
-   * Where the flow lists come from when the application already discovers flows (e.g. a gateway's
-   * backend registry): the router then never calls `discoverFlows` itself, so each backend is
-   * discovered once. @default the router's own {@link FlowDiscoveryCache}
-   */
-  flowSource?: BackendFlowSource;
-  /** Health score of a backend never probed yet. @default 0.5 */
-  unknownHealthScore?: number;
-  /** Circuit breaker settings (its store is `stores.circuits`). */
-  circuitBreaker?: Omit<CircuitBreakerOptions, "store" | "now">;
-  /** Performance score settings. */
-  performanceScoring?: PerformanceScoringOptions;
-  /** Execution settings. */
-  execution?: {
-    /** @default 30000 */
-    attemptTimeoutMs?: number;
-    /** @default 45000 */
-    overallTimeoutMs?: number;
-    retry?: RetryOptions;
-    /** @default 3 */
-    maxCandidates?: number;
-    random?: () => number;
-    /** Restarts of a stream that broke after its first token (see `ExecuteOptions.maxStreamRestarts`). @default maxCandidates */
-    maxStreamRestarts?: number;
-  };
-  /** Hedging: which confidence levels run the top two backends in parallel. @default { enabled: true, levels: ["low"] } */
-  hedging?: { enabled?: boolean; levels?: ConfidenceLevel[] };
-  /** Flow used first when the confidence level is `none` (gateway-wide id, platform id or name). */
-  defaultFlowId?: string;
-  /** Candidates listed in a decision (plus the best of every other backend). @default 10 */
-  maxCandidatesInDecision?: number;
-  /** Clock (epoch ms) for caches, circuits and performance decay. @default Date.now */
-  now?: () => number;
-  /** Trace context for background work (health probes, discovery refreshes). */
-  trace?: TraceContext;
-  /**
-   * Adjusts the `flow_match` and `performance` components of every candidate (e.g. a learned
-   * routing prior). Each delta is bounded by `maxScoreAdjustment`, the components are clamped to
-   * 0..1, and the candidate's `adjustment` shows the values before, the deltas and the reason.
-   * Called synchronously for every candidate of every decision; a throwing adjuster is ignored.
-   */
-  scoreAdjuster?: ScoreAdjuster;
-  /** Largest absolute delta a `scoreAdjuster` may apply to one component. @default 0.25 */
-  maxScoreAdjustment?: number;
-  /**
-   * Assigns a request (after classification, unless the user overrides backend or flow) to an
-   * A/B arm; the arm's weights and strategy apply to its decision, which records the arm in
-   * `decision.experiment`. A throwing selector is ignored.
-   */
-  variantSelector?: RoutingVariantSelector;
-}
-
-/** What to route. */
-export interface RouteInput {
-  question: string;
-  /** Explicit intent, or `auto`. */
-  intent?: Intent | "auto" | undefined;
-  /** `auto`, a backend kind or a backend id. */
-  backend?: string | undefined;
-  /** Force a flow (gateway-wide id, platform id or name). */
-  flowId?: string | undefined;
-  /**
-   * With an explicit `backend` or `flowId`: false (default) makes the choice binding — only the
-   * matching candidates are listed and tried (`decision.binding`), so it answers or the execution
-   * fails with the reason (`CIRCUIT_OPEN`, `FLOW_NOT_FOUND`, ...); true lets other candidates
-   * answer after it, reported as a fallback.
-   */
-  allowFallback?: boolean | undefined;
-  trace?: TraceContext | undefined;
-  signal?: AbortSignal | undefined;
-}
-
-/** Input of {@link Router.execute}: what to route plus what to send. */
-export interface RouterExecuteInput extends RouteInput, Omit<ExecutionRequest, "question"> {}
-
-/** Result of {@link Router.execute}. */
-export interface RouterExecution extends ExecutionOutcome {
-  decision: RoutingDecision;
-  classification: IntentClassificationResult;
-}
-
-/** Result of {@link Router.explain}. */
-export interface RouterExplanation {
-  decision: RoutingDecision;
-  classification: IntentClassificationResult;
-  /** Profiles (intents, keywords, general-purpose flag) of the candidates in the decision. */
-  profiles: { flowId: string; intents: Intent[]; generalPurpose: boolean; keywords: string[] }[];
-}
 
 /** Per-flow scratch record, allocated once per flow list and reused by every decision. */
 interface Cell {
@@ -234,7 +117,7 @@ export class Router {
           invalidate: (backendId) => source.invalidate?.(backendId),
         }
       : createFlowDiscoveryCache({ ttlMs: options.discoveryTtlMs, discoveryTimeoutMs: options.discoveryTimeoutMs, now, trace: options.trace });
-    this.performance = createPerformanceTracker({ ...options.performanceScoring, store: options.stores?.performance, now });
+    this.performance = createPerformanceTracker({ store: options.stores?.performance, now });
     const tracker = this.performance;
     this.executionTracker = {
       store: tracker.store,
@@ -259,7 +142,7 @@ export class Router {
     const profiles = flows.map((f) => buildFlowProfile(f, this.options.registry));
     const capability = new Float64Array(INTENTS.length);
     INTENTS.forEach((intent, i) => {
-      capability[i] = capabilityScore(intent, backend.kind, this.capabilities, backend.capabilities, undefined, this.options.defaultCapability ?? 0.5);
+      capability[i] = capabilityScore(intent, backend.kind, this.capabilities, backend.capabilities);
     });
     const state: BackendState = { backend, profiles, capability, cells: [] };
     state.cells = profiles.map((profile) => ({
@@ -384,7 +267,7 @@ export class Router {
     for (const state of this.states.values()) {
       const backend = state.backend;
       const snapshot = this.health.peek(backend);
-      const h = healthScore(snapshot, this.options.unknownHealthScore ?? 0.5);
+      const h = healthScore(snapshot);
       const backendOpen = this.circuits.isOpen(backend.id);
       const down = snapshot?.status === "down";
       const cap = state.capability[intentIndex]!;

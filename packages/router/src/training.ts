@@ -5,15 +5,8 @@
  * @internal
  * @packageDocumentation
  */
-export {
-  BUNDLED_INTENT_EXEMPLARS_URL,
-  bundledIntentModelUrl,
-  buildCalibrationTable,
-  loadBundledIntentModel,
-  parseIntentExemplars,
-  serializeIntentModel,
-  trainIntentModel,
-} from "./intent-model.js";
+export { buildCalibrationTable, parseIntentExemplars, trainIntentModel } from "./intent-model.js";
+export { BUNDLED_INTENT_EXEMPLARS_URL, bundledIntentModelUrl, loadBundledIntentModel, serializeIntentModel } from "./intent-model-file.js";
 export { compileIntentPatterns } from "./intent-patterns.js";
 export { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 export { createIntentClassifier } from "./intent-classifier.js";

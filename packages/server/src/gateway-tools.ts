@@ -15,7 +15,7 @@ import {
   type UniversalQueryInput,
   type UniversalQueryError,
 } from "@afw/contracts";
-import { checkOutboundUrl, lookupFromResolver, matchHostPattern, outboundConnectPolicy, type HostResolver } from "@afw/downstream";
+import { checkOutboundUrl, lookupFromResolver, matchHostPattern, outboundConnectPolicy, type HostResolver } from "@afw/backends";
 import { z } from "zod";
 import type { BackendFactory } from "./backend-factory.js";
 import type { BackendRegistry } from "./backend-registry.js";

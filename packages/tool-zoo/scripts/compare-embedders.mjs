@@ -12,7 +12,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
-import { createToolIndex, loadToolCatalogFile, parseToolCatalog } from "../dist/index.js";
+import { createToolIndex, loadToolCatalogFile, parseToolCatalog } from "../dist/internal.js";
 import { loadExternalCatalogs, loadTasks, packageRoot, pct, scoreRankings, sharedDataDir } from "./eval-lib.mjs";
 
 const candidates = {

@@ -9,7 +9,7 @@
 import { resolve } from "node:path";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
-import { Bm25Index, createToolIndex, loadToolCatalogFile, parseToolCatalog } from "../dist/index.js";
+import { Bm25Index, createToolIndex, loadToolCatalogFile, parseToolCatalog } from "../dist/internal.js";
 import { embeddingCachePath, loadExternalCatalogs, loadTasks, pct, scoreRankings, sharedDataDir, packageRoot } from "./eval-lib.mjs";
 
 const argv = process.argv.slice(2);

@@ -2,7 +2,7 @@
 //   node scripts/explain.mjs "squash-merge PR 88 in my-org/api"
 import { resolve } from "node:path";
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
-import { createToolIndex, loadToolCatalogFile, splitQuotedContent, createTextAnalyzer } from "../dist/index.js";
+import { createToolIndex, loadToolCatalogFile, splitQuotedContent, createTextAnalyzer } from "../dist/internal.js";
 import { embeddingCachePath, sharedDataDir } from "./eval-lib.mjs";
 const tools = loadToolCatalogFile(resolve(sharedDataDir(), "tools-catalog.json"));
 const index = createToolIndex({ embedder: createCachingEmbedder(createUseEmbedder()), embeddingCachePath });

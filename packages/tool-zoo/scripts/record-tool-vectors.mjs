@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createUseEmbedder } from "@afw/embeddings";
-import { buildToolDocument, createTextAnalyzer, loadToolCatalogFile, openEmbeddingCache } from "../dist/index.js";
+import { buildToolDocument, createTextAnalyzer, loadToolCatalogFile, openEmbeddingCache } from "../dist/internal.js";
 import { embeddingCachePath, packageRoot, sharedDataDir } from "./eval-lib.mjs";
 
 const dataDir = sharedDataDir();

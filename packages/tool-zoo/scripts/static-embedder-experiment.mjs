@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
-import { createToolIndex, loadToolCatalogFile, parseToolCatalog } from "../dist/index.js";
+import { createToolIndex, loadToolCatalogFile, parseToolCatalog } from "../dist/internal.js";
 import { loadExternalCatalogs, loadTasks, packageRoot, pct, scoreRankings, sharedDataDir } from "./eval-lib.mjs";
 
 // the model package as @afw/embeddings resolves it (its dist holds vocab.json)

@@ -6,7 +6,7 @@
 import { resolve } from "node:path";
 import { readFileSync } from "node:fs";
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
-import { createToolIndex, loadToolCatalogFile } from "../dist/index.js";
+import { createToolIndex, loadToolCatalogFile } from "../dist/internal.js";
 import { embeddingCachePath, loadTasks, pct, sharedDataDir, packageRoot } from "./eval-lib.mjs";
 
 const dataDir = sharedDataDir();

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { AfwError, parseTraceEvent, type Embedder, type ToolDescriptorInput, type TraceEvent } from "@afw/contracts";
 import { createHashingEmbedder } from "@afw/embeddings";
 import { afterAll, describe, expect, it } from "vitest";
-import { createToolIndex, toolFilter } from "./tool-index.js";
+import { createToolIndex } from "./tool-index.js";
+import { toolFilter } from "./tool-records.js";
 import { affordanceSummary } from "./tool-document.js";
 import { ToolDescriptorSchema } from "@afw/contracts";
 

@@ -4,9 +4,7 @@ import {
   emitTrace,
   SearchToolsInputSchema,
   ToolDescriptorSchema,
-  toolId,
   type SearchMode,
-  type ToolDescriptor,
   type ToolDescriptorInput,
   type ToolSearchHit,
 } from "@afw/contracts";
@@ -22,7 +20,8 @@ import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from 
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
 import { DEFAULT_FIELD_WEIGHTS, type RankedTool, type RankOptions, type Ranking, type ToolBundle, type ToolIndex, type ToolIndexOptions } from "./tool-index-options.js";
 import { createInMemoryUsageStore } from "./usage-store.js";
-import { andFilters, matchesFilter, type MetadataFilter, type VectorMetadata } from "./vector-store.js";
+import { toolFilter, toolMetadata } from "./tool-records.js";
+import { matchesFilter, type VectorMetadata } from "./vector-store.js";
 
 export type { FusionSettings, RankedTool, RankOptions, Ranking, ToolBundle, ToolIndex, ToolIndexOptions, ToolSearchInput } from "./tool-index-options.js";
 
@@ -39,34 +38,10 @@ const KEYWORD_CANDIDATES = 200;
 /** Tools interleaved from the steps of a multi-step task (the whole task's ranking follows). */
 const MERGED_CANDIDATES = 100;
 
-const TAG_PREFIX = "tag:";
 /** Metadata field of a stored vector record: hash of the embedder id and the tool's content. */
 const VECTOR_KEY = "vectorKey";
 /** Tools embedded per embedder call by the background build. */
 const BACKGROUND_CHUNK = 32;
-
-function toolMetadata(tool: ToolDescriptor, view: number): VectorMetadata {
-  const metadata: VectorMetadata = { toolId: toolId(tool), server: tool.server, view };
-  for (const tag of tool.tags) metadata[`${TAG_PREFIX}${tag}`] = true;
-  return metadata;
-}
-
-/**
- * The metadata filter for `servers` / `tags` restrictions: server in the list, and at least one of
- * the tags. Pushed down to the vector store (Chroma `where`) and applied to keyword results.
- *
- * @example
- * ```ts
- * toolFilter(["github"], ["write"]) // { $and: [{ server: { $in: ["github"] } }, { "tag:write": true }] }
- * ```
- */
-export function toolFilter(servers?: readonly string[], tags?: readonly string[]): MetadataFilter | undefined {
-  const serverFilter: MetadataFilter | undefined = servers?.length ? { server: { $in: [...servers] } } : undefined;
-  let tagFilter: MetadataFilter | undefined;
-  if (tags?.length === 1) tagFilter = { [`${TAG_PREFIX}${tags[0]}`]: true };
-  else if (tags && tags.length > 1) tagFilter = { $or: tags.map((tag) => ({ [`${TAG_PREFIX}${tag}`]: true })) };
-  return andFilters(serverFilter, tagFilter);
-}
 
 /**
  * Creates a hybrid tool index: BM25F over tool text (name words, server, first sentence,

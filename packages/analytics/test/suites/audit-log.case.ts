@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { TraceEventSchema } from "@afw/contracts";
-import type { AuditEvent, AuditEventType, AuditLog } from "../../src/index.js";
+import type { AuditEvent, AuditLog } from "../../src/index.js";
+import { type AuditEventType } from "../../src/audit-event.js";
 import { createTrafficGenerator } from "../../src/test.js";
 import { event, manualClock } from "../helpers.js";
 

@@ -1,5 +1,17 @@
 import { lookup as dnsLookup } from "node:dns/promises";
+import { lookup as dnsLookupCallback } from "node:dns";
 import { isIP, isIPv6, type LookupFunction } from "node:net";
+import { Agent, buildConnector } from "undici";
+
+/**
+ * The outbound address policy (SSRF and DNS-rebinding guard), one home for every outbound HTTP
+ * request of the gateway: IP address classification, allowlist patterns, the configuration-time
+ * URL check ({@link checkOutboundUrl}), the same rules at connection time
+ * ({@link outboundConnectPolicy}) and the `undici` agent that applies a policy to the address of
+ * every new connection ({@link createOutboundAgent}).
+ *
+ * @module
+ */
 
 /**
  * What an IP address is, for outbound-request (SSRF) decisions:
@@ -300,8 +312,8 @@ const ALWAYS_EXPLICIT: readonly AddressClass[] = ["metadata", "link-local", "uns
  * (the operator named it; the connection simply fails).
  *
  * This check runs before connecting; {@link outboundConnectPolicy} applies the same rules to the
- * address each connection actually goes to (the downstream HTTP transports use it through
- * {@link createOutboundFetch}), which closes the DNS-rebinding window between the two.
+ * address each connection actually goes to (through {@link createOutboundAgent}), which closes
+ * the DNS-rebinding window between the two.
  *
  * @example
  * ```ts
@@ -357,12 +369,16 @@ function addressRefusal(addressClass: AddressClass, address: string, match: Host
 }
 
 /**
- * Decides whether a connection may be opened to `address`, the address `host` resolved to at
- * connection time (or the host itself when it is an IP literal). Returns `true` or the reason of
- * the refusal. `port` is known to the downstream fetch; without it the URL's port is assumed.
- * Structurally a `ConnectPolicy` of `@afw/backends`.
+ * Decides, at connection time, whether a TCP connection may be opened to `address` (what `host`
+ * resolved to, or the host itself when it is an IP literal; `port` as the connection has it).
+ * Return `true` to allow; `false` or a reason (shown in errors, so no secrets) to refuse.
+ *
+ * @example
+ * ```ts
+ * const publicOnly: ConnectPolicy = (address) => !address.startsWith("127.") || "loopback is not allowed";
+ * ```
  */
-export type OutboundConnectPolicy = (address: string, family: 4 | 6, host: string, port?: number | string) => true | string;
+export type ConnectPolicy = (address: string, family: 4 | 6, host: string, port?: number | string) => boolean | string;
 
 /**
  * The connection-time half of {@link checkOutboundUrl}: the same address rules, applied to the
@@ -379,7 +395,7 @@ export type OutboundConnectPolicy = (address: string, family: 4 | 6, host: strin
  * policy("127.0.0.1", 4, "flows.example.com"); // "host 'flows.example.com' is a loopback address (127.0.0.1); …"
  * ```
  */
-export function outboundConnectPolicy(url: URL | string, policy: Pick<OutboundUrlPolicy, "allowedHosts"> = {}): OutboundConnectPolicy {
+export function outboundConnectPolicy(url: URL | string, policy: Pick<OutboundUrlPolicy, "allowedHosts"> = {}): ConnectPolicy {
   let base: URL | undefined;
   try {
     base = typeof url === "string" ? new URL(url) : url;
@@ -439,4 +455,136 @@ export function lookupFromResolver(resolve: HostResolver): HostLookup {
       (error: unknown) => callback(Object.assign(error instanceof Error ? error : new Error(String(error)), { code: (error as { code?: string }).code ?? "ENOTFOUND" }), options.all ? [] : "", undefined),
     );
   };
+}
+
+const CONNECT_REFUSED_MARKER = Symbol.for("afw.error.connect-refused");
+
+/** A connection the {@link ConnectPolicy} refused: nothing was sent to `address`. */
+export class ConnectRefusedError extends Error {
+  /** Stable code (an `ErrnoException`-style code, so sockets report it unchanged). */
+  readonly code = "ERR_AFW_CONNECT_REFUSED";
+  private readonly [CONNECT_REFUSED_MARKER] = true;
+
+  /**
+   * @param host - the host name of the URL.
+   * @param address - the address that was refused.
+   * @param reason - why (from the policy).
+   */
+  constructor(
+    readonly host: string,
+    readonly address: string,
+    readonly reason: string,
+  ) {
+    super(`connecting to ${host} (${address}) is refused by the outbound address policy at connection time: ${reason}`);
+    this.name = "ConnectRefusedError";
+  }
+
+  /** True for a {@link ConnectRefusedError} from any copy of this package. */
+  static isInstance(value: unknown): value is ConnectRefusedError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[CONNECT_REFUSED_MARKER] === true;
+  }
+}
+
+/**
+ * Finds a {@link ConnectRefusedError} in `error`, its `cause` chain or the `errors` of an
+ * `AggregateError` (`fetch` wraps connection errors as `TypeError("fetch failed", { cause })`).
+ */
+export function findConnectRefusal(error: unknown, depth = 0): ConnectRefusedError | undefined {
+  if (depth > 6 || typeof error !== "object" || error === null) return undefined;
+  if (ConnectRefusedError.isInstance(error)) return error;
+  const nested = (error as { errors?: unknown }).errors;
+  if (Array.isArray(nested)) {
+    for (const inner of nested) {
+      const found = findConnectRefusal(inner, depth + 1);
+      if (found) return found;
+    }
+  }
+  return findConnectRefusal((error as { cause?: unknown }).cause, depth + 1);
+}
+
+/** Applies `policy` to one address: the refusal, or undefined when allowed (a throwing policy refuses). */
+function decideConnect(policy: ConnectPolicy, address: string, family: number, host: string, port: string): ConnectRefusedError | undefined {
+  let verdict: boolean | string;
+  try {
+    verdict = policy(address, family === 6 ? 6 : 4, host, port);
+  } catch (error) {
+    verdict = `the connection policy failed (${error instanceof Error ? error.name : "error"})`;
+  }
+  if (verdict === true) return undefined;
+  return new ConnectRefusedError(host, address, typeof verdict === "string" && verdict ? verdict : "not allowed");
+}
+
+/** Wraps `lookup` so that every address it answers passes `policy`; one refused address refuses the whole answer. */
+function checkedLookup(policy: ConnectPolicy, lookup: HostLookup, port: string): HostLookup {
+  return (hostname, options, callback) => {
+    lookup(hostname, options, (error, address, family) => {
+      if (error) {
+        callback(error, address, family);
+        return;
+      }
+      const entries = Array.isArray(address) ? address : [{ address, family: family ?? (isIP(address) || 4) }];
+      for (const entry of entries) {
+        const refusal = decideConnect(policy, entry.address, entry.family, hostname, port);
+        if (refusal) {
+          callback(refusal, options.all ? [] : "", family);
+          return;
+        }
+      }
+      callback(null, address, family);
+    });
+  };
+}
+
+/** Options of {@link createOutboundAgent}. */
+export interface OutboundAgentOptions {
+  /** Decides every new connection on the address it goes to. @default undefined (every address) */
+  policy?: ConnectPolicy | undefined;
+  /** Host-name resolver of new connections (tests inject one to simulate DNS answers). @default `dns.lookup` */
+  lookup?: HostLookup | undefined;
+  /** Called when a new connection is opened (before the policy decides). */
+  onConnect?: (() => void) | undefined;
+}
+
+type Connector = ReturnType<typeof buildConnector>;
+
+/**
+ * The `undici` connection pool of the gateway's outbound HTTP (backend adapters through
+ * `undici.request`, downstream MCP servers through `undici.fetch`). With a `policy`, every new
+ * connection is checked on the address it goes to: host names through a checked `lookup` (after DNS
+ * resolution, so a name rebound to `127.0.0.1` or `169.254.169.254` since the configuration-time
+ * check is refused), IP-literal hosts (which sockets do not look up) directly. A refusal fails the
+ * request with a {@link ConnectRefusedError} before any byte is sent. Kept-alive connections are
+ * reused only for the same origin, so a reused socket is always one whose address was checked.
+ *
+ * @example
+ * ```ts
+ * const agent = createOutboundAgent({ policy: outboundConnectPolicy(url, { allowedHosts: ["*"] }) });
+ * const { statusCode, body } = await request(url, { dispatcher: agent });
+ * ```
+ */
+export function createOutboundAgent(options: OutboundAgentOptions = {}): Agent {
+  const { policy, onConnect } = options;
+  const lookup = options.lookup ?? (dnsLookupCallback as HostLookup);
+  // One connector per origin, so the lookup knows the port an allowlist entry may name.
+  const connectors = new Map<string, Connector>();
+  const plain = policy || options.lookup ? undefined : buildConnector({});
+  const connect = (connectOptions: Parameters<Connector>[0], callback: Parameters<Connector>[1]): void => {
+    onConnect?.();
+    if (plain) return void plain(connectOptions, callback);
+    const host = connectOptions.hostname.replace(/^\[|\]$/g, "");
+    const port = String(connectOptions.port || (connectOptions.protocol === "https:" ? 443 : 80));
+    const family = isIP(host);
+    if (policy && family !== 0) {
+      const refusal = decideConnect(policy, host, family, host, port);
+      if (refusal) return void callback(refusal, null);
+    }
+    const key = `${connectOptions.protocol}//${host}:${port}`;
+    let connector = connectors.get(key);
+    if (!connector) {
+      connector = buildConnector({ lookup: policy ? checkedLookup(policy, lookup, port) : lookup });
+      connectors.set(key, connector);
+    }
+    connector(connectOptions, callback);
+  };
+  return new Agent({ connect });
 }
