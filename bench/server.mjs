@@ -226,7 +226,7 @@ try {
     `cache hit p50 ${round(hit.p50)} ms vs miss p50 ${round(miss.p50)} ms; CPU ${round(hit.cpuPerCallUs, 1)} vs ${round(missCpu, 1)} µs: hit ${hit.p50 < miss.p50 ? "faster" : "NOT faster"}`,
     `median of the per-round ratios: ${round(median(roundRatios), 2)}x`,
     "the miss path includes the gateway's own HTTP call to the backend (node:http keep-alive), routing, cache and session writes, and Prometheus/ring-buffer/audit-log tracing; the echo server does no outbound call",
-    "same transport for both: MCP Streamable HTTP, stateless, JSON responses, one SDK Client each; the echo server is the SDK's canonical stateless setup (a new McpServer + transport per request), the gateway serves with its lean transport and pooled servers",
+    "same protocol for both: MCP Streamable HTTP, stateless, JSON responses, one SDK Client each; not like for like: the echo server builds a new McpServer + SDK transport per request, the gateway serves a fresh SDK transport on pooled McpServers",
     `process warnings in the driver (e.g. MaxListenersExceededWarning from the SDK client): ${warnings}`,
     canPin ? "pinned: server under test on CPU 1, driver and backend on CPU 0 (taskset)" : "not pinned (taskset or a second core unavailable)",
     `load average at the end: ${(await import("node:os")).loadavg().map((x) => x.toFixed(1)).join(" ")} (other jobs on the machine inflate absolute numbers; compare ratios)`,

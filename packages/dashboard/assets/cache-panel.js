@@ -10,18 +10,17 @@ const count = (value) => (typeof value === "number" ? String(value) : "—");
 function useConfirm() {
   const dialog = useRef(/** @type {HTMLDialogElement | null} */ (null));
   const [message, setMessage] = useState("");
-  const pending = useRef(/** @type {((value: boolean) => void) | undefined} */ (undefined));
+  const pending = useRef(/** @type {{ resolve: (value: boolean) => void, opener: Element | null } | undefined} */ (undefined));
   const finish = (value) => {
-    const opener = /** @type {any} */ (pending).opener;
     if (dialog.current?.open) dialog.current.close();
-    pending.current?.(value);
+    const { resolve, opener } = pending.current ?? {};
     pending.current = undefined;
-    opener?.focus();
+    resolve?.(value);
+    if (opener instanceof HTMLElement) opener.focus();
   };
   const ask = (text) =>
     new Promise((resolve) => {
-      Object.assign(pending, { opener: document.activeElement instanceof HTMLElement ? document.activeElement : undefined });
-      pending.current = resolve;
+      pending.current = { resolve, opener: document.activeElement };
       setMessage(text);
       dialog.current?.showModal();
       dialog.current?.querySelector("button")?.focus();

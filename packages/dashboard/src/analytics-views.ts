@@ -9,9 +9,6 @@
 /** A named time range ending now: the last hour, day or week. */
 export type AnalyticsRange = "1h" | "24h" | "7d";
 
-/** The analytics time ranges, shortest first. */
-export const ANALYTICS_RANGES: readonly AnalyticsRange[] = Object.freeze(["1h", "24h", "7d"]);
-
 /** The bounds of a report (ISO 8601). */
 export interface AnalyticsRangeBounds {
   /** First included instant. */

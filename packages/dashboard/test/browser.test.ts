@@ -346,6 +346,9 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     await page.getByLabel("Search tools").fill("search memory");
     await page.getByLabel("Search tools").press("Enter");
     await page.locator("#tool-search-results .tool-hit").first().waitFor();
+    await page.getByLabel("Keywords").fill("incidents");
+    await page.getByLabel("Keywords").press("Enter");
+    await page.locator("#history-results .history-hit").first().waitFor();
     await mkdir(OUTPUT_DIR, { recursive: true });
     const path = join(OUTPUT_DIR, "dashboard.png");
     await page.screenshot({ path, fullPage: true });

@@ -121,6 +121,12 @@ describe.skipIf(!HAS_CHROMIUM)("hostile content in the dashboard (Chromium)", ()
     await page.waitForSelector("#sessions-body .turn-answer");
     await page.waitForSelector('#feed-list > li[data-trace-id="hostile-query"]');
     await expect.poll(() => page.locator(".backend-card").count()).toBe(1);
+    // the same turn found by the history search box
+    await page.getByLabel("Keywords").fill("bold");
+    await page.getByLabel("Keywords").press("Enter");
+    await page.waitForSelector('#history-results .history-hit[data-session-id="hostile-session"]');
+    const history: string = await page.evaluate(() => document.getElementById("history-results").innerText);
+    for (const tag of [3, 4]) expect(history, `history payload ${tag}`).toContain(`<script>window.__pwned=${tag}</script>`);
 
     const text: string = await page.evaluate(() => document.body.innerText);
     for (const tag of [1, 3, 4, 5]) expect(text, `payload ${tag}`).toContain(`<script>window.__pwned=${tag}</script>`);

@@ -1,11 +1,13 @@
-// Trains the intent models on data/intent-exemplars.yaml and data/intent-real-prompts.json and
+// Trains the intent models on data/intent-exemplars.yaml and $AFW_SHARED_DATA/intent-real-prompts.json and
 // writes one model file per embedder the gateway's configuration offers: data/intent-model.json
 // (Universal Sentence Encoder lite) and data/intent-model-hashing-256-3.json (hashing embedder),
 // so no request pays for training. Each model carries its embedding-free first stage and the
 // threshold at which that stage decides alone (chosen by 5-fold cross-validation on this data).
 // Run: pnpm --filter @afw/router train   (AFW_DRY_RUN=1: print figures, write nothing;
 // AFW_EMBEDDERS=use or hashing: train only that one)
+import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
 import {
   BUNDLED_INTENT_EXEMPLARS_URL,
@@ -18,7 +20,13 @@ import {
 import { diskCacheEmbedder } from "./disk-cache-embedder.mjs";
 
 // Hand-written exemplars plus labelled real prompts (sources and licences: data/DATA-SOURCES.md).
-const real = JSON.parse(await readFile(new URL("../data/intent-real-prompts.json", import.meta.url), "utf8"));
+// The real prompts are fetched data: they live in the shared data folder, not in git.
+const realPath = process.env.AFW_SHARED_DATA && join(process.env.AFW_SHARED_DATA, "intent-real-prompts.json");
+if (!realPath || !existsSync(realPath)) {
+  console.error("intent-real-prompts.json not found: set AFW_SHARED_DATA to the folder holding it (see data/DATA-SOURCES.md)");
+  process.exit(1);
+}
+const real = JSON.parse(await readFile(realPath, "utf8"));
 const handWritten = parseIntentExemplars(await readFile(BUNDLED_INTENT_EXEMPLARS_URL, "utf8"));
 const exemplars = [...handWritten, ...real.map((r) => ({ text: r.question.trim(), intent: r.intent }))];
 // The temperatures are fitted on the out-of-fold predictions of the real prompts only (a validation

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createFlowDiscoveryCache } from "./flow-discovery-cache.js";
 import { createHealthCache } from "./health-cache.js";
-import { createInMemoryHealthStore, createInMemoryPerformanceStore } from "./memory-stores.js";
+import { createMemoryHealthStore, createMemoryPerformanceStore } from "@afw/cache";
 import { createPerformanceTracker } from "./performance-tracker.js";
 import { collectingTrace, createFakeBackend, toFlows } from "../test/fake-backend.js";
 
@@ -64,7 +64,7 @@ describe("health cache", () => {
   });
 
   it("uses a fresh snapshot another instance wrote to the shared store instead of probing", async () => {
-    const store = createInMemoryHealthStore();
+    const store = createMemoryHealthStore();
     const backend = createFakeBackend({ id: "a" });
     await createHealthCache({ store }).get(backend);
     const other = createHealthCache({ store });
@@ -82,7 +82,7 @@ describe("health cache", () => {
 
 describe("performance tracker", () => {
   it("serves summaries synchronously and updates them on record", async () => {
-    const tracker = createPerformanceTracker({ store: createInMemoryPerformanceStore() });
+    const tracker = createPerformanceTracker({ store: createMemoryPerformanceStore() });
     const target = { backendId: "a", flowId: "a:x" };
     expect(tracker.summary(target).score).toBe(0.5);
     for (let i = 0; i < 10; i++) await tracker.record({ ...target, latencyMs: 50, success: true, timestamp: Date.now() });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { createCircuitBreaker } from "./circuit-breaker.js";
-import { createInMemoryCircuitStateStore } from "./memory-stores.js";
+import { createMemoryCircuitStateStore } from "@afw/cache";
 import { collectingTrace } from "../test/fake-backend.js";
 
 describe("circuit breaker over a CircuitStateStore", () => {
   const setup = () => {
     let now = 1_000;
-    const store = createInMemoryCircuitStateStore();
+    const store = createMemoryCircuitStateStore();
     const clock = { now: () => now, advance: (ms: number) => (now += ms) };
     const breaker = createCircuitBreaker({ store, failureThreshold: 3, cooldownMs: 10_000, now: clock.now, syncIntervalMs: 0 });
     return { store, clock, breaker };

@@ -1,5 +1,5 @@
 import { emitTrace, type CircuitState, type CircuitStateStore, type TraceContext } from "@afw/contracts";
-import { createInMemoryCircuitStateStore } from "./memory-stores.js";
+import { createMemoryCircuitStateStore } from "@afw/cache";
 
 /** Options of {@link createCircuitBreaker}. */
 export interface CircuitBreakerOptions {
@@ -61,7 +61,7 @@ export interface CircuitBreaker {
  * ```
  */
 export function createCircuitBreaker(options: CircuitBreakerOptions = {}): CircuitBreaker {
-  const store = options.store ?? createInMemoryCircuitStateStore();
+  const store = options.store ?? createMemoryCircuitStateStore();
   const threshold = Math.max(1, options.failureThreshold ?? 5);
   const cooldownMs = options.cooldownMs ?? 30_000;
   const probeTimeoutMs = options.probeTimeoutMs ?? 60_000;

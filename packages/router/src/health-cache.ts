@@ -1,5 +1,5 @@
 import { emitTrace, type BackendHealth, type FlowBackendV1, type HealthStore, type TraceContext } from "@afw/contracts";
-import { createInMemoryHealthStore } from "./memory-stores.js";
+import { createMemoryHealthStore } from "@afw/cache";
 
 /** Options of {@link createHealthCache}. */
 export interface HealthCacheOptions {
@@ -40,7 +40,7 @@ export interface HealthCache {
  * ```
  */
 export function createHealthCache(options: HealthCacheOptions = {}): HealthCache {
-  const store = options.store ?? createInMemoryHealthStore({ now: options.now });
+  const store = options.store ?? createMemoryHealthStore({ now: options.now });
   const ttlMs = options.ttlMs ?? 30_000;
   const probeTimeoutMs = options.probeTimeoutMs ?? 5_000;
   const now = options.now ?? Date.now;

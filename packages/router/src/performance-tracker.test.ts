@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { PerformanceStore, PerformanceTarget } from "@afw/contracts";
-import { createInMemoryPerformanceStore } from "./memory-stores.js";
+import { createMemoryPerformanceStore } from "@afw/cache";
 import { createPerformanceTracker } from "./performance-tracker.js";
 
 function countingStore(): { store: PerformanceStore; windowReads: PerformanceTarget[] } {
-  const inner = createInMemoryPerformanceStore();
+  const inner = createMemoryPerformanceStore();
   const windowReads: PerformanceTarget[] = [];
   const store: PerformanceStore = {
     record: (sample) => inner.record(sample),

@@ -1,5 +1,5 @@
 import type { PerformanceSample, PerformanceStore, PerformanceTarget } from "@afw/contracts";
-import { createInMemoryPerformanceStore } from "./memory-stores.js";
+import { createMemoryPerformanceStore } from "@afw/cache";
 import { summarizePerformance, type PerformanceScoringOptions, type PerformanceSummary } from "./scoring.js";
 
 /** Options of {@link createPerformanceTracker}. */
@@ -38,7 +38,7 @@ export interface PerformanceTracker {
  * ```
  */
 export function createPerformanceTracker(options: PerformanceTrackerOptions = {}): PerformanceTracker {
-  const store = options.store ?? createInMemoryPerformanceStore();
+  const store = options.store ?? createMemoryPerformanceStore();
   const now = options.now ?? Date.now;
   const ttl = options.summaryTtlMs ?? 5_000;
   const neutral: PerformanceSummary = Object.freeze({ samples: 0, successRate: Number.NaN, p50Ms: undefined, p95Ms: undefined, score: options.neutralScore ?? 0.5 });

@@ -15,7 +15,7 @@ import {
 } from "@afw/router";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
-import type { GatewayStores } from "./gateway-server.js";
+import type { GatewayStores } from "./gateway-types.js";
 import type { ExecutionOutcome, RouterPort } from "./ports.js";
 import { newTraceContext } from "./trace-context.js";
 

@@ -124,12 +124,6 @@ export const HttpConfigSchema = z
       .describe(
         "Stateless mode (no MCP session ids): any instance behind a load balancer can serve any request. `false`: MCP sessions (`Mcp-Session-Id`), shared across instances through the session registry.",
       ),
-    statelessTransport: z
-      .enum(["native", "sdk"])
-      .default("native")
-      .describe(
-        "Stateless mode only: `native` answers on node:http directly with pooled MCP servers (lower CPU per call); `sdk` uses the SDK's StreamableHTTPServerTransport per request.",
-      ),
     authTokens: z
       .array(z.union([z.string().min(16, "auth tokens must be at least 16 characters"), AuthTokenConfigSchema]))
       .default([])

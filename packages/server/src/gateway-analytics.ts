@@ -23,7 +23,7 @@ import { AfwError, type Embedder, type ResponseCache, type RoutingVariantSelecto
 import { z } from "zod";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
-import type { GatewayTool, ToolContext } from "./gateway-tools.js";
+import type { GatewayTool, ToolContext } from "./gateway-tool.js";
 import type { QueryPipeline } from "./query-pipeline.js";
 import type { Redactor } from "@afw/contracts";
 

@@ -9,7 +9,7 @@ import {
   type MetricsExportView,
   type PatternAnalysisView,
 } from "@afw/dashboard";
-import type { GatewayServer } from "./gateway-server.js";
+import type { GatewayServer } from "./gateway-types.js";
 
 /** The analytics methods of a {@link @afw/dashboard!DashboardSource} that {@link createAnalyticsDashboardSource} provides. */
 export type DashboardAnalytics = Pick<DashboardSource, "analyticsSummary" | "flowAnalysis" | "patternAnalysis" | "learnedPrior" | "exportMetrics">;

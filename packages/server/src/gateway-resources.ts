@@ -11,7 +11,7 @@ import {
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { DownstreamTools } from "./downstream-tools.js";
-import type { GatewayTool, ToolContext } from "./gateway-tools.js";
+import type { GatewayTool, ToolContext } from "./gateway-tool.js";
 import { JsonRpcError } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 

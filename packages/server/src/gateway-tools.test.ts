@@ -5,7 +5,7 @@ import { AfwError, type FlowBackendV1 } from "@afw/contracts";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createFakeBackend, type FakeBackend } from "../test/fake-backend.js";
 import { callTool, startTestGateway } from "../test/helpers.js";
-import { isHostAllowed } from "./gateway-tools.js";
+import { isHostAllowed } from "./backend-tools.js";
 
 type Started = Awaited<ReturnType<typeof startTestGateway>>;
 let current: Started | undefined;

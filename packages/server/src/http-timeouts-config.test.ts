@@ -9,7 +9,8 @@ import { createFakeBackend } from "../test/fake-backend.js";
 import { testConfig } from "../test/helpers.js";
 import { GatewayConfigSchema } from "./config-schema.js";
 import { createGatewayServer } from "./gateway-server.js";
-import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS, startHttpTransport } from "./http-transport.js";
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS } from "./http-guards.js";
+import { startHttpTransport } from "./http-transport.js";
 
 /** Sends the headers of a POST announcing a body that never comes; resolves with what the server answered once it closed. */
 function stalledBody(port: number): Promise<string> {

@@ -16,7 +16,8 @@
 export { GatewayConfigSchema, FlowRegistryEntrySchema, type GatewayConfigInput, type BackendConfigInput, type FlowRegistryEntry, BackendConfigSchema, type GatewayConfig, type BackendConfig } from "./config-schema.js";
 export { loadGatewayConfig, CONFIG_ENV_VARIABLES } from "./config-loader.js";
 export { renderConfigReference } from "./config-reference.js";
-export { createGatewayServer, type GatewayServer, type GatewayParts, type GatewayStores, type RouterDependencies, type ReadinessCheck, type ReadinessReport, type GatewayReloadReport } from "./gateway-server.js";
+export { createGatewayServer } from "./gateway-server.js";
+export type { GatewayServer, GatewayParts, GatewayStores, RouterDependencies, ReadinessCheck, ReadinessReport, GatewayReloadReport } from "./gateway-types.js";
 export { describeSetup, type SetupReport, type BackendSetupStatus } from "./setup-report.js";
 export { type RouterPort, type RoutingOutcome, type ExecutionRequest, type ExecuteOptions, type ExecutionOutcome, type ToolSearchPort, type WorkflowCatalogPort, type RoutingRequest, type ToolRanking, type WorkflowSearchResult } from "./ports.js";
 export { createGatewayDashboardSource } from "./gateway-dashboard.js";

@@ -9,7 +9,6 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { ElicitRequestFormParams, ElicitResult, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "./config-schema.js";
-import { StatelessHttpTransport } from "./stateless-http-transport.js";
 
 /** What `_mcp_metadata.elicitation` says. */
 export type ElicitationMetadata = NonNullable<McpMetadata["elicitation"]>;
@@ -48,7 +47,8 @@ export function elicitationTier(confidence: number, thresholds: Pick<Elicitation
 export function routeElicitationOf(server: Server, relatedRequestId: RequestId): RouteElicitation {
   const transport = server.transport;
   const capabilities = server.getClientCapabilities();
-  const stateless = transport instanceof StatelessHttpTransport || (transport instanceof StreamableHTTPServerTransport && transport.sessionId === undefined);
+  // Stateless HTTP: the SDK transport without a session id (each POST on a pooled server).
+  const stateless = transport instanceof StreamableHTTPServerTransport && transport.sessionId === undefined;
   if (stateless || capabilities === undefined) return { unavailable: "stateless" };
   if (capabilities.elicitation === undefined) return { unavailable: "no-capability" };
   return { ask: (params, { signal }) => server.elicitInput(params, { relatedRequestId, signal }) };

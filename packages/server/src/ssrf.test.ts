@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFakeBackend } from "../test/fake-backend.js";
 import { callTool, startTestGateway } from "../test/helpers.js";
-import { checkBackendConnectUrl } from "./gateway-tools.js";
+import { checkBackendConnectUrl } from "./backend-tools.js";
 
 type Started = Awaited<ReturnType<typeof startTestGateway>>;
 let current: Started | undefined;

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { GatewayServer } from "./gateway-server.js";
+import type { GatewayServer } from "./gateway-types.js";
 
 /** Options of {@link startStdioTransport}. */
 export interface StdioTransportOptions {

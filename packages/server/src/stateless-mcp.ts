@@ -1,0 +1,121 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { CALL_TOOL_NAME } from "./downstream-tools.js";
+import type { GatewayServer } from "./gateway-types.js";
+import { jsonRpcError } from "./http-guards.js";
+
+/** Idle MCP servers kept for reuse by stateless requests. */
+const SERVER_POOL_SIZE = 64;
+
+type RequestId = string | number;
+type Message = { id?: unknown; method?: unknown; params?: { requestId?: unknown; name?: unknown; _meta?: { progressToken?: unknown } }; result?: unknown; error?: unknown };
+
+const key = (owner: string, id: RequestId) => `${owner}\u0000${typeof id}:${String(id)}`;
+
+/** Stateless MCP over the SDK's Streamable HTTP transport on pooled MCP servers. */
+export interface StatelessMcp {
+  /** Serves one POST whose JSON body was read and parsed already. */
+  serve(request: IncomingMessage, response: ServerResponse, body: unknown, authInfo: AuthInfo | undefined): Promise<void>;
+  /** Drops the idle servers; exchanges in flight finish. */
+  close(): void;
+}
+
+/**
+ * Each POST gets a fresh stateless `StreamableHTTPServerTransport` on an idle `McpServer` from a
+ * pool (one is built when none is idle); when the response ends, the transport is closed and the
+ * server goes back to the pool. Answers are JSON, or an SSE stream when the request may send
+ * something before its answer: a `progressToken`, or a call of a downstream tool (its log
+ * messages, sampling and elicitation requests).
+ *
+ * The exchanges of one listener are tied together: a client's cancellation (a POST of its own)
+ * reaches the exchange serving that request, and a client's answer to a server-to-client request
+ * (sampling, elicitation; also a POST of its own) reaches the exchange that asked. Requests are
+ * told apart by the client's identity (the bearer token's name; one anonymous owner without auth)
+ * and the JSON-RPC id; server-to-client requests get ids unique to the listener. Exchanges of
+ * other gateway instances are not reached.
+ */
+export function createStatelessMcp(gateway: GatewayServer): StatelessMcp {
+  const pool: McpServer[] = [];
+  let closed = false;
+  /** Requests in flight, by owner and client request id. */
+  const requests = new Map<string, StreamableHTTPServerTransport>();
+  /** Server-to-client requests awaiting the client's answer, by the id the client saw. */
+  const outgoing = new Map<string, { transport: StreamableHTTPServerTransport; id: RequestId; owner: string }>();
+  const downstream = gateway.downstream;
+  const needsStream = (messages: Message[]) =>
+    messages.some((m) => {
+      if (m?.params?._meta?.progressToken !== undefined) return true;
+      const name = m?.method === "tools/call" ? m.params?.name : undefined;
+      return downstream !== undefined && typeof name === "string" && (name === CALL_TOOL_NAME || downstream.isDownstreamName(name));
+    });
+
+  /** Delivers the messages that belong to other exchanges there; returns the rest. */
+  const deliverElsewhere = (transport: StreamableHTTPServerTransport, messages: Message[], owner: string, authInfo: AuthInfo | undefined) => {
+    const extra = authInfo ? { authInfo } : undefined;
+    return messages.filter((m) => {
+      const route = m?.method === undefined && typeof m?.id === "string" && (m.result !== undefined || m.error !== undefined) ? outgoing.get(m.id) : undefined;
+      if (route && route.owner === owner) {
+        outgoing.delete(m.id as string);
+        route.transport.onmessage?.({ ...m, id: route.id } as JSONRPCMessage, extra);
+        return false;
+      }
+      const cancelled = m?.method === "notifications/cancelled" && m.id === undefined ? m.params?.requestId : undefined;
+      const target = typeof cancelled === "string" || typeof cancelled === "number" ? requests.get(key(owner, cancelled)) : undefined;
+      if (target && target !== transport) {
+        target.onmessage?.(m as JSONRPCMessage, extra);
+        return false;
+      }
+      return true;
+    });
+  };
+
+  return {
+    async serve(request, response, body, authInfo) {
+      if (Array.isArray(body) && body.length === 0) {
+        jsonRpcError(response, 400, -32600, "Invalid Request: empty batch");
+        return;
+      }
+      const owner = authInfo?.clientId ?? "";
+      const messages = (Array.isArray(body) ? body : [body]) as Message[];
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !needsStream(messages) });
+      const server = pool.pop() ?? gateway.createMcpServer();
+      await server.connect(transport);
+      const local = deliverElsewhere(transport, messages, owner, authInfo);
+      const ids = local.filter((m) => isJSONRPCRequest(m)).map((m) => key(owner, m.id as RequestId));
+      for (const id of ids) requests.set(id, transport);
+      // A server-to-client request gets a listener-wide id that leads the client's answer back here.
+      const send = transport.send.bind(transport);
+      transport.send = (message, options) => {
+        if (!isJSONRPCRequest(message)) return send(message, options);
+        const id = `afw-${randomUUID()}`;
+        outgoing.set(id, { transport, id: message.id, owner });
+        return send({ ...message, id }, options);
+      };
+      const onclose = transport.onclose;
+      transport.onclose = () => {
+        for (const id of ids) if (requests.get(id) === transport) requests.delete(id);
+        for (const [id, route] of outgoing) if (route.transport === transport) outgoing.delete(id);
+        onclose?.();
+      };
+      // Closed once the response is over (after the SDK's own bookkeeping of the request).
+      response.once("close", () => {
+        void transport.close().then(() => {
+          if (!closed && pool.length < SERVER_POOL_SIZE) pool.push(server);
+        });
+      });
+      if (local.length === 0) {
+        response.writeHead(202).end();
+        return;
+      }
+      await transport.handleRequest(request, response, Array.isArray(body) ? local : local[0]);
+    },
+    close() {
+      closed = true;
+      pool.length = 0;
+    },
+  };
+}
