@@ -1,4 +1,4 @@
-// Shared helpers of the retrieval evaluation (used by scripts/eval.mjs, scripts/tune.mjs and the quality test).
+// Shared helpers of the retrieval evaluation (used by scripts/eval.mjs and the quality test).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -5,9 +5,10 @@ import type { ToolDescriptorInput } from "@afw/contracts";
 import { describe, expect, it } from "vitest";
 import { createDomainDetector } from "./domain-detector.js";
 import { splitQuotedContent } from "./query-text.js";
-import { createTextAnalyzer } from "./text-analysis.js";
+import { createTextAnalyzer, words } from "./text-analysis.js";
 import { buildToolDocument } from "./tool-document.js";
-import { createToolIndex, type ToolIndexOptions } from "./tool-index.js";
+import { createRankingSignals, type SignalWeights } from "./ranking-signals.js";
+import { createToolIndex } from "./tool-index.js";
 import { ToolDescriptorSchema } from "@afw/contracts";
 
 const tool = (server: string, name: string, description: string): ToolDescriptorInput => ({
@@ -17,11 +18,22 @@ const tool = (server: string, name: string, description: string): ToolDescriptor
   inputSchema: { type: "object", properties: { id: { type: "string", description: "Identifier" } } },
 });
 
-async function top(tools: ToolDescriptorInput[], query: string, options: ToolIndexOptions = {}) {
-  const index = createToolIndex({ maxPerServer: 0, ...options });
+async function top(tools: ToolDescriptorInput[], query: string) {
+  const index = createToolIndex({ maxPerServer: 0 });
   await index.add(tools);
   const { results } = await index.search({ query, mode: "keyword", top_k: 5 });
   return results.map((r) => r.id);
+}
+
+const analyzer = createTextAnalyzer();
+const NONE = { actionWeight: 0, actionMismatchWeight: 0, surfaceWeight: 0, numberWeight: 0 };
+
+/** The re-ranking boost of each tool for `query` with only the given signal weights on. */
+function boosts(tools: ToolDescriptorInput[], query: string, weights: Partial<SignalWeights>): Record<string, number> {
+  const signals = createRankingSignals(analyzer, { ...NONE, ...weights });
+  const intent = splitQuotedContent(query).intent;
+  const analysed = signals.analyse(intent, words(intent));
+  return Object.fromEntries(tools.map((t) => [t.name, signals.boost(buildToolDocument(ToolDescriptorSchema.parse(t), analyzer), analysed)]));
 }
 
 describe("action agreement", () => {
@@ -30,20 +42,20 @@ describe("action agreement", () => {
     tool("tracker", "add_comment", "Add a comment to a ticket."),
   ];
 
-  it("reads a tool's action from the verb of its name, not from every word of it", async () => {
+  it("reads a tool's action from the verb of its name, not from every word of it", () => {
     // "comment" is a create-like word; read from every name word, edit_comment would look like a
-    // create tool as well and keep its keyword lead
-    const query = "comment on the ticket that the fix is out";
-    expect((await top(tools, query, { actionWeight: 0, actionMismatchWeight: 0 }))[0]).toBe("tracker/edit_comment");
-    expect((await top(tools, query, { actionWeight: 0.4, actionMismatchWeight: 0 }))[0]).toBe("tracker/add_comment");
+    // create tool as well
+    const b = boosts(tools, "comment on the ticket that the fix is out", { actionWeight: 0.4 });
+    expect(b["add_comment"]).toBe(0.4);
+    expect(b["edit_comment"]).toBe(0);
   });
 
-  it("demotes a writing tool when the query asks for no such action", async () => {
+  it("demotes a writing tool when the query asks for no such action", () => {
     const reviews = [tool("code", "delete_review", "Delete a review of a pull request."), tool("code", "show_review", "Show a review of a pull request.")];
-    const query = "the review of pull request 12 by alice";
-    expect((await top(reviews, query, { actionMismatchWeight: 0 }))[0]).toBe("code/delete_review"); // a tie, broken by id
-    expect((await top(reviews, query, { actionMismatchWeight: 0.1 }))[0]).toBe("code/show_review");
-    expect((await top(reviews, "remove the review of pull request 12", { actionMismatchWeight: 0.1 }))[0]).toBe("code/delete_review");
+    const asked = boosts(reviews, "the review of pull request 12 by alice", { actionMismatchWeight: 0.1 });
+    expect(asked["delete_review"]).toBeCloseTo(-0.1, 10);
+    expect(asked["show_review"]).toBe(0);
+    expect(boosts(reviews, "remove the review of pull request 12", { actionMismatchWeight: 0.1 })["delete_review"]).toBeGreaterThanOrEqual(0);
   });
 });
 
@@ -53,11 +65,12 @@ describe("number agreement", () => {
     tool("code", "list_scanning_alerts", "List the scanning alerts of a repository."),
   ];
 
-  it("prefers the tool whose name uses the query's words in the same number", async () => {
+  it("prefers the tool whose name uses the query's words in the same number", () => {
     // stemming makes "alert" and "alerts" one term: only the number tells the two apart
-    const options = { numberWeight: 0.2, surfaceWeight: 0, actionWeight: 0 };
-    expect((await top(tools, "the scanning alerts of acme/api", options))[0]).toBe("code/list_scanning_alerts");
-    expect((await top(tools, "the scanning alert 7 of acme/api", options))[0]).toBe("code/get_scanning_alert");
+    const plural = boosts(tools, "the scanning alerts of acme/api", { numberWeight: 0.2 });
+    expect(plural["list_scanning_alerts"]!).toBeGreaterThan(plural["get_scanning_alert"]!);
+    const singular = boosts(tools, "the scanning alert 7 of acme/api", { numberWeight: 0.2 });
+    expect(singular["get_scanning_alert"]!).toBeGreaterThan(singular["list_scanning_alerts"]!);
   });
 });
 

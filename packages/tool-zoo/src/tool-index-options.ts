@@ -1,8 +1,7 @@
 import type { EmbeddingCacheStore } from "./embedding-cache.js";
 import type { Embedder, SearchMode, SearchToolsInputSchema, ToolDescriptor, ToolDescriptorInput, ToolSearchResult, TraceContext } from "@afw/contracts";
 import type { z } from "zod";
-import type { DomainDetectorOptions, ServerInfo } from "./domain-detector.js";
-import type { TextAnalyzerOptions } from "./text-analysis.js";
+import type { ServerInfo } from "./domain-detector.js";
 import type { ToolField } from "./tool-document.js";
 import type { ToolUsageStore } from "./usage-store.js";
 import type { VectorStore } from "./vector-store.js";
@@ -26,14 +25,6 @@ export const DEFAULT_FIELD_WEIGHTS: Readonly<Record<ToolField, number>> = {
   tags: 1.5,
 };
 
-/** How keyword and semantic rankings are combined: a weighted sum of their normalised scores. */
-export interface FusionSettings {
-  /** Weight of the keyword (BM25F) ranking. @default 0.7 */
-  keywordWeight?: number;
-  /** Weight of the semantic (vector) ranking. @default 0.3 */
-  semanticWeight?: number;
-}
-
 /** Options of `createToolIndex`. */
 export interface ToolIndexOptions {
   /** Embeds tool views and queries. Without one, every search runs in `keyword` mode. */
@@ -55,66 +46,22 @@ export interface ToolIndexOptions {
    * @default false
    */
   backgroundEmbedding?: boolean;
-  /** Tokeniser, abbreviations and synonyms. */
-  analyzer?: TextAnalyzerOptions;
-  /** BM25F field weights (merged over {@link DEFAULT_FIELD_WEIGHTS}). */
-  fieldWeights?: Partial<Record<ToolField, number>>;
-  /** BM25 parameters. @default { k1: 1.2, b: 0.75 } */
-  bm25?: { k1?: number; b?: number };
-  /** Fusion of keyword and semantic scores. */
-  fusion?: FusionSettings;
-  /**
-   * Boost of tools whose server the query points at (from the server's own texts); `false`
-   * disables domain detection.
-   * @default { weight: 0.4 }
-   */
-  domain?: false | ({ weight?: number } & DomainDetectorOptions);
-  /**
-   * Boost of tools whose name's action (get, list, create, update, delete, search, run) is the
-   * action the query asks for first (`ACTION_CLASSES`). 0 disables.
-   * @default 0.15
-   */
-  actionWeight?: number;
-  /**
-   * Penalty of tools whose action writes (create, update, delete, run) when no word of the query
-   * asks for that action: "ask alice to review PR 12" should not rank `delete_pending_review`
-   * first. 0 disables.
-   * @default 0.1
-   */
-  actionMismatchWeight?: number;
-  /**
-   * Boost of tools by the share of their name's words that the query contains verbatim, before
-   * stemming: "the dependabot alerts" prefers `list_dependabot_alerts` over
-   * `get_dependabot_alert`, which stemming alone cannot tell apart. 0 disables.
-   * @default 0.05
-   */
-  surfaceWeight?: number;
-  /**
-   * Grammatical number agreement between the query and a tool's name: a tool whose name has a
-   * word the query uses in the same number gains this much, one whose name has it in the other
-   * number loses it ("the code scanning alerts" → `list_code_scanning_alerts`, not
-   * `get_code_scanning_alert`; "the last 50 messages" is not `post_message`). 0 disables.
-   * @default 0.05
-   */
-  numberWeight?: number;
+  /** `false` turns off the boost of tools whose server the query points at (from the servers' own texts). */
+  domain?: false;
   /**
    * Multi-step tasks: a task that reads as several steps ("find the newest release, write a summary
    * to a file and post it to Slack") is searched step by step, and the results are interleaved by
-   * rank with the step each serves (`step`, `step_text`); steps whose own search has a confidence
-   * below `minConfidence` do not count (a task with fewer than two such steps is searched whole).
-   * `false` searches every task whole.
-   * @default { minConfidence: 0.2 }
-   */
-  multiStep?: false | { minConfidence?: number };
-  /** At most this many results per server (overflow moves to the end). 0 disables. @default 3 */
-  maxPerServer?: number;
-  /**
-   * Exempt from {@link ToolIndexOptions.maxPerServer} the servers the query names outright
-   * (domain strength 1, e.g. "in my Slack workspace"): spreading over other servers only helps when
-   * the server is uncertain. A single-server `servers` filter is always exempt.
+   * rank with the step each serves (`step`, `step_text`); steps whose own search is not confident
+   * do not count (a task with fewer than two such steps is searched whole). `false` searches every
+   * task whole.
    * @default true
    */
-  exemptNamedServers?: boolean;
+  multiStep?: boolean;
+  /**
+   * At most this many results per server (overflow moves to the end; servers the query names
+   * outright and a single-server `servers` filter are exempt). 0 disables. @default 3
+   */
+  maxPerServer?: number;
   /**
    * What each server says about itself (its MCP `serverInfo` title and `instructions`), by server
    * key: words of the title point at the server, and so do words of the instructions that its own
@@ -128,10 +75,6 @@ export interface ToolIndexOptions {
   usage?: {
     /** @default an in-memory store */
     store?: ToolUsageStore;
-    /** Largest boost usage can give. @default 0.2 */
-    weight?: number;
-    /** Usage evidence at which half the boost is given. @default 2 */
-    halfSaturation?: number;
   };
   /** Low-confidence handling. */
   confidence?: {

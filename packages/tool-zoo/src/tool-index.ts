@@ -23,8 +23,20 @@ import { createInMemoryUsageStore } from "./usage-store.js";
 import { toolFilter, toolMetadata } from "./tool-records.js";
 import { matchesFilter, type VectorMetadata } from "./vector-store.js";
 
-export type { FusionSettings, RankedTool, RankOptions, Ranking, ToolBundle, ToolIndex, ToolIndexOptions, ToolSearchInput } from "./tool-index-options.js";
+export type { RankedTool, RankOptions, Ranking, ToolBundle, ToolIndex, ToolIndexOptions, ToolSearchInput } from "./tool-index-options.js";
 
+/** Fusion: weights of the normalised keyword (BM25F) and semantic scores. */
+const KEYWORD_WEIGHT = 0.7;
+const SEMANTIC_WEIGHT = 0.3;
+/** Boost of tools whose server the query points at (times the detected strength). */
+const DOMAIN_WEIGHT = 0.4;
+/** Weights of the lexical re-ranking signals (see ranking-signals.ts). */
+const SIGNAL_WEIGHTS = { actionWeight: 0.15, actionMismatchWeight: 0.1, surfaceWeight: 0.05, numberWeight: 0.05 } as const;
+/** Largest usage boost, and the usage evidence at which half of it is given. */
+const USAGE_WEIGHT = 0.2;
+const USAGE_HALF_SATURATION = 2;
+/** Steps of a multi-step task whose own search is less confident than this do not count. */
+const STEP_MIN_CONFIDENCE = 0.2;
 /** Weight of quoted passages of the query relative to its other words. */
 const QUOTED_WEIGHT = 0.3;
 /** Weight of the words standing for recognised entities (`file` for `src/a.ts`) relative to typed words. */
@@ -57,12 +69,10 @@ const BACKGROUND_CHUNK = 32;
  * ```
  */
 export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
-  const analyzer: TextAnalyzer = createTextAnalyzer(options.analyzer);
-  const fieldWeights = { ...DEFAULT_FIELD_WEIGHTS, ...options.fieldWeights };
-  const b = options.bm25?.b ?? 0.75;
+  const analyzer: TextAnalyzer = createTextAnalyzer();
   const bm25 = new Bm25Index<ToolField>({
-    k1: options.bm25?.k1 ?? 1.2,
-    fields: Object.fromEntries(Object.entries(fieldWeights).map(([field, weight]) => [field, { weight, b }])) as Record<
+    k1: 1.2,
+    fields: Object.fromEntries(Object.entries(DEFAULT_FIELD_WEIGHTS).map(([field, weight]) => [field, { weight, b: 0.75 }])) as Record<
       ToolField,
       { weight: number; b: number }
     >,
@@ -71,25 +81,11 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const embedder = options.embedder;
   const documents = new Map<string, ToolDocument>();
   const metadataById = new Map<string, VectorMetadata>();
-  const fusion = {
-    keywordWeight: options.fusion?.keywordWeight ?? 0.7,
-    semanticWeight: options.fusion?.semanticWeight ?? 0.3,
-  };
-  const domainOptions = options.domain === false ? undefined : (options.domain ?? {});
-  const domainWeight = domainOptions?.weight ?? 0.4;
+  const detectDomainsOn = options.domain !== false;
   const maxPerServer = options.maxPerServer ?? 3;
   const multiStep = options.multiStep !== false;
-  const stepConfidence = (options.multiStep === false ? undefined : options.multiStep?.minConfidence) ?? 0.2;
-  const exemptNamedServers = options.exemptNamedServers ?? true;
-  const signals = createRankingSignals(analyzer, {
-    actionWeight: options.actionWeight ?? 0.15,
-    actionMismatchWeight: options.actionMismatchWeight ?? 0.1,
-    surfaceWeight: options.surfaceWeight ?? 0.05,
-    numberWeight: options.numberWeight ?? 0.05,
-  });
+  const signals = createRankingSignals(analyzer, SIGNAL_WEIGHTS);
   const usageStore = options.usage?.store ?? createInMemoryUsageStore();
-  const usageWeight = options.usage?.weight ?? 0.2;
-  const usageHalf = options.usage?.halfSaturation ?? 2;
   const threshold = options.confidence?.threshold ?? 0.3;
   const fallbackToolIds = options.confidence?.fallbackToolIds ?? [];
   const now = options.now ?? Date.now;
@@ -317,13 +313,12 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     else if (mode === "semantic") fused = semanticNorm;
     else {
       fused = new Map();
-      const totalWeight = fusion.keywordWeight + fusion.semanticWeight || 1;
-      for (const [id, score] of keywordNorm) fused.set(id, (fusion.keywordWeight * score) / totalWeight);
-      for (const [id, score] of semanticNorm) fused.set(id, (fused.get(id) ?? 0) + (fusion.semanticWeight * score) / totalWeight);
+      for (const [id, score] of keywordNorm) fused.set(id, KEYWORD_WEIGHT * score);
+      for (const [id, score] of semanticNorm) fused.set(id, (fused.get(id) ?? 0) + SEMANTIC_WEIGHT * score);
     }
-    domainDetector ??= domainOptions ? createDomainDetector(documents.values(), analyzer, domainOptions, serverInfo) : undefined;
+    domainDetector ??= detectDomainsOn ? createDomainDetector(documents.values(), analyzer, {}, serverInfo) : undefined;
     const domains = detectDomains(parts);
-    const usage = usageWeight > 0 ? await usageStore.scores(analyzer.terms(query), now()) : new Map<string, number>();
+    const usage = await usageStore.scores(analyzer.terms(query), now());
     const querySignals = signals.analyse(parts.intent, words(parts.intent));
     const serverBoosts = options.boosts?.servers ?? {};
     const tagBoosts = options.boosts?.tags ?? {};
@@ -332,9 +327,9 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       const document = documents.get(id);
       if (!document) continue;
       const server = document.tool.server;
-      const domain = domainWeight * (domains.get(server) ?? 0);
+      const domain = DOMAIN_WEIGHT * (domains.get(server) ?? 0);
       const evidence = Math.max(0, usage.get(id) ?? 0);
-      const usageBoost = evidence > 0 ? (usageWeight * evidence) / (evidence + usageHalf) : 0;
+      const usageBoost = evidence > 0 ? (USAGE_WEIGHT * evidence) / (evidence + USAGE_HALF_SATURATION) : 0;
       let staticBoost = serverBoosts[server] ?? 0;
       staticBoost += signals.boost(document, querySignals);
       for (const tag of document.tool.tags) staticBoost += tagBoosts[tag] ?? 0;
@@ -372,7 +367,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     const perStep: Ranking[] = [];
     for (const step of steps) perStep.push(await rankOne(step, rankOptions));
     // chit-chat ("Thanks!") and context sentences find nothing with confidence: not a step
-    const useful = perStep.flatMap((ranking, step) => (ranking.confidence >= stepConfidence && ranking.tools.length ? [step] : []));
+    const useful = perStep.flatMap((ranking, step) => (ranking.confidence >= STEP_MIN_CONFIDENCE && ranking.tools.length ? [step] : []));
     if (useful.length < 2) return whole;
     // a tool of the whole task's list serves the step that ranks it best (among its first 10)
     const stepOf = (tool: RankedTool): RankedTool => {
@@ -489,7 +484,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       });
       const singleServer = (input.servers?.length ?? 0) === 1;
       const exempt = new Set<string>();
-      if (exemptNamedServers) for (const [server, strength] of ranking.domains) if (strength >= 1) exempt.add(server);
+      for (const [server, strength] of ranking.domains) if (strength >= 1) exempt.add(server);
       // a multi-step ranking is interleaved by step already
       const ordered = (ranking.steps ? ranking.tools : applyDiversity(ranking.tools, singleServer ? 0 : maxPerServer, exempt)).slice(0, input.top_k);
       const filter = toolFilter(input.servers, input.tags);
