@@ -274,17 +274,6 @@ function chooseFirstStageThreshold(cheapConfidence: number[], cheapCorrect: bool
   return { ...chosen!, curve };
 }
 
-/**
- * The first stage's threshold for an accuracy budget: the lowest threshold on the model's
- * cross-validated curve whose cascade accuracy is at most `tolerance` below the full model's;
- * the stored threshold when the model has no curve.
- */
-export function firstStageThresholdFor(stage: IntentFirstStage, tolerance: number): number | undefined {
-  const ev = stage.evaluation;
-  if (!ev?.curve?.length) return stage.threshold;
-  return ev.curve.find((point) => point.cascadeAccuracy >= ev.fullAccuracy - tolerance - 1e-9)?.threshold ?? stage.threshold;
-}
-
 /** Options of {@link trainIntentModel}. */
 export interface TrainIntentModelOptions {
   exemplars: readonly IntentExemplar[];
