@@ -39,8 +39,7 @@ import { HttpClient, iterateBody, parseJsonWith, type OpenResponse } from "./htt
 import { asRecord, findUsage, nonEmptyString, toSourceDocuments } from "./reply-utils.js";
 import { BaseBackendSettingsSchema, normalizeBaseURL, type ParameterMapping } from "./settings.js";
 import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
-import { parseJsonBounded } from "./json-limits.js";
-import { parameterVerdict, planContext, readFlowiseProfile, type FlowiseFlowProfile } from "./flowise-flow-profile.js";
+import { parameterVerdict, planContext, readFlowiseProfile, toDiscovered, type FlowiseFlowProfile } from "./flowise-flow-profile.js";
 
 /** Flowise chatflow types. */
 export const FLOWISE_FLOW_TYPES = ["CHATFLOW", "AGENTFLOW", "MULTIAGENT", "ASSISTANT"] as const;
@@ -92,52 +91,9 @@ const FLOWISE_DEFAULT_MAPPING: ParameterMapping = {
 };
 
 const MAX_PAGES = 1000;
-const MAX_FLOW_DATA_CHARS = 5_000_000;
 const HEALTH_BODY_BYTES = 64 * 1024;
 /** Default wait for a stream's first byte (`timeouts.streamFirstByteTimeoutMs`). */
 const DEFAULT_FIRST_BYTE_MS = 10_000;
-
-function nodeHints(flowData: string | null | undefined): string[] {
-  if (!flowData || flowData.length > MAX_FLOW_DATA_CHARS) return [];
-  try {
-    const parsed = asRecord(parseJsonBounded(flowData));
-    const nodes = Array.isArray(parsed?.["nodes"]) ? (parsed["nodes"] as unknown[]) : [];
-    const hints = new Set<string>();
-    for (const node of nodes.slice(0, 500)) {
-      const data = asRecord(asRecord(node)?.["data"]);
-      for (const key of ["category", "name", "label"]) {
-        const value = nonEmptyString(data?.[key]);
-        if (value) hints.add(value);
-      }
-    }
-    return [...hints];
-  } catch {
-    return [];
-  }
-}
-
-function toDiscovered(chatflow: FlowiseChatflow, profile: FlowiseFlowProfile | undefined): DiscoveredFlow {
-  const tags = (chatflow.category ?? "")
-    .split(";")
-    .map((tag) => tag.trim())
-    .filter(Boolean);
-  return {
-    backendFlowId: chatflow.id,
-    name: chatflow.name ?? chatflow.id,
-    description: chatflow.description ?? undefined,
-    tags,
-    flowType: chatflow.type ?? "CHATFLOW",
-    nodeHints: nodeHints(chatflow.flowData),
-    metadata: {
-      deployed: chatflow.deployed ?? false,
-      isPublic: chatflow.isPublic ?? false,
-      requiresApiKey: Boolean(chatflow.apikeyid),
-      ...(profile ? { memory: profile.memory, overridesEnabled: profile.overridesEnabled } : {}),
-      ...(chatflow.category ? { category: chatflow.category } : {}),
-      ...(chatflow.updatedDate !== undefined ? { updatedDate: chatflow.updatedDate } : {}),
-    },
-  };
-}
 
 /**
  * Creates a Flowise (3.x) adapter implementing {@link FlowBackendV1}.

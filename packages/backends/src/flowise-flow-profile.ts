@@ -1,7 +1,9 @@
 import type { ChatMessage } from "@afw/contracts";
 import { parseJsonBounded } from "./json-limits.js";
 import { asRecord, nonEmptyString } from "./reply-utils.js";
+import type { FlowiseChatflow } from "./flowise-reply.js";
 import type { ParameterTarget } from "./settings.js";
+import type { DiscoveredFlow } from "./universal-flow.js";
 
 /**
  * What the adapter reads from a chatflow's configuration (its `flowData` graph and `apiConfig`),
@@ -130,4 +132,42 @@ export function planContext(history: readonly ChatMessage[], flowKey: string, me
   const prefixEnd = firstHeld === -1 ? messages.length : firstHeld;
   if (held.slice(prefixEnd).every(Boolean)) return { history: messages.slice(0, prefixEnd), sendSessionId: true, platformMemory: true };
   return { history: messages, sendSessionId: false, platformMemory: false };
+}
+
+/** Categories, names and labels of a chatflow's nodes (bounded), for intent inference. */
+function nodeHints(flowData: string | null | undefined): string[] {
+  const nodes = parseJsonString(flowData)?.["nodes"];
+  const hints = new Set<string>();
+  for (const node of Array.isArray(nodes) ? nodes.slice(0, 500) : []) {
+    const data = asRecord(asRecord(node)?.["data"]);
+    for (const key of ["category", "name", "label"]) {
+      const value = nonEmptyString(data?.[key]);
+      if (value) hints.add(value);
+    }
+  }
+  return [...hints];
+}
+
+/** A listed chatflow as the adapter discovers it (tags from `category`, node hints from `flowData`). */
+export function toDiscovered(chatflow: FlowiseChatflow, profile: FlowiseFlowProfile | undefined): DiscoveredFlow {
+  const tags = (chatflow.category ?? "")
+    .split(";")
+    .map((tag) => tag.trim())
+    .filter(Boolean);
+  return {
+    backendFlowId: chatflow.id,
+    name: chatflow.name ?? chatflow.id,
+    description: chatflow.description ?? undefined,
+    tags,
+    flowType: chatflow.type ?? "CHATFLOW",
+    nodeHints: nodeHints(chatflow.flowData),
+    metadata: {
+      deployed: chatflow.deployed ?? false,
+      isPublic: chatflow.isPublic ?? false,
+      requiresApiKey: Boolean(chatflow.apikeyid),
+      ...(profile ? { memory: profile.memory, overridesEnabled: profile.overridesEnabled } : {}),
+      ...(chatflow.category ? { category: chatflow.category } : {}),
+      ...(chatflow.updatedDate !== undefined ? { updatedDate: chatflow.updatedDate } : {}),
+    },
+  };
 }

@@ -4,7 +4,8 @@
 // counts only time the process could run, within STALL_ALLOWANCE times the bound.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteRedisKeys, getTestRedis, type TestRedis } from "@afw/testing";
-import { createRedisConnection, createRedisMcpSessionRegistry, type RedisConnection } from "../src/index.js";
+import { createRedisConnection, type RedisConnection } from "../src/redis-connection.js";
+import { createRedisMcpSessionRegistry } from "../src/redis-mcp-session-registry.js";
 
 /** Blocks the event loop for `ms` (a synchronous task on a busy machine), without sleeping. */
 function stallEventLoop(ms: number): void {

@@ -2,15 +2,12 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { deleteRedisKeys, freePort, getTestRedis, type TestRedis } from "@afw/testing";
-import {
-  createMemoryMcpSessionRegistry,
-  createMemoryStores,
-  createRedisConnection,
-  createRedisMcpSessionRegistry,
-  createRedisStores,
-  type CacheStoreEvent,
-  type RedisStores,
-} from "../src/index.js";
+import { createMemoryMcpSessionRegistry } from "../src/memory-mcp-session-registry.js";
+import { createMemoryStores } from "../src/memory-stores.js";
+import { createRedisConnection } from "../src/redis-connection.js";
+import { createRedisMcpSessionRegistry } from "../src/redis-mcp-session-registry.js";
+import { createRedisStores, type RedisStores } from "../src/redis-stores.js";
+import { type CacheStoreEvent } from "../src/store-events.js";
 import { hashSlot, manualClock } from "./helpers.js";
 import { describeMcpSessionRegistrySuite } from "./suites/mcp-session-registry.case.js";
 

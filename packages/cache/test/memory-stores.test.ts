@@ -1,14 +1,11 @@
 import { describe, expect, it } from "vitest";
-import {
-  createMemoryCircuitStateStore,
-  createMemoryHealthStore,
-  createMemoryPerformanceStore,
-  createMemoryResponseCache,
-  createMemorySessionStore,
-  createMemoryStores,
-  type CacheStoreEvent,
-  type MemoryCacheRecord,
-} from "../src/index.js";
+import { createMemoryCircuitStateStore } from "../src/memory-circuit-state-store.js";
+import { createMemoryHealthStore } from "../src/memory-health-store.js";
+import { createMemoryPerformanceStore } from "../src/memory-performance-store.js";
+import { createMemoryResponseCache, type MemoryCacheRecord } from "../src/memory-response-cache.js";
+import { createMemorySessionStore } from "../src/memory-session-store.js";
+import { createMemoryStores } from "../src/memory-stores.js";
+import { type CacheStoreEvent } from "../src/store-events.js";
 import { answer, manualClock, turn } from "./helpers.js";
 import { describeResponseCacheSuite } from "./suites/response-cache.case.js";
 import { describeSessionStoreSuite } from "./suites/session-store.case.js";

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { freePort, startRedisServer, type RedisServerHandle } from "@afw/testing";
-import { createRedisStores, type CacheStoreEvent, type RedisStores } from "../src/index.js";
+import { createRedisStores, type RedisStores } from "../src/redis-stores.js";
+import { type CacheStoreEvent } from "../src/store-events.js";
 import { answer, recordingTrace, turn, waitFor } from "./helpers.js";
 
 const OPERATION_TIMEOUT_MS = 100;

@@ -2,7 +2,7 @@
 import { Redis } from "ioredis";
 import { deleteRedisKeys, getTestRedis, type TestRedis } from "@afw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedisStores, type RedisStores } from "../src/index.js";
+import { createRedisStores, type RedisStores } from "../src/redis-stores.js";
 
 let redis: TestRedis;
 let prefix: string;

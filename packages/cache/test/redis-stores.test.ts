@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { deleteRedisKeys, getTestRedis, type TestRedis } from "@afw/testing";
-import { createRedisStores, type CacheStoreEvent, type RedisStores, type RedisStoresOptions } from "../src/index.js";
+import { createRedisStores, type RedisStores, type RedisStoresOptions } from "../src/redis-stores.js";
+import { type CacheStoreEvent } from "../src/store-events.js";
 import { answer, hashSlot, manualClock, turn } from "./helpers.js";
 import { describeResponseCacheSuite } from "./suites/response-cache.case.js";
 import { describeSessionStoreSuite } from "./suites/session-store.case.js";
@@ -54,7 +55,7 @@ describeSessionStoreSuite("redis", async (options) => {
   const first = openStores({ sessions: options }, prefix);
   const second = openStores({ sessions: options }, prefix);
   // The suite's advance() moves the timestamps' clock; TTLs are real and kept by Redis.
-  const { RedisSessionStore } = await import("../src/index.js");
+  const { RedisSessionStore } = await import("../src/redis-session-store.js");
   const store = new RedisSessionStore({ ...options, connection: first.connection, keyPrefix: prefix, now: clock.now });
   const other = new RedisSessionStore({ ...options, connection: second.connection, keyPrefix: prefix, now: clock.now });
   return {

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { startRedisServer, type RedisServerHandle } from "@afw/testing";
 import type { SessionAppendResult } from "@afw/contracts";
-import { createRedisStores, type CacheStoreEvent, type RedisStores, type RedisStoresOptions } from "../src/index.js";
+import { createRedisStores, type RedisStores, type RedisStoresOptions } from "../src/redis-stores.js";
+import { type CacheStoreEvent } from "../src/store-events.js";
 import { turn, waitFor } from "./helpers.js";
 
 describe("session turns survive a Redis outage (write-behind buffer, idempotent replay)", () => {

@@ -72,6 +72,8 @@ describe("routing", () => {
     expect(text).not.toContain("img");
     const page = await fetch(`${server.url}/dashboard/nothing-here`);
     expect(page.status).toBe(404);
+    // names of Object.prototype are no endpoints
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) expect((await getJson(server, `/api/${name}?x=1`)).status, name).toBe(404);
   });
 
   it("answers 405 with Allow for the wrong method", async () => {

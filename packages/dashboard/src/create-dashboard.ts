@@ -320,6 +320,44 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     return body;
   }
 
+  /** Reads the query parameters with `schema`, then `{ ...body }` of the source's data, or `undefined` (not configured). */
+  const data =
+    <S extends z.ZodType>(schema: S, load: (params: z.infer<S>, scope: { tenant?: string | undefined }) => Promise<object | undefined>) =>
+    async (parameters: Record<string, string>, scope: { tenant?: string | undefined }): Promise<object | undefined> =>
+      load(parseRequest(schema, parameters, "query parameters"), scope);
+  const present = <T>(value: T | undefined, body: (value: T) => object): object | undefined => (value == null ? undefined : body(value));
+  /** The read-only endpoints that answer `{ configured: true, … }` or `{ configured: false }`. */
+  const dataRoutes: Partial<Record<string, ReturnType<typeof data>>> = {
+    backends: data(NoParametersSchema, async () => present(await source.backends?.(), (backends) => ({ backends }))),
+    flows: data(NoParametersSchema, async () => present(await source.flows?.(), (flows) => ({ flows }))),
+    queries: data(QueriesParametersSchema, async ({ limit }) =>
+      present(await source.recentQueries?.({ limit }), (queries) => ({ queries: queries.slice(0, limit).map((summary) => presentQuery(summary, presentation)) })),
+    ),
+    cache: data(NoParametersSchema, async () => present(await source.cache?.(), (cache) => ({ cache }))),
+    "cache/semantic": data(NoParametersSchema, async () => present(await source.semanticCacheStats?.(), (stats) => ({ stats }))),
+    sessions: data(SessionsParametersSchema, async ({ limit, pattern }) => present(await source.sessions?.({ limit, pattern }), (sessions) => ({ sessions: sessions.slice(0, limit) }))),
+    "tools/servers": data(NoParametersSchema, async () => present(await source.toolServers?.(), (servers) => ({ servers }))),
+    "tools/search": data(ToolSearchParametersSchema, async ({ q, limit }) =>
+      present(await source.searchTools?.(q, { limit }), (search) => ({ search: { ...search, results: search.results.slice(0, limit) } })),
+    ),
+    history: data(HistoryParametersSchema, async (historyQuery, { tenant }) =>
+      present(await source.searchHistory?.(historyQuery, { tenant }), (page) => ({
+        hits: page.hits.map((hit) => ({ ...hit, turn: presentTurn(hit.turn, presentation) })),
+        ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+      })),
+    ),
+    "analytics/summary": data(AnalyticsSummaryParametersSchema, async ({ range, top }) =>
+      present(await source.analyticsSummary?.({ range, top }), (summary) => ({ rangeName: range, summary: { ...summary, topFlows: summary.topFlows.slice(0, top) } })),
+    ),
+    "analytics/patterns": data(AnalyticsRangeParametersSchema, async ({ range }) =>
+      present(await source.patternAnalysis?.({ range }), (patterns) => {
+        const intentPatternsYaml = renderIntentPatternsYaml(patterns.proposals, { label: `the last ${range}` });
+        return { rangeName: range, patterns: presentPatternAnalysis(patterns, presentation), ...(intentPatternsYaml ? { intentPatternsYaml } : {}) };
+      }),
+    ),
+    "analytics/learned": data(LearnedPriorParametersSchema, async ({ intent }) => present(await source.learnedPrior?.({ intent }), (learned) => ({ learned }))),
+  };
+
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, scope: { tenant?: string | undefined }): Promise<void> {
     const pathname = url.pathname;
     let segments: string[];
@@ -340,40 +378,18 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     };
     const ok = (body: unknown): void => sendJson(res, 200, body);
 
+    const read = Object.hasOwn(dataRoutes, route) ? dataRoutes[route] : undefined;
+    if (read) {
+      expect("GET");
+      const body = await read(query(), scope);
+      return ok(body ? { configured: true, ...body } : { configured: false });
+    }
     switch (route) {
       case "overview":
         expect("GET");
         parseRequest(NoParametersSchema, query(), "query parameters");
         ok(await overview());
         return;
-      case "backends": {
-        expect("GET");
-        parseRequest(NoParametersSchema, query(), "query parameters");
-        const backends = await source.backends?.();
-        ok(backends ? { configured: true, backends } : { configured: false });
-        return;
-      }
-      case "flows": {
-        expect("GET");
-        parseRequest(NoParametersSchema, query(), "query parameters");
-        const flows = await source.flows?.();
-        ok(flows ? { configured: true, flows } : { configured: false });
-        return;
-      }
-      case "queries": {
-        expect("GET");
-        const { limit } = parseRequest(QueriesParametersSchema, query(), "query parameters");
-        const queries = await source.recentQueries?.({ limit });
-        ok(queries ? { configured: true, queries: queries.slice(0, limit).map((summary) => presentQuery(summary, presentation)) } : { configured: false });
-        return;
-      }
-      case "cache": {
-        expect("GET");
-        parseRequest(NoParametersSchema, query(), "query parameters");
-        const cache = await source.cache?.();
-        ok(cache ? { configured: true, cache } : { configured: false });
-        return;
-      }
       case "cache/clear": {
         expect("POST");
         parseRequest(NoParametersSchema, query(), "query parameters");
@@ -385,66 +401,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         if (!source.clearCache) throw new DashboardHttpError(501, "NOT_CONFIGURED", "clearing the cache is not configured");
         const removed = await source.clearCache(selector);
         ok({ removed, selector });
-        return;
-      }
-      case "sessions": {
-        expect("GET");
-        const { limit, pattern } = parseRequest(SessionsParametersSchema, query(), "query parameters");
-        const sessions = await source.sessions?.({ limit, pattern });
-        ok(sessions ? { configured: true, sessions: sessions.slice(0, limit) } : { configured: false });
-        return;
-      }
-      case "tools/servers": {
-        expect("GET");
-        parseRequest(NoParametersSchema, query(), "query parameters");
-        const servers = await source.toolServers?.();
-        ok(servers ? { configured: true, servers } : { configured: false });
-        return;
-      }
-      case "tools/search": {
-        expect("GET");
-        const { q, limit } = parseRequest(ToolSearchParametersSchema, query(), "query parameters");
-        const search = await source.searchTools?.(q, { limit });
-        ok(search ? { configured: true, search: { ...search, results: search.results.slice(0, limit) } } : { configured: false });
-        return;
-      }
-      case "history": {
-        expect("GET");
-        const historyQuery = parseRequest(HistoryParametersSchema, query(), "query parameters");
-        const page = await source.searchHistory?.(historyQuery, { tenant: scope.tenant });
-        if (!page) return ok({ configured: false });
-        const hits = page.hits.map((hit) => ({ ...hit, turn: presentTurn(hit.turn, presentation) }));
-        ok({ configured: true, hits, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) });
-        return;
-      }
-      case "cache/semantic": {
-        expect("GET");
-        parseRequest(NoParametersSchema, query(), "query parameters");
-        const stats = await source.semanticCacheStats?.();
-        ok(stats ? { configured: true, stats } : { configured: false });
-        return;
-      }
-      case "analytics/summary": {
-        expect("GET");
-        const { range, top } = parseRequest(AnalyticsSummaryParametersSchema, query(), "query parameters");
-        const summary = await source.analyticsSummary?.({ range, top });
-        ok(summary ? { configured: true, rangeName: range, summary: { ...summary, topFlows: summary.topFlows.slice(0, top) } } : { configured: false });
-        return;
-      }
-      case "analytics/patterns": {
-        expect("GET");
-        const { range } = parseRequest(AnalyticsRangeParametersSchema, query(), "query parameters");
-        const patterns = await source.patternAnalysis?.({ range });
-        if (!patterns) return ok({ configured: false });
-        const intentPatternsYaml = renderIntentPatternsYaml(patterns.proposals, { label: `the last ${range}` });
-        ok({ configured: true, rangeName: range, patterns: presentPatternAnalysis(patterns, presentation), ...(intentPatternsYaml ? { intentPatternsYaml } : {}) });
-        return;
-      }
-      case "analytics/learned": {
-        expect("GET");
-        const { intent } = parseRequest(LearnedPriorParametersSchema, query(), "query parameters");
-        const learned = await source.learnedPrior?.({ intent });
-        ok(learned ? { configured: true, learned } : { configured: false });
         return;
       }
       case "analytics/export": {

@@ -11,5 +11,5 @@ export {
   type QueryTraceCandidate,
   type QueryTraceAttempt,
   type SampleDashboardSourceOptions,
-} from "./sample-data.js";
-export { sampleAnalyticsData } from "./sample-analytics.js";
+} from "./testing/sample-data.js";
+export { sampleAnalyticsData } from "./testing/sample-analytics.js";

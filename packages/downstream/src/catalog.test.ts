@@ -13,7 +13,7 @@ describe("namespaced resource URIs", () => {
   });
 
   it("namespaces embedded resources and resource links of a prompt", () => {
-    const result = exposePromptResult("srv", {
+    const result = exposePromptResult({ name: "srv", namespace: true }, {
       messages: [
         { role: "user", content: { type: "resource", resource: { uri: "demo://a", text: "A" } } },
         { role: "user", content: { type: "resource_link", uri: "demo://b", name: "b" } },

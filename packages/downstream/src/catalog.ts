@@ -88,28 +88,36 @@ export async function listCatalog(client: Client, timeoutMs: number): Promise<Se
   return { resources, resourceTemplates, prompts };
 }
 
-/** A resource as the gateway lists it: namespaced URI, and the server it comes from. @internal */
-export function exposeCatalog(server: string, catalog: ServerCatalog): ServerCatalog {
+/** A server as its names are exposed: its name, and whether names and URIs get it as a namespace. @internal */
+export interface Exposure {
+  name: string;
+  namespace: boolean;
+}
+
+const exposeUri = (server: Exposure, uri: string) => (server.namespace ? namespaceResourceUri(server.name, uri) : uri);
+
+/** A server's resources, templates and prompts as the gateway lists them (namespaced unless `namespace: false`). @internal */
+export function exposeCatalog(server: Exposure, catalog: ServerCatalog): ServerCatalog {
   return {
-    resources: catalog.resources.map((resource) => ({ ...resource, uri: namespaceResourceUri(server, resource.uri) })),
-    resourceTemplates: catalog.resourceTemplates.map((template) => ({ ...template, uriTemplate: namespaceResourceUri(server, template.uriTemplate) })),
-    prompts: catalog.prompts.map((prompt) => ({ ...prompt, name: namespaceToolName(server, prompt.name) })),
+    resources: catalog.resources.map((resource) => ({ ...resource, uri: exposeUri(server, resource.uri) })),
+    resourceTemplates: catalog.resourceTemplates.map((template) => ({ ...template, uriTemplate: exposeUri(server, template.uriTemplate) })),
+    prompts: catalog.prompts.map((prompt) => ({ ...prompt, name: server.namespace ? namespaceToolName(server.name, prompt.name) : prompt.name })),
   };
 }
 
-/** Namespaces the URIs inside a `resources/read` result. @internal */
-export function exposeReadResult(server: string, result: ReadResourceResult): ReadResourceResult {
-  return { ...result, contents: result.contents.map((content) => ({ ...content, uri: namespaceResourceUri(server, content.uri) })) };
+/** Exposes the URIs inside a `resources/read` result. @internal */
+export function exposeReadResult(server: Exposure, result: ReadResourceResult): ReadResourceResult {
+  return { ...result, contents: result.contents.map((content) => ({ ...content, uri: exposeUri(server, content.uri) })) };
 }
 
-/** Namespaces the URIs of embedded resources and resource links in a `prompts/get` result. @internal */
-export function exposePromptResult(server: string, result: GetPromptResult): GetPromptResult {
+/** Exposes the URIs of embedded resources and resource links in a `prompts/get` result. @internal */
+export function exposePromptResult(server: Exposure, result: GetPromptResult): GetPromptResult {
   return {
     ...result,
     messages: result.messages.map((message) => {
       const content = message.content;
-      if (content.type === "resource") return { ...message, content: { ...content, resource: { ...content.resource, uri: namespaceResourceUri(server, content.resource.uri) } } };
-      if (content.type === "resource_link") return { ...message, content: { ...content, uri: namespaceResourceUri(server, content.uri) } };
+      if (content.type === "resource") return { ...message, content: { ...content, resource: { ...content.resource, uri: exposeUri(server, content.resource.uri) } } };
+      if (content.type === "resource_link") return { ...message, content: { ...content, uri: exposeUri(server, content.uri) } };
       return message;
     }),
   };

@@ -60,6 +60,12 @@ const commonShape = {
   deny: z.array(GlobPatternSchema).default([]).describe("Glob patterns of tool names to hide. Deny wins over allow."),
   toolOverrides: z.record(z.string().min(1), ToolOverrideSchema).default({}).describe("Per-tool overrides keyed by the tool's own (not namespaced) name."),
   tags: z.array(z.string().min(1)).default([]).describe("Tags added to every tool of this server."),
+  namespace: z
+    .boolean()
+    .default(true)
+    .describe(
+      "`false`: this server's tools and prompts keep their own names and its resources their own URIs (a gateway in front of one server, or of servers whose names cannot collide). Where two servers expose one name, the first in this list wins; the gateway's own tools win over any.",
+    ),
 } as const;
 
 /** Zod schema of {@link StdioDownstreamServerConfig}. */

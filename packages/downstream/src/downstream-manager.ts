@@ -1,5 +1,6 @@
 import { AfwError, emitTrace, type TraceContext } from "@afw/contracts";
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import { exposePromptResult, exposeReadResult, parseNamespacedResourceUri } from "./catalog.js";
 import { computeBackoffDelay } from "./backoff.js";
 import { systemClock, type DownstreamClock } from "./clock.js";
@@ -101,7 +102,7 @@ export interface ListToolsOptions {
 export interface DownstreamManagerOptions {
   /** Where `downstream-connected`, `downstream-disconnected` and (by default) tool-call events go. */
   trace?: TraceContext;
-  /** Time source and timers. @default {@link systemClock} */
+  /** Time source and timers. @default the system clock */
   clock?: DownstreamClock;
   /** Random numbers in [0, 1) for backoff jitter. @default Math.random */
   random?: () => number;
@@ -184,7 +185,7 @@ export interface DownstreamManager {
   callTool(namespacedName: string, args?: Record<string, unknown>, options?: DownstreamCallOptions): Promise<DownstreamCallResult>;
   /**
    * The resources of every available server, each under its namespaced URI
-   * `downstream://<server>/<uri>` (see {@link namespaceResourceUri}). Synchronous, like `listTools`.
+   * `downstream://<server>/<uri>` . Synchronous, like `listTools`.
    */
   listResources(): Resource[];
   /** The resource templates of every available server, `uriTemplate` namespaced like resource URIs. */
@@ -352,15 +353,29 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
   const notFound = (namespacedName: string, why: string) =>
     new AfwError("TOOL_NOT_FOUND", `unknown downstream tool "${namespacedName}": ${why}`, { details: { tool: namespacedName } });
 
-  /** The server and raw tool name of a listed tool whose name was shortened to 64 characters. */
+  /** Servers whose names and URIs are exposed as they are (`namespace: false`), in configuration order. */
+  const unprefixed = [...supervisors.values()].filter((supervisor) => !supervisor.config.namespace);
+
+  /**
+   * The server and tool of a listed tool that is not found by splitting its name: a name shortened
+   * to 64 characters, or the own name of a tool of a `namespace: false` server (the first wins).
+   */
   const shortened = (namespacedName: string): { supervisor: ServerSupervisor; tool: DownstreamTool } | undefined => {
-    if (!mayBeShortenedName(namespacedName)) return undefined;
-    for (const supervisor of supervisors.values()) {
+    for (const supervisor of mayBeShortenedName(namespacedName) ? supervisors.values() : unprefixed) {
       const tool = supervisor.tools().find((candidate) => candidate.namespacedName === namespacedName);
       if (tool) return { supervisor, tool };
     }
     return undefined;
   };
+
+  /**
+   * The `namespace: false` server that serves a URI: the first that lists it, else the first with a
+   * template that matches it, else the only such server.
+   */
+  const unprefixedOwner = (uri: string): ServerSupervisor | undefined =>
+    unprefixed.find((supervisor) => supervisor.catalog().resources.some((resource) => resource.uri === uri)) ??
+    unprefixed.find((supervisor) => supervisor.catalog().resourceTemplates.some((template) => new UriTemplate(template.uriTemplate).match(uri) !== null)) ??
+    (unprefixed.length === 1 ? unprefixed[0] : undefined);
 
   const resolve = (namespacedName: string): { supervisor: ServerSupervisor; tool: string } => {
     const short = shortened(namespacedName);
@@ -368,7 +383,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     const parts = parseNamespacedToolName(namespacedName);
     if (!parts) throw notFound(namespacedName, "expected a namespaced name `server__tool`");
     const supervisor = supervisors.get(parts.server);
-    if (!supervisor) throw notFound(namespacedName, `no enabled downstream server "${parts.server}"`);
+    if (!supervisor?.config.namespace) throw notFound(namespacedName, `no enabled downstream server "${parts.server}" with namespaced names`);
     if (!isToolAllowed(parts.tool, supervisor.config)) throw notFound(namespacedName, `tool "${parts.tool}" is not allowed on server "${parts.server}"`);
     return { supervisor, tool: parts.tool };
   };
@@ -398,7 +413,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
           tools.push(tool);
         }
       }
-      return tools;
+      return firstOfEach(tools, (tool) => tool.namespacedName);
     },
 
     getTool(namespacedName) {
@@ -406,10 +421,8 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
       if (short) return short.tool;
       const parts = parseNamespacedToolName(namespacedName);
       if (!parts) return undefined;
-      return supervisors
-        .get(parts.server)
-        ?.tools()
-        .find((tool) => tool.name === parts.tool);
+      const supervisor = supervisors.get(parts.server);
+      return supervisor?.config.namespace ? supervisor.tools().find((tool) => tool.name === parts.tool) : undefined;
     },
 
     async callTool(namespacedName, args = {}, callOptions = {}) {
@@ -490,29 +503,30 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     },
 
     listResources() {
-      return [...supervisors.values()].flatMap((supervisor) => supervisor.catalog().resources);
+      return firstOfEach([...supervisors.values()].flatMap((supervisor) => supervisor.catalog().resources), (resource) => resource.uri);
     },
 
     listResourceTemplates() {
-      return [...supervisors.values()].flatMap((supervisor) => supervisor.catalog().resourceTemplates);
+      return firstOfEach([...supervisors.values()].flatMap((supervisor) => supervisor.catalog().resourceTemplates), (template) => template.uriTemplate);
     },
 
     listPrompts() {
-      return [...supervisors.values()].flatMap((supervisor) => supervisor.catalog().prompts);
+      return firstOfEach([...supervisors.values()].flatMap((supervisor) => supervisor.catalog().prompts), (prompt) => prompt.name);
     },
 
     async readResource(uri, requestOptions = {}) {
       const parts = parseNamespacedResourceUri(uri);
-      const supervisor = parts ? supervisors.get(parts.server) : undefined;
-      if (!parts || !supervisor) {
+      const supervisor = parts ? supervisors.get(parts.server) : unprefixedOwner(uri);
+      if (!supervisor || (parts && !supervisor.config.namespace)) {
         throw new AfwError("TOOL_NOT_FOUND", `unknown downstream resource "${uri.slice(0, 200)}": expected downstream://<server>/<uri> of an enabled server`, { details: { uri: uri.slice(0, 200) } });
       }
+      const own = parts ? parts.uri : uri;
       const result = await supervisor.request(
-        `resources/read ${parts.uri.slice(0, 200)}`,
-        (client, options) => client.readResource({ uri: parts.uri }, options),
+        `resources/read ${own.slice(0, 200)}`,
+        (client, options) => client.readResource({ uri: own }, options),
         { signal: requestOptions.signal, timeoutMs: requestOptions.timeoutMs ?? supervisor.config.callTimeoutMs },
       );
-      return exposeReadResult(supervisor.name, result);
+      return exposeReadResult(supervisor.config, result);
     },
 
     async getPrompt(name, args = {}, requestOptions = {}) {
@@ -527,7 +541,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
       if (!found) {
         const parts = parseNamespacedToolName(name);
         const supervisor = parts ? supervisors.get(parts.server) : undefined;
-        if (parts && supervisor && !supervisor.toolsKnown) found = { supervisor, prompt: parts.tool };
+        if (parts && supervisor?.config.namespace && !supervisor.toolsKnown) found = { supervisor, prompt: parts.tool };
       }
       if (!found) throw new AfwError("TOOL_NOT_FOUND", `unknown downstream prompt "${name.slice(0, 200)}"`, { details: { prompt: name.slice(0, 200) } });
       const { supervisor, prompt } = found;
@@ -536,7 +550,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
         (client, options) => client.getPrompt({ name: prompt, arguments: args }, options),
         { signal: requestOptions.signal, timeoutMs: requestOptions.timeoutMs ?? supervisor.config.callTimeoutMs },
       );
-      return exposePromptResult(supervisor.name, result);
+      return exposePromptResult(supervisor.config, result);
     },
 
     onCatalogChanged(listener) {
@@ -564,4 +578,15 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     },
   };
   return manager;
+}
+
+/** The first item of each key, in order (`namespace: false` servers may expose one name twice: the first wins). */
+function firstOfEach<T>(items: T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }

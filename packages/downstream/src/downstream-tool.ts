@@ -10,7 +10,7 @@ import { namespaceToolName } from "./namespacing.js";
  * namespaced name agents call it by and whether it can be called right now.
  */
 export interface DownstreamTool extends ToolDescriptor {
-  /** `server__tool`: the name to expose to MCP clients and to pass to `callTool`. */
+  /** The name to expose to MCP clients and to pass to `callTool`: `server__tool`, or the tool's own name with `namespace: false`. */
   namespacedName: string;
   /**
    * False while the server is backing off after a crash or hang, has given up (`crashed`), or the
@@ -33,7 +33,7 @@ export function toDownstreamTools(config: DownstreamServerConfig, tools: readonl
     const descriptor: DownstreamTool = {
       server: config.name,
       name: tool.name,
-      namespacedName: namespaceToolName(config.name, tool.name),
+      namespacedName: config.namespace ? namespaceToolName(config.name, tool.name) : tool.name,
       description: override?.description ?? tool.description ?? "",
       inputSchema: (tool.inputSchema ?? { type: "object" }) as Record<string, unknown>,
       tags: [...new Set([...config.tags, ...(override?.tags ?? [])])],

@@ -104,3 +104,18 @@ export class CallerRegistry {
     return forward(signal);
   }
 }
+
+/** A progress listener that hands `onProgress` the server's progress with its message redacted; a throwing hook does not break the call. @internal */
+export function relayProgress(onProgress: (progress: DownstreamProgress) => void, redact: (text: string) => string): (progress: { progress: number; total?: number | undefined; message?: string | undefined }) => void {
+  return (progress) => {
+    try {
+      onProgress({
+        progress: progress.progress,
+        ...(progress.total === undefined ? {} : { total: progress.total }),
+        ...(progress.message === undefined ? {} : { message: redact(progress.message) }),
+      });
+    } catch {
+      // a progress hook must not break the call
+    }
+  };
+}

@@ -7,19 +7,13 @@
  */
 export { DownstreamConfigSchema, parseDownstreamConfig, type DownstreamServerConfigInput, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
 export { importMcpJson } from "./mcp-json.js";
-export { NAMESPACE_SEPARATOR, namespaceToolName, parseNamespacedToolName } from "./namespacing.js";
-export { isToolAllowed } from "./tool-filter.js";
-export { computeBackoffDelay } from "./backoff.js";
-export { systemClock } from "./clock.js";
+export { namespaceToolName, parseNamespacedToolName } from "./namespacing.js";
 export type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
-export { namespaceResourceUri, parseNamespacedResourceUri } from "./catalog.js";
 export { toMcpTool, type DownstreamTool } from "./downstream-tool.js";
 export type { DownstreamServerState, DownstreamServerStatus } from "./server-status.js";
 export { createDownstreamManager, type DownstreamManager, type DownstreamManagerOptions, type ToolsChangedEvent, type ToolCallReport } from "./downstream-manager.js";
 // Types (and schemas) of the signatures above.
-export { type BackoffPolicy } from "./backoff.js";
 export { type DownstreamClock } from "./clock.js";
-export { DownstreamServerConfigSchema } from "./config.js";
 export { type CatalogChangedEvent, type DownstreamCallOptions, type DownstreamRequestOptions, type ListToolsOptions } from "./downstream-manager.js";
 export { type ImportMcpJsonOptions } from "./mcp-json.js";
 export { type ToolsChangeReason } from "./server-status.js";

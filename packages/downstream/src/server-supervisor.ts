@@ -1,17 +1,6 @@
 import { AfwError, createRedactor, emitTrace, type Redactor, type TraceContext } from "@afw/contracts";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  CallToolResultSchema,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  LoggingMessageNotificationSchema,
-  ProgressNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { CallToolResultSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
 import { BoundedTail } from "./bounded-tail.js";
 import { AttemptFailure, classifyCallError, message } from "./call-errors.js";
@@ -21,10 +10,10 @@ import { toDownstreamTools, type DownstreamTool } from "./downstream-tool.js";
 import { isToolAllowed } from "./tool-filter.js";
 import { collectSecrets } from "./collect-secrets.js";
 import { EMPTY_CATALOG, exposeCatalog, listCatalog, type ServerCatalog } from "./catalog.js";
-import { CallerRegistry, type DownstreamCaller, type DownstreamLogMessage, type DownstreamProgress } from "./forwarding.js";
-import { checkOutboundUrl, createOutboundAgent, outboundConnectPolicy, type HostLookup, type HostResolver } from "@afw/backends";
+import { CallerRegistry, relayProgress, type DownstreamCaller, type DownstreamLogMessage, type DownstreamProgress } from "./forwarding.js";
+import type { HostLookup, HostResolver } from "@afw/backends";
 import type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
-import { closeConnection, createTransport, FramedStdioTransport, listAllTools, type Connection } from "./supervisor-transport.js";
+import { closeConnection, coalesced, FramedStdioTransport, listAllTools, openClient, type Connection } from "./supervisor-transport.js";
 
 /** @internal */
 export interface SupervisorDependencies {
@@ -133,12 +122,12 @@ export class ServerSupervisor {
 
   /** Resources, templates and prompts under namespaced URIs and names (empty while unavailable). */
   catalog(): ServerCatalog {
-    return this.available ? exposeCatalog(this.name, this.rawCatalog) : EMPTY_CATALOG;
+    return this.available ? exposeCatalog(this.config, this.rawCatalog) : EMPTY_CATALOG;
   }
 
   /** The server's own name of a prompt listed under `exposedName`. */
   findPrompt(exposedName: string): string | undefined {
-    const index = exposeCatalog(this.name, { ...EMPTY_CATALOG, prompts: this.rawCatalog.prompts }).prompts.findIndex((prompt) => prompt.name === exposedName);
+    const index = exposeCatalog(this.config, { ...EMPTY_CATALOG, prompts: this.rawCatalog.prompts }).prompts.findIndex((prompt) => prompt.name === exposedName);
     return index < 0 ? undefined : this.rawCatalog.prompts[index]!.name;
   }
 
@@ -158,28 +147,10 @@ export class ServerSupervisor {
    * server on demand; fails at once while the server is backing off. Throws `AfwError`.
    */
   async request<T>(what: string, run: (client: Client, options: { signal: AbortSignal; timeout: number }) => Promise<T>, options: { signal?: AbortSignal | undefined; timeoutMs: number }): Promise<T> {
-    this.inFlight++;
-    this.clearTimer("idleTimer");
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    if (options.signal?.aborted) controller.abort(options.signal.reason);
     try {
-      const connection = await this.acquire(controller.signal, 0);
-      try {
-        return await run(connection.client, { signal: controller.signal, timeout: options.timeoutMs });
-      } catch (error) {
-        if (controller.signal.aborted) throw this.abortedFailure(what).error;
-        throw classifyCallError(error, this.callErrorContext(connection), what, options.timeoutMs).error;
-      }
+      return await this.attempt(what, { ...options, waitForRestartMs: 0 }, (connection, signal) => run(connection.client, { signal, timeout: options.timeoutMs }));
     } catch (error) {
-      if (error instanceof AttemptFailure) throw error.error;
-      if (controller.signal.aborted) throw this.abortedFailure(what).error;
-      throw AfwError.isInstance(error) ? error : new AfwError("TOOL_EXECUTION_FAILED", this.redact(`${what} failed: ${message(error)}`), { cause: error });
-    } finally {
-      options.signal?.removeEventListener("abort", onAbort);
-      this.inFlight--;
-      this.scheduleIdle();
+      throw error instanceof AttemptFailure ? error.error : error;
     }
   }
 
@@ -323,6 +294,34 @@ export class ServerSupervisor {
       caller?: DownstreamCaller | undefined;
     },
   ): Promise<CallToolResult> {
+    return this.attempt(toolName, options, async (connection, signal) => {
+      if (this.rawTools !== undefined && !this.findTool(toolName)) {
+        const error = new AfwError("TOOL_NOT_FOUND", `tool "${toolName}" is not offered by downstream server "${this.name}"`, { details: { server: this.name, tool: toolName } });
+        throw new AttemptFailure(error, false, false, "error");
+      }
+      const onProgress = options.onProgress;
+      // Our own progress token, matched where messages arrive (see `interceptProgress`): the SDK's
+      // own progress handling drops notifications that arrive together with the result.
+      const progressToken = onProgress ? `afw-progress-${++this.progressCounter}` : undefined;
+      if (progressToken !== undefined && onProgress) this.progressListeners.set(progressToken, relayProgress(onProgress, (text) => this.redact(text)));
+      try {
+        const params = { name: toolName, arguments: args, ...(progressToken === undefined ? {} : { _meta: { progressToken } }) };
+        return (await connection.client.callTool(params, CallToolResultSchema, { signal, timeout: options.timeoutMs })) as CallToolResult;
+      } finally {
+        if (progressToken !== undefined) this.progressListeners.delete(progressToken);
+      }
+    });
+  }
+
+  /**
+   * One attempt on a connection, connecting a cold server on demand: the caller's abort, in-flight
+   * and idle bookkeeping, and every failure as an {@link AttemptFailure}.
+   */
+  private async attempt<T>(
+    what: string,
+    options: { signal?: AbortSignal | undefined; timeoutMs: number; waitForRestartMs: number; caller?: DownstreamCaller | undefined },
+    run: (connection: Connection, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     this.inFlight++;
     const caller = options.caller;
     if (caller) this.callers.add(caller);
@@ -331,62 +330,16 @@ export class ServerSupervisor {
     const onAbort = () => controller.abort(options.signal?.reason);
     options.signal?.addEventListener("abort", onAbort, { once: true });
     if (options.signal?.aborted) controller.abort(options.signal.reason);
+    let connection: Connection | undefined;
     try {
-      const connection = await this.acquire(controller.signal, options.waitForRestartMs);
-      if (this.rawTools !== undefined && !this.findTool(toolName)) {
-        throw new AttemptFailure(
-          new AfwError("TOOL_NOT_FOUND", `tool "${toolName}" is not offered by downstream server "${this.name}"`, {
-            details: { server: this.name, tool: toolName },
-          }),
-          false,
-          false,
-          "error",
-        );
-      }
-      try {
-        const onProgress = options.onProgress;
-        // Our own progress token, matched where messages arrive (see `openConnection`): the SDK's
-        // own progress handling drops notifications that arrive together with the result.
-        const progressToken = onProgress ? `afw-progress-${++this.progressCounter}` : undefined;
-        if (progressToken !== undefined && onProgress) {
-          this.progressListeners.set(progressToken, (progress) => {
-            try {
-              onProgress({
-                progress: progress.progress,
-                ...(progress.total === undefined ? {} : { total: progress.total }),
-                ...(progress.message === undefined ? {} : { message: this.redact(progress.message) }),
-              });
-            } catch {
-              // a progress hook must not break the call
-            }
-          });
-        }
-        let result: CallToolResult;
-        try {
-          result = (await connection.client.callTool(
-            { name: toolName, arguments: args, ...(progressToken === undefined ? {} : { _meta: { progressToken } }) },
-            CallToolResultSchema,
-            { signal: controller.signal, timeout: options.timeoutMs },
-          )) as CallToolResult;
-        } finally {
-          if (progressToken !== undefined) this.progressListeners.delete(progressToken);
-        }
-        return result;
-      } catch (error) {
-        if (controller.signal.aborted) throw this.abortedFailure(toolName);
-        throw classifyCallError(error, this.callErrorContext(connection), toolName, options.timeoutMs);
-      }
+      connection = await this.acquire(controller.signal, options.waitForRestartMs);
+      return await run(connection, controller.signal);
     } catch (error) {
       if (error instanceof AttemptFailure) throw error;
-      if (controller.signal.aborted) throw this.abortedFailure(toolName);
-      throw new AttemptFailure(
-        AfwError.isInstance(error)
-          ? error
-          : new AfwError("TOOL_EXECUTION_FAILED", this.redact(`call of "${toolName}" failed: ${message(error)}`), { cause: error }),
-        false,
-        false,
-        "error",
-      );
+      if (controller.signal.aborted) throw this.abortedFailure(what);
+      if (connection) throw classifyCallError(error, this.callErrorContext(connection), what, options.timeoutMs);
+      const failure = AfwError.isInstance(error) ? error : new AfwError("TOOL_EXECUTION_FAILED", this.redact(`${what} failed: ${message(error)}`), { cause: error });
+      throw new AttemptFailure(failure, false, false, "error");
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
       if (caller) this.callers.delete(caller);
@@ -468,68 +421,28 @@ export class ServerSupervisor {
   private async openConnection(generation: number): Promise<Connection> {
     if (this.closingPromise) await this.closingPromise;
     this.lastTransportError = undefined;
-    // HTTP connections go through an agent that checks the address of every new connection against
-    // the same policy as the check below (DNS rebinding between the two is refused).
-    const outbound =
-      this.config.transport === "http"
-        ? createOutboundAgent({ policy: outboundConnectPolicy(this.config.url, { allowedHosts: this.deps.allowedHosts }), lookup: this.deps.lookupHost })
-        : undefined;
-    const transport = createTransport(this.config, outbound, (chunk) => this.onStderrChunk(chunk));
-    // Sampling and elicitation are declared so servers offer the features that use them; each
-    // request is forwarded to the client whose call is in flight, or refused with a clear error.
-    const client = new Client(this.deps.clientInfo, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} } } });
-    const connection: Connection = {
-      generation,
-      client,
-      transport,
-      connectedAt: 0,
-      pid: undefined,
-      closing: false,
-      healthCheck: undefined,
-      notifiesToolChanges: false,
-      outbound,
-    };
-    this.opening = connection;
-    client.onclose = () => this.handleClose(connection);
-    client.onerror = (error) => {
-      if (connection.closing) return;
-      this.transportErrors++;
-      // An oversized message makes the SDK close the transport: keep that as the reason.
-      if (!this.lastTransportError?.includes("exceeded maximum size")) this.lastTransportError = message(error).slice(0, 300);
-    };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      if (this.connection === connection) void this.refreshTools();
-    });
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
-      if (this.connection === connection) void this.refreshCatalog().catch(() => undefined);
-    });
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
-      if (this.connection === connection) void this.refreshCatalog().catch(() => undefined);
-    });
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-      const { level, logger, data } = notification.params;
-      this.forwardLog({ server: this.name, level, ...(logger === undefined ? {} : { logger }), data: this.redactor.redactValue(data) });
-    });
-    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-      this.callers.forward(this.name, "sampling/createMessage", (caller) => caller.createMessage && ((signal) => caller.createMessage!(request.params, { signal })), extra.signal),
-    );
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      this.callers.forward(this.name, "elicitation/create", (caller) => caller.elicit && ((signal) => caller.elicit!(request.params, { signal })), extra.signal),
-    );
+    let opened: Connection | undefined;
     try {
       if (this.stopped) throw new Error("the downstream manager is stopped");
-      if (this.config.transport === "http") {
-        const decision = await checkOutboundUrl(this.config.url, {
-          allowedHosts: this.deps.allowedHosts,
-          ...(this.deps.resolveHost ? { resolve: this.deps.resolveHost } : {}),
-        });
-        if (!decision.allowed) throw new Error(`refused by the outbound address policy: ${decision.reason}`);
-      }
-      await client.connect(transport, { timeout: this.config.connectTimeoutMs });
-      this.interceptProgress(transport);
-      connection.pid = transport instanceof FramedStdioTransport ? transport.pid : undefined;
-      connection.notifiesToolChanges = client.getServerCapabilities()?.tools?.listChanged === true;
-      const [tools, catalog] = await Promise.all([listAllTools(client, this.config.connectTimeoutMs), listCatalog(client, this.config.connectTimeoutMs)]);
+      const { connection, tools, catalog } = await openClient(this.name, this.config, generation, {
+        ...this.deps,
+        callers: this.callers,
+        progressListeners: this.progressListeners,
+        onOpening: (connection) => (this.opening = opened = connection),
+        onStderr: (chunk) => this.onStderrChunk(chunk),
+        onClose: (connection) => this.handleClose(connection),
+        onError: (error) => {
+          this.transportErrors++;
+          // An oversized message makes the SDK close the transport: keep that as the reason.
+          if (!this.lastTransportError?.includes("exceeded maximum size")) this.lastTransportError = message(error).slice(0, 300);
+        },
+        onListChanged: (connection, list) => {
+          if (this.connection !== connection) return;
+          if (list === "tools") void this.refreshTools();
+          else void this.refreshCatalog().catch(() => undefined);
+        },
+        onLog: ({ level, logger, data }) => this.forwardLog({ server: this.name, level, ...(logger === undefined ? {} : { logger }), data: this.redactor.redactValue(data) }),
+      });
       if (this.stopped || generation !== this.generation) throw new Error("connection superseded");
       this.rawCatalog = catalog;
       connection.connectedAt = this.deps.clock.now();
@@ -543,8 +456,10 @@ export class ServerSupervisor {
       this.scheduleIdle();
       return connection;
     } catch (error) {
-      connection.closing = true;
-      await closeConnection(connection, true);
+      if (opened && !opened.closing) {
+        opened.closing = true;
+        await closeConnection(opened, true);
+      }
       if (this.stopped) throw new AfwError("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" is unavailable: the downstream manager is stopped`);
       const description = this.describeFailure(`could not connect: ${message(error)}`);
       if (generation === this.generation) this.recordFailure(description, undefined, "failed");
@@ -553,7 +468,7 @@ export class ServerSupervisor {
         details: { server: this.name, state: this.state },
       });
     } finally {
-      if (this.opening === connection) this.opening = undefined;
+      if (opened && this.opening === opened) this.opening = undefined;
     }
   }
 
@@ -681,26 +596,6 @@ export class ServerSupervisor {
     };
   }
 
-  /**
-   * Progress notifications for our tokens are taken where the transport delivers messages, in
-   * order: the SDK handles notifications a tick late, after a result that arrived with them has
-   * already removed the call's progress handler.
-   */
-  private interceptProgress(transport: Connection["transport"]): void {
-    const deliver = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      if ("method" in message && message.method === "notifications/progress" && !("id" in message)) {
-        const params = ProgressNotificationSchema.shape.params.safeParse(message.params);
-        const listener = params.success ? this.progressListeners.get(String(params.data.progressToken)) : undefined;
-        if (params.success && listener) {
-          listener(params.data);
-          return;
-        }
-      }
-      deliver?.(message, extra);
-    };
-  }
-
   /** A log message goes to the caller of the calls in flight, else to `onServerLog`. */
   private forwardLog(log: DownstreamLogMessage): void {
     const target = this.callers.target().caller;
@@ -721,29 +616,4 @@ export class ServerSupervisor {
       // a logging hook must not break the connection
     }
   }
-}
-
-/**
- * Runs `task` one at a time: a call while it runs asks for one more run after it (so the latest
- * state is read) and shares its promise. `task` answers whether another requested run may follow.
- */
-function coalesced(task: () => Promise<boolean>): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  let again = false;
-  return () => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      try {
-        do {
-          again = false;
-        } while ((await task()) && again);
-      } finally {
-        running = undefined;
-      }
-    })();
-    return running;
-  };
 }

@@ -1,11 +1,25 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, MessageExtraInfo, Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ProgressNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type JSONRPCMessage,
+  type LoggingMessageNotification,
+  type MessageExtraInfo,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { DownstreamServerConfig } from "./config.js";
-import { findConnectRefusal } from "@afw/backends";
+import { checkOutboundUrl, createOutboundAgent, findConnectRefusal, outboundConnectPolicy, type HostLookup, type HostResolver } from "@afw/backends";
+import { listCatalog, type ServerCatalog } from "./catalog.js";
+import type { CallerRegistry, DownstreamProgress } from "./forwarding.js";
 import { fetch as undiciFetch, type Agent } from "undici";
 
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -159,5 +173,113 @@ function checkedFetch(agent: Agent): FetchLike {
     } catch (error) {
       throw findConnectRefusal(error) ?? error;
     }
+  };
+}
+
+/** What {@link openClient} needs from its supervisor. @internal */
+export interface ClientHooks {
+  clientInfo: { name: string; version: string };
+  allowedHosts: readonly string[] | undefined;
+  resolveHost: HostResolver | undefined;
+  lookupHost: HostLookup | undefined;
+  callers: CallerRegistry;
+  progressListeners: ReadonlyMap<string, (progress: DownstreamProgress) => void>;
+  onOpening(connection: Connection): void;
+  onStderr(chunk: Buffer): void;
+  onClose(connection: Connection): void;
+  onError(error: Error): void;
+  onListChanged(connection: Connection, list: "tools" | "catalog"): void;
+  onLog(params: LoggingMessageNotification["params"]): void;
+}
+
+/**
+ * Opens an MCP client to a server and lists its tools and catalog. HTTP servers are checked
+ * against the outbound address policy first and connect through an agent that applies it to every
+ * new connection (DNS rebinding between the two is refused). Sampling and elicitation are declared
+ * so servers offer the features that use them; each request goes to the caller whose call is in
+ * flight, or is refused with a clear error. A failed open is closed before it throws.
+ * @internal
+ */
+export async function openClient(name: string, config: DownstreamServerConfig, generation: number, hooks: ClientHooks): Promise<{ connection: Connection; tools: Tool[]; catalog: ServerCatalog }> {
+  const outbound = config.transport === "http" ? createOutboundAgent({ policy: outboundConnectPolicy(config.url, { allowedHosts: hooks.allowedHosts }), lookup: hooks.lookupHost }) : undefined;
+  const transport = createTransport(config, outbound, hooks.onStderr);
+  const client = new Client(hooks.clientInfo, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} } } });
+  const connection: Connection = { generation, client, transport, connectedAt: 0, pid: undefined, closing: false, healthCheck: undefined, notifiesToolChanges: false, outbound };
+  hooks.onOpening(connection);
+  client.onclose = () => hooks.onClose(connection);
+  client.onerror = (error) => {
+    if (!connection.closing) hooks.onError(error);
+  };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onListChanged(connection, "tools"));
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => hooks.onListChanged(connection, "catalog"));
+  client.setNotificationHandler(PromptListChangedNotificationSchema, () => hooks.onListChanged(connection, "catalog"));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => hooks.onLog(notification.params));
+  client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+    hooks.callers.forward(name, "sampling/createMessage", (caller) => caller.createMessage && ((signal) => caller.createMessage!(request.params, { signal })), extra.signal),
+  );
+  client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+    hooks.callers.forward(name, "elicitation/create", (caller) => caller.elicit && ((signal) => caller.elicit!(request.params, { signal })), extra.signal),
+  );
+  try {
+    if (config.transport === "http") {
+      const decision = await checkOutboundUrl(config.url, { allowedHosts: hooks.allowedHosts, ...(hooks.resolveHost ? { resolve: hooks.resolveHost } : {}) });
+      if (!decision.allowed) throw new Error(`refused by the outbound address policy: ${decision.reason}`);
+    }
+    await client.connect(transport, { timeout: config.connectTimeoutMs });
+    interceptProgress(transport, hooks.progressListeners);
+    connection.pid = transport instanceof FramedStdioTransport ? transport.pid : undefined;
+    connection.notifiesToolChanges = client.getServerCapabilities()?.tools?.listChanged === true;
+    const [tools, catalog] = await Promise.all([listAllTools(client, config.connectTimeoutMs), listCatalog(client, config.connectTimeoutMs)]);
+    return { connection, tools, catalog };
+  } catch (error) {
+    connection.closing = true;
+    await closeConnection(connection, true);
+    throw error;
+  }
+}
+
+/**
+ * Progress notifications for our tokens are taken where the transport delivers messages, in
+ * order: the SDK handles notifications a tick late, after a result that arrived with them has
+ * already removed the call's progress handler.
+ */
+function interceptProgress(transport: Transport, listeners: ClientHooks["progressListeners"]): void {
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ("method" in message && message.method === "notifications/progress" && !("id" in message)) {
+      const params = ProgressNotificationSchema.shape.params.safeParse(message.params);
+      const listener = params.success ? listeners.get(String(params.data.progressToken)) : undefined;
+      if (params.success && listener) {
+        listener(params.data);
+        return;
+      }
+    }
+    deliver?.(message, extra);
+  };
+}
+
+/**
+ * Runs `task` one at a time: a call while it runs asks for one more run after it (so the latest
+ * state is read) and shares its promise. `task` answers whether another requested run may follow.
+ * @internal
+ */
+export function coalesced(task: () => Promise<boolean>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let again = false;
+  return () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false;
+        } while ((await task()) && again);
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
   };
 }

@@ -294,7 +294,9 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
         const base = await sdkList(request, extra);
         const trace = newTraceContext(sink, { requestId: String(extra.requestId) });
         const extraTools = await tools.listTools(state, trace);
-        return { ...base, tools: [...base.tools, ...extraTools] };
+        // The gateway's own tools win over a downstream tool of the same name (`namespace: false`).
+        const own = new Set(base.tools.map((tool) => tool.name));
+        return { ...base, tools: [...base.tools, ...extraTools.filter((tool) => !own.has(tool.name))] };
       });
       const previousOnClose = mcp.server.onclose;
       mcp.server.onclose = () => {

@@ -134,7 +134,8 @@ export function registerResourcesAndPrompts(mcp: McpServer, deps: ResourceDepend
     };
     if (uri.startsWith(SESSIONS_PREFIX)) return ownResource(uri, "get_session", { session_id: decoded(SESSIONS_PREFIX) }, extra);
     if (uri.startsWith(PLAYBOOKS_PREFIX)) return ownResource(uri, "get_playbook_details", { workflow_id: decoded(PLAYBOOKS_PREFIX) }, extra);
-    if (downstream && uri.startsWith("downstream://")) {
+    // `downstream://<server>/<uri>`, or a URI of a server with `namespace: false` (the manager knows which).
+    if (downstream) {
       try {
         return await downstream.manager.readResource(uri, { signal: extra.signal });
       } catch (error) {

@@ -20,11 +20,27 @@ import { startHttpGateway, type HttpGateway } from "./harness/gateway.js";
 const CONFORMANCE_VERSION = "0.1.16";
 const CACHE = fileURLToPath(new URL(`../../../node_modules/.cache/afw-conformance/${CONFORMANCE_VERSION}/`, import.meta.url));
 const EVERYTHING = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+/** Our stdio server with the suite's named fixtures (`test_simple_text`, `test://static-text`, ...). */
+const FIXTURES = fileURLToPath(new URL("../fixtures/conformance-server.mjs", import.meta.url));
 
 /** Scenarios of what the gateway advertises (tools, resources, prompts, logging), in both HTTP modes. */
 const APPLICABLE_SCENARIOS = ["server-initialize", "ping", "logging-set-level", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"] as const;
 /** Scenarios that need an MCP session (stateful mode only). */
 const SESSION_SCENARIOS = ["server-sse-multiple-streams"] as const;
+/**
+ * Scenarios that call the suite's fixtures by name: run against the gateway in front of our fixture
+ * server with `namespace: false`, so they check what the gateway does to content, logging,
+ * progress, sampling and elicitation on the way through.
+ */
+const FIXTURE_SCENARIOS = [
+  ...["simple-text", "image", "audio", "embedded-resource", "mixed-content", "error", "with-logging", "with-progress", "sampling", "elicitation"].map((name) => `tools-call-${name}`),
+  "elicitation-sep1034-defaults",
+  "elicitation-sep1330-enums",
+  "resources-read-text",
+  "resources-read-binary",
+  "resources-templates-read",
+  ...["simple", "with-args", "embedded-resource", "with-image"].map((name) => `prompts-get-${name}`),
+];
 
 /** Node 22 and the suite's entry point, installed from npm once; or why not. */
 function obtainSuite(): { node: string; cli: string } | { reason: string } {
@@ -78,9 +94,11 @@ function runScenario(url: string, scenario: string, cwd: string): Promise<Scenar
 }
 
 describe.skipIf(!runnable).each([
-  { mode: "stateless", scenarios: [...APPLICABLE_SCENARIOS] },
-  { mode: "stateful", scenarios: [...APPLICABLE_SCENARIOS, ...SESSION_SCENARIOS] },
-])("MCP conformance suite $mode Streamable HTTP", ({ mode, scenarios }) => {
+  { mode: "stateless", behind: "everything", scenarios: [...APPLICABLE_SCENARIOS] },
+  { mode: "stateful", behind: "everything", scenarios: [...APPLICABLE_SCENARIOS, ...SESSION_SCENARIOS] },
+  { mode: "stateless", behind: "fixtures", scenarios: FIXTURE_SCENARIOS },
+  { mode: "stateful", behind: "fixtures", scenarios: FIXTURE_SCENARIOS },
+])("MCP conformance suite $mode Streamable HTTP, $behind behind the gateway", ({ mode, behind, scenarios }) => {
   let gateway: HttpGateway;
   let url: string;
   let cwd: string;
@@ -89,7 +107,13 @@ describe.skipIf(!runnable).each([
     cwd = mkdtempSync(join(tmpdir(), "afw-conformance-"));
     gateway = await startHttpGateway({
       http: { stateless: mode === "stateless" },
-      downstream: { servers: [{ name: "everything", transport: "stdio", command: process.execPath, args: [EVERYTHING], pingIntervalMs: 0 }] },
+      downstream: {
+        servers: [
+          behind === "everything"
+            ? { name: "everything", transport: "stdio", command: process.execPath, args: [EVERYTHING], pingIntervalMs: 0 }
+            : { name: "fixtures", transport: "stdio", command: process.execPath, args: [FIXTURES], pingIntervalMs: 0, namespace: false },
+        ],
+      },
     });
     await gateway.gateway.downstream!.settled();
     url = gateway.url;

@@ -1,6 +1,8 @@
 import { describe, expect, it, afterEach } from "vitest";
 import type { CacheKeyInput, ResponseCache } from "@afw/contracts";
-import { prepareCacheKey, resolveCacheTtl, type CacheGetOptions, type CacheSetOptions, type CacheStoreEvent, type SemanticCacheOptions } from "../../src/index.js";
+import { prepareCacheKey, type CacheGetOptions, type CacheSetOptions, type SemanticCacheOptions } from "../../src/response-cache-shared.js";
+import { resolveCacheTtl } from "../../src/ttl-policy.js";
+import { type CacheStoreEvent } from "../../src/store-events.js";
 import { answer, recordingTrace, waitFor } from "../helpers.js";
 
 /** A response cache under test plus what the suite needs to poke at it. */

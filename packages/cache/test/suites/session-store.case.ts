@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionStore } from "@afw/contracts";
-import type { SessionStoreOptions } from "../../src/index.js";
+import type { SessionStoreOptions } from "../../src/session-store-shared.js";
 import { turn, waitFor } from "../helpers.js";
 
 /** A session store under test. */
