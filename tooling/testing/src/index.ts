@@ -17,3 +17,4 @@ export {
 } from "./redis.js";
 export { startChroma, chromaCliPath, type ChromaServerHandle } from "./chroma.js";
 export { processListensOn } from "./listening.js";
+export { FLOWISE_VERSION, FlowiseSession, flowiseDir, flowiseInstalled, installFlowise, startFlowise, startOpenAiStub, type FlowiseProcess, type LlmCall } from "./flowise.js";
