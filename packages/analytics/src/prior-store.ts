@@ -1,5 +1,6 @@
 import { INTENTS, IntentSchema, type Intent } from "@afw/contracts";
-import { BoundedRedis, LuaScript, type RedisStoreConnectionOptions } from "./redis-support.js";
+import { LuaScript } from "@afw/cache";
+import { BoundedRedis, type RedisStoreConnectionOptions } from "./redis-support.js";
 
 /**
  * Exponentially decayed outcome sums of one (intent, flow), valid at time `t`. Every sum decays

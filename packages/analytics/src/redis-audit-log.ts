@@ -13,7 +13,8 @@ import {
   type AuditQuery,
   type ResolvedAuditQuery,
 } from "./audit-log.js";
-import { BoundedRedis, LuaScript, type RedisClient, type RedisStoreConnectionOptions } from "./redis-support.js";
+import { LuaScript } from "@afw/cache";
+import { BoundedRedis, type RedisClient, type RedisStoreConnectionOptions } from "./redis-support.js";
 import { toEpochMs } from "./time-range.js";
 
 /** Options of {@link createRedisAuditLog}. */

@@ -1,6 +1,7 @@
 import { AfwError } from "@afw/contracts";
 import { FeedbackRecordSchema, feedbackFilter, type FeedbackRecord, type FeedbackStore } from "./feedback.js";
-import { BoundedRedis, LuaScript, type RedisStoreConnectionOptions } from "./redis-support.js";
+import { LuaScript } from "@afw/cache";
+import { BoundedRedis, type RedisStoreConnectionOptions } from "./redis-support.js";
 
 /** Options of {@link createRedisFeedbackStore}. */
 export interface RedisFeedbackStoreOptions extends RedisStoreConnectionOptions {

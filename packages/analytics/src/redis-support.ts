@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { Redis, type Cluster } from "ioredis";
 import { AfwError, redactSecrets } from "@afw/contracts";
 
@@ -130,22 +129,5 @@ export class BoundedRedis {
       // already gone
     }
     this.client.disconnect();
-  }
-}
-
-/** A Lua script run with EVALSHA, falling back to EVAL when the server does not know it yet. @internal */
-export class LuaScript {
-  readonly sha: string;
-  constructor(readonly source: string) {
-    this.sha = createHash("sha1").update(source).digest("hex");
-  }
-
-  async run(client: RedisClient, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    try {
-      return await client.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return client.eval(this.source, keys.length, ...keys, ...args);
-      throw error;
-    }
   }
 }

@@ -7,25 +7,5 @@
  *
  * @packageDocumentation
  */
-export {
-  startFlowiseServer,
-  startLangflowServer,
-  demoFlows,
-  pythonJson,
-  seededRandom,
-  tokenize,
-  type FlowiseServerOptions,
-  type LangflowServerOptions,
-  type MockAnswer,
-  type MockFault,
-  type MockFlowDefinition,
-  type MockFlowNode,
-  type MockPlatformServer,
-  type MockRoute,
-  type MockRunInput,
-  type MockRunRecord,
-  type MockServerOptions,
-  type MockSource,
-  type RecordedRequest,
-} from "./test-servers.js";
+export * from "./test-servers.js";
 export { runBackendConformance, type BackendConformanceOptions, type ConformanceBackendSettings } from "./testing/conformance.js";

@@ -8,7 +8,7 @@
  */
 export { createRedisStores, type RedisStores, type RedisStoresOptions } from "./redis-stores.js";
 export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from "./memory-stores.js";
-export { RedisConnection, createRedisConnection, type RedisClient, type RedisConnectionOptions } from "./redis-connection.js";
+export { LuaScript, RedisConnection, createRedisConnection, type RedisClient, type RedisConnectionOptions } from "./redis-connection.js";
 export { parseRedisUrl, createRedisClient, type RedisConnectionConfig, type RedisClientSettings, type ReconnectOptions } from "./redis-config.js";
 export { prepareCacheKey, type ResponseCacheOptions, type SemanticCacheOptions } from "./response-cache-shared.js";
 export { questionsAgree } from "./semantic-guard.js";

@@ -68,25 +68,34 @@ const OptionsSchema = z.object({
     .optional(),
 });
 
-/** A Lua script run with EVALSHA, falling back to EVAL when the server does not know it yet. */
+/**
+ * A Lua script, registered on each client it runs on with ioredis `defineCommand` (which sends
+ * EVALSHA and falls back to EVAL when the server does not know the script yet, pipelines included).
+ *
+ * @example
+ * ```ts
+ * const INCR_TO = new LuaScript(`return redis.call("INCRBY", KEYS[1], ARGV[1])`);
+ * await INCR_TO.run(client, ["counter"], [5]);
+ * ```
+ */
 export class LuaScript {
-  /** SHA-1 of the source, as Redis names it. */
-  readonly sha: string;
+  /** The command name it is defined under (from the SHA-1 of the source). */
+  readonly name: string;
+  private readonly definedOn = new WeakSet<object>();
+
   /** @param source The Lua source. */
   constructor(readonly source: string) {
-    this.sha = createHash("sha1").update(source).digest("hex");
+    this.name = `afw${createHash("sha1").update(source).digest("hex").slice(0, 16)}`;
   }
 
   /** Runs the script with `keys` and `args` on `client`. */
-  async run(client: RedisClient, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    try {
-      return await client.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (error instanceof Error && error.message.startsWith("NOSCRIPT")) {
-        return client.eval(this.source, keys.length, ...keys, ...args);
-      }
-      throw error;
+  run(client: RedisClient, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+    if (!this.definedOn.has(client)) {
+      client.defineCommand(this.name, { lua: this.source });
+      this.definedOn.add(client);
     }
+    const command = (client as unknown as Record<string, (...values: Array<string | number>) => Promise<unknown>>)[this.name]!;
+    return command.call(client, keys.length, ...keys, ...args);
   }
 }
 

@@ -1,43 +1,19 @@
-import { AfwError, createRedactor, emitTrace, type Redactor, type TraceContext } from "@afw/contracts";
+import { AfwError, createRedactor, emitTrace, type Redactor } from "@afw/contracts";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
+import { computeBackoffDelay } from "./backoff.js";
 import { BoundedTail } from "./bounded-tail.js";
 import { AttemptFailure, classifyCallError, message } from "./call-errors.js";
-import type { DownstreamClock } from "./clock.js";
 import type { DownstreamServerConfig } from "./config.js";
 import { toDownstreamTools, type DownstreamTool } from "./downstream-tool.js";
 import { isToolAllowed } from "./tool-filter.js";
 import { collectSecrets } from "./collect-secrets.js";
 import { EMPTY_CATALOG, exposeCatalog, listCatalog, type ServerCatalog } from "./catalog.js";
 import { CallerRegistry, relayProgress, type DownstreamCaller, type DownstreamLogMessage, type DownstreamProgress } from "./forwarding.js";
-import type { HostLookup, HostResolver } from "@afw/backends";
 import type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
-import { closeConnection, coalesced, FramedStdioTransport, listAllTools, openClient, type Connection } from "./supervisor-transport.js";
-
-/** @internal */
-export interface SupervisorDependencies {
-  clock: DownstreamClock;
-  random: () => number;
-  trace: TraceContext | undefined;
-  restartBackoff: BackoffPolicy;
-  restartStableAfterMs: number;
-  maxRestarts: number | undefined;
-  clientInfo: { name: string; version: string };
-  onChange(supervisor: ServerSupervisor, reason: ToolsChangeReason): void;
-  onStderr: ((server: string, chunk: string) => void) | undefined;
-  /** Log messages of the server that no caller took. */
-  onServerLog: ((message: DownstreamLogMessage) => void) | undefined;
-  /** Allowlist of HTTP server hosts (undefined: any configured host; special addresses refused). */
-  allowedHosts: readonly string[] | undefined;
-  /** Host-name resolver for the outbound-address check. */
-  resolveHost: HostResolver | undefined;
-  /** Host-name resolver of HTTP connections (each resolved address is checked again). */
-  lookupHost: HostLookup | undefined;
-}
+import { closeConnection, coalesced, FramedStdioTransport, listAllTools, openClient, type Connection, type SupervisorDependencies } from "./supervisor-transport.js";
 
 const STATUS_STDERR_CHARS = 2_048;
-
 
 /**
  * Supervises one downstream server: connection, tool list, idle disconnect, health pings,
@@ -416,7 +392,6 @@ export class ServerSupervisor {
     for (const waiter of [...this.stateWaiters]) waiter();
     this.deps.onChange(this, reason);
   }
-
 
   private async openConnection(generation: number): Promise<Connection> {
     if (this.closingPromise) await this.closingPromise;

@@ -19,7 +19,12 @@ import {
 import type { DownstreamServerConfig } from "./config.js";
 import { checkOutboundUrl, createOutboundAgent, findConnectRefusal, outboundConnectPolicy, type HostLookup, type HostResolver } from "@afw/backends";
 import { listCatalog, type ServerCatalog } from "./catalog.js";
-import type { CallerRegistry, DownstreamProgress } from "./forwarding.js";
+import type { TraceContext } from "@afw/contracts";
+import type { BackoffPolicy } from "./backoff.js";
+import type { DownstreamClock } from "./clock.js";
+import type { CallerRegistry, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
+import type { ServerSupervisor } from "./server-supervisor.js";
+import type { ToolsChangeReason } from "./server-status.js";
 import { fetch as undiciFetch, type Agent } from "undici";
 
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -176,12 +181,29 @@ function checkedFetch(agent: Agent): FetchLike {
   };
 }
 
-/** What {@link openClient} needs from its supervisor. @internal */
-export interface ClientHooks {
+/** What a supervisor is given by its manager. @internal */
+export interface SupervisorDependencies {
+  clock: DownstreamClock;
+  random: () => number;
+  trace: TraceContext | undefined;
+  restartBackoff: BackoffPolicy;
+  restartStableAfterMs: number;
+  maxRestarts: number | undefined;
   clientInfo: { name: string; version: string };
+  onChange(supervisor: ServerSupervisor, reason: ToolsChangeReason): void;
+  onStderr: ((server: string, chunk: string) => void) | undefined;
+  /** Log messages of the server that no caller took. */
+  onServerLog: ((message: DownstreamLogMessage) => void) | undefined;
+  /** Allowlist of HTTP server hosts (undefined: any configured host; special addresses refused). */
   allowedHosts: readonly string[] | undefined;
+  /** Host-name resolver for the outbound-address check. */
   resolveHost: HostResolver | undefined;
+  /** Host-name resolver of HTTP connections (each resolved address is checked again). */
   lookupHost: HostLookup | undefined;
+}
+
+/** What {@link openClient} needs from its supervisor. @internal */
+export interface ClientHooks extends Pick<SupervisorDependencies, "clientInfo" | "allowedHosts" | "resolveHost" | "lookupHost"> {
   callers: CallerRegistry;
   progressListeners: ReadonlyMap<string, (progress: DownstreamProgress) => void>;
   onOpening(connection: Connection): void;

@@ -40,7 +40,7 @@ let http: HttpTransportHandle;
 let client: Client;
 let base: string;
 /** What the queries observed, to check the reports against. */
-const seen = { queries: 0, answered: 0, fallbacks: 0, flakyFirst: 0, byFlow: new Map<string, number>(), experiment: { control: 0, variant: 0 } };
+const seen = { queries: 0, answered: 0, fallbacks: 0, flakyFallbacks: 0, flakyFirst: 0, byFlow: new Map<string, number>(), experiment: { control: 0, variant: 0 } };
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 async function get(path: string, token = TOKEN): Promise<{ status: number; body: any; text: string; headers: Headers }> {
@@ -94,6 +94,9 @@ beforeAll(async () => {
   for (let i = 0; i < TECHNICAL_QUERIES; i++) {
     const meta = await ask({ question: `Review this function, attempt ${i}: why does it throw a null pointer?`, intent: "technical-analysis" });
     if (meta && (meta.flow_id === key.flaky || meta.fallback_used)) seen.flakyFirst++;
+    // Only technical queries fall back from the flaky flow. (A hedged chat query of the experiment's
+    // variant arm also reports a fallback when its hedge answers first: a race, not a failure.)
+    if (meta?.fallback_used) seen.flakyFallbacks++;
   }
   for (let i = 0; i < CHAT_QUERIES; i++) {
     const meta = await ask({ question: `Hello there, how is your day going, friend number ${i}?`, intent: "conversation", session_id: `chat-session-${i}` });
@@ -123,12 +126,12 @@ describe("dashboard analytics endpoints over the gateway's HTTP transport", () =
     expect(totals.queries).toBe(seen.queries);
     expect(totals.answered).toBe(seen.answered);
     expect(totals.fallbackQueries).toBe(seen.fallbacks);
-    expect(seen.fallbacks).toBeGreaterThan(0);
+    expect(seen.flakyFallbacks).toBeGreaterThan(0);
     expect(totals.successRate).toBeCloseTo(seen.answered / seen.queries, 4);
     const flaky = topFlows.find((flow: { flowId: string }) => flow.flowId === key.flaky);
     expect(flaky.queries).toBe(seen.flakyFirst);
-    expect(flaky.failures).toBe(seen.fallbacks);
-    expect(flaky.fallbacksFrom).toBe(seen.fallbacks);
+    expect(flaky.failures).toBe(seen.flakyFallbacks);
+    expect(flaky.fallbacksFrom).toBe(seen.flakyFallbacks);
     expect(flaky.answered).toBe(seen.byFlow.get(key.flaky) ?? 0);
     expect(flaky.latency.p50Ms).toEqual(expect.any(Number));
     expect(intents.map((intent: { intent: string; queries: number }) => [intent.intent, intent.queries])).toEqual([
@@ -148,8 +151,8 @@ describe("dashboard analytics endpoints over the gateway's HTTP transport", () =
     expect(status).toBe(200);
     const analysis = body.analysis;
     expect(analysis.flowId).toBe(key.flaky);
-    expect(analysis.fallback.asSource.queries).toBe(seen.fallbacks);
-    expect(analysis.fallback.asSource.share).toBeCloseTo(seen.fallbacks / seen.flakyFirst, 3);
+    expect(analysis.fallback.asSource.queries).toBe(seen.flakyFallbacks);
+    expect(analysis.fallback.asSource.share).toBeCloseTo(seen.flakyFallbacks / seen.flakyFirst, 3);
     expect(analysis.recommendations.map((r: { kind: string }) => r.kind)).toEqual(expect.arrayContaining(["fallback-source"]));
     expect(analysis.recommendations.every((r: { message: string }) => typeof r.message === "string" && r.message.length > 0)).toBe(true);
   });
@@ -193,7 +196,7 @@ describe("dashboard analytics endpoints over the gateway's HTTP transport", () =
     expect(json.status).toBe(200);
     expect(json.headers.get("content-disposition")).toBe('attachment; filename="afw-metrics-flow-1h.json"');
     const flakyRow = json.body.rows.find((row: { group: string }) => row.group === key.flaky);
-    expect(flakyRow).toMatchObject({ queries: seen.flakyFirst, fallbacks_from: seen.fallbacks, attempt_failures: seen.fallbacks });
+    expect(flakyRow).toMatchObject({ queries: seen.flakyFirst, fallbacks_from: seen.flakyFallbacks, attempt_failures: seen.flakyFallbacks });
     const csv = await get("/api/analytics/export?range=1h&format=csv&groupBy=intent");
     expect(csv.status).toBe(200);
     expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");

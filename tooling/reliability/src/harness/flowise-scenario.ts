@@ -4,12 +4,7 @@ import type { FlowiseFront, RecordedExchange } from "./flowise-recording.js";
 import { startHttpGateway, type HttpGateway } from "./gateway.js";
 import { connectClient, parseReply, universalQuery, type QueryReply } from "./mcp.js";
 
-/** One call the OpenAI-compatible stub behind a real Flowise received. */
-export interface LlmCall {
-  messages: Array<{ role: string; content: string }>;
-  temperature?: number;
-  maxTokens?: number;
-}
+import type { LlmCall } from "@afw/testing";
 
 /** What the scenario needs: Flowise (real behind a recording proxy, or a replay), its key and chatflows. */
 export interface FlowiseScenarioContext {
