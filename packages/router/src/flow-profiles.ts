@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { readFile } from "node:fs/promises";
-import { parse as parseYaml } from "yaml";
-import { AfwError, INTENTS, IntentSchema, formatZodError, type Intent, type UniversalFlow } from "@afw/contracts";
+import { INTENTS, IntentSchema, type Intent, type UniversalFlow } from "@afw/contracts";
 import { compileIntentPatterns, type IntentPatternMatcher } from "./intent-patterns.js";
 import { foldText, splitWords } from "./text-normalization.js";
+import { parseConfigText, readConfigFile } from "./config-text.js";
 
 /** Zod schema of {@link FlowRegistryEntry}. */
 export const FlowRegistryEntrySchema = z
@@ -40,15 +39,7 @@ export type FlowRegistry = z.infer<typeof FlowRegistrySchema>;
  * @throws AfwError `CONFIG_INVALID` when it does not fit {@link FlowRegistrySchema}.
  */
 export function parseFlowRegistry(text: string): FlowRegistry {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (error) {
-    throw new AfwError("CONFIG_INVALID", "flow registry is not valid YAML or JSON", { cause: error });
-  }
-  const parsed = FlowRegistrySchema.safeParse(raw ?? {});
-  if (!parsed.success) throw new AfwError("CONFIG_INVALID", `invalid flow registry: ${formatZodError(parsed.error)}`);
-  return parsed.data;
+  return parseConfigText(text, FlowRegistrySchema, "flow registry");
 }
 
 /**
@@ -57,13 +48,7 @@ export function parseFlowRegistry(text: string): FlowRegistry {
  * @throws AfwError `CONFIG_INVALID` when the file cannot be read or parsed.
  */
 export async function loadFlowRegistry(path: string | URL): Promise<FlowRegistry> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new AfwError("CONFIG_INVALID", `cannot read flow registry ${String(path)}`, { cause: error });
-  }
-  return parseFlowRegistry(text);
+  return parseFlowRegistry(await readConfigFile(path, "flow registry"));
 }
 
 /** Flow-description words that point to an intent, on top of the question patterns. */

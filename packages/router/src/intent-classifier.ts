@@ -12,7 +12,7 @@ import {
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
 import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatternMatcher, type PatternMatch } from "./intent-patterns.js";
-import { buildIntentFeatureRow, firstStageRow, firstStageThresholdFor, hashIntentExemplars, hashIntentPatterns, intentModelText, trainIntentModel, type IntentExemplar, type IntentModel } from "./intent-model.js";
+import { buildIntentFeatureRow, firstStageRow, hashIntentExemplars, hashIntentPatterns, intentModelText, trainIntentModel, type IntentExemplar, type IntentModel } from "./intent-model.js";
 import { loadBundledIntentModel } from "./intent-model-file.js";
 import { readPrompt } from "./prompt-structure.js";
 import { softmaxInPlace, softmaxLogits } from "./softmax-regression.js";
@@ -107,12 +107,6 @@ export interface IntentClassifierOptions {
    * @default true
    */
   firstStage?: boolean;
-  /**
-   * Accuracy the first stage may cost (a share: 0.01 = one point of cross-validated accuracy on
-   * the training data) in exchange for deciding more questions without the embedding; picks the
-   * threshold from the model's cross-validated curve. Default: the model's own threshold (0.005).
-   */
-  firstStageTolerance?: number;
   /**
    * Longest wait for the embedder; after it the first stage answers alone, with its confidence
    * shrunk towards uniform.
@@ -325,7 +319,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
           probabilities: Object.fromEntries(INTENTS.map((intent, i) => [intent, confidenceOf(i)])),
         });
       };
-      const threshold = stage && firstStage ? (options.firstStageTolerance === undefined ? stage.threshold : firstStageThresholdFor(stage, options.firstStageTolerance)) : undefined;
+      const threshold = stage && firstStage ? stage.threshold : undefined;
       if (cheap && threshold !== undefined && Math.max(...cheap) >= threshold) return answer(cheap, 1, "lexical");
       const modelText = intentModelText(structure.request, model.features);
       const vectors = await raceTimeout(embedder.embed([modelText], context?.signal), embeddingTimeoutMs, context?.signal);

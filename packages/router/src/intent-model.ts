@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { AfwError, INTENTS, IntentSchema, formatZodError, type Embedder, type Intent } from "@afw/contracts";
+import { AfwError, INTENTS, IntentSchema, type Embedder, type Intent } from "@afw/contracts";
 import { compileIntentLexicon, hashIntentLexicon, type IntentLexicon } from "./intent-lexicon.js";
 import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatternMatcher } from "./intent-patterns.js";
 import { lexicalFeatures, type SparseVector } from "./lexical-features.js";
@@ -15,6 +14,7 @@ import {
   type SoftmaxWeights,
 } from "./softmax-regression.js";
 import { truncateForModel } from "./text-normalization.js";
+import { parseConfigText } from "./config-text.js";
 
 /** One labelled example question. */
 export interface IntentExemplar {
@@ -180,16 +180,9 @@ export const IntentExemplarFileSchema = z.partialRecord(IntentSchema, z.array(z.
  * ```
  */
 export function parseIntentExemplars(text: string): IntentExemplar[] {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (error) {
-    throw new AfwError("CONFIG_INVALID", "intent exemplars are not valid YAML or JSON", { cause: error });
-  }
-  const parsed = IntentExemplarFileSchema.safeParse(raw);
-  if (!parsed.success) throw new AfwError("CONFIG_INVALID", `invalid intent exemplars: ${formatZodError(parsed.error)}`);
+  const file = parseConfigText(text, IntentExemplarFileSchema, "intent exemplars", null);
   const out: IntentExemplar[] = [];
-  for (const intent of INTENTS) for (const question of parsed.data[intent] ?? []) out.push({ text: question.trim(), intent });
+  for (const intent of INTENTS) for (const question of file[intent] ?? []) out.push({ text: question.trim(), intent });
   return out;
 }
 
@@ -272,17 +265,6 @@ function chooseFirstStageThreshold(cheapConfidence: number[], cheapCorrect: bool
     }
   }
   return { ...chosen!, curve };
-}
-
-/**
- * The first stage's threshold for an accuracy budget: the lowest threshold on the model's
- * cross-validated curve whose cascade accuracy is at most `tolerance` below the full model's;
- * the stored threshold when the model has no curve.
- */
-export function firstStageThresholdFor(stage: IntentFirstStage, tolerance: number): number | undefined {
-  const ev = stage.evaluation;
-  if (!ev?.curve?.length) return stage.threshold;
-  return ev.curve.find((point) => point.cascadeAccuracy >= ev.fullAccuracy - tolerance - 1e-9)?.threshold ?? stage.threshold;
 }
 
 /** Options of {@link trainIntentModel}. */

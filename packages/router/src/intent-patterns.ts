@@ -1,8 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { parse as parseYaml } from "yaml";
 import { AfwError, INTENTS, IntentSchema, formatZodError, type Intent } from "@afw/contracts";
 import { foldText, splitWords } from "./text-normalization.js";
+import { parseConfigText, readConfigFile } from "./config-text.js";
 
 const weight = z.number().min(-10).max(10);
 
@@ -236,15 +235,7 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
  * ```
  */
 export function parseIntentPatterns(text: string): IntentPatternConfig {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (error) {
-    throw new AfwError("CONFIG_INVALID", "intent patterns are not valid YAML or JSON", { cause: error });
-  }
-  const parsed = IntentPatternConfigSchema.safeParse(raw ?? {});
-  if (!parsed.success) throw new AfwError("CONFIG_INVALID", `invalid intent patterns: ${formatZodError(parsed.error)}`);
-  return parsed.data;
+  return parseConfigText(text, IntentPatternConfigSchema, "intent patterns");
 }
 
 /**
@@ -258,13 +249,7 @@ export function parseIntentPatterns(text: string): IntentPatternConfig {
  * ```
  */
 export async function loadIntentPatterns(path: string | URL): Promise<IntentPatternConfig> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new AfwError("CONFIG_INVALID", `cannot read intent patterns file ${String(path)}`, { cause: error });
-  }
-  return parseIntentPatterns(text);
+  return parseIntentPatterns(await readConfigFile(path, "intent patterns file"));
 }
 
 /**
