@@ -160,6 +160,14 @@ describe("asking when unsure: edges", () => {
     }
   });
 
+  it("a confirmed top flow answers alone (no hedge against another flow)", async () => {
+    const { client } = await inMemory(CONFIRM, () => ({ action: "accept", content: { flow: "langflow:code" } }));
+    const body = await query(client);
+    expect(body.result).toBe(`langflow/code: ${QUESTION}`);
+    expect(body._mcp_metadata).toMatchObject({ elicitation: { asked: true, action: "accept", chosen_flow_id: "langflow:code" }, fallback_used: false });
+    expect(body._mcp_metadata.routing_reason).toMatch(/the client chose Code doctor on langflow/);
+  });
+
   it("an answer outside the choices is an error and takes the default route", async () => {
     const { client } = await inMemory(CONFIRM, () => ({ action: "accept", content: { flow: "flowise:nope" } }));
     const body = await query(client);

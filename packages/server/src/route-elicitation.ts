@@ -129,15 +129,15 @@ export async function elicitRoute(decision: RoutingDecision, options: ElicitRout
     waitedMs: Math.round((performance.now() - started) * 1000) / 1000,
   });
   const metadata: ElicitationMetadata = { asked: true, tier, action, ...(chosenFlowId === undefined ? {} : { chosen_flow_id: chosenFlowId }) };
-  if (chosenFlowId === undefined || chosenFlowId === decision.chosen.flowId) return { decision, metadata };
+  if (chosenFlowId === undefined) return { decision, metadata };
   const chosen = decision.candidates.find((c) => c.flowId === chosenFlowId)!;
-  const candidates = [chosen, ...decision.candidates.filter((c) => c !== chosen)].map((c, i) => ({ ...c, rank: i + 1 }));
+  const candidates = chosen === decision.candidates[0] ? decision.candidates : [chosen, ...decision.candidates.filter((c) => c !== chosen)].map((c, i) => ({ ...c, rank: i + 1 }));
   return {
     decision: {
       ...decision,
       candidates,
       chosen: { backendId: chosen.backendId, flowId: chosen.flowId, backendFlowId: chosen.backendFlowId },
-      // The client chose one flow: no hedging against another.
+      // The client chose (or confirmed) one flow: no hedging against another.
       strategy: decision.strategy === "hedge" ? "direct" : decision.strategy,
       reason: `${decision.reason}; the client chose ${chosen.flowName} on ${chosen.backendId}`,
     },
