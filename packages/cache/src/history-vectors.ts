@@ -65,19 +65,19 @@ export function meaningScore(mode: "meaning" | "hybrid", sim: number, matchedWor
   return sim + KEYWORD_WEIGHT * keywordShare;
 }
 
+/** Bits of a {@link SignSketch}. */
+export const SKETCH_BITS = 256;
+
 /**
- * Random-hyperplane locality-sensitive hashing: `tables` tables of `bits` hyperplanes each; a
- * vector's bucket in a table is the signs of its products with that table's planes. Close vectors
- * share buckets in many tables. The planes come from a fixed seed, so every process agrees.
+ * Random-hyperplane sign sketches (SimHash): bit `b` of a vector's sketch is the sign of its product
+ * with plane `b`. The Hamming distance of two sketches estimates the angle of the vectors, so
+ * ranking sketches by it picks candidates for an exact re-rank. The planes come from a fixed seed,
+ * so every process computes the same sketches.
  */
-export class HyperplaneLsh {
+export class SignSketch {
   private readonly planes: Float32Array[];
 
-  constructor(
-    readonly dimensions: number,
-    readonly tables = 24,
-    readonly bits = 8,
-  ) {
+  constructor(readonly dimensions: number) {
     let seed = 0x9e3779b9 ^ dimensions;
     const uniform = () => {
       // mulberry32
@@ -87,22 +87,49 @@ export class HyperplaneLsh {
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
     const gaussian = () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
-    this.planes = Array.from({ length: tables * bits }, () => Float32Array.from({ length: dimensions }, gaussian));
+    this.planes = Array.from({ length: SKETCH_BITS }, () => Float32Array.from({ length: dimensions }, gaussian));
   }
 
-  /** The bucket names of `vector`, one per table: `<table>.<bits as hex>`. */
-  buckets(vector: ArrayLike<number>): string[] {
-    const names: string[] = [];
-    for (let t = 0; t < this.tables; t++) {
-      let code = 0;
-      for (let b = 0; b < this.bits; b++) {
-        const plane = this.planes[t * this.bits + b]!;
-        let dot = 0;
-        for (let i = 0; i < plane.length; i++) dot += plane[i]! * (vector[i] ?? 0);
-        code = code * 2 + (dot >= 0 ? 1 : 0);
-      }
-      names.push(`${t}.${code.toString(16)}`);
-    }
-    return names;
+  /** The {@link SKETCH_BITS}-bit sketch of `vector`, as bytes. */
+  sketch(vector: ArrayLike<number>): Uint8Array {
+    const bytes = new Uint8Array(SKETCH_BITS / 8);
+    this.planes.forEach((plane, b) => {
+      let dot = 0;
+      for (let i = 0; i < plane.length; i++) dot += plane[i]! * (vector[i] ?? 0);
+      if (dot >= 0) bytes[b >> 3]! |= 1 << (b & 7);
+    });
+    return bytes;
   }
+}
+
+/** Set bits of a 32-bit word. */
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+}
+
+/**
+ * Indexes of the `k` records nearest `query` by Hamming distance in a log of fixed-size records
+ * (`recordBytes` each, the sketch first), nearest first.
+ */
+export function nearestSketches(log: Uint8Array, recordBytes: number, query: Uint8Array, k: number): number[] {
+  const count = Math.floor(log.byteLength / recordBytes);
+  // An aligned copy, so the sketches can be read as 32-bit words.
+  const words = new Uint32Array(Uint8Array.from(log.subarray(0, count * recordBytes)).buffer);
+  const q = new Uint32Array(Uint8Array.from(query).buffer);
+  const stride = recordBytes / 4;
+  const distances = new Uint16Array(count);
+  const histogram = new Uint32Array(SKETCH_BITS + 1);
+  for (let r = 0; r < count; r++) {
+    let d = 0;
+    for (let w = 0; w < q.length; w++) d += popcount(words[r * stride + w]! ^ q[w]!);
+    distances[r] = d;
+    histogram[d]! += 1;
+  }
+  let threshold = 0;
+  for (let seen = 0; threshold <= SKETCH_BITS && seen + histogram[threshold]! < k; threshold++) seen += histogram[threshold]!;
+  const picked: number[] = [];
+  for (let r = 0; r < count; r++) if (distances[r]! <= threshold) picked.push(r);
+  return picked.sort((a, b) => distances[a]! - distances[b]! || b - a).slice(0, k);
 }

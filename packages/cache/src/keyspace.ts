@@ -119,6 +119,11 @@ export class Keyspace {
     return `${this.prefix}history:${this.tenantPart(tenant)}vec:${encode(turnId)}`;
   }
 
+  /** A tenant's sketch log: fixed-size records (question sketch, turn id) appended as turns are embedded. */
+  historySketches(tenant?: string): string {
+    return `${this.prefix}history:${this.tenantPart(tenant)}sketches`;
+  }
+
   /** Set of `[tenant, turn id]` JSON members of turns written but not embedded yet. */
   get historyPending(): string {
     return `${this.prefix}history:pending`;
@@ -126,9 +131,9 @@ export class Keyspace {
 
   /**
    * Sorted set of a tenant's turn ids by `askedAt`: every turn (`all`), or those with a stemmed
-   * word (`w`), a tag (`tag`), of a session (`s`) or in a random-hyperplane bucket of their embedding (`v`).
+   * word (`w`), a tag (`tag`) or of a session (`s`).
    */
-  historySet(kind: "all" | "w" | "tag" | "s" | "v", value: string, tenant?: string): string {
+  historySet(kind: "all" | "w" | "tag" | "s", value: string, tenant?: string): string {
     return `${this.prefix}history:${this.tenantPart(tenant)}${kind}:${encode(value)}`;
   }
 

@@ -1,33 +1,43 @@
-import { createHash } from "node:crypto";
 import type { Embedder } from "@afw/contracts";
-import { EMBED_BATCH, HyperplaneLsh, embeddedText, quantize, similarity } from "./history-vectors.js";
+import { EMBED_BATCH, SKETCH_BITS, SignSketch, embeddedText, nearestSketches, quantize, similarity } from "./history-vectors.js";
 import type { Keyspace } from "./keyspace.js";
 import type { RedisClient, RedisConnection } from "./redis-connection.js";
 
-/** Newest ids read from one bucket of a query. */
-const BUCKET_SCAN = 2000;
-/** Candidates of the bucket stage whose vectors are read and compared exactly. */
-const RERANK = 400;
+/** Candidates of the sketch stage whose vectors are read and compared exactly. */
+const RERANK = 500;
 /** Pending turns taken per round of indexing. */
 const DRAIN_BATCH = 64;
+const SKETCH_BYTES = SKETCH_BITS / 8;
+/** A sketch log record: the sketch, then the turn id (a UUID) as 16 bytes. */
+const RECORD_BYTES = SKETCH_BYTES + 16;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const ignore = () => {};
+/** Replaces the sketch log with its compacted copy unless it grew meanwhile. KEYS[1] log; ARGV: copy, length read, ttl ms. */
+const REPLACE_LOG_SCRIPT = `
+if redis.call('STRLEN', KEYS[1]) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1`;
+
+const idBytes = (id: string) => Buffer.from(id.replace(/-/g, ""), "hex");
+const idOf = (bytes: Uint8Array) => {
+  const hex = Buffer.from(bytes).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
 
 /**
  * The meaning index of the Redis history (plain Redis 7, no modules). A written turn's id joins a
  * pending set in the same pipeline as its document; this process (or any other) then embeds the
  * question in the background, stores the vector as int8 bytes (`history:…vec:<id>`, same TTL as
- * the document) and adds the id to one bucket per table of a random-hyperplane LSH
- * ({@link HyperplaneLsh}): sorted sets by `askedAt`, like the word sets. A search reads the query's
- * buckets (newest {@link BUCKET_SCAN} each), keeps the {@link RERANK} ids that share the most
- * buckets plus the keyword candidates, and ranks them by exact similarity of their stored vectors.
- * A turn leaves the pending set only once indexed, so a crash or an embedder failure delays its
- * indexing, never loses it (it is found by keyword meanwhile).
+ * the document) and appends a 48-byte record (256-bit sign sketch, turn id) to the tenant's sketch
+ * log (`history:…sketches`, one string). A search reads the log (4.8 MB at 100,000 turns), keeps the
+ * {@link RERANK} records nearest the query's sketch by Hamming distance plus the keyword
+ * candidates, and ranks them by exact similarity of their stored vectors. The log is rewritten
+ * without expired turns when it holds twice as many records as the tenant has turns. A turn leaves
+ * the pending set only once indexed, so a crash or an embedder failure delays its indexing, never
+ * loses it (it is found by keyword meanwhile).
  */
 export class RedisHistoryVectors {
-  private readonly lsh: HyperplaneLsh;
-  /** Short tag of the embedder in bucket names: another model's vectors never share buckets. */
-  private readonly tag: string;
+  private readonly sketcher: SignSketch;
   private draining: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
@@ -39,8 +49,7 @@ export class RedisHistoryVectors {
     private readonly ttlMs: number,
     private readonly retryMs: number,
   ) {
-    this.lsh = new HyperplaneLsh(embedder.dimensions);
-    this.tag = createHash("sha256").update(embedder.id).digest("hex").slice(0, 8);
+    this.sketcher = new SignSketch(embedder.dimensions);
   }
 
   /** Member of the pending set for a turn. */
@@ -59,7 +68,7 @@ export class RedisHistoryVectors {
   /** Indexes every pending turn; resolves when none is left or a round failed (then a retry is scheduled). */
   async drain(): Promise<void> {
     for (;;) {
-      const outcome = await this.connection.execute((client) => this.indexRound(client), { timeoutMs: 10_000 });
+      const outcome = await this.connection.execute((client) => this.indexRound(client), { timeoutMs: 30_000 });
       if (outcome.ok && outcome.value === 0) return;
       if (!outcome.ok) {
         this.scheduleRetry();
@@ -89,42 +98,58 @@ export class RedisHistoryVectors {
     const pendingKey = this.keyspace.historyPending;
     const members = await client.srandmember(pendingKey, DRAIN_BATCH);
     if (members.length === 0) return 0;
-    const items = members.map((member) => {
+    const items = members.flatMap((member) => {
       const [tenant, id] = JSON.parse(member) as [string | null, string];
-      return { member, tenant: tenant ?? undefined, id };
+      return UUID.test(id) ? [{ member, tenant: tenant ?? undefined, id }] : [];
     });
     const read = client.pipeline();
     for (const item of items) read.get(this.keyspace.historyDoc(item.id, item.tenant)).pttl(this.keyspace.historyDoc(item.id, item.tenant));
     const replies = (await read.exec()) ?? [];
-    const live: Array<(typeof items)[number] & { text: string; at: number; ttl: number }> = [];
+    const live: Array<(typeof items)[number] & { text: string; ttl: number }> = [];
     items.forEach((item, i) => {
       const raw = replies[2 * i]?.[1];
       const ttl = Number(replies[2 * i + 1]?.[1]);
       if (typeof raw !== "string" || !(ttl > 0)) return;
       const doc = JSON.parse(raw) as { t: { question: string; answer: string; askedAt: number } };
-      live.push({ ...item, text: embeddedText(doc.t as never), at: doc.t.askedAt, ttl });
+      live.push({ ...item, text: embeddedText(doc.t as never), ttl });
     });
     const vectors: Float32Array[] = [];
     for (let start = 0; start < live.length; start += EMBED_BATCH) {
       vectors.push(...(await this.embedder.embed(live.slice(start, start + EMBED_BATCH).map((item) => item.text))));
     }
     const write = client.pipeline();
+    const tenants = new Set<string | undefined>();
     live.forEach((item, i) => {
       const vector = vectors[i]!;
       const bytes = quantize(vector);
       write.set(this.keyspace.historyVector(item.id, item.tenant), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), "PX", item.ttl);
-      for (const bucket of this.lsh.buckets(vector)) {
-        const key = this.bucketKey(bucket, item.tenant);
-        write.zadd(key, item.at, item.id).pexpire(key, this.ttlMs);
-      }
+      const log = this.keyspace.historySketches(item.tenant);
+      write.append(log, Buffer.concat([this.sketcher.sketch(vector), idBytes(item.id)])).pexpire(log, this.ttlMs);
+      tenants.add(item.tenant);
     });
     write.srem(pendingKey, ...members);
     await write.exec();
+    for (const tenant of tenants) await this.compactIfSparse(client, tenant);
     return members.length;
   }
 
-  private bucketKey(bucket: string, tenant: string | undefined): string {
-    return this.keyspace.historySet("v", `${this.tag}.${bucket}`, tenant);
+  /** Rewrites a tenant's sketch log without the records of expired turns when it holds twice as many records as live turns. */
+  private async compactIfSparse(client: RedisClient, tenant: string | undefined): Promise<void> {
+    const log = this.keyspace.historySketches(tenant);
+    const [length, turns] = await Promise.all([client.strlen(log), client.zcard(this.keyspace.historySet("all", "", tenant))]);
+    if (length / RECORD_BYTES <= 2 * turns + 1000) return;
+    const raw = await client.getBuffer(log);
+    if (!raw) return;
+    const kept: Buffer[] = [];
+    for (let start = 0; start < raw.length; start += 1000 * RECORD_BYTES) {
+      const chunk = raw.subarray(start, Math.min(raw.length, start + 1000 * RECORD_BYTES));
+      const check = client.pipeline();
+      for (let r = 0; r + RECORD_BYTES <= chunk.length; r += RECORD_BYTES) check.exists(this.keyspace.historyVector(idOf(chunk.subarray(r + SKETCH_BYTES, r + RECORD_BYTES)), tenant));
+      const exists = (await check.exec()) ?? [];
+      exists.forEach(([, found], i) => found === 1 && kept.push(chunk.subarray(i * RECORD_BYTES, (i + 1) * RECORD_BYTES)));
+    }
+    // Rare: EVAL (not a cached script) because the copy is binary.
+    await client.eval(REPLACE_LOG_SCRIPT, 1, log, Buffer.concat(kept), raw.length, this.ttlMs);
   }
 
   /** Embeds a query; undefined when the embedder fails (the search then runs by keyword). */
@@ -135,23 +160,12 @@ export class RedisHistoryVectors {
     );
   }
 
-  /**
-   * The bucket stage of a search: ids (asked within `min`..`max`) sharing buckets with `vector`,
-   * the {@link RERANK} sharing the most (then newest) first, with their `askedAt`.
-   */
-  async candidates(client: RedisClient, vector: Float32Array, tenant: string | undefined, min: number | string, max: number | string): Promise<Map<string, number>> {
-    const keys = this.lsh.buckets(vector).map((bucket) => this.bucketKey(bucket, tenant));
-    const lists = await Promise.all(keys.map((key) => client.zrevrangebyscore(key, max, min, "WITHSCORES", "LIMIT", 0, BUCKET_SCAN)));
-    const shared = new Map<string, { count: number; at: number }>();
-    for (const list of lists) {
-      for (let i = 0; i + 1 < list.length; i += 2) {
-        const found = shared.get(list[i]!);
-        if (found) found.count += 1;
-        else shared.set(list[i]!, { count: 1, at: Number(list[i + 1]) });
-      }
-    }
-    const best = [...shared].sort(([, a], [, b]) => b.count - a.count || b.at - a.at).slice(0, RERANK);
-    return new Map(best.map(([id, { at }]) => [id, at]));
+  /** The sketch stage of a search: ids of the {@link RERANK} turns whose sketches are nearest `vector`'s. */
+  async candidates(client: RedisClient, vector: Float32Array, tenant: string | undefined): Promise<string[]> {
+    const log = await client.getBuffer(this.keyspace.historySketches(tenant));
+    if (!log) return [];
+    const ids = nearestSketches(log, RECORD_BYTES, this.sketcher.sketch(vector), RERANK).map((r) => idOf(log.subarray(r * RECORD_BYTES + SKETCH_BYTES, (r + 1) * RECORD_BYTES)));
+    return [...new Set(ids)];
   }
 
   /** Exact similarity of `vector` and the stored vectors of `ids` (0 for an id without one). */
@@ -165,11 +179,5 @@ export class RedisHistoryVectors {
       result.set(id, Buffer.isBuffer(raw) ? similarity(vector, new Int8Array(raw.buffer, raw.byteOffset, raw.byteLength)) : 0);
     });
     return result;
-  }
-
-  /** Drops the buckets' members of turns whose document expired. */
-  forget(client: RedisClient, vector: Float32Array, tenant: string | undefined, ids: readonly string[]): void {
-    if (ids.length === 0) return;
-    for (const bucket of this.lsh.buckets(vector)) client.zrem(this.bucketKey(bucket, tenant), ...ids).catch(ignore);
   }
 }

@@ -255,8 +255,7 @@ export class RedisSessionStore implements SessionStore {
         });
         for (const candidate of candidates.values()) candidate.score = candidate.matched;
         if (vector && (mode === "meaning" || mode === "hybrid")) {
-          const near = await this.vectors!.candidates(client, vector, tenant, min, max);
-          for (const [id, at] of near) if (!candidates.has(id)) candidates.set(id, { matched: 0, share: 0, at, score: 0 });
+          for (const id of await this.vectors!.candidates(client, vector, tenant)) if (!candidates.has(id)) candidates.set(id, { matched: 0, share: 0, at: 0, score: 0 });
           const similarities = await this.vectors!.similarities(client, [...candidates.keys()], vector, tenant);
           for (const [id, candidate] of candidates) {
             const sim = similarities.get(id) ?? 0;
@@ -284,10 +283,7 @@ export class RedisSessionStore implements SessionStore {
           });
         }
         // Ids whose document expired (its session's TTL passed) leave the sets they were read from.
-        if (missing.length > 0) {
-          for (const key of sources) client.zrem(key, ...missing).catch(ignore);
-          if (vector) this.vectors!.forget(client, vector, tenant, missing);
-        }
+        if (missing.length > 0) for (const key of sources) client.zrem(key, ...missing).catch(ignore);
         return hits;
       },
       undefined,
