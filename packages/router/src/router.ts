@@ -3,6 +3,7 @@ import {
   DEFAULT_SCORING_WEIGHTS,
   INTENTS,
   emitTrace,
+  parseOrThrow,
   type FlowBackendV1,
   type Intent,
   type PerformanceTarget,
@@ -19,7 +20,7 @@ import { createCircuitBreaker, type CircuitBreaker } from "./circuit-breaker.js"
 import { executeStream } from "./execute-stream.js";
 import { executeWithFallback, type ExecuteOptions, type ExecutionRequest, type ExecutionStreamChunk } from "./execute.js";
 import { createFlowDiscoveryCache, type FlowDiscoveryCache } from "./flow-discovery-cache.js";
-import { buildFlowProfile, type FlowProfile } from "./flow-profiles.js";
+import { FlowRegistrySchema, buildFlowProfile, type FlowProfile } from "./flow-profiles.js";
 import { createHealthCache, type HealthCache } from "./health-cache.js";
 import { createIntentClassifier, type IntentClassificationResult, type IntentClassifier, type IntentClassifierOptions } from "./intent-classifier.js";
 import { createPerformanceTracker, type PerformanceTracker } from "./performance-tracker.js";
@@ -98,6 +99,7 @@ export class Router {
       if (ids.has(b.id)) throw new AfwError("CONFIG_INVALID", `duplicate backend id ${b.id}`);
       ids.add(b.id);
     }
+    if (options.registry !== undefined) parseOrThrow(FlowRegistrySchema, options.registry, "CONFIG_INVALID", "flow registry");
     this.backends = new Map(options.backends.map((b) => [b.id, b]));
     const c = options.classifier;
     const given = c && typeof (c as IntentClassifier).classify === "function" ? (c as IntentClassifier) : undefined;
