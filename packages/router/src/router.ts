@@ -30,7 +30,10 @@ import {
   adjustBreakdown,
   capabilityScore,
   flowMatchScore,
+  definedWeights,
   healthScore,
+  round,
+  selectTop,
   type CapabilityTable,
 } from "./scoring.js";
 import type { RouteInput, RouterExecuteInput, RouterExecution, RouterExplanation, RouterOptions } from "./router-options.js";
@@ -557,33 +560,6 @@ export class Router {
   async close(): Promise<void> {
     await Promise.allSettled([...this.options.backends.map((b) => b.close?.()), ...(this.ownsClassifier ? [this.classifier.close?.()] : [])]);
   }
-}
-
-/** The weights of `partial` that are set (an explicit `undefined` must not erase a configured weight). */
-function definedWeights(partial: Partial<ScoringWeights>): Partial<ScoringWeights> {
-  const out: Partial<ScoringWeights> = {};
-  for (const key of ["flow_match", "health", "performance", "capability"] as const) {
-    const value = partial[key];
-    if (typeof value === "number" && Number.isFinite(value) && value >= 0) out[key] = value;
-  }
-  return out;
-}
-
-function round(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
-}
-
-/** The `limit` smallest items under `compare`, sorted (partial selection, O(n·limit) worst case, O(n) typical). */
-function selectTop<T>(items: readonly T[], limit: number, compare: (a: T, b: T) => number): T[] {
-  const top: T[] = [];
-  for (const item of items) {
-    if (top.length === limit && compare(item, top[top.length - 1]!) >= 0) continue;
-    let i = top.length;
-    while (i > 0 && compare(item, top[i - 1]!) < 0) i--;
-    top.splice(i, 0, item);
-    if (top.length > limit) top.pop();
-  }
-  return top;
 }
 
 /**
