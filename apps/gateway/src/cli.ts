@@ -94,6 +94,27 @@ breakdown) without running it.
       return routeCommand({ question, config: str(values["config"]) }, io);
     },
   },
+  "export-training": {
+    summary: "Export routing decisions, elicited answers and feedback as JSON lines (training data).",
+    synopsis: "export-training [--config FILE] [--tenant T] [--from TIME] [--to TIME] [--limit N]",
+    help: `Print one JSON line per question of the session history in the configured stores
+(redis): question (secrets redacted), intent, flow, outcome, label_source
+(elicitation | feedback | router), label_flow_id, feedback_score.
+  --config FILE   the gateway configuration whose stores are read
+  --tenant T      only this tenant's questions (default: those asked without a tenant)
+  --from TIME     first included time (ISO 8601 or epoch ms)
+  --to TIME       last included time (ISO 8601 or epoch ms)
+  --limit N       most examples, newest first (default 10000)`,
+    options: { config: { type: "string" }, tenant: { type: "string" }, from: { type: "string" }, to: { type: "string" }, limit: { type: "string" } },
+    async run(values, positionals, io) {
+      if (positionals.length > 0) return io.fail(`export-training takes no arguments (got '${positionals[0]}'); see 'afw export-training --help'`);
+      const { exportTrainingCommand } = await import("./commands/export-training.js");
+      return exportTrainingCommand(
+        { config: str(values["config"]), tenant: str(values["tenant"]), from: str(values["from"]), to: str(values["to"]), limit: str(values["limit"]) },
+        io,
+      );
+    },
+  },
   demo: {
     summary: "Walk through routing, fallback, cache and sessions against local sample backends.",
     synopsis: "demo",

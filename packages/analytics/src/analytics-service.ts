@@ -11,6 +11,7 @@ import { patternAnalysis, type PatternAnalysis, type QuestionLookup, type Questi
 import { recordFeedback, type RecordFeedbackResult, type TurnResolver } from "./record-feedback.js";
 import { syncFlowRegistry, type ConfiguredBackendFlows, type SyncFlowRegistryResult } from "./sync-flow-registry.js";
 import { resolveTimeRange, timeRangeOfInput, type ResolvedTimeRange } from "./time-range.js";
+import { buildTrainingExamples, type TrainingExample, type TrainingQuestion } from "./training-export.js";
 import {
   AnalyticsDashboardInputSchema,
   AnalyzeFlowInputSchema,
@@ -85,6 +86,11 @@ export interface AnalyticsService {
   syncFlowRegistry(input: z.input<typeof SyncFlowRegistryInputSchema>, source: FlowRegistrySource): Promise<SyncFlowRegistryResult & { invalidated: number }>;
   /** `record_feedback`. */
   recordFeedback(input: z.input<typeof RecordFeedbackInputSchema>): Promise<RecordFeedbackResult>;
+  /**
+   * The training examples of `questions` (e.g. a tenant's session turns): each joined with its
+   * trace's decision, outcome and elicited answer, and its rating (see `buildTrainingExamples`).
+   */
+  trainingExamples(questions: readonly TrainingQuestion[]): Promise<TrainingExample[]>;
 }
 
 /**
@@ -183,6 +189,13 @@ export function createAnalyticsService(options: AnalyticsServiceOptions): Analyt
         }
       }
       return { ...result, invalidated };
+    },
+    async trainingExamples(questions) {
+      if (questions.length === 0) return [];
+      // Ratings come after the answers: everything from the first question until now.
+      const from = questions.reduce((first, q) => Math.min(first, q.askedAt), Infinity);
+      const { events, feedback } = await load({ from, to: now() });
+      return buildTrainingExamples({ events, feedback, questions });
     },
     recordFeedback(input) {
       return recordFeedback(input, {

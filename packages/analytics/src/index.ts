@@ -27,3 +27,4 @@ export { createMemoryPriorStore, createRedisPriorStore, type LearnedPriorStore, 
 export { AbExperimentSchema, createAbAssignment, type AbAssignment, type AbAssignmentOptions } from "./ab-assignment.js";
 export { RecordFeedbackInputSchema, ANALYTICS_TOOLS, type AnalyticsToolName } from "./tool-schemas.js";
 export { createAnalyticsService, type AnalyticsService, type AnalyticsServiceOptions } from "./analytics-service.js";
+export { TrainingExampleSchema, type TrainingExample, type TrainingQuestion } from "./training-export.js";

@@ -242,3 +242,30 @@ describe("learned prior event time", () => {
     expect(byClock.adjust("conversation", "f:a").samples).toBe(2);
   });
 });
+
+describe("learned prior from elicited answers", () => {
+  it("takes an accepted choice as a labelled example: the chosen flow gains, the passed-over suggestion loses", () => {
+    const prior = createLearnedRoutingPrior({ minFeedback: 3 });
+    const elicited = (i: number, action: string, chosenFlowId?: string) =>
+      prior.emit({
+        type: "route-elicited",
+        traceId: `t${i}`,
+        requestId: `r${i}`,
+        timestamp: new Date().toISOString(),
+        tier: "clarify",
+        intent: "rag-retrieval",
+        confidence: 0.6,
+        action,
+        choices: ["f:docs", "f:chat"],
+        suggestedFlowId: "f:chat",
+        ...(chosenFlowId ? { chosenFlowId } : {}),
+        waitedMs: 5,
+      } as never);
+    for (let i = 0; i < 3; i++) elicited(i, "accept", "f:docs");
+    elicited(3, "decline");
+    elicited(4, "timeout");
+    expect(prior.adjust("rag-retrieval", "f:docs").feedbackMean).toBe(1);
+    expect(prior.adjust("rag-retrieval", "f:chat").feedbackMean).toBe(-1);
+    expect(prior.adjust("rag-retrieval", "f:docs").flow_match).toBeGreaterThan(0);
+  });
+});

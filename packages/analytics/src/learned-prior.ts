@@ -361,6 +361,16 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
             });
             break;
           }
+          case "route-elicited": {
+            // A client's choice is a labelled example: the chosen flow fits the intent, the
+            // router's suggestion it passed over does not.
+            if (event.action !== "accept" || event.chosenFlowId === undefined) break;
+            const at = options.eventTime === "clock" ? now() : eventTimeMs(event);
+            const when = Number.isFinite(at) ? at : now();
+            record({ intent: event.intent, flowId: event.chosenFlowId, feedback: 1, at: when });
+            if (event.chosenFlowId !== event.suggestedFlowId) record({ intent: event.intent, flowId: event.suggestedFlowId, feedback: -1, at: when });
+            break;
+          }
           case "query-answered":
           case "query-failed":
             traceIntents.delete(event.traceId);

@@ -89,6 +89,8 @@ export interface QueryRecord {
   cacheHit: boolean;
   /** A/B arm, when the query was assigned to an experiment. */
   experiment?: { experimentId: string; arm: "control" | "variant" } | undefined;
+  /** The client's answer when it was asked to confirm or choose the flow (`route-elicited`). */
+  elicitation?: { tier: "confirm" | "clarify"; action: string; chosenFlowId?: string | undefined } | undefined;
 }
 
 const QUERY_EVENT_TYPES = new Set(["query-received", "query-answered", "query-failed"]);
@@ -226,6 +228,9 @@ function foldTrace(traceId: string, events: readonly AuditEvent[]): QueryRecord 
         record.durationMs = event.durationMs;
         record.errorCode = event.code;
         record.errorMessage = event.message;
+        break;
+      case "route-elicited":
+        record.elicitation = { tier: event.tier, action: event.action, ...(event.chosenFlowId === undefined ? {} : { chosenFlowId: event.chosenFlowId }) };
         break;
       case "ab-assigned":
         record.experiment = { experimentId: event.experimentId, arm: event.arm };

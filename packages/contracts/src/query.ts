@@ -134,6 +134,16 @@ export const McpMetadataSchema = z.object({
     .object({ history_messages: z.number().int().nonnegative(), platform_memory: z.boolean() })
     .optional()
     .describe("How the session's earlier turns reached the flow: messages sent as history, and whether the flow's own memory holds the session."),
+  elicitation: z
+    .object({
+      asked: z.boolean(),
+      tier: z.enum(["confirm", "clarify"]),
+      action: z.enum(["accept", "decline", "cancel", "timeout", "error"]).optional().describe("The client's answer when asked; anything but `accept` took the default route."),
+      chosen_flow_id: z.string().optional(),
+      reason: z.enum(["stateless", "no-capability"]).optional().describe("Why the client was not asked: a stateless HTTP request cannot be asked, or the client did not declare elicitation."),
+    })
+    .optional()
+    .describe("In the confirm/clarify confidence tiers: whether the client was asked to confirm or choose the flow (MCP elicitation), and its answer."),
   trace_id: z.string(),
 });
 

@@ -56,7 +56,7 @@ describe("trace events", () => {
       "fallback-triggered", "retry-scheduled", "circuit-opened", "circuit-closed", "cache-hit", "cache-miss",
       "cache-write", "cache-invalidate", "session-loaded", "session-appended", "session-save-failed", "tool-list-requested",
       "tool-list-decided", "tool-call-start", "tool-call-end", "downstream-connected", "downstream-disconnected",
-      "router-low-confidence",
+      "router-low-confidence", "route-elicited",
     ]));
   });
 });

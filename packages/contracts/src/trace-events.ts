@@ -59,6 +59,17 @@ export const RouterLowConfidenceEventSchema = event("router-low-confidence", {
   threshold: z.number().min(0).max(1),
   strategy: z.enum(["hedge", "general-purpose", "default-flow"]),
 }).describe("the intent was too uncertain; the router used its fallback strategy.");
+/** `route-elicited`: the gateway asked the client (MCP elicitation) to confirm or choose the flow of an uncertain question. */
+export const RouteElicitedEventSchema = event("route-elicited", {
+  tier: z.enum(["confirm", "clarify"]),
+  intent: IntentSchema,
+  confidence: z.number().min(0).max(1),
+  action: z.enum(["accept", "decline", "cancel", "timeout", "error"]).describe("The client's answer; `timeout` and `error` take the default route like `decline`."),
+  choices: z.array(z.string()).describe("Gateway-wide flow ids offered, in the order shown."),
+  suggestedFlowId: z.string().describe("The router's first choice (the default route)."),
+  chosenFlowId: z.string().optional().describe("With `accept`: the flow the client chose."),
+  waitedMs: z.number().nonnegative(),
+}).describe("the client was asked to confirm or choose the flow of an uncertain question.");
 /** `backend-call-start`: an attempt against a backend began. */
 export const BackendCallStartEventSchema = event("backend-call-start", {
   backendId: z.string(),
@@ -259,6 +270,7 @@ export const TraceEventSchema = z.discriminatedUnion("type", [
   IntentClassifiedEventSchema,
   RoutingDecidedEventSchema,
   RouterLowConfidenceEventSchema,
+  RouteElicitedEventSchema,
   BackendCallStartEventSchema,
   BackendCallEndEventSchema,
   RetryScheduledEventSchema,

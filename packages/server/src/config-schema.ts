@@ -226,6 +226,19 @@ export const RoutingConfigSchema = z
       .strict()
       .default({ intervalMs: 30_000, timeoutMs: 5_000, ttlMs: 90_000 }),
     flowDiscoveryTtlMs: z.number().int().positive().default(300_000).describe("How long a backend's discovered flow list is reused."),
+    elicitation: z
+      .object({
+        enabled: z.boolean().default(true).describe("Ask clients that declared elicitation to confirm or choose the flow of uncertain questions."),
+        direct: unit.default(0.9).describe("Confidence from which the question is routed without asking."),
+        confirm: unit.default(0.7).describe("Confidence from which (below `direct`) the client confirms the top flow."),
+        clarify: unit.default(0.5).describe("Confidence from which (below `confirm`) the client chooses among the flows; below: the default route."),
+        timeoutMs: z.number().int().positive().default(60_000).describe("Longest wait for an answer; never more than half the query's remaining time."),
+        maxChoices: z.number().int().min(2).max(10).default(4).describe("Flows offered as choices."),
+      })
+      .strict()
+      .refine((e) => e.direct >= e.confirm && e.confirm >= e.clarify, "elicitation thresholds must satisfy direct >= confirm >= clarify")
+      .default({ enabled: true, direct: 0.9, confirm: 0.7, clarify: 0.5, timeoutMs: 60_000, maxChoices: 4 })
+      .describe("Asking when unsure (MCP elicitation): the confirm and clarify confidence tiers."),
   })
   .strict();
 

@@ -17,6 +17,7 @@ import { z } from "zod";
 import type { GatewayConfig } from "./config-schema.js";
 import { CALL_TOOL_NAME, CallToolInputShape, type DownstreamSessionState, type DownstreamTools } from "./downstream-tools.js";
 import { registerResourcesAndPrompts } from "./gateway-resources.js";
+import { routeElicitationOf } from "./route-elicitation.js";
 import { ToolFailure, type GatewayTool, type ToolContext } from "./gateway-tool.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { invalidArguments, InvalidParamsError, JsonRpcError, ToolsCallRequestSchema } from "./tool-call-params.js";
@@ -210,6 +211,7 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
       tenant: typeof authExtra?.tenant === "string" ? authExtra.tenant : undefined,
       rawArguments: args,
       progress,
+      ...(connection ? { elicitation: routeElicitationOf(connection.mcp.server, extra.requestId) } : {}),
     };
     if (context.tenant !== undefined && TENANT_FORBIDDEN_TOOLS.has(name)) {
       return fail(new AfwError("FORBIDDEN", `${name} spans every tenant (or changes the gateway for all of them): use a token without a tenant`));

@@ -6,6 +6,7 @@ import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
 import type { QueryPipeline } from "./query-pipeline.js";
+import type { RouteElicitation } from "./route-elicitation.js";
 
 /** What a tool handler gets besides its validated arguments. */
 export interface ToolContext {
@@ -19,6 +20,8 @@ export interface ToolContext {
   readonly rawArguments: Readonly<Record<string, unknown>>;
   /** Sends a progress notification when the client asked for them; no-op otherwise. */
   readonly progress: ((message: string) => void) | undefined;
+  /** How `universal_query` can ask the client when unsure (undefined outside MCP). */
+  readonly elicitation?: RouteElicitation | undefined;
 }
 
 /** One MCP tool of the gateway. */

@@ -42,6 +42,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
       signal: context.signal,
       tool: toolName,
       ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
+      ...(context.elicitation === undefined ? {} : { elicitation: context.elicitation }),
       ...(streaming ? { onToken: (text: string) => context.progress!(text), onRestart: () => context.progress!("\n[fallback: the answer restarts]\n") } : {}),
     });
     if (!outcome.ok) throw new ToolFailure(outcome.error as UniversalQueryError & Record<string, unknown>);

@@ -24,6 +24,7 @@ export { createGatewayDashboardSource } from "./gateway-dashboard.js";
 export { type TraceRingBuffer } from "./trace-sinks.js";
 export { startHttpTransport, type HttpTransportHandle, type HttpTransportOptions, type HttpRoute } from "./http-transport.js";
 export { startStdioTransport, type StdioTransportOptions, type StdioTransportHandle } from "./stdio-transport.js";
+export { exportTraining, TrainingExportOptionsSchema, type TrainingExportOptions } from "./training-export.js";
 export { type BackendFactory, type BackendFactoryOptions } from "./backend-factory.js";
 export { type GatewayMetrics } from "./metrics.js";
 // Types (and schemas) of the signatures above.

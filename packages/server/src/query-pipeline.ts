@@ -22,6 +22,7 @@ import {
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { RouterPort, RoutingOutcome } from "./ports.js";
+import { elicitRoute, type RouteElicitation } from "./route-elicitation.js";
 import { routingSetupHint } from "./setup-report.js";
 
 
@@ -57,6 +58,8 @@ export interface QueryCallOptions {
   onRestart?: () => void;
   /** Tool name for the `query-received` event. @default "universal_query" */
   tool?: string;
+  /** How to ask the client in the confirm/clarify confidence tiers (undefined: never asked). */
+  elicitation?: RouteElicitation;
 }
 
 /** Outcome of one query: the result, or the error body (never a thrown exception). */
@@ -347,7 +350,9 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
         { trace, signal: controller.signal },
       );
       classification = routed.classification;
-      const decision = routed.decision;
+      const explicit = input.backend !== "auto" || input.flow_id !== undefined;
+      const elicited = await elicitRoute(routed.decision, { config: config.routing.elicitation, elicitation: call.elicitation, explicit, deadline, signal: controller.signal, trace });
+      const decision = elicited.decision;
 
       // 6. execute
       const samples: Promise<void>[] = [];
@@ -410,6 +415,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           backends_tried: outcome.backendsTried,
           cache_hit: false,
           ...deliveryMetadata(answer.delivery),
+          ...(elicited.metadata ? { elicitation: elicited.metadata } : {}),
           trace_id: trace.traceId,
         },
       };

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { CommandIo } from "./io.js";
 import { toolsSearchCommand } from "./tools-search.js";
 import { classifyCommand } from "./classify.js";
+import { exportTrainingCommand } from "./export-training.js";
 
 function testIo(input: string): CommandIo & { output(): unknown[]; errors: string[] } {
   const stdout = new PassThrough();
@@ -98,5 +99,24 @@ describe("afw classify", () => {
     const io = testIo("");
     expect(await classifyCommand({ question: "   " }, io)).toBe(2);
     expect(io.errors[0]).toMatch(/empty/);
+  });
+});
+
+describe("afw export-training", () => {
+  it("rejects bad options with a usage error naming the option", async () => {
+    for (const [options, option] of [[{ limit: "0" }, "--limit"], [{ from: "yesterday" }, "--from"], [{ tenant: "" }, "--tenant"]] as const) {
+      const io = testIo("");
+      expect(await exportTrainingCommand(options, io)).toBe(2);
+      expect(io.errors[0]).toContain(option);
+    }
+  });
+
+  it("prints nothing but succeeds on in-memory stores (nothing kept yet)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "afw-export-"));
+    const config = join(dir, "afw.json");
+    writeFileSync(config, JSON.stringify({ logging: { level: "silent" }, routing: { health: { intervalMs: 0 } } }));
+    const io = testIo("");
+    expect(await exportTrainingCommand({ config, limit: "5" }, io)).toBe(0);
+    expect(io.output()).toEqual([]);
   });
 });
