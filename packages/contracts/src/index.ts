@@ -137,6 +137,7 @@ export {
   type HistoryQuery,
   type HistoryHit,
   type HistoryPage,
+  type HistorySearchMode,
   type PerformanceSample,
   type PerformanceTarget,
   type PerformanceStore,
