@@ -5,9 +5,9 @@
 // Usage: pnpm bench [name ...]   (e.g. `pnpm bench router cache`)
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
-import { cpus, totalmem, platform, release } from "node:os";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+import { describeMachine } from "./_lib.mjs";
 
 const dir = fileURLToPath(new URL(".", import.meta.url));
 const resultsDir = join(dir, "results");
@@ -19,14 +19,7 @@ const scenarios = readdirSync(dir)
   .filter((name) => only.length === 0 || only.includes(name))
   .sort();
 
-export const machine = {
-  cpu: cpus()[0]?.model ?? "unknown",
-  cores: cpus().length,
-  memoryGiB: Math.round(totalmem() / 2 ** 30),
-  node: process.version,
-  os: `${platform()} ${release()}`,
-  date: new Date().toISOString(),
-};
+export const machine = describeMachine();
 
 const combined = renderOnly ? JSON.parse(readFileSync(join(resultsDir, "latest.json"), "utf8")) : { machine, scenarios: {} };
 if (!renderOnly) console.log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.os}`);

@@ -68,12 +68,12 @@ describe("HttpClient.requestJson (undici.request on one keep-alive agent)", () =
     expect((error as Error).message).toMatch(/larger than 1000 bytes/);
   });
 
-  it("sends again once on a fresh connection when a reused keep-alive socket was closed by the server", async () => {
+  /** A server whose keep-alive sockets all go stale: a second request on a connection is dropped unanswered, as after its idle timeout. */
+  async function staleSocketServer() {
     const served = new WeakSet<Socket>();
-    let requests = 0;
+    const state = { requests: 0 };
     const { server, url } = await serve((request, response, socket) => {
-      requests++;
-      // A second request on a connection: drop it unanswered, as a server whose idle timeout just fired.
+      state.requests++;
       if (served.has(socket)) return void socket.destroy();
       served.add(socket);
       request.resume();
@@ -81,35 +81,27 @@ describe("HttpClient.requestJson (undici.request on one keep-alive agent)", () =
     });
     const http = client(url);
     open.push({ server, http });
-    await http.requestJson({ method: "POST", path: "/p", json: {}, timeoutMs: 5_000, operation: "execute" }, Reply, 1_000);
+    const ask = () => http.requestJson({ method: "POST", path: "/p", json: {}, timeoutMs: 5_000, operation: "execute" }, Reply, 1_000);
+    return { state, ask };
+  }
+
+  it("sends again once on a fresh connection when a reused keep-alive socket was closed by the server", async () => {
+    const { state, ask } = await staleSocketServer();
+    await ask();
     await pooled();
-    const again = await http.requestJson({ method: "POST", path: "/p", json: {}, timeoutMs: 5_000, operation: "execute" }, Reply, 1_000);
-    expect(again.data.text).toBe("ok");
-    expect(requests).toBe(3);
+    expect((await ask()).data.text).toBe("ok");
+    expect(state.requests).toBe(3);
   });
 
   it("sends again until a fresh connection when every pooled keep-alive socket was closed by the server", async () => {
-    const served = new WeakSet<Socket>();
-    let requests = 0;
-    const { server, url } = await serve((request, response, socket) => {
-      requests++;
-      // Any second request on a connection: dropped unanswered, as after the server's idle timeout.
-      if (served.has(socket)) return void socket.destroy();
-      served.add(socket);
-      request.resume();
-      request.on("end", () => response.writeHead(200, { "content-type": "application/json" }).end('{"text":"ok"}'));
-    });
-    const http = client(url);
-    open.push({ server, http });
+    const { state, ask } = await staleSocketServer();
     // Two requests at once leave two idle sockets in the pool; both are stale for the next request.
-    const ask = () => http.requestJson({ method: "POST", path: "/p", json: {}, timeoutMs: 5_000, operation: "execute" }, Reply, 1_000);
     await Promise.all([ask(), ask()]);
     await pooled();
-    const again = await ask();
-    expect(again.data.text).toBe("ok");
+    expect((await ask()).data.text).toBe("ok");
     // Each stale socket tried costs one dropped request; the pool may open the fresh one before trying them all.
-    expect(requests).toBeGreaterThanOrEqual(4);
-    expect(requests).toBeLessThanOrEqual(5);
+    expect(state.requests).toBeGreaterThanOrEqual(4);
+    expect(state.requests).toBeLessThanOrEqual(5);
   });
 
   it("maps a status, a timeout, a caller abort and a reset mid-body", async () => {

@@ -11,6 +11,7 @@ export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from 
 export { LuaScript, RedisConnection, createRedisConnection, type RedisClient, type RedisConnectionOptions } from "./redis-connection.js";
 export { parseRedisUrl, createRedisClient, type RedisConnectionConfig, type RedisClientSettings, type ReconnectOptions } from "./redis-config.js";
 export { prepareCacheKey, type ResponseCacheOptions, type SemanticCacheOptions } from "./response-cache-shared.js";
+export { questionsAgree } from "./semantic-guard.js";
 export { DEFAULT_CACHE_TTL_POLICY, createCacheTtlPolicy, resolveCacheTtl, type CacheTtlPolicy, type CacheTtlPolicyOverrides } from "./ttl-policy.js";
 export { createMemoryHealthStore } from "./memory-health-store.js";
 export { createMemoryPerformanceStore } from "./memory-performance-store.js";

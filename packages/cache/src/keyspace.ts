@@ -114,11 +114,21 @@ export class Keyspace {
     return `${this.prefix}history:${this.tenantPart(tenant)}doc:${encode(turnId)}`;
   }
 
+  /** A turn's question embedding (int8 bytes), by turn id. */
+  historyVector(turnId: string, tenant?: string): string {
+    return `${this.prefix}history:${this.tenantPart(tenant)}vec:${encode(turnId)}`;
+  }
+
+  /** Set of `[tenant, turn id]` JSON members of turns written but not embedded yet. */
+  get historyPending(): string {
+    return `${this.prefix}history:pending`;
+  }
+
   /**
    * Sorted set of a tenant's turn ids by `askedAt`: every turn (`all`), or those with a stemmed
-   * word (`w`), a tag (`tag`) or of a session (`s`).
+   * word (`w`), a tag (`tag`), of a session (`s`) or in a random-hyperplane bucket of their embedding (`v`).
    */
-  historySet(kind: "all" | "w" | "tag" | "s", value: string, tenant?: string): string {
+  historySet(kind: "all" | "w" | "tag" | "s" | "v", value: string, tenant?: string): string {
     return `${this.prefix}history:${this.tenantPart(tenant)}${kind}:${encode(value)}`;
   }
 

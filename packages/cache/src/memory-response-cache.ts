@@ -10,6 +10,7 @@ import {
   semanticSettings,
   statsFromFields,
   flowStatField,
+  guardedSemanticHit,
   type CacheGetOptions,
   type CacheSetOptions,
   type ResponseCacheOptions,
@@ -91,14 +92,16 @@ export class MemoryResponseCache implements ResponseCache {
         miss = { hit: false, reason: "corrupt" };
       }
     }
+    let guardRejected = false;
     if (this.semantic.enabled && options.embedding && !key.variant) {
-      const semantic = this.semanticLookup(group, options.embedding);
-      if (semantic) {
-        this.count(lookupIncrements(group.flowId, "semantic", false));
-        return semantic;
+      const semantic = this.semanticLookup(group, options.embedding, key.question);
+      guardRejected = semantic.guardRejected;
+      if (semantic.lookup) {
+        this.count(lookupIncrements(group.flowId, "semantic", false, guardRejected));
+        return semantic.lookup;
       }
     }
-    this.count(lookupIncrements(group.flowId, "miss", miss.reason === "corrupt"));
+    this.count(lookupIncrements(group.flowId, "miss", miss.reason === "corrupt", guardRejected));
     return miss;
   }
 
@@ -144,9 +147,9 @@ export class MemoryResponseCache implements ResponseCache {
     return statsFromFields(this.counters);
   }
 
-  private semanticLookup(group: CacheGroup, embedding: Float32Array): CacheLookup | undefined {
+  private semanticLookup(group: CacheGroup, embedding: Float32Array, question: string): { lookup?: CacheLookup; guardRejected: boolean } {
     const members = this.groups.get(this.keyspace.cacheGroupBase(group));
-    if (!members) return undefined;
+    if (!members) return { guardRejected: false };
     const now = this.now();
     const candidates: Array<{ key: string; record: MemoryCacheRecord; similarity: number }> = [];
     let compared = 0;
@@ -159,11 +162,13 @@ export class MemoryResponseCache implements ResponseCache {
       if (similarity >= this.semantic.threshold) candidates.push({ key: storageKey, record, similarity });
     }
     candidates.sort((a, b) => b.similarity - a.similarity);
+    let guardRejected = false;
     for (const candidate of candidates) {
-      const parsed = parseStoredEntry(candidate.record.value, group);
-      if ("entry" in parsed) return { hit: true, kind: "semantic", entry: parsed.entry, similarity: Math.min(1, candidate.similarity) };
+      const hit = guardedSemanticHit(question, parseStoredEntry(candidate.record.value, group), candidate.similarity);
+      if (hit === "rejected") guardRejected = true;
+      else if (hit) return { lookup: hit, guardRejected };
     }
-    return undefined;
+    return { guardRejected };
   }
 
   private remove(storageKey: string): void {

@@ -1,13 +1,14 @@
-import { matchesGlob, type HistoryHit, type HistoryPage, type HistoryQuery, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
+import { cosineSimilarity, matchesGlob, type Embedder, type HistoryHit, type HistoryPage, type HistoryQuery, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
 import { MAX_QUERY_WORDS, compareHits, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
+import { EMBED_BATCH, embeddedText, idfWeights, meaningScore, searchMode } from "./history-vectors.js";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
 
 interface MemorySession {
   sessionId: string;
   tenant: string | undefined;
   turns: SessionTurn[];
-  /** Indexed words of each turn (same order as `turns`). */
-  words: Set<string>[];
+  /** Indexed words and embedding of each turn (same order as `turns`). */
+  index: TurnIndex[];
   tags: Set<string>;
   createdAt: number;
   updatedAt: number;
@@ -22,6 +23,12 @@ export interface MemorySessionStoreOptions extends SessionStoreOptions {
   maxSessions?: number;
 }
 
+interface TurnIndex {
+  words: Set<string>;
+  /** Question embedding, once computed. */
+  vector?: Float32Array;
+}
+
 const clone = <T>(value: T): T => structuredClone(value);
 
 /** In-process {@link SessionStore} with the same trimming, sliding TTL and listing as the Redis store. */
@@ -30,8 +37,13 @@ export class MemorySessionStore implements SessionStore {
   private readonly settings: SessionSettings;
   private readonly now: () => number;
   private readonly maxSessions: number;
+  private readonly embedder: Embedder | undefined;
+  /** Turns waiting for their embedding. */
+  private pending: Array<{ index: TurnIndex; text: string }> = [];
+  private embedding: Promise<void> | undefined;
 
   constructor(options: MemorySessionStoreOptions = {}) {
+    this.embedder = options.embedder;
     this.settings = sessionSettings(options);
     this.now = options.now ?? Date.now;
     this.maxSessions = options.maxSessions ?? 10_000;
@@ -42,14 +54,19 @@ export class MemorySessionStore implements SessionStore {
     const now = this.now();
     const key = storageKey(sessionId, options.tenant);
     let session = this.live(key, now);
-    if (!session) session = { sessionId, tenant: options.tenant, turns: [], words: [], tags: new Set(), createdAt: now, updatedAt: now, expiresAt: 0 };
+    if (!session) session = { sessionId, tenant: options.tenant, turns: [], index: [], tags: new Set(), createdAt: now, updatedAt: now, expiresAt: 0 };
     session.turns.push(clone(valid));
-    session.words.push(new Set(turnWords(valid)));
+    const index: TurnIndex = { words: new Set(turnWords(valid)) };
+    session.index.push(index);
+    if (this.embedder) {
+      this.pending.push({ index, text: embeddedText(valid) });
+      void this.embedPending();
+    }
     for (const tag of valid.tags ?? []) session.tags.add(tag);
     if (session.turns.length > this.settings.maxTurns) {
       const excess = session.turns.length - this.settings.maxTurns;
       session.turns.splice(0, excess);
-      session.words.splice(0, excess);
+      session.index.splice(0, excess);
     }
     session.updatedAt = now;
     session.expiresAt = now + this.settings.ttlMs;
@@ -93,27 +110,74 @@ export class MemorySessionStore implements SessionStore {
     return matches.slice(0, Math.min(limit, this.settings.listScanLimit)).map(summaryOf);
   }
 
-  /** Searches the kept turns of the tenant's live sessions (see {@link SessionStore.search}). */
+  /**
+   * Searches the kept turns of the tenant's live sessions (see {@link SessionStore.search}). By
+   * meaning, turns still waiting for their embedding are embedded first; when the embedder fails,
+   * the search runs by keyword.
+   */
   async search(query: HistoryQuery, options: { tenant?: string } = {}): Promise<HistoryPage> {
     const offset = cursorOffset(query.cursor);
     const limit = pageSize(query);
     const words = query.text === undefined ? [] : stemmedWords(query.text, MAX_QUERY_WORDS);
-    if (query.text !== undefined && words.length === 0) return { hits: [] };
+    let mode = query.text === undefined ? undefined : searchMode(query, this.embedder !== undefined);
+    let vector: Float32Array | undefined;
+    if (mode !== undefined && mode !== "keyword") {
+      await this.embedPending();
+      vector = await this.embedder!.embed([query.text!]).then(([v]) => v, () => undefined);
+      if (!vector) mode = "keyword";
+    }
+    if (mode === "keyword" && words.length === 0) return { hits: [], mode };
     const now = this.now();
-    const hits: HistoryHit[] = [];
+    const weights = mode === "hybrid" ? this.idf(words, options.tenant, now) : [];
+    const hits: Array<HistoryHit & { score: number }> = [];
     for (const session of this.sessions.values()) {
       if (session.expiresAt <= now || session.tenant !== options.tenant) continue;
       session.turns.forEach((turn, i) => {
         if (!passesFilters(query, session.sessionId, turn)) return;
-        const indexed = session.words[i];
-        const matchedWords = indexed === undefined ? 0 : words.filter((word) => indexed.has(word)).length;
-        if (words.length > 0 && matchedWords === 0) return;
-        hits.push({ sessionId: session.sessionId, turn, matchedWords });
+        const indexed = session.index[i];
+        const matched = indexed === undefined ? [] : words.flatMap((word, w) => (indexed.words.has(word) ? [w] : []));
+        const matchedWords = matched.length;
+        if (mode === undefined || mode === "keyword") {
+          if (words.length === 0 || matchedWords > 0) hits.push({ sessionId: session.sessionId, turn, matchedWords, score: matchedWords });
+          return;
+        }
+        const sim = indexed?.vector && vector ? cosineSimilarity(vector, indexed.vector) : 0;
+        const score = meaningScore(mode, sim, matchedWords, matched.reduce((sum, w) => sum + (weights[w] ?? 0), 0));
+        if (score !== undefined) hits.push({ sessionId: session.sessionId, turn, matchedWords, similarity: sim, score });
       });
     }
-    hits.sort(compareHits);
-    const page = hits.slice(offset, offset + limit).map((hit) => ({ ...hit, turn: clone(hit.turn) }));
-    return offset + limit < hits.length ? { hits: page, nextCursor: cursorAt(offset + limit) } : { hits: page };
+    hits.sort((a, b) => b.score - a.score || compareHits(a, b));
+    const page = hits.slice(offset, offset + limit).map(({ score: _score, ...hit }) => ({ ...hit, turn: clone(hit.turn) }));
+    const withMode = mode === undefined ? {} : { mode };
+    return offset + limit < hits.length ? { hits: page, nextCursor: cursorAt(offset + limit), ...withMode } : { hits: page, ...withMode };
+  }
+
+  /** {@link idfWeights} of `words` over the tenant's live turns. */
+  private idf(words: readonly string[], tenant: string | undefined, now: number): number[] {
+    const frequencies = words.map(() => 0);
+    let turns = 0;
+    for (const session of this.sessions.values()) {
+      if (session.expiresAt <= now || session.tenant !== tenant) continue;
+      turns += session.index.length;
+      for (const { words: indexed } of session.index) words.forEach((word, w) => indexed.has(word) && (frequencies[w]! += 1));
+    }
+    return idfWeights(frequencies, turns);
+  }
+
+  /** Embeds the turns waiting for it, {@link EMBED_BATCH} at a time; a failed batch waits for the next call. */
+  private embedPending(): Promise<void> {
+    this.embedding ??= (async () => {
+      while (this.pending.length > 0 && this.embedder) {
+        const batch = this.pending.slice(0, EMBED_BATCH);
+        const vectors = await this.embedder.embed(batch.map((item) => item.text)).catch(() => undefined);
+        if (!vectors) return;
+        batch.forEach((item, i) => (item.index.vector = vectors[i]));
+        this.pending.splice(0, batch.length);
+      }
+    })().finally(() => {
+      this.embedding = undefined;
+    });
+    return this.embedding;
   }
 
   async delete(sessionId: string, options: { tenant?: string } = {}): Promise<boolean> {

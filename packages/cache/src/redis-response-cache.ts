@@ -9,6 +9,7 @@ import {
   encodeEmbedding,
   entryToStore,
   flowStatField,
+  guardedSemanticHit,
   lookupIncrements,
   parseStoredEntry,
   resolveCacheKey,
@@ -60,7 +61,7 @@ export interface RedisResponseCacheOptions extends ResponseCacheOptions {
   invalidationBatchSize?: number | undefined;
 }
 
-type GetOutcome = { lookup: CacheLookup; corrupt?: { key: string; message: string } };
+type GetOutcome = { lookup: CacheLookup; corrupt?: { key: string; message: string }; guardRejected?: boolean };
 
 /**
  * {@link ResponseCache} on Redis. Entry values are validated with `CacheEntrySchema` on read;
@@ -103,11 +104,13 @@ export class RedisResponseCache implements ResponseCache {
           if ("entry" in parsed) return { lookup: { hit: true, kind: "exact", entry: parsed.entry } };
           corrupt = { key: entryKey, message: parsed.corrupt };
         }
+        let guardRejected = false;
         if (embedding) {
-          const semantic = await this.semanticLookup(client, group, embedding);
-          if (semantic) return { lookup: semantic, ...(corrupt ? { corrupt } : {}) };
+          const semantic = await this.semanticLookup(client, group, embedding, key.question);
+          guardRejected = semantic.guardRejected;
+          if (semantic.lookup) return { lookup: semantic.lookup, guardRejected, ...(corrupt ? { corrupt } : {}) };
         }
-        return { lookup: { hit: false, reason: corrupt ? "corrupt" : "absent" }, ...(corrupt ? { corrupt } : {}) };
+        return { lookup: { hit: false, reason: corrupt ? "corrupt" : "absent" }, guardRejected, ...(corrupt ? { corrupt } : {}) };
       },
       options.trace,
     );
@@ -115,14 +118,14 @@ export class RedisResponseCache implements ResponseCache {
       this.counters.add(lookupIncrements(group.flowId, "miss", true));
       return { hit: false, reason: "unavailable" };
     }
-    const { lookup, corrupt } = outcome.value;
+    const { lookup, corrupt, guardRejected } = outcome.value;
     if (corrupt) {
       this.connection.report(
         { type: "value-corrupt", store: "response-cache", key: corrupt.key, message: corrupt.message, scope: group.scope, flowId: group.flowId },
         options.trace,
       );
     }
-    this.counters.add(lookupIncrements(group.flowId, !lookup.hit ? "miss" : lookup.kind, corrupt !== undefined && !lookup.hit));
+    this.counters.add(lookupIncrements(group.flowId, !lookup.hit ? "miss" : lookup.kind, corrupt !== undefined && !lookup.hit, guardRejected));
     return lookup;
   }
 
@@ -167,7 +170,7 @@ export class RedisResponseCache implements ResponseCache {
     return statsFromFields(shared ?? this.counters.local);
   }
 
-  private async semanticLookup(client: RedisClient, group: CacheGroup, embedding: Float32Array): Promise<CacheLookup | undefined> {
+  private async semanticLookup(client: RedisClient, group: CacheGroup, embedding: Float32Array, question: string): Promise<{ lookup?: CacheLookup; guardRejected: boolean }> {
     const embeddingsKey = this.keyspace.cacheGroupEmbeddings(group);
     const candidates: Array<{ hash: string; similarity: number }> = [];
     let compared = 0;
@@ -184,7 +187,8 @@ export class RedisResponseCache implements ResponseCache {
       }
     } while (cursor !== "0" && compared < this.semantic.maxCandidates);
     candidates.sort((a, b) => b.similarity - a.similarity);
-    for (const candidate of candidates.slice(0, 3)) {
+    let guardRejected = false;
+    for (const candidate of candidates.slice(0, 5)) {
       const raw = await client.get(this.keyspace.cacheEntry(group, candidate.hash));
       if (raw === null) {
         // The entry expired; drop its embedding and index member.
@@ -192,10 +196,11 @@ export class RedisResponseCache implements ResponseCache {
         client.srem(this.keyspace.cacheGroupIndex(group), candidate.hash).catch(() => {});
         continue;
       }
-      const parsed = parseStoredEntry(raw, group);
-      if ("entry" in parsed) return { hit: true, kind: "semantic", entry: parsed.entry, similarity: Math.min(1, candidate.similarity) };
+      const hit = guardedSemanticHit(question, parseStoredEntry(raw, group), candidate.similarity);
+      if (hit === "rejected") guardRejected = true;
+      else if (hit) return { lookup: hit, guardRejected };
     }
-    return undefined;
+    return { guardRejected };
   }
 
   private async invalidateGroups(selector: CacheInvalidation): Promise<number> {

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { matchesGlob, SessionTurnSchema, type HistoryHit, type HistoryPage, type HistoryQuery, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
 import { MAX_QUERY_WORDS, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
+import { idfWeights, meaningScore, searchMode } from "./history-vectors.js";
 import { Keyspace } from "./keyspace.js";
+import { RedisHistoryVectors } from "./redis-history-vectors.js";
 import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
 import { SessionWriteBuffer, type PendingTurn, type SessionBufferOptions } from "./session-write-buffer.js";
@@ -84,7 +86,12 @@ export class RedisSessionStore implements SessionStore {
   private readonly replayIntervalMs: number;
   private readonly buffer: SessionWriteBuffer;
   private replayTimer: NodeJS.Timeout | undefined;
-  private readonly onReady = () => void this.replay();
+  private readonly onReady = () => {
+    void this.replay();
+    this.vectors?.kick();
+  };
+  /** The meaning index, with an embedder. */
+  private readonly vectors: RedisHistoryVectors | undefined;
   private closed = false;
 
   /** @throws AfwError `CONFIG_INVALID` for a non-positive setting. */
@@ -96,7 +103,9 @@ export class RedisSessionStore implements SessionStore {
     this.appendTimeoutMs = positiveIntegerOption(options.appendTimeoutMs, Math.max(1000, this.connection.operationTimeoutMs), "appendTimeoutMs");
     this.replayIntervalMs = positiveIntegerOption(options.replayIntervalMs, 1000, "replayIntervalMs");
     this.buffer = new SessionWriteBuffer(options.buffer);
+    this.vectors = options.embedder ? new RedisHistoryVectors(this.connection, this.keyspace, options.embedder, this.settings.ttlMs, this.replayIntervalMs) : undefined;
     this.connection.client.on("ready", this.onReady);
+    if (this.connection.ready) this.vectors?.kick();
   }
 
   /** Turns waiting in the write-behind buffer. */
@@ -141,6 +150,7 @@ export class RedisSessionStore implements SessionStore {
   async close(): Promise<void> {
     await this.replay();
     this.closed = true;
+    await this.vectors?.close();
     clearTimeout(this.replayTimer);
     this.connection.client.off("ready", this.onReady);
   }
@@ -166,6 +176,7 @@ export class RedisSessionStore implements SessionStore {
         }),
       ).catch(ignore);
       await this.indexHistory(client, entry).catch(ignore);
+      this.vectors?.kick();
       return Number(count);
     };
     const options = { timeoutMs: this.appendTimeoutMs };
@@ -186,24 +197,32 @@ export class RedisSessionStore implements SessionStore {
     const pipeline = client.pipeline();
     pipeline.set(this.keyspace.historyDoc(entry.id, entry.tenant), JSON.stringify({ s: entry.sessionId, t: entry.turn }), "PX", ttl);
     for (const key of sets) pipeline.zadd(key, at, entry.id).pexpire(key, ttl);
+    if (this.vectors) pipeline.sadd(this.keyspace.historyPending, this.vectors.pendingMember(entry.id, entry.tenant));
     await pipeline.exec();
   }
 
   /**
    * Searches the tenant's past turns (see {@link SessionStore.search}). Each candidate set (one per
    * query word, else the session, tag or all-turns set) is read newest first, at most
-   * `listScanLimit` ids each; ids whose document expired are dropped from them. Resolves no hits when Redis fails.
+   * `listScanLimit` ids each; by meaning, the buckets of the query's embedding add candidates and
+   * every candidate is ranked by the exact similarity of its stored vector (see
+   * {@link RedisHistoryVectors}). Ids whose document expired are dropped from the sets they were
+   * read from. Resolves no hits when Redis fails.
    */
   async search(query: HistoryQuery, options: { tenant?: string } = {}): Promise<HistoryPage> {
     const offset = cursorOffset(query.cursor);
     const limit = pageSize(query);
     const words = query.text === undefined ? [] : stemmedWords(query.text, MAX_QUERY_WORDS);
-    if (query.text !== undefined && words.length === 0) return { hits: [] };
+    let mode = query.text === undefined ? undefined : searchMode(query, this.vectors !== undefined);
+    const vector = mode === "meaning" || mode === "hybrid" ? await this.vectors!.embedQuery(query.text!) : undefined;
+    if (mode !== undefined && vector === undefined) mode = "keyword";
+    if (mode === "keyword" && words.length === 0) return { hits: [], mode };
+    const withMode = mode === undefined ? {} : { mode };
     const tenant = options.tenant;
     const min = query.from ?? "-inf";
     const max = query.to === undefined ? "+inf" : query.to;
     const sources =
-      words.length > 0
+      mode !== undefined
         ? words.map((word) => this.keyspace.historySet("w", word, tenant))
         : [
             query.sessionId !== undefined
@@ -217,17 +236,36 @@ export class RedisSessionStore implements SessionStore {
       "session-store",
       "search",
       async (client) => {
-        const lists = await Promise.all(sources.map((key) => client.zrevrangebyscore(key, max, min, "WITHSCORES", "LIMIT", 0, scan)));
-        const candidates = new Map<string, { matched: number; at: number }>();
-        for (const list of lists) {
+        const hybrid = mode === "hybrid" && sources.length > 0;
+        const [lists, sizes] = await Promise.all([
+          Promise.all(sources.map((key) => client.zrevrangebyscore(key, max, min, "WITHSCORES", "LIMIT", 0, scan))),
+          hybrid ? Promise.all([this.keyspace.historySet("all", "", tenant), ...sources].map((key) => client.zcard(key))) : [],
+        ]);
+        const weights = hybrid ? idfWeights(sizes.slice(1), sizes[0] ?? 0) : [];
+        const candidates = new Map<string, { matched: number; share: number; at: number; score: number; similarity?: number }>();
+        lists.forEach((list, w) => {
           for (let i = 0; i + 1 < list.length; i += 2) {
             const id = list[i]!;
             const found = candidates.get(id);
-            if (found) found.matched += 1;
-            else candidates.set(id, { matched: 1, at: Number(list[i + 1]) });
+            if (found) {
+              found.matched += 1;
+              found.share += weights[w] ?? 0;
+            } else candidates.set(id, { matched: 1, share: weights[w] ?? 0, at: Number(list[i + 1]), score: 0 });
+          }
+        });
+        for (const candidate of candidates.values()) candidate.score = candidate.matched;
+        if (vector && (mode === "meaning" || mode === "hybrid")) {
+          const near = await this.vectors!.candidates(client, vector, tenant, min, max);
+          for (const [id, at] of near) if (!candidates.has(id)) candidates.set(id, { matched: 0, share: 0, at, score: 0 });
+          const similarities = await this.vectors!.similarities(client, [...candidates.keys()], vector, tenant);
+          for (const [id, candidate] of candidates) {
+            const sim = similarities.get(id) ?? 0;
+            const score = meaningScore(mode, sim, candidate.matched, candidate.share);
+            if (score === undefined) candidates.delete(id);
+            else Object.assign(candidate, { score, similarity: sim });
           }
         }
-        const ordered = [...candidates].sort(([idA, a], [idB, b]) => b.matched - a.matched || b.at - a.at || (idA < idB ? -1 : idA > idB ? 1 : 0));
+        const ordered = [...candidates].sort(([idA, a], [idB, b]) => b.score - a.score || b.at - a.at || (idA < idB ? -1 : idA > idB ? 1 : 0));
         const hits: HistoryHit[] = [];
         const missing: string[] = [];
         const wanted = offset + limit + 1;
@@ -242,19 +280,22 @@ export class RedisSessionStore implements SessionStore {
             if (typeof raw !== "string" || hits.length >= wanted) return;
             const hit = parseHistoryDoc(raw);
             if (hit === undefined || !passesFilters(query, hit.sessionId, hit.turn)) return;
-            hits.push({ ...hit, matchedWords: words.length > 0 ? candidate.matched : 0 });
+            hits.push({ ...hit, matchedWords: words.length > 0 ? candidate.matched : 0, ...(candidate.similarity === undefined ? {} : { similarity: candidate.similarity }) });
           });
         }
         // Ids whose document expired (its session's TTL passed) leave the sets they were read from.
-        if (missing.length > 0) for (const key of sources) client.zrem(key, ...missing).catch(ignore);
+        if (missing.length > 0) {
+          for (const key of sources) client.zrem(key, ...missing).catch(ignore);
+          if (vector) this.vectors!.forget(client, vector, tenant, missing);
+        }
         return hits;
       },
       undefined,
       { timeoutMs: this.appendTimeoutMs },
     );
-    if (!outcome.ok) return { hits: [] };
+    if (!outcome.ok) return { hits: [], ...withMode };
     const page = outcome.value.slice(offset, offset + limit);
-    return outcome.value.length > offset + limit ? { hits: page, nextCursor: cursorAt(offset + limit) } : { hits: page };
+    return outcome.value.length > offset + limit ? { hits: page, nextCursor: cursorAt(offset + limit), ...withMode } : { hits: page, ...withMode };
   }
 
   private scheduleReplay(): void {

@@ -15,8 +15,8 @@ describe("response cache helpers", () => {
   });
 
   it("builds stats from counter fields, ignoring junk", () => {
-    const stats = statsFromFields({ hits: "6", semanticHits: "2", misses: "2", writes: "4", errors: "-3", [flowStatField("a:b", "hits")]: "5", "flow:%E0%A4%A:hits": "1", junk: "x" });
-    expect(stats).toEqual({ hits: 6, semanticHits: 2, misses: 2, writes: 4, errors: 0, hitRate: 0.8, byFlow: { "a:b": { hits: 5, misses: 0, writes: 0 } } });
+    const stats = statsFromFields({ hits: "6", semanticHits: "2", semanticGuardRejections: "3", misses: "2", writes: "4", errors: "-3", [flowStatField("a:b", "hits")]: "5", "flow:%E0%A4%A:hits": "1", junk: "x" });
+    expect(stats).toEqual({ hits: 6, semanticHits: 2, misses: 2, writes: 4, errors: 0, hitRate: 0.8, semanticGuardRejections: 3, byFlow: { "a:b": { hits: 5, misses: 0, writes: 0 } } });
     expect(statsFromFields({}).hitRate).toBe(0);
   });
 

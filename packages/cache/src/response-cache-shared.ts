@@ -4,18 +4,24 @@ import {
   type CacheEntry,
   type CacheInvalidation,
   type CacheKeyInput,
+  type CacheLookup,
   type CacheStats,
   type TraceContext,
   type UniversalQueryResult,
 } from "@afw/contracts";
 import type { CacheGroup } from "./keyspace.js";
 import { hashNormalizedQuestion, normalizeQuestion } from "./question-hash.js";
+import { questionsAgree } from "./semantic-guard.js";
 
 /** Semantic (near-duplicate) hits; off unless `enabled`. */
 export interface SemanticCacheOptions {
   /** Serve near-duplicate questions from the cache. @default false */
   enabled?: boolean;
-  /** Smallest cosine similarity that counts as the same question. @default 0.95 */
+  /**
+   * Smallest cosine similarity that counts as the same question. Whatever the similarity, a
+   * near-duplicate is served only when both questions have the same numbers, names and negation
+   * (see `questionsAgree`). @default 0.95
+   */
   threshold?: number;
   /** Most stored embeddings compared per lookup (per flow, scope, tenant and session). @default 200 */
   maxCandidates?: number;
@@ -239,7 +245,7 @@ export function decodeEmbedding(encoded: string): Float32Array | undefined {
 }
 
 /** Counter names of the stats hash. */
-export const STAT_FIELDS = ["hits", "semanticHits", "misses", "writes", "errors"] as const;
+export const STAT_FIELDS = ["hits", "semanticHits", "semanticGuardRejections", "misses", "writes", "errors"] as const;
 
 /** Field of a per-flow counter in the stats hash. */
 export function flowStatField(flowId: string, counter: "hits" | "misses" | "writes"): string {
@@ -276,17 +282,29 @@ export function statsFromFields(fields: Readonly<Record<string, number | string>
     writes: read("writes"),
     errors: read("errors"),
     hitRate: lookups === 0 ? 0 : (hits + semanticHits) / lookups,
+    semanticGuardRejections: read("semanticGuardRejections"),
     byFlow,
   };
 }
 
-/** Counter increments for one lookup outcome. */
-export function lookupIncrements(flowId: string, outcome: "exact" | "semantic" | "miss", error: boolean): Record<string, number> {
+/** Counter increments for one lookup outcome (`guardRejected`: the semantic guard refused a near-duplicate). */
+export function lookupIncrements(flowId: string, outcome: "exact" | "semantic" | "miss", error: boolean, guardRejected = false): Record<string, number> {
   const increments: Record<string, number> = {};
+  if (guardRejected) increments["semanticGuardRejections"] = 1;
   if (outcome === "exact") increments["hits"] = 1;
   else if (outcome === "semantic") increments["semanticHits"] = 1;
   else increments["misses"] = 1;
   increments[flowStatField(flowId, outcome === "miss" ? "misses" : "hits")] = 1;
   if (error) increments["errors"] = 1;
   return increments;
+}
+
+/**
+ * A semantic hit on a stored entry close to `question`, or `"rejected"` when the guard refuses it
+ * (a number, a name or a negation differs; see `questionsAgree`), or undefined for a corrupt entry.
+ */
+export function guardedSemanticHit(question: string, parsed: { entry: CacheEntry } | { corrupt: string }, similarity: number): CacheLookup | "rejected" | undefined {
+  if (!("entry" in parsed)) return undefined;
+  if (!questionsAgree(question, parsed.entry.question)) return "rejected";
+  return { hit: true, kind: "semantic", entry: parsed.entry, similarity: Math.min(1, similarity) };
 }

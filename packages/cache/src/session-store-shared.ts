@@ -1,4 +1,4 @@
-import { AfwError, SessionTurnSchema, formatZodError, type SessionTurn } from "@afw/contracts";
+import { AfwError, SessionTurnSchema, formatZodError, type Embedder, type SessionTurn } from "@afw/contracts";
 import { positiveIntegerOption } from "./store-validation.js";
 
 /** Options shared by the Redis and memory session stores. */
@@ -13,6 +13,12 @@ export interface SessionStoreOptions {
   listLimit?: number | undefined;
   /** Most recently updated sessions `list` looks at (the pattern is applied to these). @default 1000 */
   listScanLimit?: number | undefined;
+  /**
+   * Embedder of the history index: with one, every turn's question is embedded in the background
+   * after its append is acknowledged, and `search` finds turns by meaning (`mode` `meaning` or
+   * `hybrid`). Without one, search is by keyword.
+   */
+  embedder?: Embedder | undefined;
 }
 
 /** Resolved session settings. */

@@ -64,3 +64,23 @@ export function hashSlot(key: string): number {
   }
   return crc % 16_384;
 }
+
+/** A deterministic embedder of a few made-up concepts (words of one group share a dimension): search by meaning without a model. */
+export function conceptEmbedder(): import("@afw/contracts").Embedder {
+  const groups = [
+    ["deploy", "deploying", "deployment", "ship", "release", "rollout", "version"],
+    ["password", "credentials", "login", "forgot", "sign"],
+    ["lunch", "food", "canteen", "eat", "meal"],
+  ];
+  return {
+    id: "concepts-test",
+    dimensions: groups.length,
+    async embed(texts) {
+      return texts.map((text) => {
+        const vector = new Float32Array(groups.length);
+        for (const word of text.toLowerCase().split(/[^a-z]+/)) groups.forEach((group, i) => group.includes(word) && (vector[i]! += 1));
+        return vector;
+      });
+    },
+  };
+}

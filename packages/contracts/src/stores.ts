@@ -67,6 +67,12 @@ export const CacheStatsSchema = z.object({
   writes: z.number().int().nonnegative(),
   errors: z.number().int().nonnegative(),
   hitRate: z.number().min(0).max(1),
+  semanticGuardRejections: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("Lookups where a near-duplicate was refused because a number, a name or a negation differed."),
   byFlow: z.record(
     z.string(),
     z.object({ hits: z.number().int().nonnegative(), misses: z.number().int().nonnegative(), writes: z.number().int().nonnegative() }),
@@ -141,8 +147,14 @@ export interface SessionAppendResult {
 
 /** What {@link SessionStore.search} looks for; every given criterion must hold. */
 export interface HistoryQuery {
-  /** Keyword text: turns whose question or answer share a (stemmed) word with it, most shared words first, then newest. */
+  /** Text: turns whose question or answer share a (stemmed) word with it and, with an embedder, whose question is close in meaning (see `mode`). */
   text?: string | undefined;
+  /**
+   * How `text` matches: `keyword` (shared stemmed words, most first, then newest), `meaning`
+   * (question embeddings by cosine similarity) or `hybrid` (both, fused). `meaning` and `hybrid`
+   * need a store with an embedder; without one the search is by keyword. @default "hybrid"
+   */
+  mode?: HistorySearchMode | undefined;
   /** Only turns that carried this tag. */
   tag?: string | undefined;
   /** Only turns of this session. */
@@ -161,17 +173,24 @@ export interface HistoryQuery {
   cursor?: string | undefined;
 }
 
+/** How {@link HistoryQuery.text} matches past turns. */
+export type HistorySearchMode = "keyword" | "meaning" | "hybrid";
+
 /** One past turn found by {@link SessionStore.search}. */
 export interface HistoryHit {
   sessionId: string;
   turn: SessionTurn;
   /** Query words (stemmed) the turn contains; 0 without `text`. */
   matchedWords: number;
+  /** Cosine similarity of the query and the turn's question (searches by meaning only). */
+  similarity?: number | undefined;
 }
 
 /** A page of {@link HistoryHit}s. */
 export interface HistoryPage {
   hits: HistoryHit[];
+  /** How `text` was matched (absent without `text`). */
+  mode?: HistorySearchMode | undefined;
   /** Pass as `cursor` for the next page; absent on the last one. */
   nextCursor?: string | undefined;
 }

@@ -25,15 +25,15 @@ describe("parseDownstreamConfig", () => {
     expect(files).toMatchObject({ mode: "hot", enabled: true, retries: 2, retryUnsafeCalls: false, env: {}, deny: [], tags: [], toolOverrides: {} });
     expect(files?.allow).toBeUndefined();
     expect(docs).toMatchObject({ transport: "http", protocol: "streamable-http", headers: {}, callTimeoutMs: 60_000 });
-    expect(config.restartBackoff).toEqual({ initialDelayMs: 500, maxDelayMs: 30_000, multiplier: 2, jitter: 0.2 });
-    expect(config.retryBackoff).toEqual({ initialDelayMs: 100, maxDelayMs: 2_000, multiplier: 2, jitter: 0.2 });
+    expect(config.restartBackoff).toEqual({ initialDelayMs: 500, maxDelayMs: 30_000 });
+    expect(config.retryBackoff).toEqual({ initialDelayMs: 100, maxDelayMs: 2_000 });
     expect(config.discoverColdServers).toBe(true);
     expect(parseDownstreamConfig({}).servers).toEqual([]);
   });
 
   it("fills backoff fields that are left out", () => {
     const config = parseDownstreamConfig({ restartBackoff: { maxDelayMs: 5_000 } });
-    expect(config.restartBackoff).toEqual({ initialDelayMs: 500, maxDelayMs: 5_000, multiplier: 2, jitter: 0.2 });
+    expect(config.restartBackoff).toEqual({ initialDelayMs: 500, maxDelayMs: 5_000 });
   });
 
   it("names the server and the field of every problem", () => {

@@ -122,11 +122,9 @@ const backoff = (defaults: { initialDelayMs: number; maxDelayMs: number }) =>
     .object({
       initialDelayMs: z.number().int().nonnegative().default(defaults.initialDelayMs),
       maxDelayMs: z.number().int().nonnegative().default(defaults.maxDelayMs),
-      multiplier: z.number().min(1).default(2),
-      jitter: z.number().min(0).max(1).default(0.2),
     })
     .strict()
-    .default({ ...defaults, multiplier: 2, jitter: 0.2 });
+    .default(defaults);
 
 /** Zod schema of {@link DownstreamConfig}. */
 export const DownstreamConfigSchema = z

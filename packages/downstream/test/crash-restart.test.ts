@@ -19,7 +19,7 @@ describe("a crashing server", () => {
       {
         servers: [stdioFixture("crashy"), stdioFixture("steady")],
         // long enough that the assertions below run while it is still backing off, even on a loaded machine
-        restartBackoff: { initialDelayMs: 1_000, maxDelayMs: 5_000, multiplier: 2, jitter: 0 },
+        restartBackoff: { initialDelayMs: 1_000, maxDelayMs: 5_000 },
       },
       { trace },
     );
@@ -79,7 +79,7 @@ describe("a crashing server", () => {
     const manager = create(
       {
         servers: [stdioFixture("flaky", {}, { FIXTURE_STATE_DIR: stateDir })],
-        restartBackoff: { initialDelayMs: 100, maxDelayMs: 1_000, multiplier: 2, jitter: 0 },
+        restartBackoff: { initialDelayMs: 100, maxDelayMs: 1_000 },
       },
       { trace },
     );
@@ -100,7 +100,7 @@ describe("a crashing server", () => {
     const manager = create(
       {
         servers: [stdioFixture("broken", {}, { FIXTURE_EXIT_ON_START: "2", FIXTURE_SECRET: secret }), stdioFixture("fine")],
-        restartBackoff: { initialDelayMs: 20, maxDelayMs: 100, multiplier: 2, jitter: 0 },
+        restartBackoff: { initialDelayMs: 20, maxDelayMs: 100 },
         maxRestarts: 1,
       },
       { trace },

@@ -11,7 +11,7 @@ describe("a hanging server", () => {
     const manager = create(
       {
         servers: [stdioFixture("frozen", { pingTimeoutMs: 200 })],
-        restartBackoff: { initialDelayMs: 50, maxDelayMs: 1_000, multiplier: 2, jitter: 0 },
+        restartBackoff: { initialDelayMs: 50, maxDelayMs: 1_000 },
       },
       { trace },
     );
@@ -29,7 +29,7 @@ describe("a hanging server", () => {
   it("is detected by the periodic health ping even without a call timeout", async () => {
     const manager = create({
       servers: [stdioFixture("sleepy", { pingIntervalMs: 100, pingTimeoutMs: 300 })],
-      restartBackoff: { initialDelayMs: 50, maxDelayMs: 1_000, multiplier: 2, jitter: 0 },
+      restartBackoff: { initialDelayMs: 50, maxDelayMs: 1_000 },
     });
     await manager.start();
     const error = await rejectionOf(manager.callTool("sleepy__freeze", { ms: 20_000 }, { timeoutMs: 30_000 }));
@@ -58,7 +58,7 @@ describe("a noisy server", () => {
     const manager = create(
       {
         servers: [stdioFixture("noisy", { stderrTailBytes: 1024, maxMessageBytes: 1024 * 1024 })],
-        restartBackoff: { initialDelayMs: 50, maxDelayMs: 1_000, multiplier: 2, jitter: 0 },
+        restartBackoff: { initialDelayMs: 50, maxDelayMs: 1_000 },
       },
       {
         onServerStderr: (_server, chunk) => {

@@ -103,7 +103,8 @@ export function createManagerTracker() {
   const seenPids = new Set<number>();
   return {
     create(config: DownstreamConfigInput, options: DownstreamManagerOptions = {}): DownstreamManager {
-      const manager = createDownstreamManager(config, options);
+      // No backoff jitter: restart delays are exactly the configured ones.
+      const manager = createDownstreamManager(config, { random: () => 1, ...options });
       managers.push(manager);
       manager.onStatusChanged((status) => {
         if (status.pid !== undefined) seenPids.add(status.pid);

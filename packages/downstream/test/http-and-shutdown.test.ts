@@ -16,7 +16,7 @@ describe("an HTTP server", () => {
     const port = fixture.port;
     const manager = create({
       servers: [{ name: "remote", transport: "http", url: fixture.url, pingIntervalMs: 0 }],
-      restartBackoff: { initialDelayMs: 50, maxDelayMs: 200, multiplier: 2, jitter: 0 },
+      restartBackoff: { initialDelayMs: 50, maxDelayMs: 200 },
     });
     await manager.start();
     expect(firstText(await manager.callTool("remote__lookup", { key: "alpha" }))).toBe("first letter");
@@ -37,7 +37,7 @@ describe("an HTTP server", () => {
     fixture ??= await startHttpFixture();
     const manager = create({
       servers: [{ name: "session", transport: "http", url: fixture.url, pingIntervalMs: 0 }],
-      restartBackoff: { initialDelayMs: 20, maxDelayMs: 200, multiplier: 2, jitter: 0 },
+      restartBackoff: { initialDelayMs: 20, maxDelayMs: 200 },
     });
     await manager.start();
     const port = fixture.port;

@@ -269,6 +269,15 @@ export const CacheConfigSchema = z
       .default(DEFAULT_TTL_BY_INTENT)
       .describe("TTL per intent when the flow has no class (each intent's class in the default policy of `@afw/cache`)."),
     maxEntries: z.number().int().positive().default(10_000).describe("In-memory cache only: entries kept (LRU)."),
+    semantic: z
+      .object({
+        enabled: z.boolean().default(false).describe("Serve a cached answer to a question close in meaning (same tenant, route, scope and session)."),
+        threshold: z.number().gt(0).max(1).default(0.9).describe("Smallest cosine similarity of the two questions' embeddings."),
+        embedder: z.enum(["use", "hashing"]).default("use").describe("`use` (offline Universal Sentence Encoder lite) or `hashing` (word pieces only, for tests)."),
+      })
+      .strict()
+      .prefault({})
+      .describe("Semantic answer cache (off by default). Questions that differ in a number, a name or a negation never share an answer."),
   })
   .strict();
 
@@ -282,6 +291,10 @@ export const SessionsConfigSchema = z
     contextTurns: z.number().int().min(0).max(100).default(5).describe("Last turns passed to the backend as context."),
     maxTurns: z.number().int().positive().max(10_000).default(50).describe("Turns kept per session."),
     ttlSeconds: z.number().int().positive().default(7 * 86_400).describe("Idle sessions expire after this (7 days; slides on every turn)."),
+    searchEmbedder: z
+      .enum(["none", "use", "hashing"])
+      .default("none")
+      .describe("Embedder of `search_history` by meaning: `use` (offline Universal Sentence Encoder lite; turns are embedded in the background), `hashing` (word pieces only, for tests), `none` (keyword search only)."),
   })
   .strict();
 

@@ -47,7 +47,7 @@ describe("downstream servers at startup and shutdown", () => {
             // Fails to start; a restart far away.
             { name: "broken", transport: "stdio", command: process.execPath, args: ["-e", `console.error("bad key ${SECRET}"); process.exit(3)`], pingIntervalMs: 0 },
           ],
-          restartBackoff: { initialDelayMs: 600_000, maxDelayMs: 600_000, jitter: 0 },
+          restartBackoff: { initialDelayMs: 600_000, maxDelayMs: 600_000 },
         },
       },
     });

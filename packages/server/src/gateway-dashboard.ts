@@ -10,6 +10,7 @@ import {
   type PatternAnalysisView,
 } from "@afw/dashboard";
 import type { GatewayServer } from "./gateway-types.js";
+import { semanticCacheStats } from "./semantic-options.js";
 
 /** The analytics methods of a {@link @afw/dashboard!DashboardSource} that {@link createAnalyticsDashboardSource} provides. */
 export type DashboardAnalytics = Pick<DashboardSource, "analyticsSummary" | "flowAnalysis" | "patternAnalysis" | "learnedPrior" | "exportMetrics">;
@@ -122,5 +123,6 @@ export function createGatewayDashboardSource(gateway: GatewayServer, options: { 
       return { ...page, hits: page.hits.map((hit) => ({ ...hit, turn: { ...hit.turn, question: redact(hit.turn.question), answer: redact(hit.turn.answer) } })) };
     };
   }
+  source.semanticCacheStats = () => semanticCacheStats(stores.cache, gateway.config);
   return Object.assign(source, createAnalyticsDashboardSource(gateway.analytics, gateway.learning.prior));
 }

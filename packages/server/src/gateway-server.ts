@@ -18,6 +18,7 @@ import { createGatewayMetrics } from "./metrics.js";
 import { createOtlpTraceSink, type OtlpTraceSink } from "./otlp-trace-sink.js";
 import type { RouterPort, ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
 import { createQueryPipeline } from "./query-pipeline.js";
+import { semanticParts } from "./semantic-options.js";
 import { configSecrets } from "./redactor.js";
 import { downstreamReadinessChecks, logDownstreamStates } from "./downstream-observability.js";
 import { createToolSearchFromConfig, createWorkflowCatalogFromConfig, embedderFromConfig, vectorCacheFile } from "./tool-zoo-adapter.js";
@@ -125,7 +126,13 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   const disposables = [...(parts.disposables ?? [])];
   const readinessChecks = [...(parts.readinessChecks ?? [])];
   const needsDefaultStores = !(parts.cache && parts.sessions && parts.performance && parts.health && parts.circuits);
-  const sessionOptions = { maxTurns: config.sessions.maxTurns, ttlMs: config.sessions.ttlSeconds * 1000, recentTurns: Math.max(1, config.sessions.contextTurns) };
+  const semantic = semanticParts(config);
+  const sessionOptions = {
+    maxTurns: config.sessions.maxTurns,
+    ttlMs: config.sessions.ttlSeconds * 1000,
+    recentTurns: Math.max(1, config.sessions.contextTurns),
+    ...(semantic.historyEmbedder ? { embedder: semantic.historyEmbedder } : {}),
+  };
   let defaultStores: ReturnType<typeof createMemoryStores> | ReturnType<typeof createRedisStores> | undefined;
   if (needsDefaultStores) {
     if (config.redis) {
@@ -133,6 +140,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         url: config.redis.url,
         keyPrefix: config.redis.keyPrefix,
         operationTimeoutMs: config.redis.operationTimeoutMs,
+        responseCache: { semantic: semantic.cacheSemantic },
         sessions: { ...sessionOptions, appendTimeoutMs: config.redis.sessionAppendTimeoutMs, buffer: config.redis.sessionBuffer },
         trace: newTraceContext(sink, { requestId: "redis-stores" }),
         onEvent: createStoreStateLog(logger),
@@ -152,7 +160,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       // down fails the attempt at once, so this only waits for a Redis that is coming up.
       await redisStores.connection.execute((client) => client.ping(), { timeoutMs: REDIS_FIRST_CONNECTION_WAIT_MS });
     } else {
-      defaultStores = createMemoryStores({ now, responseCache: { maxEntries: config.cache.maxEntries }, sessions: sessionOptions });
+      defaultStores = createMemoryStores({ now, responseCache: { maxEntries: config.cache.maxEntries, semantic: semantic.cacheSemantic }, sessions: sessionOptions });
     }
   }
   const stores: GatewayStores = {
@@ -269,7 +277,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       },
     });
   }
-  const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, performance: stores.performance, now });
+  const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, performance: stores.performance, now, embedQuestion: semantic.embedQuestion });
   const analytics = createAnalyticsTools({
     config,
     registry,

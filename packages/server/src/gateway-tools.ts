@@ -114,7 +114,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
       name: "search_history",
       title: "Search conversation history",
       description:
-        "Finds past question/answer turns of every session of the caller's tenant by keywords (stemmed words, not meaning), tag, session, backend, flow and time range; newest and best-matching first, paged with `cursor`. Each hit has the session id, time, flow, backend, tags and redacted snippets of the question and answer.",
+        "Finds past question/answer turns of every session of the caller's tenant by meaning and keywords, tag, session, backend, flow and time range; best-matching (then newest) first, paged with `cursor`. Each hit has the session id, time, flow, backend, tags and redacted snippets of the question and answer.",
       shape: SearchHistoryInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args, context) => {
@@ -123,7 +123,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
         const page = await search(
           {
             limit: args.limit,
-            ...(args.text === undefined ? {} : { text: args.text }),
+            ...(args.text === undefined ? {} : { text: args.text, mode: args.mode }),
             ...(args.tag === undefined ? {} : { tag: args.tag }),
             ...(args.session_id === undefined ? {} : { sessionId: args.session_id }),
             ...(args.backend === undefined ? {} : { backendId: args.backend }),
@@ -137,7 +137,8 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
         const snippet = (text: string) => redactor.redact(text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text);
         return {
           count: page.hits.length,
-          hits: page.hits.map(({ sessionId, turn, matchedWords }) => ({
+          ...(page.mode === undefined ? {} : { mode: page.mode }),
+          hits: page.hits.map(({ sessionId, turn, matchedWords, similarity }) => ({
             session_id: sessionId,
             asked_at: new Date(turn.askedAt).toISOString(),
             ...(turn.flowId ? { flow_id: turn.flowId } : {}),
@@ -146,6 +147,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
             question: snippet(turn.question),
             answer: snippet(turn.answer),
             ...(args.text === undefined ? {} : { matched_words: matchedWords }),
+            ...(similarity === undefined ? {} : { similarity: Math.round(similarity * 1000) / 1000 }),
           })),
           ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
         };

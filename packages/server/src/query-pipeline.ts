@@ -24,6 +24,7 @@ import type { GatewayConfig } from "./config-schema.js";
 import type { RouterPort, RoutingOutcome } from "./ports.js";
 import { elicitRoute, type RouteElicitation } from "./route-elicitation.js";
 import { routingSetupHint } from "./setup-report.js";
+import type { QuestionEmbedding } from "./semantic-options.js";
 
 
 /** How long after the overall deadline the pipeline's own timeout aborts a query the router has not ended. */
@@ -36,6 +37,8 @@ export interface QueryPipelineOptions {
   cache: ResponseCache;
   sessions: SessionStore;
   performance: PerformanceStore;
+  /** Embeds questions for semantic cache hits (`cache.semantic`); absent: exact lookups only. */
+  embedQuestion?: QuestionEmbedding | undefined;
   /** @default Date.now */
   now?: () => number;
   /** Questions kept for {@link QueryPipeline.questionOf} (0 keeps none). @default 1000 */
@@ -252,6 +255,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
     try {
       // 2. cache
       const variant = cacheVariant(input.parameters);
+      let embedding: Float32Array | undefined;
       const cacheKey: CacheKeyInput = {
         scope: input.session_id === undefined ? "shared" : "session",
         flowId: cacheTarget(input),
@@ -261,7 +265,8 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
         ...(variant === undefined ? {} : { variant }),
       };
       if (config.cache.enabled) {
-        let lookup = await cache.get(cacheKey).catch((): CacheLookup => ({ hit: false, reason: "unavailable" }));
+        if (variant === undefined && options.embedQuestion) embedding = await options.embedQuestion(input.question, controller.signal);
+        let lookup = await cache.get(cacheKey, embedding ? { embedding } : undefined).catch((): CacheLookup => ({ hit: false, reason: "unavailable" }));
         let missReason: "absent" | "corrupt" | "unavailable" | "bypass" | "expired" | "session-memory" = lookup.hit ? "absent" : lookup.reason;
         if (lookup.hit && isStale(lookup.entry.result._mcp_metadata.flow_id, call.tenant, lookup.entry.createdAt)) {
           lookup = { hit: false, reason: "expired" };
@@ -426,7 +431,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       if (config.cache.enabled && !replacedChoice && cacheableHere && (flow?.cacheable ?? true) && answer.text.length > 0) {
         const ttlSeconds = cacheTtlSeconds(config.cache, flow, classification.intent);
         writes.push(
-          cache.set(cacheKey, result, { ttlSeconds }).then(
+          cache.set(cacheKey, result, { ttlSeconds, ...(embedding ? { embedding } : {}) }).then(
             (stored) => {
               if (stored) emitTrace(trace, "cache-write", { scope: cacheKey.scope, flowId: candidate.flowId, ttlSeconds });
               else emitTrace(trace, "cache-unavailable", { operation: "set", message: "the cache did not store the answer" });

@@ -69,7 +69,11 @@ export const ListSessionsInputShape = {
 
 /** Input shape of `search_history`. */
 export const SearchHistoryInputShape = {
-  text: z.string().min(1).max(1000).optional().describe("Keywords (matched as stemmed words against past questions and answers; not by meaning)."),
+  text: z.string().min(1).max(1000).optional().describe("What to look for: matched by meaning against past questions and as stemmed keywords against questions and answers (see `mode`)."),
+  mode: z
+    .enum(["hybrid", "meaning", "keyword"])
+    .default("hybrid")
+    .describe("`hybrid` (meaning and keywords fused), `meaning` or `keyword`. Without `sessions.searchEmbedder` the search is by keyword; the result's `mode` says which ran."),
   tag: SessionTagsSchema.element.optional().describe("Only turns that carried this tag, e.g. `project:falcon`."),
   session_id: SessionIdSchema.optional().describe("Only turns of this session."),
   backend: z.string().min(1).max(64).optional().describe("Only turns answered by this backend id."),

@@ -17,4 +17,5 @@ export {
 } from "./redis.js";
 export { startChroma, chromaCliPath, type ChromaServerHandle } from "./chroma.js";
 export { processListensOn } from "./listening.js";
+export { NEAR_MISS_PAIRS, PARAPHRASE_PAIRS, HISTORY_PARAPHRASES } from "./question-sets.js";
 export { FLOWISE_VERSION, FlowiseSession, flowiseDir, flowiseInstalled, installFlowise, startFlowise, startOpenAiStub, type FlowiseProcess, type LlmCall } from "./flowise.js";

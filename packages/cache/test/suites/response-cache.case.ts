@@ -278,5 +278,17 @@ export function describeResponseCacheSuite(name: string, factory: ResponseCacheF
       expect(await cache.invalidate({ scope: "shared" })).toBe(1);
       expect((await cache.get(shared("how can I restart my pod"), { embedding: near })).hit).toBe(false);
     });
+
+    it("never serves a near-duplicate that differs in a number, a name or a negation, and counts the refusals", async () => {
+      const { cache } = await create({ semantic: { enabled: true, threshold: 0.9 } });
+      const embedding = new Float32Array([1, 0, 0, 0]);
+      await cache.set(shared("What is the status of order 1041 in Berlin?"), answer("shipped"), { ...HOUR, embedding });
+      for (const question of ["What is the status of order 1042 in Berlin?", "What is the status of order 1041 in Madrid?", "What is not the status of order 1041 in Berlin?"]) {
+        expect((await cache.get(shared(question), { embedding })).hit).toBe(false);
+      }
+      const same = await cache.get(shared("What's the status of order 1041 in Berlin"), { embedding });
+      expect(same.hit && same.kind).toBe("semantic");
+      expect(await cache.stats()).toMatchObject({ semanticHits: 1, semanticGuardRejections: 3, misses: 3 });
+    });
   });
 }

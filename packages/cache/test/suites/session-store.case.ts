@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionStore } from "@afw/contracts";
 import type { SessionStoreOptions } from "../../src/session-store-shared.js";
-import { turn, waitFor } from "../helpers.js";
+import { conceptEmbedder, turn, waitFor } from "../helpers.js";
 
 /** A session store under test. */
 export interface SessionStoreHarness {
@@ -126,7 +126,7 @@ export function describeSessionStoreSuite(name: string, factory: SessionStoreFac
       expect(ids(deploy)).toEqual(["s-2:Deploying fa", "s-1:How do I dep"]);
       expect(deploy.hits[0]).toMatchObject({ matchedWords: 2, turn: { tags: ["project:falcon", "team:platform"], flowId: "langflow:ops" } });
       expect(ids(await store.search!({ text: "canteen" }))).toEqual(["s-1:Lunch option"]);
-      expect(await store.search!({ text: "the of" })).toEqual({ hits: [] });
+      expect(await store.search!({ text: "the of" })).toEqual({ hits: [], mode: "keyword" });
       expect(ids(await store.search!({ tag: "team:platform" }))).toEqual(["s-2:Deploying fa"]);
       expect(ids(await store.search!({ sessionId: "s-1" }))).toEqual(["s-1:Lunch option", "s-1:How do I dep"]);
       expect(ids(await store.search!({ backendId: "flowise", text: "deploy" }))).toEqual(["s-1:How do I dep"]);
@@ -142,6 +142,43 @@ export function describeSessionStoreSuite(name: string, factory: SessionStoreFac
       await expect(store.search!({ cursor: "bogus" })).rejects.toMatchObject({ code: "INVALID_INPUT" });
       expect(await store.delete("s-2")).toBe(true);
       expect(ids(await store.search!({ text: "falcon" }))).toEqual(["s-1:How do I dep"]);
+    });
+
+    it("searches past turns by meaning (embedded after the append), hybrid with keywords, with filters, tenant-scoped and paged", async () => {
+      const { store, second } = await create({ embedder: conceptEmbedder() });
+      const at = (n: number) => ({ askedAt: 20_000 + n, answeredAt: 20_001 + n });
+      await store.append("s-1", { question: "How do I ship the falcon service?", answer: "Run the pipeline.", tags: ["project:falcon"], ...at(1) });
+      await store.append("s-2", { question: "I forgot my password", answer: "Use the reset link.", ...at(2) });
+      await store.append("s-2", { question: "Where is the canteen?", answer: "Second floor.", ...at(3) });
+      await store.append("s-3", { question: "release the falcon build", answer: "done", ...at(4) }, { tenant: "acme" });
+      await store.append("s-4", { question: "Rollout of version 2 for heron", answer: "Tomorrow.", ...at(5) });
+      const ids = (page: { hits: { sessionId: string }[] }) => page.hits.map((h) => h.sessionId);
+      // Indexing runs after the appends were acknowledged.
+      await waitFor(async () => ids(await second.search!({ text: "deployment", mode: "meaning" })).length === 2);
+      const meaning = await second.search!({ text: "new deployment", mode: "meaning" });
+      expect(meaning.mode).toBe("meaning");
+      expect(ids(meaning).sort()).toEqual(["s-1", "s-4"]);
+      expect(meaning.hits[0]!.similarity).toBeGreaterThan(0.9);
+      expect(await store.search!({ text: "new deployment", mode: "keyword" })).toMatchObject({ hits: [], mode: "keyword" });
+      // Hybrid (the default): the shared word "falcon" ranks s-1 above s-4.
+      expect(ids(await store.search!({ text: "falcon deployment" }))).toEqual(["s-1", "s-4"]);
+      expect(ids(await store.search!({ text: "login trouble" }))).toEqual(["s-2"]);
+      expect(ids(await store.search!({ text: "release", tag: "project:falcon" }))).toEqual(["s-1"]);
+      expect(ids(await store.search!({ text: "release", sessionId: "s-2" }))).toEqual([]);
+      expect(ids(await store.search!({ text: "release", from: 20_005 }))).toEqual(["s-4"]);
+      expect(ids(await store.search!({ text: "ship it" }, { tenant: "acme" }))).toEqual(["s-3"]);
+      const first = await store.search!({ text: "release", limit: 1 });
+      expect(first.nextCursor).toBeDefined();
+      const next = await store.search!({ text: "release", limit: 1, cursor: first.nextCursor });
+      expect([...ids(first), ...ids(next)].sort()).toEqual(["s-1", "s-4"]);
+      expect(next.nextCursor).toBeUndefined();
+    });
+
+    it("searches by keyword when the store has no embedder, whatever the mode", async () => {
+      const { store } = await create();
+      await store.append("s-1", { question: "How do I ship the falcon service?", answer: "Run the pipeline.", askedAt: 1, answeredAt: 2 });
+      expect(await store.search!({ text: "deployment", mode: "meaning" })).toEqual({ hits: [], mode: "keyword" });
+      expect((await store.search!({ text: "falcon", mode: "meaning" })).hits.map((h) => h.sessionId)).toEqual(["s-1"]);
     });
 
     it("deletes a session", async () => {

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { HISTORY_PARAPHRASES, NEAR_MISS_PAIRS, PARAPHRASE_PAIRS } from "@afw/testing";
+import { createFakeBackend } from "../test/fake-backend.js";
+import { callTool, startTestGateway } from "../test/helpers.js";
+import { createGatewayDashboardSource } from "./gateway-dashboard.js";
+import { semanticParts } from "./semantic-options.js";
+import { newTraceContext } from "./trace-context.js";
+
+const backend = () => createFakeBackend({ id: "f", flows: [{ id: "chat", intents: ["conversation"], generalPurpose: true }] });
+const ask = (client: Parameters<typeof callTool>[0], question: string) =>
+  callTool<{ result: string; _mcp_metadata: { cache_hit: boolean | "semantic"; cache_similarity?: number } }>(client, "universal_query", { question, backend: "f", flow_id: "f:chat" });
+
+describe("semantic answer cache (gateway option)", () => {
+  it("is off by default", () => {
+    const parts = semanticParts({ cache: { enabled: true, semantic: { enabled: false, threshold: 0.9, embedder: "use" } } as never, sessions: { enabled: true, searchEmbedder: "none" } as never });
+    expect(parts.embedQuestion).toBeUndefined();
+    expect(parts.cacheSemantic.enabled).toBe(false);
+  });
+
+  describe("with the Universal Sentence Encoder", () => {
+    let started: Awaited<ReturnType<typeof startTestGateway>>;
+    beforeAll(async () => {
+      started = await startTestGateway({ backends: [backend()], config: { cache: { semantic: { enabled: true } } } });
+    });
+    afterAll(() => started.close());
+
+    it("never serves a near-miss question (other number, name or negation) another's answer, and counts the refusals", async () => {
+      const wrong: string[] = [];
+      for (const [first, second] of NEAR_MISS_PAIRS) {
+        await ask(started.client, first);
+        const reply = await ask(started.client, second);
+        if (!reply.body.result.endsWith(second)) wrong.push(`${second} <- ${reply.body.result}`);
+      }
+      expect(wrong).toEqual([]);
+      const stats = await createGatewayDashboardSource(started.gateway).semanticCacheStats!();
+      expect(stats).toMatchObject({ enabled: true, threshold: 0.9, hits: 0 });
+      expect(stats?.guardRejections).toBeGreaterThan(0);
+    });
+
+    it("serves a paraphrase the cached answer, marked semantic, within the tenant only", async () => {
+      const [stored, paraphrase] = PARAPHRASE_PAIRS[0]!;
+      await ask(started.client, stored);
+      const reply = await ask(started.client, paraphrase);
+      expect(reply.body._mcp_metadata.cache_hit).toBe("semantic");
+      expect(reply.body.result.endsWith(stored)).toBe(true);
+      expect(reply.body._mcp_metadata.cache_similarity).toBeGreaterThanOrEqual(0.9);
+      const trace = newTraceContext({ emit: () => {} }, { requestId: "tenant" });
+      const other = await started.gateway.pipeline.query({ question: paraphrase, backend: "f", flow_id: "f:chat", intent: "auto", timeout: 30 } as never, { trace, tenant: "acme" });
+      expect(other.ok && other.result._mcp_metadata.cache_hit).toBe(false);
+    });
+  });
+});
+
+describe("search_history by meaning (sessions.searchEmbedder)", () => {
+  let started: Awaited<ReturnType<typeof startTestGateway>>;
+  beforeAll(async () => {
+    started = await startTestGateway({ backends: [backend()], config: { sessions: { searchEmbedder: "use" } } });
+  });
+  afterAll(() => started.close());
+
+  it("finds a past turn from a paraphrase that shares no keyword with it", async () => {
+    for (const [i, [question]] of HISTORY_PARAPHRASES.slice(0, 6).entries()) {
+      await callTool(started.client, "universal_query", { question, backend: "f", flow_id: "f:chat", session_id: `s-${i}` });
+    }
+    const paraphrase = "turn on 2FA for my account";
+    type Page = { mode: string; hits: { session_id: string; similarity?: number }[] };
+    expect((await callTool<Page>(started.client, "search_history", { text: paraphrase, mode: "keyword" })).body.hits).toEqual([]);
+    await vi.waitFor(async () => {
+      const page = await callTool<Page>(started.client, "search_history", { text: paraphrase, limit: 5 });
+      expect(page.body.mode).toBe("hybrid");
+      expect(page.body.hits[0]).toMatchObject({ session_id: "s-5" });
+      expect(page.body.hits[0]!.similarity).toBeGreaterThan(0.35);
+    }, { timeout: 10_000, interval: 50 });
+  });
+});
