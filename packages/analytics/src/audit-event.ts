@@ -36,9 +36,6 @@ export type AuditEvent = TraceEvent | AbAssignedEvent;
 /** The `type` of an {@link AuditEvent}. */
 export type AuditEventType = AuditEvent["type"];
 
-/** The audit event of one `type`. */
-export type AuditEventOf<T extends AuditEventType> = Extract<AuditEvent, { type: T }>;
-
 /**
  * The time of an audit event in epoch milliseconds (parsed from its ISO `timestamp`), or `NaN`
  * when the timestamp is malformed.

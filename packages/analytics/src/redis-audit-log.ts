@@ -10,7 +10,6 @@ import {
   toJsonLines,
   type AuditLog,
   type AuditLogStats,
-  type AuditQuery,
   type ResolvedAuditQuery,
 } from "./audit-log.js";
 import { LuaScript } from "@afw/cache";

@@ -1,5 +1,5 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
-import { AfwError } from "@afw/contracts";
+import { AfwError, computeBackoffDelay } from "@afw/contracts";
 
 /** A host and port of a Redis node or Sentinel. */
 export interface RedisAddress {
@@ -160,12 +160,9 @@ export type RedisClientPlan =
   | { kind: "redis"; options: RedisOptions }
   | { kind: "cluster"; nodes: RedisAddress[]; options: ClusterOptions };
 
-/** Exponential backoff with jitter: `initialDelayMs * 2^(attempt-1)` capped at `maxDelayMs`. */
+/** The reconnect delay after `attempt` failures: `computeBackoffDelay` of `@afw/contracts` (doubling from `initialDelayMs`, capped, jittered). */
 export function backoffDelay(attempt: number, reconnect: ReconnectOptions = {}): number {
-  const initial = reconnect.initialDelayMs ?? 50;
-  const max = reconnect.maxDelayMs ?? 2000;
-  const base = Math.min(max, initial * 2 ** Math.max(0, Math.min(attempt - 1, 20)));
-  return Math.round(base * (0.8 + Math.random() * 0.2));
+  return computeBackoffDelay(attempt, { initialDelayMs: reconnect.initialDelayMs ?? 50, maxDelayMs: reconnect.maxDelayMs ?? 2000 });
 }
 
 /**

@@ -1,9 +1,6 @@
 import { z } from "zod";
 import { IntentSchema, type Intent } from "./intent.js";
 
-/** Backend kinds known out of the box. Custom adapters may use any other lower-case name. */
-export const KNOWN_BACKEND_KINDS = ["flowise", "langflow"] as const;
-
 /**
  * Zod schema of {@link BackendKind}: `flowise`, `langflow`, or any other lower-case identifier
  * for a custom adapter.

@@ -89,9 +89,6 @@ export const UniversalQueryInputSchema = z.object(UniversalQueryInputShape).stri
  */
 export type UniversalQueryInput = z.infer<typeof UniversalQueryInputSchema>;
 
-/** Input form of {@link UniversalQueryInput} (defaults not yet applied). */
-export type UniversalQueryInputRaw = z.input<typeof UniversalQueryInputSchema>;
-
 /** Zod schema of {@link CacheHitKind}: `false`, `true` (exact) or `"semantic"`. */
 export const CacheHitKindSchema = z.union([z.boolean(), z.literal("semantic")]);
 

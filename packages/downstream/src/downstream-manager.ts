@@ -1,8 +1,7 @@
-import { AfwError, emitTrace, type TraceContext } from "@afw/contracts";
+import { AfwError, computeBackoffDelay, emitTrace, type TraceContext } from "@afw/contracts";
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import { exposePromptResult, exposeReadResult, parseNamespacedResourceUri } from "./catalog.js";
-import { computeBackoffDelay } from "./backoff.js";
 import { systemClock, type DownstreamClock } from "./clock.js";
 import { parseDownstreamConfig, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
 import type { DownstreamTool } from "./downstream-tool.js";

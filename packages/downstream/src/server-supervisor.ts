@@ -1,7 +1,6 @@
-import { AfwError, createRedactor, emitTrace, type Redactor } from "@afw/contracts";
+import { AfwError, computeBackoffDelay, createRedactor, emitTrace, type Redactor } from "@afw/contracts";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { computeBackoffDelay } from "./backoff.js";
 import { BoundedTail } from "./bounded-tail.js";
 import { AttemptFailure, classifyCallError, message } from "./call-errors.js";
 import type { DownstreamServerConfig } from "./config.js";

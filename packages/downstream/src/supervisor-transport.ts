@@ -19,8 +19,7 @@ import {
 import type { DownstreamServerConfig } from "./config.js";
 import { checkOutboundUrl, createOutboundAgent, findConnectRefusal, outboundConnectPolicy, type HostLookup, type HostResolver } from "@afw/backends";
 import { listCatalog, type ServerCatalog } from "./catalog.js";
-import type { TraceContext } from "@afw/contracts";
-import type { BackoffPolicy } from "./backoff.js";
+import type { BackoffPolicy, TraceContext } from "@afw/contracts";
 import type { DownstreamClock } from "./clock.js";
 import type { CallerRegistry, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
 import type { ServerSupervisor } from "./server-supervisor.js";

@@ -59,7 +59,7 @@ describe("executeWithFallback", () => {
     expect(out.attempts.map((x) => x.outcome)).toEqual(["error", "success"]);
     const retry = trace.ofType("retry-scheduled")[0]!;
     expect(retry).toMatchObject({ backendId: "a", errorCode: "BACKEND_UNAVAILABLE", attempt: 2 });
-    expect(retry.delayMs).toBe(8); // 10 * (0.5 + 0.25)
+    expect(retry.delayMs).toBe(9); // computeBackoffDelay: 10 * (0.8 + 0.2 * 0.25) = 8.5, rounded
   });
 
   it("primary fails -> secondary answers, preferring another backend", async () => {

@@ -86,7 +86,7 @@ export type ExecutionStreamChunk = FlowStreamChunk | StreamRestartChunk;
 export interface RetryOptions {
   /** Retries of one candidate after a retryable error. @default 1 */
   retries?: number;
-  /** First backoff delay before jitter. @default 250 */
+  /** First backoff delay (`computeBackoffDelay` of `@afw/contracts`: doubling, capped, up to a fifth less at random). @default 250 */
   baseDelayMs?: number;
   /** Largest backoff delay. @default 2000 */
   maxDelayMs?: number;

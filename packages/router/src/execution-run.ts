@@ -2,6 +2,7 @@ import {
   AfwError,
   BackendError,
   ERROR_CODES,
+  computeBackoffDelay,
   emitTrace,
   type ErrorCode,
   type FlowBackendV1,
@@ -225,8 +226,7 @@ export class ExecutionRun {
   }
 
   backoff(retry: number): number {
-    const exponential = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (retry - 1));
-    return Math.round(exponential * (0.5 + this.random()));
+    return computeBackoffDelay(retry, { initialDelayMs: this.baseDelayMs, maxDelayMs: this.maxDelayMs }, this.random);
   }
 
   fallbackTo(to: RoutingCandidate) {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { INTENTS, IntentSchema, type Intent, type UniversalFlow } from "@afw/contracts";
 import { compileIntentPatterns, type IntentPatternMatcher } from "./intent-patterns.js";
 import { foldText, splitWords } from "./text-normalization.js";
-import { parseConfigText, readConfigFile } from "./config-text.js";
+import { parseConfigText } from "./config-text.js";
 
 /** Zod schema of {@link FlowRegistryEntry}. */
 export const FlowRegistryEntrySchema = z
@@ -40,15 +40,6 @@ export type FlowRegistry = z.infer<typeof FlowRegistrySchema>;
  */
 export function parseFlowRegistry(text: string): FlowRegistry {
   return parseConfigText(text, FlowRegistrySchema, "flow registry");
-}
-
-/**
- * Reads a flow registry from a YAML or JSON file.
- *
- * @throws AfwError `CONFIG_INVALID` when the file cannot be read or parsed.
- */
-export async function loadFlowRegistry(path: string | URL): Promise<FlowRegistry> {
-  return parseFlowRegistry(await readConfigFile(path, "flow registry"));
 }
 
 /** Flow-description words that point to an intent, on top of the question patterns. */

@@ -191,6 +191,13 @@ describe("Router.execute", () => {
     const bad = { ...createFakeBackend({ id: "x" }), specificationVersion: "v2" } as never;
     expect(() => createRouter({ backends: [bad], classifier: fixedClassifier("conversation", 0.9) })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
   });
+
+  it("rejects a flow registry naming an unknown intent", () => {
+    const registry = { "x:y": { intents: ["poetry"] } } as never;
+    expect(() => createRouter({ backends: [createFakeBackend({ id: "x" })], classifier: fixedClassifier("conversation", 0.9), registry })).toThrow(
+      expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringMatching(/flow registry/) }),
+    );
+  });
 });
 
 describe("Router flow upkeep", () => {

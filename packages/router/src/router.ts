@@ -3,6 +3,7 @@ import {
   DEFAULT_SCORING_WEIGHTS,
   INTENTS,
   emitTrace,
+  parseOrThrow,
   type FlowBackendV1,
   type Intent,
   type PerformanceTarget,
@@ -19,7 +20,7 @@ import { createCircuitBreaker, type CircuitBreaker } from "./circuit-breaker.js"
 import { executeStream } from "./execute-stream.js";
 import { executeWithFallback, type ExecuteOptions, type ExecutionRequest, type ExecutionStreamChunk } from "./execute.js";
 import { createFlowDiscoveryCache, type FlowDiscoveryCache } from "./flow-discovery-cache.js";
-import { buildFlowProfile, type FlowProfile } from "./flow-profiles.js";
+import { FlowRegistrySchema, buildFlowProfile, type FlowProfile } from "./flow-profiles.js";
 import { createHealthCache, type HealthCache } from "./health-cache.js";
 import { createIntentClassifier, type IntentClassificationResult, type IntentClassifier, type IntentClassifierOptions } from "./intent-classifier.js";
 import { createPerformanceTracker, type PerformanceTracker } from "./performance-tracker.js";
@@ -29,7 +30,10 @@ import {
   adjustBreakdown,
   capabilityScore,
   flowMatchScore,
+  definedWeights,
   healthScore,
+  round,
+  selectTop,
   type CapabilityTable,
 } from "./scoring.js";
 import type { RouteInput, RouterExecuteInput, RouterExecution, RouterExplanation, RouterOptions } from "./router-options.js";
@@ -98,6 +102,7 @@ export class Router {
       if (ids.has(b.id)) throw new AfwError("CONFIG_INVALID", `duplicate backend id ${b.id}`);
       ids.add(b.id);
     }
+    if (options.registry !== undefined) parseOrThrow(FlowRegistrySchema, options.registry, "CONFIG_INVALID", "flow registry");
     this.backends = new Map(options.backends.map((b) => [b.id, b]));
     const c = options.classifier;
     const given = c && typeof (c as IntentClassifier).classify === "function" ? (c as IntentClassifier) : undefined;
@@ -555,33 +560,6 @@ export class Router {
   async close(): Promise<void> {
     await Promise.allSettled([...this.options.backends.map((b) => b.close?.()), ...(this.ownsClassifier ? [this.classifier.close?.()] : [])]);
   }
-}
-
-/** The weights of `partial` that are set (an explicit `undefined` must not erase a configured weight). */
-function definedWeights(partial: Partial<ScoringWeights>): Partial<ScoringWeights> {
-  const out: Partial<ScoringWeights> = {};
-  for (const key of ["flow_match", "health", "performance", "capability"] as const) {
-    const value = partial[key];
-    if (typeof value === "number" && Number.isFinite(value) && value >= 0) out[key] = value;
-  }
-  return out;
-}
-
-function round(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
-}
-
-/** The `limit` smallest items under `compare`, sorted (partial selection, O(n·limit) worst case, O(n) typical). */
-function selectTop<T>(items: readonly T[], limit: number, compare: (a: T, b: T) => number): T[] {
-  const top: T[] = [];
-  for (const item of items) {
-    if (top.length === limit && compare(item, top[top.length - 1]!) >= 0) continue;
-    let i = top.length;
-    while (i > 0 && compare(item, top[i - 1]!) < 0) i--;
-    top.splice(i, 0, item);
-    if (top.length > limit) top.pop();
-  }
-  return top;
 }
 
 /**

@@ -191,3 +191,31 @@ export function adjustBreakdown(
     },
   };
 }
+
+/** The weights of `partial` that are set (an explicit `undefined` must not erase a configured weight). */
+export function definedWeights(partial: Partial<ScoringWeights>): Partial<ScoringWeights> {
+  const out: Partial<ScoringWeights> = {};
+  for (const key of ["flow_match", "health", "performance", "capability"] as const) {
+    const value = partial[key];
+    if (typeof value === "number" && Number.isFinite(value) && value >= 0) out[key] = value;
+  }
+  return out;
+}
+
+/** Rounds a score to six decimals for decisions. */
+export function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+/** The `limit` smallest items under `compare`, sorted (partial selection, O(n·limit) worst case, O(n) typical). */
+export function selectTop<T>(items: readonly T[], limit: number, compare: (a: T, b: T) => number): T[] {
+  const top: T[] = [];
+  for (const item of items) {
+    if (top.length === limit && compare(item, top[top.length - 1]!) >= 0) continue;
+    let i = top.length;
+    while (i > 0 && compare(item, top[i - 1]!) < 0) i--;
+    top.splice(i, 0, item);
+    if (top.length > limit) top.pop();
+  }
+  return top;
+}
