@@ -7,7 +7,7 @@
 // Distractors: 300 generated turns of everyday words plus HISTORY_RECALL_DISTRACTORS (default 2000)
 // templated ops questions. Redis: REDIS_URL, else 127.0.0.1:6379, else a private redis-server.
 import { report, round } from "./_lib.mjs";
-import { createMemorySessionStore, createRedisStores } from "../packages/cache/dist/index.js";
+import { createMemoryStores, createRedisStores } from "../packages/cache/dist/index.js";
 import { createCachingEmbedder, createUseEmbedder } from "../packages/embeddings/dist/index.js";
 import { HISTORY_PARAPHRASES as SET, getTestRedis, deleteRedisKeys } from "../tooling/testing/dist/index.js";
 
@@ -46,7 +46,7 @@ async function recall(store, mode) {
 
 const rows = [];
 const missesBy = {};
-const memory = createMemorySessionStore({ maxTurns: 10_000, embedder });
+const memory = createMemoryStores({ sessions: { maxTurns: 10_000, embedder } }).sessionStore;
 await fill(memory);
 for (const mode of ["keyword", "meaning", "hybrid"]) {
   const { found, misses } = await recall(memory, mode);
