@@ -56,7 +56,9 @@ for (const [name, make] of embedders) {
   embedder.save?.();
   const url = bundledIntentModelUrl(embedder.id);
   if (!url) throw new Error(`no bundled model file is named for embedder ${embedder.id}`);
-  if (!process.env.AFW_DRY_RUN) await writeFile(url, serializeIntentModel(model));
+  // The file lists only the hand-written exemplars: the fetched real prompts are not committed
+  // (data/DATA-SOURCES.md). `exemplarsHash` still covers everything the model was trained on.
+  if (!process.env.AFW_DRY_RUN) await writeFile(url, serializeIntentModel({ ...model, exemplars: model.exemplars.slice(0, handWritten.length) }));
   const ev = model.evaluation;
   const fs = model.firstStage;
   const pct = (x) => `${(x * 100).toFixed(1)}%`;

@@ -37,9 +37,9 @@ describe("bundled intent model", () => {
     // One model per embedder the gateway's configuration offers (routing.classifierEmbedder), so no request pays for training.
     for (const embedderId of ["use-lite-512", "hashing-256-3"]) {
       const model = (await loadBundledIntentModel(embedderId))!;
-      // The hand-written exemplars come first, the labelled real prompts (shared data) after them.
-      expect(model.exemplars.slice(0, handWritten.length)).toEqual(handWritten.map((e) => ({ text: e.text, intent: e.intent })));
-      expect(model.exemplarsHash).toBe(hashIntentExemplars(model.exemplars));
+      // The file lists the hand-written exemplars only; the labelled real prompts it was also
+      // trained on are fetched data, kept out of git (their hash is checked below, with the data).
+      expect(model.exemplars).toEqual(handWritten.map((e) => ({ text: e.text, intent: e.intent })));
       expect(model.patternsHash).toBe(hashIntentPatterns(compileIntentPatterns(DEFAULT_INTENT_PATTERNS)));
       expect(model.lexiconHash).toBe(hashIntentLexicon());
       expect(model.embedderId).toBe(embedderId);
@@ -52,7 +52,6 @@ describe("bundled intent model", () => {
     for (const embedderId of ["use-lite-512", "hashing-256-3"]) {
       const model = (await loadBundledIntentModel(embedderId))!;
       expect(model.exemplarsHash).toBe(hashIntentExemplars(exemplars));
-      expect(model.exemplars.length).toBe(exemplars.length);
     }
   });
   it.skipIf(!realHeldOutPath)("trains on no prompt of the real held-out set (data/DATA-SOURCES.md)", async () => {
