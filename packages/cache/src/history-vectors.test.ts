@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { SKETCH_BITS, SignSketch, idfWeights, meaningScore, nearestSketches, quantize, similarity } from "./history-vectors.js";
+import { cosineSimilarity } from "@afw/contracts";
+import { SKETCH_BITS, SignSketch, idfWeights, meaningScore, nearestSketches, quantize } from "./history-vectors.js";
 
 describe("history vectors", () => {
   it("quantizes unit vectors to int8 with similarities within 0.01", () => {
     const a = Float32Array.from({ length: 64 }, (_, i) => Math.sin(i + 1));
     const b = Float32Array.from({ length: 64 }, (_, i) => Math.sin(i + 1) + 0.3 * Math.cos(3 * i));
     const exact = a.reduce((s, x, i) => s + x * b[i]!, 0) / Math.sqrt(a.reduce((s, x) => s + x * x, 0) * b.reduce((s, x) => s + x * x, 0));
-    expect(Math.abs(similarity(b, quantize(a)) - exact)).toBeLessThan(0.01);
-    expect(similarity(b, new Int8Array(3))).toBe(0);
+    expect(Math.abs(cosineSimilarity(b, quantize(a)) - exact)).toBeLessThan(0.01);
   });
 
   it("finds the nearest sketches of a record log, nearest first", () => {

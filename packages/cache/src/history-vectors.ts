@@ -27,22 +27,6 @@ export function quantize(vector: Float32Array): Int8Array {
   return Int8Array.from(vector, (x) => Math.max(-127, Math.min(127, Math.round(x * scale))));
 }
 
-/** Cosine similarity of a float query and a stored int8 vector (0 for a zero or mismatched vector). */
-export function similarity(query: Float32Array, stored: Int8Array): number {
-  if (stored.length !== query.length) return 0;
-  let dot = 0;
-  let nq = 0;
-  let ns = 0;
-  for (let i = 0; i < stored.length; i++) {
-    const q = query[i]!;
-    const s = stored[i]!;
-    dot += q * s;
-    nq += q * q;
-    ns += s * s;
-  }
-  return nq === 0 || ns === 0 ? 0 : dot / Math.sqrt(nq * ns);
-}
-
 /**
  * Inverse document frequency of each query word, normalised to sum to 1 (`ln(1 + turns / (1 + df))`):
  * a word most turns contain weighs little. All zero without words.

@@ -1,5 +1,5 @@
-import type { Embedder } from "@afw/contracts";
-import { EMBED_BATCH, SKETCH_BITS, SignSketch, embeddedText, nearestSketches, quantize, similarity } from "./history-vectors.js";
+import { cosineSimilarity, type Embedder } from "@afw/contracts";
+import { EMBED_BATCH, SKETCH_BITS, SignSketch, embeddedText, nearestSketches, quantize } from "./history-vectors.js";
 import type { Keyspace } from "./keyspace.js";
 import type { RedisClient, RedisConnection } from "./redis-connection.js";
 
@@ -176,7 +176,7 @@ export class RedisHistoryVectors {
     const result = new Map<string, number>();
     ids.forEach((id, i) => {
       const raw = replies[i]?.[1];
-      result.set(id, Buffer.isBuffer(raw) ? similarity(vector, new Int8Array(raw.buffer, raw.byteOffset, raw.byteLength)) : 0);
+      result.set(id, Buffer.isBuffer(raw) && raw.byteLength === vector.length ? cosineSimilarity(vector, new Int8Array(raw.buffer, raw.byteOffset, raw.byteLength)) : 0);
     });
     return result;
   }
