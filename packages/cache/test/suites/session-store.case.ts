@@ -174,6 +174,16 @@ export function describeSessionStoreSuite(name: string, factory: SessionStoreFac
       expect(next.nextCursor).toBeUndefined();
     });
 
+    it("indexes a turn whose embedding failed once (found by keyword meanwhile)", async () => {
+      const concepts = conceptEmbedder();
+      let failures = 1;
+      const flaky = { ...concepts, embed: (texts: readonly string[]) => (texts.length > 0 && failures-- > 0 ? Promise.reject(new Error("model busy")) : concepts.embed(texts)) };
+      const { store } = await create({ embedder: flaky, replayIntervalMs: 50 } as SessionStoreOptions);
+      await store.append("s-1", { question: "How do I ship the falcon service?", answer: "Run the pipeline.", askedAt: 1, answeredAt: 2 });
+      expect((await store.search!({ text: "falcon", mode: "keyword" })).hits).toHaveLength(1);
+      await waitFor(async () => (await store.search!({ text: "deployment", mode: "meaning" })).hits.length === 1);
+    });
+
     it("searches by keyword when the store has no embedder, whatever the mode", async () => {
       const { store } = await create();
       await store.append("s-1", { question: "How do I ship the falcon service?", answer: "Run the pipeline.", askedAt: 1, answeredAt: 2 });
