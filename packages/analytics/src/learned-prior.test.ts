@@ -245,13 +245,16 @@ describe("learned prior event time", () => {
 
 describe("learned prior from elicited answers", () => {
   it("takes an accepted choice as a labelled example: the chosen flow gains, the passed-over suggestion loses", () => {
-    const prior = createLearnedRoutingPrior({ minFeedback: 3 });
+    // A fixed clock: with the wall clock, a millisecond between the events and the reads decays
+    // three weights of 1 below `minFeedback: 3`, and the mean is not reported.
+    const at = Date.UTC(2030, 0, 1);
+    const prior = createLearnedRoutingPrior({ minFeedback: 3, now: () => at });
     const elicited = (i: number, action: string, chosenFlowId?: string) =>
       prior.emit({
         type: "route-elicited",
         traceId: `t${i}`,
         requestId: `r${i}`,
-        timestamp: new Date().toISOString(),
+        timestamp: new Date(at).toISOString(),
         tier: "clarify",
         intent: "rag-retrieval",
         confidence: 0.6,
