@@ -38,7 +38,7 @@ export class RedisCounters {
     if (this.timer || this.inFlight) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (this.connection.ready) this.inFlight = this.flushOnce();
+      if (this.connection.ready) void this.startFlush();
     }, this.flushDelayMs);
     this.timer.unref();
   }
@@ -48,22 +48,34 @@ export class RedisCounters {
     clearTimeout(this.timer);
     this.timer = undefined;
     while (this.inFlight) await this.inFlight;
-    if (Object.keys(this.pending).length > 0) {
-      this.inFlight = this.flushOnce();
-      await this.inFlight;
-    }
+    if (Object.keys(this.pending).length > 0) await this.startFlush();
   }
 
-  private async flushOnce(): Promise<void> {
+  /**
+   * Starts one flush and marks it in flight until it settled. (`inFlight` is cleared by the flush's
+   * own continuation, never before it was set: a flush with nothing to send completes without
+   * awaiting, and clearing it inside left a settled promise in flight forever, so `flush()` spun.)
+   */
+  private startFlush(): Promise<void> {
+    const run: Promise<void> = this.flushOnce().then((ok) => {
+      if (this.inFlight === run) this.inFlight = undefined;
+      if (ok && Object.keys(this.pending).length > 0) this.schedule();
+    });
+    this.inFlight = run;
+    return run;
+  }
+
+  /** Sends the pending increments; false (and they stay pending) when Redis could not take them. */
+  private async flushOnce(): Promise<boolean> {
     const batch = this.pending;
     this.pending = {};
     const args = Object.entries(batch).flatMap(([field, amount]) => [field, amount]);
-    const outcome = args.length === 0 ? { ok: true } : await this.connection.execute((client) => INCREMENT_SCRIPT.run(client, [this.key], args));
+    if (args.length === 0) return true;
+    const outcome = await this.connection.execute((client) => INCREMENT_SCRIPT.run(client, [this.key], args));
     if (!outcome.ok) {
       for (const [field, amount] of Object.entries(batch)) this.pending[field] = (this.pending[field] ?? 0) + amount;
     }
-    this.inFlight = undefined;
-    if (outcome.ok && Object.keys(this.pending).length > 0) this.schedule();
+    return outcome.ok;
   }
 
   /** Reads the shared counters; undefined when Redis cannot be read. */
