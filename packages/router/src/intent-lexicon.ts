@@ -1,13 +1,7 @@
 import { createHash } from "node:crypto";
 import { foldText, splitWords } from "./text-normalization.js";
 
-/**
- * One concept of the multilingual cue lexicon: an English gloss and the word forms (any
- * language) that express it. A form ending in `*` matches any word with that prefix (at least
- * four characters before the `*`); a form starting with `*` matches the end of a longer word
- * (at least four characters after the `*`, e.g. `*fehler` in the German compound
- * `Speicherfehler`); a form with spaces matches that word sequence.
- */
+/** One concept of the multilingual cue lexicon: an English gloss and the word forms (any language) that express it. */
 export interface IntentLexiconConcept {
   /** English word(s) standing for the concept; also the name of its feature. */
   gloss: string;
@@ -17,21 +11,16 @@ export interface IntentLexiconConcept {
   other: string;
 }
 
-/**
- * The built-in cue lexicon: intent-bearing words in en/es/fr/de/pt/it/nl/pl/sv mapped to
- * language-independent concepts. Each recognised concept becomes a lexical feature shared by all
- * languages (so weights learned from English exemplars carry over), and a non-English form adds
- * its English gloss to the text the (English) sentence encoder sees.
- */
+/** The built-in cue lexicon: intent-bearing words in en/es/fr/de/pt/it/nl/pl/sv mapped to language-independent concepts. */
 export const DEFAULT_INTENT_LEXICON: readonly IntentLexiconConcept[] = [
-  // everyday vocabulary: weak cues on their own, but their English glosses give the English-only
-  // sentence encoder the gist of a question written in another language
+  // everyday vocabulary: weak cues on their own, but their English glosses give the English-only sentence encoder the
+  // gist of a question written in another language
   { gloss: "write", en: "write|writing", other: "escribir|escribe|escrib*|ecrire|ecris|ecrit|schreib*|scrivere|scrivi|scrive|escrever|escreve|schrijven|schrijf|napisac|napisz|pisac|skriva|skriv" },
   { gloss: "want wish", en: "i want|i'd like|i would like|i wish", other: "wunschen|wunsche|wunscht|quiero|quisiera|me gustaria|je veux|j aimerais|je voudrais|ich mochte|ich will|ich wurde gern|ich wunsche|vorrei|voglio|mi piacerebbe|quero|queria|gostaria|ik wil|ik zou graag|chce|chcialbym|chcialabym|jag vill|jag skulle vilja|istiyorum" },
   { gloss: "idea", en: "idea|ideas", other: "idea|ideas|idee|idees|ideen|ideia|ideias|pomysl*|ideer|fikir*" },
   { gloss: "customer order", en: "customer*|client*|order|orders|invoice*", other: "cliente*|client|clients|kunde|kunden|klant*|klient*|kund|kunder|pedido*|commande*|bestellung*|ordine|ordini|encomenda*|bestelling*|zamowien*|bestallning*|factura*|facture*|rechnung*|fattur*|fatura*|factuur*|faktur*" },
   { gloss: "product app user", en: "app|apps|website|user|users|login", other: "aplicacion|applicacion|appli|anwendung|applicazione|aplicativo|aplikacja|sitio web|site web|webseite|sito|strona|webbplats|usuario*|utilisateur*|benutzer*|nutzer*|utente|utenti|gebruiker*|uzytkownik*|anvandare" },
-  { gloss: "meaning purpose", en: "meaning|purpose|meant to|really want", other: "sentido|proposito|sinn|zweck|senso|scopo|significado|proposito|betekenis|doel|sens zycia|cel|mening|syfte" },
+  { gloss: "meaning purpose", en: "meaning|purpose|really want", other: "sentido|proposito|sinn|zweck|senso|scopo|significado|proposito|betekenis|doel|sens zycia|cel|mening|syfte" },
   // creative-orientation
   { gloss: "imagine", en: "imagine|imagining|envision*|picture|visualiz*|visualis*", other: "ausmalen|male dir|imagin*|immagin*|vorstell*|stell dir vor|stel je voor|verbeeld*|wyobraz*|forestall dig|tank dig" },
   { gloss: "invent", en: "invent*|make up|come up with|dream up", other: "erfind*|erfunden|verzin*|bedenk|bedenken|wymysl*|hitta pa|crie|cria" },
@@ -42,9 +31,9 @@ export const DEFAULT_INTENT_LEXICON: readonly IntentLexiconConcept[] = [
   { gloss: "ideal future", en: "ideal|future|someday", other: "ideal*|ideaal|idealn*|futur*|zukunft|toekomst|przyszlos*|framtid*|avenir|un jour|algun dia|um dia|eines tages|un giorno|ooit|kiedys|nagon gang" },
   { gloss: "character world", en: "character*|protagonist*|villain*|worldbuilding|saga|fantasy|role-playing|roleplaying|rpg", other: "figur|figuren|fantasywelt|fantasia|fantastique|rollenspiel*|juego de rol|jeu de role|gioco di ruolo|rollenspel|personaje*|personnage*|personaggi*|personagem*|postac*|karaktar*|romanfigur*|mundo|monde|welt|mondo|wereld|swiat|varld" },
   { gloss: "novel film art", en: "novel|novels|screenplay*|film idea|painting*|mural*|album|theater*|theatre", other: "*roman|*romans|*romane|fotobuch*|fotoboek*|novela*|roman|romans|romanzo*|powiesc*|guion*|drehbuch*|sceneggiatur*|pintura*|peinture*|gemalde|dipint*|schilderij*|obraz*|malning*|teatro|theater*|theatre|teater*|teatr*|obra de teatro|piece de theatre|theaterstuck*|toneelstuk*|sztuk*|pjas*" },
-  { gloss: "name identity", en: "name for|identity|brand", other: "nombre para|nom pour|namen fur|nome per|naam voor|nazw*|identidad*|identite|identitat|identita|identidade|identiteit|tozsamos*|identitet" },
+  { gloss: "name identity", en: "identity|brand", other: "nazw*|identidad*|identite|identitat|identita|identidade|identiteit|tozsamos*|identitet" },
   { gloss: "feel atmosphere", en: "feel like|should feel|look and feel|atmosphere|mood|vibe", other: "anfuhlen|anfuhlt|wirken|sentirse|se sienta|se sentir|sentire|sentirsi|voelen|aanvoelen|czuc sie|kannas|atmosfera|ambiance|ambiente|stimmung|sfeer|nastroj|atmosfar" },
-  { gloss: "goal", en: "goal|goals|aim for|aiming for|achieve|stand for", other: "ziel|ziele|erreichen|objetivo*|objectif*|obiettiv*|lograr|atteindre|raggiungere|alcancar|bereiken|osiagnac|uppna|stehen soll|stehen fur" },
+  { gloss: "goal", en: "goal|goals|aim for|achieve|stand for", other: "ziel|ziele|erreichen|objetivo*|objectif*|obiettiv*|lograr|atteindre|raggiungere|alcancar|bereiken|osiagnac|uppna|stehen soll|stehen fur" },
   // technical-analysis
   { gloss: "error", en: "error*|exception*|stack trace|traceback", other: "erreur*|fehler*|*fehler|*fehlers|*fout|*fouten|errore|errori|erro|erros|fout|fouten|foutmelding*|blad|bledu|bledy|fel|felet|felmeddelande*|excepcion*|excecao*|eccezion*|wyjatek*|undantag*" },
   { gloss: "crash fail", en: "crash*|fail*|broken|hangs|freezes|restart*|reboot*", other: "reinici*|redemarr*|neustart*|startet neu|riavvi*|herstart*|restartuj*|startar om|falla*|falha*|echou*|echec*|plante|plantage|absturz*|sturzt|abgesturzt|si blocca|blocca*|crasht|vastloper|loopt vast|zawiesza*|wywala*|awari*|kraschar|krasch*|hanger sig|se cuelga|se bloquea|trava|travou|travando|si chiude|chiude*|se ferme|schliesst sich|sluit af|zamyka sie|stangs|*absturz|*absturze" },
@@ -89,10 +78,10 @@ export const DEFAULT_INTENT_LEXICON: readonly IntentLexiconConcept[] = [
   { gloss: "handbook documentation", en: "handbook*|manual*|documentation|docs|wiki|intranet|knowledge base|write-up", other: "*handbuch|*handboek|*handbok|manuel*|handbuch*|manuale|handboek*|podrecznik*|instrukcj*|handbok*|documenta*|dokumenta*|documentazion*|wiki|intranet|base de conocimiento|base de connaissances|wissensdatenbank|kennisbank|baza wiedzy|kunskapsbas*" },
   { gloss: "source citation", en: "source|sources|cite|citation*|reference*|quote", other: "fuente|fuentes|citar|cita|quelle|quellen|fonte|fonti|bron|bronnen|zrodl*|kalla|kallor|citeer|cytuj*|citera" },
   { gloss: "contract", en: "contract*|agreement*|addendum|clause*|sla", other: "*vertrag|*vertrages|*vertrage|*contract|contrat*|contrato*|vertrag*|vertrage|contratt*|umow*|avtal*|clausula*|clause|klausel*|clausol*|clausule*|klauzul*|klausul*" },
-  { gloss: "according to", en: "according to|what does the|what do the|say about|says about", other: "segun|selon|laut|gemass|secondo|volgens|wedlug|zgodnie z|enligt|conforme|segundo|que dice|que dit|was steht|was sagt|o que diz|cosa dice|cosa prevede|wat staat|wat zegt|co mowi|vad sager|vad star" },
+  { gloss: "according to", en: "according to|what does the|what do the|say about|says about", other: "segun|selon|laut|gemass|secondo|volgens|wedlug|zgodnie z|enligt|conforme|segundo|que dice|que dit|was steht|was sagt|o que diz|cosa dice|wat staat|wat zegt|co mowi|vad sager|vad star" },
   { gloss: "meeting minutes", en: "meeting*|minutes|memo*|transcript*|decid*|decision*|agreed|approved", other: "reunion*|reuniao|reunioes|sitzung*|besprechung*|riunion*|vergadering*|spotkani*|zebrani*|mote|motet|moten|acta|actas|compte rendu|notulen|protokoll*|verbale|protokol*|ata|atas|decidi*|beschlossen|decis*|besloten|zdecydowal*|beslut*|aprob*|approuv*|genehmigt|approvat*|goedgekeurd|zatwierdz*|godkand*" },
   { gloss: "find where", en: "find|where is|where can i find|look up|locate|pull up", other: "encuentr*|buscar|busca|donde esta|trouve*|ou se trouve|ou est|finde*|wo finde|wo steht|wo ist|trova*|dove trovo|dove si trova|dove posso|vind|vinden|waar|znajd*|gdzie|hitta|var finns|var hittar|onde|procurar|procuro" },
-  { gloss: "company internal", en: "internal|company|employee*|staff|hr|new hires", other: "interno|interna|internos|internas|interne|internen|interner|internes|empresa*|entreprise*|unternehmen*|firma*|aziend*|bedrijf*|foretag*|employe|employes|emplead*|mitarbeiter*|dipendent*|medewerker*|personeel*|pracownik*|anstalld*|funcionari*|personnel|personale" },
+  { gloss: "company internal", en: "internal|company|employee*|staff|hr", other: "interno|interna|internos|internas|interne|internen|interner|internes|empresa*|entreprise*|unternehmen*|firma*|aziend*|bedrijf*|foretag*|employe|employes|emplead*|mitarbeiter*|dipendent*|medewerker*|personeel*|pracownik*|anstalld*|funcionari*|personnel|personale" },
   { gloss: "leave expense benefits", en: "vacation day*|leave|parental|expense*|reimburs*|benefit*|travel", other: "vacacion*|conge|conges|urlaub*|ferias|ferie|vakantiedag*|verlof*|urlop*|semesterdag*|gasto*|frais|spesen|despesa*|spese|onkosten|declaratie*|wydatk*|utlagg*|rimbors*|reembols*|rembours*|erstatt*|viaje*|voyage*|reise*|viagem*|viagg*|reis|reizen|podroz*|resa|resor|licenca*|licencia*|elternzeit|ouderschapsverlof" },
   { gloss: "allowed entitled", en: "am i allowed|are we allowed|are employees allowed|am i entitled|are we entitled|entitled to|eligible for|allowed to take|allowed to bring|allowed to work", other: "tengo derecho|tenemos derecho|derecho a|esta permitido|se permite|ai je droit|avons nous droit|droit a|est il permis|est ce permis|habe ich anspruch|anspruch auf|ist es erlaubt|sind erlaubt|erlaubt|ho diritto|abbiamo diritto|diritto a|e permesso|e consentito|tenho direito|temos direito|direito a|e permitido|heb ik recht|recht op|is het toegestaan|toegestaan|przysluguje|czy wolno|wolno nam|har jag ratt|ratt till|ar det tillatet|tillatet" },
   { gloss: "report survey", en: "report*|survey*|findings|conclude*|conclusion*", other: "informe*|rapport*|bericht*|relatorio*|relazion*|raport*|encuesta*|enquete*|umfrage*|sondagg*|pesquisa*|enquete|ankiet*|undersokning*|conclu*|schlussfolger*|conclusie*|wnioski|slutsats*" },
@@ -104,9 +93,9 @@ export const DEFAULT_INTENT_LEXICON: readonly IntentLexiconConcept[] = [
   { gloss: "table", en: "table|tables|dataset*|dataframe*", other: "*tabelle|*tabellen|*tabel|tabla|tablas|tableau|tableaux|tabelle|tabellen|tabella|tabelle|tabel|tabela|tabeli|tabell|tabellen|tabellerna" },
   { gloss: "rows columns", en: "row|rows|column*|field|fields|cell*", other: "fila|filas|ligne|lignes|zeile*|riga|righe|rij|rijen|linha|linhas|wiersze|wierszy|rader|raderna|columna*|colonne*|spalte*|colonna|kolom*|coluna*|kolumn*|campo|campos|champ|champs|feld|felder|veld|velden|falt|falten" },
   { gloss: "duplicates", en: "duplicat*|dedup*", other: "duplicad*|doublon*|duplikat*|dublett*|dubbel*|duplicat*|duplikat*|dubblett*|repetid*|repetid*" },
-  { gloss: "convert transform", en: "convert*|transform*|reformat*|turn this|turn these", other: "conviert*|convert*|konvertier*|umwandel*|wandle*|omzet*|zet om|zet deze|przekonwertuj*|konwertuj*|zamien*|przeksztalc*|konvertera*|transform*|trasform*|omvandla*|converti*" },
+  { gloss: "convert transform", en: "convert*|transform*|reformat*|turn this|turn these", other: "conviert*|convert*|konvertier*|umwandel*|wandle*|omzet*|zet om|przekonwertuj*|konwertuj*|zamien*|przeksztalc*|konvertera*|transform*|trasform*|omvandla*|converti*" },
   { gloss: "sum total average count", en: "sum|sums|total*|average*|mean|median|count|how many rows|percentage*", other: "suma*|somme*|summe*|somma*|somar|totaal*|totale|totales|totaux|promedio*|moyenne*|durchschnitt*|gemiddeld*|sredni*|genomsnitt*|contar|compter|zahl|zahle|zahlen|contare|conta|tellen|tel|policz*|zlicz*|rakna*|porcentaje*|pourcentage*|prozent*|percentual*|percentuale|procent*|berechne|calcula|calcule|calcola|bereken|oblicz*|berakna" },
-  { gloss: "sort filter group", en: "sort*|filter*|group by|grouped|pivot*|per month|per day|per customer|per region|per store", other: "ordena|ordenar|ordene|ordenado|trie|trier|triez|sortier*|ordina|ordinare|ordinate|sorteer*|sortuj*|posortuj*|filtr*|filtere*|agrup*|regroup*|gruppier*|raggrupp*|groepeer*|pogrupuj*|gruppera*|por mes|par mois|pro monat|per maand|al mese|na miesiac|per manad|por cliente|par client|pro kunde|per cliente|per klant|na klienta|per kund" },
+  { gloss: "sort filter group", en: "sort*|filter*|group by|grouped|pivot*|per month|per day|per customer|per region", other: "ordena|ordenar|ordene|ordenado|trie|trier|triez|sortier*|ordina|ordinare|ordinate|sorteer*|sortuj*|posortuj*|filtr*|filtere*|agrup*|regroup*|gruppier*|raggrupp*|groepeer*|pogrupuj*|gruppera*|por mes|par mois|pro monat|per maand|al mese|na miesiac|per manad|por cliente|par client|pro kunde|per cliente|per klant|na klienta|per kund" },
   { gloss: "merge join", en: "merge*|join|combin*|deduplicate", other: "fusion*|fusiona*|zusammenfuhr*|unisci|unire|unir|samenvoeg*|voeg samen|polacz*|scal|scalic|sla ihop|sammanfoga*|mesclar|juntar" },
   { gloss: "data records", en: "data|records|entries|list of", other: "datos|donnees|daten|dati|dados|gegevens|dane|danych|registro*|enregistrement*|datensatz*|datensatze|record|records|rekord*|lista de|liste de|liste mit|lista di|lijst met|lista z|lista med" },
   { gloss: "clean format", en: "clean*|normaliz*|normalis*|standardiz*|format*|lowercase|trim", other: "limpi*|nettoy*|bereinig*|pulir*|pulisc*|opschon*|wyczysc*|oczysc*|rensa*|formato*|formate*|formatier*|formatta*|formaat|formatu*|formatera*|iso" },
@@ -140,16 +129,7 @@ export interface IntentLexicon {
 
 const PREFIX_KEY = 4;
 
-/**
- * Compiles a cue lexicon (see {@link DEFAULT_INTENT_LEXICON}) into hash maps; forms are
- * accent-folded like the questions.
- *
- * @example
- * ```ts
- * const lexicon = compileIntentLexicon();
- * lexicon.match("Waarom crasht mijn app?").glosses // ["why", "crash fail", ...]
- * ```
- */
+/** Compiles a cue lexicon (see {@link DEFAULT_INTENT_LEXICON}) into hash maps; forms are accent-folded like the questions. */
 export function compileIntentLexicon(concepts: readonly IntentLexiconConcept[] = DEFAULT_INTENT_LEXICON): IntentLexicon {
   const compiled: CompiledLexicon = { exact: new Map(), prefixes: new Map(), suffixes: new Map(), phrases: new Map(), english: new Set() };
   concepts.forEach((concept, index) => {
@@ -226,13 +206,7 @@ export function compileIntentLexicon(concepts: readonly IntentLexiconConcept[] =
 }
 
 /**
- * SHA-256 (hex) of a cue lexicon; a trained model stores the hash of the lexicon its features
- * were computed with, so a test can tell when the lexicon changed but the model was not retrained.
- *
- * @example
- * ```ts
- * hashIntentLexicon(DEFAULT_INTENT_LEXICON).length // 64
- * ```
+ * SHA-256 (hex) of a cue lexicon; a trained model stores the hash of the lexicon its features were computed with, so a test can tell when the lexicon changed but the model was not retrained.
  */
 export function hashIntentLexicon(concepts: readonly IntentLexiconConcept[] = DEFAULT_INTENT_LEXICON): string {
   const hash = createHash("sha256");
