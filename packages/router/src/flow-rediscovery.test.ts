@@ -57,13 +57,13 @@ describe("flow rediscovery", () => {
   it("refreshes at most once per interval for unknown flows, shared by concurrent calls", async () => {
     const { backend, router, advance } = setup([{ id: "old", generalPurpose: true }]);
     await router.warmUp();
-    const codes = await Promise.all([code(router.route({ question: "a", flowId: "nope" })), code(router.route({ question: "b", flowId: "nope" }))]);
+    const codes = await Promise.all([code(router.route({ question: "a", intent: "conversation", flowId: "nope" })), code(router.route({ question: "b", intent: "conversation", flowId: "nope" }))]);
     expect(codes).toEqual(["FLOW_NOT_FOUND", "FLOW_NOT_FOUND"]);
     expect(backend.discoveries).toBe(2);
-    expect(await code(router.route({ question: "c", flowId: "still-nope" }))).toBe("FLOW_NOT_FOUND");
+    expect(await code(router.route({ question: "c", intent: "conversation", flowId: "still-nope" }))).toBe("FLOW_NOT_FOUND");
     expect(backend.discoveries).toBe(2);
     advance(5_000);
-    expect(await code(router.route({ question: "d", flowId: "nope" }))).toBe("FLOW_NOT_FOUND");
+    expect(await code(router.route({ question: "d", intent: "conversation", flowId: "nope" }))).toBe("FLOW_NOT_FOUND");
     expect(backend.discoveries).toBe(3);
   });
 
