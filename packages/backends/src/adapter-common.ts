@@ -3,7 +3,6 @@ import type { ConfiguredFlow, ParameterMapping, ParameterTarget } from "./settin
 
 /**
  * Validates an execution request.
- *
  * @throws AfwError `INVALID_INPUT` when the request does not fit the contract.
  */
 export function parseExecutionRequest(request: FlowExecutionRequest): FlowExecutionRequest {
@@ -93,11 +92,7 @@ export function historyTranscript(history: readonly ChatMessage[]): string {
 /** Codes of real calls that say the backend itself is failing (not the flow, the input or the caller). */
 const BACKEND_FAILURE_CODES = new Set(["BACKEND_TIMEOUT", "BACKEND_UNAVAILABLE"]);
 
-/**
- * Passive health: the outcomes of the last `size` real calls (predictions), each kept `maxAgeMs`.
- * `failing()` answers when all of them failed on the backend's side (e.g. a dead LLM behind a
- * platform that still answers ping); old outcomes expire, so an idle backend recovers.
- */
+/** Passive health: the outcomes of the last `size` real calls (predictions), each kept `maxAgeMs`. */
 export function createCallOutcomes(size = 5, maxAgeMs = 60_000) {
   const recent: Array<{ failed: boolean; at: number; code: string | undefined }> = [];
   return {

@@ -69,11 +69,9 @@ function messageFromDetail(detail: unknown): string | undefined {
 }
 
 /**
- * Extracts a human-readable message from a platform error body: Flowise
- * `{statusCode, success, message, stack}`, Flowise auth `{error}`, FastAPI `{detail}` where
- * `detail` may be a string, a list of validation problems, an object or a JSON *string*
- * (`{message, traceback, …}`). Stack traces and tracebacks are never returned.
- *
+ * Extracts a human-readable message from a platform error body: Flowise `{statusCode, success, message, stack}`, Flowise
+ * auth `{error}`, FastAPI `{detail}` where `detail` may be a string, a list of validation problems, an object or a JSON
+ * *string* (`{message, traceback, …}`).
  * @example
  * ```ts
  * errorMessageFromBody('{"detail":"{\\"message\\":\\"boom\\",\\"traceback\\":\\"...\\"}"}') // "boom"
@@ -119,18 +117,8 @@ function parseRetryAfter(value: string | null): number | undefined {
 }
 
 /**
- * Maps a non-2xx HTTP reply to a {@link BackendError} with a contracts code, `statusCode` and
- * `isRetryable`:
- *
- * | status | code | retryable |
- * | --- | --- | --- |
- * | 401, 403, 500 with "Unauthorized" | `BACKEND_AUTH_FAILED` | no |
- * | 404 (and 400 bad id, 5xx "Chatflow … not found" on a flow call) | `FLOW_NOT_FOUND` | no |
- * | 408, 504 | `BACKEND_TIMEOUT` | yes |
- * | 429 | `BACKEND_RATE_LIMITED` | yes |
- * | 409, 425, 5xx | `BACKEND_UNAVAILABLE` | yes |
- * | other 4xx | `BACKEND_BAD_RESPONSE` | no |
- *
+ * Maps a non-2xx HTTP reply to a {@link BackendError} with a contracts code, `statusCode` and `isRetryable`: 401/403
+ * auth, 404 flow not found, 408/504 timeout, 429 rate limited, 409/425/5xx unavailable (retryable), other 4xx bad response.
  * @example
  * ```ts
  * const error = errorFromStatus(429, '{"message":"Too many requests"}', null, { backendId: "f", kind: "flowise", operation: "execute" });
@@ -228,11 +216,9 @@ function networkCode(error: unknown): string | undefined {
 export type AbortReason = "caller" | "timeout" | undefined;
 
 /**
- * Maps anything a request or body read threw to a {@link BackendError}: an address refused
- * by the connection policy -> `FORBIDDEN` (not retryable, see {@link errorFromRefusedConnection}),
- * the caller's abort -> `ABORTED` (not retryable), the adapter's timeout -> `BACKEND_TIMEOUT`, a
- * network failure -> `BACKEND_UNAVAILABLE` (both retryable). A {@link BackendError} passes through
- * unchanged.
+ * Maps anything a request or body read threw to a {@link BackendError}: an address refused by the connection policy ->
+ * `FORBIDDEN` (not retryable, see {@link errorFromRefusedConnection}), the caller's abort -> `ABORTED` (not retryable),
+ * the adapter's timeout -> `BACKEND_TIMEOUT`, a network failure -> `BACKEND_UNAVAILABLE` (both retryable).
  */
 export function errorFromException(error: unknown, abortReason: AbortReason, timeoutMs: number, context: ErrorContext): BackendError {
   if (BackendError.isInstance(error)) return error;
@@ -277,11 +263,8 @@ export function badResponse(reason: string, context: ErrorContext, statusCode?: 
 }
 
 /**
- * A `FORBIDDEN` error for a connection the `ConnectPolicy` refused (e.g. a host name that
- * now resolves to a loopback or cloud-metadata address). Not retryable: asking again reaches the
- * same address. The message names the host and the refused address, never the URL's credentials
- * or a key; `details` carry `host`, `address` and `reason`.
- *
+ * A `FORBIDDEN` error for a connection the `ConnectPolicy` refused (e.g. a host name that now resolves to a loopback or
+ * cloud-metadata address).
  * @example
  * ```ts
  * errorFromRefusedConnection(new ConnectRefusedError("flows.example", "127.0.0.1", "a loopback address"), context).code; // "FORBIDDEN"

@@ -54,20 +54,7 @@ export const FlowiseBackendSettingsSchema = BaseBackendSettingsSchema.extend({
   streamingCheckTtlMs: z.number().int().nonnegative().default(300_000).describe("How long a chatflows-streaming answer is cached per flow."),
 });
 
-/**
- * Settings of {@link createFlowiseBackend}.
- *
- * @example
- * ```ts
- * const settings: FlowiseBackendSettings = {
- *   id: "flowise",
- *   baseURL: "http://localhost:3000",
- *   apiKey: process.env.FLOWISE_API_KEY,
- *   timeouts: { requestTimeoutMs: 60_000 },
- *   flows: { "a1b2...": { intents: ["rag-retrieval"], parameterMapping: { temperature: { node: "chatOpenAI_0", param: "temperature" } } } },
- * };
- * ```
- */
+/** Settings of {@link createFlowiseBackend}. */
 export type FlowiseBackendSettings = z.input<typeof FlowiseBackendSettingsSchema>;
 
 /** A Flowise backend: {@link FlowBackendV1} plus Flowise-specific helpers. */
@@ -78,7 +65,6 @@ export interface FlowiseBackend extends FlowBackendV1 {
   stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncIterable<FlowStreamChunk>;
   /**
    * Asks `GET /api/v1/chatflows-streaming/{id}` whether a flow streams (cached per flow).
-   *
    * @throws BackendError `FLOW_NOT_FOUND` for an unknown flow, other codes when the check fails.
    */
   isStreaming(flowId: string, signal?: AbortSignal): Promise<boolean>;
@@ -97,18 +83,6 @@ const DEFAULT_FIRST_BYTE_MS = 10_000;
 
 /**
  * Creates a Flowise (3.x) adapter implementing {@link FlowBackendV1}.
- *
- * - health: `GET /api/v1/ping` (`pong`), version from `GET /api/v1/version`, and the API key
- *   checked on `GET /api/v1/chatflows` (ping ignores keys): a refused key is `down` with
- *   `BACKEND_AUTH_FAILED`;
- * - discovery: `GET /api/v1/chatflows` (array or paginated `{data,total}`), Bearer auth;
- * - execute: `POST /api/v1/prediction/{id}` with `overrideConfig.sessionId`, `history`, mapped
- *   parameters and uploads;
- * - stream: the same with `streaming: true` after `GET /api/v1/chatflows-streaming/{id}`, parsing
- *   Flowise's SSE; a flow that does not stream yields one `end` chunk.
- *
- * `apiKey` falls back to the `FLOWISE_API_KEY` environment variable.
- *
  * @throws AfwError `CONFIG_INVALID` when the settings are invalid.
  * @example
  * ```ts
@@ -291,12 +265,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     return data.isStreaming;
   }
 
-  /**
-   * A stream that stayed silent: Flowise never answers a streaming prediction of a deleted
-   * chatflow. Asks the (uncached) streaming check whether the flow still exists, within the health
-   * timeout (and the request's own signal): a probe bounded by the first-byte wait would itself time
-   * out on a busy host and hide a deleted flow behind a timeout.
-   */
+  /** A stream that stayed silent: Flowise never answers a streaming prediction of a deleted chatflow. */
   async function diagnoseSilence(error: unknown, flowId: string, firstByteMs: number, signal: AbortSignal | undefined): Promise<unknown> {
     forgetOnNotFound(error, flowId);
     if (!BackendError.isInstance(error) || error.code !== "BACKEND_TIMEOUT") return error;
@@ -480,9 +449,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   }
 
   /**
-   * `/api/v1/ping` ignores keys: checks the key with the cheapest authenticated call (one listing
-   * entry, body discarded). Skipped without a key under `discovery: "configured-only"` (public predictions only).
-   * Resolves with the health of a refused key, undefined otherwise (other failures show elsewhere).
+   * `/api/v1/ping` ignores keys: checks the key with the cheapest authenticated call (one listing entry, body discarded).
    */
   async function checkAuth(signal: AbortSignal | undefined): Promise<{ message: string } | undefined> {
     if (!apiKey && config.discovery !== "auto") return undefined;

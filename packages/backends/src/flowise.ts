@@ -1,6 +1,5 @@
 /**
  * `@afw/backends/flowise`: the Flowise adapter alone.
- *
  * @packageDocumentation
  */
 export {

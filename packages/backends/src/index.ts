@@ -1,11 +1,6 @@
 /**
- * `@afw/backends`: Flowise and Langflow adapters implementing the `FlowBackendV1` spec of
- * `@afw/contracts`, and the outbound address policy (SSRF guard) of every outbound HTTP request.
- *
- * Adapters are also on their own subpaths (`@afw/backends/flowise`, `@afw/backends/langflow`);
- * local reproductions of both platforms and the shared conformance suite are on
- * `@afw/backends/test`.
- *
+ * `@afw/backends`: Flowise and Langflow adapters implementing the `FlowBackendV1` spec of `@afw/contracts`, and the
+ * outbound address policy (SSRF guard) of every outbound HTTP request.
  * @packageDocumentation
  */
 export { createFlowiseBackend, type FlowiseBackend } from "./flowise-backend.js";

@@ -45,19 +45,7 @@ export const LangflowBackendSettingsSchema = BaseBackendSettingsSchema.extend({
   outputType: z.enum(["chat", "text", "any", "debug"]).default("chat"),
 });
 
-/**
- * Settings of {@link createLangflowBackend}.
- *
- * @example
- * ```ts
- * const settings: LangflowBackendSettings = {
- *   id: "langflow",
- *   baseURL: "http://localhost:7860",
- *   apiKey: process.env.LANGFLOW_API_KEY,
- *   flows: { "0b6e...": { parameterMapping: { temperature: { node: "OpenAIModel-k2x9", param: "temperature" } } } },
- * };
- * ```
- */
+/** Settings of {@link createLangflowBackend}. */
 export type LangflowBackendSettings = z.input<typeof LangflowBackendSettingsSchema>;
 
 /** A Langflow backend: {@link FlowBackendV1} with a required `stream`. */
@@ -105,25 +93,7 @@ function toDiscovered(flow: LangflowFlow): DiscoveredFlow {
 
 /**
  * Creates a Langflow (1.x) adapter implementing {@link FlowBackendV1}.
- *
- * - health: `GET /health_check` (`{status, chat, db}`), falling back to `GET /health`;
- * - discovery: `GET /api/v1/flows/?remove_example_flows=true&components_only=false&get_all=true`
- *   with `x-api-key` (array or page object; gzip-encoded replies are fine); components skipped;
- * - execute: `POST /api/v1/run/{id}?stream=false` with `session_id` and `tweaks`;
- * - stream: `?stream=true`, parsing Langflow's blank-line-separated JSON events.
- *
- * Langflow keeps conversation history per `session_id` itself; `history` is only sent when the
- * flow's `parameterMapping.history` names a component parameter to receive a transcript.
- * `apiKey` falls back to the `LANGFLOW_API_KEY` environment variable.
- *
  * @throws AfwError `CONFIG_INVALID` when the settings are invalid.
- * @example
- * ```ts
- * const langflow = createLangflowBackend({ id: "langflow", baseURL: "http://localhost:7860", apiKey: "sk-..." });
- * for await (const chunk of langflow.stream({ flowId: "0b6e...", question: "Hi" })) {
- *   if (chunk.type === "token") process.stdout.write(chunk.text);
- * }
- * ```
  */
 export function createLangflowBackend(settings: LangflowBackendSettings): LangflowBackend {
   const config = parseOrThrow(LangflowBackendSettingsSchema, settings, "CONFIG_INVALID", "langflow backend settings");

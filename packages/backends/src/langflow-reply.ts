@@ -133,12 +133,9 @@ function hasOtherText(result: z.infer<typeof LangflowResultDataSchema>): boolean
 }
 
 /**
- * Extracts the answer from a Langflow run reply, whatever its shape:
- * `outputs[i].outputs[j].results.message.text`, `.results.message.data.text`,
- * `.outputs.message.message`, `.messages[].message`, `.artifacts.message`, or any text result.
- * Chat Output components are preferred over other outputs. Returns undefined when there is no
- * answer at all.
- *
+ * Extracts the answer from a Langflow run reply, whatever its shape: `outputs[i].outputs[j].results.message.text`,
+ * `.results.message.data.text`, `.outputs.message.message`, `.messages[].message`, `.artifacts.message`, or any text
+ * result.
  * @example
  * ```ts
  * extractLangflowAnswer({ outputs: [{ outputs: [{ results: { message: { text: "Hi" } } }] }] })?.text // "Hi"

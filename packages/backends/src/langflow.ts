@@ -1,6 +1,5 @@
 /**
  * `@afw/backends/langflow`: the Langflow adapter alone.
- *
  * @packageDocumentation
  */
 export {

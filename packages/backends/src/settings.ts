@@ -6,10 +6,8 @@ import type { ConnectPolicy, HostLookup } from "./address-policy.js";
 const MEGABYTE = 1024 * 1024;
 
 /**
- * Where a generation parameter goes on the platform: `param` is the Flowise `overrideConfig` key
- * or the Langflow tweak parameter; `node` is the Flowise node id or the Langflow component id.
- * Without `node` the value applies to every node that has `param` (both platforms support that).
- *
+ * Where a generation parameter goes on the platform: `param` is the Flowise `overrideConfig` key or the Langflow tweak
+ * parameter; `node` is the Flowise node id or the Langflow component id.
  * @example
  * ```ts
  * const flowiseTemperature: ParameterTarget = { node: "chatOpenAI_0", param: "temperature" };
@@ -53,16 +51,8 @@ export const ConfiguredFlowSchema = z.strictObject({
 });
 
 /**
- * A flow entry in the configured registry, keyed by the platform's own flow id. Every field set
- * here wins over what discovery inferred.
- *
- * @example
- * ```ts
- * const flows: Record<string, ConfiguredFlowInput> = {
- *   "3f1c...": { intents: ["rag-retrieval"], cacheClass: "technical",
- *                parameterMapping: { temperature: { param: "temperature" } } },
- * };
- * ```
+ * A flow entry in the configured registry, keyed by the platform's own flow id. Every field set here wins over what
+ * discovery inferred.
  */
 export type ConfiguredFlow = z.infer<typeof ConfiguredFlowSchema>;
 
@@ -135,7 +125,6 @@ export type IntentCapabilities = Partial<Record<Intent, number>>;
 
 /**
  * Strips a trailing slash so paths can be appended with `${baseURL}/api/...`.
- *
  * @example
  * ```ts
  * normalizeBaseURL("http://h:3000/") // "http://h:3000"
