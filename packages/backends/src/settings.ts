@@ -111,7 +111,6 @@ export const BaseBackendSettingsSchema = z.strictObject({
   includeUnconfiguredFlows: z.boolean().default(true).describe("False returns only flows named in `flows`."),
   defaultParameterMapping: ParameterMappingSchema.optional(),
   capabilities: z.partialRecord(IntentSchema, IntentScoreSchema).optional(),
-  pageSize: z.number().int().min(1).max(1000).default(100).describe("Page size when the platform paginates listings."),
 });
 
 /** Input form of the shared settings (defaults not yet applied). */
