@@ -1,16 +1,14 @@
 import type { z } from "zod";
-import {
-  BackendError,
-  FlowExecutionRequestSchema,
-  parseOrThrow,
-  type BackendHealth,
-  type ChatMessage,
-  type FlowExecutionRequest,
-  type FlowStreamChunk,
-  type HealthStatus,
-} from "@afw/contracts";
+import { BackendError, FlowExecutionRequestSchema, parseOrThrow, type BackendHealth, type ChatMessage, type FlowBackendV1, type FlowExecutionRequest, type FlowStreamChunk, type HealthStatus } from "@afw/contracts";
 import { HttpClient } from "./http-client.js";
 import { normalizeBaseURL, type BaseBackendSettings, type ConfiguredFlow, type ParameterMapping, type ParameterTarget } from "./settings.js";
+
+/** What both adapters return: {@link FlowBackendV1} with the base URL (no trailing slash) and a required `stream`. */
+export interface AdapterBackend<K extends string> extends FlowBackendV1 {
+  readonly kind: K;
+  readonly baseURL: string;
+  stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncIterable<FlowStreamChunk>;
+}
 
 /** Largest health, version or streaming-check reply read. */
 export const HEALTH_BODY_BYTES = 64 * 1024;

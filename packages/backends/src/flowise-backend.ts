@@ -1,34 +1,8 @@
 import { z } from "zod";
-import {
-  BackendError,
-  flowKey,
-  parseOrThrow,
-  type BackendHealth,
-  type FlowBackendV1,
-  type FlowExecutionRequest,
-  type FlowExecutionResult,
-  type FlowStreamChunk,
-  type UniversalFlow,
-} from "@afw/contracts";
-import {
-  adapterBase,
-  PAGE_SIZE,
-  callTimeoutMs,
-  createCallOutcomes,
-  downHealth,
-  elapsedMs,
-  HEALTH_BODY_BYTES,
-  healthResult,
-  mappingFor,
-  MAX_PAGES,
-  midStreamError,
-  parseExecutionRequest,
-  placeParameter,
-  readEnv,
-  readFrames,
-  upHealth,
-  versionReader,
-} from "./adapter-common.js";
+import { BackendError, flowKey, parseOrThrow } from "@afw/contracts";
+import type { BackendHealth, FlowBackendV1, FlowExecutionRequest, FlowExecutionResult, FlowStreamChunk, UniversalFlow } from "@afw/contracts";
+import { type AdapterBackend, adapterBase, PAGE_SIZE, callTimeoutMs, createCallOutcomes, downHealth, elapsedMs, HEALTH_BODY_BYTES, healthResult, mappingFor } from "./adapter-common.js";
+import { MAX_PAGES, midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames, upHealth, versionReader } from "./adapter-common.js";
 import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
 import {
   extractFlowiseText,
@@ -45,7 +19,7 @@ import {
 import { iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
 import { asRecord, findUsage, nonEmptyString, toSourceDocuments } from "./reply-utils.js";
 import { BaseBackendSettingsSchema, type ParameterMapping } from "./settings.js";
-import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
+import { mergeFlows } from "./universal-flow.js";
 import { parameterVerdict, planContext, readFlowiseProfile, toDiscovered, type FlowiseFlowProfile } from "./flowise-flow-profile.js";
 
 /** Zod schema of {@link FlowiseBackendSettings}. */
@@ -54,12 +28,8 @@ export const FlowiseBackendSettingsSchema = BaseBackendSettingsSchema;
 /** Settings of {@link createFlowiseBackend}. */
 export type FlowiseBackendSettings = z.input<typeof FlowiseBackendSettingsSchema>;
 
-/** A Flowise backend: {@link FlowBackendV1} plus Flowise-specific helpers. */
-export interface FlowiseBackend extends FlowBackendV1 {
-  readonly kind: "flowise";
-  /** The base URL without a trailing slash. */
-  readonly baseURL: string;
-  stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncIterable<FlowStreamChunk>;
+/** A Flowise backend: {@link FlowBackendV1} with its base URL, a required `stream` and the streaming check. */
+export interface FlowiseBackend extends AdapterBackend<"flowise"> {
   /**
    * Asks `GET /api/v1/chatflows-streaming/{id}` whether a flow streams (cached per flow).
    * @throws BackendError `FLOW_NOT_FOUND` for an unknown flow, other codes when the check fails.

@@ -43,12 +43,10 @@ export const FlowiseChatflowSchema = z.looseObject({
   deployed: z.boolean().nullish(),
   isPublic: z.boolean().nullish(),
   apikeyid: z.string().nullish(),
-  chatbotConfig: z.string().nullish(),
   apiConfig: z.string().nullish(),
   category: z.string().nullish(),
   type: z.string().nullish(),
   description: z.string().nullish(),
-  createdDate: z.unknown().optional(),
   updatedDate: z.unknown().optional(),
 });
 

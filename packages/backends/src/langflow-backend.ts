@@ -1,46 +1,12 @@
 import { z } from "zod";
-import {
-  BackendError,
-  parseOrThrow,
-  type BackendHealth,
-  type FlowBackendV1,
-  type FlowExecutionRequest,
-  type FlowExecutionResult,
-  type FlowStreamChunk,
-  type UniversalFlow,
-} from "@afw/contracts";
-import {
-  adapterBase,
-  PAGE_SIZE,
-  callTimeoutMs,
-  downHealth,
-  elapsedMs,
-  HEALTH_BODY_BYTES,
-  healthResult,
-  historyTranscript,
-  mappingFor,
-  MAX_PAGES,
-  midStreamError,
-  parseExecutionRequest,
-  placeParameter,
-  readEnv,
-  readFrames,
-  upHealth,
-  versionReader,
-} from "./adapter-common.js";
+import { BackendError, parseOrThrow, type BackendHealth, type FlowBackendV1, type FlowExecutionRequest, type FlowExecutionResult, type FlowStreamChunk, type UniversalFlow } from "@afw/contracts";
+import { type AdapterBackend, adapterBase, PAGE_SIZE, callTimeoutMs, downHealth, elapsedMs, HEALTH_BODY_BYTES, healthResult, historyTranscript, mappingFor } from "./adapter-common.js";
+import { MAX_PAGES, midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames, upHealth, versionReader } from "./adapter-common.js";
 import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
 import { iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
 import { JsonStreamParser } from "./json-stream-parser.js";
-import {
-  extractLangflowAnswer,
-  LangflowFlowListSchema,
-  LangflowHealthSchema,
-  LangflowRunResponseSchema,
-  LangflowStreamEventSchema,
-  LangflowVersionSchema,
-  type LangflowFlow,
-  type LangflowRunResponse,
-} from "./langflow-reply.js";
+import { extractLangflowAnswer, LangflowFlowListSchema, LangflowHealthSchema, LangflowRunResponseSchema, LangflowStreamEventSchema, LangflowVersionSchema } from "./langflow-reply.js";
+import type { LangflowFlow, LangflowRunResponse } from "./langflow-reply.js";
 import { asRecord, findUsage, nonEmptyString } from "./reply-utils.js";
 import { BaseBackendSettingsSchema } from "./settings.js";
 import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
@@ -51,13 +17,8 @@ export const LangflowBackendSettingsSchema = BaseBackendSettingsSchema;
 /** Settings of {@link createLangflowBackend}. */
 export type LangflowBackendSettings = z.input<typeof LangflowBackendSettingsSchema>;
 
-/** A Langflow backend: {@link FlowBackendV1} with a required `stream`. */
-export interface LangflowBackend extends FlowBackendV1 {
-  readonly kind: "langflow";
-  /** The base URL without a trailing slash. */
-  readonly baseURL: string;
-  stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncIterable<FlowStreamChunk>;
-}
+/** A Langflow backend: {@link FlowBackendV1} with its base URL and a required `stream`. */
+export type LangflowBackend = AdapterBackend<"langflow">;
 
 
 function nodeHints(data: unknown): string[] {

@@ -40,8 +40,6 @@ export const LangflowFlowSchema = z.looseObject({
   data: z.unknown().optional(),
   updated_at: z.unknown().optional(),
   webhook: z.boolean().nullish(),
-  mcp_enabled: z.boolean().nullish(),
-  access_type: z.string().nullish(),
 });
 
 /** One Langflow flow as listed. */

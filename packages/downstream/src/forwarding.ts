@@ -1,12 +1,5 @@
-import {
-  ErrorCode as McpErrorCode,
-  McpError,
-  type CreateMessageRequest,
-  type CreateMessageResult,
-  type ElicitRequest,
-  type ElicitResult,
-  type LoggingLevel,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode as McpErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 
 /** A progress notification of a downstream server for one call (see `DownstreamCallOptions.onProgress`). */
 export interface DownstreamProgress {

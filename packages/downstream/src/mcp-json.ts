@@ -1,12 +1,5 @@
 import { AfwError } from "@afw/contracts";
-import {
-  DownstreamServerConfigSchema,
-  DownstreamServerNameSchema,
-  parseDownstreamConfig,
-  type DownstreamConfig,
-  type DownstreamConfigInput,
-  type DownstreamServerConfigInput,
-} from "./config.js";
+import { DownstreamServerConfigSchema, DownstreamServerNameSchema, parseDownstreamConfig, type DownstreamConfig, type DownstreamConfigInput, type DownstreamServerConfigInput } from "./config.js";
 
 /** Settings of a downstream server that `mcp.json` cannot express (mode, timeouts, lists, …). */
 export type DownstreamServerSettings = Partial<Omit<DownstreamServerConfigInput, "name" | "transport" | "command" | "args" | "env" | "cwd" | "url" | "headers">>;
