@@ -170,7 +170,7 @@ function classifyV6(b: Uint8Array): AddressClass {
 }
 
 /**
- * Classifies an IP address literal (any form {@link parseIpAddress} accepts).
+ * Classifies an IP address literal (IPv4 in any `inet_aton` form, or IPv6).
  * @example
  * ```ts
  * classifyAddress("2130706433"); // "loopback"
@@ -258,7 +258,7 @@ export interface OutboundUrlPolicy {
    * URL comes from the operator's own configuration), but the address rules still apply.
    */
   allowedHosts?: readonly string[] | undefined;
-  /** Resolver for host names. @default {@link systemResolver} */
+  /** Resolver for host names. @default `dns.lookup` */
   resolve?: HostResolver;
 }
 

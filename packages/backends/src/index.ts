@@ -5,20 +5,25 @@
  */
 export { createFlowiseBackend, type FlowiseBackend } from "./flowise-backend.js";
 export { createLangflowBackend, type LangflowBackend } from "./langflow-backend.js";
-export { ParameterMappingSchema, type ConfiguredFlowInput } from "./settings.js";
+export { ConfiguredFlowSchema, ParameterMappingSchema, type ConfiguredFlowInput } from "./settings.js";
+export type { AdapterBackend } from "./adapter-common.js";
 export {
   checkOutboundUrl,
   classifyAddress,
+  ConnectRefusedError,
   createOutboundAgent,
   findConnectRefusal,
   lookupFromResolver,
   matchHostPattern,
   normalizeHostName,
   outboundConnectPolicy,
+  type AddressClass,
   type ConnectPolicy,
+  type HostMatch,
   type HostLookup,
   type HostResolver,
   type OutboundAgentOptions,
   type OutboundUrlDecision,
   type OutboundUrlPolicy,
+  type ResolvedTarget,
 } from "./address-policy.js";

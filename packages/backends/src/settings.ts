@@ -22,7 +22,7 @@ export const ParameterTargetSchema = z.strictObject({
 /** See {@link ParameterTargetSchema}. */
 export type ParameterTarget = z.infer<typeof ParameterTargetSchema>;
 
-/** Zod schema of {@link ParameterMapping}. */
+/** Zod schema of a parameter mapping: where `temperature`, `maxTokens` and `history` go. */
 export const ParameterMappingSchema = z.strictObject({
   temperature: ParameterTargetSchema.optional(),
   maxTokens: ParameterTargetSchema.optional(),
@@ -34,7 +34,7 @@ export const ParameterMappingSchema = z.strictObject({
 /** Which platform parameter receives `temperature`, `maxTokens` and (optionally) the history transcript. */
 export type ParameterMapping = z.infer<typeof ParameterMappingSchema>;
 
-/** Zod schema of {@link ConfiguredFlow}. */
+/** Zod schema of a configured flow entry. */
 export const ConfiguredFlowSchema = z.strictObject({
   name: z.string().min(1).optional(),
   description: z.string().optional(),
@@ -56,7 +56,7 @@ export const ConfiguredFlowSchema = z.strictObject({
  */
 export type ConfiguredFlow = z.infer<typeof ConfiguredFlowSchema>;
 
-/** Input form of {@link ConfiguredFlow}. */
+/** Input form of a configured flow entry (see {@link ConfiguredFlowSchema}). */
 export type ConfiguredFlowInput = z.input<typeof ConfiguredFlowSchema>;
 
 /** Zod schema of {@link BackendTimeouts}. */

@@ -5,3 +5,4 @@
  */
 export * from "./test-servers.js";
 export { runBackendConformance, type BackendConformanceOptions, type ConformanceBackendSettings } from "./testing/conformance.js";
+export { BaseBackendSettingsSchema, type BaseBackendSettingsInput } from "./settings.js";

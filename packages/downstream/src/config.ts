@@ -99,7 +99,7 @@ export const HttpDownstreamServerConfigSchema = z
   })
   .strict();
 
-/** Zod schema of {@link DownstreamServerConfig}: a union discriminated on `transport`. */
+/** Zod schema of one downstream server entry: a union discriminated on `transport`. */
 export const DownstreamServerConfigSchema = z.discriminatedUnion("transport", [StdioDownstreamServerConfigSchema, HttpDownstreamServerConfigSchema], {
   error: 'transport must be "stdio" (with command) or "http" (with url)',
 });
@@ -110,7 +110,7 @@ export type StdioDownstreamServerConfig = z.infer<typeof StdioDownstreamServerCo
 export type HttpDownstreamServerConfig = z.infer<typeof HttpDownstreamServerConfigSchema>;
 /** One configured downstream MCP server (defaults applied). */
 export type DownstreamServerConfig = z.infer<typeof DownstreamServerConfigSchema>;
-/** Input form of {@link DownstreamServerConfig}: only `name`, `transport` and `command` / `url` are required. */
+/** Input form of one server entry (see {@link DownstreamServerConfigSchema}): only `name`, `transport` and `command` / `url` are required. */
 export type DownstreamServerConfigInput = z.input<typeof DownstreamServerConfigSchema>;
 
 const backoff = (defaults: { initialDelayMs: number; maxDelayMs: number }) =>

@@ -4,7 +4,7 @@
  * errors.
  * @packageDocumentation
  */
-export { DownstreamConfigSchema, parseDownstreamConfig, type DownstreamServerConfigInput, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
+export { DownstreamConfigSchema, DownstreamServerConfigSchema, parseDownstreamConfig, type DownstreamServerConfigInput, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
 export { importMcpJson } from "./mcp-json.js";
 export { namespaceToolName, parseNamespacedToolName } from "./namespacing.js";
 export type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";

@@ -36,7 +36,7 @@ export function mayBeShortenedName(name: string): boolean {
 }
 
 /**
- * Splits a namespaced tool name at the first {@link NAMESPACE_SEPARATOR}.
+ * Splits a namespaced tool name at the first `__`.
  * @example
  * ```ts
  * parseNamespacedToolName("files__read__text") // { server: "files", tool: "read__text" }
