@@ -154,16 +154,6 @@ for (let i = 0; i < 300 + 12; i++) {
   longChars += prompt.length;
   longMethods.set(d.method, (longMethods.get(d.method) ?? 0) + 1);
 }
-// Share of the mix that skips the embedding when the first stage may cost more cross-validated
-// accuracy (firstStageTolerance; the default threshold costs at most 0.5 points). Only the share is
-// counted here, so a zero-vector stand-in replaces the encoder.
-const toleranceShares = [];
-for (const tolerance of [0.005, 0.01, 0.02]) {
-  const stub = { id: "use-lite-512", dimensions: 512, texts: 0, embed: async (texts) => ((stub.texts += texts.length), texts.map(() => new Float32Array(512))) };
-  const c = createIntentClassifier({ embedder: stub, firstStageTolerance: tolerance });
-  for (let i = 0; i < MIX; i++) await c.classify(sixIntentQuestion(10_000 + i).question);
-  toleranceShares.push({ tolerance, embedded: stub.texts / MIX });
-}
 const shares = (map, total) => [...map.entries()].sort((a, b) => b[1] - a[1]).map(([m, n]) => `${m} ${round((n / total) * 100, 1)}%`).join(", ");
 
 const row = (name, samples, target) => {
@@ -184,7 +174,6 @@ report("router", rows, {
     `model-path decisions use method ${decided.method} (fast path and first stage off); every model-path question is distinct, so the embedding cache misses`,
     `six-intent mix (${MIX} distinct questions, bench/six-intent-questions.mjs), which path decided: ${shares(mixMethods, MIX)}; intent as written for the question: ${round((mixAsWritten / MIX) * 100, 1)}%`,
     `~2,000-character prompts (${longLatency.length}, mean ${Math.round(longChars / longLatency.length)} characters), which path decided: ${shares(longMethods, longLatency.length)}`,
-    `share of the mix that pays the embedding by firstStageTolerance (cross-validated accuracy the first stage may cost): ${toleranceShares.map((t) => `${t.tolerance}: ${round(t.embedded * 100, 1)}%`).join(", ")}`,
     "default classifier: rules alone (pattern), else the embedding-free first stage when at least as sure as its cross-validated threshold (lexical), else the sentence embedding on the worker thread (hybrid/semantic)",
     "USE lite of @energetic-ai/embeddings on the tfjs wasm backend; model path and embeddings alone measured interleaved",
     "in-process fake backends, no network",
@@ -192,7 +181,7 @@ report("router", rows, {
   ],
   extra: {
     flows: 400,
-    sixIntentMix: { questions: MIX, methods: Object.fromEntries(mixMethods), intentAsWritten: mixAsWritten / MIX, embeddedShareByTolerance: toleranceShares },
+    sixIntentMix: { questions: MIX, methods: Object.fromEntries(mixMethods), intentAsWritten: mixAsWritten / MIX },
     longPrompts: { prompts: longLatency.length, meanCharacters: longChars / longLatency.length, methods: Object.fromEntries(longMethods) },
     load: loadavg(),
     targets: { fastPathP50Ms: 1, modelPathP99Ms: 40, longPromptP99Ms: 20 },
