@@ -4,7 +4,7 @@ import type { Keyspace } from "./keyspace.js";
 import type { RedisClient, RedisConnection } from "./redis-connection.js";
 
 /** Candidates of the sketch stage whose vectors are read and compared exactly. */
-const RERANK = 500;
+export const RERANK = 500;
 /** Pending turns taken per round of indexing. */
 const DRAIN_BATCH = 64;
 const SKETCH_BYTES = SKETCH_BITS / 8;

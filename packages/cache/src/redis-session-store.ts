@@ -3,7 +3,7 @@ import { matchesGlob, SessionTurnSchema, type HistoryHit, type HistoryPage, type
 import { MAX_QUERY_WORDS, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
 import { idfWeights, meaningScore, searchMode } from "./history-vectors.js";
 import { Keyspace } from "./keyspace.js";
-import { RedisHistoryVectors } from "./redis-history-vectors.js";
+import { RERANK, RedisHistoryVectors } from "./redis-history-vectors.js";
 import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
 import { SessionWriteBuffer, type PendingTurn, type SessionBufferOptions } from "./session-write-buffer.js";
@@ -255,7 +255,18 @@ export class RedisSessionStore implements SessionStore {
         });
         for (const candidate of candidates.values()) candidate.score = candidate.matched;
         if (vector && (mode === "meaning" || mode === "hybrid")) {
+          // Only the RERANK keyword candidates with the largest share are re-ranked by their vectors.
+          const byShare = [...candidates].sort(([, a], [, b]) => b.share - a.share || b.matched - a.matched || b.at - a.at);
+          for (const [id] of byShare.slice(RERANK)) candidates.delete(id);
           for (const id of await this.vectors!.candidates(client, vector, tenant)) if (!candidates.has(id)) candidates.set(id, { matched: 0, share: 0, at: 0, score: 0 });
+        }
+        // A session or tag filter drops candidates outside its set before any vector or document is read.
+        const filterSet = mode === undefined ? undefined : query.sessionId !== undefined ? this.keyspace.historySet("s", query.sessionId, tenant) : query.tag !== undefined ? this.keyspace.historySet("tag", query.tag, tenant) : undefined;
+        if (filterSet !== undefined && candidates.size > 0) {
+          const ids = [...candidates.keys()];
+          (await client.zmscore(filterSet, ...ids)).forEach((score, i) => score === null && candidates.delete(ids[i]!));
+        }
+        if (vector && (mode === "meaning" || mode === "hybrid")) {
           const similarities = await this.vectors!.similarities(client, [...candidates.keys()], vector, tenant);
           for (const [id, candidate] of candidates) {
             const sim = similarities.get(id) ?? 0;

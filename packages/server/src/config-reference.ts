@@ -82,15 +82,7 @@ function walk(schema: JsonSchema, key: string, required: boolean, rows: ConfigRe
   }
 }
 
-/**
- * The rows of the configuration reference, derived from {@link GatewayConfigSchema} (so the
- * docs can never drift from the validator).
- *
- * @example
- * ```ts
- * configReferenceRows().find((row) => row.key === "http.port")?.default; // "8787"
- * ```
- */
+/** The rows of the configuration reference, derived from {@link GatewayConfigSchema} (so the docs can never drift from the validator). */
 export function configReferenceRows(): ConfigReferenceRow[] {
   const schema = z.toJSONSchema(GatewayConfigSchema, { io: "input", unrepresentable: "any" }) as JsonSchema;
   const rows: ConfigReferenceRow[] = [];

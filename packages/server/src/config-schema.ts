@@ -347,10 +347,8 @@ export const ToolsConfigSchema = z
 /** Tool search settings. */
 export type ToolsConfig = z.infer<typeof ToolsConfigSchema>;
 
-/**
- * Zod schema of {@link DownstreamSectionConfig}: `@afw/downstream`'s `DownstreamConfigSchema`
- * plus `mcpJson`, an `mcp.json`-style file (the `mcpServers` format of MCP clients) to import.
- */
+/** Zod schema of {@link DownstreamSectionConfig}: `@afw/downstream`'s `DownstreamConfigSchema` plus `mcpJson`, an
+ * `mcp.json`-style file (the `mcpServers` format of MCP clients) to import. */
 export const DownstreamSectionSchema = DownstreamConfigSchema.safeExtend({
   mcpJson: z
     .string()

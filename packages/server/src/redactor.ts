@@ -25,12 +25,8 @@ function urlPassword(url: string | undefined): string | undefined {
 
 const SENSITIVE_ENV_NAME = /token|secret|password|passwd|api[_-]?key|auth|credential|private/i;
 
-/**
- * Every secret in a configuration: backend API keys, bearer tokens, values of credential-like
- * headers (`Authorization`, `*-key`, `*token*`, …) of backends, OTLP and downstream HTTP servers,
- * credential-like environment variables of downstream stdio servers (`*TOKEN*`, `*SECRET*`,
- * `*API_KEY*`, …), and passwords embedded in the Redis/Chroma/backend/downstream URLs.
- */
+/** Every secret in a configuration: backend API keys, bearer tokens, values of credential-like headers (`Authorization`, `*-key`, `*token*`, …) of backends, OTLP and downstream HTTP servers,
+ * credential-like environment variables of downstream stdio servers (`*TOKEN*`, `*SECRET*`, `*API_KEY*`, …), and passwords embedded in the Redis/Chroma/backend/downstream URLs. */
 export function configSecrets(config: GatewayConfig): string[] {
   const secrets: (string | undefined)[] = [];
   for (const backend of config.backends) {
