@@ -106,10 +106,8 @@ export function questionSpecifics(question: string): QuestionSpecifics {
 }
 
 /**
- * True when two questions agree on their specifics (same numbers in the same order, same names and
- * identifiers, same negation, no lower-case name swapped for another): only then may a semantic cache
- * hit serve one the other's answer.
- *
+ * True when two questions agree on their specifics (same numbers in the same order, same names and identifiers, same
+ * negation, no lower-case name swapped for another): only then may a semantic cache hit serve one the other's answer.
  * @example
  * ```ts
  * questionsAgree("What is the status of order 1041?", "status of order 1041, please"); // true

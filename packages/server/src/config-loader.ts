@@ -150,10 +150,7 @@ function applyEnvOverrides(raw: Record<string, unknown>, env: Env, issues: Confi
   }
   const tokens = env["AFW_AUTH_TOKENS"];
   if (tokens !== undefined && tokens.trim() !== "") {
-    section("http")["authTokens"] = tokens
-      .split(",")
-      .map((token) => token.trim())
-      .filter((token) => token.length > 0);
+    section("http")["authTokens"] = tokens.split(",").map((token) => token.trim()).filter((token) => token.length > 0);
   }
   return config;
 }

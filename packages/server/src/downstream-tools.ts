@@ -26,10 +26,7 @@ export const CALL_TOOL_NAME = "call_tool";
 
 /** Input shape of the `call_tool` meta-tool. */
 export const CallToolInputShape = {
-  name: z
-    .string()
-    .min(3)
-    .max(200)
+  name: z.string().min(3).max(200)
     .describe("Namespaced name of the downstream tool, `server__tool`, as `search_tools` returns it (its `id` `server/tool` is accepted too)."),
   arguments: z.record(z.string(), z.unknown()).default({}).describe("Arguments of the downstream tool (see its `inputSchema` in the `search_tools` result)."),
 };
@@ -155,8 +152,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
       .then(async () => {
         if (index.upsert && event.tools.length > 0) await index.upsert(event.tools);
         if (index.remove && removedIds.length > 0) await index.remove(removedIds);
-      })
-      .catch((error: unknown) => onError(error, "index downstream tools"));
+      }).catch((error: unknown) => onError(error, "index downstream tools"));
     return syncChain;
   };
   const notifyAll = async () => {

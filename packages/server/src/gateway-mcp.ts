@@ -159,8 +159,7 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
             signal: extra.signal,
             ...(onProgress ? { onProgress } : {}),
             ...(connection ? { caller: downstreamCaller(connection, extra, send) } : {}),
-          })
-          .finally(() => sent);
+          }).finally(() => sent);
         metrics.observeToolCall(name === CALL_TOOL_NAME ? name : "downstream", result.isError ? "error" : "success", elapsedMs() / 1000);
         return result;
       } catch (error) {

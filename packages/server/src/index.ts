@@ -2,7 +2,6 @@
  * HTTP transports, the configuration schema and loader, trace sinks and metrics. */
 export { GatewayConfigSchema, FlowRegistryEntrySchema, type GatewayConfigInput, type BackendConfigInput, type FlowRegistryEntry, BackendConfigSchema, type GatewayConfig, type BackendConfig } from "./config-schema.js";
 export { loadGatewayConfig, CONFIG_ENV_VARIABLES } from "./config-loader.js";
-export { renderConfigReference } from "./config-reference.js";
 export { createGatewayServer } from "./gateway-server.js";
 export type { GatewayServer, GatewayParts, GatewayStores, RouterDependencies, ReadinessCheck, ReadinessReport, GatewayReloadReport } from "./gateway-types.js";
 export { describeSetup, type SetupReport, type BackendSetupStatus } from "./setup-report.js";

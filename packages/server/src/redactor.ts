@@ -4,8 +4,7 @@ const SENSITIVE_HEADER = /auth|key|token|secret|cookie|password|credential|signa
 
 /** Values of headers whose name suggests a credential. */
 function sensitiveHeaderValues(headers: Record<string, string>): string[] {
-  return Object.entries(headers)
-    .filter(([name]) => SENSITIVE_HEADER.test(name))
+  return Object.entries(headers).filter(([name]) => SENSITIVE_HEADER.test(name))
     .flatMap(([, value]) => {
       // `Bearer abc` / `Basic abc`: the credential alone is the secret too.
       const parts = value.split(/\s+/);

@@ -54,8 +54,7 @@ export async function describeSetup(registry: BackendRegistry, options: { signal
     entries.map(async ({ backend }) => {
       const [flows, health] = await Promise.all([
         registry.backendFlows(backend.id, options.signal ? { signal: options.signal } : {}).catch(() => registry.peekFlows(backend.id) ?? []),
-        registry
-          .latestHealth(backend.id)
+        registry.latestHealth(backend.id)
           .then((latest) => latest ?? registry.checkHealth({ backendId: backend.id, ...(options.signal ? { signal: options.signal } : {}) }).then((all) => all[0]))
           .catch(() => undefined),
       ]);
