@@ -3,6 +3,7 @@ import type { BackendError, FlowStreamChunk } from "@afw/contracts";
 import { createLangflowBackend } from "./langflow-backend.js";
 import { startLangflowServer } from "./testing/langflow-server.js";
 import type { MockPlatformServer } from "./testing/mock-server.js";
+import { collect } from "./testing/conformance.js";
 
 const KEY = "afw-test-secret-sk-langflow-test-key-0001";
 const ids = {
@@ -11,12 +12,6 @@ const ids = {
   messages: "aaaaaaaa-0000-4000-8000-000000000003",
   artifacts: "aaaaaaaa-0000-4000-8000-000000000004",
 };
-
-async function collect(stream: AsyncIterable<FlowStreamChunk>) {
-  const chunks: FlowStreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 describe("Langflow adapter specifics", () => {
   let server: MockPlatformServer;
@@ -88,17 +83,6 @@ describe("Langflow adapter specifics", () => {
     expect(error.code).toBe("BACKEND_AUTH_FAILED");
     expect(error.statusCode).toBe(403);
     expect(error.message).toContain("Invalid or missing API key");
-  });
-
-  it("keeps only the configured folder's flows (Langflow ignores folder_id with get_all=true)", async () => {
-    const foldered = await startLangflowServer({ apiKey: KEY, flows: [{ id: ids.chat, name: "In folder", folderId: "folder-a" }, { id: ids.messages, name: "Elsewhere", folderId: "folder-b" }] });
-    try {
-      const flows = await createLangflowBackend({ id: "f", baseURL: foldered.url, apiKey: KEY, folderId: "folder-a" }).discoverFlows();
-      expect(flows.map((flow) => flow.backendFlowId)).toEqual([ids.chat]);
-      expect(foldered.requests.find((request) => request.route === "list")!.query["folder_id"]).toBe("folder-a");
-    } finally {
-      await foldered.close();
-    }
   });
 
   it("runs a flow by its endpoint name", async () => {
