@@ -273,4 +273,12 @@ describe("multi-step tasks", () => {
     expect(single.steps).toBeUndefined();
     expect(single.results.every((hit) => hit.step === undefined)).toBe(true);
   });
+
+  it("does not make a step of a context sentence", async () => {
+    const index = await build();
+    const result = await index.search({ query: "Our team ships every Friday. Merge PR 12 and close issue 3.", top_k: 5, mode: "keyword" });
+    expect(result.steps).toEqual(["Merge PR 12", "close issue 3"]);
+    const one = await index.search({ query: "Our team ships every Friday. Merge PR 12.", top_k: 5, mode: "keyword" });
+    expect(one.steps).toBeUndefined();
+  });
 });
