@@ -13,4 +13,4 @@ export {
   type SyntheticOutcome,
   type SyntheticQuery,
   type SyntheticQueryResult,
-} from "./traffic-generator.js";
+} from "./testing/traffic-generator.js";

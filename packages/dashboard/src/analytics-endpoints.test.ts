@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { fetchJson, useDashboardServer } from "../test/harness.js";
-import { createInMemoryDashboardSource, renderIntentPatternsYaml } from "./index.js";
+import { renderIntentPatternsYaml } from "./index.js";
 import type { PatternAnalysisView } from "./analytics-views.js";
 import { metricsToCsv } from "./analytics-format.js";
-import { createSampleDashboardSource, sampleAnalyticsData } from "./testing.js";
+import { createInMemoryDashboardSource, createSampleDashboardSource, sampleAnalyticsData } from "./testing.js";
 
 const start = useDashboardServer();
 const get = fetchJson;

@@ -204,9 +204,10 @@ function hostOf(origin: string): string | undefined {
  * @example
  * ```ts
  * import { createServer } from "node:http";
- * import { createDashboard, createInMemoryDashboardSource } from "@afw/dashboard";
+ * import { createDashboard } from "@afw/dashboard";
+ * import { createSampleDashboardSource } from "@afw/dashboard/test";
  *
- * const dashboard = createDashboard({ source: createInMemoryDashboardSource() });
+ * const dashboard = createDashboard({ source: createSampleDashboardSource() });
  * createServer(async (req, res) => {
  *   if (await dashboard.handle(req, res)) return;
  *   res.writeHead(404).end();

@@ -13,3 +13,9 @@ export {
   type SampleDashboardSourceOptions,
 } from "./testing/sample-data.js";
 export { sampleAnalyticsData } from "./testing/sample-analytics.js";
+export {
+  createInMemoryDashboardSource,
+  type InMemoryDashboardSource,
+  type InMemoryDashboardSourceInit,
+  type InMemoryAnalyticsData,
+} from "./testing/in-memory-dashboard-source.js";

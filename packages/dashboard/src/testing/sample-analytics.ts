@@ -5,7 +5,7 @@ import type {
   FlowAnalysisView,
   MetricsExportView,
 } from "../analytics-views.js";
-import type { InMemoryAnalyticsData } from "../in-memory-dashboard-source.js";
+import type { InMemoryAnalyticsData } from "./in-memory-dashboard-source.js";
 
 const HOUR_MS = 3_600_000;
 const RANGE_MS: Record<AnalyticsRange, number> = { "1h": HOUR_MS, "24h": 24 * HOUR_MS, "7d": 7 * 24 * HOUR_MS };

@@ -6,7 +6,7 @@ import type {
   LearnedPriorView,
   MetricsExportView,
   PatternAnalysisView,
-} from "./analytics-views.js";
+} from "../analytics-views.js";
 import type {
   BackendView,
   CacheFlowView,
@@ -20,9 +20,9 @@ import type {
   ToolSearchView,
   ToolServerView,
   TraceEventListener,
-} from "./dashboard-source.js";
-import { buildQuerySummary, queriesFromTraceEvents } from "./query-summary.js";
-import { cacheHitRateSeries, type SeriesWindow } from "./time-series.js";
+} from "../dashboard-source.js";
+import { buildQuerySummary, queriesFromTraceEvents } from "../query-summary.js";
+import { cacheHitRateSeries, type SeriesWindow } from "../time-series.js";
 
 /** One cached answer known to the {@link InMemoryDashboardSource} (for entries by flow and clearing). */
 export interface InMemoryCacheEntry {
