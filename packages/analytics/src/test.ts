@@ -14,3 +14,4 @@ export {
   type SyntheticQuery,
   type SyntheticQueryResult,
 } from "./testing/traffic-generator.js";
+export { parseCsv } from "./testing/parse-csv.js";

@@ -18,4 +18,5 @@ export {
   type InMemoryDashboardSource,
   type InMemoryDashboardSourceInit,
   type InMemoryAnalyticsData,
+  type AnalyticsFixture,
 } from "./testing/in-memory-dashboard-source.js";
