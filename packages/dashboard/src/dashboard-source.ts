@@ -13,14 +13,7 @@ import type {
   TraceEvent,
 } from "@afw/contracts";
 import type { QueryRecord } from "@afw/analytics";
-import type {
-  AnalyticsRange,
-  AnalyticsSummaryView,
-  FlowAnalysisView,
-  LearnedPriorView,
-  MetricsExportView,
-  PatternAnalysisView,
-} from "./analytics-views.js";
+import type { AnalyticsRange, AnalyticsSummaryView, FlowAnalysisView, LearnedPriorView, MetricsExportView, PatternAnalysisView } from "./analytics-views.js";
 
 /**
  * One point of a small time series: a bucket of `bucketMs` starting at `t`.

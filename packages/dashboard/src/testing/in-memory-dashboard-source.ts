@@ -1,12 +1,5 @@
 import { matchesGlob, type CacheStats, type HistoryHit, type HistoryQuery, type SessionRecord, type ToolSearchHit, type TraceEvent } from "@afw/contracts";
-import type {
-  AnalyticsRange,
-  AnalyticsSummaryView,
-  FlowAnalysisView,
-  LearnedPriorView,
-  MetricsExportView,
-  PatternAnalysisView,
-} from "../analytics-views.js";
+import type { AnalyticsRange, AnalyticsSummaryView, FlowAnalysisView, LearnedPriorView, MetricsExportView, PatternAnalysisView } from "../analytics-views.js";
 import type {
   BackendView,
   CacheFlowView,
