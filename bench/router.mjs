@@ -1,8 +1,7 @@
 // Routing decision latency of @afw/router (classify + score + select) with warm caches, over
 // 2 backends x 200 flows, for: the fast path (patterns decide, no embedding), the model path (one
 // Universal Sentence Encoder embedding per decision, every question distinct so the embedding
-// cache misses), and scoring alone (explicit intent); plus one embedding alone with the default
-// (direct) engine and with the graph-model engine it replaced (measured after the others). In-process fake backends: no network.
+// cache misses), and scoring alone (explicit intent); plus one embedding alone. In-process fake backends: no network.
 // Targets (issue 4): p50 <= 1 ms on the fast path, p99 <= 40 ms with one model embedding.
 import { createRouter, createIntentClassifier } from "../packages/router/dist/index.js";
 import { createUseEmbedder } from "../packages/embeddings/dist/index.js";
@@ -98,13 +97,9 @@ const scoring = await measure((i) => router.route({ question: "anything", intent
 // Model path and its baseline (the same model embedding one distinct sentence, no routing) are
 // measured interleaved, so load changes on the machine hit both alike.
 const rawEmbedder = createUseEmbedder();
-const graphEmbedder = createUseEmbedder({ engine: "graph-model" });
 await rawEmbedder.warmUp();
-await graphEmbedder.warmUp();
-const runtime = await rawEmbedder.runtime();
 const model = [];
 const embedOnly = [];
-const embedGraph = [];
 for (let i = 0; i < 320; i++) {
   let t = performance.now();
   await modelRouter.route({ question: `${modelQuestions[i % modelQuestions.length]} (case ${i})` });
@@ -116,13 +111,6 @@ for (let i = 0; i < 320; i++) {
     model.push(routeMs);
     embedOnly.push(embedMs);
   }
-}
-// The graph-model engine allocates far more garbage per sentence; measured in its own loop so its
-// garbage collection does not land on the model-path samples.
-for (let i = 0; i < 320; i++) {
-  const t = performance.now();
-  await graphEmbedder.embed([`${modelQuestions[(i + 3) % modelQuestions.length]} (graph baseline ${i})`]);
-  if (i >= 20) embedGraph.push(performance.now() - t);
 }
 const decided = await modelRouter.route({ question: `${modelQuestions[0]} (check)` });
 
@@ -166,16 +154,6 @@ for (let i = 0; i < 300 + 12; i++) {
   longChars += prompt.length;
   longMethods.set(d.method, (longMethods.get(d.method) ?? 0) + 1);
 }
-// Share of the mix that skips the embedding when the first stage may cost more cross-validated
-// accuracy (firstStageTolerance; the default threshold costs at most 0.5 points). Only the share is
-// counted here, so a zero-vector stand-in replaces the encoder.
-const toleranceShares = [];
-for (const tolerance of [0.005, 0.01, 0.02]) {
-  const stub = { id: "use-lite-512", dimensions: 512, texts: 0, embed: async (texts) => ((stub.texts += texts.length), texts.map(() => new Float32Array(512))) };
-  const c = createIntentClassifier({ embedder: stub, firstStageTolerance: tolerance });
-  for (let i = 0; i < MIX; i++) await c.classify(sixIntentQuestion(10_000 + i).question);
-  toleranceShares.push({ tolerance, embedded: stub.texts / MIX });
-}
 const shares = (map, total) => [...map.entries()].sort((a, b) => b[1] - a[1]).map(([m, n]) => `${m} ${round((n / total) * 100, 1)}%`).join(", ");
 
 const row = (name, samples, target) => {
@@ -188,8 +166,7 @@ const rows = [
   row("six-intent mix (default classifier)", mixLatency, "-"),
   row("~2,000-character prompts (default classifier)", longLatency, "p99 <= 20 ms"),
   row("score + select only (explicit intent)", scoring, "-"),
-  row(`baseline: one USE embedding alone (${runtime.engine} engine, default)`, embedOnly, "-"),
-  row("baseline: one USE embedding alone (graph-model engine, before)", embedGraph, "-"),
+  row("baseline: one USE embedding alone", embedOnly, "-"),
 ];
 report("router", rows, {
   notes: [
@@ -197,15 +174,14 @@ report("router", rows, {
     `model-path decisions use method ${decided.method} (fast path and first stage off); every model-path question is distinct, so the embedding cache misses`,
     `six-intent mix (${MIX} distinct questions, bench/six-intent-questions.mjs), which path decided: ${shares(mixMethods, MIX)}; intent as written for the question: ${round((mixAsWritten / MIX) * 100, 1)}%`,
     `~2,000-character prompts (${longLatency.length}, mean ${Math.round(longChars / longLatency.length)} characters), which path decided: ${shares(longMethods, longLatency.length)}`,
-    `share of the mix that pays the embedding by firstStageTolerance (cross-validated accuracy the first stage may cost): ${toleranceShares.map((t) => `${t.tolerance}: ${round(t.embedded * 100, 1)}%`).join(", ")}`,
     "default classifier: rules alone (pattern), else the embedding-free first stage when at least as sure as its cross-validated threshold (lexical), else the sentence embedding on the worker thread (hybrid/semantic)",
-    `embedding engine ${runtime.engine} on the tfjs ${runtime.tfBackend} backend${runtime.fallbackReason ? ` (fell back: ${runtime.fallbackReason})` : ""}; model path and direct embeddings measured interleaved, the graph-model engine after them`,
+    "USE lite of @energetic-ai/embeddings on the tfjs wasm backend; model path and embeddings alone measured interleaved",
     "in-process fake backends, no network",
     `load average during the run: ${loadavg().map((x) => x.toFixed(1)).join(" / ")} (1/5/15 min) on ${cpus().length} cores; other work on the machine inflates the tail`,
   ],
   extra: {
     flows: 400,
-    sixIntentMix: { questions: MIX, methods: Object.fromEntries(mixMethods), intentAsWritten: mixAsWritten / MIX, embeddedShareByTolerance: toleranceShares },
+    sixIntentMix: { questions: MIX, methods: Object.fromEntries(mixMethods), intentAsWritten: mixAsWritten / MIX },
     longPrompts: { prompts: longLatency.length, meanCharacters: longChars / longLatency.length, methods: Object.fromEntries(longMethods) },
     load: loadavg(),
     targets: { fastPathP50Ms: 1, modelPathP99Ms: 40, longPromptP99Ms: 20 },

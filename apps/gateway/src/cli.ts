@@ -1,9 +1,4 @@
-/**
- * The `afw` command line: serve the gateway, classify questions, search tools, explain routing,
- * and run a self-contained demo. Every subcommand answers bad input with a one-line message on
- * stderr and exit code 2 — never a stack trace. `afw <command> --help` (or `-h`) prints the
- * command's usage; `afw --version` prints the version.
- */
+/** The `afw` command line: serve the gateway, classify questions, search tools, explain routing, and run a self-contained demo. */
 import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { processIo, type CommandIo } from "./commands/io.js";

@@ -4,10 +4,7 @@ import type { Readable, Writable } from "node:stream";
 /** One parsed input line: the value, or why the line could not be read. */
 export type JsonLine = { line: number; value: unknown } | { line: number; error: string };
 
-/**
- * Reads JSON lines from `input` (blank lines skipped). A line that is not valid JSON yields an
- * `error` entry instead of ending the stream, so one bad line never loses the others.
- */
+/** Reads JSON lines from `input` (blank lines skipped). */
 export async function* readJsonLines(input: Readable): AsyncGenerator<JsonLine> {
   const lines = createInterface({ input, crlfDelay: Infinity });
   let number = 0;

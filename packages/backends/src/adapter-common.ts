@@ -1,9 +1,89 @@
-import { BackendError, FlowExecutionRequestSchema, parseOrThrow, type BackendHealth, type ChatMessage, type FlowExecutionRequest, type HealthStatus } from "@afw/contracts";
-import type { ConfiguredFlow, ParameterMapping, ParameterTarget } from "./settings.js";
+import type { z } from "zod";
+import { BackendError, FlowExecutionRequestSchema, parseOrThrow, type BackendHealth, type ChatMessage, type FlowBackendV1, type FlowExecutionRequest, type FlowStreamChunk, type HealthStatus } from "@afw/contracts";
+import { HttpClient } from "./http-client.js";
+import { normalizeBaseURL, type BaseBackendSettings, type ConfiguredFlow, type ParameterMapping, type ParameterTarget } from "./settings.js";
+
+/** What both adapters return: {@link FlowBackendV1} with the base URL (no trailing slash) and a required `stream`. */
+export interface AdapterBackend<K extends string> extends FlowBackendV1 {
+  readonly kind: K;
+  readonly baseURL: string;
+  stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncIterable<FlowStreamChunk>;
+}
+
+/** Largest health, version or streaming-check reply read. */
+export const HEALTH_BODY_BYTES = 64 * 1024;
+
+/** Listing page size when the platform paginates. */
+export const PAGE_SIZE = 100;
+
+/** Most listing pages one discovery follows. */
+export const MAX_PAGES = 1000;
+
+/** What both adapters set up from their settings: base URL, identity and the HTTP client with its auth header. */
+export function adapterBase(config: BaseBackendSettings, kind: "flowise" | "langflow", apiKey: string | undefined, authHeaders: Record<string, string>) {
+  const baseURL = normalizeBaseURL(config.baseURL);
+  const http = new HttpClient({
+    backendId: config.id,
+    kind,
+    baseURL,
+    headers: config.headers,
+    authHeaders: apiKey ? authHeaders : {},
+    connectPolicy: config.connectPolicy,
+    lookup: config.lookup,
+    secrets: apiKey ? [apiKey] : [],
+  });
+  return { baseURL, http, identity: { id: config.id, kind }, idleTimeoutMs: config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs };
+}
+
+/** The platform's `GET /api/v1/version` (asked until it answers once); undefined when it cannot say. */
+export function versionReader(http: HttpClient, timeoutMs: number, schema: z.ZodType<{ version: string }>) {
+  let version: string | undefined;
+  return (signal?: AbortSignal): Promise<string | undefined> =>
+    version !== undefined
+      ? Promise.resolve(version)
+      : http
+          .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs, signal, operation: "version" }, schema, HEALTH_BODY_BYTES)
+          .then(({ data }) => (version = data.version))
+          .catch(() => undefined);
+}
+
+/** `healthy`, or `slow` with a message when the probe took longer than `slowThresholdMs`. */
+export function upHealth(backend: { id: string; kind: string }, latencyMs: number, slowThresholdMs: number, version: string | undefined, probe: string): BackendHealth {
+  const status = upStatus(latencyMs, slowThresholdMs);
+  return healthResult(backend, status, latencyMs, { version, ...(status === "slow" ? { message: `${probe} took ${latencyMs} ms (threshold ${slowThresholdMs} ms)` } : {}) });
+}
+
+/** Feeds each chunk's frames to `handle` until `done()`, then the parser's remainder; yields what `handle` yields. */
+export async function* readFrames<F>(
+  chunks: AsyncIterable<Uint8Array>,
+  parser: { push(chunk: Uint8Array): Iterable<F>; finish(): Iterable<F> },
+  handle: (frame: F) => Generator<FlowStreamChunk>,
+  done: () => boolean,
+): AsyncGenerator<FlowStreamChunk> {
+  for await (const chunk of chunks) {
+    for (const frame of parser.push(chunk)) {
+      yield* handle(frame);
+      if (done()) return;
+    }
+  }
+  for (const frame of parser.finish()) {
+    yield* handle(frame);
+    if (done()) return;
+  }
+}
+
+/** A retryable `BACKEND_UNAVAILABLE` for a stream that broke off: closed before its end event, or aborted by the backend. */
+export function midStreamError(backend: { id: string; kind: string }, flowId: string, what: string, details: Record<string, unknown> = {}): BackendError {
+  return new BackendError("BACKEND_UNAVAILABLE", `${backend.kind} backend '${backend.id}': ${what}`, {
+    isRetryable: true,
+    backendId: backend.id,
+    flowId,
+    details: { operation: "stream", midStream: true, ...details },
+  });
+}
 
 /**
  * Validates an execution request.
- *
  * @throws AfwError `INVALID_INPUT` when the request does not fit the contract.
  */
 export function parseExecutionRequest(request: FlowExecutionRequest): FlowExecutionRequest {
@@ -93,11 +173,7 @@ export function historyTranscript(history: readonly ChatMessage[]): string {
 /** Codes of real calls that say the backend itself is failing (not the flow, the input or the caller). */
 const BACKEND_FAILURE_CODES = new Set(["BACKEND_TIMEOUT", "BACKEND_UNAVAILABLE"]);
 
-/**
- * Passive health: the outcomes of the last `size` real calls (predictions), each kept `maxAgeMs`.
- * `failing()` answers when all of them failed on the backend's side (e.g. a dead LLM behind a
- * platform that still answers ping); old outcomes expire, so an idle backend recovers.
- */
+/** Passive health: the outcomes of the last `size` real calls (predictions), each kept `maxAgeMs`. */
 export function createCallOutcomes(size = 5, maxAgeMs = 60_000) {
   const recent: Array<{ failed: boolean; at: number; code: string | undefined }> = [];
   return {

@@ -4,26 +4,16 @@ import { isIP, isIPv6, type LookupFunction } from "node:net";
 import { Agent, buildConnector } from "undici";
 
 /**
- * The outbound address policy (SSRF and DNS-rebinding guard), one home for every outbound HTTP
- * request of the gateway: IP address classification, allowlist patterns, the configuration-time
- * URL check ({@link checkOutboundUrl}), the same rules at connection time
- * ({@link outboundConnectPolicy}) and the `undici` agent that applies a policy to the address of
- * every new connection ({@link createOutboundAgent}).
- *
+ * The outbound address policy (SSRF and DNS-rebinding guard), one home for every outbound HTTP request of the gateway:
+ * IP address classification, allowlist patterns, the configuration-time URL check ({@link checkOutboundUrl}), the same
+ * rules at connection time ({@link outboundConnectPolicy}) and the `undici` agent that applies a policy to the address
+ * of every new connection ({@link createOutboundAgent}).
  * @module
  */
 
 /**
- * What an IP address is, for outbound-request (SSRF) decisions:
- * - `public`: globally routable;
- * - `private`: RFC 1918, carrier-grade NAT (100.64/10), IPv6 unique-local (fc00::/7) and site-local;
- * - `loopback`: 127/8, ::1;
- * - `link-local`: 169.254/16, fe80::/10;
- * - `metadata`: cloud instance-metadata services (169.254.169.254, 169.254.170.2, 100.100.100.200, fd00:ec2::254);
- * - `unspecified`: 0/8, ::;
- * - `multicast`: 224/4, ff00::/8;
- * - `reserved`: broadcast, 240/4, documentation, benchmarking and protocol-assignment ranges,
- *   Teredo and discard prefixes.
+ * What an IP address is, for SSRF decisions: `private` is RFC 1918, CGNAT and IPv6 unique/site-local; `metadata` the
+ * cloud instance-metadata services; `reserved` broadcast, 240/4, documentation, benchmarking, Teredo and discard.
  */
 export type AddressClass = "public" | "private" | "loopback" | "link-local" | "metadata" | "unspecified" | "multicast" | "reserved";
 
@@ -100,11 +90,8 @@ function parseIpv6(text: string): Uint8Array | undefined {
 }
 
 /**
- * Parses an IP address literal: IPv4 in any `inet_aton` form (dotted, decimal `2130706433`,
- * octal `0177.0.0.1`, hex `0x7f.1`, short `127.1`), or IPv6 (brackets and zone ids allowed,
- * embedded IPv4 tails such as `::ffff:127.0.0.1`). Returns undefined for anything else
- * (including host names).
- *
+ * Parses an IP address literal: IPv4 in any `inet_aton` form (dotted, decimal `2130706433`, octal `0177.0.0.1`, hex
+ * `0x7f.1`, short `127.1`), or IPv6 (brackets and zone ids allowed, embedded IPv4 tails such as `::ffff:127.0.0.1`).
  * @example
  * ```ts
  * parseIpAddress("0x7f.1")?.canonical; // "127.0.0.1"
@@ -183,10 +170,7 @@ function classifyV6(b: Uint8Array): AddressClass {
 }
 
 /**
- * Classifies an IP address literal (any form {@link parseIpAddress} accepts). IPv4-mapped,
- * IPv4-compatible, NAT64 and 6to4 IPv6 addresses are classified by their embedded IPv4 address,
- * so `::ffff:169.254.169.254` is `metadata`. Returns undefined when `text` is not an address.
- *
+ * Classifies an IP address literal (IPv4 in any `inet_aton` form, or IPv6).
  * @example
  * ```ts
  * classifyAddress("2130706433"); // "loopback"
@@ -211,20 +195,12 @@ export function normalizeHostName(host: string): string {
   return lower.endsWith(".") ? lower.slice(0, -1) : lower;
 }
 
-/**
- * How an allowlist entry matched a URL:
- * - `exact`: the entry names this very host (`flowise.internal`, `10.0.0.5:3000`);
- * - `domain`: a `*.domain` wildcard;
- * - `any`: the bare `*`.
- */
+/** How an allowlist entry matched a URL. */
 export type HostMatch = "exact" | "domain" | "any";
 
 /**
- * Matches a URL's host and port against allowlist patterns: `host`, `host:port`, `[v6]:port`,
- * `*.domain` (sub-domains only, any depth) and `*` (anything). Address patterns match every
- * spelling of the same address (`127.0.0.1` matches `http://2130706433/`). Returns the most
- * specific kind of match, or undefined.
- *
+ * Matches a URL's host and port against allowlist patterns: `host`, `host:port`, `[v6]:port`, `*.domain` (sub-domains
+ * only, any depth) and `*` (anything).
  * @example
  * ```ts
  * matchHostPattern(new URL("http://a.flows.internal"), ["*.flows.internal"]); // "domain"
@@ -282,7 +258,7 @@ export interface OutboundUrlPolicy {
    * URL comes from the operator's own configuration), but the address rules still apply.
    */
   allowedHosts?: readonly string[] | undefined;
-  /** Resolver for host names. @default {@link systemResolver} */
+  /** Resolver for host names. @default `dns.lookup` */
   resolve?: HostResolver;
 }
 
@@ -300,21 +276,9 @@ export type OutboundUrlDecision =
 const ALWAYS_EXPLICIT: readonly AddressClass[] = ["metadata", "link-local", "unspecified", "multicast", "reserved"];
 
 /**
- * Decides whether the gateway may send requests to `url` (SSRF guard). The host must match the
- * allowlist (when one is given), then every address it resolves to is classified:
- * - public addresses are allowed;
- * - private and loopback addresses need an entry naming the host or its domain (`exact` or
- *   `domain`), or a URL from the operator's configuration (no allowlist); the bare `*` never
- *   reaches them, whatever spelling or DNS name is used;
- * - cloud metadata, link-local, unspecified, multicast and reserved addresses need an `exact`
- *   entry for that host.
- * A name that does not resolve is refused under `*` (nothing to check) and allowed otherwise
- * (the operator named it; the connection simply fails).
- *
- * This check runs before connecting; {@link outboundConnectPolicy} applies the same rules to the
- * address each connection actually goes to (through {@link createOutboundAgent}), which closes
- * the DNS-rebinding window between the two.
- *
+ * Decides whether the gateway may send requests to `url` (SSRF guard). The host must match the allowlist (when one is
+ * given), then every address it resolves to is classified: public passes; private and loopback need an `exact` or
+ * `domain` entry or no allowlist (never the bare `*`); metadata, link-local and other special ranges need an `exact` one.
  * @example
  * ```ts
  * await checkOutboundUrl(new URL("http://169.254.169.254/latest"), { allowedHosts: ["*"] });
@@ -369,10 +333,8 @@ function addressRefusal(addressClass: AddressClass, address: string, match: Host
 }
 
 /**
- * Decides, at connection time, whether a TCP connection may be opened to `address` (what `host`
- * resolved to, or the host itself when it is an IP literal; `port` as the connection has it).
- * Return `true` to allow; `false` or a reason (shown in errors, so no secrets) to refuse.
- *
+ * Decides, at connection time, whether a TCP connection may be opened to `address` (what `host` resolved to, or the host
+ * itself when it is an IP literal; `port` as the connection has it).
  * @example
  * ```ts
  * const publicOnly: ConnectPolicy = (address) => !address.startsWith("127.") || "loopback is not allowed";
@@ -381,13 +343,9 @@ function addressRefusal(addressClass: AddressClass, address: string, match: Host
 export type ConnectPolicy = (address: string, family: 4 | 6, host: string, port?: number | string) => boolean | string;
 
 /**
- * The connection-time half of {@link checkOutboundUrl}: the same address rules, applied to the
- * address each new connection actually goes to (after DNS resolution), so a name that answered a
- * public address when it was checked and `127.0.0.1` or `169.254.169.254` now (DNS rebinding) is
- * refused. For `url`'s own host the allowlist match of `url` decides (`configured` when
- * `allowedHosts` is undefined); any other host (a redirect) must match the allowlist itself, and
- * without an allowlist it reaches public addresses only.
- *
+ * The connection-time half of {@link checkOutboundUrl}: the same address rules, applied to the address each new
+ * connection actually goes to (after DNS resolution), so a name that answered a public address when it was checked and
+ * `127.0.0.1` or `169.254.169.254` now (DNS rebinding) is refused.
  * @example
  * ```ts
  * const policy = outboundConnectPolicy("http://flows.example.com", { allowedHosts: ["*"] });
@@ -431,9 +389,8 @@ export function outboundConnectPolicy(url: URL | string, policy: Pick<OutboundUr
 export type HostLookup = LookupFunction;
 
 /**
- * Turns a {@link HostResolver} into a `dns.lookup`-compatible function, so one resolver serves both
- * the configuration-time check and the connections (tests inject one to simulate DNS answers).
- *
+ * Turns a {@link HostResolver} into a `dns.lookup`-compatible function, so one resolver serves both the
+ * configuration-time check and the connections (tests inject one to simulate DNS answers).
  * @example
  * ```ts
  * const lookup = lookupFromResolver(async () => ["127.0.0.1"]);
@@ -548,14 +505,8 @@ export interface OutboundAgentOptions {
 type Connector = ReturnType<typeof buildConnector>;
 
 /**
- * The `undici` connection pool of the gateway's outbound HTTP (backend adapters through
- * `undici.request`, downstream MCP servers through `undici.fetch`). With a `policy`, every new
- * connection is checked on the address it goes to: host names through a checked `lookup` (after DNS
- * resolution, so a name rebound to `127.0.0.1` or `169.254.169.254` since the configuration-time
- * check is refused), IP-literal hosts (which sockets do not look up) directly. A refusal fails the
- * request with a {@link ConnectRefusedError} before any byte is sent. Kept-alive connections are
- * reused only for the same origin, so a reused socket is always one whose address was checked.
- *
+ * The `undici` connection pool of the gateway's outbound HTTP (backend adapters through `undici.request`, downstream MCP
+ * servers through `undici.fetch`).
  * @example
  * ```ts
  * const agent = createOutboundAgent({ policy: outboundConnectPolicy(url, { allowedHosts: ["*"] }) });

@@ -1,6 +1,7 @@
 import { BackendError, redactSecrets, type ErrorCode } from "@afw/contracts";
 import { findConnectRefusal, type ConnectRefusedError } from "./address-policy.js";
 import { parseJsonBounded } from "./json-limits.js";
+import { asRecord } from "./reply-utils.js";
 
 /** What an error is about: which backend, which flow, what the adapter was doing. */
 export interface ErrorContext {
@@ -18,6 +19,11 @@ export interface ErrorContext {
 
 const MAX_MESSAGE_LENGTH = 300;
 
+/** `<kind> backend '<id>': <operation>[ of flow <id>]`, the start of every adapter error message. */
+function subject(context: ErrorContext): string {
+  return `${context.kind} backend '${context.backendId}': ${context.operation}${context.flowId !== undefined ? ` of flow ${context.flowId}` : ""}`;
+}
+
 /**
  * A message taken from a backend made safe to show: secrets redacted in every encoding (see
  * `redactSecrets` of `@afw/contracts`), whitespace collapsed, cut to a readable length.
@@ -25,10 +31,6 @@ const MAX_MESSAGE_LENGTH = 300;
 export function cleanMessage(message: string, secrets: readonly string[] = []): string {
   const text = redactSecrets(message, secrets).replace(/\s+/g, " ").trim();
   return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 function messageFromDetail(detail: unknown): string | undefined {
@@ -69,11 +71,9 @@ function messageFromDetail(detail: unknown): string | undefined {
 }
 
 /**
- * Extracts a human-readable message from a platform error body: Flowise
- * `{statusCode, success, message, stack}`, Flowise auth `{error}`, FastAPI `{detail}` where
- * `detail` may be a string, a list of validation problems, an object or a JSON *string*
- * (`{message, traceback, …}`). Stack traces and tracebacks are never returned.
- *
+ * Extracts a human-readable message from a platform error body: Flowise `{statusCode, success, message, stack}`, Flowise
+ * auth `{error}`, FastAPI `{detail}` where `detail` may be a string, a list of validation problems, an object or a JSON
+ * *string* (`{message, traceback, …}`).
  * @example
  * ```ts
  * errorMessageFromBody('{"detail":"{\\"message\\":\\"boom\\",\\"traceback\\":\\"...\\"}"}') // "boom"
@@ -119,18 +119,8 @@ function parseRetryAfter(value: string | null): number | undefined {
 }
 
 /**
- * Maps a non-2xx HTTP reply to a {@link BackendError} with a contracts code, `statusCode` and
- * `isRetryable`:
- *
- * | status | code | retryable |
- * | --- | --- | --- |
- * | 401, 403, 500 with "Unauthorized" | `BACKEND_AUTH_FAILED` | no |
- * | 404 (and 400 bad id, 5xx "Chatflow … not found" on a flow call) | `FLOW_NOT_FOUND` | no |
- * | 408, 504 | `BACKEND_TIMEOUT` | yes |
- * | 429 | `BACKEND_RATE_LIMITED` | yes |
- * | 409, 425, 5xx | `BACKEND_UNAVAILABLE` | yes |
- * | other 4xx | `BACKEND_BAD_RESPONSE` | no |
- *
+ * Maps a non-2xx HTTP reply to a {@link BackendError} with a contracts code, `statusCode` and `isRetryable`: 401/403
+ * auth, 404 flow not found, 408/504 timeout, 429 rate limited, 409/425/5xx unavailable (retryable), other 4xx bad response.
  * @example
  * ```ts
  * const error = errorFromStatus(429, '{"message":"Too many requests"}', null, { backendId: "f", kind: "flowise", operation: "execute" });
@@ -140,36 +130,25 @@ function parseRetryAfter(value: string | null): number | undefined {
 export function errorFromStatus(statusCode: number, body: string, retryAfter: string | null, context: ErrorContext): BackendError {
   const rawMessage = errorMessageFromBody(body);
   const platformMessage = rawMessage ? cleanMessage(rawMessage, context.secrets) : undefined;
-  let code: ErrorCode;
-  let isRetryable: boolean;
-  if (statusCode === 401 || statusCode === 403 || (statusCode >= 500 && rawMessage !== undefined && UNAUTHORIZED_PATTERN.test(rawMessage))) {
-    code = "BACKEND_AUTH_FAILED";
-    isRetryable = false;
-  } else if (
+  const notFound =
     statusCode === 404 ||
-    (context.flowId !== undefined && rawMessage !== undefined && ((statusCode === 400 && NOT_FOUND_PATTERN.test(rawMessage)) || (statusCode >= 500 && WRAPPED_NOT_FOUND_PATTERN.test(rawMessage))))
-  ) {
-    code = context.flowId !== undefined ? "FLOW_NOT_FOUND" : "BACKEND_BAD_RESPONSE";
-    isRetryable = false;
-  } else if (statusCode === 408 || statusCode === 504) {
-    code = "BACKEND_TIMEOUT";
-    isRetryable = true;
-  } else if (statusCode === 429) {
-    code = "BACKEND_RATE_LIMITED";
-    isRetryable = true;
-  } else if (statusCode === 409 || statusCode === 425 || statusCode >= 500) {
-    code = "BACKEND_UNAVAILABLE";
-    isRetryable = true;
-  } else {
-    code = "BACKEND_BAD_RESPONSE";
-    isRetryable = false;
-  }
-  const what = context.flowId !== undefined ? `${context.operation} of flow ${context.flowId}` : context.operation;
-  const message = `${context.kind} backend '${context.backendId}': ${what} failed with HTTP ${statusCode}${platformMessage ? `: ${platformMessage}` : ""}`;
+    (context.flowId !== undefined && rawMessage !== undefined && ((statusCode === 400 && NOT_FOUND_PATTERN.test(rawMessage)) || (statusCode >= 500 && WRAPPED_NOT_FOUND_PATTERN.test(rawMessage))));
+  const code: ErrorCode =
+    statusCode === 401 || statusCode === 403 || (statusCode >= 500 && rawMessage !== undefined && UNAUTHORIZED_PATTERN.test(rawMessage))
+      ? "BACKEND_AUTH_FAILED"
+      : notFound
+        ? context.flowId !== undefined ? "FLOW_NOT_FOUND" : "BACKEND_BAD_RESPONSE"
+        : statusCode === 408 || statusCode === 504
+          ? "BACKEND_TIMEOUT"
+          : statusCode === 429
+            ? "BACKEND_RATE_LIMITED"
+            : statusCode === 409 || statusCode === 425 || statusCode >= 500
+              ? "BACKEND_UNAVAILABLE"
+              : "BACKEND_BAD_RESPONSE";
   const retryAfterMs = parseRetryAfter(retryAfter);
-  return new BackendError(code, message, {
+  return new BackendError(code, `${subject(context)} failed with HTTP ${statusCode}${platformMessage ? `: ${platformMessage}` : ""}`, {
     statusCode,
-    isRetryable,
+    isRetryable: code === "BACKEND_TIMEOUT" || code === "BACKEND_RATE_LIMITED" || code === "BACKEND_UNAVAILABLE",
     backendId: context.backendId,
     flowId: context.flowId,
     details: {
@@ -197,28 +176,12 @@ export function errorFromStreamEvent(message: string, context: ErrorContext): Ba
   });
 }
 
-/** Node/undici network error codes that mean "could not talk to the backend". */
-const NETWORK_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "EPIPE",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ETIMEDOUT",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CLOSED",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-]);
-
+/** The Node (`E…`) or undici (`UND_ERR_…`) network error code in `error` or its causes. */
 function networkCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth += 1) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && (NETWORK_CODES.has(code) || code.startsWith("E") || code.startsWith("UND_ERR"))) return code;
+    if (typeof code === "string" && (code.startsWith("E") || code.startsWith("UND_ERR"))) return code;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
@@ -228,27 +191,24 @@ function networkCode(error: unknown): string | undefined {
 export type AbortReason = "caller" | "timeout" | undefined;
 
 /**
- * Maps anything a request or body read threw to a {@link BackendError}: an address refused
- * by the connection policy -> `FORBIDDEN` (not retryable, see {@link errorFromRefusedConnection}),
- * the caller's abort -> `ABORTED` (not retryable), the adapter's timeout -> `BACKEND_TIMEOUT`, a
- * network failure -> `BACKEND_UNAVAILABLE` (both retryable). A {@link BackendError} passes through
- * unchanged.
+ * Maps anything a request or body read threw to a {@link BackendError}: an address refused by the connection policy ->
+ * `FORBIDDEN` (not retryable, see {@link errorFromRefusedConnection}), the caller's abort -> `ABORTED` (not retryable),
+ * the adapter's timeout -> `BACKEND_TIMEOUT`, a network failure -> `BACKEND_UNAVAILABLE` (both retryable).
  */
 export function errorFromException(error: unknown, abortReason: AbortReason, timeoutMs: number, context: ErrorContext): BackendError {
   if (BackendError.isInstance(error)) return error;
   const refusal = findConnectRefusal(error);
   if (refusal) return errorFromRefusedConnection(refusal, context);
-  const what = context.flowId !== undefined ? `${context.operation} of flow ${context.flowId}` : context.operation;
   const base = { backendId: context.backendId, flowId: context.flowId, cause: error };
   if (abortReason === "caller") {
-    return new BackendError("ABORTED", `${context.kind} backend '${context.backendId}': ${what} was aborted by the caller`, {
+    return new BackendError("ABORTED", `${subject(context)} was aborted by the caller`, {
       ...base,
       isRetryable: false,
       details: { operation: context.operation },
     });
   }
   if (abortReason === "timeout") {
-    return new BackendError("BACKEND_TIMEOUT", `${context.kind} backend '${context.backendId}': ${what} timed out after ${timeoutMs} ms`, {
+    return new BackendError("BACKEND_TIMEOUT", `${subject(context)} timed out after ${timeoutMs} ms`, {
       ...base,
       isRetryable: true,
       details: { operation: context.operation, timeoutMs },
@@ -256,7 +216,7 @@ export function errorFromException(error: unknown, abortReason: AbortReason, tim
   }
   const code = networkCode(error);
   const reason = code ?? (error instanceof Error ? cleanMessage(error.message, context.secrets) : "network error");
-  return new BackendError("BACKEND_UNAVAILABLE", `${context.kind} backend '${context.backendId}': ${what} failed: ${reason}`, {
+  return new BackendError("BACKEND_UNAVAILABLE", `${subject(context)} failed: ${reason}`, {
     ...base,
     isRetryable: true,
     details: { operation: context.operation, ...(code ? { networkCode: code } : {}) },
@@ -265,8 +225,7 @@ export function errorFromException(error: unknown, abortReason: AbortReason, tim
 
 /** A `BACKEND_BAD_RESPONSE` error: the reply could not be parsed or did not fit the expected shape. */
 export function badResponse(reason: string, context: ErrorContext, statusCode?: number, cause?: unknown, isRetryable = true): BackendError {
-  const what = context.flowId !== undefined ? `${context.operation} of flow ${context.flowId}` : context.operation;
-  return new BackendError("BACKEND_BAD_RESPONSE", `${context.kind} backend '${context.backendId}': ${what} returned a bad reply: ${cleanMessage(reason, context.secrets)}`, {
+  return new BackendError("BACKEND_BAD_RESPONSE", `${subject(context)} returned a bad reply: ${cleanMessage(reason, context.secrets)}`, {
     statusCode,
     isRetryable,
     backendId: context.backendId,
@@ -277,22 +236,18 @@ export function badResponse(reason: string, context: ErrorContext, statusCode?: 
 }
 
 /**
- * A `FORBIDDEN` error for a connection the `ConnectPolicy` refused (e.g. a host name that
- * now resolves to a loopback or cloud-metadata address). Not retryable: asking again reaches the
- * same address. The message names the host and the refused address, never the URL's credentials
- * or a key; `details` carry `host`, `address` and `reason`.
- *
+ * A `FORBIDDEN` error for a connection the `ConnectPolicy` refused (e.g. a host name that now resolves to a loopback or
+ * cloud-metadata address).
  * @example
  * ```ts
  * errorFromRefusedConnection(new ConnectRefusedError("flows.example", "127.0.0.1", "a loopback address"), context).code; // "FORBIDDEN"
  * ```
  */
 export function errorFromRefusedConnection(refusal: ConnectRefusedError, context: ErrorContext): BackendError {
-  const what = context.flowId !== undefined ? `${context.operation} of flow ${context.flowId}` : context.operation;
   const reason = cleanMessage(refusal.reason, context.secrets);
   return new BackendError(
     "FORBIDDEN",
-    `${context.kind} backend '${context.backendId}': ${what} refused: connecting to ${refusal.host} (${refusal.address}) is not allowed by the connection policy: ${reason}`,
+    `${subject(context)} refused: connecting to ${refusal.host} (${refusal.address}) is not allowed by the connection policy: ${reason}`,
     {
       isRetryable: false,
       backendId: context.backendId,

@@ -60,10 +60,8 @@ function words(text: string): string[] {
 }
 
 /**
- * Infers routing intents and capabilities of a flow from its name, description, tags/category,
- * platform flow type and node hints with a small keyword table. Deterministic and cheap; the
- * configured flow registry overrides whatever it concludes.
- *
+ * Infers routing intents and capabilities of a flow from its name, description, tags/category, platform flow type and
+ * node hints with a small keyword table.
  * @example
  * ```ts
  * inferFlowIntents({ name: "Docs QA", tags: ["RAG"] }).intents // ["rag-retrieval"]

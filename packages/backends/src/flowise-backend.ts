@@ -1,27 +1,8 @@
 import { z } from "zod";
-import {
-  BackendError,
-  flowKey,
-  parseOrThrow,
-  type BackendHealth,
-  type FlowBackendV1,
-  type FlowExecutionRequest,
-  type FlowExecutionResult,
-  type FlowStreamChunk,
-  type UniversalFlow,
-} from "@afw/contracts";
-import {
-  callTimeoutMs,
-  createCallOutcomes,
-  downHealth,
-  elapsedMs,
-  healthResult,
-  mappingFor,
-  parseExecutionRequest,
-  placeParameter,
-  readEnv,
-  upStatus,
-} from "./adapter-common.js";
+import { BackendError, flowKey, parseOrThrow } from "@afw/contracts";
+import type { BackendHealth, FlowBackendV1, FlowExecutionRequest, FlowExecutionResult, FlowStreamChunk, UniversalFlow } from "@afw/contracts";
+import { type AdapterBackend, adapterBase, PAGE_SIZE, callTimeoutMs, createCallOutcomes, downHealth, elapsedMs, HEALTH_BODY_BYTES, healthResult, mappingFor } from "./adapter-common.js";
+import { MAX_PAGES, midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames, upHealth, versionReader } from "./adapter-common.js";
 import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
 import {
   extractFlowiseText,
@@ -35,50 +16,22 @@ import {
   type FlowiseChatflow,
   type FlowisePrediction,
 } from "./flowise-reply.js";
-import { HttpClient, iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
+import { iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
 import { asRecord, findUsage, nonEmptyString, toSourceDocuments } from "./reply-utils.js";
-import { BaseBackendSettingsSchema, normalizeBaseURL, type ParameterMapping } from "./settings.js";
-import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
+import { BaseBackendSettingsSchema, type ParameterMapping } from "./settings.js";
+import { mergeFlows } from "./universal-flow.js";
 import { parameterVerdict, planContext, readFlowiseProfile, toDiscovered, type FlowiseFlowProfile } from "./flowise-flow-profile.js";
 
-/** Flowise chatflow types. */
-export const FLOWISE_FLOW_TYPES = ["CHATFLOW", "AGENTFLOW", "MULTIAGENT", "ASSISTANT"] as const;
-
 /** Zod schema of {@link FlowiseBackendSettings}. */
-export const FlowiseBackendSettingsSchema = BaseBackendSettingsSchema.extend({
-  includeUndeployed: z
-    .boolean()
-    .default(true)
-    .describe("Include chatflows whose `deployed` flag is not true (Flowise's UI rarely sets it)."),
-  flowTypes: z.array(z.string()).optional().describe("Only list chatflows of these types, e.g. [\"CHATFLOW\", \"AGENTFLOW\"]."),
-  streamingCheckTtlMs: z.number().int().nonnegative().default(300_000).describe("How long a chatflows-streaming answer is cached per flow."),
-});
+export const FlowiseBackendSettingsSchema = BaseBackendSettingsSchema;
 
-/**
- * Settings of {@link createFlowiseBackend}.
- *
- * @example
- * ```ts
- * const settings: FlowiseBackendSettings = {
- *   id: "flowise",
- *   baseURL: "http://localhost:3000",
- *   apiKey: process.env.FLOWISE_API_KEY,
- *   timeouts: { requestTimeoutMs: 60_000 },
- *   flows: { "a1b2...": { intents: ["rag-retrieval"], parameterMapping: { temperature: { node: "chatOpenAI_0", param: "temperature" } } } },
- * };
- * ```
- */
+/** Settings of {@link createFlowiseBackend}. */
 export type FlowiseBackendSettings = z.input<typeof FlowiseBackendSettingsSchema>;
 
-/** A Flowise backend: {@link FlowBackendV1} plus Flowise-specific helpers. */
-export interface FlowiseBackend extends FlowBackendV1 {
-  readonly kind: "flowise";
-  /** The base URL without a trailing slash. */
-  readonly baseURL: string;
-  stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncIterable<FlowStreamChunk>;
+/** A Flowise backend: {@link FlowBackendV1} with its base URL, a required `stream` and the streaming check. */
+export interface FlowiseBackend extends AdapterBackend<"flowise"> {
   /**
    * Asks `GET /api/v1/chatflows-streaming/{id}` whether a flow streams (cached per flow).
-   *
    * @throws BackendError `FLOW_NOT_FOUND` for an unknown flow, other codes when the check fails.
    */
   isStreaming(flowId: string, signal?: AbortSignal): Promise<boolean>;
@@ -90,25 +43,13 @@ const FLOWISE_DEFAULT_MAPPING: ParameterMapping = {
   maxTokens: { param: "maxTokens" },
 };
 
-const MAX_PAGES = 1000;
-const HEALTH_BODY_BYTES = 64 * 1024;
+/** How long a chatflows-streaming answer is cached per flow. */
+const STREAMING_CHECK_TTL_MS = 300_000;
 /** Default wait for a stream's first byte (`timeouts.streamFirstByteTimeoutMs`). */
 const DEFAULT_FIRST_BYTE_MS = 10_000;
 
 /**
  * Creates a Flowise (3.x) adapter implementing {@link FlowBackendV1}.
- *
- * - health: `GET /api/v1/ping` (`pong`), version from `GET /api/v1/version`, and the API key
- *   checked on `GET /api/v1/chatflows` (ping ignores keys): a refused key is `down` with
- *   `BACKEND_AUTH_FAILED`;
- * - discovery: `GET /api/v1/chatflows` (array or paginated `{data,total}`), Bearer auth;
- * - execute: `POST /api/v1/prediction/{id}` with `overrideConfig.sessionId`, `history`, mapped
- *   parameters and uploads;
- * - stream: the same with `streaming: true` after `GET /api/v1/chatflows-streaming/{id}`, parsing
- *   Flowise's SSE; a flow that does not stream yields one `end` chunk.
- *
- * `apiKey` falls back to the `FLOWISE_API_KEY` environment variable.
- *
  * @throws AfwError `CONFIG_INVALID` when the settings are invalid.
  * @example
  * ```ts
@@ -120,22 +61,10 @@ const DEFAULT_FIRST_BYTE_MS = 10_000;
 export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseBackend {
   const config = parseOrThrow(FlowiseBackendSettingsSchema, settings, "CONFIG_INVALID", "flowise backend settings");
   const apiKey = config.apiKey ?? readEnv("FLOWISE_API_KEY");
-  const baseURL = normalizeBaseURL(config.baseURL);
-  const identity = { id: config.id, kind: "flowise" as const };
-  const http = new HttpClient({
-    backendId: config.id,
-    kind: "flowise",
-    baseURL,
-    headers: config.headers,
-    authHeaders: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
-    ...(config.connectPolicy ? { connectPolicy: config.connectPolicy } : {}),
-    ...(config.lookup ? { lookup: config.lookup } : {}),
-    secrets: apiKey ? [apiKey] : [],
-  });
+  const { baseURL, http, identity, idleTimeoutMs } = adapterBase(config, "flowise", apiKey, { authorization: `Bearer ${apiKey}` });
   const streamingCache = new Map<string, { value: boolean; expiresAt: number }>();
   const outcomes = createCallOutcomes();
-  let version: string | undefined;
-  const idleTimeoutMs = config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs;
+  const readVersion = versionReader(http, config.timeouts.healthTimeoutMs, FlowiseVersionSchema);
 
   /** What each flow's configuration says (read at discovery), and what its replies taught (`memoryType`). */
   const profiles = new Map<string, FlowiseFlowProfile | undefined>();
@@ -287,16 +216,11 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       FlowiseStreamingCheckSchema,
       HEALTH_BODY_BYTES,
     );
-    streamingCache.set(flowId, { value: data.isStreaming, expiresAt: Date.now() + config.streamingCheckTtlMs });
+    streamingCache.set(flowId, { value: data.isStreaming, expiresAt: Date.now() + STREAMING_CHECK_TTL_MS });
     return data.isStreaming;
   }
 
-  /**
-   * A stream that stayed silent: Flowise never answers a streaming prediction of a deleted
-   * chatflow. Asks the (uncached) streaming check whether the flow still exists, within the health
-   * timeout (and the request's own signal): a probe bounded by the first-byte wait would itself time
-   * out on a busy host and hide a deleted flow behind a timeout.
-   */
+  /** A stream that stayed silent: Flowise never answers a streaming prediction of a deleted chatflow. */
   async function diagnoseSilence(error: unknown, flowId: string, firstByteMs: number, signal: AbortSignal | undefined): Promise<unknown> {
     forgetOnNotFound(error, flowId);
     if (!BackendError.isInstance(error) || error.code !== "BACKEND_TIMEOUT") return error;
@@ -348,12 +272,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
         case "error":
           throw errorFromStreamEvent(typeof data === "string" ? data : (nonEmptyString(asRecord(data)?.["message"]) ?? JSON.stringify(data ?? "")), context);
         case "abort":
-          throw new BackendError("BACKEND_UNAVAILABLE", `flowise backend '${config.id}': flow ${request.flowId} was aborted by the backend mid-stream`, {
-            isRetryable: true,
-            backendId: config.id,
-            flowId: request.flowId,
-            details: { operation: "stream", midStream: true },
-          });
+          throw midStreamError(identity, request.flowId, `flow ${request.flowId} was aborted by the backend mid-stream`);
         case "end":
           ended = true;
           return;
@@ -368,27 +287,8 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
       }
     };
 
-    for await (const chunk of chunks) {
-      for (const data of reader.push(chunk)) {
-        yield* handle(data);
-        if (ended) break;
-      }
-      if (ended) break;
-    }
-    if (!ended) {
-      for (const data of reader.finish()) {
-        yield* handle(data);
-        if (ended) break;
-      }
-    }
-    if (!ended) {
-      throw new BackendError("BACKEND_UNAVAILABLE", `flowise backend '${config.id}': stream of flow ${request.flowId} closed before its end event`, {
-        isRetryable: true,
-        backendId: config.id,
-        flowId: request.flowId,
-        details: { operation: "stream", midStream: true, tokensReceived: tokens.length },
-      });
-    }
+    yield* readFrames(chunks, reader, handle, () => ended);
+    if (!ended) throw midStreamError(identity, request.flowId, `stream of flow ${request.flowId} closed before its end event`, { tokensReceived: tokens.length });
     const reply: FlowisePrediction = {
       text: tokens.length > 0 ? tokens.join("") : undefined,
       chatId: nonEmptyString(metadata["chatId"]),
@@ -480,9 +380,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   }
 
   /**
-   * `/api/v1/ping` ignores keys: checks the key with the cheapest authenticated call (one listing
-   * entry, body discarded). Skipped without a key under `discovery: "configured-only"` (public predictions only).
-   * Resolves with the health of a refused key, undefined otherwise (other failures show elsewhere).
+   * `/api/v1/ping` ignores keys: checks the key with the cheapest authenticated call (one listing entry, body discarded).
    */
   async function checkAuth(signal: AbortSignal | undefined): Promise<{ message: string } | undefined> {
     if (!apiKey && config.discovery !== "auto") return undefined;
@@ -504,12 +402,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   async function checkHealth(signal?: AbortSignal): Promise<BackendHealth> {
     const started = performance.now();
     const authProbe = checkAuth(signal);
-    const versionProbe = version
-      ? Promise.resolve(version)
-      : http
-          .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "version" }, FlowiseVersionSchema, HEALTH_BODY_BYTES)
-          .then(({ data }) => (version = data.version))
-          .catch(() => undefined);
+    const versionProbe = readVersion(signal);
     try {
       const open = await http.open({ method: "GET", path: "/api/v1/ping", headers: { accept: "text/plain, */*" }, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check" });
       if (!open.ok) await http.throwForStatus(open);
@@ -525,12 +418,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
         const message = `flowise backend '${config.id}' answers ping, but its last ${failing.count} predictions failed (${failing.code})`;
         return healthResult(identity, "down", latencyMs, { message, errorCode: failing.code, version: await versionProbe });
       }
-      const status = upStatus(latencyMs, config.slowThresholdMs);
-      const reported = await versionProbe;
-      return healthResult(identity, status, latencyMs, {
-        version: reported,
-        ...(status === "slow" ? { message: `ping took ${latencyMs} ms (threshold ${config.slowThresholdMs} ms)` } : {}),
-      });
+      return upHealth(identity, latencyMs, config.slowThresholdMs, await versionProbe, "ping");
     } catch (error) {
       await Promise.all([versionProbe, authProbe]);
       return downHealth(identity, error, elapsedMs(started));
@@ -545,7 +433,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
           {
             method: "GET",
             path: "/api/v1/chatflows",
-            query: { page, limit: config.pageSize },
+            query: { page, limit: PAGE_SIZE },
             timeoutMs: config.timeouts.discoveryTimeoutMs,
             signal,
             operation: "discover flows",
@@ -561,18 +449,14 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
         if (data.data.length === 0 || chatflows.length >= data.total) break;
       }
     }
-    const wantedTypes = config.flowTypes?.map((type) => type.toUpperCase());
-    const discovered = chatflows
-      .filter((chatflow) => config.includeUndeployed || chatflow.deployed === true || config.flows[chatflow.id] !== undefined)
-      .filter((chatflow) => !wantedTypes || wantedTypes.includes((chatflow.type ?? "CHATFLOW").toUpperCase()))
-      .map((chatflow) => {
-        const profile = readFlowiseProfile(chatflow.flowData, chatflow.apiConfig);
-        profiles.set(chatflow.id, profile);
-        const flow = toDiscovered(chatflow, profile);
-        const cached = streamingCache.get(chatflow.id);
-        if (cached) flow.streaming = cached.value;
-        return flow;
-      });
+    const discovered = chatflows.map((chatflow) => {
+      const profile = readFlowiseProfile(chatflow.flowData, chatflow.apiConfig);
+      profiles.set(chatflow.id, profile);
+      const flow = toDiscovered(chatflow, profile);
+      const cached = streamingCache.get(chatflow.id);
+      if (cached) flow.streaming = cached.value;
+      return flow;
+    });
     return mergeFlows(identity, discovered, config.flows, config.includeUnconfiguredFlows);
   }
 

@@ -6,15 +6,8 @@ import type { ParameterTarget } from "./settings.js";
 import type { DiscoveredFlow } from "./universal-flow.js";
 
 /**
- * What the adapter reads from a chatflow's configuration (its `flowData` graph and `apiConfig`),
- * the way Flowise 3.x itself reads them (docs/guides/flowise-behaviours.md):
- *
- * - memory: a node of category `Memory` wired to another node (`findMemoryNode`,
- *   `packages/server/src/utils/index.ts`), a sequential agent start with `agentMemory`, or an
- *   agentflow v2 node whose `*EnableMemory` input is not false. Such a flow loads the session's
- *   earlier messages by `overrideConfig.sessionId` and *prepends* the request's `history` to them.
- * - overrides: `apiConfig.overrideConfig.status` must be true and each parameter enabled per node
- *   label in `apiConfig.overrideConfig.nodes` (`getAPIOverrideConfig`, `replaceInputsWithConfig`).
+ * What the adapter reads from a chatflow's configuration (its `flowData` graph and `apiConfig`), the way Flowise 3.x
+ * itself reads them (docs/guides/flowise-behaviours.md).
  */
 export interface FlowiseFlowProfile {
   /** Whether the flow keeps its own memory of a session (keyed by `sessionId`). */
@@ -114,15 +107,8 @@ export interface ContextPlan {
 }
 
 /**
- * Gives each earlier message to a flow exactly once. Flowise prepends `history` to what its
- * memory loads for the session id, so:
- *
- * - a flow without memory gets every message as `history`;
- * - a flow with memory gets the session id, plus as `history` the messages its memory does not
- *   hold (`rememberedBy` is another flow or absent), as long as those all come before the ones
- *   it holds (prepending keeps the order);
- * - otherwise (a turn answered elsewhere after one it holds) every message goes as `history`
- *   and the session id is withheld, so its memory neither doubles nor reorders them.
+ * Gives each earlier message to a flow exactly once. Flowise prepends `history` to what its memory loads for the session
+ * id, so.
  */
 export function planContext(history: readonly ChatMessage[], flowKey: string, memory: boolean): ContextPlan {
   const messages = history.filter((message) => message.role !== "system");

@@ -43,12 +43,10 @@ export const FlowiseChatflowSchema = z.looseObject({
   deployed: z.boolean().nullish(),
   isPublic: z.boolean().nullish(),
   apikeyid: z.string().nullish(),
-  chatbotConfig: z.string().nullish(),
   apiConfig: z.string().nullish(),
   category: z.string().nullish(),
   type: z.string().nullish(),
   description: z.string().nullish(),
-  createdDate: z.unknown().optional(),
   updatedDate: z.unknown().optional(),
 });
 
@@ -112,12 +110,9 @@ function textFromReasoning(reasoning: readonly unknown[]): string | undefined {
 }
 
 /**
- * Extracts the answer text of a Flowise reply, whatever its shape: `text` (chatflows), `json`
- * (structured-output chains: a string field such as `text`/`answer`/`output`, else the JSON
- * itself), the last node output of `agentFlowExecutedData` (agentflows v2), the last message of
- * `agentReasoning` (multi-agent flows). Returns `""` for an explicitly empty `text` and undefined
- * when the reply carries no answer at all.
- *
+ * Extracts the answer text of a Flowise reply, whatever its shape: `text` (chatflows), `json` (structured-output chains:
+ * a string field such as `text`/`answer`/`output`, else the JSON itself), the last node output of
+ * `agentFlowExecutedData` (agentflows v2), the last message of `agentReasoning` (multi-agent flows).
  * @example
  * ```ts
  * extractFlowiseText({ text: "Paris" }) // "Paris"
@@ -148,17 +143,12 @@ export function parseFollowUpPrompts(value: string | string[] | null | undefined
   }
 }
 
-// A whole `message:` / `message` line (Flowise writes one before each frame's `data:`). Such a line
-// is no SSE field: eventsource-parser would report it through a new Error per frame, which costs
-// ~15x the parse itself on a token stream; dropping it first keeps the parse cheap. Only lines that
-// start after a "\n" inside one chunk are dropped (linear-time); one cut by a chunk boundary is
-// left to the parser, which ignores it.
+// A whole `message:` / `message` line (Flowise writes one before each frame's `data:`).
 const FLOWISE_MESSAGE_LINE = /(?<=\n)message:?\n/g;
 
 /**
- * Reads a Flowise SSE body: feed it the byte chunks as they arrive (cut anywhere, also inside a
- * multi-byte character or a line end); each call returns the `data` of the frames completed so far.
- * `finish()` ends the input; a frame without its closing blank line (a cut stream) is not returned.
+ * Reads a Flowise SSE body: feed it the byte chunks as they arrive (cut anywhere, also inside a multi-byte character or
+ * a line end); each call returns the `data` of the frames completed so far.
  */
 export function createFlowiseFrameReader(): { push(chunk: Uint8Array): string[]; finish(): string[] } {
   const decoder = new TextDecoder();

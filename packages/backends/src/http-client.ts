@@ -134,10 +134,8 @@ const MAX_STALE_SOCKET_RETRIES = 16;
 const STALE_SOCKET_CODES = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
 
 /**
- * The adapters' HTTP client: one `undici` agent (keep-alive pool, connection policy) and
- * `undici.request` for every call, whole-body JSON and streams alike. URL building, headers,
- * timeouts combined with the caller's `AbortSignal`, same-origin redirects, bounded body reads,
- * and error mapping to `BackendError`. @internal
+ * The adapters' HTTP client: one `undici` agent (keep-alive pool, connection policy) and `undici.request` for every
+ * call, whole-body JSON and streams alike.
  */
 export class HttpClient {
   private readonly agent: Agent;
@@ -255,10 +253,9 @@ export class HttpClient {
   }
 
   /**
-   * Sends a request, checks the status, reads the body (bounded), parses JSON and validates it
-   * with `schema`.
-   *
-   * @throws BackendError mapped from the status, the exception, or `BACKEND_BAD_RESPONSE` for unparsable or schema-violating bodies.
+   * Sends a request, checks the status, reads the body (bounded), parses JSON and validates it with `schema`.
+   * @throws BackendError mapped from the status, the exception, or `BACKEND_BAD_RESPONSE` for unparsable or
+   * schema-violating bodies.
    */
   async requestJson<S extends z.ZodType>(options: HttpRequestOptions, schema: S, maxBytes: number): Promise<{ data: z.infer<S>; status: number }> {
     const open = await this.open(options);
@@ -317,7 +314,6 @@ function tooLarge(maxBytes: number, context: ErrorContext, statusCode: number) {
 
 /**
  * Parses `text` as JSON and validates it with `schema`.
- *
  * @throws BackendError `BACKEND_BAD_RESPONSE` when the text is not JSON or does not fit.
  */
 export function parseJsonWith<S extends z.ZodType>(schema: S, text: string, context: ErrorContext, statusCode?: number): z.infer<S> {
@@ -333,13 +329,9 @@ export function parseJsonWith<S extends z.ZodType>(schema: S, text: string, cont
 }
 
 /**
- * Iterates the body of an open reply chunk by chunk. The scope's timer is re-armed to
- * `idleTimeoutMs` (`firstReadTimeoutMs` until a first byte arrived) before every read (silence
- * longer than that is a `BACKEND_TIMEOUT`), the total size is bounded by `maxBytes`, and the
- * request is always released when iteration stops (end, error, or the consumer leaving early),
- * which closes the socket of an unfinished reply.
- *
- * @throws BackendError `ABORTED`, `BACKEND_TIMEOUT`, `BACKEND_UNAVAILABLE` (connection lost) or `BACKEND_BAD_RESPONSE` (too large).
+ * Iterates the body of an open reply chunk by chunk.
+ * @throws BackendError `ABORTED`, `BACKEND_TIMEOUT`, `BACKEND_UNAVAILABLE` (connection lost) or `BACKEND_BAD_RESPONSE`
+ * (too large).
  */
 export async function* iterateBody(open: OpenResponse, idleTimeoutMs: number, maxBytes: number, firstReadTimeoutMs = idleTimeoutMs): AsyncGenerator<Uint8Array, void, undefined> {
   const { body, scope, context } = open;

@@ -1,29 +1,29 @@
 /**
- * `@afw/backends`: Flowise and Langflow adapters implementing the `FlowBackendV1` spec of
- * `@afw/contracts`, and the outbound address policy (SSRF guard) of every outbound HTTP request.
- *
- * Adapters are also on their own subpaths (`@afw/backends/flowise`, `@afw/backends/langflow`);
- * local reproductions of both platforms and the shared conformance suite are on
- * `@afw/backends/test`.
- *
+ * `@afw/backends`: Flowise and Langflow adapters implementing the `FlowBackendV1` spec of `@afw/contracts`, and the
+ * outbound address policy (SSRF guard) of every outbound HTTP request.
  * @packageDocumentation
  */
 export { createFlowiseBackend, type FlowiseBackend } from "./flowise-backend.js";
 export { createLangflowBackend, type LangflowBackend } from "./langflow-backend.js";
-export { ParameterMappingSchema, type ConfiguredFlowInput } from "./settings.js";
+export { ConfiguredFlowSchema, ParameterMappingSchema, type ConfiguredFlowInput } from "./settings.js";
+export type { AdapterBackend } from "./adapter-common.js";
 export {
   checkOutboundUrl,
   classifyAddress,
+  ConnectRefusedError,
   createOutboundAgent,
   findConnectRefusal,
   lookupFromResolver,
   matchHostPattern,
   normalizeHostName,
   outboundConnectPolicy,
+  type AddressClass,
   type ConnectPolicy,
+  type HostMatch,
   type HostLookup,
   type HostResolver,
   type OutboundAgentOptions,
   type OutboundUrlDecision,
   type OutboundUrlPolicy,
+  type ResolvedTarget,
 } from "./address-policy.js";

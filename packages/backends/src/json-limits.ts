@@ -2,10 +2,9 @@
 export const MAX_JSON_DEPTH = 256;
 
 /**
- * `JSON.parse` for untrusted platform replies: refuses text nested deeper than `maxDepth`
- * (arrays and objects) before parsing it, so a "JSON bomb" of deep nesting can never reach code
- * that walks or serialises the value recursively (`JSON.stringify` of a 100,000-deep array
- * overflows the stack). Throws a `SyntaxError`, as `JSON.parse` does for invalid JSON.
+ * `JSON.parse` for untrusted platform replies: refuses text nested deeper than `maxDepth` (arrays and objects) before
+ * parsing it, so a "JSON bomb" of deep nesting can never reach code that walks or serialises the value recursively
+ * (`JSON.stringify` of a 100,000-deep array overflows the stack).
  */
 export function parseJsonBounded(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
   let depth = 0;

@@ -1,10 +1,7 @@
 import { parseJsonBounded } from "./json-limits.js";
 /**
- * Incremental parser of Langflow's stream: JSON objects separated by blank lines, without a
- * `data:` prefix (`{"event": "token", "data": {...}}\n\n`). Also accepts one object per line
- * (NDJSON), a `data:` prefix added by a proxy, `\r\n` line ends, and objects spread over several
- * lines. Chunks may be cut anywhere, including inside a multi-byte character.
- *
+ * Incremental parser of Langflow's stream: JSON objects separated by blank lines, without a `data:` prefix (`{"event":
+ * "token", "data": {...}}\n\n`).
  * @example
  * ```ts
  * const parser = new JsonStreamParser();
@@ -19,7 +16,6 @@ export class JsonStreamParser {
 
   /**
    * Feeds a chunk; returns every object completed by it.
-   *
    * @throws SyntaxError when a finished block is not valid JSON.
    */
   push(chunk: Uint8Array | string): unknown[] {
@@ -38,9 +34,7 @@ export class JsonStreamParser {
   }
 
   /**
-   * Ends the input. Returns the last objects and whether unfinished text was left over (a cut
-   * stream).
-   *
+   * Ends the input. Returns the last objects and whether unfinished text was left over (a cut stream).
    * @throws SyntaxError when the leftover text is complete but not valid JSON.
    */
   finish(): { values: unknown[]; incomplete: boolean } {

@@ -90,17 +90,6 @@ describe("Langflow adapter specifics", () => {
     expect(error.message).toContain("Invalid or missing API key");
   });
 
-  it("keeps only the configured folder's flows (Langflow ignores folder_id with get_all=true)", async () => {
-    const foldered = await startLangflowServer({ apiKey: KEY, flows: [{ id: ids.chat, name: "In folder", folderId: "folder-a" }, { id: ids.messages, name: "Elsewhere", folderId: "folder-b" }] });
-    try {
-      const flows = await createLangflowBackend({ id: "f", baseURL: foldered.url, apiKey: KEY, folderId: "folder-a" }).discoverFlows();
-      expect(flows.map((flow) => flow.backendFlowId)).toEqual([ids.chat]);
-      expect(foldered.requests.find((request) => request.route === "list")!.query["folder_id"]).toBe("folder-a");
-    } finally {
-      await foldered.close();
-    }
-  });
-
   it("runs a flow by its endpoint name", async () => {
     expect((await backend().execute({ flowId: "chat-bot", question: "by name" })).text).toBe("Echo: by name");
   });

@@ -1,75 +1,25 @@
 import { z } from "zod";
-import {
-  BackendError,
-  parseOrThrow,
-  type BackendHealth,
-  type FlowBackendV1,
-  type FlowExecutionRequest,
-  type FlowExecutionResult,
-  type FlowStreamChunk,
-  type UniversalFlow,
-} from "@afw/contracts";
-import {
-  callTimeoutMs,
-  downHealth,
-  elapsedMs,
-  healthResult,
-  historyTranscript,
-  mappingFor,
-  parseExecutionRequest,
-  placeParameter,
-  readEnv,
-  upStatus,
-} from "./adapter-common.js";
+import { BackendError, parseOrThrow, type BackendHealth, type FlowBackendV1, type FlowExecutionRequest, type FlowExecutionResult, type FlowStreamChunk, type UniversalFlow } from "@afw/contracts";
+import { type AdapterBackend, adapterBase, PAGE_SIZE, callTimeoutMs, downHealth, elapsedMs, HEALTH_BODY_BYTES, healthResult, historyTranscript, mappingFor } from "./adapter-common.js";
+import { MAX_PAGES, midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames, upHealth, versionReader } from "./adapter-common.js";
 import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
-import { HttpClient, iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
+import { iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
 import { JsonStreamParser } from "./json-stream-parser.js";
-import {
-  extractLangflowAnswer,
-  LangflowFlowListSchema,
-  LangflowHealthSchema,
-  LangflowRunResponseSchema,
-  LangflowStreamEventSchema,
-  LangflowVersionSchema,
-  type LangflowFlow,
-  type LangflowRunResponse,
-} from "./langflow-reply.js";
+import { extractLangflowAnswer, LangflowFlowListSchema, LangflowHealthSchema, LangflowRunResponseSchema, LangflowStreamEventSchema, LangflowVersionSchema } from "./langflow-reply.js";
+import type { LangflowFlow, LangflowRunResponse } from "./langflow-reply.js";
 import { asRecord, findUsage, nonEmptyString } from "./reply-utils.js";
-import { BaseBackendSettingsSchema, normalizeBaseURL } from "./settings.js";
+import { BaseBackendSettingsSchema } from "./settings.js";
 import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
 
 /** Zod schema of {@link LangflowBackendSettings}. */
-export const LangflowBackendSettingsSchema = BaseBackendSettingsSchema.extend({
-  folderId: z.string().min(1).optional().describe("Only list flows of this folder (project)."),
-  inputType: z.enum(["chat", "text", "any"]).default("chat"),
-  outputType: z.enum(["chat", "text", "any", "debug"]).default("chat"),
-});
+export const LangflowBackendSettingsSchema = BaseBackendSettingsSchema;
 
-/**
- * Settings of {@link createLangflowBackend}.
- *
- * @example
- * ```ts
- * const settings: LangflowBackendSettings = {
- *   id: "langflow",
- *   baseURL: "http://localhost:7860",
- *   apiKey: process.env.LANGFLOW_API_KEY,
- *   flows: { "0b6e...": { parameterMapping: { temperature: { node: "OpenAIModel-k2x9", param: "temperature" } } } },
- * };
- * ```
- */
+/** Settings of {@link createLangflowBackend}. */
 export type LangflowBackendSettings = z.input<typeof LangflowBackendSettingsSchema>;
 
-/** A Langflow backend: {@link FlowBackendV1} with a required `stream`. */
-export interface LangflowBackend extends FlowBackendV1 {
-  readonly kind: "langflow";
-  /** The base URL without a trailing slash. */
-  readonly baseURL: string;
-  stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncIterable<FlowStreamChunk>;
-}
+/** A Langflow backend: {@link FlowBackendV1} with its base URL and a required `stream`. */
+export type LangflowBackend = AdapterBackend<"langflow">;
 
-const MAX_PAGES = 1000;
-const HEALTH_BODY_BYTES = 64 * 1024;
 
 function nodeHints(data: unknown): string[] {
   const nodes = asRecord(data)?.["nodes"];
@@ -105,43 +55,13 @@ function toDiscovered(flow: LangflowFlow): DiscoveredFlow {
 
 /**
  * Creates a Langflow (1.x) adapter implementing {@link FlowBackendV1}.
- *
- * - health: `GET /health_check` (`{status, chat, db}`), falling back to `GET /health`;
- * - discovery: `GET /api/v1/flows/?remove_example_flows=true&components_only=false&get_all=true`
- *   with `x-api-key` (array or page object; gzip-encoded replies are fine); components skipped;
- * - execute: `POST /api/v1/run/{id}?stream=false` with `session_id` and `tweaks`;
- * - stream: `?stream=true`, parsing Langflow's blank-line-separated JSON events.
- *
- * Langflow keeps conversation history per `session_id` itself; `history` is only sent when the
- * flow's `parameterMapping.history` names a component parameter to receive a transcript.
- * `apiKey` falls back to the `LANGFLOW_API_KEY` environment variable.
- *
  * @throws AfwError `CONFIG_INVALID` when the settings are invalid.
- * @example
- * ```ts
- * const langflow = createLangflowBackend({ id: "langflow", baseURL: "http://localhost:7860", apiKey: "sk-..." });
- * for await (const chunk of langflow.stream({ flowId: "0b6e...", question: "Hi" })) {
- *   if (chunk.type === "token") process.stdout.write(chunk.text);
- * }
- * ```
  */
 export function createLangflowBackend(settings: LangflowBackendSettings): LangflowBackend {
   const config = parseOrThrow(LangflowBackendSettingsSchema, settings, "CONFIG_INVALID", "langflow backend settings");
   const apiKey = config.apiKey ?? readEnv("LANGFLOW_API_KEY");
-  const baseURL = normalizeBaseURL(config.baseURL);
-  const identity = { id: config.id, kind: "langflow" as const };
-  const http = new HttpClient({
-    backendId: config.id,
-    kind: "langflow",
-    baseURL,
-    headers: config.headers,
-    authHeaders: apiKey ? { "x-api-key": apiKey } : {},
-    ...(config.connectPolicy ? { connectPolicy: config.connectPolicy } : {}),
-    ...(config.lookup ? { lookup: config.lookup } : {}),
-    secrets: apiKey ? [apiKey] : [],
-  });
-  let version: string | undefined;
-  const idleTimeoutMs = config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs;
+  const { baseURL, http, identity, idleTimeoutMs } = adapterBase(config, "langflow", apiKey, { "x-api-key": apiKey ?? "" });
+  const readVersion = versionReader(http, config.timeouts.healthTimeoutMs, LangflowVersionSchema);
 
   function runBody(request: FlowExecutionRequest): Record<string, unknown> {
     const tweaks: Record<string, unknown> = { ...(request.parameters?.overrides ?? {}) };
@@ -151,8 +71,8 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
     if (request.history?.length && mapping.history) placeParameter(mapping.history, historyTranscript(request.history), tweaks, true);
     return {
       input_value: request.question,
-      input_type: config.inputType,
-      output_type: config.outputType,
+      input_type: "chat",
+      output_type: "chat",
       // Without a session_id Langflow files the run under the flow id: one memory shared by every
       // session-less caller. A fresh id keeps such runs apart (and free of others' history).
       session_id: request.sessionId ?? `afw-${globalThis.crypto.randomUUID()}`,
@@ -283,31 +203,13 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
     };
 
     try {
-      for await (const chunk of iterateBody(open, idleTimeoutMs, config.limits.maxResponseBytes)) {
-        for (const value of parser.push(chunk)) {
-          yield* handle(value);
-          if (final) break;
-        }
-        if (final) break;
-      }
-      if (!final) {
-        for (const value of parser.finish().values) {
-          yield* handle(value);
-          if (final) break;
-        }
-      }
+      const frames = { push: (chunk: Uint8Array) => parser.push(chunk), finish: () => parser.finish().values };
+      yield* readFrames(iterateBody(open, idleTimeoutMs, config.limits.maxResponseBytes), frames, handle, () => final !== undefined);
     } catch (error) {
       if (error instanceof SyntaxError) throw badResponse("stream carries invalid JSON", context, 200, error);
       throw error;
     }
-    if (!final) {
-      throw new BackendError("BACKEND_UNAVAILABLE", `langflow backend '${config.id}': stream of flow ${request.flowId} closed before its end event`, {
-        isRetryable: true,
-        backendId: config.id,
-        flowId: request.flowId,
-        details: { operation: "stream", midStream: true, tokensReceived: tokens.length },
-      });
-    }
+    if (!final) throw midStreamError(identity, request.flowId, `stream of flow ${request.flowId} closed before its end event`, { tokensReceived: tokens.length });
     yield { type: "end", result: final };
   }
 
@@ -343,12 +245,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
 
   async function checkHealth(signal?: AbortSignal): Promise<BackendHealth> {
     const started = performance.now();
-    const versionProbe = version
-      ? Promise.resolve(version)
-      : http
-          .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "version" }, LangflowVersionSchema, HEALTH_BODY_BYTES)
-          .then(({ data }) => (version = data.version))
-          .catch(() => undefined);
+    const versionProbe = readVersion(signal);
     try {
       let data: z.infer<typeof LangflowHealthSchema>;
       try {
@@ -364,12 +261,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
         await versionProbe;
         return healthResult(identity, "down", latencyMs, { message: `health check reports ${failing.map((key) => `${key}=${String(data[key])}`).join(", ")}`, errorCode: "BACKEND_UNAVAILABLE" });
       }
-      const status = upStatus(latencyMs, config.slowThresholdMs);
-      const reported = await versionProbe;
-      return healthResult(identity, status, latencyMs, {
-        version: reported,
-        ...(status === "slow" ? { message: `health check took ${latencyMs} ms (threshold ${config.slowThresholdMs} ms)` } : {}),
-      });
+      return upHealth(identity, latencyMs, config.slowThresholdMs, await versionProbe, "health check");
     } catch (error) {
       await versionProbe;
       return downHealth(identity, error, elapsedMs(started));
@@ -379,7 +271,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
   async function discoverFlows(signal?: AbortSignal): Promise<UniversalFlow[]> {
     const flows: LangflowFlow[] = [];
     if (config.discovery === "auto") {
-      const base = { remove_example_flows: true, components_only: false, header_flows: false, folder_id: config.folderId };
+      const base = { remove_example_flows: true, components_only: false, header_flows: false };
       // get_all=true answers one array; a server that pages anyway answers {items,total,page,size,pages}:
       // then follow its pages with the size it chose.
       let next: { page: number; size: number } | undefined;
@@ -396,14 +288,10 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
         }
         flows.push(...data.items);
         if (data.items.length === 0 || flows.length >= data.total || data.page >= data.pages) break;
-        next = { page: data.page + 1, size: data.size || config.pageSize };
+        next = { page: data.page + 1, size: data.size || PAGE_SIZE };
       }
     }
-    // Langflow ignores folder_id when get_all=true: filter here too.
-    const discovered = flows
-      .filter((flow) => flow.is_component !== true)
-      .filter((flow) => config.folderId === undefined || flow.folder_id === config.folderId)
-      .map(toDiscovered);
+    const discovered = flows.filter((flow) => flow.is_component !== true).map(toDiscovered);
     return mergeFlows(identity, discovered, config.flows, config.includeUnconfiguredFlows);
   }
 

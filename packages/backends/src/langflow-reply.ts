@@ -40,8 +40,6 @@ export const LangflowFlowSchema = z.looseObject({
   data: z.unknown().optional(),
   updated_at: z.unknown().optional(),
   webhook: z.boolean().nullish(),
-  mcp_enabled: z.boolean().nullish(),
-  access_type: z.string().nullish(),
 });
 
 /** One Langflow flow as listed. */
@@ -133,12 +131,9 @@ function hasOtherText(result: z.infer<typeof LangflowResultDataSchema>): boolean
 }
 
 /**
- * Extracts the answer from a Langflow run reply, whatever its shape:
- * `outputs[i].outputs[j].results.message.text`, `.results.message.data.text`,
- * `.outputs.message.message`, `.messages[].message`, `.artifacts.message`, or any text result.
- * Chat Output components are preferred over other outputs. Returns undefined when there is no
- * answer at all.
- *
+ * Extracts the answer from a Langflow run reply, whatever its shape: `outputs[i].outputs[j].results.message.text`,
+ * `.results.message.data.text`, `.outputs.message.message`, `.messages[].message`, `.artifacts.message`, or any text
+ * result.
  * @example
  * ```ts
  * extractLangflowAnswer({ outputs: [{ outputs: [{ results: { message: { text: "Hi" } } }] }] })?.text // "Hi"

@@ -37,10 +37,8 @@ function usageFromRecord(record: Record<string, unknown>): TokenUsage | undefine
 }
 
 /**
- * Finds token usage in a reply: looks for `usage`, `usageMetadata`, `usage_metadata`,
- * `tokenUsage`, `token_usage` objects (OpenAI, LangChain and platform spellings) up to a few
- * levels deep and in the last items of arrays. Returns undefined when nothing was reported.
- *
+ * Finds token usage in a reply: looks for `usage`, `usageMetadata`, `usage_metadata`, `tokenUsage`, `token_usage`
+ * objects (OpenAI, LangChain and platform spellings) up to a few levels deep and in the last items of arrays.
  * @example
  * ```ts
  * findUsage({ usageMetadata: { input_tokens: 3, output_tokens: 4 } }) // { promptTokens: 3, completionTokens: 4, totalTokens: 7 }

@@ -6,10 +6,8 @@ import type { ConnectPolicy, HostLookup } from "./address-policy.js";
 const MEGABYTE = 1024 * 1024;
 
 /**
- * Where a generation parameter goes on the platform: `param` is the Flowise `overrideConfig` key
- * or the Langflow tweak parameter; `node` is the Flowise node id or the Langflow component id.
- * Without `node` the value applies to every node that has `param` (both platforms support that).
- *
+ * Where a generation parameter goes on the platform: `param` is the Flowise `overrideConfig` key or the Langflow tweak
+ * parameter; `node` is the Flowise node id or the Langflow component id.
  * @example
  * ```ts
  * const flowiseTemperature: ParameterTarget = { node: "chatOpenAI_0", param: "temperature" };
@@ -24,7 +22,7 @@ export const ParameterTargetSchema = z.strictObject({
 /** See {@link ParameterTargetSchema}. */
 export type ParameterTarget = z.infer<typeof ParameterTargetSchema>;
 
-/** Zod schema of {@link ParameterMapping}. */
+/** Zod schema of a parameter mapping: where `temperature`, `maxTokens` and `history` go. */
 export const ParameterMappingSchema = z.strictObject({
   temperature: ParameterTargetSchema.optional(),
   maxTokens: ParameterTargetSchema.optional(),
@@ -36,7 +34,7 @@ export const ParameterMappingSchema = z.strictObject({
 /** Which platform parameter receives `temperature`, `maxTokens` and (optionally) the history transcript. */
 export type ParameterMapping = z.infer<typeof ParameterMappingSchema>;
 
-/** Zod schema of {@link ConfiguredFlow}. */
+/** Zod schema of a configured flow entry. */
 export const ConfiguredFlowSchema = z.strictObject({
   name: z.string().min(1).optional(),
   description: z.string().optional(),
@@ -53,20 +51,12 @@ export const ConfiguredFlowSchema = z.strictObject({
 });
 
 /**
- * A flow entry in the configured registry, keyed by the platform's own flow id. Every field set
- * here wins over what discovery inferred.
- *
- * @example
- * ```ts
- * const flows: Record<string, ConfiguredFlowInput> = {
- *   "3f1c...": { intents: ["rag-retrieval"], cacheClass: "technical",
- *                parameterMapping: { temperature: { param: "temperature" } } },
- * };
- * ```
+ * A flow entry in the configured registry, keyed by the platform's own flow id. Every field set here wins over what
+ * discovery inferred.
  */
 export type ConfiguredFlow = z.infer<typeof ConfiguredFlowSchema>;
 
-/** Input form of {@link ConfiguredFlow}. */
+/** Input form of a configured flow entry (see {@link ConfiguredFlowSchema}). */
 export type ConfiguredFlowInput = z.input<typeof ConfiguredFlowSchema>;
 
 /** Zod schema of {@link BackendTimeouts}. */
@@ -121,7 +111,6 @@ export const BaseBackendSettingsSchema = z.strictObject({
   includeUnconfiguredFlows: z.boolean().default(true).describe("False returns only flows named in `flows`."),
   defaultParameterMapping: ParameterMappingSchema.optional(),
   capabilities: z.partialRecord(IntentSchema, IntentScoreSchema).optional(),
-  pageSize: z.number().int().min(1).max(1000).default(100).describe("Page size when the platform paginates listings."),
 });
 
 /** Input form of the shared settings (defaults not yet applied). */
@@ -135,7 +124,6 @@ export type IntentCapabilities = Partial<Record<Intent, number>>;
 
 /**
  * Strips a trailing slash so paths can be appended with `${baseURL}/api/...`.
- *
  * @example
  * ```ts
  * normalizeBaseURL("http://h:3000/") // "http://h:3000"

@@ -1,7 +1,6 @@
 /**
- * `@afw/backends/test/servers`: local reproductions of Flowise and Langflow on 127.0.0.1, with
- * recorded requests and fault injection. Does not import vitest.
- *
+ * `@afw/backends/test/servers`: local reproductions of Flowise and Langflow on 127.0.0.1, with recorded requests and
+ * fault injection. Does not import vitest.
  * @packageDocumentation
  */
 export { startFlowiseServer, type FlowiseServerOptions } from "./testing/flowise-server.js";

@@ -15,11 +15,7 @@ export interface DiscoveredFlow {
   metadata: Record<string, unknown>;
 }
 
-/**
- * Builds the gateway's {@link UniversalFlow} from what discovery found and/or the configured
- * registry entry. Configured fields win; intents and capabilities are inferred only where the
- * configuration does not say. `source` tells which of the two contributed.
- */
+/** Builds the gateway's {@link UniversalFlow} from what discovery found and/or the configured registry entry. */
 export function toUniversalFlow(
   backend: { id: string; kind: string },
   backendFlowId: string,

@@ -2,7 +2,6 @@ import { AfwError } from "@afw/contracts";
 
 /**
  * A snapshot TTL in whole milliseconds.
- *
  * @throws AfwError `INVALID_INPUT` when `ttlMs` is not a positive number.
  */
 export function checkTtlMs(ttlMs: number): number {

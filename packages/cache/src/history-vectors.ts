@@ -38,10 +38,9 @@ export function idfWeights(documentFrequencies: readonly number[], turns: number
 }
 
 /**
- * The score a turn ranks by: `meaning` its similarity, `hybrid` its similarity plus
- * {@link KEYWORD_WEIGHT} times `keywordShare` (the {@link idfWeights} of the query words it
- * contains); undefined when it does not qualify (no shared word and a similarity under
- * {@link MIN_MEANING_SIMILARITY}).
+ * The score a turn ranks by: `meaning` its similarity, `hybrid` its similarity plus {@link KEYWORD_WEIGHT} times
+ * `keywordShare` (the {@link idfWeights} of the query words it contains); undefined when it does not qualify (no shared
+ * word and a similarity under {@link MIN_MEANING_SIMILARITY}).
  */
 export function meaningScore(mode: "meaning" | "hybrid", sim: number, matchedWords: number, keywordShare: number): number | undefined {
   if (mode === "meaning") return sim >= MIN_MEANING_SIMILARITY ? sim : undefined;
@@ -53,10 +52,7 @@ export function meaningScore(mode: "meaning" | "hybrid", sim: number, matchedWor
 export const SKETCH_BITS = 256;
 
 /**
- * Random-hyperplane sign sketches (SimHash): bit `b` of a vector's sketch is the sign of its product
- * with plane `b`. The Hamming distance of two sketches estimates the angle of the vectors, so
- * ranking sketches by it picks candidates for an exact re-rank. The planes come from a fixed seed,
- * so every process computes the same sketches.
+ * Random-hyperplane sign sketches (SimHash): bit `b` of a vector's sketch is the sign of its product with plane `b`.
  */
 export class SignSketch {
   private readonly planes: Float32Array[];

@@ -1,9 +1,7 @@
 /**
- * `@afw/cache`: the response cache, session memory and shared gateway state (performance
- * windows, health snapshots, circuit states, MCP sessions) of Agentic Flywheel, each with a Redis (ioredis:
- * standalone, Sentinel, Cluster) and an in-memory implementation of the `@afw/contracts` store
- * interfaces. Redis trouble never reaches callers: operations are bounded and degrade to misses.
- *
+ * `@afw/cache`: the response cache, session memory and shared gateway state (performance windows, health snapshots,
+ * circuit states, MCP sessions) of Agentic Flywheel, each with a Redis (ioredis: standalone, Sentinel, Cluster) and an
+ * in-memory implementation of the `@afw/contracts` store interfaces.
  * @packageDocumentation
  */
 export { createRedisStores, type RedisStores, type RedisStoresOptions } from "./redis-stores.js";
@@ -12,7 +10,7 @@ export { LuaScript, RedisConnection, createRedisConnection, type RedisClient, ty
 export { parseRedisUrl, createRedisClient, type RedisConnectionConfig, type RedisClientSettings, type ReconnectOptions } from "./redis-config.js";
 export { prepareCacheKey, type ResponseCacheOptions, type SemanticCacheOptions } from "./response-cache-shared.js";
 export { questionsAgree } from "./semantic-guard.js";
-export { DEFAULT_CACHE_TTL_POLICY, createCacheTtlPolicy, resolveCacheTtl, type CacheTtlPolicy, type CacheTtlPolicyOverrides } from "./ttl-policy.js";
+export { DEFAULT_CACHE_TTL_POLICY, type CacheTtlPolicy } from "./ttl-policy.js";
 export { createMemoryHealthStore } from "./memory-health-store.js";
 export { createMemoryPerformanceStore } from "./memory-performance-store.js";
 export { createMemoryCircuitStateStore } from "./memory-circuit-state-store.js";

@@ -20,17 +20,8 @@ export function escapeRedisPattern(value: string): string {
 }
 
 /**
- * The Redis key layout. Every component is URI-encoded, so ids containing `:`, `{` or `}` cannot
- * collide with each other or break a hash tag. Hash tags (`{...}`) keep what one atomic script
- * touches in one Cluster slot:
- *
- * - shared answers of a flow: `<p>cache:{[t:<tenant>:]shared:flow:<flow>}:q:<hash>` (+ `:idx`, `:emb`)
- * - session answers: `<p>cache:{[t:<tenant>:]<session>}:session:flow:<flow>:q:<hash>` (+ `:idx`, `:emb`)
- * - session memory: `<p>session:{[t:<tenant>:]<session>}` (turns), `...:meta` and `...:ids`: same slot as the
- *   session's cached answers
- * - performance windows: `<p>perf:{<backend>}` and `<p>perf:{<backend>}:flow:<flow>`
- * - health: `<p>health:{<backend>}`; circuit states: one hash `<p>circuits`
- * - rate limits: `<p>ratelimit:{<key>}` (one token bucket, with a TTL)
+ * The Redis key layout. Every component is URI-encoded, so ids containing `:`, `{` or `}` cannot collide with each other
+ * or break a hash tag.
  */
 export class Keyspace {
   /** @param prefix Prefix of every key, e.g. `afw:`. */

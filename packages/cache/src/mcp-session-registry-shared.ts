@@ -11,7 +11,6 @@ export function isPlausibleMcpSessionId(sessionId: string): boolean {
 
 /**
  * A registry TTL in whole milliseconds.
- *
  * @throws AfwError `INVALID_INPUT` when `idleTtlMs` is not a positive number.
  */
 export function checkIdleTtlMs(idleTtlMs: number): number {
@@ -21,7 +20,6 @@ export function checkIdleTtlMs(idleTtlMs: number): number {
 
 /**
  * Validates a record for {@link McpSessionRegistry.create}.
- *
  * @throws AfwError `INVALID_INPUT` when it does not fit the schema or its id is not a plausible session id.
  */
 export function checkMcpSessionRecord(record: McpSessionRecord): McpSessionRecord {

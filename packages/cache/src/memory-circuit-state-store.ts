@@ -22,7 +22,6 @@ export class MemoryCircuitStateStore implements CircuitStateStore {
 
 /**
  * Creates an in-memory {@link CircuitStateStore}.
- *
  * @example
  * ```ts
  * const circuits = createMemoryCircuitStateStore();

@@ -45,7 +45,6 @@ export class MemoryHealthStore implements HealthStore {
 
 /**
  * Creates an in-memory {@link HealthStore}.
- *
  * @example
  * ```ts
  * const health = createMemoryHealthStore();

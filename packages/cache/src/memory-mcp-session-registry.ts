@@ -77,7 +77,6 @@ export class MemoryMcpSessionRegistry implements McpSessionRegistry {
 
 /**
  * Creates an in-memory {@link McpSessionRegistry}.
- *
  * @example
  * ```ts
  * const registry = createMemoryMcpSessionRegistry();

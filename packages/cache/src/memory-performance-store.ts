@@ -35,7 +35,6 @@ export class MemoryPerformanceStore implements PerformanceStore {
 
 /**
  * Creates an in-memory {@link PerformanceStore}.
- *
  * @example
  * ```ts
  * const performance = createMemoryPerformanceStore({ windowSize: 100 });

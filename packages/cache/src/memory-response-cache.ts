@@ -32,7 +32,7 @@ export interface MemoryCacheRecord {
   embedding?: Float32Array | undefined;
 }
 
-/** Options of {@link createMemoryResponseCache}. */
+/** Options of {@link MemoryResponseCache}. */
 export interface MemoryResponseCacheOptions extends ResponseCacheOptions, StoreEventOptions {
   /** Most entries kept; the least recently used go first. @default 10000 */
   maxEntries?: number;
@@ -43,9 +43,8 @@ export interface MemoryResponseCacheOptions extends ResponseCacheOptions, StoreE
 }
 
 /**
- * In-process {@link ResponseCache}: the same keys, validation, TTLs, invalidation, semantic hits
- * and stats as the Redis cache, for one gateway process. Values are stored serialised, so callers
- * can never mutate a cached answer through a returned object.
+ * In-process {@link ResponseCache}: the same keys, validation, TTLs, invalidation, semantic hits and stats as the Redis
+ * cache, for one gateway process.
  */
 export class MemoryResponseCache implements ResponseCache {
   private readonly storage: Map<string, MemoryCacheRecord>;
@@ -183,18 +182,4 @@ export class MemoryResponseCache implements ResponseCache {
   private count(increments: Record<string, number>): void {
     for (const [field, amount] of Object.entries(increments)) this.counters[field] = (this.counters[field] ?? 0) + amount;
   }
-}
-
-/**
- * Creates an in-memory {@link ResponseCache}.
- *
- * @example
- * ```ts
- * const cache = createMemoryResponseCache();
- * await cache.set({ scope: "shared", flowId: "flowise:faq", question: "What is MCP?" }, result, { ttlSeconds: 3600 });
- * (await cache.get({ scope: "shared", flowId: "flowise:faq", question: "what is mcp" })).hit // true
- * ```
- */
-export function createMemoryResponseCache(options: MemoryResponseCacheOptions = {}): MemoryResponseCache {
-  return new MemoryResponseCache(options);
 }

@@ -15,7 +15,7 @@ interface MemorySession {
   expiresAt: number;
 }
 
-/** Options of {@link createMemorySessionStore}. */
+/** Options of {@link MemorySessionStore}. */
 export interface MemorySessionStoreOptions extends SessionStoreOptions {
   /** Clock in epoch ms (inject one to test expiry without waiting). @default Date.now */
   now?: () => number;
@@ -110,11 +110,7 @@ export class MemorySessionStore implements SessionStore {
     return matches.slice(0, Math.min(limit, this.settings.listScanLimit)).map(summaryOf);
   }
 
-  /**
-   * Searches the kept turns of the tenant's live sessions (see {@link SessionStore.search}). By
-   * meaning, turns still waiting for their embedding are embedded first; when the embedder fails,
-   * the search runs by keyword.
-   */
+  /** Searches the kept turns of the tenant's live sessions (see {@link SessionStore.search}). */
   async search(query: HistoryQuery, options: { tenant?: string } = {}): Promise<HistoryPage> {
     const offset = cursorOffset(query.cursor);
     const limit = pageSize(query);
@@ -211,18 +207,4 @@ function summaryOf(session: MemorySession): SessionSummary {
     ...(session.tenant === undefined ? {} : { tenant: session.tenant }),
     ...(session.tags.size === 0 ? {} : { tags: [...session.tags].sort() }),
   };
-}
-
-/**
- * Creates an in-memory {@link SessionStore}.
- *
- * @example
- * ```ts
- * const sessions = createMemorySessionStore({ maxTurns: 50 });
- * await sessions.append("s-1", { question: "hi", answer: "hello", askedAt: Date.now(), answeredAt: Date.now() });
- * await sessions.recent("s-1", 5); // [{ question: "hi", ... }]
- * ```
- */
-export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): MemorySessionStore {
-  return new MemorySessionStore(options);
 }

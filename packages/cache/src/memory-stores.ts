@@ -41,9 +41,7 @@ export interface MemoryStores {
 }
 
 /**
- * Creates all the stores in memory, with the same behaviour as {@link createRedisStores} for a
- * single process.
- *
+ * Creates all the stores in memory, with the same behaviour as {@link createRedisStores} for a single process.
  * @example
  * ```ts
  * const stores = createMemoryStores();

@@ -4,10 +4,8 @@ const WHITESPACE = /\s+/gu;
 const TRAILING_PUNCTUATION = /[\s\p{P}]+$/u;
 
 /**
- * Normalises a question for cache keys: Unicode NFKC, lower case, runs of whitespace collapsed
- * to one space, leading/trailing whitespace and trailing punctuation removed. Two questions that
- * differ only in these respects share a cache entry.
- *
+ * Normalises a question for cache keys: Unicode NFKC, lower case, runs of whitespace collapsed to one space,
+ * leading/trailing whitespace and trailing punctuation removed.
  * @example
  * ```ts
  * normalizeQuestion("  How do I  RESTART a pod?? ") // "how do i restart a pod"
@@ -19,7 +17,6 @@ export function normalizeQuestion(question: string): string {
 
 /**
  * SHA-256 (hex) of {@link normalizeQuestion}`(question)`: the question part of a cache key.
- *
  * @example
  * ```ts
  * hashQuestion("Why?") === hashQuestion("why") // true

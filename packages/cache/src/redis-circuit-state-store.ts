@@ -3,7 +3,7 @@ import { Keyspace } from "./keyspace.js";
 import type { RedisConnection } from "./redis-connection.js";
 import { checkInput, parseStored } from "./store-validation.js";
 
-/** Options of {@link createRedisCircuitStateStore}. */
+/** Options of {@link RedisCircuitStateStore}. */
 export interface RedisCircuitStateStoreOptions {
   /** The shared connection. */
   connection: RedisConnection;
@@ -12,9 +12,8 @@ export interface RedisCircuitStateStoreOptions {
 }
 
 /**
- * {@link CircuitStateStore} on Redis: one hash (`<p>circuits`, field = circuit key), so a backend
- * one instance found dead is skipped by all. When Redis fails, `set` is a no-op and reads resolve
- * empty (closed circuits).
+ * {@link CircuitStateStore} on Redis: one hash (`<p>circuits`, field = circuit key), so a backend one instance found
+ * dead is skipped by all.
  */
 export class RedisCircuitStateStore implements CircuitStateStore {
   private readonly connection: RedisConnection;
@@ -50,17 +49,4 @@ export class RedisCircuitStateStore implements CircuitStateStore {
     if (!state) this.connection.report({ type: "value-corrupt", store: "circuit-state-store", key: this.hashKey, message: "stored circuit state does not match the schema" });
     return state;
   }
-}
-
-/**
- * Creates a Redis {@link CircuitStateStore} on a shared connection.
- *
- * @example
- * ```ts
- * const circuits = createRedisCircuitStateStore({ connection });
- * await circuits.set({ key: "flowise", state: "open", failures: 5, updatedAt: Date.now() });
- * ```
- */
-export function createRedisCircuitStateStore(options: RedisCircuitStateStoreOptions): RedisCircuitStateStore {
-  return new RedisCircuitStateStore(options);
 }

@@ -58,16 +58,7 @@ function parseDb(value: string | undefined | null): number | undefined {
 }
 
 /**
- * Parses a Redis URL. Accepted forms:
- *
- * - `redis://[[user]:password@]host[:port][/db]`, `rediss://...` (TLS): one server
- * - `redis+sentinel://[[user]:password@]host1[:port1],host2[:port2]/<masterName>[/db]`
- *   (also `rediss+sentinel://`; query `sentinelUsername`, `sentinelPassword`; default port 26379)
- * - `redis+cluster://[[user]:password@]host1[:port1],host2[:port2]` (also `rediss+cluster://`):
- *   seed nodes of a Cluster
- *
- * Credentials are URL-decoded. Error messages never contain them.
- *
+ * Parses a Redis URL.
  * @throws AfwError `CONFIG_INVALID` for an unknown scheme or a malformed URL.
  * @example
  * ```ts
@@ -166,9 +157,8 @@ export function backoffDelay(attempt: number, reconnect: ReconnectOptions = {}):
 }
 
 /**
- * The ioredis options for `config`: no offline queue, no retries of in-flight commands,
- * per-command timeout, bounded connect timeout, exponential reconnect backoff. Commands issued
- * while Redis is away fail at once instead of piling up, and the client reconnects by itself.
+ * The ioredis options for `config`: no offline queue, no retries of in-flight commands, per-command timeout, bounded
+ * connect timeout, exponential reconnect backoff.
  */
 export function planRedisClient(config: RedisConnectionConfig, settings: RedisClientSettings = {}): RedisClientPlan {
   const operationTimeoutMs = settings.operationTimeoutMs ?? 100;
@@ -219,9 +209,8 @@ export function planRedisClient(config: RedisConnectionConfig, settings: RedisCl
 }
 
 /**
- * Creates an ioredis client for a URL or {@link RedisConnectionConfig}: a `Redis` for standalone
- * and Sentinel, a `Cluster` for Cluster, configured as in {@link planRedisClient}.
- *
+ * Creates an ioredis client for a URL or {@link RedisConnectionConfig}: a `Redis` for standalone and Sentinel, a
+ * `Cluster` for Cluster, configured as in {@link planRedisClient}.
  * @throws AfwError `CONFIG_INVALID` for a malformed URL.
  * @example
  * ```ts

@@ -69,9 +69,8 @@ const OptionsSchema = z.object({
 });
 
 /**
- * A Lua script, registered on each client it runs on with ioredis `defineCommand` (which sends
- * EVALSHA and falls back to EVAL when the server does not know the script yet, pipelines included).
- *
+ * A Lua script, registered on each client it runs on with ioredis `defineCommand` (which sends EVALSHA and falls back to
+ * EVAL when the server does not know the script yet, pipelines included).
  * @example
  * ```ts
  * const INCR_TO = new LuaScript(`return redis.call("INCRBY", KEYS[1], ARGV[1])`);
@@ -118,10 +117,9 @@ const STALL_SLACK_MS = 20;
 const STALL_ALLOWANCE_MS = 5_000;
 
 /**
- * One ioredis client plus the rules that keep Redis trouble away from callers: every operation
- * is bounded by `operationTimeoutMs`; a failure or timeout becomes a `{ ok: false }` outcome and a
- * `cache-unavailable` event instead of an exception; while the client reconnects after having been
- * connected, operations fail at once instead of waiting. Stores share one connection.
+ * One ioredis client plus the rules that keep Redis trouble away from callers: every operation is bounded by
+ * `operationTimeoutMs`; a failure or timeout becomes a `{ ok: false }` outcome and a `cache-unavailable` event instead
+ * of an exception; while the client reconnects after having been connected, operations fail at once instead of waiting.
  */
 export class RedisConnection {
   /** The ioredis client. */
@@ -139,7 +137,6 @@ export class RedisConnection {
 
   /**
    * Prefer {@link createRedisConnection}.
-   *
    * @throws AfwError `CONFIG_INVALID` for bad options or a malformed URL.
    */
   constructor(options: RedisConnectionOptions) {
@@ -195,9 +192,8 @@ export class RedisConnection {
   }
 
   /**
-   * Runs `operation` bounded by `operationTimeoutMs` (or `options.timeoutMs`). Never rejects:
-   * failures, timeouts and a disconnected client resolve to `{ ok: false }` and emit
-   * `cache-unavailable`.
+   * Runs `operation` bounded by `operationTimeoutMs` (or `options.timeoutMs`). Never rejects: failures, timeouts and a
+   * disconnected client resolve to `{ ok: false }` and emit `cache-unavailable`.
    */
   async run<T>(
     store: StoreName,
@@ -219,12 +215,7 @@ export class RedisConnection {
     return outcome;
   }
 
-  /**
-   * Like {@link RedisConnection.run} without events (background work such as counter flushes).
-   * With `options.timeoutMs` longer than `operationTimeoutMs`, an attempt that times out is
-   * tried again while the budget lasts (for operations whose failure refuses a request, such as
-   * MCP session lookups); a connection that is down still fails at once.
-   */
+  /** Like {@link RedisConnection.run} without events (background work such as counter flushes). */
   async execute<T>(fn: (client: RedisClient) => Promise<T>, options?: RedisRunOptions): Promise<RedisOutcome<T>> {
     const budget = options?.timeoutMs ?? this.operationTimeoutMs;
     const started = performance.now();
@@ -299,9 +290,8 @@ export class RedisConnection {
   }
 
   /**
-   * Visits every key matching `pattern` with `SCAN ... COUNT count` (on every master of a Cluster),
-   * calling `visit` per batch; each SCAN round trip is one bounded operation. Resolves false when
-   * Redis failed before the scan completed.
+   * Visits every key matching `pattern` with `SCAN ... COUNT count` (on every master of a Cluster), calling `visit` per
+   * batch; each SCAN round trip is one bounded operation.
    */
   async scan(store: StoreName, operation: string, pattern: string, count: number, visit: (keys: string[], node: RedisClient) => Promise<void>): Promise<boolean> {
     const nodes: RedisClient[] = this.client instanceof Cluster ? this.client.nodes("master") : [this.client];
@@ -372,12 +362,10 @@ function connectionConfigOf(options: RedisConnectionOptions): RedisConnectionCon
 
 /**
  * Creates a {@link RedisConnection} shared by the Redis stores.
- *
  * @throws AfwError `CONFIG_INVALID` for bad options or a malformed URL.
  * @example
  * ```ts
  * const connection = createRedisConnection({ url: "redis://127.0.0.1:6379", operationTimeoutMs: 100 });
- * const cache = createRedisResponseCache({ connection });
  * // ...
  * await connection.close();
  * ```

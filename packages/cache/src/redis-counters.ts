@@ -6,12 +6,7 @@ for i = 1, #ARGV, 2 do
 end
 return 1`);
 
-/**
- * Counters kept in one Redis hash so every instance shares them. Increments are coalesced and
- * sent in the background every `flushDelayMs` (one script call for many lookups); ones that could
- * not be written (Redis away) are kept and sent with the next flush, so nothing is lost.
- * `local` holds this instance's own totals for when Redis cannot be read.
- */
+/** Counters kept in one Redis hash so every instance shares them. */
 export class RedisCounters {
   /** This instance's totals since start. */
   readonly local: Record<string, number> = {};
@@ -51,11 +46,7 @@ export class RedisCounters {
     if (Object.keys(this.pending).length > 0) await this.startFlush();
   }
 
-  /**
-   * Starts one flush and marks it in flight until it settled. (`inFlight` is cleared by the flush's
-   * own continuation, never before it was set: a flush with nothing to send completes without
-   * awaiting, and clearing it inside left a settled promise in flight forever, so `flush()` spun.)
-   */
+  /** Starts one flush and marks it in flight until it settled. */
   private startFlush(): Promise<void> {
     const run: Promise<void> = this.flushOnce().then((ok) => {
       if (this.inFlight === run) this.inFlight = undefined;

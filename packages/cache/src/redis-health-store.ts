@@ -4,7 +4,7 @@ import { Keyspace } from "./keyspace.js";
 import type { RedisConnection } from "./redis-connection.js";
 import { checkInput, parseStored } from "./store-validation.js";
 
-/** Options of {@link createRedisHealthStore}. */
+/** Options of {@link RedisHealthStore}. */
 export interface RedisHealthStoreOptions {
   /** The shared connection. */
   connection: RedisConnection;
@@ -13,9 +13,8 @@ export interface RedisHealthStoreOptions {
 }
 
 /**
- * {@link HealthStore} on Redis: one key per backend with a TTL (`<p>health:{<id>}`) plus an index
- * set, so every gateway instance sees the latest probe of any instance. When Redis fails, `set` is
- * a no-op and reads resolve empty.
+ * {@link HealthStore} on Redis: one key per backend with a TTL (`<p>health:{<id>}`) plus an index set, so every gateway
+ * instance sees the latest probe of any instance.
  */
 export class RedisHealthStore implements HealthStore {
   private readonly connection: RedisConnection;
@@ -65,17 +64,4 @@ export class RedisHealthStore implements HealthStore {
     if (!health) this.connection.report({ type: "value-corrupt", store: "health-store", key, message: "stored health does not match the schema" });
     return health;
   }
-}
-
-/**
- * Creates a Redis {@link HealthStore} on a shared connection.
- *
- * @example
- * ```ts
- * const health = createRedisHealthStore({ connection });
- * await health.set(await backend.checkHealth(), 30_000);
- * ```
- */
-export function createRedisHealthStore(options: RedisHealthStoreOptions): RedisHealthStore {
-  return new RedisHealthStore(options);
 }

@@ -4,7 +4,7 @@ import type { Keyspace } from "./keyspace.js";
 import type { RedisClient, RedisConnection } from "./redis-connection.js";
 
 /** Candidates of the sketch stage whose vectors are read and compared exactly. */
-const RERANK = 500;
+export const RERANK = 500;
 /** Pending turns taken per round of indexing. */
 const DRAIN_BATCH = 64;
 const SKETCH_BYTES = SKETCH_BITS / 8;
@@ -24,18 +24,7 @@ const idOf = (bytes: Uint8Array) => {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 };
 
-/**
- * The meaning index of the Redis history (plain Redis 7, no modules). A written turn's id joins a
- * pending set in the same pipeline as its document; this process (or any other) then embeds the
- * question in the background, stores the vector as int8 bytes (`history:…vec:<id>`, same TTL as
- * the document) and appends a 48-byte record (256-bit sign sketch, turn id) to the tenant's sketch
- * log (`history:…sketches`, one string). A search reads the log (4.8 MB at 100,000 turns), keeps the
- * {@link RERANK} records nearest the query's sketch by Hamming distance plus the keyword
- * candidates, and ranks them by exact similarity of their stored vectors. The log is rewritten
- * without expired turns when it holds twice as many records as the tenant has turns. A turn leaves
- * the pending set only once indexed, so a crash or an embedder failure delays its indexing, never
- * loses it (it is found by keyword meanwhile).
- */
+/** The meaning index of the Redis history (plain Redis 7, no modules). */
 export class RedisHistoryVectors {
   private readonly sketcher: SignSketch;
   private draining: Promise<void> | undefined;

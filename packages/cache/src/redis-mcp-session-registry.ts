@@ -3,11 +3,7 @@ import { checkIdleTtlMs, checkMcpSessionRecord, isPlausibleMcpSessionId } from "
 import { LuaScript, type RedisConnection, type RedisRunOptions } from "./redis-connection.js";
 import { parseStored } from "./store-validation.js";
 
-/**
- * Refreshes a session for its owner: KEYS[1] the session hash; ARGV owner, ttl ms, now.
- * Returns false (absent), 0 (another owner: untouched) or the record JSON (then `lastSeenAt`
- * is ARGV[3] and the TTL restarted).
- */
+/** Refreshes a session for its owner: KEYS[1] the session hash; ARGV owner, ttl ms, now. */
 const TOUCH_SCRIPT = new LuaScript(`
 local fields = redis.call('HMGET', KEYS[1], 'owner', 'record')
 if not fields[2] then return false end
@@ -25,20 +21,15 @@ export interface RedisMcpSessionRegistryOptions {
   /** Clock for `lastSeenAt` (TTLs are kept by Redis). @default Date.now */
   now?: (() => number) | undefined;
   /**
-   * Bound of each registry operation in ms (attempts that time out are retried within it). A
-   * failed lookup refuses a request for a session another instance opened, so this is longer
-   * than the cache's bound: a slow answer beats a false refusal. A Redis that is down still
-   * fails at once. @default max(1000, the connection's `operationTimeoutMs`)
+   * Bound of each registry operation in ms (attempts that time out are retried within it). @default max(1000, the
+   * connection's `operationTimeoutMs`)
    */
   operationTimeoutMs?: number | undefined;
 }
 
 /**
- * {@link McpSessionRegistry} on Redis: one hash per session, `<p>mcp-session:{<id>}` (fields
- * `record`, `owner`, `lastSeenAt`) with a sliding TTL, so every gateway instance accepts a
- * session any instance opened. A touch is one Lua script (owner check, `lastSeenAt`, TTL).
- * Operations are bounded by `operationTimeoutMs` (default 1 s); when Redis fails, reads
- * resolve `unavailable` and writes `false`/`undefined` (with a `cache-unavailable` event).
+ * {@link McpSessionRegistry} on Redis: one hash per session, `<p>mcp-session:{<id>}` (fields `record`, `owner`,
+ * `lastSeenAt`) with a sliding TTL, so every gateway instance accepts a session any instance opened.
  */
 export class RedisMcpSessionRegistry implements McpSessionRegistry {
   private readonly connection: RedisConnection;
@@ -119,7 +110,6 @@ export class RedisMcpSessionRegistry implements McpSessionRegistry {
 
 /**
  * Creates a Redis {@link McpSessionRegistry} on a shared connection.
- *
  * @example
  * ```ts
  * const registry = createRedisMcpSessionRegistry({ connection, keyPrefix: "afw:" });

@@ -17,7 +17,7 @@ for i = 1, #KEYS do
 end
 return #KEYS`);
 
-/** Options of {@link createRedisPerformanceStore}. */
+/** Options of {@link RedisPerformanceStore}. */
 export interface RedisPerformanceStoreOptions extends PerformanceStoreOptions {
   /** The shared connection. */
   connection: RedisConnection;
@@ -28,9 +28,8 @@ export interface RedisPerformanceStoreOptions extends PerformanceStoreOptions {
 }
 
 /**
- * {@link PerformanceStore} on Redis: rolling windows as lists trimmed atomically on every record,
- * and a set of tracked targets, so every gateway instance ranks backends on the same numbers.
- * When Redis fails, `record` is a no-op and reads resolve empty.
+ * {@link PerformanceStore} on Redis: rolling windows as lists trimmed atomically on every record, and a set of tracked
+ * targets, so every gateway instance ranks backends on the same numbers.
  */
 export class RedisPerformanceStore implements PerformanceStore {
   private readonly connection: RedisConnection;
@@ -83,17 +82,4 @@ export class RedisPerformanceStore implements PerformanceStore {
     if (!outcome.ok) return [];
     return outcome.value.map(parseTargetId).filter((target): target is PerformanceTarget => target !== undefined);
   }
-}
-
-/**
- * Creates a Redis {@link PerformanceStore} on a shared connection.
- *
- * @example
- * ```ts
- * const performance = createRedisPerformanceStore({ connection, windowSize: 100 });
- * await performance.record({ backendId: "flowise", latencyMs: 420, success: true, timestamp: Date.now() });
- * ```
- */
-export function createRedisPerformanceStore(options: RedisPerformanceStoreOptions): RedisPerformanceStore {
-  return new RedisPerformanceStore(options);
 }

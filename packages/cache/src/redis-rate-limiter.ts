@@ -2,9 +2,8 @@ import { LuaScript, type RedisConnection } from "./redis-connection.js";
 import { Keyspace } from "./keyspace.js";
 
 /**
- * One token bucket per key, in a hash `{tokens, at, capacity, perMs}`, refilled from the Redis
- * server's clock (every instance agrees on time). A refused take removes nothing. The key expires
- * once the bucket would be full again, so idle keys vanish. Returns `{allowed, tokens}`.
+ * One token bucket per key, in a hash `{tokens, at, capacity, perMs}`, refilled from the Redis server's clock (every
+ * instance agrees on time). A refused take removes nothing.
  */
 const TAKE_SCRIPT = new LuaScript(`
 local capacity = tonumber(ARGV[1])
@@ -47,11 +46,8 @@ export interface SharedRateLimitDecision {
 }
 
 /**
- * Token-bucket rate limits shared by every gateway instance on one Redis: one atomic Lua script
- * per take on one key (`<p>ratelimit:{<key>}`, Cluster-safe), with a TTL so idle buckets expire.
- * Each take is one bounded operation of the shared connection; when Redis fails it resolves
- * `undefined` (and the connection reports `cache-unavailable`), so the caller can fall back to a
- * local limiter without waiting beyond the connection's operation bound.
+ * Token-bucket rate limits shared by every gateway instance on one Redis: one atomic Lua script per take on one key
+ * (`<p>ratelimit:{<key>}`, Cluster-safe), with a TTL so idle buckets expire.
  */
 export class RedisRateLimiter {
   private readonly keys: Keyspace;

@@ -35,9 +35,8 @@ end
 return 1`);
 
 /**
- * Removes up to ARGV[2] entries of a group: pops their hashes from the group index and deletes
- * the entries (ARGV[1] .. hash, same hash tag, so the same slot) and their embeddings.
- * Returns { entries deleted, hashes popped }.
+ * Removes up to ARGV[2] entries of a group: pops their hashes from the group index and deletes the entries (ARGV[1] ..
+ * hash, same hash tag, so the same slot) and their embeddings.
  */
 const INVALIDATE_GROUP_SCRIPT = new LuaScript(`
 local members = redis.call('SPOP', KEYS[1], tonumber(ARGV[2]))
@@ -51,7 +50,7 @@ return { removed, #members }`);
 
 const ENTRY_KEY = /:q:[0-9a-f]{64}$/;
 
-/** Options of {@link createRedisResponseCache}. */
+/** Options of {@link RedisResponseCache}. */
 export interface RedisResponseCacheOptions extends ResponseCacheOptions {
   /** The shared connection (see `createRedisConnection`). */
   connection: RedisConnection;
@@ -63,11 +62,7 @@ export interface RedisResponseCacheOptions extends ResponseCacheOptions {
 
 type GetOutcome = { lookup: CacheLookup; corrupt?: { key: string; message: string }; guardRejected?: boolean };
 
-/**
- * {@link ResponseCache} on Redis. Entry values are validated with `CacheEntrySchema` on read;
- * every operation is bounded by the connection's `operationTimeoutMs` and degrades to a miss
- * (`unavailable`) or `false` when Redis fails. Counters live in a Redis hash shared by all instances.
- */
+/** {@link ResponseCache} on Redis. */
 export class RedisResponseCache implements ResponseCache {
   private readonly connection: RedisConnection;
   private readonly keyspace: Keyspace;
@@ -253,19 +248,4 @@ export class RedisResponseCache implements ResponseCache {
     if (completed) await this.connection.run("response-cache", "invalidate", (client) => client.unlink(this.keyspace.cacheRegistry));
     return removed;
   }
-}
-
-/**
- * Creates a Redis {@link ResponseCache} on a shared connection.
- *
- * @example
- * ```ts
- * const connection = createRedisConnection({ url: "redis://127.0.0.1:6379" });
- * const cache = createRedisResponseCache({ connection, keyPrefix: "afw:" });
- * const ttlSeconds = resolveCacheTtl(flow);
- * await cache.set({ scope: "shared", flowId: flow.id, question }, result, { ttlSeconds, cacheable: flow.cacheable });
- * ```
- */
-export function createRedisResponseCache(options: RedisResponseCacheOptions): RedisResponseCache {
-  return new RedisResponseCache(options);
 }

@@ -3,20 +3,15 @@ import { matchesGlob, SessionTurnSchema, type HistoryHit, type HistoryPage, type
 import { MAX_QUERY_WORDS, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
 import { idfWeights, meaningScore, searchMode } from "./history-vectors.js";
 import { Keyspace } from "./keyspace.js";
-import { RedisHistoryVectors } from "./redis-history-vectors.js";
+import { RERANK, RedisHistoryVectors } from "./redis-history-vectors.js";
 import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
 import { SessionWriteBuffer, type PendingTurn, type SessionBufferOptions } from "./session-write-buffer.js";
 import { positiveIntegerOption } from "./store-validation.js";
 
 /**
- * Appends a turn atomically and at most once: a turn whose id is in the session's id set (a
- * replayed or retried append that was written already) is skipped. Else RPUSH, LTRIM to the last
- * ARGV[2], id recorded (the ids of the last 2 x max turns are kept), metadata update, sliding
- * PEXPIRE. KEYS[1] turns list, KEYS[2] metadata hash, KEYS[3] id set, KEYS[4] tag set (same hash
- * tag, so the same slot). ARGV: turn JSON, max turns, ttl ms, now, session id, tenant ('' for none),
- * turn id, then the turn's tags.
- * Returns the turns kept and the session's tags.
+ * Appends a turn atomically and at most once: a turn whose id is in the session's id set (a replayed or retried append
+ * that was written already) is skipped.
  */
 const APPEND_SCRIPT = new LuaScript(`
 if redis.call('ZSCORE', KEYS[3], ARGV[7]) then
@@ -43,7 +38,7 @@ redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return {kept, redis.call('SMEMBERS', KEYS[4])}`);
 
-/** Options of {@link createRedisSessionStore}. */
+/** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions extends SessionStoreOptions {
   /** The shared connection (see `createRedisConnection`). */
   connection: RedisConnection;
@@ -64,19 +59,7 @@ export interface RedisSessionStoreOptions extends SessionStoreOptions {
 
 const ignore = () => {};
 
-/**
- * {@link SessionStore} on Redis. A session is a list of turns (`<p>session:{<id>}`) and a metadata
- * hash (`<p>session:{<id>}:meta`) in one slot; appends run as one Lua script, so concurrent appends
- * from any number of gateway instances keep every turn. A sorted set per tenant indexes sessions
- * by `updatedAt` for `list`. Turns are validated on read (corrupt ones are skipped and reported).
- *
- * `get` (whole sessions, off the query path) is bounded by `appendTimeoutMs` too.
- * A turn that cannot be written within `appendTimeoutMs` (Redis away or failing) waits in a bounded,
- * ordered write-behind buffer and is replayed when Redis is back (on reconnect and every
- * `replayIntervalMs`); each turn carries an id, so a replay of a write that did land is a no-op.
- * While a session has buffered turns, its new turns queue behind them and its reads include them.
- * When Redis fails, reads resolve to what the buffer holds and `delete` to false.
- */
+/** {@link SessionStore} on Redis. */
 export class RedisSessionStore implements SessionStore {
   private readonly connection: RedisConnection;
   private readonly keyspace: Keyspace;
@@ -201,14 +184,7 @@ export class RedisSessionStore implements SessionStore {
     await pipeline.exec();
   }
 
-  /**
-   * Searches the tenant's past turns (see {@link SessionStore.search}). Each candidate set (one per
-   * query word, else the session, tag or all-turns set) is read newest first, at most
-   * `listScanLimit` ids each; by meaning, the buckets of the query's embedding add candidates and
-   * every candidate is ranked by the exact similarity of its stored vector (see
-   * {@link RedisHistoryVectors}). Ids whose document expired are dropped from the sets they were
-   * read from. Resolves no hits when Redis fails.
-   */
+  /** Searches the tenant's past turns (see {@link SessionStore.search}). */
   async search(query: HistoryQuery, options: { tenant?: string } = {}): Promise<HistoryPage> {
     const offset = cursorOffset(query.cursor);
     const limit = pageSize(query);
@@ -255,7 +231,18 @@ export class RedisSessionStore implements SessionStore {
         });
         for (const candidate of candidates.values()) candidate.score = candidate.matched;
         if (vector && (mode === "meaning" || mode === "hybrid")) {
+          // Only the RERANK keyword candidates with the largest share are re-ranked by their vectors.
+          const byShare = [...candidates].sort(([, a], [, b]) => b.share - a.share || b.matched - a.matched || b.at - a.at);
+          for (const [id] of byShare.slice(RERANK)) candidates.delete(id);
           for (const id of await this.vectors!.candidates(client, vector, tenant)) if (!candidates.has(id)) candidates.set(id, { matched: 0, share: 0, at: 0, score: 0 });
+        }
+        // A session or tag filter drops candidates outside its set before any vector or document is read.
+        const filterSet = mode === undefined ? undefined : query.sessionId !== undefined ? this.keyspace.historySet("s", query.sessionId, tenant) : query.tag !== undefined ? this.keyspace.historySet("tag", query.tag, tenant) : undefined;
+        if (filterSet !== undefined && candidates.size > 0) {
+          const ids = [...candidates.keys()];
+          (await client.zmscore(filterSet, ...ids)).forEach((score, i) => score === null && candidates.delete(ids[i]!));
+        }
+        if (vector && (mode === "meaning" || mode === "hybrid")) {
           const similarities = await this.vectors!.similarities(client, [...candidates.keys()], vector, tenant);
           for (const [id, candidate] of candidates) {
             const sim = similarities.get(id) ?? 0;
@@ -442,18 +429,4 @@ function summaryOf(sessionId: string, tenant: string | undefined, fields: Record
     ...(tenant === undefined ? {} : { tenant }),
     ...(tags.length === 0 ? {} : { tags: [...tags].sort() }),
   };
-}
-
-/**
- * Creates a Redis {@link SessionStore} on a shared connection.
- *
- * @example
- * ```ts
- * const sessions = createRedisSessionStore({ connection, maxTurns: 50, ttlMs: 7 * 86_400_000 });
- * await sessions.append("s-1", { question, answer, flowId, askedAt, answeredAt });
- * const context = await sessions.recent("s-1", 5);
- * ```
- */
-export function createRedisSessionStore(options: RedisSessionStoreOptions): RedisSessionStore {
-  return new RedisSessionStore(options);
 }

@@ -47,13 +47,7 @@ export interface RedisStores {
 }
 
 /**
- * Creates all the stores on one Redis connection (standalone, Sentinel or Cluster). Every
- * operation is bounded by `operationTimeoutMs` (default 100 ms) and degrades to a miss / no-op
- * with a `cache-unavailable` event when Redis is slow or away; the client reconnects with
- * backoff and the stores resume by themselves. Session appends have their own, longer bound
- * (`sessions.appendTimeoutMs`, default 1000 ms) and keep turns they cannot write in a bounded
- * write-behind buffer replayed when Redis is back (see {@link RedisSessionStore}).
- *
+ * Creates all the stores on one Redis connection (standalone, Sentinel or Cluster).
  * @throws AfwError `CONFIG_INVALID` for bad options or a malformed URL.
  * @example
  * ```ts

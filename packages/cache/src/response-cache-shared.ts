@@ -17,11 +17,7 @@ import { questionsAgree } from "./semantic-guard.js";
 export interface SemanticCacheOptions {
   /** Serve near-duplicate questions from the cache. @default false */
   enabled?: boolean;
-  /**
-   * Smallest cosine similarity that counts as the same question. Whatever the similarity, a
-   * near-duplicate is served only when both questions have the same numbers, names and negation
-   * (see `questionsAgree`). @default 0.95
-   */
+  /** Smallest cosine similarity that counts as the same question. @default 0.95 */
   threshold?: number;
   /** Most stored embeddings compared per lookup (per flow, scope, tenant and session). @default 200 */
   maxCandidates?: number;
@@ -43,7 +39,7 @@ export interface CacheGetOptions {
 
 /** Options of `set`. */
 export interface CacheSetOptions {
-  /** Lifetime of the entry in whole seconds (see `resolveCacheTtl`). */
+  /** Lifetime of the entry in whole seconds (see `DEFAULT_CACHE_TTL_POLICY`). */
   ttlSeconds: number;
   /** Embedding of the question, stored for semantic hits (when enabled). */
   embedding?: Float32Array;
@@ -73,7 +69,6 @@ export function semanticSettings(options: SemanticCacheOptions | undefined): Sem
 
 /**
  * The group (flow, scope, tenant, session) of a key.
- *
  * @throws AfwError `INVALID_INPUT` when `flowId` is empty or scope `session` has no `sessionId`.
  */
 export function cacheGroupOf(key: CacheKeyInput): CacheGroup {
@@ -99,10 +94,8 @@ export interface ResolvedCacheKey {
 const resolvedKeys = new WeakMap<CacheKeyInput, { key: Readonly<CacheKeyInput>; resolved: ResolvedCacheKey }>();
 
 /**
- * The group and question hash of a key, computed once per key object: `get` and then `set` with
- * the same object (the miss path) normalise and hash the question once. A key object whose
- * fields changed since is resolved again.
- *
+ * The group and question hash of a key, computed once per key object: `get` and then `set` with the same object (the
+ * miss path) normalise and hash the question once.
  * @throws AfwError `INVALID_INPUT` like {@link cacheGroupOf}.
  */
 export function resolveCacheKey(key: CacheKeyInput): ResolvedCacheKey {
@@ -128,10 +121,8 @@ export function resolveCacheKey(key: CacheKeyInput): ResolvedCacheKey {
 }
 
 /**
- * A frozen copy of `key` whose group and question hash are computed now; pass it to `get` and
- * then `set` (the miss path) so the question is normalised and hashed once. Any key object
- * reused across calls gets the same benefit; this one cannot change in between.
- *
+ * A frozen copy of `key` whose group and question hash are computed now; pass it to `get` and then `set` (the miss path)
+ * so the question is normalised and hashed once.
  * @throws AfwError `INVALID_INPUT` when `flowId` is empty or scope `session` has no `sessionId`.
  * @example
  * ```ts
@@ -147,15 +138,7 @@ export function prepareCacheKey(key: CacheKeyInput): Readonly<CacheKeyInput> {
 }
 
 /**
- * Checks `set` arguments. Resolves the entry to store, or undefined when the result must not be
- * cached (non-cacheable flow, partial or error result, empty answer, a value without an answer
- * text or metadata).
- *
- * The result is typed (`UniversalQueryResult`, built by the gateway from validated backend
- * replies), so it is not parsed against the full zod schema again on every write — that cost sat
- * on every cache miss. Only the fields this decision needs are checked; what is read back is
- * validated in full ({@link parseStoredEntry}), so a malformed write can only cost a miss.
- *
+ * Checks `set` arguments.
  * @throws AfwError `INVALID_INPUT` for a TTL that is not a positive number of seconds.
  */
 export function entryToStore(key: CacheKeyInput, group: CacheGroup, result: unknown, options: CacheSetOptions, now: number): CacheEntry | undefined {
@@ -220,7 +203,6 @@ export function selectorMatches(selector: CacheInvalidation, group: CacheGroup):
 
 /**
  * Checks an invalidation selector.
- *
  * @throws AfwError `INVALID_INPUT` when no selector field is set.
  */
 export function checkSelector(selector: CacheInvalidation): void {

@@ -1,9 +1,8 @@
+import { stemmer } from "stemmer";
+
 /**
- * The guard of semantic cache hits: two questions close in meaning may still ask for different
- * answers when they differ in a number, a name or a negation ("refund order 1041" / "refund order
- * 1042", "deploy to Frankfurt" / "deploy to Dublin", "why does it work" / "why does it not work").
- * Sentence embeddings place such pairs very close, so a near-duplicate may only share an answer
- * when these specifics agree.
+ * The guard of semantic cache hits: near-duplicates (by embedding) share an answer only when they
+ * agree on numbers, names (in any case) and negation.
  */
 
 const NUMBER_WORDS = new Map(
@@ -21,6 +20,53 @@ const OPENERS = new Set(
     " ",
   ),
 );
+
+/** Words that name nothing: determiners, pronouns, auxiliaries, prepositions, conjunctions, question words. */
+const DETERMINERS = new Set("a an the this that these those my your our their his her its some any each every which what whose".split(" "));
+const SUBJECTS = new Set("i you we they he she it".split(" "));
+/** Words after which a differing word names something ("to bob", "does alice", "in paris", "and chelsea"). */
+const NAMING_CUES = new Set(
+  "of in on at to for from with by about into onto over under between among through during before after within across against toward towards via per as than and or nor is are was were be been am do does did have has had can could will would shall should may might must".split(" "),
+);
+const FUNCTION_WORDS = new Set([...DETERMINERS, ...SUBJECTS, ...NAMING_CUES, ..."me us them him how why when where who whom there here please so but if then not no also just very".split(" ")]);
+
+interface Token {
+  word: string;
+  stem: string;
+  content: boolean;
+}
+
+function tokens(question: string): Token[] {
+  return (question.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’_.@#-]*/gu) ?? []).map((raw) => {
+    const word = raw.replace(/[.'’-]+$/u, "").replace(/['’]s$/u, "");
+    const content = !FUNCTION_WORDS.has(word) && !/['’]/u.test(word) && !/^\p{N}+$/u.test(word);
+    return { word, stem: content ? stemmer(word) : word, content };
+  });
+}
+
+/** True when a content word at `i` stands where a name would (not a verb after its subject, nor a head noun after a determiner). */
+function namingSlot(list: Token[], i: number, other: Token[], j: number): boolean {
+  const before = list[i - 1];
+  const after = list[i + 1];
+  if (before !== undefined && SUBJECTS.has(before.word)) return false;
+  if (before !== undefined && NAMING_CUES.has(before.word)) return true;
+  // Otherwise only a word swapped in the same context counts: the same neighbours on both sides.
+  if (before?.word !== other[j - 1]?.word || after?.word !== other[j + 1]?.word) return false;
+  return after?.content === true;
+}
+
+/** True when each question holds a content word the other lacks, in the same naming slot ("what does bob like" / "what does alice like"). */
+function swapsName(a: string, b: string): boolean {
+  const x = tokens(a);
+  const y = tokens(b);
+  const onlyIn = (list: Token[], other: Token[]) => {
+    const stems = new Set(other.map((t) => t.stem));
+    return list.flatMap((t, i) => (t.content && !stems.has(t.stem) ? [i] : []));
+  };
+  const onlyX = onlyIn(x, y);
+  const onlyY = onlyIn(y, x);
+  return onlyX.some((i) => onlyY.some((j) => namingSlot(x, i, y, j) && namingSlot(y, j, x, i)));
+}
 
 /** The specifics of a question: numbers, names and identifiers, and whether it is negated. */
 export interface QuestionSpecifics {
@@ -60,9 +106,8 @@ export function questionSpecifics(question: string): QuestionSpecifics {
 }
 
 /**
- * True when two questions agree on their specifics (same numbers in the same order, same names and
- * identifiers, same negation): only then may a semantic cache hit serve one the other's answer.
- *
+ * True when two questions agree on their specifics (same numbers in the same order, same names and identifiers, same
+ * negation, no lower-case name swapped for another): only then may a semantic cache hit serve one the other's answer.
  * @example
  * ```ts
  * questionsAgree("What is the status of order 1041?", "status of order 1041, please"); // true
@@ -72,5 +117,5 @@ export function questionSpecifics(question: string): QuestionSpecifics {
 export function questionsAgree(a: string, b: string): boolean {
   const x = questionSpecifics(a);
   const y = questionSpecifics(b);
-  return x.negated === y.negated && x.numbers.join("|") === y.numbers.join("|") && x.names.join("|") === y.names.join("|");
+  return x.negated === y.negated && x.numbers.join("|") === y.numbers.join("|") && x.names.join("|") === y.names.join("|") && !swapsName(a, b);
 }

@@ -14,9 +14,8 @@ export interface SessionStoreOptions {
   /** Most recently updated sessions `list` looks at (the pattern is applied to these). @default 1000 */
   listScanLimit?: number | undefined;
   /**
-   * Embedder of the history index: with one, every turn's question is embedded in the background
-   * after its append is acknowledged, and `search` finds turns by meaning (`mode` `meaning` or
-   * `hybrid`). Without one, search is by keyword.
+   * Embedder of the history index: with one, every turn's question is embedded in the background after its append is
+   * acknowledged, and `search` finds turns by meaning (`mode` `meaning` or `hybrid`).
    */
   embedder?: Embedder | undefined;
 }
@@ -32,7 +31,6 @@ export interface SessionSettings {
 
 /**
  * Fills defaults and checks ranges.
- *
  * @throws AfwError `CONFIG_INVALID` for a non-positive setting.
  */
 export function sessionSettings(options: SessionStoreOptions = {}): SessionSettings {
@@ -47,7 +45,6 @@ export function sessionSettings(options: SessionStoreOptions = {}): SessionSetti
 
 /**
  * Validates a session id and turn before they are stored.
- *
  * @throws AfwError `INVALID_INPUT` for an empty session id or an invalid turn.
  */
 export function checkTurn(sessionId: string, turn: SessionTurn): SessionTurn {

@@ -22,10 +22,7 @@ export interface PendingTurn {
 }
 
 /**
- * A bounded, ordered write-behind buffer of session turns: per session a FIFO queue, bounded in
- * turns and bytes overall. {@link SessionWriteBuffer.drain} writes every queue in order, stops a
- * queue at its first failure (so later turns never overtake it) and keeps what is left for the next
- * drain. Memory of this process only: a turn buffered here survives a Redis outage, not a crash.
+ * A bounded, ordered write-behind buffer of session turns: per session a FIFO queue, bounded in turns and bytes overall.
  */
 export class SessionWriteBuffer {
   private readonly queues = new Map<string, PendingTurn[]>();
@@ -76,9 +73,8 @@ export class SessionWriteBuffer {
   }
 
   /**
-   * Writes the waiting turns with `write` (true when written), queue by queue in order, up to
-   * `concurrency` sessions at a time. One drain runs at a time; a call during a drain joins it.
-   * Resolves to the number of turns written.
+   * Writes the waiting turns with `write` (true when written), queue by queue in order, up to `concurrency` sessions at
+   * a time. One drain runs at a time; a call during a drain joins it.
    */
   drain(write: (entry: PendingTurn) => Promise<boolean>, concurrency = 8): Promise<number> {
     this.draining ??= this.drainOnce(write, concurrency).finally(() => {

@@ -3,11 +3,7 @@ import { emitTrace, type CacheScope, type TraceContext } from "@afw/contracts";
 /** Which store an event concerns. */
 export type StoreName = "response-cache" | "session-store" | "performance-store" | "health-store" | "circuit-state-store" | "mcp-session-registry" | "rate-limiter" | "connection";
 
-/**
- * What the stores report through the `onEvent` hook. `cache-unavailable` also goes to the trace
- * context as a `cache-unavailable` trace event, and `value-corrupt` of the response cache as a
- * `cache-miss` with reason `corrupt`.
- */
+/** What the stores report through the `onEvent` hook. */
 export type CacheStoreEvent =
   | {
       /** A store operation failed or timed out; the caller got a miss / no-op instead. */

@@ -3,7 +3,6 @@ import type { z } from "zod";
 
 /**
  * Parses `value` with `schema` for a write.
- *
  * @throws AfwError `INVALID_INPUT` naming `what` when it does not fit.
  */
 export function checkInput<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { createMemoryCircuitStateStore } from "../src/memory-circuit-state-store.js";
 import { createMemoryHealthStore } from "../src/memory-health-store.js";
 import { createMemoryPerformanceStore } from "../src/memory-performance-store.js";
-import { createMemoryResponseCache, type MemoryCacheRecord } from "../src/memory-response-cache.js";
-import { createMemorySessionStore } from "../src/memory-session-store.js";
+import { MemoryResponseCache, type MemoryCacheRecord } from "../src/memory-response-cache.js";
+import { MemorySessionStore } from "../src/memory-session-store.js";
 import { createMemoryStores } from "../src/memory-stores.js";
 import { type CacheStoreEvent } from "../src/store-events.js";
 import { answer, manualClock, turn } from "./helpers.js";
@@ -15,7 +15,7 @@ describeResponseCacheSuite("memory", async ({ semantic }) => {
   const clock = manualClock();
   const events: CacheStoreEvent[] = [];
   const storage = new Map<string, MemoryCacheRecord>();
-  const cache = createMemoryResponseCache({ now: clock.now, storage, onEvent: (event) => events.push(event), ...(semantic ? { semantic } : {}) });
+  const cache = new MemoryResponseCache({ now: clock.now, storage, onEvent: (event) => events.push(event), ...(semantic ? { semantic } : {}) });
   return {
     cache,
     events,
@@ -31,7 +31,7 @@ describeResponseCacheSuite("memory", async ({ semantic }) => {
 
 describeSessionStoreSuite("memory", async (options) => {
   const clock = manualClock();
-  const store = createMemorySessionStore({ ...options, now: clock.now });
+  const store = new MemorySessionStore({ ...options, now: clock.now });
   return { store, second: store, advance: async (ms) => clock.advance(ms), close: async () => {} };
 });
 
@@ -46,7 +46,7 @@ describeSharedStateSuite("memory", async ({ windowSize }) => {
 describe("memory stores", () => {
   it("expire cache entries exactly at their TTL on the injected clock", async () => {
     const clock = manualClock();
-    const cache = createMemoryResponseCache({ now: clock.now });
+    const cache = new MemoryResponseCache({ now: clock.now });
     const key = { scope: "shared" as const, flowId: "f", question: "q" };
     await cache.set(key, answer("x"), { ttlSeconds: 7 * 86_400 });
     clock.advance(7 * 86_400_000 - 1);
@@ -56,7 +56,7 @@ describe("memory stores", () => {
   });
 
   it("evict the least recently used entries past maxEntries", async () => {
-    const cache = createMemoryResponseCache({ maxEntries: 2 });
+    const cache = new MemoryResponseCache({ maxEntries: 2 });
     const key = (question: string) => ({ scope: "shared" as const, flowId: "f", question });
     await cache.set(key("a"), answer("a"), { ttlSeconds: 60 });
     await cache.set(key("b"), answer("b"), { ttlSeconds: 60 });
@@ -85,7 +85,7 @@ describe("memory stores", () => {
 
   it("slide a session's TTL on every append", async () => {
     const clock = manualClock();
-    const store = createMemorySessionStore({ ttlMs: 1000, now: clock.now });
+    const store = new MemorySessionStore({ ttlMs: 1000, now: clock.now });
     await store.append("s", turn(1));
     clock.advance(900);
     await store.append("s", turn(2));
@@ -96,7 +96,7 @@ describe("memory stores", () => {
   });
 
   it("evict the least recently updated sessions past maxSessions", async () => {
-    const store = createMemorySessionStore({ maxSessions: 2 });
+    const store = new MemorySessionStore({ maxSessions: 2 });
     await store.append("a", turn(1));
     await store.append("b", turn(1));
     await store.append("a", turn(2));

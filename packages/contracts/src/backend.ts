@@ -191,20 +191,14 @@ export const FlowStreamChunkSchema = z.discriminatedUnion("type", [
 ]);
 
 /**
- * One chunk of a streamed execution. A stream yields `start`?, then `token`s (and other events),
- * and always finishes with exactly one `end` whose `result.text` is the full answer. A failure
- * mid-stream is thrown as a typed error, never yielded.
+ * One chunk of a streamed execution. A stream yields `start`?, then `token`s (and other events), and always finishes
+ * with exactly one `end` whose `result.text` is the full answer.
  */
 export type FlowStreamChunk = z.infer<typeof FlowStreamChunkSchema>;
 
 /**
- * The backend specification, version 1. The router depends only on this interface; every adapter
- * (Flowise, Langflow, custom) implements it.
- *
- * Every method takes an optional `AbortSignal`; an aborted call rejects promptly and releases
- * its sockets. Methods reject with `BackendError` (see errors) carrying a contracts error code,
- * `statusCode` and `isRetryable`.
- *
+ * The backend specification, version 1. The router depends only on this interface; every adapter (Flowise, Langflow,
+ * custom) implements it.
  * @example
  * ```ts
  * const backend: FlowBackendV1 = createFlowiseBackend({ id: "flowise", baseURL: "http://localhost:3000" });
@@ -235,7 +229,6 @@ export interface FlowBackendV1 {
 
 /**
  * Builds the gateway-wide id of a flow: `<backendId>:<backendFlowId>`.
- *
  * @example
  * ```ts
  * flowKey("flowise", "abc") // "flowise:abc"

@@ -12,10 +12,8 @@ const MULTIPLIER = 2;
 const JITTER = 0.2;
 
 /**
- * The delay after `failureCount` consecutive failures (1-based):
- * `min(maxDelayMs, initialDelayMs * 2^(failureCount-1))`, then reduced by up to a fifth of itself
- * at random (drawn from `[0.8*base, base]`). Never exceeds `maxDelayMs`.
- *
+ * The delay after `failureCount` consecutive failures (1-based): `min(maxDelayMs, initialDelayMs * 2^(failureCount-1))`,
+ * then reduced by up to a fifth of itself at random (drawn from `[0.8*base, base]`).
  * @param random - a source of numbers in [0, 1); injectable for deterministic tests (`() => 1`: no jitter).
  * @example
  * ```ts

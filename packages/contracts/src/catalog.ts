@@ -20,7 +20,6 @@ export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;
 
 /**
  * The id of a tool: `server/name`.
- *
  * @example
  * ```ts
  * toolId({ server: "github", name: "merge_pull_request" }) // "github/merge_pull_request"
@@ -140,7 +139,6 @@ export const SearchWorkflowCatalogInputSchema = z.object(SearchWorkflowCatalogIn
 
 /**
  * Input of `search_workflow_catalog`: a query, exact `label.*` filters, exclusions, `top_k`.
- *
  * @example
  * ```ts
  * SearchWorkflowCatalogInputSchema.parse({ query: "pod killed for memory", "label.severity": "critical" });

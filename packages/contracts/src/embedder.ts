@@ -1,10 +1,6 @@
 /**
- * Turns texts into dense vectors. Shared by the router's intent classifier and the tool zoo, so
- * one model instance (and one embedding cache) can serve both.
- *
- * Implementations must be deterministic for a given `id`, return one vector of length
- * `dimensions` per input text, in input order, and honour `signal` where they can.
- *
+ * Turns texts into dense vectors. Shared by the router's intent classifier and the tool zoo, so one model instance (and
+ * one embedding cache) can serve both.
  * @example
  * ```ts
  * const [v] = await embedder.embed(["restart the failing pod"]);
@@ -22,7 +18,6 @@ export interface Embedder {
 
 /**
  * Cosine similarity of two vectors of equal length; 0 when either is all zeros.
- *
  * @example
  * ```ts
  * cosineSimilarity(new Float32Array([1, 0]), new Float32Array([1, 0])) // 1

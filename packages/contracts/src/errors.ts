@@ -45,9 +45,6 @@ export interface AfwErrorOptions {
 
 /**
  * Base class of every error the gateway raises on purpose. Carries a stable {@link ErrorCode}.
- * `isInstance` works across bundles and package copies (it checks a global symbol marker, not
- * the prototype chain).
- *
  * @example
  * ```ts
  * try { await run(); } catch (e) {
@@ -105,9 +102,8 @@ const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 ]);
 
 /**
- * An error from a backend call. The router's retry and fallback decide on `isRetryable`,
- * `code` and `statusCode`, never on message text. Messages never contain API keys.
- *
+ * An error from a backend call. The router's retry and fallback decide on `isRetryable`, `code` and `statusCode`, never
+ * on message text. Messages never contain API keys.
  * @example
  * ```ts
  * throw new BackendError("BACKEND_TIMEOUT", "flowise did not answer within 30000 ms", { backendId: "flowise" });
@@ -164,7 +160,6 @@ export function toAfwError(error: unknown, fallbackCode: ErrorCode = "INTERNAL")
 
 /**
  * Formats a zod error as one readable line per problem: `path: message`.
- *
  * @example
  * ```ts
  * formatZodError(UniversalQueryInputSchema.safeParse({}).error!) // "question: Invalid input: expected string, received undefined"
@@ -177,9 +172,8 @@ export function formatZodError(error: z.ZodError): string {
 }
 
 /**
- * Parses `input` with `schema`, throwing an {@link AfwError} with `code` (default
- * `INVALID_INPUT`) and a readable message when it does not fit.
- *
+ * Parses `input` with `schema`, throwing an {@link AfwError} with `code` (default `INVALID_INPUT`) and a readable
+ * message when it does not fit.
  * @throws AfwError with `code` when validation fails.
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, code: ErrorCode = "INVALID_INPUT", what = "input"): z.infer<S> {

@@ -10,13 +10,8 @@ export const GlobPatternSchema = z
   .max(MAX_GLOB_LENGTH, `pattern must be at most ${MAX_GLOB_LENGTH} characters`);
 
 /**
- * Whether `text` matches the glob `pattern`: `*` matches any run of characters (also none), `?`
- * exactly one; everything else matches itself, case-sensitively. Linear-time per pattern
- * character (worst case `text.length * pattern.length` steps), so hostile patterns cannot freeze
- * the process. Two pointers that backtrack to the last `*` only (a later `*` makes earlier ones
- * irrelevant). `step`, if given, is called once per comparison (tests count them to prove the
- * bound). The one glob matcher of the repo.
- *
+ * Whether `text` matches the glob `pattern`: `*` matches any run of characters (also none), `?` exactly one; everything
+ * else matches itself, case-sensitively.
  * @example
  * ```ts
  * matchesGlob("read_file", "read_*") // true

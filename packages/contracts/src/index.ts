@@ -1,7 +1,6 @@
 /**
- * `@afw/contracts`: the zod schemas, types, JSON Schemas, errors, trace events and the backend
- * specification that every Agentic Flywheel package speaks.
- *
+ * `@afw/contracts`: the zod schemas, types, JSON Schemas, errors, trace events and the backend specification that every
+ * Agentic Flywheel package speaks.
  * @packageDocumentation
  */
 export {

@@ -1,14 +1,11 @@
 import { z } from "zod";
 
 /**
- * The six intents the gateway routes on.
- *
- * - `creative-orientation`: envisioning outcomes, goals, vision, creative projects.
- * - `technical-analysis`: code, debugging, errors, library/API usage.
- * - `structural-thinking`: system design, architecture, organising components or processes.
- * - `conversation`: general chat and everyday questions needing no documents and no code.
- * - `rag-retrieval`: looking things up in documents or a knowledge base, citing sources.
- * - `data-processing`: ETL, transforming/cleaning data, CSV/JSON/SQL, aggregations.
+ * The six intents the gateway routes on. - `creative-orientation`: envisioning outcomes, goals, vision, creative
+ * projects. - `technical-analysis`: code, debugging, errors, library/API usage. - `structural-thinking`: system design,
+ * architecture, organising components or processes. - `conversation`: general chat and everyday questions needing no
+ * documents and no code. - `rag-retrieval`: looking things up in documents or a knowledge base, citing sources. -
+ * `data-processing`: ETL, transforming/cleaning data, CSV/JSON/SQL, aggregations.
  */
 export const INTENTS = [
   "creative-orientation",
@@ -25,14 +22,7 @@ export const IntentSchema = z.enum(INTENTS).describe("One of the six routing int
 /** One of the six routing intents (see {@link INTENTS}). */
 export type Intent = z.infer<typeof IntentSchema>;
 
-/**
- * How an intent was decided.
- *
- * `explicit` (the request named it), `pattern` (keyword/phrase rules decided alone),
- * `lexical` (a model over words, character n-grams and rule scores decided without a sentence
- * embedding), `semantic` (embedding similarity decided alone), `hybrid` (embedding and rules
- * combined), `default` (nothing matched; the configured default intent was used).
- */
+/** How an intent was decided. */
 export const ClassificationMethodSchema = z.enum(["explicit", "pattern", "lexical", "semantic", "hybrid", "default"]);
 
 /** How an intent was decided; see {@link ClassificationMethodSchema}. */
@@ -57,7 +47,6 @@ export const IntentClassificationSchema = z.object({
 
 /**
  * The result of classifying a question.
- *
  * @example
  * ```ts
  * const c: IntentClassification = {

@@ -43,9 +43,8 @@ export const PUBLISHED_SCHEMAS = {
 export type PublishedSchemaName = keyof typeof PUBLISHED_SCHEMAS;
 
 /**
- * Generates the JSON Schema (draft 2020-12) of every published schema, keyed by name. The
- * `schemas/` folder of this package holds the committed output; a test fails when they drift.
- *
+ * Generates the JSON Schema (draft 2020-12) of every published schema, keyed by name. The `schemas/` folder of this
+ * package holds the committed output; a test fails when they drift.
  * @example
  * ```ts
  * const all = generateJsonSchemas();

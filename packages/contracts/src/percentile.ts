@@ -1,9 +1,6 @@
 /**
- * The `p`-th percentile (0..100) of `values` by the nearest-rank method: the smallest value such that
- * at least `p`% of the values are less than or equal to it (`sorted[ceil(p/100 * n) - 1]`). Exact on
- * the data, no interpolation; `p` outside 0..100 is clamped; the input is not modified. The one
- * percentile of the project (latency figures of the router, server, analytics and dashboard).
- *
+ * The `p`-th percentile (0..100) of `values` by the nearest-rank method: the smallest value such that at least `p`% of
+ * the values are less than or equal to it (`sorted[ceil(p/100 * n) - 1]`).
  * @returns the percentile, or `undefined` for no values.
  * @example
  * ```ts

@@ -18,9 +18,8 @@ export const SessionIdSchema = z
 const MAX_TAGS = 16;
 
 /**
- * Zod schema of the tags of a query or turn: at most 16 strings of 1-64 characters, each a letter
- * or digit followed by letters, digits and `. _ : / @ + -` (e.g. `project:falcon`, `team:platform`).
- * Stores keep each distinct tag once.
+ * Zod schema of the tags of a query or turn: at most 16 strings of 1-64 characters, each a letter or digit followed by
+ * letters, digits and `. _ : / @ + -` (e.g. `project:falcon`, `team:platform`).
  */
 export const SessionTagsSchema = z
   .array(
@@ -80,7 +79,6 @@ export const UniversalQueryInputSchema = z.object(UniversalQueryInputShape).stri
 
 /**
  * Input of the `universal_query` MCP tool.
- *
  * @example
  * ```ts
  * UniversalQueryInputSchema.parse({ question: "Why does my build fail?", session_id: "s-1" });

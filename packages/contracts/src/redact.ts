@@ -26,9 +26,8 @@ const GENERIC: readonly [RegExp, string][] = [
 ];
 
 /**
- * The base64 runs that encode `secret` wherever it sits inside a larger encoded string (e.g.
- * base64 of `Bearer <key>` or `user:<key>`): one per byte offset 0, 1, 2, cut to the characters
- * that depend on the secret's bytes alone.
+ * The base64 runs that encode `secret` wherever it sits inside a larger encoded string (e.g. base64 of `Bearer <key>` or
+ * `user:<key>`): one per byte offset 0, 1, 2, cut to the characters that depend on the secret's bytes alone.
  */
 function base64Forms(secret: string): string[] {
   const bytes = Buffer.from(secret, "utf8");
@@ -51,16 +50,14 @@ function formsOf(secret: string): string[] {
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
- * Removes secrets from text and values before they reach a log line, a trace event, an error
- * message or a tool result: every known secret in raw, URL-encoded, JSON-escaped, base64 and
- * base64url form (base64 at each byte offset, so `base64("Bearer " + key)` is caught too), plus
- * generic credential shapes. The one redaction implementation of the repo.
+ * Removes secrets from text and values before they reach a log line, a trace event, an error message or a tool result:
+ * every known secret in raw, URL-encoded, JSON-escaped, base64 and base64url form (base64 at each byte offset, so
+ * `base64("Bearer " + key)` is caught too), plus generic credential shapes.
  */
 export interface Redactor {
   /**
-   * Returns `text` with every known secret replaced by `[REDACTED]`, and (unless
-   * `generic: false`) generic credential shapes too (`Bearer …`, `apiKey=…`, passwords in URLs,
-   * `sk-…`, `ghp_…`, Redis `AUTH …`).
+   * Returns `text` with every known secret replaced by `[REDACTED]`, and (unless `generic: false`) generic credential
+   * shapes too (`Bearer …`, `apiKey=…`, passwords in URLs, `sk-…`, `ghp_…`, Redis `AUTH …`).
    */
   redact(text: string, options?: { generic?: boolean }): string;
   /** Deep copy of `value` with every string redacted (objects, arrays; other values kept). */
@@ -73,7 +70,6 @@ export interface Redactor {
 
 /**
  * Creates a {@link Redactor} for the given secrets (values shorter than six characters are ignored).
- *
  * @example
  * ```ts
  * const redactor = createRedactor(["sk-live-123456"]);
@@ -133,7 +129,6 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
 
 /**
  * One-off {@link Redactor.redact} of `text` with `secrets` and the generic shapes.
- *
  * @example
  * ```ts
  * redactSecrets("401 for token abc123xyz", ["abc123xyz"]) // "401 for token [REDACTED]"

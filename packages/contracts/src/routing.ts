@@ -24,7 +24,6 @@ export const ScoringWeightsSchema = z.object({
 
 /**
  * Weights of the score components: `score = Σ weight_i * component_i`.
- *
  * @default `{ flow_match: 0.4, health: 0.3, performance: 0.2, capability: 0.1 }`
  */
 export type ScoringWeights = z.infer<typeof ScoringWeightsSchema>;
@@ -50,9 +49,8 @@ export const ScoreAdjustmentSchema = z.object({
 });
 
 /**
- * A bounded adjustment of a candidate's `flow_match` and `performance` components (e.g. by a
- * learned routing prior), with the values before it and the reason, so `explain_routing` shows
- * what was learned.
+ * A bounded adjustment of a candidate's `flow_match` and `performance` components (e.g. by a learned routing prior),
+ * with the values before it and the reason, so `explain_routing` shows what was learned.
  */
 export type ScoreAdjustment = z.infer<typeof ScoreAdjustmentSchema>;
 
@@ -77,9 +75,9 @@ export type RoutingCandidate = z.infer<typeof RoutingCandidateSchema>;
 export const RoutingStrategySchema = z.enum(["direct", "override", "hedge", "general-purpose", "default-flow"]);
 
 /**
- * How a decision orders its candidates: `direct` (by score), `override` (the user's backend/flow
- * first), `hedge` (the top two backends in parallel), `general-purpose` (general-purpose flows
- * first) or `default-flow` (the configured default flow first).
+ * How a decision orders its candidates: `direct` (by score), `override` (the user's backend/flow first), `hedge` (the
+ * top two backends in parallel), `general-purpose` (general-purpose flows first) or `default-flow` (the configured
+ * default flow first).
  */
 export type RoutingStrategy = z.infer<typeof RoutingStrategySchema>;
 
@@ -141,11 +139,8 @@ export interface ScoreAdjusterResult {
 }
 
 /**
- * A synchronous hook of the router's scoring: given the intent and a candidate's unadjusted
- * breakdown, returns deltas of its `flow_match` and `performance` components (or undefined for
- * none). `@afw/analytics`' learned routing prior provides one; the router depends only on this
- * type. It runs for every candidate of every decision, so it must be cheap and never throw.
- *
+ * A synchronous hook of the router's scoring: given the intent and a candidate's unadjusted breakdown, returns deltas of
+ * its `flow_match` and `performance` components (or undefined for none).
  * @example
  * ```ts
  * const adjuster: ScoreAdjuster = (intent, candidate) =>

@@ -150,9 +150,8 @@ export interface HistoryQuery {
   /** Text: turns whose question or answer share a (stemmed) word with it and, with an embedder, whose question is close in meaning (see `mode`). */
   text?: string | undefined;
   /**
-   * How `text` matches: `keyword` (shared stemmed words, most first, then newest), `meaning`
-   * (question embeddings by cosine similarity) or `hybrid` (both, fused). `meaning` and `hybrid`
-   * need a store with an embedder; without one the search is by keyword. @default "hybrid"
+   * How `text` matches: `keyword` (shared stemmed words, most first, then newest), `meaning` (question embeddings by
+   * cosine similarity) or `hybrid` (both, fused). @default "hybrid"
    */
   mode?: HistorySearchMode | undefined;
   /** Only turns that carried this tag. */
@@ -214,9 +213,8 @@ export interface SessionStore {
   /** Deletes a session; resolves true if it existed. */
   delete(sessionId: string, options?: { tenant?: string }): Promise<boolean>;
   /**
-   * Searches the tenant's past turns (of every session) by keyword, tag, session, backend, flow and
-   * time; paged. Optional: stores without a history index leave it out.
-   *
+   * Searches the tenant's past turns (of every session) by keyword, tag, session, backend, flow and time; paged.
+   * Optional: stores without a history index leave it out.
    * @throws AfwError `INVALID_INPUT` for a malformed cursor.
    */
   search?(query: HistoryQuery, options?: { tenant?: string }): Promise<HistoryPage>;
@@ -307,9 +305,9 @@ export const McpSessionRecordSchema = z.object({
 export type McpSessionRecord = z.infer<typeof McpSessionRecordSchema>;
 
 /**
- * Result of an {@link McpSessionRegistry} lookup: `found`, `absent` (unknown, expired or deleted),
- * `forbidden` (it exists but belongs to another owner; nothing was refreshed) or `unavailable`
- * (the store could not be reached within its bound: the caller decides how to degrade).
+ * Result of an {@link McpSessionRegistry} lookup: `found`, `absent` (unknown, expired or deleted), `forbidden` (it
+ * exists but belongs to another owner; nothing was refreshed) or `unavailable` (the store could not be reached within
+ * its bound: the caller decides how to degrade).
  */
 export type McpSessionLookup =
   | { status: "found"; record: McpSessionRecord }
@@ -318,10 +316,8 @@ export type McpSessionLookup =
   | { status: "unavailable"; message: string };
 
 /**
- * Registry of MCP Streamable HTTP sessions, so that any gateway instance behind a load balancer
- * can accept a session another instance opened. Records expire after `idleTtlMs` without a
- * {@link McpSessionRegistry.touch}. Implementations never throw on store failure: they resolve
- * `unavailable` (reads) or `false` (writes) instead, within their operation bound.
+ * Registry of MCP Streamable HTTP sessions, so that any gateway instance behind a load balancer can accept a session
+ * another instance opened.
  */
 export interface McpSessionRegistry {
   /** Stores a new session for `idleTtlMs`; resolves `true` once the store acknowledged it. */

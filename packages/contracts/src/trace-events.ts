@@ -19,15 +19,13 @@ const cacheScope = z.enum(["shared", "session"]);
 const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
   z.object({ type: z.literal(type), ...base, ...shape });
 
-/** `query-received`: a query entered the gateway. */
-export const QueryReceivedEventSchema = event("query-received", {
+const QueryReceivedEventSchema = event("query-received", {
   tool: z.string(),
   questionLength: z.number().int().nonnegative(),
   intentRequested: z.string().optional(),
   backendRequested: z.string().optional(),
 }).describe("a query entered the gateway.");
-/** `query-answered`: a query was answered. */
-export const QueryAnsweredEventSchema = event("query-answered", {
+const QueryAnsweredEventSchema = event("query-answered", {
   backendId: z.string(),
   flowId: z.string(),
   durationMs: z.number().nonnegative(),
@@ -35,32 +33,27 @@ export const QueryAnsweredEventSchema = event("query-answered", {
   fallbackUsed: z.boolean(),
   cacheHit: z.union([z.boolean(), z.literal("semantic")]),
 }).describe("a query was answered.");
-/** `query-failed`: a query ended in an error. */
-export const QueryFailedEventSchema = event("query-failed", {
+const QueryFailedEventSchema = event("query-failed", {
   code: z.string(),
   message: z.string(),
   durationMs: z.number().nonnegative(),
   attempts: z.number().int().nonnegative(),
 }).describe("a query ended in an error.");
-/** `intent-classified`: the intent of a question was decided. */
-export const IntentClassifiedEventSchema = event("intent-classified", {
+const IntentClassifiedEventSchema = event("intent-classified", {
   intent: IntentSchema,
   confidence: z.number().min(0).max(1),
   method: ClassificationMethodSchema,
   alternatives: z.array(IntentAlternativeSchema),
   durationMs: z.number().nonnegative(),
 }).describe("the intent of a question was decided.");
-/** `routing-decided`: candidates were scored and ranked. */
-export const RoutingDecidedEventSchema = event("routing-decided", { decision: RoutingDecisionSchema }).describe("candidates were scored and ranked.");
-/** `router-low-confidence`: the intent was too uncertain; the router used its fallback strategy. */
-export const RouterLowConfidenceEventSchema = event("router-low-confidence", {
+const RoutingDecidedEventSchema = event("routing-decided", { decision: RoutingDecisionSchema }).describe("candidates were scored and ranked.");
+const RouterLowConfidenceEventSchema = event("router-low-confidence", {
   intent: IntentSchema,
   confidence: z.number().min(0).max(1),
   threshold: z.number().min(0).max(1),
   strategy: z.enum(["hedge", "general-purpose", "default-flow"]),
 }).describe("the intent was too uncertain; the router used its fallback strategy.");
-/** `route-elicited`: the gateway asked the client (MCP elicitation) to confirm or choose the flow of an uncertain question. */
-export const RouteElicitedEventSchema = event("route-elicited", {
+const RouteElicitedEventSchema = event("route-elicited", {
   tier: z.enum(["confirm", "clarify"]),
   intent: IntentSchema,
   confidence: z.number().min(0).max(1),
@@ -70,16 +63,14 @@ export const RouteElicitedEventSchema = event("route-elicited", {
   chosenFlowId: z.string().optional().describe("With `accept`: the flow the client chose."),
   waitedMs: z.number().nonnegative(),
 }).describe("the client was asked to confirm or choose the flow of an uncertain question.");
-/** `backend-call-start`: an attempt against a backend began. */
-export const BackendCallStartEventSchema = event("backend-call-start", {
+const BackendCallStartEventSchema = event("backend-call-start", {
   backendId: z.string(),
   flowId: z.string(),
   attempt: z.number().int().min(1),
   streaming: z.boolean(),
   hedged: z.boolean().optional(),
 }).describe("an attempt against a backend began.");
-/** `backend-call-end`: an attempt against a backend ended. */
-export const BackendCallEndEventSchema = event("backend-call-end", {
+const BackendCallEndEventSchema = event("backend-call-end", {
   backendId: z.string(),
   flowId: z.string(),
   attempt: z.number().int().min(1),
@@ -88,24 +79,21 @@ export const BackendCallEndEventSchema = event("backend-call-end", {
   errorCode: z.string().optional(),
   statusCode: z.number().int().optional(),
 }).describe("an attempt against a backend ended.");
-/** `retry-scheduled`: a retryable failure will be retried after a delay. */
-export const RetryScheduledEventSchema = event("retry-scheduled", {
+const RetryScheduledEventSchema = event("retry-scheduled", {
   backendId: z.string(),
   flowId: z.string(),
   attempt: z.number().int().min(1),
   delayMs: z.number().nonnegative(),
   errorCode: z.string(),
 }).describe("a retryable failure will be retried after a delay.");
-/** `fallback-triggered`: the router moved on to another candidate. */
-export const FallbackTriggeredEventSchema = event("fallback-triggered", {
+const FallbackTriggeredEventSchema = event("fallback-triggered", {
   fromBackendId: z.string(),
   fromFlowId: z.string(),
   toBackendId: z.string(),
   toFlowId: z.string(),
   reason: z.string().describe("Error code that caused the fallback."),
 }).describe("the router moved on to another candidate.");
-/** `stream-restarted`: a streamed answer broke after tokens were sent and starts again (retry or fallback). */
-export const StreamRestartedEventSchema = event("stream-restarted", {
+const StreamRestartedEventSchema = event("stream-restarted", {
   fromBackendId: z.string(),
   fromFlowId: z.string(),
   toBackendId: z.string(),
@@ -114,65 +102,55 @@ export const StreamRestartedEventSchema = event("stream-restarted", {
   restart: z.number().int().min(1).describe("1-based number of this restart within the query."),
   tokensDiscarded: z.number().int().nonnegative().describe("Tokens of the broken stream already sent to the caller."),
 }).describe("a streamed answer broke after tokens were sent and starts again (retry or fallback).");
-/** `hedge-started`: two candidates run in parallel for a low-confidence question. */
-export const HedgeStartedEventSchema = event("hedge-started", {
+const HedgeStartedEventSchema = event("hedge-started", {
   flowIds: z.array(z.string()).min(2),
 }).describe("two candidates run in parallel for a low-confidence question.");
-/** `circuit-opened`: a backend or flow failed too often and is skipped for a cooldown. */
-export const CircuitOpenedEventSchema = event("circuit-opened", {
+const CircuitOpenedEventSchema = event("circuit-opened", {
   key: z.string(),
   backendId: z.string(),
   flowId: z.string().optional(),
   failures: z.number().int().nonnegative(),
   cooldownMs: z.number().nonnegative(),
 }).describe("a backend or flow failed too often and is skipped for a cooldown.");
-/** `circuit-half-opened`: a cooldown ended; one probe call may pass. */
-export const CircuitHalfOpenedEventSchema = event("circuit-half-opened", {
+const CircuitHalfOpenedEventSchema = event("circuit-half-opened", {
   key: z.string(),
   backendId: z.string(),
   flowId: z.string().optional(),
 }).describe("a cooldown ended; one probe call may pass.");
-/** `circuit-closed`: a probe succeeded; traffic flows again. */
-export const CircuitClosedEventSchema = event("circuit-closed", {
+const CircuitClosedEventSchema = event("circuit-closed", {
   key: z.string(),
   backendId: z.string(),
   flowId: z.string().optional(),
 }).describe("a probe succeeded; traffic flows again.");
-/** `health-checked`: a backend was probed. */
-export const HealthCheckedEventSchema = event("health-checked", {
+const HealthCheckedEventSchema = event("health-checked", {
   backendId: z.string(),
   status: HealthStatusSchema,
   latencyMs: z.number().nonnegative(),
 }).describe("a backend was probed.");
-/** `flows-discovered`: a backend's flow list was (re)loaded. */
-export const FlowsDiscoveredEventSchema = event("flows-discovered", {
+const FlowsDiscoveredEventSchema = event("flows-discovered", {
   backendId: z.string(),
   count: z.number().int().nonnegative(),
   stale: z.boolean().describe("True when discovery failed and the previous list is served."),
 }).describe("a backend's flow list was (re)loaded.");
-/** `cache-hit`: an answer was served from the cache. */
-export const CacheHitEventSchema = event("cache-hit", {
+const CacheHitEventSchema = event("cache-hit", {
   scope: cacheScope,
   flowId: z.string(),
   kind: z.enum(["exact", "semantic"]),
   similarity: z.number().min(0).max(1).optional(),
 }).describe("an answer was served from the cache.");
-/** `cache-miss`: no usable cached answer. */
-export const CacheMissEventSchema = event("cache-miss", {
+const CacheMissEventSchema = event("cache-miss", {
   scope: cacheScope,
   flowId: z.string().optional(),
   reason: z
     .enum(["absent", "corrupt", "unavailable", "bypass", "expired", "session-memory"])
     .describe("`session-memory`: a cached answer inside a session whose flow keeps its own memory, which would then miss the turn."),
 }).describe("no usable cached answer.");
-/** `cache-write`: an answer was cached. */
-export const CacheWriteEventSchema = event("cache-write", {
+const CacheWriteEventSchema = event("cache-write", {
   scope: cacheScope,
   flowId: z.string(),
   ttlSeconds: z.number().int().positive(),
 }).describe("an answer was cached.");
-/** `cache-invalidate`: cached entries were removed. */
-export const CacheInvalidateEventSchema = event("cache-invalidate", {
+const CacheInvalidateEventSchema = event("cache-invalidate", {
   selector: z.object({
     flowId: z.string().optional(),
     sessionId: z.string().optional(),
@@ -181,22 +159,18 @@ export const CacheInvalidateEventSchema = event("cache-invalidate", {
   }),
   removed: z.number().int().nonnegative(),
 }).describe("cached entries were removed.");
-/** `cache-unavailable`: the cache store failed; the gateway continues without it. */
-export const CacheUnavailableEventSchema = event("cache-unavailable", {
+const CacheUnavailableEventSchema = event("cache-unavailable", {
   operation: z.string(),
   message: z.string(),
 }).describe("the cache store failed; the gateway continues without it.");
-/** `session-loaded`: a session's recent turns were loaded. */
-export const SessionLoadedEventSchema = event("session-loaded", {
+const SessionLoadedEventSchema = event("session-loaded", {
   turns: z.number().int().nonnegative(),
 }).describe("a session's recent turns were loaded.");
-/** `session-appended`: a turn was appended to a session. */
-export const SessionAppendedEventSchema = event("session-appended", {
+const SessionAppendedEventSchema = event("session-appended", {
   totalTurns: z.number().int().nonnegative().optional().describe("Turns the session keeps; absent when the turn was buffered."),
   buffered: z.boolean().optional().describe("True when the turn waits in the write-behind buffer for the store to come back."),
 }).describe("a turn was appended to a session.");
-/** `session-save-failed`: an answered turn could be neither written nor buffered; the answer says `session_saved: false`. */
-export const SessionSaveFailedEventSchema = event("session-save-failed", {
+const SessionSaveFailedEventSchema = event("session-save-failed", {
   reason: z.enum(["not-kept", "error"]).describe("`not-kept`: the store could neither write nor buffer it (e.g. its write-behind buffer is full); `error`: the store failed."),
   message: z.string(),
 }).describe("an answered turn could be neither written nor buffered.");
@@ -205,20 +179,17 @@ const toolCandidate = z.object({
   score: z.number(),
   reason: z.string().optional(),
 });
-/** `tool-list-requested`: a client asked for the tool list. */
-export const ToolListRequestedEventSchema = event("tool-list-requested", {
+const ToolListRequestedEventSchema = event("tool-list-requested", {
   mode: z.enum(["all", "search", "routed"]),
   context: z.string().optional(),
 }).describe("a client asked for the tool list.");
-/** `tool-list-decided`: the tools to expose were chosen. */
-export const ToolListDecidedEventSchema = event("tool-list-decided", {
+const ToolListDecidedEventSchema = event("tool-list-decided", {
   mode: z.enum(["all", "search", "routed"]),
   candidates: z.array(toolCandidate),
   exposed: z.array(z.string()),
   confidence: z.number().min(0).max(1).optional(),
 }).describe("the tools to expose were chosen.");
-/** `tool-search-performed`: audit record of a tool or workflow search. */
-export const ToolSearchPerformedEventSchema = event("tool-search-performed", {
+const ToolSearchPerformedEventSchema = event("tool-search-performed", {
   target: z.enum(["tools", "workflows"]),
   query: z.string(),
   mode: SearchModeSchema,
@@ -227,21 +198,18 @@ export const ToolSearchPerformedEventSchema = event("tool-search-performed", {
   confidence: z.number().min(0).max(1),
   degraded: z.boolean().optional().describe("True when the semantic stage failed and keyword-only results were returned."),
 }).describe("audit record of a tool or workflow search.");
-/** `tool-search-low-confidence`: search confidence was under the threshold; the safe set was returned. */
-export const ToolSearchLowConfidenceEventSchema = event("tool-search-low-confidence", {
+const ToolSearchLowConfidenceEventSchema = event("tool-search-low-confidence", {
   query: z.string(),
   confidence: z.number().min(0).max(1),
   threshold: z.number().min(0).max(1),
   fallbackIds: z.array(z.string()),
 }).describe("search confidence was under the threshold; the safe set was returned.");
-/** `tool-call-start`: a proxied downstream tool call began. */
-export const ToolCallStartEventSchema = event("tool-call-start", {
+const ToolCallStartEventSchema = event("tool-call-start", {
   server: z.string(),
   tool: z.string(),
   attempt: z.number().int().min(1),
 }).describe("a proxied downstream tool call began.");
-/** `tool-call-end`: a proxied downstream tool call ended. */
-export const ToolCallEndEventSchema = event("tool-call-end", {
+const ToolCallEndEventSchema = event("tool-call-end", {
   server: z.string(),
   tool: z.string(),
   attempt: z.number().int().min(1),
@@ -249,14 +217,12 @@ export const ToolCallEndEventSchema = event("tool-call-end", {
   outcome,
   errorCode: z.string().optional(),
 }).describe("a proxied downstream tool call ended.");
-/** `downstream-connected`: a downstream MCP server connected. */
-export const DownstreamConnectedEventSchema = event("downstream-connected", {
+const DownstreamConnectedEventSchema = event("downstream-connected", {
   server: z.string(),
   transport: z.enum(["stdio", "http"]),
   toolCount: z.number().int().nonnegative(),
 }).describe("a downstream MCP server connected.");
-/** `downstream-disconnected`: a downstream MCP server disconnected (idle, crash, shutdown). */
-export const DownstreamDisconnectedEventSchema = event("downstream-disconnected", {
+const DownstreamDisconnectedEventSchema = event("downstream-disconnected", {
   server: z.string(),
   reason: z.enum(["idle", "crash", "shutdown", "error"]),
   message: z.string().optional(),
@@ -264,40 +230,15 @@ export const DownstreamDisconnectedEventSchema = event("downstream-disconnected"
 
 /** Zod schema of {@link TraceEvent}: a discriminated union on `type`. */
 export const TraceEventSchema = z.discriminatedUnion("type", [
-  QueryReceivedEventSchema,
-  QueryAnsweredEventSchema,
-  QueryFailedEventSchema,
-  IntentClassifiedEventSchema,
-  RoutingDecidedEventSchema,
-  RouterLowConfidenceEventSchema,
-  RouteElicitedEventSchema,
-  BackendCallStartEventSchema,
-  BackendCallEndEventSchema,
-  RetryScheduledEventSchema,
-  FallbackTriggeredEventSchema,
-  StreamRestartedEventSchema,
-  HedgeStartedEventSchema,
-  CircuitOpenedEventSchema,
-  CircuitHalfOpenedEventSchema,
-  CircuitClosedEventSchema,
-  HealthCheckedEventSchema,
-  FlowsDiscoveredEventSchema,
-  CacheHitEventSchema,
-  CacheMissEventSchema,
-  CacheWriteEventSchema,
-  CacheInvalidateEventSchema,
-  CacheUnavailableEventSchema,
-  SessionLoadedEventSchema,
-  SessionAppendedEventSchema,
-  SessionSaveFailedEventSchema,
-  ToolListRequestedEventSchema,
-  ToolListDecidedEventSchema,
-  ToolSearchPerformedEventSchema,
-  ToolSearchLowConfidenceEventSchema,
-  ToolCallStartEventSchema,
-  ToolCallEndEventSchema,
-  DownstreamConnectedEventSchema,
-  DownstreamDisconnectedEventSchema,
+  QueryReceivedEventSchema, QueryAnsweredEventSchema, QueryFailedEventSchema, IntentClassifiedEventSchema,
+  RoutingDecidedEventSchema, RouterLowConfidenceEventSchema, RouteElicitedEventSchema, BackendCallStartEventSchema,
+  BackendCallEndEventSchema, RetryScheduledEventSchema, FallbackTriggeredEventSchema, StreamRestartedEventSchema,
+  HedgeStartedEventSchema, CircuitOpenedEventSchema, CircuitHalfOpenedEventSchema, CircuitClosedEventSchema,
+  HealthCheckedEventSchema, FlowsDiscoveredEventSchema, CacheHitEventSchema, CacheMissEventSchema,
+  CacheWriteEventSchema, CacheInvalidateEventSchema, CacheUnavailableEventSchema, SessionLoadedEventSchema,
+  SessionAppendedEventSchema, SessionSaveFailedEventSchema, ToolListRequestedEventSchema, ToolListDecidedEventSchema,
+  ToolSearchPerformedEventSchema, ToolSearchLowConfidenceEventSchema, ToolCallStartEventSchema,
+  ToolCallEndEventSchema, DownstreamConnectedEventSchema, DownstreamDisconnectedEventSchema,
 ]);
 
 /** Every decision the gateway makes, as a typed event. Discriminated on `type`. */
@@ -314,7 +255,6 @@ export type TraceEventPayload<T extends TraceEventType> = Omit<TraceEventOf<T>, 
 
 /**
  * Parses and validates an unknown value as a trace event.
- *
  * @throws AfwError `INVALID_INPUT` when the value is not a valid trace event.
  */
 export function parseTraceEvent(value: unknown): TraceEvent {
@@ -339,10 +279,8 @@ export interface TraceContext {
 }
 
 /**
- * Emits an event of `type` with `payload` through `context`, filling the common fields
- * (`traceId`, `requestId`, `sessionId`, `timestamp`). A missing context is a no-op; a throwing
- * sink is ignored so tracing can never break a request.
- *
+ * Emits an event of `type` with `payload` through `context`, filling the common fields (`traceId`, `requestId`,
+ * `sessionId`, `timestamp`).
  * @example
  * ```ts
  * emitTrace(ctx, "cache-miss", { scope: "shared", reason: "absent" });

@@ -7,9 +7,8 @@ const RESOURCE_PREFIX = "downstream://";
 
 /**
  * The URI under which the gateway lists a downstream server's resource (or resource template):
- * `downstream://<server>/<uri>`, the server's own URI kept whole after the server name, so
- * templates stay templates and {@link parseNamespacedResourceUri} gives the original back.
- *
+ * `downstream://<server>/<uri>`, the server's own URI kept whole after the server name, so templates stay templates and
+ * {@link parseNamespacedResourceUri} gives the original back.
  * @example
  * ```ts
  * namespaceResourceUri("files", "file:///tmp/a.txt") // "downstream://files/file:///tmp/a.txt"
@@ -21,7 +20,6 @@ export function namespaceResourceUri(server: string, uri: string): string {
 
 /**
  * Splits a URI made by {@link namespaceResourceUri}; `undefined` for any other URI.
- *
  * @example
  * ```ts
  * parseNamespacedResourceUri("downstream://files/file:///tmp/a.txt") // { server: "files", uri: "file:///tmp/a.txt" }

@@ -1,7 +1,6 @@
 /**
- * The time source and timers of a downstream manager. Injectable so tests can drive time; the
- * default ({@link systemClock}) uses the real clock and unreferenced timers (they never keep the
- * process alive on their own).
+ * The time source and timers of a downstream manager. Injectable so tests can drive time; the default
+ * (`systemClock`) uses the real clock and unreferenced timers (they never keep the process alive on their own).
  */
 export interface DownstreamClock {
   /** Milliseconds since the epoch. */

@@ -1,9 +1,8 @@
 const MIN_SECRET_LENGTH = 6;
 
 /**
- * The literal secrets of one server's configuration: env values, header values (and the token
- * after an auth scheme), and URL passwords and query values. Values shorter than six characters
- * are ignored (redacting them would garble messages more than it protects).
+ * The literal secrets of one server's configuration: env values, header values (and the token after an auth scheme), and
+ * URL passwords and query values.
  */
 export function collectSecrets(config: {
   env?: Record<string, string> | undefined;

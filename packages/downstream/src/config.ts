@@ -6,11 +6,7 @@ import { classifyAddress, matchHostPattern, normalizeHostName } from "@afw/backe
 /** Characters a downstream server name may use: letters, digits, `_` and `-`. */
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 
-/**
- * Zod schema of a downstream server name. Names prefix every tool (`server__tool`), so they must
- * be 1-64 characters of `[A-Za-z0-9_-]`, must not contain the separator `__` and must not end with
- * `_` (either would make the split of a namespaced name ambiguous).
- */
+/** Zod schema of a downstream server name. */
 export const DownstreamServerNameSchema = z
   .string()
   .min(1, "server name must not be empty")
@@ -103,7 +99,7 @@ export const HttpDownstreamServerConfigSchema = z
   })
   .strict();
 
-/** Zod schema of {@link DownstreamServerConfig}: a union discriminated on `transport`. */
+/** Zod schema of one downstream server entry: a union discriminated on `transport`. */
 export const DownstreamServerConfigSchema = z.discriminatedUnion("transport", [StdioDownstreamServerConfigSchema, HttpDownstreamServerConfigSchema], {
   error: 'transport must be "stdio" (with command) or "http" (with url)',
 });
@@ -114,7 +110,7 @@ export type StdioDownstreamServerConfig = z.infer<typeof StdioDownstreamServerCo
 export type HttpDownstreamServerConfig = z.infer<typeof HttpDownstreamServerConfigSchema>;
 /** One configured downstream MCP server (defaults applied). */
 export type DownstreamServerConfig = z.infer<typeof DownstreamServerConfigSchema>;
-/** Input form of {@link DownstreamServerConfig}: only `name`, `transport` and `command` / `url` are required. */
+/** Input form of one server entry (see {@link DownstreamServerConfigSchema}): only `name`, `transport` and `command` / `url` are required. */
 export type DownstreamServerConfigInput = z.input<typeof DownstreamServerConfigSchema>;
 
 const backoff = (defaults: { initialDelayMs: number; maxDelayMs: number }) =>
@@ -215,18 +211,8 @@ export function describeConfigIssues(error: z.ZodError, input: unknown, serversK
 
 /**
  * Validates a downstream configuration and applies defaults.
- *
- * @throws AfwError `CONFIG_INVALID` naming each offending server and field, e.g.
- * `server "web" (servers[1]): url: url must be an http(s) URL`.
- * @example
- * ```ts
- * const config = parseDownstreamConfig({
- *   servers: [
- *     { name: "files", transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] },
- *     { name: "search", transport: "http", url: "http://127.0.0.1:8931/mcp", mode: "cold", idleTimeoutMs: 60_000 },
- *   ],
- * });
- * ```
+ * @throws AfwError `CONFIG_INVALID` naming each offending server and field, e.g. `server "web" (servers[1]): url: url
+ * must be an http(s) URL`.
  */
 export function parseDownstreamConfig(input: unknown): DownstreamConfig {
   const result = DownstreamConfigSchema.safeParse(input);

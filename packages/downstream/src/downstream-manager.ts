@@ -64,9 +64,8 @@ export interface DownstreamCallOptions {
    */
   onProgress?: (progress: DownstreamProgress) => void;
   /**
-   * The upstream client this call runs for: while it runs, the server's log messages and its
-   * `sampling/createMessage` and `elicitation/create` requests are forwarded to it (see
-   * {@link DownstreamCaller}). Cancel the call with `signal`: the server gets `notifications/cancelled`.
+   * The upstream client this call runs for: while it runs, the server's log messages and its `sampling/createMessage` and
+   * `elicitation/create` requests are forwarded to it (see {@link DownstreamCaller}).
    */
   caller?: DownstreamCaller;
 }
@@ -110,16 +109,11 @@ export interface DownstreamManagerOptions {
    * usage into the tool zoo's ranking. Exceptions it throws are ignored.
    */
   onToolCall?: (report: ToolCallReport) => void;
-  /**
-   * Receives each chunk a stdio server writes to stderr (for the gateway's log). By default stderr
-   * is only kept as a bounded tail in {@link DownstreamServerStatus.stderrTail}; it never reaches
-   * our stdout. Chunks are raw: redact before logging if servers may print secrets.
-   */
+  /** Receives each chunk a stdio server writes to stderr (for the gateway's log). */
   onServerStderr?: (server: string, chunk: string) => void;
   /**
-   * Receives the servers' log messages (`notifications/message`) that no {@link DownstreamCaller}
-   * took: sent while no call was in flight, or while calls of several callers were. Data is
-   * redacted of the server's configured secrets.
+   * Receives the servers' log messages (`notifications/message`) that no {@link DownstreamCaller} took: sent while no call
+   * was in flight, or while calls of several callers were. Data is redacted of the server's configured secrets.
    */
   onServerLog?: (message: DownstreamLogMessage) => void;
   /** The client identity sent to downstream servers. @default `{ name: "afw-gateway", version: "0.0.0" }` */
@@ -145,35 +139,25 @@ export interface DownstreamManager {
   /** The validated configuration (defaults applied). */
   readonly config: DownstreamConfig;
   /**
-   * Connects every hot server and (unless `discoverColdServers` is false) learns each cold
-   * server's tools by connecting it once and disconnecting it again. Resolves when every server
-   * has connected or failed; a failing server is restarted in the background and never makes
-   * `start` reject. Calling it again does nothing.
+   * Connects every hot server and (unless `discoverColdServers` is false) learns each cold server's tools by connecting it
+   * once and disconnecting it again.
    */
   start(): Promise<void>;
   /** Disconnects every server (closing child processes) and stops all timers. Idempotent. */
   stop(): Promise<void>;
   /**
-   * Every known tool of every enabled server, in configuration order, with allow/deny lists and
-   * overrides applied. Synchronous: answers from the cached lists, which the manager keeps
-   * current (connections, `notifications/tools/list_changed`, failures).
+   * Every known tool of every enabled server, in configuration order, with allow/deny lists and overrides applied.
    */
   listTools(options?: ListToolsOptions): DownstreamTool[];
   /** The tool with this namespaced name, if it exists and is allowed. */
   getTool(namespacedName: string): DownstreamTool | undefined;
   /**
-   * Calls a tool by its namespaced name. Connects a cold server on demand. Retries connection
-   * losses and timeouts with exponential backoff and jitter (`retries` per server) when that is
-   * safe (see the server's `retryUnsafeCalls`); a result with `isError: true` is a tool-level
-   * error and is returned as-is, never retried.
-   *
+   * Calls a tool by its namespaced name; connects a cold server on demand and retries connection losses and timeouts
+   * with backoff when that is safe (see `retryUnsafeCalls`). A result with `isError: true` is returned as-is.
    * @throws AfwError `TOOL_NOT_FOUND` when no enabled server offers an allowed tool of that name.
-   * @throws AfwError `SERVER_CONNECTION_FAILED` when the server cannot be reached, lost the
-   * connection, or is unavailable. A call that is safe to repeat (read-only, idempotent or
-   * `retryUnsafeCalls`) waits for a restart due within its `timeoutMs`; otherwise it fails at once,
-   * with `details.state` and `details.retryInMs` saying when the server restarts.
-   * @throws AfwError `TOOL_EXECUTION_FAILED` on a timeout or a protocol-level error; a JSON-RPC error of
-   *   the server keeps its `jsonRpcCode`, `jsonRpcMessage` and (redacted) `jsonRpcData` in `details`.
+   * @throws AfwError `SERVER_CONNECTION_FAILED` when the server cannot be reached, lost the connection, or is unavailable.
+   * @throws AfwError `TOOL_EXECUTION_FAILED` on a timeout or a protocol-level error; a JSON-RPC error of the server keeps
+   * its `jsonRpcCode`, `jsonRpcMessage` and (redacted) `jsonRpcData` in `details`.
    * @throws AfwError `ABORTED` when `options.signal` aborts.
    * @example
    * ```ts
@@ -213,9 +197,8 @@ export interface DownstreamManager {
   /** The state of every configured server, in configuration order. */
   status(): DownstreamServerStatus[];
   /**
-   * Subscribes to tool-set changes (use it to send `notifications/tools/list_changed` and to
-   * re-index the tool zoo). Fired only when the exposed list or availability really changed.
-   * Returns the unsubscribe function.
+   * Subscribes to tool-set changes (use it to send `notifications/tools/list_changed` and to re-index the tool zoo). Fired
+   * only when the exposed list or availability really changed. Returns the unsubscribe function.
    */
   onToolsChanged(listener: (event: ToolsChangedEvent) => void): () => void;
   /** Subscribes to server state changes (connecting, connected, idle, backing-off, …). Returns the unsubscribe function. */
@@ -245,25 +228,9 @@ function delay(clock: DownstreamClock, ms: number, signal: AbortSignal | undefin
 }
 
 /**
- * Creates a {@link DownstreamManager} for the given configuration. Nothing connects until
- * `start()` (or a call).
- *
+ * Creates a {@link DownstreamManager} for the given configuration. Nothing connects until `start()` (or a call).
  * @param config - a {@link DownstreamConfig} or its input form (validated here).
  * @throws AfwError `CONFIG_INVALID` when the configuration is invalid.
- * @example
- * ```ts
- * const manager = createDownstreamManager({
- *   servers: [
- *     { name: "memory", transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] },
- *     { name: "docs", transport: "http", url: "http://127.0.0.1:8931/mcp", mode: "cold", idleTimeoutMs: 60_000 },
- *   ],
- * });
- * manager.onToolsChanged(() => mcpServer.sendToolListChanged());
- * await manager.start();
- * const tools = manager.listTools({ availableOnly: true });
- * const result = await manager.callTool("memory__read_graph", {});
- * await manager.stop();
- * ```
  */
 export function createDownstreamManager(config: DownstreamConfigInput | DownstreamConfig, options: DownstreamManagerOptions = {}): DownstreamManager {
   const parsed = parseDownstreamConfig(config);

@@ -13,9 +13,7 @@ export interface DownstreamTool extends ToolDescriptor {
   /** The name to expose to MCP clients and to pass to `callTool`: `server__tool`, or the tool's own name with `namespace: false`. */
   namespacedName: string;
   /**
-   * False while the server is backing off after a crash or hang, has given up (`crashed`), or the
-   * manager is stopped. Calls to an unavailable tool fail fast with `SERVER_CONNECTION_FAILED`.
-   * A cold server's tools stay available while it is disconnected (it connects on first use).
+   * False while the server is backing off after a crash or hang, has given up (`crashed`), or the manager is stopped.
    */
   available: boolean;
 }
@@ -48,10 +46,8 @@ export function toDownstreamTools(config: DownstreamServerConfig, tools: readonl
 }
 
 /**
- * The MCP `Tool` to expose for a downstream tool: its namespaced name, (overridden) description,
- * title, schemas and annotations. Use it for the gateway's `tools/list` in `all` and `routed`
- * modes.
- *
+ * The MCP `Tool` to expose for a downstream tool: its namespaced name, (overridden) description, title, schemas and
+ * annotations. Use it for the gateway's `tools/list` in `all` and `routed` modes.
  * @example
  * ```ts
  * server.setRequestHandler(ListToolsRequestSchema, () => ({

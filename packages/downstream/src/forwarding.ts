@@ -1,12 +1,5 @@
-import {
-  ErrorCode as McpErrorCode,
-  McpError,
-  type CreateMessageRequest,
-  type CreateMessageResult,
-  type ElicitRequest,
-  type ElicitResult,
-  type LoggingLevel,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode as McpErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 
 /** A progress notification of a downstream server for one call (see `DownstreamCallOptions.onProgress`). */
 export interface DownstreamProgress {
@@ -30,15 +23,7 @@ export interface DownstreamLogMessage {
   data: unknown;
 }
 
-/**
- * The upstream client on whose behalf a call runs (`DownstreamCallOptions.caller`). While the
- * call runs, what the downstream server sends that is not the call's result goes to it: log
- * messages, and `sampling/createMessage` and `elicitation/create` requests. A downstream
- * connection is shared by every caller and the protocol does not say which call a message
- * belongs to, so a message is forwarded only when every call in flight on that server comes from
- * callers with the same {@link DownstreamCaller.key}; otherwise log messages go to
- * `onServerLog` and requests are refused with a clear error.
- */
+/** The upstream client on whose behalf a call runs (`DownstreamCallOptions.caller`). */
 export interface DownstreamCaller {
   /** Identity of the upstream client or session: callers with the same key are one client. */
   readonly key: unknown;

@@ -1,11 +1,10 @@
 /**
- * `@afw/downstream`: connects to downstream MCP servers (stdio or Streamable HTTP), hot or cold,
- * restarts them with backoff, lists their tools under namespaced names (`server__tool`) and
- * proxies calls with timeouts, retries and typed errors.
- *
+ * `@afw/downstream`: connects to downstream MCP servers (stdio or Streamable HTTP), hot or cold, restarts them with
+ * backoff, lists their tools under namespaced names (`server__tool`) and proxies calls with timeouts, retries and typed
+ * errors.
  * @packageDocumentation
  */
-export { DownstreamConfigSchema, parseDownstreamConfig, type DownstreamServerConfigInput, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
+export { DownstreamConfigSchema, DownstreamServerConfigSchema, parseDownstreamConfig, type DownstreamServerConfigInput, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
 export { importMcpJson } from "./mcp-json.js";
 export { namespaceToolName, parseNamespacedToolName } from "./namespacing.js";
 export type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";

@@ -1,12 +1,5 @@
 import { AfwError } from "@afw/contracts";
-import {
-  DownstreamServerConfigSchema,
-  DownstreamServerNameSchema,
-  parseDownstreamConfig,
-  type DownstreamConfig,
-  type DownstreamConfigInput,
-  type DownstreamServerConfigInput,
-} from "./config.js";
+import { DownstreamServerConfigSchema, DownstreamServerNameSchema, parseDownstreamConfig, type DownstreamConfig, type DownstreamConfigInput, type DownstreamServerConfigInput } from "./config.js";
 
 /** Settings of a downstream server that `mcp.json` cannot express (mode, timeouts, lists, …). */
 export type DownstreamServerSettings = Partial<Omit<DownstreamServerConfigInput, "name" | "transport" | "command" | "args" | "env" | "cwd" | "url" | "headers">>;
@@ -18,9 +11,8 @@ export interface ImportMcpJsonOptions {
   /** Settings per server name, applied over `defaults`. */
   overrides?: Record<string, DownstreamServerSettings>;
   /**
-   * Variables for `${VAR}` and `${VAR:-default}` in `command`, `args`, `env`, `cwd`, `url` and
-   * `headers` (as Claude Code does), e.g. `process.env`. When absent, strings are kept as written.
-   * A variable that is neither set nor defaulted is a validation error.
+   * Variables for `${VAR}` and `${VAR:-default}` in `command`, `args`, `env`, `cwd`, `url` and `headers` (as Claude Code
+   * does), e.g. `process.env`.
    */
   env?: Record<string, string | undefined>;
   /**
@@ -71,30 +63,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Converts the `mcpServers` format that MCP clients use (Claude Desktop, Claude Code's
- * `.mcp.json`, Cursor; VS Code's `servers` key is accepted too) into a {@link DownstreamConfig}.
- *
- * Each entry is `{ command, args?, env?, cwd? }` (stdio), `{ url, headers? }` (Streamable HTTP),
- * or either with an explicit `type`: `"stdio"`, `"http"` / `"streamable-http"`, or `"sse"`
- * (legacy SSE). Entries with `disabled: true` are skipped; client-specific keys (`alwaysAllow`,
- * `autoApprove`, `timeout`, …) are ignored. Settings mcp.json cannot express come from
- * `options.defaults` / `options.overrides`.
- *
+ * Converts the `mcpServers` format that MCP clients use (Claude Desktop, Claude Code's `.mcp.json`, Cursor; VS Code's
+ * `servers` key is accepted too) into a {@link DownstreamConfig}.
  * @param json - the parsed file, or its text.
- * @throws AfwError `CONFIG_INVALID` listing every problem with the server and field it concerns,
- * e.g. `server "github": url: url must be an http(s) URL`.
- * @example
- * ```ts
- * const config = importMcpJson(
- *   {
- *     mcpServers: {
- *       memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] },
- *       docs: { type: "http", url: "https://example.com/mcp", headers: { Authorization: "Bearer ${DOCS_TOKEN}" } },
- *     },
- *   },
- *   { defaults: { mode: "cold" }, env: process.env },
- * );
- * ```
+ * @throws AfwError `CONFIG_INVALID` listing every problem with the server and field it concerns, e.g. `server "github":
+ * url: url must be an http(s) URL`.
  */
 export function importMcpJson(json: unknown, options: ImportMcpJsonOptions = {}): DownstreamConfig {
   let document: unknown = json;

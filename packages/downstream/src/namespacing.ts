@@ -13,12 +13,7 @@ const HASH_LENGTH = 12;
 const SHORTENED_PATTERN = new RegExp(`_[0-9a-f]{${HASH_LENGTH}}$`);
 
 /**
- * The namespaced name of a downstream tool: `server__tool`. A name longer than 64 characters
- * (some LLM APIs refuse longer ones) is cut to 51 characters plus `_` and 12 hex digits of the
- * SHA-256 of server and tool: the same tool always gets the same name, and two tools share one
- * only on a 48-bit hash collision. Resolve a shortened name with the manager's `getTool` or
- * `callTool` ({@link parseNamespacedToolName} cannot split it).
- *
+ * The namespaced name of a downstream tool: `server__tool`.
  * @example
  * ```ts
  * namespaceToolName("github", "merge_pull_request") // "github__merge_pull_request"
@@ -33,8 +28,7 @@ export function namespaceToolName(server: string, tool: string): string {
 }
 
 /**
- * True when `name` may be a name shortened by {@link namespaceToolName} (64 characters ending in
- * `_` and 12 hex digits).
+ * True when `name` may be a name shortened by {@link namespaceToolName} (64 characters ending in `_` and 12 hex digits).
  * @internal
  */
 export function mayBeShortenedName(name: string): boolean {
@@ -42,10 +36,7 @@ export function mayBeShortenedName(name: string): boolean {
 }
 
 /**
- * Splits a namespaced tool name at the first {@link NAMESPACE_SEPARATOR}. Returns `undefined` when
- * the name has no separator or either part is empty. The server part is not checked against any
- * configuration: use the manager's `getTool` for that.
- *
+ * Splits a namespaced tool name at the first `__`.
  * @example
  * ```ts
  * parseNamespacedToolName("files__read__text") // { server: "files", tool: "read__text" }

@@ -1,14 +1,4 @@
-/**
- * The lifecycle state of a downstream server.
- *
- * - `idle`: not connected, and nothing wrong (a cold server between uses, or before `start()`).
- * - `connecting`: spawning / connecting, the initialize handshake, or listing tools.
- * - `connected`: ready for calls.
- * - `backing-off`: it crashed, hung or could not be reached; a restart is scheduled. Its tools are
- *   unavailable and calls fail fast with `SERVER_CONNECTION_FAILED`.
- * - `crashed`: it failed more than `maxRestarts` times in a row; no restart is scheduled.
- * - `stopped`: the manager was stopped.
- */
+/** The lifecycle state of a downstream server. */
 export type DownstreamServerState = "idle" | "connecting" | "connected" | "backing-off" | "crashed" | "stopped";
 
 /** Why a server's tool list (or the availability of its tools) may have changed. */

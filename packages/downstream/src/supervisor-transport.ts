@@ -58,11 +58,7 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<T
 }
 
 /**
- * The stdio transport of a server, which stops delivering messages once a stdout line overflowed
- * `maxMessageBytes`. The SDK then drops the buffered line and closes the transport, but keeps
- * reading until the process is gone: a reply framed after the overflow would still resolve its
- * call, or not, depending on how the pipe happened to chunk the flood. A connection whose framing
- * broke is closed, and its in-flight calls fail, every time.
+ * The stdio transport of a server, which stops delivering messages once a stdout line overflowed `maxMessageBytes`.
  * @internal
  */
 export class FramedStdioTransport implements Transport {
@@ -214,11 +210,7 @@ export interface ClientHooks extends Pick<SupervisorDependencies, "clientInfo" |
 }
 
 /**
- * Opens an MCP client to a server and lists its tools and catalog. HTTP servers are checked
- * against the outbound address policy first and connect through an agent that applies it to every
- * new connection (DNS rebinding between the two is refused). Sampling and elicitation are declared
- * so servers offer the features that use them; each request goes to the caller whose call is in
- * flight, or is refused with a clear error. A failed open is closed before it throws.
+ * Opens an MCP client to a server and lists its tools and catalog.
  * @internal
  */
 export async function openClient(name: string, config: DownstreamServerConfig, generation: number, hooks: ClientHooks): Promise<{ connection: Connection; tools: Tool[]; catalog: ServerCatalog }> {
@@ -260,9 +252,8 @@ export async function openClient(name: string, config: DownstreamServerConfig, g
 }
 
 /**
- * Progress notifications for our tokens are taken where the transport delivers messages, in
- * order: the SDK handles notifications a tick late, after a result that arrived with them has
- * already removed the call's progress handler.
+ * Progress notifications for our tokens are taken where the transport delivers messages, in order: the SDK handles
+ * notifications a tick late, after a result that arrived with them has already removed the call's progress handler.
  */
 function interceptProgress(transport: Transport, listeners: ClientHooks["progressListeners"]): void {
   const deliver = transport.onmessage;

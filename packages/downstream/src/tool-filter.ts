@@ -1,9 +1,8 @@
 import { matchesGlob } from "@afw/contracts";
 
 /**
- * Whether a tool passes a server's allow and deny lists: it must match one `allow` pattern (when
- * `allow` is given) and no `deny` pattern. Deny wins over allow.
- *
+ * Whether a tool passes a server's allow and deny lists: it must match one `allow` pattern (when `allow` is given) and
+ * no `deny` pattern. Deny wins over allow.
  * @example
  * ```ts
  * isToolAllowed("delete_file", { allow: ["*"], deny: ["delete_*"] }) // false

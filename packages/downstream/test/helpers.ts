@@ -1,13 +1,7 @@
 import { fileURLToPath } from "node:url";
 import type { TraceContext, TraceEvent } from "@afw/contracts";
-import {
-  createDownstreamManager,
-  type DownstreamConfigInput,
-  type DownstreamManager,
-  type DownstreamManagerOptions,
-  type DownstreamServerConfigInput,
-  type DownstreamServerStatus,
-} from "../src/index.js";
+import { createDownstreamManager } from "../src/index.js";
+import type { DownstreamConfigInput, DownstreamManager, DownstreamManagerOptions, DownstreamServerConfigInput, DownstreamServerStatus } from "../src/index.js";
 
 /** The stdio fixture server script. */
 export const STDIO_FIXTURE = fileURLToPath(new URL("./fixtures/stdio-server.mjs", import.meta.url));

@@ -12,4 +12,3 @@ export { createCachingEmbedder } from "./caching-embedder.js";
 export { type CachingEmbedder, type CachingEmbedderOptions } from "./caching-embedder.js";
 export { type HashingEmbedderOptions } from "./hashing-embedder.js";
 export { type UseEmbedder, type UseEmbedderOptions } from "./use-embedder.js";
-export { type UseEngine, type UseRuntimeInfo } from "./use-embedder.js";

@@ -24,22 +24,13 @@ export function parseCircuitKey(key: string): { backendId: string; flowId?: stri
 }
 
 /**
- * A circuit breaker per key (a backend id, or a gateway-wide flow id `<backendId>:<flow>`) whose
- * state lives in a {@link CircuitStateStore}, so every gateway instance skips a backend that one
- * of them found dead. Closed -> open after `failureThreshold` consecutive failures -> half-open
- * after `cooldownMs`, letting exactly one probe through (claimed in the store) -> closed on its
- * success, open again on its failure.
- *
- * Hand-written rather than cockatiel's `CircuitBreakerPolicy`, whose state lives in the policy
- * object and cannot be read from or written to a shared asynchronous store.
+ * A circuit breaker per key (a backend id, or a gateway-wide flow id `<backendId>:<flow>`) whose state lives in a {@link
+ * CircuitStateStore}, so every gateway instance skips a backend that one of them found dead.
  */
 export interface CircuitBreaker {
   /** Synchronous, zero-I/O check used while ranking: true when the circuit is open and still cooling down. */
   isOpen(key: string): boolean;
-  /**
-   * Asks to send a call through `key`. Resolves false when open (or half-open with a probe in
-   * flight). When the cooldown has passed, moves to half-open and admits this call as the probe.
-   */
+  /** Asks to send a call through `key`. */
   acquire(key: string, trace?: TraceContext): Promise<boolean>;
   /** Records a successful call: closes the circuit. */
   recordSuccess(key: string, trace?: TraceContext): Promise<void>;
@@ -51,15 +42,7 @@ export interface CircuitBreaker {
   sync(): Promise<void>;
 }
 
-/**
- * Creates a {@link CircuitBreaker}.
- *
- * @example
- * ```ts
- * const breaker = createCircuitBreaker({ failureThreshold: 3, cooldownMs: 10_000 });
- * if (await breaker.acquire("flowise")) { ... await breaker.recordSuccess("flowise"); }
- * ```
- */
+/** Creates a {@link CircuitBreaker}. */
 export function createCircuitBreaker(options: CircuitBreakerOptions = {}): CircuitBreaker {
   const store = options.store ?? createMemoryCircuitStateStore();
   const threshold = Math.max(1, options.failureThreshold ?? 5);

@@ -3,25 +3,10 @@ import type { ExecuteOptions, ExecutionOutcome, ExecutionRequest, ExecutionStrea
 import { AttemptTimeout, ExecutionRun, HedgeCancelled, isRetryable, normalizeError, sleep } from "./execution-run.js";
 
 /**
- * Streaming variant of {@link executeWithFallback}: yields the chunks of `backend.stream` (or one
- * `end` chunk from `execute` for backends without streaming). Falls back exactly like the
- * buffered executor; chunks before an attempt's first token are held back so an attempt that
- * fails early leaves no trace in the output. When a stream breaks after tokens were yielded
- * (connection cut, stream ended without its `end` chunk, attempt timeout), the answer restarts:
- * a {@link StreamRestartChunk} is yielded (discard the tokens received so far), then the retry
- * and fallback continue as before the first token — within the overall deadline and at most
- * `maxStreamRestarts` times (each restart is traced as `stream-restarted`). No hedging.
- *
+ * Streaming variant of {@link executeWithFallback}: yields the chunks of `backend.stream` (or one `end` chunk from `execute` for
+ * backends without streaming).
  * @throws AfwError like {@link executeWithFallback}; with `maxStreamRestarts: 0` (or once the
  * restarts are used up), a failure after the first token throws the attempt's error.
- * @example
- * ```ts
- * let answer = "";
- * for await (const chunk of executeStream(decision, { question }, { backends })) {
- *   if (chunk.type === "restart") answer = ""; // the previous tokens were an incomplete answer
- *   if (chunk.type === "token") answer += chunk.text;
- * }
- * ```
  */
 export async function* executeStream(decision: RoutingDecision, request: ExecutionRequest, options: ExecuteOptions): AsyncGenerator<ExecutionStreamChunk, ExecutionOutcome | undefined> {
   const run = new ExecutionRun(decision, request, options);
@@ -135,8 +120,8 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
         if (outcome !== "aborted") await run.recordOutcome(candidate, false, latencyMs, error);
         if (outcome === "aborted") throw error;
         if (emitted) {
-          // Tokens of this attempt reached the caller: restart (announced when the next attempt
-          // starts) or, with no restart left, fail with the attempt's error.
+          // Tokens of this attempt reached the caller: restart (announced when the next attempt starts) or, with no
+          // restart left, fail with the attempt's error.
           if (restarts >= maxRestarts) throw error;
           pendingRestart = { error, from: candidate, tokens };
         }

@@ -45,9 +45,8 @@ export interface ExecutionOutcome {
   /** True when the answer came from another candidate than the decision's first. */
   fallbackUsed: boolean;
   /**
-   * With `fallbackUsed`: why the first choice did not answer — the error code of its last attempt
-   * (`BACKEND_TIMEOUT`, `CIRCUIT_OPEN` when its open circuit skipped it, ...), or `hedge` when the
-   * hedged partner answered first.
+   * With `fallbackUsed`: why the first choice did not answer — the error code of its last attempt (`BACKEND_TIMEOUT`,
+   * `CIRCUIT_OPEN` when its open circuit skipped it, ...), or `hedge` when the hedged partner answered first.
    */
   fallbackReason?: string;
   /** True when the first step was hedged. */
@@ -58,10 +57,8 @@ export interface ExecutionOutcome {
 }
 
 /**
- * Yielded by {@link executeStream} when a stream broke after tokens had been yielded and the
- * answer starts again on `nextCandidate` (a retry of the same candidate, or a fallback). The
- * tokens yielded before it belong to an incomplete answer: discard them (or tell the user that
- * the answer restarts); the chunks after it are the new answer from its beginning.
+ * Yielded by {@link executeStream} when a stream broke after tokens had been yielded and the answer starts again on
+ * `nextCandidate` (a retry of the same candidate, or a fallback).
  */
 export interface StreamRestartChunk {
   type: "restart";
@@ -117,9 +114,8 @@ export interface ExecuteOptions {
   /** Intent recorded with performance samples. */
   intent?: Intent | undefined;
   /**
-   * {@link executeStream} only: how many times a stream that broke after tokens were yielded may
-   * restart (yielding a {@link StreamRestartChunk}, then retry/fallback as before the first
-   * token). 0 restores the strict behaviour: a failure after the first token is thrown.
+   * {@link executeStream} only: how many times a stream that broke after tokens were yielded may restart (yielding a {@link
+   * StreamRestartChunk}, then retry/fallback as before the first token).
    * @default maxCandidates (3)
    */
   maxStreamRestarts?: number;
@@ -199,8 +195,8 @@ async function runAttempt(
     clearTimeout(timer);
     run.options.signal?.removeEventListener("abort", onUserAbort);
     cancel?.removeEventListener("abort", onCancel);
-    // The attempt settled: the backend call has returned (or was aborted through the controller
-    // already), so nothing is left to cancel and the controller is dropped as it is.
+    // The attempt settled: the backend call has returned (or was aborted through the controller already), so nothing is
+    // left to cancel and the controller is dropped as it is.
   }
 }
 

@@ -11,8 +11,8 @@ import {
 } from "@afw/contracts";
 import type { ExecuteOptions, ExecutionAttempt, ExecutionRequest } from "./execute.js";
 
-// The state of one execution (candidates left, attempts made, deadline, breaker/health/performance
-// bookkeeping), shared by the buffered executor (execute.ts) and the streaming one (execute-stream.ts).
+// The state of one execution (candidates left, attempts made, deadline, breaker/health/performance bookkeeping), shared
+// by the buffered executor (execute.ts) and the streaming one (execute-stream.ts).
 
 /** Smallest per-attempt budget while another candidate is waiting (unless less time is left). */
 const MIN_ATTEMPT_MS = 1_000;

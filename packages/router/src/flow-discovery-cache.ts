@@ -14,13 +14,7 @@ export interface FlowDiscoveryCacheOptions {
   onFlows?: (backendId: string, flows: UniversalFlow[]) => void;
 }
 
-/**
- * Where a {@link Router} gets each backend's flow list. The default is the router's own
- * {@link FlowDiscoveryCache}; an application that already discovers flows (e.g. the gateway's
- * backend registry) passes its own source so every backend is discovered once, not once per
- * consumer. The router rebuilds a backend's routing profiles whenever `peek`/`get` return a
- * different array than before, so a source must return the same array while the list is unchanged.
- */
+/** Where a {@link Router} gets each backend's flow list. */
 export interface BackendFlowSource {
   /** The backend's flows. Waits only when there is no list yet. */
   get(backend: FlowBackendV1, trace?: TraceContext): Promise<UniversalFlow[]>;
@@ -48,15 +42,7 @@ export interface FlowDiscoveryCache extends BackendFlowSource {
   invalidate(backendId?: string): void;
 }
 
-/**
- * Creates a {@link FlowDiscoveryCache}.
- *
- * @example
- * ```ts
- * const flows = createFlowDiscoveryCache({ ttlMs: 300_000 });
- * const list = await flows.get(backend);
- * ```
- */
+/** Creates a {@link FlowDiscoveryCache}. */
 export function createFlowDiscoveryCache(options: FlowDiscoveryCacheOptions = {}): FlowDiscoveryCache {
   const ttlMs = options.ttlMs ?? 300_000;
   const timeoutMs = options.discoveryTimeoutMs ?? 10_000;

@@ -20,22 +20,11 @@ export type FlowRegistryEntry = z.infer<typeof FlowRegistryEntrySchema>;
 /** Zod schema of {@link FlowRegistry}. */
 export const FlowRegistrySchema = z.record(z.string().min(1), FlowRegistryEntrySchema);
 
-/**
- * The flow registry: flow id -> intents/keywords. Keys may be the gateway-wide id
- * (`flowise:abc`), the platform id (`abc`) or the flow's name; the most specific match wins.
- *
- * @example YAML
- * ```yaml
- * "flowise:3f1c-support-bot": { intents: [conversation], generalPurpose: true }
- * "langflow:docs-qa": { intents: [rag-retrieval, conversation], keywords: [handbook, policy] }
- * "Code Reviewer": { intents: [technical-analysis] }
- * ```
- */
+/** The flow registry: flow id -> intents/keywords. */
 export type FlowRegistry = z.infer<typeof FlowRegistrySchema>;
 
 /**
  * Parses a flow registry from YAML or JSON text.
- *
  * @throws AfwError `CONFIG_INVALID` when it does not fit {@link FlowRegistrySchema}.
  */
 export function parseFlowRegistry(text: string): FlowRegistry {
@@ -56,15 +45,7 @@ const GENERAL_WORDS = new Set(["general", "default", "assistant", "catch-all", "
 
 let flowMatcher: IntentPatternMatcher | undefined;
 
-/**
- * Infers the intents of a flow from its name, description, category and tags, best first (only
- * intents with a clear signal). Used when neither the adapter nor the registry says.
- *
- * @example
- * ```ts
- * inferFlowIntents({ name: "Docs QA (RAG)", description: "Answers from the handbook" }) // ["rag-retrieval"]
- * ```
- */
+/** Infers the intents of a flow from its name, description, category and tags, best first (only intents with a clear signal). */
 export function inferFlowIntents(flow: { name: string; description?: string | undefined; category?: string | undefined; tags?: readonly string[] | undefined }): Intent[] {
   flowMatcher ??= compileIntentPatterns({
     intents: Object.fromEntries(INTENTS.map((intent) => [intent, { keywords: FLOW_WORDS[intent] }])),
@@ -79,9 +60,7 @@ export function inferFlowIntents(flow: { name: string; description?: string | un
     .map((e) => e.intent);
 }
 
-/**
- * True when a flow looks like a catch-all (`general`, `default`, `assistant`, ... in its name or tags).
- */
+/** True when a flow looks like a catch-all (`general`, `default`, `assistant`, ... */
 export function looksGeneralPurpose(flow: { name: string; tags?: readonly string[] | undefined }): boolean {
   const words = splitWords(foldText([flow.name.replace(/[-_]+/g, " "), ...(flow.tags ?? [])].join(" ")));
   return words.some((w) => GENERAL_WORDS.has(w));
@@ -108,10 +87,7 @@ function registryEntryFor(flow: UniversalFlow, registry: FlowRegistry | undefine
   return registry[flow.id] ?? registry[flow.backendFlowId] ?? registry[flow.name];
 }
 
-/**
- * Builds the routing profile of a flow: registry entry first, then the flow's declared intents,
- * then {@link inferFlowIntents}.
- */
+/** Builds the routing profile of a flow: registry entry first, then the flow's declared intents, then {@link inferFlowIntents}. */
 export function buildFlowProfile(flow: UniversalFlow, registry?: FlowRegistry): FlowProfile {
   const entry = registryEntryFor(flow, registry);
   const category = typeof flow.metadata?.category === "string" ? flow.metadata.category : undefined;

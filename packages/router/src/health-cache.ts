@@ -30,15 +30,7 @@ export interface HealthCache {
   refresh(backend: FlowBackendV1, trace?: TraceContext): Promise<BackendHealth>;
 }
 
-/**
- * Creates a {@link HealthCache}.
- *
- * @example
- * ```ts
- * const health = createHealthCache({ ttlMs: 30_000 });
- * const snapshot = await health.get(backend);
- * ```
- */
+/** Creates a {@link HealthCache}. */
 export function createHealthCache(options: HealthCacheOptions = {}): HealthCache {
   const store = options.store ?? createMemoryHealthStore({ now: options.now });
   const ttlMs = options.ttlMs ?? 30_000;

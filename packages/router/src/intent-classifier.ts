@@ -30,15 +30,7 @@ export interface ConfidenceThresholds {
 /** Default {@link ConfidenceThresholds}. */
 export const DEFAULT_CONFIDENCE_THRESHOLDS: Readonly<ConfidenceThresholds> = Object.freeze({ high: 0.8, medium: 0.55, low: 0.3 });
 
-/**
- * Maps a confidence to its band.
- *
- * @example
- * ```ts
- * confidenceLevel(0.9) // "high"
- * confidenceLevel(0.1) // "none"
- * ```
- */
+/** Maps a confidence to its band. */
 export function confidenceLevel(confidence: number, thresholds: ConfidenceThresholds = DEFAULT_CONFIDENCE_THRESHOLDS): ConfidenceLevel {
   if (confidence >= thresholds.high) return "high";
   if (confidence >= thresholds.medium) return "medium";
@@ -80,10 +72,7 @@ export interface IntentClassifierOptions {
    * @default DEFAULT_INTENT_PATTERNS
    */
   patterns?: IntentPatternConfigInput;
-  /**
-   * A trained model. Default: the bundled model when `embedder.id` matches it, else a model
-   * trained at first use on the bundled (or given) exemplars with `embedder`.
-   */
+  /** A trained model. */
   model?: IntentModel;
   /** Exemplars to train on at first use instead of using the bundled model. */
   exemplars?: IntentExemplar[];
@@ -108,8 +97,7 @@ export interface IntentClassifierOptions {
    */
   firstStage?: boolean;
   /**
-   * Longest wait for the embedder; after it the first stage answers alone, with its confidence
-   * shrunk towards uniform.
+   * Longest wait for the embedder; after it the first stage answers alone, with its confidence shrunk towards uniform.
    * @default 5000
    */
   embeddingTimeoutMs?: number;
@@ -120,9 +108,7 @@ export interface IntentClassifierOptions {
 /** Classifies questions into the six routing intents. */
 export interface IntentClassifier {
   /**
-   * Classifies `question`. Never rejects for an empty or huge question (time is bounded: the
-   * prompt's structure is found in one linear pass; the model and the patterns see only its request, at most 1,200 characters).
-   *
+   * Classifies `question`.
    * @throws AfwError `ABORTED` when `context.signal` aborts.
    */
   classify(question: string, context?: ClassifyContext): Promise<IntentClassificationResult>;

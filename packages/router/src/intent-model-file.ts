@@ -58,10 +58,7 @@ function deserializeWeights(w: Record<string, unknown>): SoftmaxWeights {
   return weights;
 }
 
-/**
- * Serialises a model to JSON, weights as base64 little-endian Float32 (sparse weights keep only
- * non-zero entries).
- */
+/** Serialises a model to JSON, weights as base64 little-endian Float32 (sparse weights keep only non-zero entries). */
 export function serializeIntentModel(model: IntentModel): string {
   const { weights, firstStage, ...rest } = model;
   return `${JSON.stringify(
@@ -77,7 +74,6 @@ export function serializeIntentModel(model: IntentModel): string {
 
 /**
  * Parses a model serialised by {@link serializeIntentModel}.
- *
  * @throws AfwError `CONFIG_INVALID` when the text is not such a model.
  */
 export function deserializeIntentModel(text: string): IntentModel {
@@ -101,8 +97,8 @@ const BUNDLED_INTENT_MODEL_FILES: Readonly<Record<string, string>> = Object.free
 });
 
 /**
- * Location of the model file shipped with the package for an embedder id (`data/intent-model.json`
- * for the Universal Sentence Encoder lite), or `undefined` when none is shipped for it.
+ * Location of the model file shipped with the package for an embedder id (`data/intent-model.json` for the Universal Sentence
+ * Encoder lite), or `undefined` when none is shipped for it.
  */
 export function bundledIntentModelUrl(embedderId = "use-lite-512"): URL | undefined {
   const file = BUNDLED_INTENT_MODEL_FILES[embedderId];
@@ -115,9 +111,8 @@ export const BUNDLED_INTENT_EXEMPLARS_URL: URL = new URL("../data/intent-exempla
 const bundled = new Map<string, Promise<IntentModel>>();
 
 /**
- * Loads the model shipped with the package for `embedderId` (default: the Universal Sentence
- * Encoder lite); `undefined` when none is shipped for that embedder. Cached per process.
- *
+ * Loads the model shipped with the package for `embedderId` (default: the Universal Sentence Encoder lite); `undefined` when none
+ * is shipped for that embedder.
  * @throws AfwError `CONFIG_INVALID` when the file is missing or corrupt.
  */
 export async function loadBundledIntentModel(embedderId = "use-lite-512"): Promise<IntentModel | undefined> {

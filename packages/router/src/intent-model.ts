@@ -61,13 +61,8 @@ let defaultLexicon: IntentLexicon | undefined;
 const lexicon = () => (defaultLexicon ??= compileIntentLexicon());
 
 /**
- * The text the sentence embedder sees for a question under `settings`: the question shortened to
- * `modelCharacters`, plus (with `glossModelText`) the English glosses of its non-English cue words.
- *
- * @example
- * ```ts
- * intentModelText("Waarom crasht mijn app?", { ...DEFAULT_INTENT_FEATURE_SETTINGS, glossModelText: true });
- * ```
+ * The text the sentence embedder sees for a question under `settings`: the question shortened to `modelCharacters`, plus (with
+ * `glossModelText`) the English glosses of its non-English cue words.
  */
 export function intentModelText(text: string, settings: IntentFeatureSettings): string {
   const base = truncateForModel(text, settings.modelCharacters);
@@ -104,19 +99,16 @@ export interface IntentModelEvaluation {
 }
 
 /**
- * The embedding-free first stage of a model: its own softmax regression over the same words,
- * character n-grams, cue concepts, speech acts and pattern scores, without the sentence embedding.
- * It answers alone when its confidence reaches `threshold`; otherwise the full model (with the
- * embedding) decides.
+ * The embedding-free first stage of a model: its own softmax regression over the same words, character n-grams, cue concepts,
+ * speech acts and pattern scores, without the sentence embedding.
  */
 export interface IntentFirstStage {
   weights: SoftmaxWeights;
   /** Softmax temperature fitted on out-of-fold predictions (1 when trained without folds). */
   temperature: number;
   /**
-   * Confidence at or above which the first stage decides alone, chosen by cross-validation on
-   * the training data (absent when trained without folds: the first stage then only stands in
-   * when the embedding is unavailable).
+   * Confidence at or above which the first stage decides alone, chosen by cross-validation on the training data (absent when
+   * trained without folds: the first stage then only stands in when the embedding is unavailable).
    */
   threshold?: number | undefined;
   /** Cross-validated figures of the cascade at `threshold` (on the training data). */
@@ -133,8 +125,8 @@ export interface IntentFirstStage {
         /** Out-of-fold accuracy of the full model on every item. */
         fullAccuracy: number;
         /**
-         * The trade-off at every threshold from 0.30 to 1.00 (step 0.01), out of fold: share of
-         * items the first stage decides alone and the cascade's accuracy (absent in older models).
+         * The trade-off at every threshold from 0.30 to 1.00 (step 0.01), out of fold: share of items the first stage decides
+         * alone and the cascade's accuracy (absent in older models).
          */
         curve?: { threshold: number; decidedShare: number; cascadeAccuracy: number }[] | undefined;
       }
@@ -172,12 +164,7 @@ export const IntentExemplarFileSchema = z.partialRecord(IntentSchema, z.array(z.
 
 /**
  * Parses an exemplar file (YAML or JSON: `{ <intent>: [question, ...] }`).
- *
  * @throws AfwError `CONFIG_INVALID` when it does not fit.
- * @example
- * ```ts
- * parseIntentExemplars("conversation:\n  - hi there\n") // [{ text: "hi there", intent: "conversation" }]
- * ```
  */
 export function parseIntentExemplars(text: string): IntentExemplar[] {
   const file = parseConfigText(text, IntentExemplarFileSchema, "intent exemplars", null);
@@ -187,8 +174,8 @@ export function parseIntentExemplars(text: string): IntentExemplar[] {
 }
 
 /**
- * SHA-256 (hex) of exemplars in a canonical form; the committed model stores it so a test can
- * tell when the exemplars changed but the model was not retrained.
+ * SHA-256 (hex) of exemplars in a canonical form; the committed model stores it so a test can tell when the exemplars changed but
+ * the model was not retrained.
  */
 export function hashIntentExemplars(exemplars: readonly IntentExemplar[]): string {
   const hash = createHash("sha256");
@@ -202,9 +189,8 @@ export function hashIntentPatterns(matcher: IntentPatternMatcher): string {
 }
 
 /**
- * Builds the feature row of one question: `[embedding * embeddingScale, tanh(patternScore / 4) *
- * patternScale]` dense, plus hashed lexical features * lexicalScale sparse. A missing embedding
- * (embedder failed) contributes zeros.
+ * Builds the feature row of one question: `[embedding * embeddingScale, tanh(patternScore / 4) * patternScale]` dense, plus hashed
+ * lexical features * lexicalScale sparse.
  */
 export function buildIntentFeatureRow(
   text: string,
@@ -227,8 +213,8 @@ export function buildIntentFeatureRow(
 }
 
 /**
- * The first stage's view of a feature row built by {@link buildIntentFeatureRow}: the pattern
- * scores and the lexical features, without the embedding (shares the row's arrays).
+ * The first stage's view of a feature row built by {@link buildIntentFeatureRow}: the pattern scores and the lexical features,
+ * without the embedding (shares the row's arrays).
  */
 export function firstStageRow(row: FeatureRow, dimensions: number): FeatureRow {
   return { dense: row.dense.subarray(dimensions), sparse: row.sparse };
@@ -279,14 +265,14 @@ export interface TrainIntentModelOptions {
   folds?: number;
   signal?: AbortSignal;
   /**
-   * Indices (into `exemplars`) whose out-of-fold predictions fit the softmax temperature, e.g. the
-   * labelled real prompts, so the confidence is calibrated on the kind of input it will meet.
+   * Indices (into `exemplars`) whose out-of-fold predictions fit the softmax temperature, e.g. the labelled real prompts, so the
+   * confidence is calibrated on the kind of input it will meet.
    * @default every exemplar
    */
   calibrationIndices?: readonly number[];
   /**
-   * Largest loss of cross-validated accuracy (a share, 0.005 = half a point) the first stage may
-   * cost when it decides alone; its threshold is the lowest confidence that stays within it.
+   * Largest loss of cross-validated accuracy (a share, 0.005 = half a point) the first stage may cost when it decides alone; its
+   * threshold is the lowest confidence that stays within it.
    * @default 0.005
    */
   firstStageTolerance?: number;
@@ -314,14 +300,7 @@ function calibrationTable(confidences: number[], correct: boolean[], edges = [0,
   return buckets;
 }
 
-/**
- * Builds an accuracy-per-confidence table (reliability table) from predictions.
- *
- * @example
- * ```ts
- * buildCalibrationTable([0.9, 0.4], [true, false]);
- * ```
- */
+/** Builds an accuracy-per-confidence table (reliability table) from predictions. */
 export function buildCalibrationTable(confidences: number[], correct: boolean[], edges?: number[]): CalibrationBucket[] {
   return calibrationTable(confidences, correct, edges);
 }

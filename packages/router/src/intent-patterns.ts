@@ -51,20 +51,8 @@ export const IntentPatternConfigSchema = z
   .strict();
 
 /**
- * The configurable pattern stage of the intent classifier: per-intent rules plus the thresholds
- * at which the patterns decide alone (the fast path, no embedding needed).
- *
- * @example YAML
- * ```yaml
- * version: 1
- * intents:
- *   technical-analysis:
- *     keywords: { "debug*": 2.5, stacktrace: 3 }
- *     phrases: { "stack trace": 3 }
- *     regex:
- *       - { pattern: "\\b[A-Z]\\w*(Error|Exception)\\b", weight: 3, flags: "u" }
- * fastPath: { minScore: 4, minMargin: 3, maxRunnerUp: 0 }
- * ```
+ * The configurable pattern stage of the intent classifier: per-intent rules plus the thresholds at which the patterns decide alone
+ * (the fast path, no embedding needed).
  */
 export type IntentPatternConfig = z.infer<typeof IntentPatternConfigSchema>;
 
@@ -98,9 +86,8 @@ export interface IntentPatternMatcher {
   /** The configuration it was compiled from. */
   readonly config: IntentPatternConfig;
   /**
-   * Scores `question` against every rule, plus `extra` weights from outside the rules (e.g. the
-   * kinds of material pasted around a long prompt, rule name `pasted:<kind>`). Time is bounded by
-   * the first 8,000 characters.
+   * Scores `question` against every rule, plus `extra` weights from outside the rules (e.g. the kinds of material pasted around a
+   * long prompt, rule name `pasted:<kind>`).
    */
   score(question: string, extra?: readonly PatternMatch[]): PatternScores;
 }
@@ -112,15 +99,9 @@ interface WeightedTarget {
 }
 
 /**
- * Compiles a pattern configuration into a matcher: keywords into a hash map, prefixes and phrases
- * into maps keyed by their first word, regexes once.
- *
+ * Compiles a pattern configuration into a matcher: keywords into a hash map, prefixes and phrases into maps keyed by their first
+ * word, regexes once.
  * @throws AfwError `CONFIG_INVALID` when the configuration or a regex is invalid.
- * @example
- * ```ts
- * const matcher = compileIntentPatterns({ intents: { conversation: { keywords: { hello: 3 } } } });
- * matcher.score("hello there").top // "conversation"
- * ```
  */
 export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPatternMatcher {
   const parsed = IntentPatternConfigSchema.safeParse(input);
@@ -227,12 +208,7 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
 
 /**
  * Parses a pattern configuration from YAML or JSON text (JSON is valid YAML).
- *
  * @throws AfwError `CONFIG_INVALID` when the text is not valid YAML/JSON or does not fit the schema.
- * @example
- * ```ts
- * const config = parseIntentPatterns("intents:\n  conversation:\n    keywords: { hello: 3 }\n");
- * ```
  */
 export function parseIntentPatterns(text: string): IntentPatternConfig {
   return parseConfigText(text, IntentPatternConfigSchema, "intent patterns");
@@ -240,26 +216,26 @@ export function parseIntentPatterns(text: string): IntentPatternConfig {
 
 /**
  * Reads a pattern configuration from a YAML or JSON file.
- *
  * @throws AfwError `CONFIG_INVALID` when the file cannot be read or parsed.
  * @example
  * ```ts
  * const patterns = await loadIntentPatterns("./config/intent-patterns.yaml");
  * const classifier = createIntentClassifier({ patterns });
  * ```
+ *
  */
 export async function loadIntentPatterns(path: string | URL): Promise<IntentPatternConfig> {
   return parseIntentPatterns(await readConfigFile(path, "intent patterns file"));
 }
 
 /**
- * Merges pattern configurations: later rules override earlier ones with the same key; regex lists
- * are concatenated; `fastPath` of the last config that sets it wins.
- *
+ * Merges pattern configurations: later rules override earlier ones with the same key; regex lists are concatenated; `fastPath` of
+ * the last config that sets it wins.
  * @example
  * ```ts
  * const patterns = mergeIntentPatterns(DEFAULT_INTENT_PATTERNS, { intents: { conversation: { keywords: { howdy: 3 } } } });
  * ```
+ *
  */
 export function mergeIntentPatterns(...configs: IntentPatternConfigInput[]): IntentPatternConfig {
   const parsed = configs.map((c) => IntentPatternConfigSchema.parse(c));

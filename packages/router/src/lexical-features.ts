@@ -22,10 +22,7 @@ export interface LexicalFeatureOptions {
   speechActWeight?: number;
 }
 
-/**
- * Word sequences (accent-folded, split like {@link splitWords}) that mark one speech-act cue, in
- * en/es/fr/de/pt (a few it/nl). Cheap to scan: keyed by their first word.
- */
+/** Word sequences (accent-folded, split like {@link splitWords}) that mark one speech-act cue, in en/es/fr/de/pt (a few it/nl). */
 const SPEECH_ACT_CUES: Record<string, string> = {
   // asking for help or for something to be done
   request:
@@ -194,24 +191,14 @@ const BIGRAM_PREFIX = fnv1a("b:");
 const CHAR_PREFIX = fnv1a("c:");
 const SPACE = " ".charCodeAt(0);
 
-/**
- * Hashed bag of words, word bigrams and character n-grams of a question, with sublinear term
- * frequency and unit length. Accent-folded, so `política` and `politica` share features; the
- * character n-grams let related word forms in any language (`duplicados`, `duplicates`) meet.
- *
- * @example
- * ```ts
- * const v = lexicalFeatures("Convert this CSV to JSON");
- * v.indices.length === v.values.length; // true
- * ```
- */
+/** Hashed bag of words, word bigrams and character n-grams of a question, with sublinear term frequency and unit length. */
 export function lexicalFeatures(text: string, options: LexicalFeatureOptions = {}): SparseVector {
   const buckets = 2 ** (options.hashBits ?? 14);
   const charNgrams = options.charNgrams ?? [3, 4, 5];
   const charWeight = options.charWeight ?? 0.3;
   const counts = new Map<number, number>();
-  // Features are hashed as the strings `w:<word>`, `b:<word> <next>`, `c:<n-gram>`, `k:<concept>`,
-  // `s:<act>`, without building those strings (the hash runs over the characters in place).
+  // Features are hashed as the strings `w:<word>`, `b:<word> <next>`, `c:<n-gram>`, `k:<concept>`, `s:<act>`, without
+  // building those strings (the hash runs over the characters in place).
   const addHash = (hash: number, weight: number) => {
     const index = (hash >>> 0) % buckets;
     counts.set(index, (counts.get(index) ?? 0) + weight);

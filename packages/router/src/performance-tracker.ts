@@ -13,8 +13,8 @@ export interface PerformanceTrackerOptions extends PerformanceScoringOptions {
 }
 
 /**
- * Records calls into a {@link PerformanceStore} and serves `performance` scores synchronously from
- * cached summaries (re-read from the store in the background), so routing never awaits the store.
+ * Records calls into a {@link PerformanceStore} and serves `performance` scores synchronously from cached summaries (re-read from
+ * the store in the background), so routing never awaits the store.
  */
 export interface PerformanceTracker {
   /** Adds a sample to the store and updates the cached summaries of its backend and flow. */
@@ -27,16 +27,7 @@ export interface PerformanceTracker {
   readonly store: PerformanceStore;
 }
 
-/**
- * Creates a {@link PerformanceTracker}.
- *
- * @example
- * ```ts
- * const tracker = createPerformanceTracker();
- * await tracker.record({ backendId: "flowise", flowId: "flowise:qa", latencyMs: 300, success: true, timestamp: Date.now() });
- * tracker.summary({ backendId: "flowise", flowId: "flowise:qa" }).score;
- * ```
- */
+/** Creates a {@link PerformanceTracker}. */
 export function createPerformanceTracker(options: PerformanceTrackerOptions = {}): PerformanceTracker {
   const store = options.store ?? createMemoryPerformanceStore();
   const now = options.now ?? Date.now;
@@ -52,8 +43,8 @@ export function createPerformanceTracker(options: PerformanceTrackerOptions = {}
     }
     return key;
   };
-  // Background re-reads are spread out: at most this many in flight, so one decision never
-  // schedules hundreds of store reads at once.
+  // Background re-reads are spread out: at most this many in flight, so one decision never schedules hundreds of store
+  // reads at once.
   const maxBackgroundLoads = 8;
   let backgroundLoads = 0;
   const loadInBackground = (target: PerformanceTarget) => {

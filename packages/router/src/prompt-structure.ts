@@ -2,9 +2,8 @@ import type { Intent } from "@afw/contracts";
 import type { IntentPatternMatcher, PatternMatch, PatternScores } from "./intent-patterns.js";
 
 /**
- * Structure of a long prompt: which lines are the user's request and which are pasted material
- * (code, stack traces, logs, tables, CSV/JSON payloads, quoted documents or e-mails). One pass
- * over the lines, each tested with anchored, bounded regexes, so the cost is linear in the text.
+ * Structure of a long prompt: which lines are the user's request and which are pasted material (code, stack traces, logs, tables,
+ * CSV/JSON payloads, quoted documents or e-mails).
  */
 
 /** Longest prompt prefix that is scanned, in characters (about 3,000 lines of code). */
@@ -73,21 +72,7 @@ function kindOf(line: string, previous: LineKind): LineKind {
   return "prose";
 }
 
-/**
- * Splits a prompt into its request and the kinds of material pasted around it. Short prompts
- * without pasted material come back unchanged. For longer ones the request is made of the
- * sentences that ask (questions, imperatives, "I need ..."), the first and the last paragraph of
- * prose, capped at 1,200 characters; code, stack traces, logs, tables, CSV/JSON and quoted text
- * are left out and reported in `pasted`. Linear in the length of the text (the first 100,000
- * characters are scanned).
- *
- * @example
- * ```ts
- * const s = analyzePrompt("Why does this crash?\n```\nconst x = null;\nx.y();\n```");
- * s.request; // "Why does this crash?"
- * s.pasted; // ["code"]
- * ```
- */
+/** Splits a prompt into its request and the kinds of material pasted around it. */
 export function analyzePrompt(prompt: string): PromptStructure {
   const text = prompt.length > MAX_SCAN_CHARACTERS ? prompt.slice(0, MAX_SCAN_CHARACTERS) : prompt;
   const lines = text.split(/\r?\n/);
@@ -130,8 +115,8 @@ export function analyzePrompt(prompt: string): PromptStructure {
   flush();
   const prose = paragraphs.join("\n");
   if (pasted.length === 0 && prompt.length <= SHORT_PROMPT) return { request: prompt.trim(), pasted: [], reduced: false };
-  // Paragraphs other than the last, and the first when material precedes it, keep only their
-  // asking sentences; the rest of a long one is a pasted document (a draft, an article, a mail body).
+  // Paragraphs other than the last, and the first when material precedes it, keep only their asking sentences; the rest
+  // of a long one is a pasted document (a draft, an article, a mail body).
   const asking = (sentence: string) => sentence.endsWith("?") || ASKING_START.test(sentence);
   const picked: string[] = [];
   let middleDocument = false;
@@ -166,9 +151,8 @@ const PASTED_EVIDENCE: Partial<Record<PastedKind, { intent: Intent; weight: numb
 };
 
 /**
- * Reads a prompt for classification: finds its request ({@link analyzePrompt}) and scores the
- * request with `matcher`, adding the typed evidence of the pasted material (`pasted:<kind>`)
- * instead of its words. Shared by the classifier and the model training so both see the same.
+ * Reads a prompt for classification: finds its request ({@link analyzePrompt}) and scores the request with `matcher`, adding the
+ * typed evidence of the pasted material (`pasted:<kind>`) instead of its words.
  */
 export function readPrompt(matcher: IntentPatternMatcher, prompt: string): { structure: PromptStructure; pattern: PatternScores } {
   const structure = analyzePrompt(prompt);

@@ -41,9 +41,8 @@ export interface RouterOptions {
   /** Longest flow discovery (of the router's own discovery cache; ignored with `flowSource`). @default 10000 */
   discoveryTimeoutMs?: number;
   /**
-   * Where the flow lists come from when the application already discovers flows (e.g. a gateway's
-   * backend registry): the router then never calls `discoverFlows` itself, so each backend is
-   * discovered once. @default the router's own {@link FlowDiscoveryCache}
+   * Where the flow lists come from when the application already discovers flows (e.g. a gateway's backend registry): the router
+   * then never calls `discoverFlows` itself, so each backend is discovered once.
    */
   flowSource?: BackendFlowSource;
   /** Circuit breaker settings (its store is `stores.circuits`). */
@@ -71,19 +70,13 @@ export interface RouterOptions {
   now?: () => number;
   /** Trace context for background work (health probes, discovery refreshes). */
   trace?: TraceContext;
-  /**
-   * Adjusts the `flow_match` and `performance` components of every candidate (e.g. a learned
-   * routing prior). Each delta is bounded by `maxScoreAdjustment`, the components are clamped to
-   * 0..1, and the candidate's `adjustment` shows the values before, the deltas and the reason.
-   * Called synchronously for every candidate of every decision; a throwing adjuster is ignored.
-   */
+  /** Adjusts the `flow_match` and `performance` components of every candidate (e.g. a learned routing prior). */
   scoreAdjuster?: ScoreAdjuster;
   /** Largest absolute delta a `scoreAdjuster` may apply to one component. @default 0.25 */
   maxScoreAdjustment?: number;
   /**
-   * Assigns a request (after classification, unless the user overrides backend or flow) to an
-   * A/B arm; the arm's weights and strategy apply to its decision, which records the arm in
-   * `decision.experiment`. A throwing selector is ignored.
+   * Assigns a request (after classification, unless the user overrides backend or flow) to an A/B arm; the arm's weights and
+   * strategy apply to its decision, which records the arm in `decision.experiment`.
    */
   variantSelector?: RoutingVariantSelector;
 }

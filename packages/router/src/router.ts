@@ -168,10 +168,7 @@ export class Router {
     this.anyKeywords = [...this.states.values()].some((s) => s.profiles.some((p) => p.keywords.size > 0));
   }
 
-  /**
-   * Discovers flows and probes health of every backend (in parallel, each bounded by its
-   * timeout). Called by the first `route`; call it at start-up to make that one fast too.
-   */
+  /** Discovers flows and probes health of every backend (in parallel, each bounded by its timeout). */
   warmUp(trace?: TraceContext): Promise<void> {
     this.warm ??= Promise.all([
       ...this.options.backends.map((b) =>
@@ -197,12 +194,7 @@ export class Router {
   }
 
   /**
-   * Classifies and ranks: returns the full decision (strategy, reason, chosen, ranked candidates
-   * with breakdowns). Never does I/O once caches are warm (stale entries refresh in the background).
-   *
-   * An unknown `flowId` first rediscovers the matching backends (at most once per backend every
-   * 5 s, shared by concurrent calls), so a flow created after the last discovery is found.
-   *
+   * Classifies and ranks: returns the full decision (strategy, reason, chosen, ranked candidates with breakdowns).
    * @throws AfwError `FLOW_NOT_FOUND` when `flowId` names no known flow even after that; `NO_BACKENDS_AVAILABLE`
    * when `backend` names no configured backend.
    */
@@ -224,8 +216,8 @@ export class Router {
   }
 
   /**
-   * Rediscovers a backend's flows now, single-flight and at most once per
-   * {@link FORCED_REFRESH_INTERVAL_MS}: a caller inside the interval shares the last refresh.
+   * Rediscovers a backend's flows now, single-flight and at most once per {@link FORCED_REFRESH_INTERVAL_MS}: a caller inside the
+   * interval shares the last refresh.
    */
   private forceRefresh(backend: FlowBackendV1, trace?: TraceContext): Promise<void> {
     const now = (this.options.now ?? Date.now)();
@@ -264,7 +256,6 @@ export class Router {
     const maxAdjustment = Math.min(1, Math.max(0, this.options.maxScoreAdjustment ?? DEFAULT_MAX_SCORE_ADJUSTMENT));
 
     // Score every candidate (typed arrays; objects only for the ones listed).
-    // Decisions reuse one scratch cell per flow: from here to the end of this method nothing awaits.
     const all: Cell[] = this.cellList();
     let usable = 0;
     let nonDown = 0;
@@ -368,8 +359,8 @@ export class Router {
       reason = `${reason} [A/B ${variant.experimentId}: ${variant.arm}${variant.label ? ` '${variant.label}'` : ""}${changes ? `, ${changes}` : ""}]`;
     }
 
-    // Ordering: usable first; overrides / default flow / general-purpose first per strategy; then
-    // score, health, backend id, flow id.
+    // Ordering: usable first; overrides / default flow / general-purpose first per strategy; then score, health, backend
+    // id, flow id.
     for (const c of all) {
       c.tier =
         (c.excluded ? 4 : 0) +
@@ -417,8 +408,8 @@ export class Router {
         ...(c.adjustment ? { adjustment: c.adjustment } : {}),
       };
     });
-    // The first choice: the best usable candidate, or with an override the best matching one even
-    // when its circuit is open (the executor then reports it as skipped, and any answer as a fallback).
+    // The first choice: the best usable candidate, or with an override the best matching one even when its circuit is
+    // open (the executor then reports it as skipped, and any answer as a fallback).
     const first = strategy === "override" ? (candidates.find((c) => !c.excluded && listed[c.rank - 1]!.override) ?? candidates.find((c) => listed[c.rank - 1]!.override)) : candidates.find((c) => !c.excluded);
     if (!first) reason = candidates.length ? "every candidate is excluded (circuits open)" : "no backend has any flow";
     else if (first.excluded) reason = `${reason}: ${first.flowName} on ${first.backendId} is excluded (${first.excluded})${binding ? "" : "; falling back"}`;
@@ -527,13 +518,8 @@ export class Router {
 
   /**
    * Routes and executes with fallback (see {@link executeWithFallback}).
-   *
    * @throws AfwError `NO_BACKENDS_AVAILABLE`, `ALL_BACKENDS_FAILED` (with `details.attempts`),
    * `FLOW_NOT_FOUND` (unknown `flowId`), `ABORTED`.
-   * @example
-   * ```ts
-   * const { result, decision, attempts } = await router.execute({ question: "Summarise our refund policy", timeoutMs: 30_000 });
-   * ```
    */
   async execute(input: RouterExecuteInput): Promise<RouterExecution> {
     const { decision, classification } = await this.decide(input);
@@ -543,10 +529,8 @@ export class Router {
   }
 
   /**
-   * Routes and streams (see {@link executeStream}): retry and fallback before the first token; a
-   * stream that breaks after it restarts (a `restart` chunk, then the new answer from its start).
-   * The generator's return value is the execution outcome.
-   *
+   * Routes and streams (see {@link executeStream}): retry and fallback before the first token; a stream that breaks after it
+   * restarts (a `restart` chunk, then the new answer from its start).
    * @throws AfwError like {@link Router.execute}; once the restarts are used up, the attempt's error.
    */
   async *executeStream(input: RouterExecuteInput): AsyncGenerator<ExecutionStreamChunk, RouterExecution | undefined> {
@@ -564,13 +548,13 @@ export class Router {
 
 /**
  * Creates a {@link Router}.
- *
  * @example
  * ```ts
  * const router = createRouter({ backends: [flowise, langflow] });
  * const decision = await router.route({ question: "What does our travel policy say about trains?" });
  * const { result } = await router.execute({ question: "hi!" });
  * ```
+ *
  */
 export function createRouter(options: RouterOptions): Router {
   return new Router(options);

@@ -15,10 +15,7 @@ import type { FlowProfile } from "./flow-profiles.js";
 /** Per-backend-kind, per-intent capability scores (0..1). */
 export type CapabilityTable = Record<string, Partial<Record<Intent, number>>>;
 
-/**
- * Default capability table: Langflow 1.0 RAG / 0.7 conversation; Flowise 1.0 conversation /
- * 0.7 RAG. Intents and kinds not listed get the router's `defaultCapability` (0.5).
- */
+/** Default capability table: Langflow 1.0 RAG / 0.7 conversation; Flowise 1.0 conversation / 0.7 RAG. */
 export const DEFAULT_CAPABILITIES: Readonly<CapabilityTable> = Object.freeze({
   langflow: { "rag-retrieval": 1, conversation: 0.7 },
   flowise: { conversation: 1, "rag-retrieval": 0.7 },
@@ -28,14 +25,9 @@ export const DEFAULT_CAPABILITIES: Readonly<CapabilityTable> = Object.freeze({
 export const FLOW_MATCH_SCORES = Object.freeze({ exact: 1, partial: 0.7, generalPurpose: 0.3, none: 0 });
 
 /**
- * `flow_match`: 1.0 when the flow's primary intent is `intent`, 0.7 when `intent` is among its
- * other intents or a flow keyword occurs in the question, 0.3 for a general-purpose flow, else 0.
- *
+ * `flow_match`: 1.0 when the flow's primary intent is `intent`, 0.7 when `intent` is among its other intents or a flow keyword
+ * occurs in the question, 0.3 for a general-purpose flow, else 0.
  * @param questionWords - Folded words of the question (for keyword overlap); may be empty.
- * @example
- * ```ts
- * flowMatchScore(profile, "rag-retrieval", new Set(["policy"])) // 1, 0.7, 0.3 or 0
- * ```
  */
 export function flowMatchScore(profile: FlowProfile, intent: Intent, questionWords: ReadonlySet<string>): number {
   const index = INTENTS.indexOf(intent);
@@ -51,7 +43,6 @@ export function flowMatchScore(profile: FlowProfile, intent: Intent, questionWor
 
 /**
  * `health`: 1 healthy, 0.5 slow, 0 down; `unknownScore` when no snapshot exists.
- *
  * @default unknownScore 0.5
  */
 export function healthScore(health: Pick<BackendHealth, "status"> | undefined, unknownScore = 0.5): number {
@@ -59,10 +50,7 @@ export function healthScore(health: Pick<BackendHealth, "status"> | undefined, u
   return health.status === "healthy" ? 1 : health.status === "slow" ? 0.5 : 0;
 }
 
-/**
- * `capability`: the flow's own override, else the backend's `capabilities`, else the table entry
- * for its kind, else `defaultCapability`.
- */
+/** `capability`: the flow's own override, else the backend's `capabilities`, else the table entry for its kind, else `defaultCapability`. */
 export function capabilityScore(
   intent: Intent,
   kind: BackendKind,
@@ -138,14 +126,7 @@ export function summarizePerformance(samples: readonly PerformanceSample[], now:
   return { samples: samples.length, successRate, p50Ms: p50, p95Ms: p95, score: Math.min(1, Math.max(0, score)) };
 }
 
-/**
- * The weighted sum of a breakdown: `flow_match*w1 + health*w2 + performance*w3 + capability*w4`.
- *
- * @example
- * ```ts
- * combineScore({ flow_match: 1, health: 1, performance: 0.5, capability: 0.7 }, DEFAULT_SCORING_WEIGHTS) // 0.87
- * ```
- */
+/** The weighted sum of a breakdown: `flow_match*w1 + health*w2 + performance*w3 + capability*w4`. */
 export function combineScore(breakdown: ScoreBreakdown, weights: ScoringWeights): number {
   return (
     breakdown.flow_match * weights.flow_match +
@@ -159,16 +140,8 @@ export function combineScore(breakdown: ScoreBreakdown, weights: ScoringWeights)
 export const DEFAULT_MAX_SCORE_ADJUSTMENT = 0.25;
 
 /**
- * Applies a score adjuster's request to the `flow_match` and `performance` components: each delta
- * is bounded to ±`maxAdjustment` (a non-finite delta counts as 0), each component clamped to
- * 0..1. Returns the new components and the {@link @afw/contracts!ScoreAdjustment} record (values
- * before, deltas as applied, reason) that the decision's candidate carries.
- *
- * @example
- * ```ts
- * adjustBreakdown({ flow_match: 1, performance: 0.5 }, { flow_match: -0.4, performance: 0.1, reason: "fails often" }, 0.25)
- * // { flow_match: 0.75, performance: 0.6, adjustment: { source: "learned-prior", original: {...}, delta: { flow_match: -0.25, performance: 0.1 }, reason: "fails often" } }
- * ```
+ * Applies a score adjuster's request to the `flow_match` and `performance` components: each delta is bounded to ±`maxAdjustment`
+ * (a non-finite delta counts as 0), each component clamped to 0..1.
  */
 export function adjustBreakdown(
   components: { flow_match: number; performance: number },

@@ -29,16 +29,14 @@ export interface SoftmaxTrainingOptions {
   /** Seed of the shuffling order (training is deterministic for a seed). @default 1 */
   seed?: number;
   /**
-   * Train this many models with consecutive seeds and average their weights (a linear model, so
-   * this equals averaging their logits): less variance from the shuffling order, same scoring cost.
+   * Train this many models with consecutive seeds and average their weights (a linear model, so this equals averaging their
+   * logits): less variance from the shuffling order, same scoring cost.
    * @default 1
    */
   seeds?: number;
 }
 
-/**
- * Computes the logits of `row` into `out` (length `classes`) and returns `out`.
- */
+/** Computes the logits of `row` into `out` (length `classes`) and returns `out`. */
 export function softmaxLogits(weights: SoftmaxWeights, row: FeatureRow, out = new Float64Array(weights.classes)): Float64Array {
   const { classes, denseDimensions: d, sparseDimensions: h } = weights;
   const dense = row.dense;
@@ -56,14 +54,7 @@ export function softmaxLogits(weights: SoftmaxWeights, row: FeatureRow, out = ne
   return out;
 }
 
-/**
- * Turns logits into probabilities in place, dividing by `temperature` first.
- *
- * @example
- * ```ts
- * softmaxInPlace(Float64Array.of(1, 1)) // [0.5, 0.5]
- * ```
- */
+/** Turns logits into probabilities in place, dividing by `temperature` first. */
 export function softmaxInPlace(logits: Float64Array, temperature = 1): Float64Array {
   let max = -Infinity;
   for (let i = 0; i < logits.length; i++) max = Math.max(max, logits[i]! / temperature);
@@ -78,9 +69,8 @@ export function softmaxInPlace(logits: Float64Array, temperature = 1): Float64Ar
 }
 
 /**
- * Trains a multinomial logistic regression with Adam on shuffled single examples (deterministic
- * for a seed; with `seeds` > 1 the weights of several seeds are averaged). Sparse weights get lazy
- * L2 (only on touched indices).
+ * Trains a multinomial logistic regression with Adam on shuffled single examples (deterministic for a seed; with `seeds` > 1 the
+ * weights of several seeds are averaged).
  */
 export function trainSoftmaxRegression(
   rows: readonly FeatureRow[],

@@ -1,6 +1,6 @@
 /**
- * Text helpers shared by the pattern matcher and the lexical features: lower-casing, accent
- * folding and word splitting, all bounded so very long inputs cost a bounded amount of time.
+ * Text helpers shared by the pattern matcher and the lexical features: lower-casing, accent folding and word splitting, all
+ * bounded so very long inputs cost a bounded amount of time.
  */
 
 /** Longest prefix of a question the pattern and lexical stages look at, in characters. */
@@ -11,35 +11,19 @@ const STROKED = /[łøđ]/g;
 const STROKED_MAP: Record<string, string> = { ł: "l", ø: "o", đ: "d" };
 const WORD = /[\p{L}\p{N}_+#]+/gu;
 
-/**
- * Lower-cases `text`, folds accents (`é` -> `e`, `ł` -> `l`, `ß` stays) and collapses white space. Used for
- * keyword and phrase matching so `Política` matches `politica`.
- *
- * @example
- * ```ts
- * foldText("¿Qué dice la POLÍTICA?") // "¿que dice la politica?"
- * ```
- */
+/** Lower-cases `text`, folds accents (`é` -> `e`, `ł` -> `l`, `ß` stays) and collapses white space. */
 export function foldText(text: string): string {
   return text.slice(0, MAX_MATCH_CHARACTERS).toLowerCase().normalize("NFKD").replace(COMBINING_MARKS, "").replace(STROKED, (c) => STROKED_MAP[c] ?? c).replace(/\s+/g, " ").trim();
 }
 
-/**
- * Splits folded text into words (letters, digits, `_`, `+`, `#`, so `c++` and `c#` survive).
- *
- * @example
- * ```ts
- * splitWords("why does c++ crash?") // ["why", "does", "c++", "crash"]
- * ```
- */
+/** Splits folded text into words (letters, digits, `_`, `+`, `#`, so `c++` and `c#` survive). */
 export function splitWords(folded: string): string[] {
   return folded.match(WORD) ?? [];
 }
 
 /**
- * Shortens a long question for the embedding model: keeps the head and the tail (where people
- * usually state what they want) and drops the middle.
- *
+ * Shortens a long question for the embedding model: keeps the head and the tail (where people usually state what they want) and
+ * drops the middle.
  * @param maxCharacters - Longest result.
  * @default maxCharacters 1000
  */

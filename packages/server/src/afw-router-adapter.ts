@@ -31,10 +31,7 @@ export interface AfwRouterPortOptions {
   classifier?: IntentClassifier;
   /** @default Date.now */
   now?: () => number;
-  /**
-   * The learning loop: a score adjuster (the learned routing prior) and a variant selector (A/B
-   * experiments), handed to every router built. Absent: static scoring, no experiments.
-   */
+  /** The learning loop: a score adjuster (the learned routing prior) and a variant selector (A/B experiments), handed to every router built. */
   learning?: {
     scoreAdjuster?: ScoreAdjuster | undefined;
     /** Bound of the adjuster's delta per component. @default the router's (0.25) */
@@ -45,11 +42,8 @@ export interface AfwRouterPortOptions {
 
 /** A {@link RouterPort} that can take a reloaded configuration's intent patterns. */
 export interface ReloadableRouterPort extends RouterPort {
-  /**
-   * Rebuilds the classifier with `config.routing.intentPatterns` (unless a classifier was
-   * injected) and the router on the next decision; learned and measured state stays (it lives
-   * in the shared stores and the prior).
-   */
+  /** Rebuilds the classifier with `config.routing.intentPatterns` (unless a classifier was injected) and the router on the next
+   * decision; learned and measured state stays (it lives in the shared stores and the prior). */
   reload(config: GatewayConfig): void;
 }
 
@@ -75,22 +69,12 @@ function summarizeAttempts(attempts: readonly ExecutionAttempt[]) {
   };
 }
 
-/**
- * Wires `@afw/router` into the server's {@link RouterPort}: its hybrid intent classifier, scoring
- * with shared health/performance/circuit stores, and `executeWithFallback` / `executeStream`
- * (retry with backoff, fallback, circuit breaking, hedging). The router is rebuilt when
- * `backend_connect` adds a backend (its state lives in the shared stores).
- *
- * @example
- * ```ts
- * const gateway = await createGatewayServer({ config, router: (deps) => createAfwRouterPort(deps) });
- * ```
- */
+/** Wires `@afw/router` into the server's {@link RouterPort}: its hybrid intent classifier, scoring with shared health/performance/circuit
+ * stores, and `executeWithFallback` / `executeStream` (retry with backoff, fallback, circuit breaking, hedging). */
 export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRouterPort {
   const { config, registry, stores } = options;
   const routing = config.routing;
-  // One embedder for every classifier built (a reload must not load the model again). The
-  // sentence encoder runs on a worker thread, so an embedding never blocks the event loop.
+  // One embedder for every classifier built (a reload must not load the model again).
   let embedder: Embedder | undefined;
   let sentenceEncoder: ReturnType<typeof createUseEmbedder> | undefined;
   const classifierEmbedder = (): Embedder =>
@@ -141,7 +125,6 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
     return built.router;
   };
   const attemptTimeoutMs = Math.max(...config.backends.map((b) => b.requestTimeoutMs), 30_000);
-
   const toOutcome = (outcome: RouterExecutionOutcome): ExecutionOutcome => {
     const summary = summarizeAttempts(outcome.attempts);
     return {
@@ -153,7 +136,6 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
       backendsTried: summary.backendsTried,
     };
   };
-
   return {
     recordsPerformance: true,
     async warmUp() {
@@ -198,9 +180,8 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
       };
       try {
         if (request.stream && executeOptions.onToken) {
-          // @afw/router restarts a stream that breaks after its first token (retry, then
-          // fallback, within the deadline, at most maxCandidates times): forward tokens and
-          // announce each restart.
+          // @afw/router restarts a stream that breaks after its first token (retry, then fallback, within the deadline,
+          // at most maxCandidates times): forward tokens and announce each restart.
           const stream = executeStream(decision, flowRequest, { ...options, hedge: false, maxStreamRestarts: routing.maxCandidates });
           for (;;) {
             const next = await stream.next();

@@ -3,11 +3,8 @@ import { toAfwError } from "@afw/contracts";
 import { backendFactoryByKind, type BackendFactory, type BackendFactoryOptions } from "./backend-factory.js";
 import type { BackendConfig } from "./config-schema.js";
 
-/**
- * The adapter settings (`@afw/backends`) of a configured backend: base URL, key, headers,
- * request timeout, flow registry (by platform flow id), discovery mode and capabilities, and the
- * connection policy and resolver from the factory options (`backend_connect`).
- */
+/** The adapter settings (`@afw/backends`) of a configured backend: base URL, key, headers, request timeout, flow registry (by platform flow id),
+ * discovery mode and capabilities, and the connection policy and resolver from the factory options (`backend_connect`). */
 export function adapterSettings(config: BackendConfig, options: BackendFactoryOptions = {}) {
   const flows: Record<string, ConfiguredFlowInput> = {};
   for (const flow of config.flows) {
@@ -50,15 +47,7 @@ const wrap =
     }
   };
 
-/**
- * The default {@link BackendFactory}: `flowise` and `langflow` through the `@afw/backends`
- * adapters. Other kinds need a custom factory (see {@link backendFactoryByKind}).
- *
- * @example
- * ```ts
- * const gateway = await createGatewayServer({ config, backendFactory: backendFactoryByKind({ ...builtInBackendFactories, custom: createMyBackend }) });
- * ```
- */
+/** The default {@link BackendFactory}: `flowise` and `langflow` through the `@afw/backends` adapters. */
 export const builtInBackendFactories: Readonly<Record<string, BackendFactory>> = Object.freeze({
   flowise: wrap((settings) => createFlowiseBackend(settings)),
   langflow: wrap((settings) => createLangflowBackend(settings)),

@@ -2,18 +2,9 @@ import type { ConnectPolicy, HostLookup } from "@afw/backends";
 import { AfwError, type FlowBackendV1 } from "@afw/contracts";
 import type { BackendConfig } from "./config-schema.js";
 
-/**
- * What the gateway asks of a backend it creates, beyond its configuration. `backend_connect`
- * passes a `connectPolicy` (the `backendConnect.allowedHosts` address rules, checked on the address
- * of every new connection so that DNS rebinding after the tool's check is refused); configured
- * backends get none (the operator's configuration is trusted, loopback included).
- */
+/** What the gateway asks of a backend it creates, beyond its configuration. */
 export interface BackendFactoryOptions {
-  /**
-   * Must be applied to every connection the backend opens (the built-in adapters take it as their
-   * `connectPolicy` setting). A custom factory that cannot enforce it should throw `FORBIDDEN`
-   * rather than ignore it.
-   */
+  /** Must be applied to every connection the backend opens (the built-in adapters take it as their `connectPolicy` setting). */
   connectPolicy?: ConnectPolicy | undefined;
   /** Host-name resolver for those connections (tests inject one). @default `dns.lookup` */
   lookup?: HostLookup | undefined;
@@ -33,15 +24,7 @@ export interface BackendFactoryOptions {
  */
 export type BackendFactory = (config: BackendConfig, options?: BackendFactoryOptions) => FlowBackendV1 | Promise<FlowBackendV1>;
 
-/**
- * Combines per-kind factories into one {@link BackendFactory}.
- *
- * @example
- * ```ts
- * const factory = backendFactoryByKind({ flowise: createFlowiseBackend, langflow: createLangflowBackend });
- * ```
- * @throws AfwError `CONFIG_INVALID` (from the returned factory) for a kind with no entry.
- */
+/** Combines per-kind factories into one {@link BackendFactory}. @throws AfwError `CONFIG_INVALID` (from the returned factory) for a kind with no entry. */
 export function backendFactoryByKind(factories: Readonly<Record<string, BackendFactory>>): BackendFactory {
   return (config, options) => {
     const factory = factories[config.kind];

@@ -50,11 +50,8 @@ export interface BackendRegistryOptions {
   probeTimeoutMs?: number;
   /** @default Date.now */
   now?: () => number;
-  /**
-   * Longest wait, after {@link BackendRegistry.replace} or {@link BackendRegistry.remove}, for the
-   * calls still running on the old adapter (leased through {@link BackendRegistry.lease}) before
-   * it is closed anyway. @default 60000
-   */
+  /** Longest wait, after {@link BackendRegistry.replace} or {@link BackendRegistry.remove}, for the calls still running on the old
+   * adapter (leased through {@link BackendRegistry.lease}) before it is closed anyway. @default 60000 */
   drainTimeoutMs?: number;
 }
 
@@ -76,34 +73,17 @@ export interface BackendRegistry extends FlowSource {
   entries(): RegisteredBackend[];
   /** A backend by id. */
   get(id: string): RegisteredBackend | undefined;
-  /**
-   * Adds a backend.
-   * @throws AfwError `INVALID_INPUT` when the id is taken or the spec version is not `v1`.
-   */
+  /** Adds a backend. @throws AfwError `INVALID_INPUT` when the id is taken or the spec version is not `v1`. */
   add(backend: FlowBackendV1, options?: { config?: BackendConfig; source?: RegisteredBackend["source"] }): void;
-  /**
-   * Replaces the backend with the same id (e.g. rebuilt because its configured flows changed)
-   * without a moment where the id is missing: the new adapter is registered at once (the
-   * previous flow list is served until its first discovery, which starts immediately), and the
-   * old adapter is closed once the calls leased before the swap have settled, or after
-   * `drainTimeoutMs`. Resolves when the new adapter's flows are discovered; `drained` resolves
-   * when the old adapter is closed.
-   * @throws AfwError `INVALID_INPUT` when no backend has that id or the spec version is not `v1`.
-   */
+  /** Replaces the backend with the same id (e.g. rebuilt because its configured flows changed) without a moment where the id is missing: the new adapter is registered at once (the previous flow list is served until its first discovery, which starts
+   * immediately), and the old adapter is closed once the calls leased before the swap have settled, or after `drainTimeoutMs`. @throws AfwError `INVALID_INPUT` when no backend has that id or the spec version is not `v1`. */
   replace(backend: FlowBackendV1, options?: { config?: BackendConfig; source?: RegisteredBackend["source"] }): Promise<{ drained: Promise<void> }>;
   /** Removes (and closes) a backend; resolves true when it existed. */
   remove(id: string): Promise<boolean>;
-  /**
-   * The current backends for one call (execution with fallback). A backend replaced while the
-   * lease is held stays open until the lease is released (or the drain bound passes).
-   */
+  /** The current backends for one call (execution with fallback). */
   lease(): BackendLease;
-  /**
-   * One backend's flows (discovered with the TTL and merged with its configured flow registry);
-   * a stale list is served while a background refresh runs. Returns the same array while the
-   * list is unchanged. `refresh` forces rediscovery.
-   * @throws AfwError `NO_BACKENDS_AVAILABLE` when no backend has that id.
-   */
+  /** One backend's flows (discovered with the TTL and merged with its configured flow registry); a stale list is served while a
+   * background refresh runs. @throws AfwError `NO_BACKENDS_AVAILABLE` when no backend has that id. */
   backendFlows(id: string, options?: { refresh?: boolean; signal?: AbortSignal; trace?: TraceContext }): Promise<UniversalFlow[]>;
   /** One backend's current flow list without waiting (undefined before its first discovery); starts a background refresh when stale. */
   peekFlows(id: string): UniversalFlow[] | undefined;
@@ -175,18 +155,8 @@ function withTimeout<T>(run: (signal: AbortSignal) => Promise<T>, timeoutMs: num
   });
 }
 
-/**
- * Creates the registry of live backends: flow discovery with a TTL (a failed rediscovery keeps
- * serving the previous list), merging of each backend's configured flow registry, health probes
- * stored in the shared {@link HealthStore}, and run-time additions (`backend_connect`).
- *
- * @example
- * ```ts
- * const registry = createBackendRegistry({ healthStore: createMemoryHealthStore() });
- * registry.add(myBackend);
- * const flows = await registry.flows();
- * ```
- */
+/** Creates the registry of live backends: flow discovery with a TTL (a failed rediscovery keeps serving the previous list), merging of each backend's
+ * configured flow registry, health probes stored in the shared {@link HealthStore}, and run-time additions (`backend_connect`). */
 export function createBackendRegistry(options: BackendRegistryOptions): BackendRegistry {
   const now = options.now ?? Date.now;
   const discoveryTtlMs = options.discoveryTtlMs ?? 300_000;
@@ -204,7 +174,6 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
   /** Resolvers of retired registrations waiting for their last lease. */
   const drainers = new Map<RegisteredBackend, () => void>();
   const retiring = new Set<Promise<void>>();
-
   /** Closes a registration that left the registry once its leased calls settled (or after the bound). */
   const retire = (entry: RegisteredBackend): Promise<void> => {
     let timer: NodeJS.Timeout | undefined;
@@ -224,13 +193,11 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
     void done.finally(() => retiring.delete(done));
     return done;
   };
-
   const checkVersion = (backend: FlowBackendV1) => {
     if (backend.specificationVersion !== "v1") {
       throw new AfwError("INVALID_INPUT", `backend '${backend.id}' implements specification '${String(backend.specificationVersion)}', expected 'v1'`);
     }
   };
-
   /** The served list of a registration, starting a background refresh when it is stale. */
   const served = (entry: RegisteredBackend): UniversalFlow[] | undefined => {
     const state = discoveries.get(entry.backend.id);
@@ -238,15 +205,12 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
     if (!state.inflight && (state.fetchedAt === 0 || now() - state.fetchedAt >= discoveryTtlMs)) void discover(entry, undefined);
     return state.flows;
   };
-
   const flowsOf = (entry: RegisteredBackend, flowOptions: { refresh?: boolean; signal?: AbortSignal; trace?: TraceContext }): Promise<UniversalFlow[]> | UniversalFlow[] => {
     const state = discoveries.get(entry.backend.id);
     if (flowOptions.refresh || !state || state.fetchedAt === 0) return discover(entry, flowOptions.trace, flowOptions.signal);
     return served(entry) ?? discover(entry, flowOptions.trace, flowOptions.signal);
   };
-
   const backgroundTrace = (trace?: TraceContext) => trace ?? (options.sink ? newTraceContext(options.sink) : undefined);
-
   const discover = (entry: RegisteredBackend, trace: TraceContext | undefined, signal?: AbortSignal): Promise<UniversalFlow[]> => {
     const id = entry.backend.id;
     const state: Discovery = discoveries.get(id) ?? { flows: [], fetchedAt: 0, loaded: false };
@@ -280,7 +244,6 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
     state.inflight = run();
     return state.inflight;
   };
-
   const healthOf = async (entry: RegisteredBackend, trace: TraceContext | undefined, signal?: AbortSignal): Promise<BackendHealth> => {
     const started = now();
     let health: BackendHealth;
@@ -302,7 +265,6 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
     emitTrace(backgroundTrace(trace), "health-checked", { backendId: health.backendId, status: health.status, latencyMs: health.latencyMs });
     return health;
   };
-
   return {
     list: () => [...registrations.values()].map((entry) => entry.backend),
     get revision() {
@@ -321,8 +283,7 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
       const previous = registrations.get(backend.id);
       if (!previous) throw new AfwError("INVALID_INPUT", `no backend with id '${backend.id}' to replace`);
       const entry: RegisteredBackend = { backend, config: replaceOptions.config ?? previous.config, source: replaceOptions.source ?? previous.source, addedAt: now() };
-      // One synchronous step: the id never goes missing. The previous list is served (not
-      // refreshed: `fetchedAt` 0) until the new adapter's first discovery, which starts now.
+      // One synchronous step: the id never goes missing.
       const carried = discoveries.get(backend.id);
       discoveries.set(backend.id, { flows: carried?.loaded ? carried.flows : [], fetchedAt: 0, loaded: carried?.loaded ?? false });
       registrations.set(backend.id, entry);

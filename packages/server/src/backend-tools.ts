@@ -43,26 +43,13 @@ function summarize(samples: readonly PerformanceSample[]) {
   };
 }
 
-/**
- * True when `hostname:port` of `url` matches a `backendConnect.allowedHosts` pattern (`host`,
- * `host:port`, `[v6]:port`, `*.domain`, `*`). Address patterns match every spelling of the same
- * address (`127.0.0.1` matches `http://2130706433/`). This is the name check only; see
- * `checkBackendConnectUrl` for the full SSRF policy (resolved addresses).
- */
+/** True when `hostname:port` of `url` matches a `backendConnect.allowedHosts` pattern (`host`, `host:port`, `[v6]:port`, `*.domain`, `*`). */
 export function isHostAllowed(url: URL, allowedHosts: readonly string[]): boolean {
   return matchHostPattern(url, allowedHosts) !== undefined;
 }
 
-/**
- * The `backend_connect` SSRF policy: the host must match `allowedHosts`, and every address it
- * resolves to must be allowed for that kind of match — `*` reaches public addresses only;
- * loopback and private ranges need an entry naming the host or its domain; cloud metadata,
- * link-local and other special addresses need an exact entry (see `checkOutboundUrl` in
- * `@afw/downstream`).
- *
- * @throws AfwError `FORBIDDEN` with the reason when refused.
- * @internal
- */
+/** The `backend_connect` SSRF policy: the host must match `allowedHosts`, and every address it resolves to must be allowed for that kind of match — `*` reaches public addresses only; loopback and private ranges need an entry naming the
+ * host or its domain; cloud metadata, link-local and other special addresses need an exact entry (see `checkOutboundUrl` in `@afw/downstream`). @throws AfwError `FORBIDDEN` with the reason when refused. */
 export async function checkBackendConnectUrl(url: URL, allowedHosts: readonly string[], resolve?: HostResolver): Promise<void> {
   const decision = await checkOutboundUrl(url, { allowedHosts, ...(resolve ? { resolve } : {}) });
   if (decision.allowed) return;
@@ -72,10 +59,7 @@ export async function checkBackendConnectUrl(url: URL, allowedHosts: readonly st
   });
 }
 
-/**
- * The tools about backends: `list_flows`, `backend_status`, `health_check`,
- * `backend_performance_compare` and `backend_connect` (behind the SSRF policy above).
- */
+/** The tools about backends: `list_flows`, `backend_status`, `health_check`, `backend_performance_compare` and `backend_connect` (behind the SSRF policy above). */
 export function createBackendTools(deps: ToolDependencies): GatewayTool[] {
   const { config, registry, redactor } = deps;
   const requireBackends = (selector: string | undefined) => {
@@ -245,8 +229,8 @@ export function createBackendTools(deps: ToolDependencies): GatewayTool[] {
           ...(args.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: args.requestTimeoutMs }),
           ...(args.flows === undefined ? {} : { flows: args.flows }),
         });
-        // The check above ran on the addresses the name has now; the backend applies the same rules
-        // to the address of every connection it opens, so a name that rebinds later is refused.
+        // The check above ran on the addresses the name has now; the backend applies the same rules to the address
+        // of every connection it opens, so a name that rebinds later is refused.
         const backend = await deps.backendFactory(backendConfig, {
           connectPolicy: outboundConnectPolicy(url, { allowedHosts: policy.allowedHosts }),
           ...(deps.resolveHost ? { lookup: lookupFromResolver(deps.resolveHost) } : {}),

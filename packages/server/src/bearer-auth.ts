@@ -23,17 +23,7 @@ export interface BearerAuthenticator {
 
 const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
 
-/**
- * Creates a bearer-token checker. Tokens are compared as SHA-256 digests with
- * `crypto.timingSafeEqual`, and every configured token is compared on every call, so neither
- * the position of a match nor the length of a token shows in the timing.
- *
- * @example
- * ```ts
- * const auth = createBearerAuthenticator(["0123456789abcdef0123"]);
- * auth.authenticate("Bearer 0123456789abcdef0123"); // { name: "token-1" }
- * ```
- */
+/** Creates a bearer-token checker. */
 export function createBearerAuthenticator(tokens: readonly (string | AuthTokenConfig)[]): BearerAuthenticator {
   const entries = tokens.map((entry, index) => {
     const config = typeof entry === "string" ? { token: entry } : entry;

@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { AfwError } from "@afw/contracts";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadGatewayConfig, parseGatewayConfig } from "./config-loader.js";
-import { configReferenceRows, renderConfigReference } from "./config-reference.js";
 import { configSecrets } from "./redactor.js";
 
 const dir = mkdtempSync(join(tmpdir(), "afw-config-"));
@@ -216,21 +215,6 @@ http:
   it("rejects a non-integer AFW_HTTP_PORT", async () => {
     const error = await configError(loadGatewayConfig(undefined, { AFW_HTTP_PORT: "eighty" }));
     expect(error.message).toMatch(/http\.port: environment variable AFW_HTTP_PORT must be an integer/);
-  });
-});
-
-describe("renderConfigReference", () => {
-  it("documents every section from the schema, with defaults and env variables", () => {
-    const rows = configReferenceRows();
-    const keys = rows.map((r) => r.key);
-    for (const key of ["backends", "backends[].baseURL", "backends[].flows[].cacheClass", "http.authTokens", "http.rateLimit.requestsPerMinute", "routing.weights.flow_match", "cache.ttlByClass", "sessions.contextTurns", "tools.catalogs", "workflows.catalogs", "trace.otlp.endpoint", "redis.url"]) {
-      expect(keys).toContain(key);
-    }
-    expect(rows.find((r) => r.key === "http.port")?.default).toBe("8787");
-    expect(rows.find((r) => r.key === "backends[].id")?.required).toBe(true);
-    const markdown = renderConfigReference();
-    expect(markdown).toContain("| `http.bodyLimitBytes` |");
-    expect(markdown).toContain("| `AFW_AUTH_TOKENS` |");
   });
 });
 

@@ -90,8 +90,8 @@ function interpolate(value: unknown, env: Env, path: PropertyKey[], issues: Conf
   if (Array.isArray(value)) return value.map((item, index) => interpolate(item, env, [...path, index], issues));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    // defineProperty, not assignment: a `__proto__` key must stay an (unknown, refused) own key
-    // instead of becoming the object's prototype and smuggling inherited settings in.
+    // defineProperty, not assignment: a `__proto__` key must stay an (unknown, refused) own key instead of
+    // becoming the object's prototype and smuggling inherited settings in.
     for (const [key, item] of Object.entries(value)) {
       Object.defineProperty(out, key, { value: interpolate(item, env, [...path, key], issues), enumerable: true, writable: true, configurable: true });
     }
@@ -114,7 +114,6 @@ function applyEnvOverrides(raw: Record<string, unknown>, env: Env, issues: Confi
     config[key] = copy;
     return copy;
   };
-
   for (const kind of ["flowise", "langflow"] as const) {
     const prefix = kind.toUpperCase();
     const baseURL = nonEmpty(env, `${prefix}_BASE_URL`);
@@ -135,7 +134,6 @@ function applyEnvOverrides(raw: Record<string, unknown>, env: Env, issues: Confi
     }
     config["backends"] = backends;
   }
-
   const redisUrl = nonEmpty(env, "REDIS_URL");
   if (redisUrl !== undefined) section("redis")["url"] = redisUrl;
   const operationTimeout = nonEmpty(env, "AFW_REDIS_OPERATION_TIMEOUT_MS");
@@ -145,7 +143,6 @@ function applyEnvOverrides(raw: Record<string, unknown>, env: Env, issues: Confi
   }
   const chromaUrl = nonEmpty(env, "CHROMA_URL");
   if (chromaUrl !== undefined) section("chroma")["url"] = chromaUrl;
-
   const port = nonEmpty(env, "AFW_HTTP_PORT");
   if (port !== undefined) {
     if (/^\d{1,5}$/.test(port) && Number(port) <= 65_535) section("http")["port"] = Number(port);
@@ -153,10 +150,7 @@ function applyEnvOverrides(raw: Record<string, unknown>, env: Env, issues: Confi
   }
   const tokens = env["AFW_AUTH_TOKENS"];
   if (tokens !== undefined && tokens.trim() !== "") {
-    section("http")["authTokens"] = tokens
-      .split(",")
-      .map((token) => token.trim())
-      .filter((token) => token.length > 0);
+    section("http")["authTokens"] = tokens.split(",").map((token) => token.trim()).filter((token) => token.length > 0);
   }
   return config;
 }
@@ -189,18 +183,8 @@ function resolvePaths(config: GatewayConfig, baseDir: string): GatewayConfig {
   };
 }
 
-/**
- * Validates an already-parsed configuration object (e.g. from JSON or a test): interpolates
- * `${VAR}` / `${VAR:-default}` in strings, applies the {@link CONFIG_ENV_VARIABLES} overrides,
- * validates with {@link GatewayConfigSchema} and resolves relative catalog paths.
- *
- * @example
- * ```ts
- * const config = parseGatewayConfig({ http: { port: 9000 } }, { env: {} });
- * config.http.port; // 9000
- * ```
- * @throws AfwError `CONFIG_INVALID` naming the source, each path and the problem.
- */
+/** Validates an already-parsed configuration object (e.g. from JSON or a test): interpolates `${VAR}` / `${VAR:-default}` in strings, applies the {@link CONFIG_ENV_VARIABLES} overrides,
+ * validates with {@link GatewayConfigSchema} and resolves relative catalog paths. @throws AfwError `CONFIG_INVALID` naming the source, each path and the problem. */
 export function parseGatewayConfig(input: unknown, options: ParseGatewayConfigOptions = {}): GatewayConfig {
   const source = options.source ?? "<config>";
   const env = options.env ?? process.env;

@@ -24,10 +24,7 @@ const isRedisUrl = (url: string): boolean => {
 const unit = z.number().min(0).max(1);
 
 /** A regular-expression source string, checked to compile (flags `iu` are added when used). */
-const RegexSourceSchema = z
-  .string()
-  .min(1)
-  .max(500)
+const RegexSourceSchema = z.string().min(1).max(500)
   .refine((source) => {
     try {
       new RegExp(source, "iu");
@@ -54,8 +51,7 @@ export const FlowRegistryEntrySchema = z
     parameterMapping: ParameterMappingSchema.optional().describe(
       "Where `temperature`, `max_tokens` (and a history transcript) go on the platform: `{ temperature: { node?, param } }`.",
     ),
-  })
-  .strict();
+  }).strict();
 
 /** One entry of a backend's flow registry: what the gateway should know about a flow. */
 export type FlowRegistryEntry = z.infer<typeof FlowRegistryEntrySchema>;
@@ -65,29 +61,19 @@ export const BackendConfigSchema = z
   .object({
     id: BackendIdSchema.describe("Unique id of this backend instance, e.g. `flowise-prod`."),
     kind: BackendKindSchema.describe("`flowise`, `langflow`, or the kind of a custom adapter."),
-    baseURL: z
-      .url({ protocol: /^https?$/, error: "baseURL must be an http(s) URL" })
-      .describe("Root URL of the platform, e.g. `http://localhost:3000`."),
+    baseURL: z.url({ protocol: /^https?$/, error: "baseURL must be an http(s) URL" }).describe("Root URL of the platform, e.g. `http://localhost:3000`."),
     apiKey: z.string().min(1).optional().describe("API key (Flowise bearer key, Langflow `x-api-key`). Redacted everywhere."),
     headers: z.record(z.string(), z.string()).default({}).describe("Extra request headers. Values of credential-like headers (Authorization, *key*, *token*, …) are redacted."),
     requestTimeoutMs: z.number().int().positive().max(600_000).default(30_000).describe("Timeout of one backend call."),
-    streamFirstByteTimeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .max(600_000)
-      .optional()
+    streamFirstByteTimeoutMs: z.number().int().positive().max(600_000).optional()
       .describe("Flowise: longest wait for a stream's first byte (a deleted chatflow's stream never answers); default min(10000, the attempt's budget)."),
     enabled: z.boolean().default(true).describe("Disabled backends are not created."),
     discoverFlows: z.boolean().default(true).describe("List flows from the platform (else only `flows` are used)."),
-    capabilities: z
-      .partialRecord(IntentSchema, unit)
-      .optional()
+    capabilities: z.partialRecord(IntentSchema, unit).optional()
       .describe("Per-intent capability scores 0..1, overriding the router's defaults for this backend."),
     flows: z.array(FlowRegistryEntrySchema).default([]).describe("Flow registry: intents, keywords and cache class per flow."),
     defaultParameterMapping: ParameterMappingSchema.optional().describe("Parameter mapping of flows that have none."),
-  })
-  .strict();
+  }).strict();
 
 /** A configured backend: one Flowise or Langflow (or custom) instance. Several of one kind are allowed. */
 export type BackendConfig = z.infer<typeof BackendConfigSchema>;
@@ -99,15 +85,11 @@ export type BackendConfigInput = z.input<typeof BackendConfigSchema>;
 export const AuthTokenConfigSchema = z
   .object({
     token: z.string().min(16, "auth tokens must be at least 16 characters").describe("The bearer token. Redacted everywhere."),
-    name: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/, "token name must be 1-64 letters, digits, '.', '_' or '-'")
-      .optional()
+    name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "token name must be 1-64 letters, digits, '.', '_' or '-'").optional()
       .describe("Name used in logs and metrics (never the token itself). Defaults to `token-<n>`."),
     tenant: z.string().min(1).max(64).optional().describe("Tenant whose cache entries and sessions this token sees."),
     requestsPerMinute: z.number().int().positive().optional().describe("Overrides `http.rateLimit.requestsPerMinute`."),
-  })
-  .strict();
+  }).strict();
 
 /** A bearer token accepted by the HTTP transport, with its name, tenant and rate limit. */
 export type AuthTokenConfig = z.infer<typeof AuthTokenConfigSchema>;
@@ -118,57 +100,34 @@ export const HttpConfigSchema = z
     host: z.string().min(1).default("127.0.0.1").describe("Address to bind. Non-loopback addresses require `authTokens`."),
     port: z.number().int().min(0).max(65_535).default(8787).describe("TCP port; 0 picks a free one."),
     path: z.string().regex(/^\/[A-Za-z0-9._/-]*$/).default("/mcp").describe("Path of the Streamable HTTP endpoint."),
-    stateless: z
-      .boolean()
-      .default(true)
+    stateless: z.boolean().default(true)
       .describe(
         "Stateless mode (no MCP session ids): any instance behind a load balancer can serve any request. `false`: MCP sessions (`Mcp-Session-Id`), shared across instances through the session registry.",
       ),
-    authTokens: z
-      .array(z.union([z.string().min(16, "auth tokens must be at least 16 characters"), AuthTokenConfigSchema]))
-      .default([])
+    authTokens: z.array(z.union([z.string().min(16, "auth tokens must be at least 16 characters"), AuthTokenConfigSchema])).default([])
       .describe("Accepted bearer tokens (strings or objects). Empty: loopback only, no auth."),
     cors: z
       .object({
         origins: z.array(z.string().min(1)).default([]).describe("Allowed origins (`*` for any). Empty: CORS off."),
         maxAgeSeconds: z.number().int().min(0).default(600),
-      })
-      .strict()
-      .default({ origins: [], maxAgeSeconds: 600 }),
+      }).strict().default({ origins: [], maxAgeSeconds: 600 }),
     bodyLimitBytes: z.number().int().positive().max(100 * 1024 * 1024).default(1_048_576).describe("Largest request body; larger ones get 413."),
     rateLimit: z
       .object({
         enabled: z.boolean().default(true),
         requestsPerMinute: z.number().int().positive().default(600).describe("Sustained rate per token (or per client address without auth); with `redis` configured the buckets are shared by every instance."),
         burst: z.number().int().positive().optional().describe("Bucket size. Defaults to a tenth of the per-minute rate, at least 10."),
-      })
-      .strict()
-      .default({ enabled: true, requestsPerMinute: 600 }),
+      }).strict().default({ enabled: true, requestsPerMinute: 600 }),
     metricsAuth: z.boolean().default(true).describe("Require a bearer token on `/metrics` when tokens are configured."),
-    sessionIdleTimeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .default(30 * 60_000)
+    sessionIdleTimeoutMs: z.number().int().positive().default(30 * 60_000)
       .describe(
         "Stateful mode: an instance closes the MCP sessions it holds after this long without a request to it, and the session registry (Redis when `redis` is configured, so every instance accepts every session; else memory) forgets a session after this long without a request to any instance.",
       ),
-    headersTimeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .max(600_000)
-      .default(30_000)
+    headersTimeoutMs: z.number().int().positive().max(600_000).default(30_000)
       .describe("Time a client has to send its request headers; slower clients get a JSON 408 and are disconnected (slow-loris guard)."),
-    bodyTimeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .max(600_000)
-      .default(30_000)
+    bodyTimeoutMs: z.number().int().positive().max(600_000).default(30_000)
       .describe("Time a client has to send its whole request body once the headers arrived; slower clients get a JSON 408. Responses are not limited by it."),
-  })
-  .strict();
+  }).strict();
 
 /** Settings of the Streamable HTTP transport. */
 export type HttpConfig = z.infer<typeof HttpConfigSchema>;
@@ -182,28 +141,19 @@ export const RoutingConfigSchema = z
         health: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.health),
         performance: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.performance),
         capability: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.capability),
-      })
-      .strict()
-      .default({ ...DEFAULT_SCORING_WEIGHTS })
-      .describe("score = Σ weight × component."),
+      }).strict().default({ ...DEFAULT_SCORING_WEIGHTS }).describe("score = Σ weight × component."),
     thresholds: z
       .object({
         high: unit.default(0.8).describe("At or above: route directly."),
         medium: unit.default(0.5).describe("At or above: route, may hedge."),
         low: unit.default(0.3).describe("At or above: prefer general-purpose flows; below: default flow."),
-      })
-      .strict()
-      .default({ high: 0.8, medium: 0.5, low: 0.3 }),
+      }).strict().default({ high: 0.8, medium: 0.5, low: 0.3 }),
     defaultIntent: IntentSchema.default("conversation").describe("Intent used when nothing matches."),
     defaultFlow: z.string().min(1).optional().describe("Gateway-wide flow id (`backendId:flowId`) for unclassifiable questions."),
-    classifierEmbedder: z
-      .enum(["use", "hashing"])
-      .default("use")
+    classifierEmbedder: z.enum(["use", "hashing"]).default("use")
       .describe("Embedder of the router's semantic stage: `use` (offline Universal Sentence Encoder) or `hashing` (fast, weaker)."),
     hedge: z.boolean().default(true).describe("Run the top two backends in parallel for low-confidence questions."),
-    intentPatterns: z
-      .partialRecord(IntentSchema, z.union([z.array(RegexSourceSchema), IntentPatternRulesSchema]))
-      .default({})
+    intentPatterns: z.partialRecord(IntentSchema, z.union([z.array(RegexSourceSchema), IntentPatternRulesSchema])).default({})
       .describe(
         "Extra patterns per intent, added to the built-in ones: a list of regular expressions (case-insensitive), or rules `{ keywords: {word: weight}, phrases: {text: weight}, regex: [{pattern, weight}] }`.",
       ),
@@ -214,17 +164,13 @@ export const RoutingConfigSchema = z
       .object({
         failureThreshold: z.number().int().positive().default(5).describe("Consecutive failures that open a backend's circuit."),
         cooldownMs: z.number().int().positive().default(30_000).describe("Time before a half-open probe."),
-      })
-      .strict()
-      .default({ failureThreshold: 5, cooldownMs: 30_000 }),
+      }).strict().default({ failureThreshold: 5, cooldownMs: 30_000 }),
     health: z
       .object({
         intervalMs: z.number().int().min(0).default(30_000).describe("Background health probes; 0 disables them."),
         timeoutMs: z.number().int().positive().default(5_000),
         ttlMs: z.number().int().positive().default(90_000).describe("How long a health snapshot stays valid."),
-      })
-      .strict()
-      .default({ intervalMs: 30_000, timeoutMs: 5_000, ttlMs: 90_000 }),
+      }).strict().default({ intervalMs: 30_000, timeoutMs: 5_000, ttlMs: 90_000 }),
     flowDiscoveryTtlMs: z.number().int().positive().default(300_000).describe("How long a backend's discovered flow list is reused."),
     elicitation: z
       .object({
@@ -234,13 +180,10 @@ export const RoutingConfigSchema = z
         clarify: unit.default(0.5).describe("Confidence from which (below `confirm`) the client chooses among the flows; below: the default route."),
         timeoutMs: z.number().int().positive().default(60_000).describe("Longest wait for an answer; never more than half the query's remaining time."),
         maxChoices: z.number().int().min(2).max(10).default(4).describe("Flows offered as choices."),
-      })
-      .strict()
-      .refine((e) => e.direct >= e.confirm && e.confirm >= e.clarify, "elicitation thresholds must satisfy direct >= confirm >= clarify")
+      }).strict().refine((e) => e.direct >= e.confirm && e.confirm >= e.clarify, "elicitation thresholds must satisfy direct >= confirm >= clarify")
       .default({ enabled: true, direct: 0.9, confirm: 0.7, clarify: 0.5, timeoutMs: 60_000, maxChoices: 4 })
       .describe("Asking when unsure (MCP elicitation): the confirm and clarify confidence tiers."),
-  })
-  .strict();
+  }).strict();
 
 /** Routing: scoring weights, confidence thresholds, intent patterns, retries and circuit breaking. */
 export type RoutingConfig = z.infer<typeof RoutingConfigSchema>;
@@ -254,19 +197,11 @@ const DEFAULT_TTL_BY_INTENT: Partial<Record<z.infer<typeof IntentSchema>, number
 export const CacheConfigSchema = z
   .object({
     enabled: z.boolean().default(true),
-    defaultTtlSeconds: z
-      .number()
-      .int()
-      .positive()
-      .default(DEFAULT_CACHE_TTL_POLICY.defaultTtlSeconds)
+    defaultTtlSeconds: z.number().int().positive().default(DEFAULT_CACHE_TTL_POLICY.defaultTtlSeconds)
       .describe("TTL when neither the flow's class nor the intent has one (1 day)."),
-    ttlByClass: z
-      .record(z.string(), z.number().int().positive())
-      .default({ ...DEFAULT_CACHE_TTL_POLICY.classes })
+    ttlByClass: z.record(z.string(), z.number().int().positive()).default({ ...DEFAULT_CACHE_TTL_POLICY.classes })
       .describe("TTL per flow cache class (`flows[].cacheClass`): technical 7 days, creative and strategic 30 days, volatile and document-qa 1 day."),
-    ttlByIntent: z
-      .partialRecord(IntentSchema, z.number().int().positive())
-      .default(DEFAULT_TTL_BY_INTENT)
+    ttlByIntent: z.partialRecord(IntentSchema, z.number().int().positive()).default(DEFAULT_TTL_BY_INTENT)
       .describe("TTL per intent when the flow has no class (each intent's class in the default policy of `@afw/cache`)."),
     maxEntries: z.number().int().positive().default(10_000).describe("In-memory cache only: entries kept (LRU)."),
     semantic: z
@@ -274,12 +209,9 @@ export const CacheConfigSchema = z
         enabled: z.boolean().default(false).describe("Serve a cached answer to a question close in meaning (same tenant, route, scope and session)."),
         threshold: z.number().gt(0).max(1).default(0.9).describe("Smallest cosine similarity of the two questions' embeddings."),
         embedder: z.enum(["use", "hashing"]).default("use").describe("`use` (offline Universal Sentence Encoder lite) or `hashing` (word pieces only, for tests)."),
-      })
-      .strict()
-      .prefault({})
+      }).strict().prefault({})
       .describe("Semantic answer cache (off by default). Questions that differ in a number, a name or a negation never share an answer."),
-  })
-  .strict();
+  }).strict();
 
 /** Response cache policy: TTL by flow class and intent. */
 export type CacheConfig = z.infer<typeof CacheConfigSchema>;
@@ -291,12 +223,9 @@ export const SessionsConfigSchema = z
     contextTurns: z.number().int().min(0).max(100).default(5).describe("Last turns passed to the backend as context."),
     maxTurns: z.number().int().positive().max(10_000).default(50).describe("Turns kept per session."),
     ttlSeconds: z.number().int().positive().default(7 * 86_400).describe("Idle sessions expire after this (7 days; slides on every turn)."),
-    searchEmbedder: z
-      .enum(["none", "use", "hashing"])
-      .default("none")
+    searchEmbedder: z.enum(["none", "use", "hashing"]).default("none")
       .describe("Embedder of `search_history` by meaning: `use` (offline Universal Sentence Encoder lite; turns are embedded in the background), `hashing` (word pieces only, for tests), `none` (keyword search only)."),
-  })
-  .strict();
+  }).strict();
 
 /** Conversation memory settings. */
 export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
@@ -310,21 +239,13 @@ export type ToolExposure = z.infer<typeof ToolExposureSchema>;
 /** Zod schema of {@link ToolsConfig}. */
 export const ToolsConfigSchema = z
   .object({
-    catalogs: z
-      .array(z.string().min(1))
-      .default([])
-      .describe("Tool catalog files to index (format of `tools-catalog.json`); relative to the config file."),
+    catalogs: z.array(z.string().min(1)).default([]).describe("Tool catalog files to index (format of `tools-catalog.json`); relative to the config file."),
     defaultMode: SearchModeSchema.default("hybrid"),
-    embedder: z
-      .enum(["none", "hashing", "use"])
-      .default("use")
+    embedder: z.enum(["none", "hashing", "use"]).default("use")
       .describe(
         "Embedder of the tool index and workflow catalog: `use` (offline Universal Sentence Encoder lite, weights shipped in npm: hybrid keyword + semantic search), `hashing` (word pieces only, for tests), `none` (keyword only).",
       ),
-    vectorCacheDir: z
-      .string()
-      .min(1)
-      .optional()
+    vectorCacheDir: z.string().min(1).optional()
       .describe(
         "Directory of the tool-vector cache files (one per embedder, vectors by content hash), so a restart does not embed the catalogs and downstream tools again; relative to the config file. Default: `$XDG_CACHE_HOME/afw/tool-vectors` (`~/.cache/afw/tool-vectors`). With `redis` the vectors are cached in Redis instead, shared by every instance.",
       ),
@@ -334,28 +255,17 @@ export const ToolsConfigSchema = z
       "What `tools/list` shows of the downstream MCP servers: `all` (every tool, namespaced `server__tool`), `search` (the gateway's tools plus `search_tools` and the `call_tool` meta-tool) or `routed` (the top-k downstream tools for the session's recent context).",
     ),
     routedTopK: z.number().int().min(1).max(100).default(8).describe("`routed` exposure: downstream tools listed per session."),
-    routedContextSize: z
-      .number()
-      .int()
-      .min(1)
-      .max(50)
-      .default(5)
+    routedContextSize: z.number().int().min(1).max(50).default(5)
       .describe("`routed` exposure: recent task texts of a session (questions of `universal_query`, `flowise_query`, `explain_routing` and `search_tools` queries) that make up its context."),
-  })
-  .strict();
+  }).strict();
 
 /** Tool search settings. */
 export type ToolsConfig = z.infer<typeof ToolsConfigSchema>;
 
-/**
- * Zod schema of {@link DownstreamSectionConfig}: `@afw/downstream`'s `DownstreamConfigSchema`
- * plus `mcpJson`, an `mcp.json`-style file (the `mcpServers` format of MCP clients) to import.
- */
+/** Zod schema of {@link DownstreamSectionConfig}: `@afw/downstream`'s `DownstreamConfigSchema` plus `mcpJson`, an
+ * `mcp.json`-style file (the `mcpServers` format of MCP clients) to import. */
 export const DownstreamSectionSchema = DownstreamConfigSchema.safeExtend({
-  mcpJson: z
-    .string()
-    .min(1)
-    .optional()
+  mcpJson: z.string().min(1).optional()
     .describe("An `mcp.json` file (`mcpServers` format of Claude Desktop, Cursor, VS Code) whose servers are added to `servers`; relative to the config file. `${VAR}` is expanded from the environment."),
 });
 
@@ -366,19 +276,10 @@ export type DownstreamSectionConfig = z.infer<typeof DownstreamSectionSchema>;
 export const DashboardConfigSchema = z
   .object({
     enabled: z.boolean().default(true).describe("Serve the operator dashboard over HTTP (page public, `apiPath` behind the bearer auth of `/mcp`)."),
-    basePath: z
-      .string()
-      .regex(/^\/[A-Za-z0-9_\-/]*$/)
-      .default("/dashboard")
-      .describe("Path of the page."),
-    apiPath: z
-      .string()
-      .regex(/^\/[A-Za-z0-9_\-/]*$/)
-      .default("/api")
-      .describe("Path prefix of the JSON endpoints and the live feed."),
+    basePath: z.string().regex(/^\/[A-Za-z0-9_\-/]*$/).default("/dashboard").describe("Path of the page."),
+    apiPath: z.string().regex(/^\/[A-Za-z0-9_\-/]*$/).default("/api").describe("Path prefix of the JSON endpoints and the live feed."),
     redact: z.boolean().default(false).describe("Hide user text (questions, session turns) on the dashboard."),
-  })
-  .strict();
+  }).strict();
 
 /** Operator dashboard settings (HTTP transport only). */
 export type DashboardConfig = z.infer<typeof DashboardConfigSchema>;
@@ -387,8 +288,7 @@ export type DashboardConfig = z.infer<typeof DashboardConfigSchema>;
 export const WorkflowsConfigSchema = z
   .object({
     catalogs: z.array(z.string().min(1)).default([]).describe("Workflow catalog files or directories (JSON or YAML playbooks); relative to the config file."),
-  })
-  .strict();
+  }).strict();
 
 /** Workflow catalog settings. */
 export type WorkflowsConfig = z.infer<typeof WorkflowsConfigSchema>;
@@ -402,16 +302,12 @@ export const TraceConfigSchema = z
       .object({
         enabled: z.boolean().default(true),
         level: LogLevelSchema.default("debug").describe("Level at which trace events are logged."),
-      })
-      .strict()
-      .default({ enabled: true, level: "debug" }),
+      }).strict().default({ enabled: true, level: "debug" }),
     ringBuffer: z
       .object({
         enabled: z.boolean().default(true),
         capacity: z.number().int().positive().max(1_000_000).default(5_000).describe("Events kept in memory."),
-      })
-      .strict()
-      .default({ enabled: true, capacity: 5_000 }),
+      }).strict().default({ enabled: true, capacity: 5_000 }),
     otlp: z
       .object({
         endpoint: z.url({ protocol: /^https?$/ }).describe("OTLP/HTTP base URL; spans are POSTed as JSON to `<endpoint>/v1/traces`."),
@@ -419,12 +315,8 @@ export const TraceConfigSchema = z
         serviceName: z.string().min(1).default("agentic-flywheel"),
         exportIntervalMs: z.number().int().positive().default(2_000),
         maxBatchSize: z.number().int().positive().default(256),
-      })
-      .strict()
-      .optional()
-      .describe("OpenTelemetry export over OTLP/HTTP JSON (works with Langfuse, Jaeger, the OTel collector)."),
-  })
-  .strict();
+      }).strict().optional().describe("OpenTelemetry export over OTLP/HTTP JSON (works with Langfuse, Jaeger, the OTel collector)."),
+  }).strict();
 
 /** Trace sinks: structured logs, the in-memory ring buffer and optional OTLP export. */
 export type TraceConfig = z.infer<typeof TraceConfigSchema>;
@@ -438,19 +330,13 @@ export const AnalyticsConfigSchema = z
         maxAdjustment: z.number().gt(0).max(0.5).default(0.15).describe("Largest change of one score component by the learned prior."),
         halfLifeMs: z.number().int().positive().default(6 * 3_600_000).describe("Learned evidence loses half its weight this often (6 hours)."),
         minSamples: z.number().positive().default(20).describe("Weighted outcomes of an (intent, flow) before the prior adjusts it."),
-      })
-      .strict()
-      .prefault({})
-      .describe("The learned routing prior. With `redis`, every instance learns from every instance's traffic."),
-    experiments: z
-      .array(AbExperimentSchema)
-      .default([])
+      }).strict().prefault({}).describe("The learned routing prior. With `redis`, every instance learns from every instance's traffic."),
+    experiments: z.array(AbExperimentSchema).default([])
       .describe(
         "A/B routing: `{ id, intent?, share, unit: session|request, enabled, variant: { weights?, strategy?, label? } }`. A `share` of the intent's traffic is routed with the variant's weights or strategy; the first enabled experiment matching a request's intent applies.",
       ),
     experimentSeed: z.string().min(1).default("afw").describe("Seed of the A/B assignment hash; change it to reshuffle every experiment."),
-  })
-  .strict();
+  }).strict();
 
 /** Analytics and the learning loop: the learned routing prior and A/B routing experiments. */
 export type AnalyticsConfig = z.infer<typeof AnalyticsConfigSchema>;
@@ -463,61 +349,35 @@ export const GatewayConfigSchema = z
         name: z.string().min(1).default("agentic-flywheel").describe("MCP server name announced to clients."),
         version: z.string().min(1).optional().describe("MCP server version announced to clients (defaults to the package's)."),
         instructions: z.string().optional().describe("Instructions announced to MCP clients."),
-      })
-      .strict()
-      .default({ name: "agentic-flywheel" }),
+      }).strict().default({ name: "agentic-flywheel" }),
     backends: z.array(BackendConfigSchema).default([]).describe("Flowise/Langflow instances. Several of one kind are allowed."),
     backendConnect: z
       .object({
-        allowedHosts: z
-          .array(z.string().min(1))
-          .default([])
+        allowedHosts: z.array(z.string().min(1)).default([])
           .describe("Hosts `backend_connect` may add (`host`, `host:port` or `*.domain`). Empty: the tool is denied."),
         allowedKinds: z.array(BackendKindSchema).default(["flowise", "langflow"]),
-      })
-      .strict()
-      .default({ allowedHosts: [], allowedKinds: ["flowise", "langflow"] }),
+      }).strict().default({ allowedHosts: [], allowedKinds: ["flowise", "langflow"] }),
     redis: z
       .object({
-        url: z
-          .string()
+        url: z.string()
           .refine((url) => isRedisUrl(url), "redis.url must be a redis://, rediss://, redis+sentinel://host:port,.../<master> or redis+cluster://host:port,... URL")
           .describe("One server (`redis://`), a Sentinel-managed master (`redis+sentinel://s1:26379,s2:26379/mymaster`) or a Cluster (`redis+cluster://n1:6379,n2:6379`); `rediss` for TLS."),
         keyPrefix: z.string().default("afw:"),
-        operationTimeoutMs: z
-          .number()
-          .int()
-          .positive()
-          .max(60_000)
-          .default(100)
+        operationTimeoutMs: z.number().int().positive().max(60_000).default(100)
           .describe("Bound of each Redis operation; on expiry it degrades to a miss / no-op. Env: `AFW_REDIS_OPERATION_TIMEOUT_MS`."),
-        sessionAppendTimeoutMs: z
-          .number()
-          .int()
-          .positive()
-          .max(60_000)
-          .default(1000)
+        sessionAppendTimeoutMs: z.number().int().positive().max(60_000).default(1000)
           .describe("Bound of one session append (longer, so a slow but working Redis keeps turns); a turn not written in time waits in the write-behind buffer."),
         sessionBuffer: z
           .object({
             maxTurns: z.number().int().positive().default(10_000).describe("Most session turns held while Redis is away; beyond it an answer says `session_saved: false`."),
             maxBytes: z.number().int().positive().default(16 * 1024 * 1024).describe("Most bytes (turn JSON) held."),
-          })
-          .strict()
-          .prefault({})
-          .describe("Write-behind buffer of session turns that could not be written, replayed in order when Redis is back."),
-      })
-      .strict()
-      .optional()
-      .describe("Shared state (cache, sessions, metrics, health, circuits). Absent: in-memory stores."),
+          }).strict().prefault({}).describe("Write-behind buffer of session turns that could not be written, replayed in order when Redis is back."),
+      }).strict().optional().describe("Shared state (cache, sessions, metrics, health, circuits). Absent: in-memory stores."),
     chroma: z
       .object({
         url: z.url({ protocol: /^https?$/ }),
         collectionPrefix: z.string().default("afw"),
-      })
-      .strict()
-      .optional()
-      .describe("Chroma server for tool vectors. Absent: in-process vector index."),
+      }).strict().optional().describe("Chroma server for tool vectors. Absent: in-process vector index."),
     http: HttpConfigSchema.default(HttpConfigSchema.parse({})),
     routing: RoutingConfigSchema.default(RoutingConfigSchema.parse({})),
     cache: CacheConfigSchema.default(CacheConfigSchema.parse({})),
@@ -528,16 +388,10 @@ export const GatewayConfigSchema = z
     dashboard: DashboardConfigSchema.prefault({}),
     trace: TraceConfigSchema.default(TraceConfigSchema.parse({})),
     analytics: AnalyticsConfigSchema.prefault({}),
-    logging: z
-      .object({ level: LogLevelSchema.default("info").describe("Level of the gateway's JSON logs (stderr).") })
-      .strict()
-      .default({ level: "info" }),
-    metrics: z
-      .object({ defaultMetrics: z.boolean().default(true).describe("Also export Node.js process metrics.") })
-      .strict()
+    logging: z.object({ level: LogLevelSchema.default("info").describe("Level of the gateway's JSON logs (stderr).") }).strict().default({ level: "info" }),
+    metrics: z.object({ defaultMetrics: z.boolean().default(true).describe("Also export Node.js process metrics.") }).strict()
       .default({ defaultMetrics: true }),
-  })
-  .strict()
+  }).strict()
   .superRefine((config, ctx) => {
     const seen = new Map<string, number>();
     config.backends.forEach((backend, index) => {

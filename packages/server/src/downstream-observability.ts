@@ -2,12 +2,8 @@ import type { Redactor } from "@afw/contracts";
 import type { DownstreamManager, DownstreamServerState, DownstreamServerStatus } from "@afw/downstream";
 import type { Logger } from "pino";
 
-/**
- * Logs each downstream server's state changes, one line each: a connection at `info` (a
- * reconnection after failures says how many restarts it took), a failed start or a crash at
- * `warn` with the (redacted) reason and when the restart is due, and a server given up at `warn`.
- * Returns the unsubscribe function.
- */
+/** Logs each downstream server's state changes, one line each: a connection at `info` (a reconnection after failures says how many restarts it took), a
+ * failed start or a crash at `warn` with the (redacted) reason and when the restart is due, and a server given up at `warn`. */
 export function logDownstreamStates(manager: DownstreamManager, logger: Logger, redactor: Redactor): () => void {
   const last = new Map<string, DownstreamServerState>();
   return manager.onStatusChanged((status) => {
@@ -40,10 +36,7 @@ function isUp(status: DownstreamServerStatus): boolean {
   return status.state === "connected" || (status.mode === "cold" && status.available);
 }
 
-/**
- * One `/readyz` check per downstream server (`downstream:<name>`, its state, and the redacted last
- * error while it is not up). Only a server configured `required: true` fails readiness when it is not up.
- */
+/** One `/readyz` check per downstream server (`downstream:<name>`, its state, and the redacted last error while it is not up). */
 export function downstreamReadinessChecks(manager: DownstreamManager, redactor: Redactor): { name: string; ok: boolean; status: string; message?: string }[] {
   const required = new Set(manager.config.servers.filter((server) => server.required).map((server) => server.name));
   return manager.status().map((status) => {

@@ -26,10 +26,7 @@ export const CALL_TOOL_NAME = "call_tool";
 
 /** Input shape of the `call_tool` meta-tool. */
 export const CallToolInputShape = {
-  name: z
-    .string()
-    .min(3)
-    .max(200)
+  name: z.string().min(3).max(200)
     .describe("Namespaced name of the downstream tool, `server__tool`, as `search_tools` returns it (its `id` `server/tool` is accepted too)."),
   arguments: z.record(z.string(), z.unknown()).default({}).describe("Arguments of the downstream tool (see its `inputSchema` in the `search_tools` result)."),
 };
@@ -62,11 +59,7 @@ export interface DownstreamTools {
   readonly manager: DownstreamManager;
   /** The exposure mode. */
   readonly exposure: ToolsConfig["exposure"];
-  /**
-   * Starts connecting the servers in the background and returns at once: startup never waits on
-   * downstream servers. Each server's tools join the index and `tools/list` when it connects
-   * (sessions get `notifications/tools/list_changed`).
-   */
+  /** Starts connecting the servers in the background and returns at once: startup never waits on downstream servers. */
   start(): void;
   /** Resolves once every server has connected or failed once and the index is in sync (for tests and start-up reports). */
   settled(): Promise<void>;
@@ -80,10 +73,7 @@ export interface DownstreamTools {
   listTools(session: DownstreamSessionState, trace: TraceContext): Promise<Tool[]>;
   /** Whether `name` names a downstream tool (`server__tool` of a configured server). */
   isDownstreamName(name: string): boolean;
-  /**
-   * Proxies a call. Resolves the downstream result unchanged; rejects with `AfwError`
-   * `TOOL_NOT_FOUND`, `SERVER_CONNECTION_FAILED`, `TOOL_EXECUTION_FAILED` or `ABORTED`.
-   */
+  /** Proxies a call. */
   call(session: DownstreamSessionState | undefined, name: string, args: Record<string, unknown>, options: DownstreamToolCallOptions): Promise<CallToolResult>;
   /** Stops the manager. */
   close(): Promise<void>;
@@ -107,12 +97,8 @@ export interface DownstreamToolsOptions {
   onServerLog?: (message: DownstreamLogMessage) => void;
 }
 
-/**
- * The downstream configuration to give `createDownstreamManager`: the section's servers plus
- * those of its `mcpJson` file (servers of the section win on a name clash).
- *
- * @throws AfwError `CONFIG_INVALID` when the `mcp.json` file cannot be read or is invalid.
- */
+/** The downstream configuration to give `createDownstreamManager`: the section's servers plus those of its `mcpJson` file (servers of the section
+ * win on a name clash). @throws AfwError `CONFIG_INVALID` when the `mcp.json` file cannot be read or is invalid. */
 export function downstreamManagerConfig(section: DownstreamSectionConfig, env: Record<string, string | undefined> = process.env): DownstreamConfigInput {
   const { mcpJson, ...config } = section;
   if (mcpJson === undefined) return config;
@@ -131,21 +117,8 @@ function indexId(tool: { server: string; name: string }): string {
   return toolId(tool);
 }
 
-/**
- * Wires `@afw/downstream` into the gateway: starts the manager, indexes every downstream tool in
- * the tool zoo (ids `server/name`) and keeps the index in sync, builds the downstream part of
- * `tools/list` for each exposure mode, proxies namespaced calls, and feeds successful calls back
- * to the index as usage (the session's recent task words with the tool).
- *
- * @example
- * ```ts
- * const downstream = createDownstreamTools({ downstream: config.downstream, tools: config.tools, index, sink });
- * await downstream.start();
- * const session = downstream.openSession(() => mcp.sendToolListChanged());
- * const tools = await downstream.listTools(session, trace);
- * ```
- * @throws AfwError `CONFIG_INVALID` for an invalid downstream configuration or `mcp.json`.
- */
+/** Wires `@afw/downstream` into the gateway: starts the manager, indexes every downstream tool in the tool zoo (ids `server/name`) and keeps the index in sync, builds the downstream part of `tools/list` for each exposure mode, proxies
+ * namespaced calls, and feeds successful calls back to the index as usage (the session's recent task words with the tool). @throws AfwError `CONFIG_INVALID` for an invalid downstream configuration or `mcp.json`. */
 export function createDownstreamTools(options: DownstreamToolsOptions): DownstreamTools {
   const { tools: toolsConfig, index, sink } = options;
   const onError = options.onError ?? (() => undefined);
@@ -153,7 +126,6 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
   const managerTrace = newTraceContext(sink, { requestId: "downstream" });
   const sessions = new Set<DownstreamSessionState>();
   const contextOf = (session: DownstreamSessionState | undefined) => (session ? session.recent.join("\n") : "");
-
   const manager = createDownstreamManager(downstreamManagerConfig(options.downstream, options.env), {
     trace: managerTrace,
     ...(options.onServerLog ? { onServerLog: options.onServerLog } : {}),
@@ -163,7 +135,6 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     },
   });
   const serverNames = new Set(manager.status().map((status) => status.name));
-
   let syncChain: Promise<void> = Promise.resolve();
   let settled: Promise<void> | undefined;
   /** Index id of each listed namespaced name (a name shortened to 64 characters cannot be parsed). */
@@ -181,18 +152,15 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
       .then(async () => {
         if (index.upsert && event.tools.length > 0) await index.upsert(event.tools);
         if (index.remove && removedIds.length > 0) await index.remove(removedIds);
-      })
-      .catch((error: unknown) => onError(error, "index downstream tools"));
+      }).catch((error: unknown) => onError(error, "index downstream tools"));
     return syncChain;
   };
-
   const notifyAll = async () => {
     for (const session of sessions) {
       if (exposure === "all") session.notify();
       else if (exposure === "routed") await relist(session);
     }
   };
-
   /** A tool exposed in routed mode: its score, why it is exposed and, for a multi-step task, the step it serves. */
   type RoutedCandidate = { tool: DownstreamTool; score: number; reason: string; step?: string };
   /** The routed candidates for a context text, best first, with why each is exposed. */
@@ -237,11 +205,8 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     }
     return { candidates, confidence };
   };
-
   const routedNames = async (session: DownstreamSessionState) => (await routedCandidates(contextOf(session))).candidates.map((c) => c.tool.namespacedName);
-
   const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((name) => b.includes(name));
-
   const relist = async (session: DownstreamSessionState) => {
     if (session.exposed === undefined) return; // never listed: nothing to update
     const next = await routedNames(session);
@@ -250,11 +215,9 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
       session.notify();
     }
   };
-
   manager.onToolsChanged((event) => {
     void sync(event).then(notifyAll).catch((error: unknown) => onError(error, "tools changed"));
   });
-
   /** A tool as listed: routed tools carry their affordance summary and, for a multi-step task, the step they serve. */
   const toExposedTool = (tool: DownstreamTool, routed: boolean, step?: string): Tool => {
     const mcpTool = toMcpTool(tool) as Tool;
@@ -263,7 +226,6 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     const description = [summary, step === undefined ? "" : `Step: ${step}`].filter(Boolean).join(" | ");
     return description ? { ...mcpTool, description } : mcpTool;
   };
-
   return {
     manager,
     exposure,

@@ -42,24 +42,14 @@ export interface GatewayAnalyticsStores {
   feedbackStore: FeedbackStore;
 }
 
-/**
- * A client of its own for one analytics store, built by `@afw/cache` so that Sentinel and Cluster
- * URLs work as they do for the other stores (ioredis alone takes `redis+cluster://` for a socket path).
- */
+/** A client of its own for one analytics store, built by `@afw/cache` so that Sentinel and Cluster URLs work as they do
+ * for the other stores (ioredis alone takes `redis+cluster://` for a socket path). */
 function analyticsRedis(redis: NonNullable<GatewayConfig["redis"]>) {
   return { client: createRedisClient(redis.url, { lazyConnect: true, operationTimeoutMs: 500 }), closeClient: true, keyPrefix: `${redis.keyPrefix}analytics:` };
 }
 
-/**
- * Creates the gateway's audit log and feedback store: Redis (under `<redis.keyPrefix>analytics:`)
- * when `config.redis` is set, so every instance records to and reports from one stream; else in
- * process memory (a ring buffer of {@link MEMORY_AUDIT_LOG_CAPACITY} events).
- *
- * @example
- * ```ts
- * const { auditLog, feedbackStore } = createGatewayAnalyticsStores(config);
- * ```
- */
+/** Creates the gateway's audit log and feedback store: Redis (under `<redis.keyPrefix>analytics:`) when `config.redis` is set, so every instance records
+ * to and reports from one stream; else in process memory (a ring buffer of {@link MEMORY_AUDIT_LOG_CAPACITY} events). */
 export function createGatewayAnalyticsStores(config: GatewayConfig, options: { now?: () => number } = {}): GatewayAnalyticsStores {
   const clock = options.now ? { now: options.now } : {};
   if (config.redis) {
@@ -74,11 +64,8 @@ export function createGatewayAnalyticsStores(config: GatewayConfig, options: { n
   };
 }
 
-/**
- * The learning loop of a gateway: the learned routing prior (a trace sink that learns from every
- * backend call, and the router's score adjuster) and the A/B assignment of routing experiments
- * (the router's variant selector). The experiments can be replaced by a configuration reload.
- */
+/** The learning loop of a gateway: the learned routing prior (a trace sink that learns from every backend call, and the router's
+ * score adjuster) and the A/B assignment of routing experiments (the router's variant selector). */
 export interface GatewayLearning {
   /** The learned routing prior, or undefined when `analytics.learning.enabled` is false. */
   readonly prior: LearnedRoutingPrior | undefined;
@@ -86,10 +73,7 @@ export interface GatewayLearning {
   readonly ab: AbAssignment | undefined;
   /** Variant selector over the current experiments (undefined when none is configured). */
   variantSelector(): RoutingVariantSelector | undefined;
-  /**
-   * Replaces the experiments (configuration reload); assignments stay sticky for unchanged ids and seed.
-   * @throws AfwError `CONFIG_INVALID` for invalid experiments.
-   */
+  /** Replaces the experiments (configuration reload); assignments stay sticky for unchanged ids and seed. @throws AfwError `CONFIG_INVALID` for invalid experiments. */
   setExperiments(analytics: GatewayConfig["analytics"]): void;
   /** Flushes and closes the prior (when the gateway created it). Idempotent. */
   close(): Promise<void>;
@@ -105,20 +89,8 @@ export interface GatewayLearningOptions {
   now?: (() => number) | undefined;
 }
 
-/**
- * Creates the gateway's {@link GatewayLearning} from `config.analytics`: a learned prior with
- * `learning.maxAdjustment`, `halfLifeMs` and `minSamples` — on a Redis prior store under
- * `<redis.keyPrefix>analytics:` when `redis` is configured, so every instance learns from every
- * instance's traffic — and the A/B assignment of `experiments` (seeded by `experimentSeed`),
- * recording every assignment as an `ab-assigned` audit event.
- *
- * @example
- * ```ts
- * const learning = createGatewayLearning(config, { recorder: auditLog });
- * const sink = fanOutTraceSink(auditLog, learning.prior ?? { emit() {} });
- * ```
- * @throws AfwError `CONFIG_INVALID` for invalid learning settings or experiments.
- */
+/** Creates the gateway's {@link GatewayLearning} from `config.analytics`: a learned prior with `learning.maxAdjustment`, `halfLifeMs` and `minSamples` — on a Redis prior store under `<redis.keyPrefix>analytics:` when `redis` is configured, so every instance learns from
+ * every instance's traffic — and the A/B assignment of `experiments` (seeded by `experimentSeed`), recording every assignment as an `ab-assigned` audit event. @throws AfwError `CONFIG_INVALID` for invalid learning settings or experiments. */
 export function createGatewayLearning(config: GatewayConfig, options: GatewayLearningOptions = {}): GatewayLearning {
   const settings = config.analytics.learning;
   const ownPrior = options.prior === undefined && settings.enabled;
@@ -160,10 +132,8 @@ export function createGatewayLearning(config: GatewayConfig, options: GatewayLea
   };
 }
 
-/**
- * A trace sink that redacts every event with `redactor` (the same redaction as the trace ring
- * buffer) before handing it to `target`, so the audit log never stores a configured secret.
- */
+/** A trace sink that redacts every event with `redactor` (the same redaction as the trace ring buffer) before
+ * handing it to `target`, so the audit log never stores a configured secret. */
 export function createRedactingSink(target: TraceSink, redactor: Redactor): TraceSink {
   return {
     emit(event) {
@@ -217,18 +187,8 @@ function configuredRegistry(config: GatewayConfig, registry: BackendRegistry): C
   return [...byId.values()];
 }
 
-/**
- * Builds the analytics service over the gateway's audit log, feedback store, sessions and query
- * pipeline, and its six MCP tools (`analytics_dashboard`, `analyze_flow`, `pattern_analysis`,
- * `export_metrics`, `sync_flow_registry`, `record_feedback`) as {@link GatewayTool}s, served
- * like every other gateway tool (validated input, JSON results, typed errors, redaction).
- *
- * `record_feedback` resolves `turn` through the session store (turn N -> its trace id) and
- * answers `NOT_FOUND` for an unknown session or turn. `sync_flow_registry` is a dry run unless
- * `apply` is true; an apply invalidates the cached answers of every changed flow (cache store and
- * pipeline) and returns the new registry — persisting it in the configuration file is the
- * operator's step.
- */
+/** Builds the analytics service over the gateway's audit log, feedback store, sessions and query pipeline, and its six MCP tools (`analytics_dashboard`, `analyze_flow`, `pattern_analysis`,
+ * `export_metrics`, `sync_flow_registry`, `record_feedback`) as {@link GatewayTool}s, served like every other gateway tool (validated input, JSON results, typed errors, redaction). */
 export function createAnalyticsTools(deps: AnalyticsToolDependencies): AnalyticsTools {
   const { sessions, pipeline, cache } = deps;
   const tenantOptions = (context: ToolContext) => (context.tenant === undefined ? undefined : { tenant: context.tenant });
@@ -241,7 +201,6 @@ export function createAnalyticsTools(deps: AnalyticsToolDependencies): Analytics
     resolveTurn: async (sessionId, turn) => (await sessions.get(sessionId))?.turnsList[turn - 1]?.traceId,
     ...(deps.now ? { now: deps.now } : {}),
   });
-
   const define = (name: AnalyticsToolName, schema: z.ZodType, run: (args: never, context: ToolContext) => Promise<unknown>): GatewayTool => ({
     name,
     title: ANALYTICS_TOOLS[name].title,

@@ -15,19 +15,8 @@ import { semanticCacheStats } from "./semantic-options.js";
 /** The analytics methods of a {@link @afw/dashboard!DashboardSource} that {@link createAnalyticsDashboardSource} provides. */
 export type DashboardAnalytics = Pick<DashboardSource, "analyticsSummary" | "flowAnalysis" | "patternAnalysis" | "learnedPrior" | "exportMetrics">;
 
-/**
- * Adapts the gateway's analytics service (the reports behind `analytics_dashboard`,
- * `analyze_flow`, `pattern_analysis` and `export_metrics`) and its learned routing prior to the
- * dashboard's analytics shapes. Every report spans all tenants (the dashboard refuses
- * tenant-scoped tokens). `patternAnalysis` resolves `undefined` (shown as "not available") when
- * the gateway has no embedder (`tools.embedder: none`); `learnedPrior` is absent when
- * `analytics.learning.enabled` is false.
- *
- * @example
- * ```ts
- * const source = { ...createStoreDashboardSource(parts), ...createAnalyticsDashboardSource(gateway.analytics, gateway.learning.prior) };
- * ```
- */
+/** Adapts the gateway's analytics service (the reports behind `analytics_dashboard`, `analyze_flow`, `pattern_analysis` and
+ * `export_metrics`) and its learned routing prior to the dashboard's analytics shapes. */
 export function createAnalyticsDashboardSource(analytics: AnalyticsService, prior?: LearnedRoutingPrior | undefined): DashboardAnalytics {
   const source: DashboardAnalytics = {
     async analyticsSummary({ range, top }): Promise<AnalyticsSummaryView> {

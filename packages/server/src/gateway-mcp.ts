@@ -27,10 +27,8 @@ function jsonText(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item));
 }
 
-/**
- * Tools a tenant-scoped token may not call: they read data of every tenant (question texts,
- * per-flow analytics) or change the gateway for all tenants (new backends, the flow registry).
- */
+/** Tools a tenant-scoped token may not call: they read data of every tenant (question texts, per-flow analytics)
+ * or change the gateway for all tenants (new backends, the flow registry). */
 const TENANT_FORBIDDEN_TOOLS: ReadonlySet<string> = new Set([
   "backend_connect",
   "sync_flow_registry",
@@ -52,12 +50,8 @@ export interface McpServerDependencies {
   serverInfo: { name: string; version: string };
 }
 
-/**
- * Returns the gateway's `createMcpServer`: each call builds one MCP server (one connection) with
- * the gateway's tools, resources and prompts, the downstream servers' tools, and one tools/call
- * handler that validates arguments (typed `INVALID_INPUT`), redacts, counts metrics, forwards what
- * downstream servers send while a call runs, and never lets an exception reach the client.
- */
+/** Returns the gateway's `createMcpServer`: each call builds one MCP server (one connection) with the gateway's tools, resources and prompts, the downstream servers' tools, and one tools/call handler that
+ * validates arguments (typed `INVALID_INPUT`), redacts, counts metrics, forwards what downstream servers send while a call runs, and never lets an exception reach the client. */
 export function createMcpServerFactory({ config, tools, downstream, redactor, sink, metrics, logger, serverInfo }: McpServerDependencies): () => McpServer {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const callToolSchema = z.object(CallToolInputShape).strict();
@@ -66,14 +60,11 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
     if (name === "search_tools" && typeof args["query"] === "string") return args["query"];
     return undefined;
   };
-
   const errorResult = (body: Record<string, unknown>): CallToolResult => ({
     content: [{ type: "text", text: redactor.redact(jsonText(body)) }],
     isError: true,
   });
-
   type Extra = Parameters<Parameters<McpServer["server"]["setRequestHandler"]>[1]>[1];
-
   /** One MCP server (connection) of the gateway, as the forwarding of downstream messages needs it. */
   interface Connection {
     readonly mcp: McpServer;
@@ -82,13 +73,7 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
     logLevel: LoggingLevel | undefined;
   }
   const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(level);
-
-  /**
-   * The downstream caller of one tools/call: the server's log messages, sampling and elicitation
-   * requests go to this client, on the stream of this request. Sampling and elicitation are
-   * forwarded when the client declared the capability; a connection that saw no `initialize`
-   * (stateless HTTP: each request is its own connection) forwards them and lets the client answer.
-   */
+  /** The downstream caller of one tools/call: the server's log messages, sampling and elicitation requests go to this client, on the stream of this request. */
   const downstreamCaller = (connection: Connection, extra: Extra, send: (task: () => Promise<void>) => void): DownstreamCaller => {
     const server = connection.mcp.server;
     const capabilities = server.getClientCapabilities();
@@ -119,7 +104,6 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
     }
     return caller;
   };
-
   const dispatch = async (
     name: string,
     rawArguments: Record<string, unknown> | undefined,
@@ -155,8 +139,7 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
         target = parsedCall.data.name;
         targetArguments = parsedCall.data.arguments;
       }
-      // What the downstream server sends during the call (progress, log messages) goes out in
-      // order, before the result.
+      // What the downstream server sends during the call (progress, log messages) goes out in order, before the result.
       let sent: Promise<void> = Promise.resolve();
       const send = (task: () => Promise<void>) => {
         sent = sent.then(task).catch(() => undefined);
@@ -176,8 +159,7 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
             signal: extra.signal,
             ...(onProgress ? { onProgress } : {}),
             ...(connection ? { caller: downstreamCaller(connection, extra, send) } : {}),
-          })
-          .finally(() => sent);
+          }).finally(() => sent);
         metrics.observeToolCall(name === CALL_TOOL_NAME ? name : "downstream", result.isError ? "error" : "success", elapsedMs() / 1000);
         return result;
       } catch (error) {
@@ -236,16 +218,13 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
       return fail(afw);
     }
   };
-
-  // One JSON Schema validator for every MCP server of this gateway: the SDK would build a new
-  // Ajv instance per server, i.e. per request in stateless HTTP mode.
+  // One JSON Schema validator for every MCP server of this gateway: the SDK would build a new Ajv
+  // instance per server, i.e. per request in stateless HTTP mode.
   let jsonSchemaValidator: AjvJsonSchemaValidator | undefined;
   const createMcpServer = (): McpServer => {
     jsonSchemaValidator ??= new AjvJsonSchemaValidator();
     const mcp = new McpServer(serverInfo, {
       // Logging: downstream servers' log messages are forwarded (filtered by `logging/setLevel`).
-      // Resources: the gateway's own (sessions, playbooks) and the downstream servers'; prompts and
-      // logging come from downstream servers.
       capabilities: {
         tools: { listChanged: true },
         resources: { listChanged: true },
@@ -287,8 +266,7 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
           async () => ({ content: [], isError: true }),
         );
       }
-      // tools/list: the gateway's tools as the SDK lists them, then the downstream tools of the
-      // exposure mode. The SDK keeps no public handle on its handler, so we take it from its map.
+      // tools/list: the gateway's tools as the SDK lists them, then the downstream tools of the exposure mode.
       const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, (request: unknown, extra: unknown) => Promise<ListToolsResult>> })._requestHandlers;
       const sdkList = handlers?.get("tools/list");
       if (!sdkList) throw new AfwError("INTERNAL", "the MCP SDK's tools/list handler was not found (SDK internals changed)");
@@ -304,15 +282,14 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
       mcp.server.onclose = () => {
         stopCatalogNotifications();
         tools.release(state);
-        // A pooled server (stateless HTTP) serves another client next: forget this one's level and
-        // capabilities (the SDK keeps those of the last initialize; it has no public reset).
+        // A pooled server (stateless HTTP) serves another client next: forget this one's level and capabilities
+        // (the SDK keeps those of the last initialize; it has no public reset).
         connection.logLevel = undefined;
         (mcp.server as unknown as { _clientCapabilities?: unknown })._clientCapabilities = undefined;
         previousOnClose?.();
       };
     }
-    // Our own tools/call handler: typed INVALID_INPUT errors, redaction, metrics, and no
-    // exception ever reaching the client.
+    // Our own tools/call handler: typed INVALID_INPUT errors, redaction, metrics, and no exception ever reaching the client.
     mcp.server.setRequestHandler(ToolsCallRequestSchema, async (request, extra) => {
       try {
         return await dispatch(request.params.name, request.params.arguments, extra, connection);

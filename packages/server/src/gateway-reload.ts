@@ -24,11 +24,8 @@ export interface ReloadTarget {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/**
- * Applies what can change without a restart (intent patterns, A/B experiments, the flows of
- * backends built from the configuration, invalidating their cached answers) and reports the
- * rest as needing a restart.
- */
+/** Applies what can change without a restart (intent patterns, A/B experiments, the flows of backends built from the
+ * configuration, invalidating their cached answers) and reports the rest as needing a restart. */
 export async function reloadGateway({ config, router, learning, registry, backendFactory, pipeline, stores, logger }: ReloadTarget, input: GatewayConfig | GatewayConfigInput): Promise<GatewayReloadReport> {
   const next = parseGatewayConfig(input, { source: "<reloaded config>", env: {} });
   const report: GatewayReloadReport = { intentPatterns: false, experiments: false, backends: [], invalidatedFlows: [], restartRequired: [] };
@@ -70,8 +67,7 @@ export async function reloadGateway({ config, router, learning, registry, backen
     }
     const updated = { ...current, flows: backendConfig.flows };
     const rebuilt = await backendFactory(updated);
-    // Swapped in one step (the backend never goes missing); calls running on the old adapter
-    // finish on it, and it is closed once they settle.
+    // Swapped in one step (the backend never goes missing); calls running on the old adapter finish on it, and it is closed once they settle.
     await registry.replace(rebuilt, { config: updated, source: "config" });
     const before = new Map(current.flows.map((flow) => [flow.id, JSON.stringify(flow)]));
     const after = new Map(backendConfig.flows.map((flow) => [flow.id, JSON.stringify(flow)]));

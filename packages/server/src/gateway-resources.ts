@@ -66,13 +66,8 @@ function asJsonRpcError(error: unknown, redactor: Redactor): JsonRpcError {
   return new JsonRpcError(-32603, "internal error");
 }
 
-/**
- * Serves `resources/*` and `prompts/*` on one MCP server of the gateway: the gateway's own
- * resources (conversation sessions of the client's tenant, workflow playbooks) and the resources,
- * resource templates and prompts of the downstream servers under namespaced URIs and names.
- * Returns the function that stops its `list_changed` notifications.
- * @internal
- */
+/** Serves `resources/*` and `prompts/*` on one MCP server of the gateway: the gateway's own resources (conversation sessions of the client's tenant, workflow
+ * playbooks) and the resources, resource templates and prompts of the downstream servers under namespaced URIs and names. */
 export function registerResourcesAndPrompts(mcp: McpServer, deps: ResourceDependencies): () => void {
   const { tools, downstream, redactor, sink } = deps;
   const contextOf = (extra: Extra, rawArguments: Record<string, unknown>): ToolContext => {
@@ -98,7 +93,6 @@ export function registerResourcesAndPrompts(mcp: McpServer, deps: ResourceDepend
       throw asJsonRpcError(error, redactor);
     }
   };
-
   mcp.server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
     const resources: Resource[] = [];
     const listSessions = tools.get("list_sessions");
@@ -118,11 +112,9 @@ export function registerResourcesAndPrompts(mcp: McpServer, deps: ResourceDepend
     if (downstream) resources.push(...downstream.manager.listResources());
     return { resources };
   });
-
   mcp.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [...OWN_TEMPLATES, ...(downstream ? downstream.manager.listResourceTemplates() : [])],
   }));
-
   mcp.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const uri = request.params.uri;
     const decoded = (prefix: string) => {
@@ -144,7 +136,6 @@ export function registerResourcesAndPrompts(mcp: McpServer, deps: ResourceDepend
     }
     throw new JsonRpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`);
   });
-
   if (!downstream) return () => undefined;
   mcp.server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: downstream.manager.listPrompts() }));
   mcp.server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {

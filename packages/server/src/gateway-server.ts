@@ -34,10 +34,7 @@ const REDIS_FIRST_CONNECTION_WAIT_MS = 10_000;
 
 const CONFIG_KEYS: ReadonlySet<string> = new Set(Object.keys(GatewayConfigSchema.shape));
 
-/**
- * Parts or a configuration? A configuration has only configuration keys; the keys both share
- * (`backends`, `cache`, `sessions`, `metrics`) hold objects with methods in parts.
- */
+/** Parts or a configuration? */
 function isParts(input: object): input is GatewayParts {
   const record = input as Record<string, unknown>;
   if (Object.keys(record).some((key) => !CONFIG_KEYS.has(key))) return true;
@@ -88,7 +85,6 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   const redactor = createRedactor([...configSecrets(config), ...(parts.secrets ?? [])]);
   const logger = parts.logger ?? createGatewayLogger({ level: config.logging.level, redactor, ...(parts.logDestination ? { destination: parts.logDestination } : {}) });
   const metrics = parts.metrics ?? createGatewayMetrics({ defaultMetrics: config.metrics.defaultMetrics });
-
   const ring = config.trace.ringBuffer.enabled ? createTraceRingBuffer({ capacity: config.trace.ringBuffer.capacity, redactor }) : undefined;
   let otlp: OtlpTraceSink | undefined;
   if (config.trace.otlp) {
@@ -120,9 +116,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   };
   sinks.push(...(parts.traceSinks ?? []));
   const sink = fanOutTraceSink(...sinks);
-
-  // Shared state: Redis when configured (every instance sees the same cache, sessions, metrics,
-  // health and circuits), else process memory. Stores passed in parts win.
+  // Shared state: Redis when configured (every instance sees the same cache, sessions, metrics, health and circuits), else process memory.
   const disposables = [...(parts.disposables ?? [])];
   const readinessChecks = [...(parts.readinessChecks ?? [])];
   const needsDefaultStores = !(parts.cache && parts.sessions && parts.performance && parts.health && parts.circuits);
@@ -154,10 +148,8 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
           if (!health.ok) throw new Error(health.message ?? `redis is ${health.status}`);
         },
       });
-      // The first connection (a Cluster's slot map, a Sentinel's master lookup) is awaited before
-      // serving: a request arriving first found Redis still connecting and, at `initialize`,
-      // answered with an MCP session the other instances refused as not found. A Redis that is
-      // down fails the attempt at once, so this only waits for a Redis that is coming up.
+      // The first connection (a Cluster's slot map, a Sentinel's master lookup) is awaited before serving: a request arriving first found Redis still
+      // connecting and, at `initialize`, answered with an MCP session the other instances refused as not found.
       await redisStores.connection.execute((client) => client.ping(), { timeoutMs: REDIS_FIRST_CONNECTION_WAIT_MS });
     } else {
       defaultStores = createMemoryStores({ now, responseCache: { maxEntries: config.cache.maxEntries, semantic: semantic.cacheSemantic }, sessions: sessionOptions });
@@ -172,7 +164,6 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     mcpSessions: parts.mcpSessions ?? defaultStores?.mcpSessionRegistry ?? createMemoryMcpSessionRegistry({ now }),
     ...(defaultStores && "rateLimiter" in defaultStores ? { rateLimits: defaultStores.rateLimiter } : {}),
   };
-
   const registry = createBackendRegistry({
     healthStore: stores.health,
     sink,
@@ -200,7 +191,6 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     await closeAnalyticsStores();
     throw toAfwError(error, "CONFIG_INVALID");
   }
-
   const catalogEmbedder = parts.toolSearch && parts.workflowCatalog ? undefined : embedderFromConfig(config.tools.embedder);
   const catalogOptions = { sink, ...(catalogEmbedder ? { embedder: catalogEmbedder } : {}) };
   let toolSearch: ToolSearchPort;
@@ -304,14 +294,11 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     redactor,
   }).concat(analytics.tools);
   const serverInfo = { name: config.server.name, version: config.server.version ?? packageVersion() };
-
   if (config.routing.health.intervalMs > 0) {
     registry.startHealthChecks(config.routing.health.intervalMs);
     void registry.checkHealth().catch(() => undefined);
   }
-
   const createMcpServer = createMcpServerFactory({ config, tools, downstream, redactor, sink, metrics, logger, serverInfo });
-
   let reloading: Promise<unknown> = Promise.resolve();
   let closed: Promise<void> | undefined;
   return {

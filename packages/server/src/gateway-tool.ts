@@ -72,10 +72,7 @@ export interface ToolDependencies {
   workflowCatalog: WorkflowCatalogPort;
   backendFactory: BackendFactory;
   redactor: Redactor;
-  /**
-   * Resolver for `backend_connect`'s address check and for the connections of the backends it
-   * adds (each connection's address is checked again). @default `dns.lookup`
-   */
+  /** Resolver for `backend_connect`'s address check and for the connections of the backends it adds (each connection's address is checked again). @default `dns.lookup` */
   resolveHost?: HostResolver;
 }
 
@@ -102,4 +99,3 @@ export function tool<S extends z.ZodRawShape>(definition: {
     ...(definition.errorBody ? { errorBody: definition.errorBody } : {}),
   };
 }
-

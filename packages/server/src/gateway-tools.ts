@@ -28,13 +28,9 @@ function universalErrorBody(error: AfwError, context: { trace: TraceContext; ela
   } as UniversalQueryError;
 }
 
-/**
- * Builds the gateway's MCP tools over its parts. The tools are transport-independent; see
- * `createGatewayServer` for how they are served.
- */
+/** Builds the gateway's MCP tools over its parts. The tools are transport-independent; see `createGatewayServer` for how they are served. */
 export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
   const { config, registry, pipeline, redactor } = deps;
-
   const runQuery = async (input: UniversalQueryInput, context: ToolContext, toolName: string) => {
     const streaming = input.parameters?.stream === true && context.progress !== undefined;
     const outcome = await pipeline.query(input, {
@@ -48,7 +44,6 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
     if (!outcome.ok) throw new ToolFailure(outcome.error as UniversalQueryError & Record<string, unknown>);
     return outcome.result;
   };
-
   return [
     tool({
       name: "universal_query",

@@ -58,10 +58,7 @@ export interface ReadinessCheck {
   check(signal: AbortSignal): Promise<boolean | void>;
 }
 
-/**
- * The pieces of a gateway. Every field is optional: the configuration's defaults, in-memory
- * stores, the `@afw/router` router and the `@afw/tool-zoo` catalogs fill the gaps.
- */
+/** The pieces of a gateway. */
 export interface GatewayParts {
   /** The configuration (validated again; env overrides are {@link loadGatewayConfig}'s job). */
   config?: GatewayConfig | GatewayConfigInput;
@@ -93,10 +90,8 @@ export interface GatewayParts {
   auditLog?: AuditLog;
   /** Store of `record_feedback` ratings (not closed by the gateway). @default Redis when `redis` is configured, else in memory */
   feedbackStore?: FeedbackStore;
-  /**
-   * The learned routing prior (e.g. with its own clock), fed every trace event and handed to the
-   * router (not closed by the gateway). @default one from `analytics.learning` (Redis-backed with `redis`), none when disabled
-   */
+  /** The learned routing prior (e.g. with its own clock), fed every trace event and handed to the router (not closed by the
+   * gateway). @default one from `analytics.learning` (Redis-backed with `redis`), none when disabled */
   learnedPrior?: LearnedRoutingPrior;
   /** Extra trace sinks (besides logs, ring buffer, OTLP and metrics). */
   traceSinks?: TraceSink[];
@@ -178,20 +173,10 @@ export interface GatewayServer {
   createMcpServer(): McpServer;
   /** Creates an MCP server and connects it to `transport`. */
   connect(transport: Transport): Promise<McpServer>;
-  /**
-   * Discovers flows, probes backends and loads the router's models, so the first query is fast.
-   * Optional; never rejects (problems show in `backend_status` and `/readyz`).
-   */
+  /** Discovers flows, probes backends and loads the router's models, so the first query is fast. */
   warmUp(): Promise<void>;
-  /**
-   * Applies a new configuration without a restart (`afw serve` calls it on SIGHUP): the intent
-   * patterns (`routing.intentPatterns`, e.g. proposed by `pattern_analysis`), the flow registry of
-   * configured backends (`backends[].flows`: the backend is rebuilt and the cached answers of its
-   * changed flows invalidated) and the A/B experiments (`analytics.experiments`). Every other
-   * change is listed in `restartRequired` and not applied. Learned and measured state stays.
-   *
-   * @throws AfwError `CONFIG_INVALID` for an invalid configuration (nothing is applied).
-   */
+  /** Applies a new configuration without a restart (`afw serve` calls it on SIGHUP): the intent patterns (`routing.intentPatterns`, e.g. proposed by `pattern_analysis`), the flow registry of configured backends (`backends[].flows`: the backend
+   * is rebuilt and the cached answers of its changed flows invalidated) and the A/B experiments (`analytics.experiments`). @throws AfwError `CONFIG_INVALID` for an invalid configuration (nothing is applied). */
   reload(config: GatewayConfig | GatewayConfigInput): Promise<GatewayReloadReport>;
   /** Readiness of backends, stores and extra checks (for `/readyz`). */
   readiness(options?: { signal?: AbortSignal }): Promise<ReadinessReport>;

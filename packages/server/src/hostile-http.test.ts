@@ -11,6 +11,8 @@ import { startHttpTransport, type HttpTransportHandle } from "./http-transport.j
 const TOKEN = "afw-test-secret-bearer-hostile-01";
 let gateway: GatewayServer;
 let http: HttpTransportHandle;
+/** The slow-client guards' transport: short header and body timeouts, used only by the slow-loris tests (a busy machine can take 400 ms to parse a well-formed request). */
+let strict: HttpTransportHandle;
 const unexpected: unknown[] = [];
 const onUnexpected = (error: unknown) => unexpected.push(error);
 
@@ -19,10 +21,12 @@ beforeAll(async () => {
   process.on("uncaughtException", onUnexpected);
   const backend = createFakeBackend({ id: "f", flows: [{ id: "chat", intents: ["conversation"], generalPurpose: true }] });
   gateway = await createGatewayServer({ backends: [backend], config: testConfig({ http: { authTokens: [TOKEN], rateLimit: { requestsPerMinute: 60_000, burst: 1_000 } } }) });
-  http = await startHttpTransport(gateway, { port: 0, headersTimeoutMs: 400, bodyTimeoutMs: 400 });
+  http = await startHttpTransport(gateway, { port: 0 });
+  strict = await startHttpTransport(gateway, { port: 0, headersTimeoutMs: 400, bodyTimeoutMs: 400 });
 });
 afterAll(async () => {
   await http.close();
+  await strict.close();
   await gateway.close();
   process.off("unhandledRejection", onUnexpected);
   process.off("uncaughtException", onUnexpected);
@@ -56,9 +60,9 @@ async function expectHealthy() {
 }
 
 /** Sends raw bytes and collects everything the server answers until it closes the connection. */
-function raw(chunks: string[], { gapMs = 0, keepOpen = false } = {}): Promise<{ text: string; closed: boolean }> {
+function raw(chunks: string[], { gapMs = 0, keepOpen = false, target = http } = {}): Promise<{ text: string; closed: boolean }> {
   return new Promise((resolve, reject) => {
-    const socket: Socket = netConnect(http.port, "127.0.0.1");
+    const socket: Socket = netConnect(target.port, "127.0.0.1");
     let text = "";
     socket.setEncoding("utf8");
     socket.on("data", (data: string) => (text += data));
@@ -194,7 +198,7 @@ describe("malformed JSON-RPC and HTTP on /mcp", () => {
 
   it("slow-loris headers: a client dripping its headers gets a JSON 408 and is disconnected", async () => {
     const drip = ["POST /mcp HTTP/1.1\r\n", "Host: 127.0.0.1\r\n", ...Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: 1\r\n`)];
-    const slow = await raw(drip, { gapMs: 100, keepOpen: true });
+    const slow = await raw(drip, { gapMs: 100, keepOpen: true, target: strict });
     expect(slow.closed).toBe(true);
     expect(slow.text).toMatch(/^HTTP\/1\.1 408 /);
     expect(jsonBodyOf(slow.text)).toMatchObject({ code: "ABORTED" });
@@ -202,7 +206,7 @@ describe("malformed JSON-RPC and HTTP on /mcp", () => {
 
   it("slow body: a client that stops sending its body gets a JSON 408 and is disconnected", async () => {
     const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n`;
-    const slow = await raw([head, '{"jsonrpc":'], { keepOpen: true });
+    const slow = await raw([head, '{"jsonrpc":'], { keepOpen: true, target: strict });
     expect(slow.closed).toBe(true);
     expect(slow.text).toMatch(/^HTTP\/1\.1 408 /);
     expect(jsonBodyOf(slow.text)).toMatchObject({ code: "ABORTED" });

@@ -83,12 +83,8 @@ function readBody(request: IncomingMessage, limit: number, timeoutMs: number): P
   });
 }
 
-/**
- * Reads a POSTed JSON body within `limit` bytes and `timeoutMs`, and answers the refusals itself:
- * 413 (declared or actual size over the limit, before anything is parsed), 408 (body too slow;
- * the connection is closed), 415 (media type other than exactly `application/json`), 400 -32700
- * (not JSON). Returns `undefined` when it answered.
- */
+/** Reads a POSTed JSON body within `limit` bytes and `timeoutMs`, and answers the refusals itself: 413 (declared or actual size over the limit, before anything is
+ * parsed), 408 (body too slow; the connection is closed), 415 (media type other than exactly `application/json`), 400 -32700 (not JSON). */
 export async function readJsonBody(request: IncomingMessage, response: ServerResponse, limit: number, timeoutMs: number, metrics: GatewayMetrics): Promise<{ body: unknown } | undefined> {
   const tooLarge = () => {
     metrics.countRejected("too_large");
@@ -136,11 +132,8 @@ export interface RequestGuardOptions {
   metrics: GatewayMetrics;
 }
 
-/**
- * The checks every request passes before its route: browser origin and `Host` (DNS rebinding),
- * CORS headers and preflights, the per-token (else per-address) rate limit, and the 401 that also
- * counts against the address (guessing tokens is rate limited).
- */
+/** The checks every request passes before its route: browser origin and `Host` (DNS rebinding), CORS headers and preflights, the per-token (else
+ * per-address) rate limit, and the 401 that also counts against the address (guessing tokens is rate limited). */
 export function createRequestGuards({ origins, corsMaxAgeSeconds, authEnabled, limiter, metrics }: RequestGuardOptions) {
   const originAllowed = (origin: string) => origins.includes("*") || origins.includes(origin);
   const rateLimitKey = (request: IncomingMessage, client: AuthenticatedClient | undefined) =>
@@ -156,10 +149,7 @@ export function createRequestGuards({ origins, corsMaxAgeSeconds, authEnabled, l
         vary: "Origin",
       };
     },
-    /**
-     * Refuses (403) a foreign browser origin (same-origin pages of this listener are fine), and a
-     * non-loopback `Host` without auth; answers preflights. Says which when it answered.
-     */
+    /** Refuses (403) a foreign browser origin (same-origin pages of this listener are fine), and a non-loopback `Host` without auth; answers preflights. */
     refuse(request: IncomingMessage, response: ServerResponse, headers: Record<string, string>): "refused" | "preflight" | undefined {
       const origin = request.headers.origin;
       if (origin !== undefined && !originAllowed(origin) && !isSameOrigin(origin, request.headers.host)) {
@@ -185,10 +175,7 @@ export function createRequestGuards({ origins, corsMaxAgeSeconds, authEnabled, l
       response.writeHead(204, preflight).end();
       return "preflight";
     },
-    /**
-     * Takes `cost` tokens from the client's bucket; answers 429 with `Retry-After` and returns
-     * false when it is empty.
-     */
+    /** Takes `cost` tokens from the client's bucket; answers 429 with `Retry-After` and returns false when it is empty. */
     async allow(request: IncomingMessage, response: ServerResponse, client: AuthenticatedClient | undefined, headers: Record<string, string>, cost = 1, message = "too many requests"): Promise<boolean> {
       if (!limiter) return true;
       const decision = await limiter.take(rateLimitKey(request, client), client?.requestsPerMinute, cost);
@@ -208,10 +195,7 @@ export function createRequestGuards({ origins, corsMaxAgeSeconds, authEnabled, l
   };
 }
 
-/**
- * Answers malformed HTTP (bad request line, oversized headers: 400/431) and header timeouts
- * (408) with a JSON body instead of Node's bare one, and closes the connection.
- */
+/** Answers malformed HTTP (bad request line, oversized headers: 400/431) and header timeouts (408) with a JSON body instead of Node's bare one, and closes the connection. */
 export function answerClientError(metrics: GatewayMetrics) {
   return (error: NodeJS.ErrnoException, socket: Socket) => {
     if (error.code === "ECONNRESET" || !socket.writable) {

@@ -31,10 +31,7 @@ export interface HttpRouteContext {
   url: URL;
 }
 
-/**
- * An extra HTTP route served next to `/mcp` (e.g. a dashboard and its JSON API). Routes get the
- * same auth, CORS, rate limit and metrics as `/mcp` unless `auth: false`.
- */
+/** An extra HTTP route served next to `/mcp` (e.g. a dashboard and its JSON API). */
 export interface HttpRoute {
   /** HTTP methods served. */
   methods: readonly string[];
@@ -58,31 +55,17 @@ export interface HttpTransportOptions extends Partial<Omit<HttpConfig, "cors" | 
   rateLimit?: { enabled?: boolean; requestsPerMinute?: number; burst?: number };
   /** Extra routes (dashboard, API). */
   routes?: HttpRoute[];
-  /**
-   * Serve the operator dashboard (`@afw/dashboard`): the page under `dashboard.basePath`
-   * (public: it carries no data) and its JSON endpoints and live feed under `dashboard.apiPath`
-   * (behind the same bearer auth as `/mcp`). `false` turns it off.
-   * @default the gateway's `dashboard` configuration
-   */
+  /** Serve the operator dashboard (`@afw/dashboard`): the page under `dashboard.basePath` (public: it carries no data) and its JSON endpoints and live feed
+   * under `dashboard.apiPath` (behind the same bearer auth as `/mcp`). @default the gateway's `dashboard` configuration */
   dashboard?: false | Partial<Pick<DashboardConfig, "basePath" | "apiPath" | "redact">>;
   /** @default Date.now */
   now?: () => number;
-  /**
-   * Time a client has to send its request headers; slower clients get a JSON 408 and are
-   * disconnected (slow-loris guard). @default `config.http.headersTimeoutMs` (30 s)
-   */
+  /** Time a client has to send its request headers; slower clients get a JSON 408 and are disconnected (slow-loris guard). @default `config.http.headersTimeoutMs` (30 s) */
   headersTimeoutMs?: number;
-  /**
-   * Time a client has to send its whole request body after the headers; slower clients get a
-   * JSON 408 and are disconnected. Responses (long tool calls, SSE) are not limited by it.
-   * @default `config.http.bodyTimeoutMs` (30 s)
-   */
+  /** Time a client has to send its whole request body after the headers; slower clients get a JSON 408 and are disconnected. @default `config.http.bodyTimeoutMs` (30 s) */
   bodyTimeoutMs?: number;
-  /**
-   * Stateful mode: where MCP sessions are registered so that every instance sharing the registry
-   * accepts them (see {@link startHttpTransport}).
-   * @default `gateway.stores.mcpSessions` (Redis when the gateway has `redis` configured, else memory)
-   */
+  /** Stateful mode: where MCP sessions are registered so that every instance sharing the registry accepts them (see {@link
+   * startHttpTransport}). @default `gateway.stores.mcpSessions` (Redis when the gateway has `redis` configured, else memory) */
   sessionRegistry?: McpSessionRegistry;
 }
 
@@ -193,7 +176,6 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
         pooled,
       });
   let closing: Promise<void> | undefined;
-
   const handleMcp = async (request: IncomingMessage, response: ServerResponse, client: AuthenticatedClient | undefined, headers: Record<string, string>) => {
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
     const authInfo: AuthInfo | undefined = client
@@ -216,7 +198,6 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     if (method !== "POST") return jsonRpcError(response, 405, -32000, "Method not allowed: this gateway runs in stateless mode (POST only)", { allow: "POST" });
     await pooled.serve(request, response, body, authInfo);
   };
-
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const started = performance.now();
     let routeLabel = "other";
@@ -229,7 +210,6 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     const refused = guards.refuse(request, response, headers);
     if (refused === "preflight") routeLabel = "preflight";
     if (refused) return;
-
     if (path === "/healthz" && method === "GET") {
       routeLabel = "/healthz";
       return sendJson(response, 200, { status: "ok" }, headers);
@@ -239,7 +219,6 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       const report = await gateway.readiness();
       return sendJson(response, report.ready ? 200 : 503, report, headers);
     }
-
     if (dashboard && dashboardSettings && (underPath(path, dashboardSettings.basePath) || underPath(path, dashboardSettings.apiPath))) {
       const isEvents = path === `${dashboardSettings.apiPath}/events`;
       routeLabel = underPath(path, dashboardSettings.apiPath) ? (isEvents ? `${dashboardSettings.apiPath}/events` : dashboardSettings.apiPath) : dashboardSettings.basePath;
@@ -259,7 +238,6 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       if (await dashboard.handle(request, response, { tenant: client?.tenant })) return;
       return sendError(response, 404, "NOT_FOUND", `no route for ${method} ${path.slice(0, 200)}`, headers);
     }
-
     const route = routes.find((r) => r.methods.includes(method) && (r.path.endsWith("/*") ? path.startsWith(r.path.slice(0, -1)) || path === r.path.slice(0, -2) : path === r.path));
     const isMcp = path === mcpPath;
     const isMetrics = path === "/metrics" && method === "GET";
@@ -267,7 +245,6 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     else if (isMetrics) routeLabel = "/metrics";
     else if (route) routeLabel = route.metricsLabel ?? route.path;
     else return sendError(response, 404, "NOT_FOUND", `no route for ${method} ${path.slice(0, 200)}`, headers);
-
     const client = auth.enabled ? auth.authenticate(request.headers.authorization) : undefined;
     if (auth.enabled && !client && (isMcp || (isMetrics && metricsAuth) || (route !== undefined && route.auth !== false))) {
       return guards.unauthenticated(request, response, headers);
@@ -281,9 +258,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     if (route) return route.handle(request, response, { client, gateway, url });
     await handleMcp(request, response, client, headers);
   };
-
-  // Idle-connection checks run at this interval; Node's default (30 s) would let a slow-loris
-  // client keep its connection well past headersTimeout.
+  // Idle-connection checks run at this interval; Node's default (30 s) would let a slow-loris client keep its connection well past headersTimeout.
   const server = createServer({ connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(headersTimeoutMs / 4))) }, (request, response) => {
     handle(request, response).catch((error: unknown) => {
       gateway.logger.error({ err: { message: gateway.redactor.redact(String((error as Error)?.message ?? error)) } }, "HTTP request failed");
@@ -296,7 +271,6 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
   server.requestTimeout = 0;
   server.on("clientError", answerClientError(gateway.metrics));
   server.keepAliveTimeout = 5_000;
-
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => reject(new AfwError("CONFIG_INVALID", `cannot listen on ${host}:${port}: ${(error as NodeJS.ErrnoException).code ?? error.message}`));
     server.once("error", onError);
@@ -309,7 +283,6 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
   const boundPort = typeof address === "object" && address ? address.port : port;
   const urlHost = host.includes(":") ? `[${host}]` : host;
   gateway.logger.info({ host, port: boundPort, path: mcpPath, stateless, auth: auth.enabled }, "MCP Streamable HTTP transport listening");
-
   return {
     url: `http://${urlHost}:${boundPort}${mcpPath}`,
     host,

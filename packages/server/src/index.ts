@@ -1,21 +1,7 @@
-/**
- * `@afw/server`: the Agentic Flywheel MCP server — the query pipeline, the MCP tools, the stdio
- * and Streamable HTTP transports, the configuration schema and loader, trace sinks and metrics.
- *
- * @example
- * ```ts
- * import { createGatewayServer, loadGatewayConfig, startHttpTransport } from "@afw/server";
- *
- * const gateway = await createGatewayServer(await loadGatewayConfig("afw.yaml"));
- * const http = await startHttpTransport(gateway);
- * console.error(`listening on ${http.url}`);
- * ```
- *
- * @packageDocumentation
- */
+/** `@afw/server`: the Agentic Flywheel MCP server — the query pipeline, the MCP tools, the stdio and Streamable
+ * HTTP transports, the configuration schema and loader, trace sinks and metrics. */
 export { GatewayConfigSchema, FlowRegistryEntrySchema, type GatewayConfigInput, type BackendConfigInput, type FlowRegistryEntry, BackendConfigSchema, type GatewayConfig, type BackendConfig } from "./config-schema.js";
 export { loadGatewayConfig, CONFIG_ENV_VARIABLES } from "./config-loader.js";
-export { renderConfigReference } from "./config-reference.js";
 export { createGatewayServer } from "./gateway-server.js";
 export type { GatewayServer, GatewayParts, GatewayStores, RouterDependencies, ReadinessCheck, ReadinessReport, GatewayReloadReport } from "./gateway-types.js";
 export { describeSetup, type SetupReport, type BackendSetupStatus } from "./setup-report.js";

@@ -13,16 +13,7 @@ export interface GatewayLoggerOptions {
   name?: string;
 }
 
-/**
- * Creates the gateway's structured JSON logger (pino). Lines go to stderr, never stdout, and
- * every line passes through the redactor, so secrets cannot leak through any field.
- *
- * @example
- * ```ts
- * const logger = createGatewayLogger({ level: "debug", redactor: createRedactor(["sk-123456"]) });
- * logger.info({ header: "Bearer sk-123456" }, "called"); // ... "header":"Bearer [REDACTED]" ...
- * ```
- */
+/** Creates the gateway's structured JSON logger (pino). */
 export function createGatewayLogger(options: GatewayLoggerOptions = {}): Logger {
   const redactor = options.redactor;
   return pino(

@@ -51,16 +51,8 @@ export interface McpSessions {
   close(): Promise<void>;
 }
 
-/**
- * Stateful MCP sessions with `Mcp-Session-Id`: `initialize` opens a session in this process (an
- * SDK transport and MCP server of its own) and registers it in `registry` (owner, tenant, protocol
- * version, client info) before answering; every request refreshes the registry's idle TTL. A
- * session id this process does not hold is accepted when the registry has it for the same owner:
- * POSTs are served by `pooled` (server-to-client requests and the standalone SSE stream stay with
- * the instance that opened it), GET gets 405, DELETE removes it from the registry; unknown,
- * expired, deleted or another owner's ids get 404. While the registry is unavailable, sessions held
- * here keep working (registered again when it is back) and others get 503 with `Retry-After`.
- */
+/** Stateful MCP sessions with `Mcp-Session-Id`: `initialize` opens a session in this process (an SDK transport and MCP server of its own) and registers it in
+ * `registry` (owner, tenant, protocol version, client info) before answering; every request refreshes the registry's idle TTL. */
 export function createMcpSessions(gateway: GatewayServer, { registry, idleTimeoutMs, pooled }: { registry: McpSessionRegistry; idleTimeoutMs: number; pooled: StatelessMcp }): McpSessions {
   const sessions = new Map<string, Session>();
   const closeSession = async (id: string) => {
@@ -78,7 +70,6 @@ export function createMcpSessions(gateway: GatewayServer, { registry, idleTimeou
     Math.min(60_000, Math.max(1_000, Math.floor(idleTimeoutMs / 2))),
   );
   sweeper.unref();
-
   // Registry trouble is logged at most once per interval (the store also emits `cache-unavailable` trace events).
   let lastRegistryWarning = -Infinity;
   const registryTrouble = (operation: string, message?: string) => {
@@ -93,7 +84,6 @@ export function createMcpSessions(gateway: GatewayServer, { registry, idleTimeou
   const touch = (sessionId: string, owner: string) =>
     registry.touch(sessionId, { owner, idleTtlMs: idleTimeoutMs }).catch((error: unknown) => ({ status: "unavailable" as const, message: String((error as Error)?.message ?? error) }));
   const unavailable = (response: ServerResponse) => jsonRpcError(response, 503, -32000, "Session registry unavailable: retry shortly", { "retry-after": "1" });
-
   /** A session this process holds: the SDK transport serves it; the registry is kept in step. */
   const serveHeld = async (sessionId: string, session: Session, request: IncomingMessage, response: ServerResponse, body: unknown) => {
     const method = request.method ?? "GET";
@@ -121,7 +111,6 @@ export function createMcpSessions(gateway: GatewayServer, { registry, idleTimeou
     await session.transport.handleRequest(request, response, body);
     if (method === "DELETE") await closeSession(sessionId);
   };
-
   /** A session id this process does not hold: accepted when the registry has it for this owner. */
   const serveShared = async (sessionId: string, request: IncomingMessage, response: ServerResponse, body: unknown, owner: string, authInfo: AuthInfo | undefined) => {
     const method = request.method ?? "GET";
@@ -144,7 +133,6 @@ export function createMcpSessions(gateway: GatewayServer, { registry, idleTimeou
     if (initializes(body)) return jsonRpcError(response, 400, -32600, "Invalid Request: Server already initialized");
     await pooled.serve(request, response, body, authInfo);
   };
-
   return {
     async serve(request, response, body, owner, authInfo) {
       const sessionId = request.headers["mcp-session-id"];
@@ -160,8 +148,8 @@ export function createMcpSessions(gateway: GatewayServer, { registry, idleTimeou
       const server = gateway.createMcpServer();
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        // Awaited by the SDK before it answers initialize: the id is registered before the client
-        // can send it to another instance (bounded by the store's operation timeout).
+        // Awaited by the SDK before it answers initialize: the id is registered before the client can send it
+        // to another instance (bounded by the store's operation timeout).
         onsessioninitialized: async (id) => {
           const now = Date.now();
           const tenant = authInfo?.extra?.["tenant"];

@@ -13,10 +13,7 @@ export interface GatewayMetrics {
   observeHttpRequest(route: string, method: string, status: number, seconds: number): void;
   /** Counts a request refused before reaching MCP (`unauthorized`, `rate_limited`, `too_large`, …). */
   countRejected(reason: string): void;
-  /**
-   * Exposes downstream servers read at each scrape: `downstream_server_state` (1 for each server's
-   * current state, 0 for the others) and `downstream_restarts_total`.
-   */
+  /** Exposes downstream servers read at each scrape: `downstream_server_state` (1 for each server's current state, 0 for the others) and `downstream_restarts_total`. */
   trackDownstream(status: () => readonly { name: string; state: string; restarts: number }[]): void;
   /** The Prometheus text exposition. */
   render(): Promise<string>;
@@ -26,24 +23,12 @@ export interface GatewayMetrics {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
-/**
- * Creates the gateway's metrics on a private prom-client registry: tool calls and their latency
- * histogram, HTTP requests, rejected requests, cache hits and misses, fallbacks, backend calls,
- * backend errors and circuit openings (the last five fed from trace events through `sink`).
- *
- * @param options.defaultMetrics - Also collect Node.js process metrics. @default true
- * @example
- * ```ts
- * const metrics = createGatewayMetrics({ defaultMetrics: false });
- * metrics.observeToolCall("universal_query", "success", 0.012);
- * const text = await metrics.render(); // afw_tool_calls_total{tool="universal_query",outcome="success"} 1 ...
- * ```
- */
+/** Creates the gateway's metrics on a private prom-client registry: tool calls and their latency histogram, HTTP requests, rejected requests, cache hits and misses,
+ * fallbacks, backend calls, backend errors and circuit openings (the last five fed from trace events through `sink`). @default true */
 export function createGatewayMetrics(options: { defaultMetrics?: boolean; prefix?: string } = {}): GatewayMetrics {
   const registry = new Registry();
   const prefix = options.prefix ?? "afw_";
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix });
-
   const toolCalls = new Counter({
     name: `${prefix}tool_calls_total`,
     help: "MCP tool calls by tool, outcome and error code.",
@@ -101,7 +86,6 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean; prefix
     registers: [registry],
   });
   const circuitsOpened = new Counter({ name: `${prefix}circuits_opened_total`, help: "Circuit breaker openings by backend.", labelNames: ["backend"] as const, registers: [registry] });
-
   const sink: TraceSink = {
     emit(event) {
       switch (event.type) {
@@ -131,7 +115,6 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean; prefix
       }
     },
   };
-
   return {
     registry,
     sink,

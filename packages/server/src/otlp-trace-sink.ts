@@ -61,21 +61,7 @@ const toNanos = (iso: string) => `${BigInt(Date.parse(iso)) * 1_000_000n}`;
 const otelTraceId = (traceId: string) => (/^[0-9a-f]{32}$/.test(traceId) ? traceId : createHash("sha256").update(traceId).digest("hex").slice(0, 32));
 const BASE_FIELDS = new Set(["type", "traceId", "requestId", "timestamp"]);
 
-/**
- * Exports trace events to an OpenTelemetry collector over OTLP/HTTP with JSON encoding (no
- * OpenTelemetry SDK needed). Each trace (one tool call) becomes one span named after the tool,
- * from its first to its last event, with every trace event as a span event and the outcome as
- * span attributes. Works with the OTel collector, Jaeger and Langfuse's OTLP endpoint.
- * Export runs in the background and never blocks or breaks a request.
- *
- * @example
- * ```ts
- * const otlp = createOtlpTraceSink({ endpoint: "http://127.0.0.1:4318" });
- * const sink = fanOutTraceSink(otlp, ring);
- * // ... on shutdown
- * await otlp.close();
- * ```
- */
+/** Exports trace events to an OpenTelemetry collector over OTLP/HTTP with JSON encoding (no OpenTelemetry SDK needed). */
 export function createOtlpTraceSink(options: OtlpTraceSinkOptions): OtlpTraceSink {
   const endpoint = `${options.endpoint.replace(/\/+$/, "")}/v1/traces`;
   const fetchImpl = options.fetch ?? globalThis.fetch;
@@ -85,7 +71,6 @@ export function createOtlpTraceSink(options: OtlpTraceSinkOptions): OtlpTraceSin
   let ready: TraceEvent[][] = [];
   const stats = { exported: 0, failed: 0, dropped: 0 };
   let inFlight: Promise<void> = Promise.resolve();
-
   const toSpan = (events: TraceEvent[]) => {
     const first = events[0]!;
     const last = events[events.length - 1]!;
@@ -111,7 +96,6 @@ export function createOtlpTraceSink(options: OtlpTraceSinkOptions): OtlpTraceSin
     };
     return options.redactor && options.redactor.size > 0 ? options.redactor.redactValue(span) : span;
   };
-
   const collect = (force: boolean) => {
     const now = Date.now();
     for (const [traceId, entry] of pending) {
@@ -121,7 +105,6 @@ export function createOtlpTraceSink(options: OtlpTraceSinkOptions): OtlpTraceSin
       }
     }
   };
-
   const send = async (spans: unknown[]) => {
     const body = JSON.stringify({
       resourceSpans: [
@@ -147,7 +130,6 @@ export function createOtlpTraceSink(options: OtlpTraceSinkOptions): OtlpTraceSin
       options.onError?.(error);
     }
   };
-
   const flush = (force = false): Promise<void> => {
     collect(force);
     const traces = ready;
@@ -159,10 +141,8 @@ export function createOtlpTraceSink(options: OtlpTraceSinkOptions): OtlpTraceSin
     });
     return inFlight;
   };
-
   const timer = setInterval(() => void flush(false), options.exportIntervalMs ?? 2_000);
   timer.unref();
-
   return {
     stats,
     emit(event) {

@@ -1,8 +1,4 @@
-/**
- * The ports through which the server uses the router and the tool zoo. The server depends only
- * on these small interfaces; `@afw/router` and `@afw/tool-zoo` are wired in through adapters of
- * a few lines.
- */
+/** The ports through which the server uses the router and the tool zoo. */
 import type {
   FlowExecutionResult,
   Intent,
@@ -85,11 +81,7 @@ export interface ExecutionOutcome {
   backendsTried: string[];
 }
 
-/**
- * Ranks candidates and executes with retry and fallback. Implementations reject with an
- * `AfwError`: `NO_BACKENDS_AVAILABLE`, `ALL_BACKENDS_FAILED`, `BACKEND_TIMEOUT` or `ABORTED`,
- * with `details.attempts`, `details.backendsTried` and `details.lastError` (`{ code, message }`).
- */
+/** Ranks candidates and executes with retry and fallback. */
 export interface RouterPort {
   /** Classifies the question (unless the intent is explicit) and scores every (backend, flow) candidate; executes nothing. */
   decide(request: RoutingRequest, options?: { signal?: AbortSignal; trace?: TraceContext }): Promise<RoutingOutcome>;
@@ -120,10 +112,7 @@ export interface ToolSearchPort {
   recordUsage?(query: string, toolId: string, success: boolean): Promise<void>;
   /** The full ranking of a query with score components (`routed` exposure). */
   rank?(query: string): Promise<ToolRanking>;
-  /**
-   * State of the tool vectors (`@afw/tool-zoo`'s `ToolIndex.vectorState`): `building` while they are
-   * computed in the background (searches are keyword-only until then).
-   */
+  /** State of the tool vectors (`@afw/tool-zoo`'s `ToolIndex.vectorState`): `building` while they are computed in the background (searches are keyword-only until then). */
   vectorState?(): { state: "none" | "building" | "failed" | "ready"; pending: number };
   /** Resolves when no background embedding of tool vectors is under way. */
   vectorsReady?(): Promise<void>;

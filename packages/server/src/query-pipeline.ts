@@ -26,7 +26,6 @@ import { elicitRoute, type RouteElicitation } from "./route-elicitation.js";
 import { routingSetupHint } from "./setup-report.js";
 import type { QuestionEmbedding } from "./semantic-options.js";
 
-
 /** How long after the overall deadline the pipeline's own timeout aborts a query the router has not ended. */
 const OVERALL_TIMEOUT_GRACE_MS = 250;
 /** Options of {@link createQueryPipeline}. */
@@ -83,19 +82,10 @@ export type RoutingExplanation = RoutingOutcome;
 export interface QueryPipeline {
   /** Answers a validated `universal_query` input. Never rejects: failures come back as `{ ok: false }`. */
   query(input: UniversalQueryInput, options: QueryCallOptions): Promise<QueryOutcome>;
-  /**
-   * Marks every cached answer given by `flowId` before now as stale, including answers cached
-   * under automatic routing (whose cache key names the route asked for, not the flow that
-   * answered). Lookups of such entries then miss. With a `tenant`, only that tenant's answers go
-   * stale; without one (the operator), every tenant's do. In-process: other instances learn of it
-   * only through the cache's own invalidation.
-   */
+  /** Marks every cached answer given by `flowId` before now as stale, including answers cached under automatic
+   * routing (whose cache key names the route asked for, not the flow that answered). */
   invalidateFlow(flowId: string, tenant?: string): void;
-  /**
-   * The question (cut to `questionPreviewLength` characters) of a recent query by its trace id,
-   * for the operator dashboard: no trace event carries the question. The most recent
-   * `questionMemory` questions are kept.
-   */
+  /** The question (cut to `questionPreviewLength` characters) of a recent query by its trace id, for the operator dashboard: no trace event carries the question. */
   questionOf(traceId: string): string | undefined;
   /** Classifies and ranks without executing anything. */
   explain(input: ExplainRoutingInput, options: { trace: TraceContext; signal?: AbortSignal }): Promise<RoutingExplanation>;
@@ -118,11 +108,8 @@ export function cacheTtlSeconds(config: GatewayConfig["cache"], flow: UniversalF
   return config.ttlByIntent[intent] ?? config.defaultTtlSeconds;
 }
 
-/**
- * Appends an answered turn to its session and says in the answer's metadata whether it is kept:
- * `session_saved` true when written or buffered for replay (`session_buffered`), false (with a
- * `session-save-failed` trace event) when the store could not keep it.
- */
+/** Appends an answered turn to its session and says in the answer's metadata whether it is kept: `session_saved` true when written or buffered for
+ * replay (`session_buffered`), false (with a `session-save-failed` trace event) when the store could not keep it. */
 async function saveTurn(
   sessions: SessionStore,
   sessionId: string,
@@ -179,27 +166,13 @@ function deliveryMetadata(delivery: FlowExecutionResult["delivery"]): Partial<Un
   };
 }
 
-/**
- * Whether a session's turn may be answered from (or written to) the cache: only when the flow
- * is known to keep no memory of its own. A flow with memory (or unknown memory) must see every
- * turn, or its memory misses the one served from the cache.
- */
+/** Whether a session's turn may be answered from (or written to) the cache: only when the flow is known to keep no memory of its own. */
 function sessionCacheable(flow: UniversalFlow | undefined): boolean {
   return flow?.metadata["memory"] === false;
 }
 
-/**
- * Creates the `universal_query` pipeline: validate (done by the caller), cache lookup, session
- * context, classification, ranking, execution with retry/fallback under the overall timeout,
- * performance recording, cache write with the TTL of the answering flow's class, session append,
- * and a result with `_mcp_metadata`. Every step emits a trace event.
- *
- * @example
- * ```ts
- * const outcome = await pipeline.query(UniversalQueryInputSchema.parse({ question: "hi" }), { trace });
- * if (outcome.ok) console.log(outcome.result._mcp_metadata.backend_used);
- * ```
- */
+/** Creates the `universal_query` pipeline: validate (done by the caller), cache lookup, session context, classification, ranking, execution with retry/fallback under the overall
+ * timeout, performance recording, cache write with the TTL of the answering flow's class, session append, and a result with `_mcp_metadata`. */
 export function createQueryPipeline(options: QueryPipelineOptions): QueryPipeline {
   const now = options.now ?? Date.now;
   const { config, cache, sessions } = options;
@@ -221,7 +194,6 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       questions.delete(oldest);
     }
   };
-
   const query = async (input: UniversalQueryInput, call: QueryCallOptions): Promise<QueryOutcome> => {
     const started = now();
     const startedPrecise = performance.now();
@@ -237,19 +209,16 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       ...(input.intent !== "auto" ? { intentRequested: input.intent } : {}),
       ...(input.backend !== "auto" ? { backendRequested: input.backend } : {}),
     });
-
     const controller = new AbortController();
     const deadline = started + input.timeout * 1000;
     const onAbort = () => controller.abort(new AfwError("ABORTED", "the request was cancelled"));
     call.signal?.addEventListener("abort", onAbort, { once: true });
-    // The router enforces `deadline` itself and ends with ALL_BACKENDS_FAILED ("overall timeout
-    // reached") listing every attempt; this timer is the safety net for anything that ignores the
-    // deadline, so it fires a little later and the router's answer is the one the client sees.
+    // The router enforces `deadline` itself and ends with ALL_BACKENDS_FAILED ("overall timeout reached") listing every attempt; this timer is the safety net
+    // for anything that ignores the deadline, so it fires a little later and the router's answer is the one the client sees.
     const timer = setTimeout(
       () => controller.abort(new AfwError("BACKEND_TIMEOUT", `the query did not finish within ${input.timeout} s`)),
       input.timeout * 1000 + OVERALL_TIMEOUT_GRACE_MS,
     );
-
     const tenantOption = call.tenant === undefined ? undefined : { tenant: call.tenant };
     const sessionsEnabled = config.sessions.enabled && input.session_id !== undefined;
     try {
@@ -334,7 +303,6 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       } else {
         emitTrace(trace, "cache-miss", { scope: cacheKey.scope, reason: "bypass" });
       }
-
       // 3. session context
       let history: ChatMessage[] = [];
       if (sessionsEnabled && config.sessions.contextTurns > 0) {
@@ -342,7 +310,6 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
         history = historyOf(turns);
         emitTrace(trace, "session-loaded", { turns: turns.length });
       }
-
       // 4. intent, 5. rank
       const routed = await options.router.decide(
         {
@@ -358,7 +325,6 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       const explicit = input.backend !== "auto" || input.flow_id !== undefined;
       const elicited = await elicitRoute(routed.decision, { config: config.routing.elicitation, elicitation: call.elicitation, explicit, deadline, signal: controller.signal, trace });
       const decision = elicited.decision;
-
       // 6. execute
       const samples: Promise<void>[] = [];
       const outcome = await options.router.execute(
@@ -391,7 +357,6 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       );
       attempts = outcome.attempts;
       backendsTried = outcome.backendsTried;
-
       // 7. record, cache, session, answer
       const { candidate, result: answer } = outcome;
       const flows = await options.registry.flows().catch(() => [] as UniversalFlow[]);
@@ -495,7 +460,6 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       call.signal?.removeEventListener("abort", onAbort);
     }
   };
-
   return {
     query,
     questionOf: (traceId) => questions.get(traceId),

@@ -11,10 +11,7 @@ export interface RateLimitDecision {
 
 /** A token-bucket rate limiter per key; see {@link createRateLimiter}. */
 export interface RateLimiter {
-  /**
-   * Takes `cost` requests (default 1; e.g. the size of a JSON-RPC batch) from `key`'s bucket
-   * (refilled at `requestsPerMinute`). A refused take removes nothing.
-   */
+  /** Takes `cost` requests (default 1; e.g. the size of a JSON-RPC batch) from `key`'s bucket (refilled at `requestsPerMinute`). */
   take(key: string, requestsPerMinute?: number, cost?: number): RateLimitDecision;
   /** Buckets currently tracked. */
   readonly size: number;
@@ -32,17 +29,7 @@ export interface RateLimiterOptions {
   now?: () => number;
 }
 
-/**
- * Creates an in-process token-bucket rate limiter: each key may burst up to `burst` requests and
- * sustain `requestsPerMinute`. Limits are per gateway instance; the HTTP transport shares them
- * through Redis when Redis is configured (see {@link createSharedRateLimiter}).
- *
- * @example
- * ```ts
- * const limiter = createRateLimiter({ requestsPerMinute: 60, burst: 5 });
- * if (!limiter.take("token-1").allowed) respond429();
- * ```
- */
+/** Creates an in-process token-bucket rate limiter: each key may burst up to `burst` requests and sustain `requestsPerMinute`. */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const now = options.now ?? Date.now;
   const maxKeys = options.maxKeys ?? 10_000;
@@ -86,14 +73,7 @@ export interface SharedRateLimiter {
   take(key: string, requestsPerMinute?: number, cost?: number): Promise<RateLimitDecision>;
 }
 
-/**
- * Rate limits shared by every gateway instance when `shared` (the Redis buckets of `@afw/cache`)
- * is given: each take is one atomic script on Redis. When Redis cannot answer within its
- * operation bound (down, reconnecting, slow), the take is made on this instance's in-process
- * limiter instead, so requests are still limited (per instance) and never wait on a dead Redis.
- * The switch is logged once by the store-state log (the connection's `cache-unavailable` /
- * `cache-recovered` events), not per request.
- */
+/** Rate limits shared by every gateway instance when `shared` (the Redis buckets of `@afw/cache`) is given: each take is one atomic script on Redis. */
 export function createSharedRateLimiter(options: RateLimiterOptions, shared?: RedisRateLimiter): SharedRateLimiter {
   const local = createRateLimiter(options);
   if (!shared) return { take: async (key, requestsPerMinute, cost) => local.take(key, requestsPerMinute, cost) };

@@ -4,8 +4,7 @@ const SENSITIVE_HEADER = /auth|key|token|secret|cookie|password|credential|signa
 
 /** Values of headers whose name suggests a credential. */
 function sensitiveHeaderValues(headers: Record<string, string>): string[] {
-  return Object.entries(headers)
-    .filter(([name]) => SENSITIVE_HEADER.test(name))
+  return Object.entries(headers).filter(([name]) => SENSITIVE_HEADER.test(name))
     .flatMap(([, value]) => {
       // `Bearer abc` / `Basic abc`: the credential alone is the secret too.
       const parts = value.split(/\s+/);
@@ -25,12 +24,8 @@ function urlPassword(url: string | undefined): string | undefined {
 
 const SENSITIVE_ENV_NAME = /token|secret|password|passwd|api[_-]?key|auth|credential|private/i;
 
-/**
- * Every secret in a configuration: backend API keys, bearer tokens, values of credential-like
- * headers (`Authorization`, `*-key`, `*token*`, …) of backends, OTLP and downstream HTTP servers,
- * credential-like environment variables of downstream stdio servers (`*TOKEN*`, `*SECRET*`,
- * `*API_KEY*`, …), and passwords embedded in the Redis/Chroma/backend/downstream URLs.
- */
+/** Every secret in a configuration: backend API keys, bearer tokens, values of credential-like headers (`Authorization`, `*-key`, `*token*`, …) of backends, OTLP and downstream HTTP servers,
+ * credential-like environment variables of downstream stdio servers (`*TOKEN*`, `*SECRET*`, `*API_KEY*`, …), and passwords embedded in the Redis/Chroma/backend/downstream URLs. */
 export function configSecrets(config: GatewayConfig): string[] {
   const secrets: (string | undefined)[] = [];
   for (const backend of config.backends) {

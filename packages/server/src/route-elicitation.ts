@@ -1,9 +1,5 @@
-/**
- * Asking when unsure: in the confirm and clarify confidence tiers (AIRIS: >= 0.9 route directly,
- * 0.7-0.9 confirm, 0.5-0.7 clarify, below: the default route), a client that declared the
- * elicitation capability is asked (`elicitation/create`) which flow should answer, and the
- * question is routed by the answer.
- */
+/** Asking when unsure: in the confirm and clarify confidence tiers (AIRIS: >= 0.9 route directly, 0.7-0.9 confirm, 0.5-0.7 clarify, below: the default route), a client that
+ * declared the elicitation capability is asked (`elicitation/create`) which flow should answer, and the question is routed by the answer. */
 import { emitTrace, type McpMetadata, type RoutingDecision, type TraceContext } from "@afw/contracts";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -23,15 +19,7 @@ export type ConfidenceTier = "direct" | "confirm" | "clarify" | "default";
 
 type ElicitationConfig = GatewayConfig["routing"]["elicitation"];
 
-/**
- * The tier of a routing confidence: `direct` at or above `direct`, `confirm` at or above
- * `confirm`, `clarify` at or above `clarify`, else `default`.
- *
- * @example
- * ```ts
- * elicitationTier(0.75, { direct: 0.9, confirm: 0.7, clarify: 0.5 }) // "confirm"
- * ```
- */
+/** The tier of a routing confidence: `direct` at or above `direct`, `confirm` at or above `confirm`, `clarify` at or above `clarify`, else `default`. */
 export function elicitationTier(confidence: number, thresholds: Pick<ElicitationConfig, "direct" | "confirm" | "clarify">): ConfidenceTier {
   if (confidence >= thresholds.direct) return "direct";
   if (confidence >= thresholds.confirm) return "confirm";
@@ -39,11 +27,7 @@ export function elicitationTier(confidence: number, thresholds: Pick<Elicitation
   return "default";
 }
 
-/**
- * How the tools/call `relatedRequestId` served by `server` can ask its client. A stateless HTTP
- * exchange (no session to answer on) cannot; a client that did not declare elicitation is not asked.
- * @internal
- */
+/** How the tools/call `relatedRequestId` served by `server` can ask its client. */
 export function routeElicitationOf(server: Server, relatedRequestId: RequestId): RouteElicitation {
   const transport = server.transport;
   const capabilities = server.getClientCapabilities();
@@ -69,14 +53,8 @@ export interface ElicitRouteOptions {
   trace: TraceContext;
 }
 
-/**
- * Asks the client to confirm or choose the flow of an uncertain decision and returns the decision
- * to execute: the chosen flow first on `accept`, the unchanged (default) decision on decline,
- * cancel, timeout or error, with what happened as `_mcp_metadata.elicitation` (absent when the tier
- * asks nothing). Emits `route-elicited` when the client was asked.
- *
- * @throws the query signal's reason when the query itself was aborted while waiting.
- */
+/** Asks the client to confirm or choose the flow of an uncertain decision and returns the decision to execute: the chosen flow first on `accept`, the unchanged (default) decision on decline, cancel, timeout or
+ * error, with what happened as `_mcp_metadata.elicitation` (absent when the tier asks nothing). @throws the query signal's reason when the query itself was aborted while waiting. */
 export async function elicitRoute(decision: RoutingDecision, options: ElicitRouteOptions): Promise<{ decision: RoutingDecision; metadata?: ElicitationMetadata }> {
   const { config, elicitation } = options;
   if (config === undefined || !config.enabled || options.explicit || elicitation === undefined) return { decision };
@@ -85,7 +63,6 @@ export async function elicitRoute(decision: RoutingDecision, options: ElicitRout
   const choices = decision.candidates.filter((c, i, all) => !c.excluded && all.findIndex((o) => o.flowId === c.flowId) === i).slice(0, config.maxChoices);
   if (choices.length < 2 || decision.chosen === null) return { decision };
   if ("unavailable" in elicitation) return { decision, metadata: { asked: false, tier, reason: elicitation.unavailable } };
-
   const top = choices[0]!;
   const message =
     tier === "confirm"

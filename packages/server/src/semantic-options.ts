@@ -18,11 +18,7 @@ export interface SemanticParts {
   historyEmbedder?: Embedder;
 }
 
-/**
- * The semantic parts of a gateway config: the answer cache's option and question embedding
- * (`cache.semantic`), the history index's embedder (`sessions.searchEmbedder`). Both use the
- * process's Universal Sentence Encoder worker thread (or the hashing embedder), never the event loop.
- */
+/** The semantic parts of a gateway config: the answer cache's option and question embedding (`cache.semantic`), the history index's embedder (`sessions.searchEmbedder`). */
 export function semanticParts(config: Pick<GatewayConfig, "cache" | "sessions">): SemanticParts {
   const cacheSemantic = cacheSemanticOf(config);
   const cacheEmbedder = cacheSemantic.enabled ? embedderFromConfig(config.cache.semantic.embedder) : undefined;
@@ -51,10 +47,8 @@ function questionEmbedding(embedder: Embedder): QuestionEmbedding {
   };
 }
 
-/**
- * The semantic cache figures of the dashboard: lookups, semantic hits and guard refusals of the
- * cache's counters (shared by every instance on Redis), with the configured threshold.
- */
+/** The semantic cache figures of the dashboard: lookups, semantic hits and guard refusals of the cache's
+ * counters (shared by every instance on Redis), with the configured threshold. */
 export async function semanticCacheStats(
   cache: ResponseCache,
   config: Pick<GatewayConfig, "cache">,

@@ -45,12 +45,8 @@ function classify(id: string, kind: string, health: BackendHealth | undefined, p
   return { id, kind, state: "ready", flows: flows.length, message: `reachable, authenticated, ${flows.length} flow${flows.length === 1 ? "" : "s"} found` };
 }
 
-/**
- * Probes every registered backend (health and flow discovery) and says, per backend, whether it
- * can be routed to — reachable, authenticated, flows found — or what to configure. With no usable
- * backend `hint` tells how to configure one, distinguishing none configured, unreachable and a
- * refused key. Never rejects; messages carry no secrets (the registry's are redacted).
- */
+/** Probes every registered backend (health and flow discovery) and says, per backend, whether it can be
+ * routed to — reachable, authenticated, flows found — or what to configure. */
 export async function describeSetup(registry: BackendRegistry, options: { signal?: AbortSignal } = {}): Promise<SetupReport> {
   const entries = registry.entries();
   if (entries.length === 0) return { backends: [], hint: NONE_CONFIGURED };
@@ -58,8 +54,7 @@ export async function describeSetup(registry: BackendRegistry, options: { signal
     entries.map(async ({ backend }) => {
       const [flows, health] = await Promise.all([
         registry.backendFlows(backend.id, options.signal ? { signal: options.signal } : {}).catch(() => registry.peekFlows(backend.id) ?? []),
-        registry
-          .latestHealth(backend.id)
+        registry.latestHealth(backend.id)
           .then((latest) => latest ?? registry.checkHealth({ backendId: backend.id, ...(options.signal ? { signal: options.signal } : {}) }).then((all) => all[0]))
           .catch(() => undefined),
       ]);

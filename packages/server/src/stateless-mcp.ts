@@ -24,20 +24,8 @@ export interface StatelessMcp {
   close(): void;
 }
 
-/**
- * Each POST gets a fresh stateless `StreamableHTTPServerTransport` on an idle `McpServer` from a
- * pool (one is built when none is idle); when the response ends, the transport is closed and the
- * server goes back to the pool. Answers are JSON, or an SSE stream when the request may send
- * something before its answer: a `progressToken`, or a call of a downstream tool (its log
- * messages, sampling and elicitation requests).
- *
- * The exchanges of one listener are tied together: a client's cancellation (a POST of its own)
- * reaches the exchange serving that request, and a client's answer to a server-to-client request
- * (sampling, elicitation; also a POST of its own) reaches the exchange that asked. Requests are
- * told apart by the client's identity (the bearer token's name; one anonymous owner without auth)
- * and the JSON-RPC id; server-to-client requests get ids unique to the listener. Exchanges of
- * other gateway instances are not reached.
- */
+/** Each POST gets a fresh stateless `StreamableHTTPServerTransport` on an idle `McpServer` from a pool (one is built when none is
+ * idle); when the response ends, the transport is closed and the server goes back to the pool. */
 export function createStatelessMcp(gateway: GatewayServer): StatelessMcp {
   const pool: McpServer[] = [];
   let closed = false;
@@ -52,7 +40,6 @@ export function createStatelessMcp(gateway: GatewayServer): StatelessMcp {
       const name = m?.method === "tools/call" ? m.params?.name : undefined;
       return downstream !== undefined && typeof name === "string" && (name === CALL_TOOL_NAME || downstream.isDownstreamName(name));
     });
-
   /** Delivers the messages that belong to other exchanges there; returns the rest. */
   const deliverElsewhere = (transport: StreamableHTTPServerTransport, messages: Message[], owner: string, authInfo: AuthInfo | undefined) => {
     const extra = authInfo ? { authInfo } : undefined;
@@ -72,7 +59,6 @@ export function createStatelessMcp(gateway: GatewayServer): StatelessMcp {
       return true;
     });
   };
-
   return {
     async serve(request, response, body, authInfo) {
       if (Array.isArray(body) && body.length === 0) {

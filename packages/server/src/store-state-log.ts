@@ -11,14 +11,8 @@ export interface StoreStateLogOptions {
   now?: () => number;
 }
 
-/**
- * The one place that logs the shared stores' state: a line when Redis becomes unavailable, a
- * summary every `summaryIntervalMs` while it stays so (operations failed, session turns buffered,
- * dropped), a line when it recovers and when the buffered session turns have all been replayed.
- * Individual failures are not logged (they are `cache-unavailable` trace events); a Redis that
- * flaps (a new outage within `flapWindowMs` of the last announced one) is folded into the
- * summaries, so the log stays bounded.
- */
+/** The one place that logs the shared stores' state: a line when Redis becomes unavailable, a summary every `summaryIntervalMs` while it stays so (operations
+ * failed, session turns buffered, dropped), a line when it recovers and when the buffered session turns have all been replayed. */
 export function createStoreStateLog(logger: Logger, options: StoreStateLogOptions = {}): CacheStoreEventHandler {
   const interval = options.summaryIntervalMs ?? 30_000;
   const now = options.now ?? Date.now;

@@ -1,10 +1,8 @@
 import { AfwError } from "@afw/contracts";
 import { z } from "zod";
 
-/**
- * A JSON-RPC error raised from the `tools/call` handler: the MCP SDK answers it with this `code`,
- * the message as it is (no `MCP error <code>:` prefix, unlike the SDK's `McpError`) and `data`.
- */
+/** A JSON-RPC error raised from the `tools/call` handler: the MCP SDK answers it with this `code`, the message as it
+ * is (no `MCP error <code>:` prefix, unlike the SDK's `McpError`) and `data`. */
 export class JsonRpcError extends Error {
   constructor(
     readonly code: number,
@@ -15,10 +13,7 @@ export class JsonRpcError extends Error {
   }
 }
 
-/**
- * JSON-RPC "Invalid params" (-32602) raised from the `tools/call` handler; the MCP SDK answers it
- * with this code and the message, a single readable line.
- */
+/** JSON-RPC "Invalid params" (-32602) raised from the `tools/call` handler; the MCP SDK answers it with this code and the message, a single readable line. */
 export class InvalidParamsError extends JsonRpcError {
   constructor(message: string) {
     super(-32602, message);
@@ -35,20 +30,15 @@ function issueLine(issue: z.core.$ZodIssue): string {
   return path ? `"${path}": ${issue.message}` : issue.message;
 }
 
-/**
- * The typed `INVALID_INPUT` error for arguments that fail a tool's schema: one readable line
- * (`Invalid arguments for tool universal_query: "question" is required`) and the issues as details.
- */
+/** The typed `INVALID_INPUT` error for arguments that fail a tool's schema: one readable line (`Invalid arguments
+ * for tool universal_query: "question" is required`) and the issues as details. */
 export function invalidArguments(tool: string, error: z.ZodError): AfwError {
   const issues = error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
   return new AfwError("INVALID_INPUT", `Invalid arguments for tool ${tool.slice(0, 100)}: ${error.issues.map(issueLine).join("; ")}`, { details: { issues } });
 }
 
-/**
- * `tools/call` params checked before the SDK's own schema sees them, so malformed params (not an
- * object, no tool name, non-object `arguments`) answer -32602 with one line instead of -32603 and a
- * raw zod dump.
- */
+/** `tools/call` params checked before the SDK's own schema sees them, so malformed params (not an object, no tool name,
+ * non-object `arguments`) answer -32602 with one line instead of -32603 and a raw zod dump. */
 export const ToolsCallRequestSchema = z.object({
   method: z.literal("tools/call"),
   params: z.unknown().transform((params) => {

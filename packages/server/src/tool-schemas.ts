@@ -19,9 +19,7 @@ export const FlowiseQueryInputShape = {
   chatflow_id: z.string().min(1).max(200).optional().describe("Flowise chatflow id (or gateway-wide `backendId:chatflowId`); default: routed among Flowise flows."),
   session_id: SessionIdSchema.optional().describe("Conversation id; turns are remembered."),
   tags: UniversalQueryInputShape.tags,
-  allow_fallback: z
-    .boolean()
-    .optional()
+  allow_fallback: z.boolean().optional()
     .describe("Absent or false: Flowise (and chatflow_id, if given) must answer, or the call fails with the reason (e.g. CIRCUIT_OPEN, FLOW_NOT_FOUND). True: another flow or backend may answer, reported as `fallback_used` with `fallback_reason`."),
   timeout: UniversalQueryInputShape.timeout,
 } as const;
@@ -70,9 +68,7 @@ export const ListSessionsInputShape = {
 /** Input shape of `search_history`. */
 export const SearchHistoryInputShape = {
   text: z.string().min(1).max(1000).optional().describe("What to look for: matched by meaning against past questions and as stemmed keywords against questions and answers (see `mode`)."),
-  mode: z
-    .enum(["hybrid", "meaning", "keyword"])
-    .default("hybrid")
+  mode: z.enum(["hybrid", "meaning", "keyword"]).default("hybrid")
     .describe("`hybrid` (meaning and keywords fused), `meaning` or `keyword`. Without `sessions.searchEmbedder` the search is by keyword; the result's `mode` says which ran."),
   tag: SessionTagsSchema.element.optional().describe("Only turns that carried this tag, e.g. `project:falcon`."),
   session_id: SessionIdSchema.optional().describe("Only turns of this session."),

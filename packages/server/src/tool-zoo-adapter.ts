@@ -17,10 +17,7 @@ import type { GatewayConfig, ToolsConfig, WorkflowsConfig } from "./config-schem
 import type { WorkflowCatalogPort } from "./ports.js";
 import { newTraceContext } from "./trace-context.js";
 
-/**
- * The embedder named by `tools.embedder` (`none` gives undefined: keyword search only). `use` runs
- * on the process's embedding worker thread, so building tool vectors never blocks the event loop.
- */
+/** The embedder named by `tools.embedder` (`none` gives undefined: keyword search only). */
 export function embedderFromConfig(kind: ToolsConfig["embedder"]): Embedder | undefined {
   if (kind === "use") return createCachingEmbedder(createUseEmbedder({ thread: "worker" }));
   if (kind === "hashing") return createCachingEmbedder(createHashingEmbedder());
@@ -43,11 +40,8 @@ const REDIS_VECTOR_BATCH = 256;
 /** Bound of one Redis command of the vector cache (a batch is up to ~0.5 MB). */
 const REDIS_VECTOR_TIMEOUT_MS = 2_000;
 
-/**
- * Tool vectors cached in one Redis hash, `<keyPrefix>tool-vectors` (field: content hash of
- * embedder id and text; value: the float32 bytes), shared by every gateway instance. Redis trouble
- * is a miss (the vectors are embedded) or a dropped write, never an error.
- */
+/** Tool vectors cached in one Redis hash, `<keyPrefix>tool-vectors` (field: content hash of embedder id and
+ * text; value: the float32 bytes), shared by every gateway instance. */
 function redisEmbeddingCacheStore(connection: RedisConnection, keyPrefix: string): EmbeddingCacheStore {
   const key = `${keyPrefix}tool-vectors`;
   return {
@@ -74,17 +68,8 @@ function redisEmbeddingCacheStore(connection: RedisConnection, keyPrefix: string
   };
 }
 
-/**
- * Builds the `search_tools` index with `@afw/tool-zoo`: indexes every catalog file of
- * `tools.catalogs` with the given embedder (none = keyword only) and the low-confidence fallback set.
- * With `chroma` (the gateway's `chroma` section), the vectors live in that Chroma server's
- * `<collectionPrefix>-tools` collection (embeddings are always computed here and passed
- * explicitly); otherwise in the in-process store. Tool vectors are computed in the background
- * (searches are keyword-only until they are ready) and cached by content hash: in Redis when
- * `redis` is given, else in a file of `tools.vectorCacheDir`.
- *
- * @throws AfwError `CONFIG_INVALID` when a catalog cannot be read or is invalid.
- */
+/** Builds the `search_tools` index with `@afw/tool-zoo`: indexes every catalog file of `tools.catalogs` with the given embedder (none = keyword only) and
+ * the low-confidence fallback set. @throws AfwError `CONFIG_INVALID` when a catalog cannot be read or is invalid. */
 export async function createToolSearchFromConfig(
   tools: ToolsConfig,
   options: {
@@ -137,12 +122,8 @@ export function workflowCatalogPort(catalog: WorkflowCatalog): WorkflowCatalogPo
   };
 }
 
-/**
- * Builds the workflow catalog with `@afw/tool-zoo` from `workflows.catalogs` (files or
- * directories of JSON/YAML playbooks).
- *
- * @throws AfwError `CONFIG_INVALID` when a catalog cannot be read or a workflow is invalid.
- */
+/** Builds the workflow catalog with `@afw/tool-zoo` from `workflows.catalogs` (files or directories of JSON/YAML playbooks).
+ * @throws AfwError `CONFIG_INVALID` when a catalog cannot be read or a workflow is invalid. */
 export async function createWorkflowCatalogFromConfig(
   workflows: WorkflowsConfig,
   options: {

@@ -1,8 +1,7 @@
 import { randomFillSync, randomUUID } from "node:crypto";
 import type { TraceContext, TraceSink } from "@afw/contracts";
 
-// Trace ids are cut from a pool of random bytes refilled 256 ids at a time: one call into the
-// CSPRNG per 256 requests instead of one per request.
+// Trace ids are cut from a pool of random bytes refilled 256 ids at a time: one call into the CSPRNG per 256 requests instead of one per request.
 const TRACE_ID_BYTES = 16;
 const idPool = Buffer.alloc(TRACE_ID_BYTES * 256);
 let idOffset = idPool.length;
@@ -19,15 +18,7 @@ export function newTraceId(): string {
   return id === "00000000000000000000000000000000" ? newTraceId() : id;
 }
 
-/**
- * A fresh {@link TraceContext} for one request (or one background job).
- *
- * @example
- * ```ts
- * const trace = newTraceContext(sink, { sessionId: "s-1" });
- * emitTrace(trace, "session-loaded", { turns: 3 });
- * ```
- */
+/** A fresh {@link TraceContext} for one request (or one background job). */
 export function newTraceContext(sink: TraceSink, options: { requestId?: string; sessionId?: string | undefined; traceId?: string } = {}): TraceContext {
   return {
     traceId: options.traceId ?? newTraceId(),

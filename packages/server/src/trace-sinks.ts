@@ -18,17 +18,7 @@ export interface TraceRingBuffer extends TraceSink {
   clear(): void;
 }
 
-/**
- * Creates a {@link TraceRingBuffer}. Events are redacted before they are stored when a
- * `redactor` is given.
- *
- * @example
- * ```ts
- * const ring = createTraceRingBuffer({ capacity: 1000 });
- * emitTrace({ traceId: "t", requestId: "r", sink: ring }, "cache-miss", { scope: "shared", reason: "absent" });
- * ring.byTraceId("t").length; // 1
- * ```
- */
+/** Creates a {@link TraceRingBuffer}. Events are redacted before they are stored when a `redactor` is given. */
 export function createTraceRingBuffer(options: { capacity?: number; redactor?: Redactor } = {}): TraceRingBuffer {
   const capacity = Math.max(1, options.capacity ?? 5_000);
   const slots: (TraceEvent | undefined)[] = new Array<TraceEvent | undefined>(capacity);
@@ -83,16 +73,8 @@ export function createTraceRingBuffer(options: { capacity?: number; redactor?: R
 
 const WARNING_TYPES: ReadonlySet<TraceEventType> = new Set<TraceEventType>(["query-failed", "circuit-opened"]);
 
-/**
- * A sink that writes trace events as structured JSON log lines (pino): `query-failed` and
- * `circuit-opened` at `warn`, every other event at `level` (so at the
- * default logger level `info`, only problems are logged; set the level to `debug` to log every
- * decision). `cache-unavailable` and `session-save-failed` are ordinary events: Redis trouble is
- * logged once per state change and then as a periodic summary (with the turns buffered and
- * dropped) by the store state log (`createStoreStateLog`), not once per failed operation. Redaction happens in the logger itself (see {@link createGatewayLogger}).
- *
- * @param level - Level of ordinary events. @default "debug"
- */
+/** A sink that writes trace events as structured JSON log lines (pino): `query-failed` and `circuit-opened` at `warn`, every other event at `level` (so at the
+ * default logger level `info`, only problems are logged; set the level to `debug` to log every decision). @default "debug" */
 export function createLogTraceSink(logger: Logger, level: "trace" | "debug" | "info" = "debug"): TraceSink {
   return {
     emit(event) {

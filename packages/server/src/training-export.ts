@@ -12,8 +12,7 @@ export const TrainingExportOptionsSchema = z
     from: time.optional().describe("First included time of a question (ISO 8601 or epoch ms)."),
     to: time.optional().describe("Last included time of a question (ISO 8601 or epoch ms)."),
     limit: z.number().int().min(1).max(100_000).default(10_000).describe("Most examples, newest first."),
-  })
-  .strict();
+  }).strict();
 
 /** Options of {@link exportTraining}. */
 export type TrainingExportOptions = z.input<typeof TrainingExportOptionsSchema>;

@@ -2,12 +2,12 @@
 import { writeFileSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { generateJsonSchemas } from "@afw/contracts";
-import { renderConfigReference } from "@afw/server";
-import { renderTraceEventReference } from "./render.mjs";
+import { CONFIG_ENV_VARIABLES, GatewayConfigSchema } from "@afw/server";
+import { renderConfigReference, renderTraceEventReference } from "./render.mjs";
 
 export function generatedGuides() {
   const schemas = generateJsonSchemas();
-  return { "trace-events.md": renderTraceEventReference(schemas["trace-event"]), "configuration.md": renderConfigReference() };
+  return { "trace-events.md": renderTraceEventReference(schemas["trace-event"]), "configuration.md": renderConfigReference(GatewayConfigSchema.toJSONSchema({ io: "input", unrepresentable: "any" }), CONFIG_ENV_VARIABLES) };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

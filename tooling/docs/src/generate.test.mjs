@@ -15,6 +15,16 @@ describe("generated guides", () => {
     const text = generatedGuides()["trace-events.md"];
     for (const type of ["query-received", "routing-decided", "cache-hit", "downstream-disconnected"]) expect(text).toContain(`### \`${type}\``);
   });
+
+  it("documents every configuration section, list items and environment variables", () => {
+    const text = generatedGuides()["configuration.md"];
+    for (const key of ["backends[].baseURL", "backends[].flows[].cacheClass", "http.authTokens", "http.rateLimit.requestsPerMinute", "routing.weights.flow_match", "cache.ttlByClass", "sessions.contextTurns", "tools.catalogs", "trace.otlp.endpoint", "redis.url"]) {
+      expect(text).toContain(`| \`${key}\` |`);
+    }
+    expect(text).toMatch(/\| `http\.port` \| integer \|  \| TCP port; 0 picks a free one\. — >= 0, <= 65535, default `8787` \|/);
+    expect(text).toMatch(/\| `backends\[\]\.id` \| string \| yes \|/);
+    expect(text).toContain("| `AFW_AUTH_TOKENS` |");
+  });
 });
 
 describe("render", () => {

@@ -3,18 +3,7 @@
  *
  * @packageDocumentation
  */
-export {
-  freePort,
-  pingRedis,
-  redisProcessId,
-  startRedisServer,
-  getTestRedis,
-  REDIS_MISSING_MESSAGE,
-  deleteRedisKeys,
-  countRedisKeys,
-  type RedisServerHandle,
-  type TestRedis,
-} from "./redis.js";
+export { freePort, pingRedis, redisProcessId, startRedisServer, getTestRedis, REDIS_MISSING_MESSAGE, deleteRedisKeys, countRedisKeys, type RedisServerHandle, type TestRedis } from "./redis.js";
 export { startChroma, chromaCliPath, type ChromaServerHandle } from "./chroma.js";
 export { processListensOn } from "./listening.js";
 export { NEAR_MISS_PAIRS, PARAPHRASE_PAIRS, HISTORY_PARAPHRASES } from "./question-sets.js";

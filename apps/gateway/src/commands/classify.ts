@@ -18,10 +18,8 @@ function checkQuestion(question: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * `afw classify [QUESTION]`: prints `{"intent","confidence","method","alternatives"}` for one
- * question, or answers JSON lines `{"id","question"}` on stdin with `{"id","intent","confidence"}`.
- */
+/** `afw classify [QUESTION]`: prints `{"intent","confidence","method","alternatives"}` for one question, or answers
+ * JSON lines `{"id","question"}` on stdin with `{"id","intent","confidence"}`. */
 export async function classifyCommand(options: ClassifyOptions, io: CommandIo): Promise<number> {
   const classifier = createIntentClassifier(options.config ? { patterns: await loadIntentPatterns(options.config) } : {});
   if (options.question !== undefined) {

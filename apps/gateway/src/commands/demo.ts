@@ -18,11 +18,8 @@ function describe(answer: ToolAnswer): string {
   ].join("\n");
 }
 
-/**
- * `afw demo`: starts local Flowise- and Langflow-compatible sample servers, runs the gateway
- * against them in-process, and walks through routing, fallback, a cache hit and a session resume,
- * printing what happened. Needs no network and no configuration.
- */
+/** `afw demo`: starts local Flowise- and Langflow-compatible sample servers, runs the gateway against them in-process, and
+ * walks through routing, fallback, a cache hit and a session resume, printing what happened. */
 export async function demoCommand(_options: unknown, io: CommandIo): Promise<number> {
   const say = (line = "") => io.stdout.write(`${line}\n`);
   const flowise = await startFlowiseServer({ flows: demoFlows("f"), tokenDelayMs: 0 });
@@ -41,7 +38,6 @@ export async function demoCommand(_options: unknown, io: CommandIo): Promise<num
     const client = await connectInProcess(gateway);
     const flows = await client.call("list_flows", {});
     say(`Discovered flows: ${JSON.stringify((flows.body["flows"] as Array<{ name: string }> | undefined)?.map((f) => f.name) ?? flows.body)}`);
-
     say("\n1. Routing by intent");
     const questions = [
       "My Node service crashes with 'TypeError: cannot read properties of undefined' after the upgrade — how do I debug it?",
@@ -55,10 +51,8 @@ export async function demoCommand(_options: unknown, io: CommandIo): Promise<num
       first.push(answer);
       say(describe(answer));
     }
-
     say("\n2. Cache hit: the first question again");
     say(describe(await client.call("universal_query", { question: questions[0] })));
-
     const chosen = String(((first[0]?.body["_mcp_metadata"] ?? {}) as Metadata)["backend_used"] ?? "flowise");
     const failing = chosen === "langflow" ? langflow : flowise;
     say(`\n3. Fallback: the sample ${chosen} now answers every run with HTTP 503`);
@@ -66,7 +60,6 @@ export async function demoCommand(_options: unknown, io: CommandIo): Promise<num
     say("\n> Why does my Python script raise KeyError when reading the config dict?");
     say(describe(await client.call("universal_query", { question: "Why does my Python script raise KeyError when reading the config dict?" })));
     failing.clearFaults();
-
     say("\n4. Session memory: two turns, then resume");
     await client.call("universal_query", { question: "Let's plan a short story about a lighthouse keeper.", session_id: "demo-session" });
     const resumed = await client.call("universal_query", { question: "Continue from where we left off.", session_id: "demo-session" });
@@ -75,7 +68,6 @@ export async function demoCommand(_options: unknown, io: CommandIo): Promise<num
     say(`  get_session: ${String(session.body["turns"])} turns remembered for demo-session`);
     const lastRun = [...flowise.runs, ...langflow.runs].filter((run) => run.sessionId === "demo-session").at(-1);
     if (lastRun) say(`  the backend received session id '${lastRun.sessionId}' and ${lastRun.history.length} history messages`);
-
     await client.close();
     say("\nDone. Run `afw serve` to start the gateway for real.");
     return 0;

@@ -14,11 +14,7 @@ export interface ExportTrainingOptions {
 /** A time option: epoch milliseconds when all digits, else an ISO 8601 string. */
 const timeOf = (value: string | undefined) => (value !== undefined && /^\d+$/.test(value) ? Number(value) : value);
 
-/**
- * `afw export-training`: prints the training export of the configured gateway's stores (see
- * `exportTraining` in `@afw/server`) as JSON lines on stdout. Needs the stores the serving gateway
- * writes (`redis`); with in-memory stores there is nothing to export.
- */
+/** `afw export-training`: prints the training export of the configured gateway's stores (see `exportTraining` in `@afw/server`) as JSON lines on stdout. */
 export async function exportTrainingCommand(options: ExportTrainingOptions, io: CommandIo): Promise<number> {
   const parsed = TrainingExportOptionsSchema.safeParse({
     ...(options.tenant === undefined ? {} : { tenant: options.tenant }),

@@ -9,11 +9,8 @@ export interface RouteOptions {
   config?: string | undefined;
 }
 
-/**
- * `afw route --explain QUESTION`: builds the gateway from the config, discovers flows, and prints
- * the routing decision (intent, confidence, every candidate's score breakdown) as JSON, without
- * running anything.
- */
+/** `afw route --explain QUESTION`: builds the gateway from the config, discovers flows, and prints the routing decision
+ * (intent, confidence, every candidate's score breakdown) as JSON, without running anything. */
 export async function routeCommand(options: RouteOptions, io: CommandIo): Promise<number> {
   const gateway = await createGatewayServer(await loadGatewayConfig(options.config, process.env));
   try {

@@ -9,12 +9,8 @@ export interface ServeOptions {
   port?: string | undefined;
 }
 
-/**
- * `afw serve`: loads the config (YAML file + env overrides; embedded defaults without a file),
- * builds the gateway and serves it over Streamable HTTP (default 127.0.0.1:8787) or stdio.
- * Resolves with the exit code when the transport closes or the process is signalled. SIGHUP
- * reloads the configuration file without a restart (see `GatewayServer.reload`).
- */
+/** `afw serve`: loads the config (YAML file + env overrides; embedded defaults without a file), builds the
+ * gateway and serves it over Streamable HTTP (default 127.0.0.1:8787) or stdio. */
 export async function serveCommand(options: ServeOptions, io: CommandIo): Promise<number> {
   let port: number | undefined;
   if (options.port !== undefined) {
@@ -35,8 +31,8 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
   };
   process.once("SIGINT", () => void stop(0));
   process.once("SIGTERM", () => void stop(0));
-  // SIGHUP re-reads the configuration file and applies what can change live (intent patterns,
-  // flow registry, A/B experiments); the rest is reported as needing a restart.
+  // SIGHUP re-reads the configuration file and applies what can change live (intent patterns, flow
+  // registry, A/B experiments); the rest is reported as needing a restart.
   const onHangup = () => {
     void (async () => {
       try {
@@ -49,7 +45,6 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
     })();
   };
   process.on("SIGHUP", onHangup);
-
   if (options.transport === "stdio") {
     const handle = await startStdioTransport(gateway);
     void reportStartup(gateway, io);
@@ -76,11 +71,8 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
   return 0;
 }
 
-/**
- * Warms the gateway up, then prints one line per backend (reachable, authenticated, flows found —
- * or why not, and what to set) and per downstream server, and what to configure when nothing can
- * be routed to. Never rejects.
- */
+/** Warms the gateway up, then prints one line per backend (reachable, authenticated, flows found — or why not, and what to
+ * set) and per downstream server, and what to configure when nothing can be routed to. */
 export async function reportStartup(gateway: GatewayServer, io: Pick<CommandIo, "log">): Promise<void> {
   try {
     await gateway.warmUp();

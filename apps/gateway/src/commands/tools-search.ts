@@ -21,11 +21,8 @@ export function defaultEmbeddingCachePath(env: NodeJS.ProcessEnv = process.env):
   return join(base, "afw", "tool-embeddings.json");
 }
 
-/**
- * `afw tools search --catalog FILE [--mode hybrid] [--top-k K]`: indexes the catalog, then answers
- * JSON lines `{"id","query"}` from stdin with `{"id","results":["server/name", ...]}`. A bad line
- * gets `{"id","error"}` and the run goes on.
- */
+/** `afw tools search --catalog FILE [--mode hybrid] [--top-k K]`: indexes the catalog, then answers JSON lines
+ * `{"id","query"}` from stdin with `{"id","results":["server/name", ...]}`. */
 export async function toolsSearchCommand(options: ToolsSearchOptions, io: CommandIo): Promise<number> {
   const mode = SearchModeSchema.safeParse(options.mode);
   if (!mode.success) return io.fail(`--mode must be one of keyword, semantic, hybrid (got '${options.mode}')`);

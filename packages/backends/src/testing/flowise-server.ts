@@ -1,21 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { ChatMessage } from "@afw/contracts";
-import {
-  answerFor,
-  defaultNodeParams,
-  padReply,
-  sendJson,
-  startMockServer,
-  writeChunk,
-  type MockExchange,
-  type MockFlowDefinition,
-  type MockPlatform,
-  type MockPlatformServer,
-  type MockRoute,
-  type MockServerOptions,
-  type MockState,
-} from "./mock-server.js";
+import { answerFor, cutStreamAt, defaultNodeParams, padReply, sendJson, startMockServer, writeChunk } from "./mock-server.js";
+import type { MockExchange, MockFlowDefinition, MockPlatform, MockPlatformServer, MockRoute, MockServerOptions, MockState } from "./mock-server.js";
 
 /** Options of {@link startFlowiseServer}. */
 export interface FlowiseServerOptions extends MockServerOptions {
@@ -298,20 +285,11 @@ async function predict(exchange: MockExchange, state: MockState, options: Flowis
   const fault = exchange.fault;
   if (isAgentflow) writeChunk(exchange, frame("agentFlowEvent", "INPROGRESS"));
   for (const [index, token] of answer.tokens.entries()) {
-    if (fault?.dropAfterTokens === index) {
-      response.socket?.destroy();
-      return;
-    }
-    if (fault?.endAfterTokens === index) {
-      response.end();
-      return;
-    }
-    if (fault?.errorAfterTokens === index) {
-      writeChunk(exchange, frame("error", fault.message ?? "Error: predictionsServices.buildChatflow - 500 upstream model error"));
+    const cut = cutStreamAt(exchange, index, (message) => {
+      writeChunk(exchange, frame("error", message ?? "Error: predictionsServices.buildChatflow - 500 upstream model error"));
       writeChunk(exchange, frame("end", "[DONE]"));
-      response.end();
-      return;
-    }
+    });
+    if (cut) return;
     if (fault?.stallAfterTokens === index) {
       await exchange.hang();
       return;

@@ -2,21 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { gzipSync } from "node:zlib";
 import type { ChatMessage } from "@afw/contracts";
-import {
-  answerFor,
-  defaultNodeParams,
-  padReply,
-  sendJson,
-  startMockServer,
-  writeChunk,
-  type MockExchange,
-  type MockFlowDefinition,
-  type MockPlatform,
-  type MockPlatformServer,
-  type MockRoute,
-  type MockServerOptions,
-  type MockState,
-} from "./mock-server.js";
+import { answerFor, cutStreamAt, defaultNodeParams, padReply, sendJson, startMockServer, writeChunk } from "./mock-server.js";
+import type { MockExchange, MockFlowDefinition, MockPlatform, MockPlatformServer, MockRoute, MockServerOptions, MockState } from "./mock-server.js";
 
 /** Options of {@link startLangflowServer}. */
 export interface LangflowServerOptions extends MockServerOptions {
@@ -278,19 +265,7 @@ async function run(exchange: MockExchange, state: MockState): Promise<void> {
   if (flow.streaming !== false) {
     send("add_message", message(flow, sessionId, "Machine", "", messageId));
     for (const [index, token] of answer.tokens.entries()) {
-      if (fault?.dropAfterTokens === index) {
-        response.socket?.destroy();
-        return;
-      }
-      if (fault?.endAfterTokens === index) {
-        response.end();
-        return;
-      }
-      if (fault?.errorAfterTokens === index) {
-        send("error", { error: fault.message ?? "Error running graph: upstream model error" });
-        response.end();
-        return;
-      }
+      if (cutStreamAt(exchange, index, (text) => send("error", { error: text ?? "Error running graph: upstream model error" }))) return;
       if (fault?.stallAfterTokens === index) {
         await exchange.hang();
         return;

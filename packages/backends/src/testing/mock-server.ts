@@ -556,7 +556,19 @@ export function padReply(body: Record<string, unknown>, bytes: number | undefine
   return bytes ? { ...body, padding: "x".repeat(bytes) } : body;
 }
 
-/** Writes `text` unless the exchange is gone; returns false when gone. */
+/** Applies the exchange's stream fault at token `index` (drop, end, or `sendError` then end); true when it cut the reply. */
+export function cutStreamAt(exchange: MockExchange, index: number, sendError: (message: string | undefined) => void): boolean {
+  const { fault, response } = exchange;
+  if (fault?.dropAfterTokens === index) response.socket?.destroy();
+  else if (fault?.endAfterTokens === index) response.end();
+  else if (fault?.errorAfterTokens === index) {
+    sendError(fault.message);
+    response.end();
+  } else return false;
+  return true;
+}
+
+/** Writes `text` to the streaming reply unless the client is gone; false when it is. */
 export function writeChunk(exchange: MockExchange, text: string): boolean {
   if (exchange.gone || exchange.response.destroyed) return false;
   exchange.response.write(text);

@@ -1,7 +1,7 @@
 import { describe, expect, it, afterEach } from "vitest";
 import type { CacheKeyInput, ResponseCache } from "@afw/contracts";
 import { prepareCacheKey, type CacheGetOptions, type CacheSetOptions, type SemanticCacheOptions } from "../../src/response-cache-shared.js";
-import { resolveCacheTtl } from "../../src/ttl-policy.js";
+import { DEFAULT_CACHE_TTL_POLICY } from "../../src/ttl-policy.js";
 import { type CacheStoreEvent } from "../../src/store-events.js";
 import { answer, recordingTrace, waitFor } from "../helpers.js";
 
@@ -124,10 +124,10 @@ export function describeResponseCacheSuite(name: string, factory: ResponseCacheF
 
     it("records the TTL resolved from the flow type on the entry", async () => {
       const { cache } = await create();
-      const ttlSeconds = resolveCacheTtl({ cacheClass: "technical" });
+      const ttlSeconds = DEFAULT_CACHE_TTL_POLICY.classes["technical"]!;
       expect(ttlSeconds).toBe(7 * 86_400);
       await cache.set(shared("tech"), answer("x"), { ttlSeconds });
-      await cache.set(shared("vol"), answer("y"), { ttlSeconds: resolveCacheTtl({ cacheClass: "volatile" }) });
+      await cache.set(shared("vol"), answer("y"), { ttlSeconds: DEFAULT_CACHE_TTL_POLICY.classes["volatile"]! });
       const tech = await cache.get(shared("tech"));
       const vol = await cache.get(shared("vol"));
       expect(tech.hit && tech.entry.ttlSeconds).toBe(604_800);

@@ -8,9 +8,8 @@ export const CHAT_FLOW_ID = "c0000000-0000-4000-8000-000000000001";
 const ANSWER_WORDS = 24;
 
 /**
- * The complete answer a healthy reproduction of `platform` gives to `question` at `turn` (1 for
- * a question without history): a fixed sentence of {@link ANSWER_WORDS} words closed by `[end]`.
- * Anything shorter or different is a truncated or corrupted answer.
+ * The complete answer a healthy reproduction of `platform` gives to `question` at `turn` (1 for a question without
+ * history): a fixed sentence of {@link ANSWER_WORDS} words closed by `[end]`.
  */
 export function expectedAnswer(platform: "flowise" | "langflow", question: string, turn = 1): string {
   const words = Array.from({ length: ANSWER_WORDS }, (_, i) => `${platform}-w${i + 1}`).join(" ");
@@ -59,9 +58,8 @@ export async function startBackends(options: BackendsOptions = {}): Promise<Back
     id,
     kind: id,
     baseURL,
-    // Generous: these fakes answer at once, and a loaded machine must not turn a slow turn of the
-    // event loop into a backend timeout (a failure, a fallback, a circuit count). Suites that
-    // test timeouts set their own.
+    // Generous: these fakes answer at once, and a loaded machine must not turn a slow turn of the event loop into a
+    // backend timeout (a failure, a fallback, a circuit count). Suites that test timeouts set their own.
     requestTimeoutMs: 15_000,
     flows: [{ id: CHAT_FLOW_ID, name: "Chat", intents: ["conversation", "rag-retrieval", "technical-analysis", "structural-thinking", "creative-orientation", "data-processing"], generalPurpose: true }],
   });
@@ -81,10 +79,9 @@ export async function startBackends(options: BackendsOptions = {}): Promise<Back
 }
 
 /**
- * Faults that make `share` (0..1) of the run requests fail, split evenly over five kinds: 500s,
- * connection resets, timeouts (hang), garbage bodies and streams cut mid-way (the connection is
- * destroyed after a few tokens; a non-streamed request with this fault is answered). Each entry's
- * probability is conditional on the entries before it not having fired.
+ * Faults that make `share` (0..1) of the run requests fail, split evenly over five kinds: 500s, connection resets,
+ * timeouts (hang), garbage bodies and streams cut mid-way (the connection is destroyed after a few tokens; a
+ * non-streamed request with this fault is answered).
  */
 export function thirtyPercentFaults(share = 0.3): MockFault[] {
   const kinds: MockFault[] = [{ status: 500 }, { reset: true }, { hang: true }, { garbage: true }, { dropAfterTokens: 5 }];

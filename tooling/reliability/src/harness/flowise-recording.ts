@@ -106,9 +106,8 @@ export async function startRecordingProxy(target: string, apiKey: string): Promi
 }
 
 /**
- * A fake Flowise serving `recording`: each request gets the next unused recorded reply of the
- * same method, path and key validity (the last one again once they are used up); a recorded hang
- * never answers. Requests nothing was recorded for get Flowise's 404.
+ * A fake Flowise serving `recording`: each request gets the next unused recorded reply of the same method, path and key
+ * validity (the last one again once they are used up); a recorded hang never answers.
  */
 export async function startReplayServer(recording: FlowiseRecording, apiKey: string): Promise<FlowiseFront & { unmatched: RecordedExchange[] }> {
   const exchanges: RecordedExchange[] = [];

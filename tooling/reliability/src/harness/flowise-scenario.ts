@@ -12,9 +12,8 @@ export interface FlowiseScenarioContext {
   front: FlowiseFront;
   apiKey: string;
   /**
-   * `memory`: Conversation Chain with Buffer Memory, Override Config enabling ChatOpenAI's
-   * `temperature` only; `locked`: the same without Override Config; `deleted`: deleted by
-   * `deleteFlow` after discovery.
+   * `memory`: Conversation Chain with Buffer Memory, Override Config enabling ChatOpenAI's `temperature` only; `locked`:
+   * the same without Override Config; `deleted`: deleted by `deleteFlow` after discovery.
    */
   ids: { memory: string; locked: string; deleted: string };
   /** Calls the stub LLM received (real Flowise only). */
@@ -49,11 +48,9 @@ async function gatewayFor(front: FlowiseFront, apiKey: string): Promise<{ gatewa
 }
 
 /**
- * The whole gateway (MCP over Streamable HTTP) against Flowise: three turns of one session, then
- * a turn on another chatflow and one back (each earlier turn reaches the model exactly once, in
- * order), parameters applied or reported, streaming,
- * a deleted chatflow and a wrong key. Asserts on the gateway's answers, on what it sent to
- * Flowise, and (real Flowise) on what the LLM saw.
+ * The whole gateway (MCP over Streamable HTTP) against Flowise: three turns of one session, then a turn on another
+ * chatflow and one back (each earlier turn reaches the model exactly once, in order), parameters applied or reported,
+ * streaming, a deleted chatflow and a wrong key.
  */
 export async function runFlowiseScenario(context: FlowiseScenarioContext): Promise<void> {
   const { front, ids, llm } = context;

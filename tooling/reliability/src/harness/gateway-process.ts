@@ -33,9 +33,8 @@ export interface GatewayProcess {
 }
 
 /**
- * Spawns `node apps/gateway/dist/cli.js serve --http --port 0` with `config` written to a
- * temporary JSON file (JSON is YAML), waits for its "serving MCP on <url>" line and returns a
- * handle. Rejects when the process exits first or does not listen within `startTimeoutMs`.
+ * Spawns `node apps/gateway/dist/cli.js serve --http --port 0` with `config` written to a temporary JSON file (JSON is
+ * YAML), waits for its "serving MCP on <url>" line and returns a handle.
  */
 export async function startGatewayProcess(
   config: GatewayConfigInput,

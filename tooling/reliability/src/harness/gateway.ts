@@ -2,9 +2,8 @@ import type { TraceEvent, TraceSink } from "@afw/contracts";
 import { createGatewayServer, startHttpTransport, type GatewayConfigInput, type GatewayParts, type GatewayServer, type HttpTransportHandle } from "@afw/server";
 
 /**
- * Configuration for the suites: quiet logs, the fast hashing embedder, no rate limit (every
- * client shares one loopback address), no dashboard, stateless Streamable HTTP. `overrides`
- * win, section by section.
+ * Configuration for the suites: quiet logs, the fast hashing embedder, no rate limit (every client shares one loopback
+ * address), no dashboard, stateless Streamable HTTP. `overrides` win, section by section.
  */
 export function reliabilityConfig(overrides: GatewayConfigInput = {}): GatewayConfigInput {
   return {

@@ -12,13 +12,7 @@ export interface RoundRobinProxy {
   close(): Promise<void>;
 }
 
-/**
- * Starts a round-robin proxy over `targets` (origins such as `http://127.0.0.1:4000`). Like a
- * load balancer with passive health checks, a request whose connection to a target is refused
- * (it never reached the target) goes to the next target; a request that reached a target which
- * then died gets a 502, as from any load balancer, and a target whose connection is reset leaves
- * the rotation.
- */
+/** Starts a round-robin proxy over `targets` (origins such as `http://127.0.0.1:4000`). */
 export async function startRoundRobinProxy(targets: string[]): Promise<RoundRobinProxy> {
   let live = [...targets];
   let next = 0;
