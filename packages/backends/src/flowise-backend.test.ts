@@ -3,6 +3,7 @@ import { BackendError, type FlowStreamChunk } from "@afw/contracts";
 import { createFlowiseBackend } from "./flowise-backend.js";
 import { startFlowiseServer } from "./testing/flowise-server.js";
 import type { MockPlatformServer } from "./testing/mock-server.js";
+import { collect } from "./testing/conformance.js";
 
 const KEY = "afw-test-secret-flowise-admin-key-1234";
 const FLOW_KEY = "afw-test-secret-flow-bound-key-5678";
@@ -13,12 +14,6 @@ const ids = {
   json: "44444444-4444-4444-8444-444444444444",
   deployed: "55555555-5555-4555-8555-555555555555",
 };
-
-async function collect(stream: AsyncIterable<FlowStreamChunk>) {
-  const chunks: FlowStreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 describe("Flowise adapter specifics", () => {
   let server: MockPlatformServer;

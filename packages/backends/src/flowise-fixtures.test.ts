@@ -7,6 +7,7 @@ import { errorFromStatus } from "./error-mapping.js";
 import { createFlowiseBackend } from "./flowise-backend.js";
 import { createFlowiseFrameReader, FlowiseChatflowListSchema, FlowisePredictionSchema } from "./flowise-reply.js";
 import { startFlowiseServer } from "./testing/flowise-server.js";
+import { collect } from "./testing/conformance.js";
 
 interface Fixture {
   flowise: string;
@@ -26,12 +27,6 @@ function sseEvents(...chunks: Array<Uint8Array | string>): Array<{ event: string
   const reader = createFlowiseFrameReader();
   const frames = chunks.flatMap((chunk) => reader.push(typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk));
   return [...frames, ...reader.finish()].map((data) => JSON.parse(data) as { event: string; data: unknown });
-}
-
-async function collect(stream: AsyncIterable<FlowStreamChunk>) {
-  const chunks: FlowStreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
 }
 
 /** Serves the recorded replies of a real Flowise 3.1.2, byte for byte. */

@@ -3,6 +3,7 @@ import { BackendError, type FlowStreamChunk } from "@afw/contracts";
 import { createFlowiseBackend } from "./flowise-backend.js";
 import { startFlowiseServer } from "./testing/flowise-server.js";
 import type { MockPlatformServer } from "./testing/mock-server.js";
+import { collect } from "./testing/conformance.js";
 
 // Issue 20 M3: Flowise 3.1.2 never answers a streaming prediction of a deleted chatflow, and the
 // adapter caches the streaming check. Before the fix these streams waited the whole request
@@ -13,12 +14,6 @@ const KEY = "afw-test-secret-flowise-silence-key";
 // of the fake answers in milliseconds), short enough that a silent one fails well inside the
 // test's timeout; the request timeout (60 s) is what the fix keeps from being waited out.
 const FIRST_BYTE_MS = 2_000;
-
-async function collect(stream: AsyncIterable<FlowStreamChunk>) {
-  const chunks: FlowStreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 async function failure(promise: Promise<unknown>): Promise<BackendError> {
   const error = await promise.then(

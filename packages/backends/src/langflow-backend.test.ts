@@ -3,6 +3,7 @@ import type { BackendError, FlowStreamChunk } from "@afw/contracts";
 import { createLangflowBackend } from "./langflow-backend.js";
 import { startLangflowServer } from "./testing/langflow-server.js";
 import type { MockPlatformServer } from "./testing/mock-server.js";
+import { collect } from "./testing/conformance.js";
 
 const KEY = "afw-test-secret-sk-langflow-test-key-0001";
 const ids = {
@@ -11,12 +12,6 @@ const ids = {
   messages: "aaaaaaaa-0000-4000-8000-000000000003",
   artifacts: "aaaaaaaa-0000-4000-8000-000000000004",
 };
-
-async function collect(stream: AsyncIterable<FlowStreamChunk>) {
-  const chunks: FlowStreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 describe("Langflow adapter specifics", () => {
   let server: MockPlatformServer;

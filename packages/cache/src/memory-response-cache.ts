@@ -6,11 +6,12 @@ import {
   lookupIncrements,
   parseStoredEntry,
   resolveCacheKey,
+  locateCacheKey,
   selectorMatches,
   semanticSettings,
   statsFromFields,
   flowStatField,
-  guardedSemanticHit,
+  pickSemanticHit,
   type CacheGetOptions,
   type CacheSetOptions,
   type ResponseCacheOptions,
@@ -66,13 +67,11 @@ export class MemoryResponseCache implements ResponseCache {
 
   /** The storage key of `key` (its Redis key without prefix). */
   keyOf(key: CacheKeyInput): string {
-    const { group, hash } = resolveCacheKey(key);
-    return this.keyspace.cacheEntry(group, hash);
+    return locateCacheKey(this.keyspace, key).entryKey;
   }
 
   async get(key: CacheKeyInput, options: CacheGetOptions = {}): Promise<CacheLookup> {
-    const { group, hash, normalized } = resolveCacheKey(key);
-    const storageKey = this.keyspace.cacheEntry(group, hash);
+    const { group, normalized, entryKey: storageKey } = locateCacheKey(this.keyspace, key);
     const record = this.storage.get(storageKey);
     let miss: CacheLookup & { hit: false } = { hit: false, reason: "absent" };
     if (record) {
@@ -93,7 +92,7 @@ export class MemoryResponseCache implements ResponseCache {
     }
     let guardRejected = false;
     if (this.semantic.enabled && options.embedding && !key.variant) {
-      const semantic = this.semanticLookup(group, options.embedding, key.question);
+      const semantic = await this.semanticLookup(group, options.embedding, key.question);
       guardRejected = semantic.guardRejected;
       if (semantic.lookup) {
         this.count(lookupIncrements(group.flowId, "semantic", false, guardRejected));
@@ -146,9 +145,9 @@ export class MemoryResponseCache implements ResponseCache {
     return statsFromFields(this.counters);
   }
 
-  private semanticLookup(group: CacheGroup, embedding: Float32Array, question: string): { lookup?: CacheLookup; guardRejected: boolean } {
+  private semanticLookup(group: CacheGroup, embedding: Float32Array, question: string): Promise<{ lookup?: CacheLookup; guardRejected: boolean }> {
     const members = this.groups.get(this.keyspace.cacheGroupBase(group));
-    if (!members) return { guardRejected: false };
+    if (!members) return Promise.resolve({ guardRejected: false });
     const now = this.now();
     const candidates: Array<{ key: string; record: MemoryCacheRecord; similarity: number }> = [];
     let compared = 0;
@@ -160,14 +159,7 @@ export class MemoryResponseCache implements ResponseCache {
       const similarity = cosineSimilarity(record.embedding, embedding);
       if (similarity >= this.semantic.threshold) candidates.push({ key: storageKey, record, similarity });
     }
-    candidates.sort((a, b) => b.similarity - a.similarity);
-    let guardRejected = false;
-    for (const candidate of candidates) {
-      const hit = guardedSemanticHit(question, parseStoredEntry(candidate.record.value, group), candidate.similarity);
-      if (hit === "rejected") guardRejected = true;
-      else if (hit) return { lookup: hit, guardRejected };
-    }
-    return { guardRejected };
+    return pickSemanticHit(question, group, candidates, (candidate) => candidate.record.value);
   }
 
   private remove(storageKey: string): void {

@@ -210,7 +210,7 @@ export function planRedisClient(config: RedisConnectionConfig, settings: RedisCl
 
 /**
  * Creates an ioredis client for a URL or {@link RedisConnectionConfig}: a `Redis` for standalone and Sentinel, a
- * `Cluster` for Cluster, configured as in {@link planRedisClient}.
+ * `Cluster` for Cluster, configured as in `planRedisClient`.
  * @throws AfwError `CONFIG_INVALID` for a malformed URL.
  * @example
  * ```ts

@@ -9,10 +9,11 @@ import {
   encodeEmbedding,
   entryToStore,
   flowStatField,
-  guardedSemanticHit,
+  pickSemanticHit,
   lookupIncrements,
   parseStoredEntry,
   resolveCacheKey,
+  locateCacheKey,
   selectorMatches,
   semanticSettings,
   statsFromFields,
@@ -80,13 +81,11 @@ export class RedisResponseCache implements ResponseCache {
 
   /** The Redis key of `key`. */
   keyOf(key: CacheKeyInput): string {
-    const { group, hash } = resolveCacheKey(key);
-    return this.keyspace.cacheEntry(group, hash);
+    return locateCacheKey(this.keyspace, key).entryKey;
   }
 
   async get(key: CacheKeyInput, options: CacheGetOptions = {}): Promise<CacheLookup> {
-    const { group, hash, normalized } = resolveCacheKey(key);
-    const entryKey = this.keyspace.cacheEntry(group, hash);
+    const { group, normalized, entryKey: entryKey } = locateCacheKey(this.keyspace, key);
     const embedding = this.semantic.enabled && !key.variant ? options.embedding : undefined;
     const outcome = await this.connection.run(
       "response-cache",
@@ -181,21 +180,15 @@ export class RedisResponseCache implements ResponseCache {
         if (similarity >= this.semantic.threshold) candidates.push({ hash: flat[i] ?? "", similarity });
       }
     } while (cursor !== "0" && compared < this.semantic.maxCandidates);
-    candidates.sort((a, b) => b.similarity - a.similarity);
-    let guardRejected = false;
-    for (const candidate of candidates.slice(0, 5)) {
+    const best = candidates.sort((a, b) => b.similarity - a.similarity).slice(0, 5);
+    return pickSemanticHit(question, group, best, async (candidate) => {
       const raw = await client.get(this.keyspace.cacheEntry(group, candidate.hash));
-      if (raw === null) {
-        // The entry expired; drop its embedding and index member.
-        client.hdel(embeddingsKey, candidate.hash).catch(() => {});
-        client.srem(this.keyspace.cacheGroupIndex(group), candidate.hash).catch(() => {});
-        continue;
-      }
-      const hit = guardedSemanticHit(question, parseStoredEntry(raw, group), candidate.similarity);
-      if (hit === "rejected") guardRejected = true;
-      else if (hit) return { lookup: hit, guardRejected };
-    }
-    return { guardRejected };
+      if (raw !== null) return raw;
+      // The entry expired; drop its embedding and index member.
+      client.hdel(embeddingsKey, candidate.hash).catch(() => {});
+      client.srem(this.keyspace.cacheGroupIndex(group), candidate.hash).catch(() => {});
+      return undefined;
+    });
   }
 
   private async invalidateGroups(selector: CacheInvalidation): Promise<number> {

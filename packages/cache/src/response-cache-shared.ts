@@ -9,7 +9,7 @@ import {
   type TraceContext,
   type UniversalQueryResult,
 } from "@afw/contracts";
-import type { CacheGroup } from "./keyspace.js";
+import type { CacheGroup, Keyspace } from "./keyspace.js";
 import { hashNormalizedQuestion, normalizeQuestion } from "./question-hash.js";
 import { questionsAgree } from "./semantic-guard.js";
 
@@ -118,6 +118,12 @@ export function resolveCacheKey(key: CacheKeyInput): ResolvedCacheKey {
   const resolved: ResolvedCacheKey = { group, normalized, hash };
   resolvedKeys.set(key, { key: { ...key }, resolved });
   return resolved;
+}
+
+/** {@link resolveCacheKey} plus the key of the entry in `keyspace`. */
+export function locateCacheKey(keyspace: Keyspace, key: CacheKeyInput): ResolvedCacheKey & { entryKey: string } {
+  const resolved = resolveCacheKey(key);
+  return { ...resolved, entryKey: keyspace.cacheEntry(resolved.group, resolved.hash) };
 }
 
 /**
@@ -282,11 +288,22 @@ export function lookupIncrements(flowId: string, outcome: "exact" | "semantic" |
 }
 
 /**
- * A semantic hit on a stored entry close to `question`, or `"rejected"` when the guard refuses it
- * (a number, a name or a negation differs; see `questionsAgree`), or undefined for a corrupt entry.
+ * The first candidate (most similar first) whose stored value the guard lets answer `question` (a number, a name or
+ * a negation must not differ; see `questionsAgree`); `read` gives a candidate's stored value, undefined when gone.
  */
-export function guardedSemanticHit(question: string, parsed: { entry: CacheEntry } | { corrupt: string }, similarity: number): CacheLookup | "rejected" | undefined {
-  if (!("entry" in parsed)) return undefined;
-  if (!questionsAgree(question, parsed.entry.question)) return "rejected";
-  return { hit: true, kind: "semantic", entry: parsed.entry, similarity: Math.min(1, similarity) };
+export async function pickSemanticHit<C extends { similarity: number }>(
+  question: string,
+  group: CacheGroup,
+  candidates: readonly C[],
+  read: (candidate: C) => string | undefined | Promise<string | undefined>,
+): Promise<{ lookup?: CacheLookup; guardRejected: boolean }> {
+  let guardRejected = false;
+  for (const candidate of [...candidates].sort((a, b) => b.similarity - a.similarity)) {
+    const raw = await read(candidate);
+    const parsed = raw === undefined ? undefined : parseStoredEntry(raw, group);
+    if (parsed === undefined || !("entry" in parsed)) continue;
+    if (!questionsAgree(question, parsed.entry.question)) guardRejected = true;
+    else return { lookup: { hit: true, kind: "semantic", entry: parsed.entry, similarity: Math.min(1, candidate.similarity) }, guardRejected };
+  }
+  return { guardRejected };
 }

@@ -109,8 +109,7 @@ export const HttpConfigSchema = z
     cors: z
       .object({
         origins: z.array(z.string().min(1)).default([]).describe("Allowed origins (`*` for any). Empty: CORS off."),
-        maxAgeSeconds: z.number().int().min(0).default(600),
-      }).strict().default({ origins: [], maxAgeSeconds: 600 }),
+      }).strict().default({ origins: [] }),
     bodyLimitBytes: z.number().int().positive().max(100 * 1024 * 1024).default(1_048_576).describe("Largest request body; larger ones get 413."),
     rateLimit: z
       .object({
@@ -171,7 +170,6 @@ export const RoutingConfigSchema = z
         timeoutMs: z.number().int().positive().default(5_000),
         ttlMs: z.number().int().positive().default(90_000).describe("How long a health snapshot stays valid."),
       }).strict().default({ intervalMs: 30_000, timeoutMs: 5_000, ttlMs: 90_000 }),
-    flowDiscoveryTtlMs: z.number().int().positive().default(300_000).describe("How long a backend's discovered flow list is reused."),
     elicitation: z
       .object({
         enabled: z.boolean().default(true).describe("Ask clients that declared elicitation to confirm or choose the flow of uncertain questions."),
@@ -179,9 +177,8 @@ export const RoutingConfigSchema = z
         confirm: unit.default(0.7).describe("Confidence from which (below `direct`) the client confirms the top flow."),
         clarify: unit.default(0.5).describe("Confidence from which (below `confirm`) the client chooses among the flows; below: the default route."),
         timeoutMs: z.number().int().positive().default(60_000).describe("Longest wait for an answer; never more than half the query's remaining time."),
-        maxChoices: z.number().int().min(2).max(10).default(4).describe("Flows offered as choices."),
       }).strict().refine((e) => e.direct >= e.confirm && e.confirm >= e.clarify, "elicitation thresholds must satisfy direct >= confirm >= clarify")
-      .default({ enabled: true, direct: 0.9, confirm: 0.7, clarify: 0.5, timeoutMs: 60_000, maxChoices: 4 })
+      .default({ enabled: true, direct: 0.9, confirm: 0.7, clarify: 0.5, timeoutMs: 60_000 })
       .describe("Asking when unsure (MCP elicitation): the confirm and clarify confidence tiers."),
   }).strict();
 
@@ -255,8 +252,6 @@ export const ToolsConfigSchema = z
       "What `tools/list` shows of the downstream MCP servers: `all` (every tool, namespaced `server__tool`), `search` (the gateway's tools plus `search_tools` and the `call_tool` meta-tool) or `routed` (the top-k downstream tools for the session's recent context).",
     ),
     routedTopK: z.number().int().min(1).max(100).default(8).describe("`routed` exposure: downstream tools listed per session."),
-    routedContextSize: z.number().int().min(1).max(50).default(5)
-      .describe("`routed` exposure: recent task texts of a session (questions of `universal_query`, `flowise_query`, `explain_routing` and `search_tools` queries) that make up its context."),
   }).strict();
 
 /** Tool search settings. */
@@ -314,7 +309,6 @@ export const TraceConfigSchema = z
         headers: z.record(z.string(), z.string()).default({}).describe("E.g. `Authorization` for Langfuse. Credential-like values are redacted."),
         serviceName: z.string().min(1).default("agentic-flywheel"),
         exportIntervalMs: z.number().int().positive().default(2_000),
-        maxBatchSize: z.number().int().positive().default(256),
       }).strict().optional().describe("OpenTelemetry export over OTLP/HTTP JSON (works with Langfuse, Jaeger, the OTel collector)."),
   }).strict();
 

@@ -21,6 +21,8 @@ import type { ToolSearchPort } from "./ports.js";
 import { JsonRpcError } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 
+/** Recent task texts of a session that make up its `routed` context. */
+const ROUTED_CONTEXT_SIZE = 5;
 /** Name of the meta-tool that calls a downstream tool by its namespaced name (`search` exposure). */
 export const CALL_TOOL_NAME = "call_tool";
 
@@ -251,7 +253,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
       const trimmed = text.trim().slice(0, 1_000);
       if (!trimmed) return;
       session.recent.push(trimmed);
-      while (session.recent.length > toolsConfig.routedContextSize) session.recent.shift();
+      while (session.recent.length > ROUTED_CONTEXT_SIZE) session.recent.shift();
       if (exposure === "routed") await relist(session);
     },
     async listTools(session, trace) {

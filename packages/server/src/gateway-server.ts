@@ -167,7 +167,6 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   const registry = createBackendRegistry({
     healthStore: stores.health,
     sink,
-    discoveryTtlMs: config.routing.flowDiscoveryTtlMs,
     healthTtlMs: config.routing.health.ttlMs,
     probeTimeoutMs: config.routing.health.timeoutMs,
     now,

@@ -50,7 +50,7 @@ export interface HttpTransportOptions extends Partial<Omit<HttpConfig, "cors" | 
   /** Accepted bearer tokens. */
   authTokens?: (string | AuthTokenConfig)[];
   /** Allowed browser origins (`*` for any). Empty: CORS off and browser origins refused. */
-  cors?: { origins?: string[]; maxAgeSeconds?: number };
+  cors?: { origins?: string[] };
   /** Per-token rate limit. */
   rateLimit?: { enabled?: boolean; requestsPerMinute?: number; burst?: number };
   /** Extra routes (dashboard, API). */
@@ -138,7 +138,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
   const burst = options.rateLimit?.burst ?? base.rateLimit.burst;
   const guards = createRequestGuards({
     origins: options.cors?.origins ?? base.cors.origins,
-    corsMaxAgeSeconds: options.cors?.maxAgeSeconds ?? base.cors.maxAgeSeconds,
+    corsMaxAgeSeconds: 600,
     authEnabled: auth.enabled,
     metrics: gateway.metrics,
     // Shared by every instance through Redis when the gateway has it, else (or while Redis is away) per instance.

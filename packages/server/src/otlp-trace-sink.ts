@@ -13,7 +13,6 @@ export interface OtlpTraceSinkOptions {
   /** How often pending spans are exported. @default 2000 */
   exportIntervalMs?: number;
   /** Spans per export request. @default 256 */
-  maxBatchSize?: number;
   /** A trace with no terminal event is exported after this long. @default 30000 */
   maxTraceAgeMs?: number;
   /** Redacts attribute values before export. */
@@ -65,7 +64,7 @@ const BASE_FIELDS = new Set(["type", "traceId", "requestId", "timestamp"]);
 export function createOtlpTraceSink(options: OtlpTraceSinkOptions): OtlpTraceSink {
   const endpoint = `${options.endpoint.replace(/\/+$/, "")}/v1/traces`;
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  const maxBatch = options.maxBatchSize ?? 256;
+  const maxBatch = 256;
   const maxAge = options.maxTraceAgeMs ?? 30_000;
   const pending = new Map<string, { events: TraceEvent[]; firstSeen: number }>();
   let ready: TraceEvent[][] = [];

@@ -6,6 +6,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { ElicitRequestFormParams, ElicitResult, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "./config-schema.js";
 
+/** Flows offered as choices. */
+const MAX_CHOICES = 4;
 /** What `_mcp_metadata.elicitation` says. */
 export type ElicitationMetadata = NonNullable<McpMetadata["elicitation"]>;
 
@@ -60,7 +62,7 @@ export async function elicitRoute(decision: RoutingDecision, options: ElicitRout
   if (config === undefined || !config.enabled || options.explicit || elicitation === undefined) return { decision };
   const tier = elicitationTier(decision.confidence, config);
   if (tier !== "confirm" && tier !== "clarify") return { decision };
-  const choices = decision.candidates.filter((c, i, all) => !c.excluded && all.findIndex((o) => o.flowId === c.flowId) === i).slice(0, config.maxChoices);
+  const choices = decision.candidates.filter((c, i, all) => !c.excluded && all.findIndex((o) => o.flowId === c.flowId) === i).slice(0, MAX_CHOICES);
   if (choices.length < 2 || decision.chosen === null) return { decision };
   if ("unavailable" in elicitation) return { decision, metadata: { asked: false, tier, reason: elicitation.unavailable } };
   const top = choices[0]!;

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Bm25Index } from "./bm25.js";
-import { normalizeScores, weightedScoreFusion } from "./fusion.js";
+import { Bm25Index, normalizeScores } from "./bm25.js";
 
 const q = (...terms: string[]) => terms.map((term) => ({ term, weight: 1 }));
 
@@ -39,7 +38,6 @@ describe("Bm25Index", () => {
     copy.add("b", { body: ["x", "y"] });
     expect(copy.remove("a")).toBe(true);
     expect(copy.remove("a")).toBe(false);
-    expect(copy.df("x")).toBe(1);
     expect(copy.search(q("x")).map((h) => h.id)).toEqual(["b"]);
   });
 
@@ -75,19 +73,5 @@ describe("fusion", () => {
     expect(floored.get("b")).toBeCloseTo(0.5);
     expect(floored.get("c")).toBe(0);
     expect(normalizeScores([{ id: "z", score: 0 }]).get("z")).toBe(0);
-  });
-  it("weighted fusion adds weighted normalised scores", () => {
-    const fused = weightedScoreFusion(
-      [
-        [
-          { id: "a", score: 10 },
-          { id: "b", score: 5 },
-        ],
-        [{ id: "b", score: 0.8 }],
-      ],
-      { weights: [0.7, 0.3] },
-    );
-    expect(fused.get("a")).toBeCloseTo(0.7);
-    expect(fused.get("b")).toBeCloseTo(0.35 + 0.3);
   });
 });

@@ -1,24 +1,14 @@
 import type { WeightedTerm } from "./text-analysis.js";
 
-/** Settings of one field of a {@link Bm25Index}. */
+/** Settings of one field of a {@link Bm25Index}: its weight and length normalisation `b` (default 0.75). */
 export interface Bm25FieldSettings {
-  /** How much a term occurrence in this field counts, relative to other fields. */
   weight: number;
-  /**
-   * Length normalisation of this field (0 = none, 1 = full).
-   * @default 0.75
-   */
   b?: number;
 }
 
-/** Options of {@link Bm25Index}. */
+/** Options of {@link Bm25Index}: the fields with their weights, and term-frequency saturation `k1` (default 1.2). */
 export interface Bm25Options<F extends string> {
-  /** The fields of every document and their weights. */
   fields: Readonly<Record<F, Bm25FieldSettings>>;
-  /**
-   * Term-frequency saturation.
-   * @default 1.2
-   */
   k1?: number;
 }
 
@@ -28,27 +18,13 @@ interface StoredDocument<F extends string> {
   readonly termFrequencies: ReadonlyMap<string, ReadonlyArray<readonly [F, number]>>;
 }
 
-/** A scored document. */
+/** A scored document (BM25F score: higher is better, unbounded). */
 export interface Bm25Hit {
-  /** Document id. */
   id: string;
-  /** BM25F score (higher is better, unbounded). */
   score: number;
 }
 
-/**
- * A field-weighted BM25 (BM25F) index over pre-analysed documents. Per field, a term's frequency is
- * length-normalised (`tf / (1 - b + b * len / avgLen)`), the fields are summed with their weights,
- * saturated with `k1` and multiplied by the term's IDF (`ln(1 + (N - df + 0.5) / (df + 0.5))`).
- * With one field of weight 1 it is classic Okapi BM25.
- *
- * @example
- * ```ts
- * const index = new Bm25Index({ fields: { body: { weight: 1 } } });
- * index.add("a", { body: ["red", "apple"] });
- * index.search([{ term: "apple", weight: 1 }]);
- * ```
- */
+/** A field-weighted BM25 (BM25F) index over pre-analysed documents; one field of weight 1 is Okapi BM25. */
 export class Bm25Index<F extends string> {
   private readonly documents = new Map<string, StoredDocument<F>>();
   private readonly documentFrequency = new Map<string, number>();
@@ -63,11 +39,6 @@ export class Bm25Index<F extends string> {
     this.fieldNames = Object.keys(options.fields) as F[];
     this.k1 = options.k1 ?? 1.2;
     for (const field of this.fieldNames) this.totalLength[field] = 0;
-  }
-
-  /** Number of documents. */
-  get size(): number {
-    return this.documents.size;
   }
 
   /** Adds or replaces a document given as analysed terms per field. */
@@ -113,28 +84,14 @@ export class Bm25Index<F extends string> {
     return true;
   }
 
-  /** Number of documents that contain `term` in any field. */
-  df(term: string): number {
-    return this.documentFrequency.get(term) ?? 0;
-  }
-
-  /** Ids of the documents containing `term`. */
-  documentsWith(term: string): ReadonlySet<string> {
-    return this.postings.get(term) ?? new Set();
-  }
-
   /** The IDF of `term`: `ln(1 + (N - df + 0.5) / (df + 0.5))`. */
   idf(term: string): number {
     const n = this.documents.size;
-    const df = this.df(term);
+    const df = this.documentFrequency.get(term) ?? 0;
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   }
 
-  /**
-   * Scores the documents that contain at least one query term. `accept` limits scoring to some
-   * documents (a metadata filter); `limit` keeps only the best ones. Results are sorted by
-   * descending score, ties by id.
-   */
+  /** Scores documents with a query term (`accept` filters, `limit` keeps the best); best first, ties by id. */
   search(query: readonly WeightedTerm[], accept?: (id: string) => boolean, limit = Infinity): Bm25Hit[] {
     if (this.documents.size === 0) return [];
     const scores = new Map<string, number>();
@@ -185,4 +142,14 @@ export class Bm25Index<F extends string> {
     this.postingCache.set(term, entry);
     return entry;
   }
+}
+
+/** Normalises scores to [0, 1]: `(score - floor) / (max - floor)`, clamped at 0 (all zeros when max <= floor). */
+export function normalizeScores(list: ReadonlyArray<{ readonly id: string; readonly score: number }>, floor = 0): Map<string, number> {
+  const out = new Map<string, number>();
+  let max = -Infinity;
+  for (const item of list) max = Math.max(max, item.score);
+  const span = max - floor;
+  for (const item of list) out.set(item.id, span > 0 ? Math.max(0, (item.score - floor) / span) : 0);
+  return out;
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHashingEmbedder } from "@afw/embeddings";
 import { createChromaVectorStore, toChromaWhere } from "./chroma-vector-store.js";
 import { createToolIndex } from "./tool-index.js";
-import { runVectorStoreSuite } from "./vector-store.suite.js";
+import { runVectorStoreSuite } from "./testing/vector-store.suite.js";
 
 let chroma: ChromaServerHandle;
 beforeAll(async () => {

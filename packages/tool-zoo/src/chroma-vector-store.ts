@@ -10,19 +10,9 @@ export interface ChromaVectorStoreOptions {
   client?: ChromaClient;
   /** Collection name. @default "afw-tools" */
   collection?: string;
-  /** Records per upsert request. @default 500 */
-  batchSize?: number;
 }
 
-/**
- * Translates a {@link MetadataFilter} to a Chroma `where` clause. Chroma wants one key per object,
- * so objects with several fields become `$and`s.
- *
- * @example
- * ```ts
- * toChromaWhere({ server: "git", view: 0 }) // { $and: [{ server: "git" }, { view: 0 }] }
- * ```
- */
+/** Translates a {@link MetadataFilter} to a Chroma `where` (one key per object: several fields become `$and`). */
 export function toChromaWhere(filter: MetadataFilter): Where {
   const parts: Where[] = [];
   for (const [key, value] of Object.entries(filter)) {
@@ -50,7 +40,7 @@ export function toChromaWhere(filter: MetadataFilter): Where {
  * @throws AfwError `SERVER_CONNECTION_FAILED` when the server cannot be reached.
  */
 export async function createChromaVectorStore(options: ChromaVectorStoreOptions = {}): Promise<VectorStore> {
-  const batchSize = Math.max(1, options.batchSize ?? 500);
+  const batchSize = 500;
   let client = options.client;
   if (!client) {
     const { ChromaClient } = await import("chromadb");

@@ -3,22 +3,12 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Embedder } from "@afw/contracts";
 
-/**
- * Vectors by content hash, for one embedder, optionally persisted to a file so that a restarted
- * process does not embed its catalog again.
- */
+/** Vectors by content hash for one embedder, optionally persisted to a file so that a restart embeds nothing again. */
 export interface EmbeddingCache {
-  /** Number of cached vectors. */
-  readonly size: number;
-  /**
-   * Embeds the texts that are not cached yet (in one call, sorted by length so that batches pad
-   * little) and returns every vector in input order.
-   */
+  /** Embeds the texts not cached yet (in one call, sorted by length) and returns every vector in input order. */
   embedAll(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
   /** Writes the cache file if one is configured and anything changed. */
   flush(): Promise<void>;
-  /** Counters: `hits` (served from cache) and `misses` (embedded). */
-  stats(): { hits: number; misses: number };
   /** The cached vectors of these texts (undefined where not cached); embeds nothing. */
   peek(texts: readonly string[]): Array<Float32Array | undefined>;
   /** Adds vectors computed elsewhere (e.g. a recorded fixture) for these texts. */
@@ -26,10 +16,8 @@ export interface EmbeddingCache {
 }
 
 /**
- * Where an {@link EmbeddingCache} keeps vectors beyond the process, other than a JSON file: e.g.
- * Redis, so that every gateway instance and every restart reuses the vectors one of them computed.
- * Keys are content hashes of (embedder id, text). A store that fails must not throw: it answers
- * what it can (an empty map) and drops writes it cannot do; the cache then embeds.
+ * Where an {@link EmbeddingCache} keeps vectors beyond the process (e.g. Redis), by hash of (embedder id, text), as raw
+ * float32 bytes. A failing store must not throw: it answers what it can and drops writes; the cache then embeds.
  */
 export interface EmbeddingCacheStore {
   /** The stored vectors of these keys (keys it does not have are absent). Vectors are raw little-endian float32 bytes. */
@@ -53,10 +41,6 @@ function encode(vector: Float32Array): string {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64");
 }
 
-function decode(text: string, dimensions: number): Float32Array | undefined {
-  return fromBytes(Buffer.from(text, "base64"), dimensions);
-}
-
 function fromBytes(bytes: Uint8Array, dimensions: number): Float32Array | undefined {
   if (bytes.byteLength !== dimensions * 4) return undefined;
   const copy = new Uint8Array(bytes.byteLength);
@@ -69,32 +53,20 @@ function toBytes(vector: Float32Array): Uint8Array {
 }
 
 /**
- * Creates an {@link EmbeddingCache} around `embedder`. When `persistence` is a path the cache is
- * loaded from that JSON file (ignored when missing, corrupt, or written by another embedder id)
- * and {@link EmbeddingCache.flush} writes it back atomically. When it is an
- * {@link EmbeddingCacheStore}, vectors missing from memory are looked up there before they are
- * embedded, and newly embedded ones are written there.
- *
- * @example
- * ```ts
- * const cache = await openEmbeddingCache(embedder, ".cache/tool-vectors.json");
- * const vectors = await cache.embedAll(["list pull requests"]);
- * await cache.flush();
- * ```
+ * An {@link EmbeddingCache} around `embedder`, loaded from a JSON file (ignored when missing, corrupt or of another
+ * embedder; `flush` writes it atomically) or backed by an {@link EmbeddingCacheStore}.
  */
 export async function openEmbeddingCache(embedder: Embedder, persistence?: string | EmbeddingCacheStore): Promise<EmbeddingCache> {
   const path = typeof persistence === "string" ? persistence : undefined;
   const external = typeof persistence === "object" ? persistence : undefined;
   const vectors = new Map<string, Float32Array>();
   let dirty = false;
-  let hits = 0;
-  let misses = 0;
   if (path) {
     try {
       const parsed = JSON.parse(await readFile(path, "utf8")) as Partial<CacheFile>;
       if (parsed.version === 1 && parsed.embedderId === embedder.id && parsed.dimensions === embedder.dimensions && parsed.vectors) {
         for (const [key, value] of Object.entries(parsed.vectors)) {
-          const vector = decode(value, embedder.dimensions);
+          const vector = fromBytes(Buffer.from(value, "base64"), embedder.dimensions);
           if (vector) vectors.set(key, vector);
         }
       }
@@ -103,10 +75,6 @@ export async function openEmbeddingCache(embedder: Embedder, persistence?: strin
     }
   }
   return {
-    get size() {
-      return vectors.size;
-    },
-    stats: () => ({ hits, misses }),
     peek: (texts) => texts.map((t) => vectors.get(hashText(embedder.id, t))),
     seed(entries) {
       for (const [text, vector] of entries) {
@@ -130,9 +98,7 @@ export async function openEmbeddingCache(embedder: Embedder, persistence?: strin
           missing.delete(key);
         }
       }
-      hits += texts.length - missing.size;
       if (missing.size) {
-        misses += missing.size;
         // similar lengths together: batched models pad every text to the longest of its batch
         const pending = [...missing].sort((a, b) => a[1].length - b[1].length);
         const computed = await embedder.embed(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { andFilters, matchesFilter } from "./vector-store.js";
-import { runVectorStoreSuite } from "./vector-store.suite.js";
+import { runVectorStoreSuite } from "./testing/vector-store.suite.js";
 
 runVectorStoreSuite("in-memory", async () => createInMemoryVectorStore());
 

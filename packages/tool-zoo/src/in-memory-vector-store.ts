@@ -2,9 +2,8 @@ import { matchesFilter, type VectorMatch, type VectorMetadata, type VectorRecord
 
 /**
  * The embedded default {@link VectorStore}: exact cosine similarity, metadata filters applied
- * exactly. Vectors are kept unit-normalised in one contiguous `Float32Array`, so a query is one
- * linear scan of dot products (about 1 ms per 10,000 512-d vectors on a laptop core) plus a
- * numeric partial sort — fine up to tens of thousands of records.
+ * exactly: unit vectors in one `Float32Array`, a query is one linear scan of dot products (fine up to
+ * tens of thousands of records).
  *
  * @example
  * ```ts
@@ -80,7 +79,6 @@ export function createInMemoryVectorStore(): VectorStore {
       const queryScale = queryNorm > 0 ? 1 / Math.sqrt(queryNorm) : 0;
       const scores = new Float64Array(count);
       let matched = 0;
-      // locals, not closure variables, so the hot loop keeps them in registers
       const dim = dimensions;
       const store = data;
       const q = vector;
@@ -90,20 +88,9 @@ export function createInMemoryVectorStore(): VectorStore {
           continue;
         }
         const offset = slot * dim;
-        // four independent accumulators let the CPU overlap the multiply-adds
-        let a = 0;
-        let b = 0;
-        let c = 0;
-        let d = 0;
-        let i = 0;
-        for (; i + 3 < dim; i += 4) {
-          a += q[i]! * store[offset + i]!;
-          b += q[i + 1]! * store[offset + i + 1]!;
-          c += q[i + 2]! * store[offset + i + 2]!;
-          d += q[i + 3]! * store[offset + i + 3]!;
-        }
-        for (; i < dim; i++) a += q[i]! * store[offset + i]!;
-        scores[slot] = (a + b + c + d) * queryScale;
+        let dot = 0;
+        for (let i = 0; i < dim; i++) dot += q[i]! * store[offset + i]!;
+        scores[slot] = dot * queryScale;
         matched++;
       }
       // threshold = the topK-th best score (numeric typed-array sort, no comparator)

@@ -7,7 +7,7 @@
 export { createToolIndex, type ToolIndex } from "./tool-index.js";
 export { type ToolIndexOptions, type ToolBundle } from "./tool-index-options.js";
 export type { ServerInfo } from "./domain-detector.js";
-export { parseToolCatalog, loadToolCatalogFile } from "./tool-catalog.js";
+export { parseToolCatalog, loadToolCatalogFile } from "./catalog-files.js";
 export { affordanceSummary } from "./tool-document.js";
 export { createInMemoryUsageStore, type ToolUsageStore } from "./usage-store.js";
 export { type EmbeddingCacheStore } from "./embedding-cache.js";
@@ -15,4 +15,4 @@ export { type VectorStore } from "./vector-store.js";
 export { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 export { createChromaVectorStore, type ChromaVectorStoreOptions } from "./chroma-vector-store.js";
 export { createWorkflowCatalog, type WorkflowCatalog, type WorkflowCatalogOptions } from "./workflow-catalog.js";
-export { loadWorkflowCatalog, exampleCatalogDir } from "./workflow-loader.js";
+export { loadWorkflowCatalog, exampleCatalogDir } from "./catalog-files.js";

@@ -8,7 +8,7 @@ import { createUseEmbedder } from "@afw/embeddings";
 import { afterAll, describe, expect, it } from "vitest";
 import { openEmbeddingCache } from "./embedding-cache.js";
 import { createTextAnalyzer } from "./text-analysis.js";
-import { loadToolCatalogFile } from "./tool-catalog.js";
+import { loadToolCatalogFile } from "./catalog-files.js";
 import { buildToolDocument } from "./tool-document.js";
 import { createToolIndex, type ToolIndex } from "./tool-index.js";
 

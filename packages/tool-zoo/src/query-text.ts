@@ -1,19 +1,12 @@
 /** A query split into what the user wants done and the literal content it carries. */
 export interface QueryParts {
-  /**
-   * What to do: the query with quoted passages and code removed, and recognised entities replaced
-   * by the word for their kind (`https://…` → `url web page`, `src/app.ts` → `file`,
-   * `acme/api` → `repository`, `PROJ-12` → `issue`).
-   */
+  /** What to do: the query without quotes and code, entities replaced by their kind (`acme/api` → `repository`). */
   intent: string;
   /** The literal content removed from the intent: quotes, code, entity values. */
   quoted: string[];
   /** Words for the kinds of entities recognised (`file`, `repository`, `url web page`, …). */
   kinds: string[];
-  /**
-   * The intent without the words standing for entities: only what the user typed (used where an
-   * entity guess must not count as much as a word the user chose, e.g. server detection).
-   */
+  /** The intent without the entity words: only what the user typed (for server detection). */
   bare?: string;
 }
 
@@ -30,17 +23,8 @@ function fileKind(path: string): string {
 }
 
 /**
- * Separates what a query asks for from the literal content it carries, so that
- * `post 'deploy done' in #releases` is matched on "post … in channel" while "deploy done" counts
- * only a little. Quotes (`'…'`, `"…"`, `` `…` ``, `“…”`), code-like spans (with brackets, `=` or
- * `snake_case`) and entity values are moved to `quoted`; entities leave the word for their kind
- * in `intent`. Apostrophes inside words (`what's`) are not quotes.
- *
- * @example
- * ```ts
- * splitQuotedContent("find commits mentioning 'memory leak'").quoted // ["memory leak"]
- * splitQuotedContent("read ~/notes/todo.md").intent // "read  file "
- * ```
+ * Separates what a query asks for from the content it carries (`post 'deploy done' in #releases` matches on "post … in"):
+ * quotes, code-like spans and entity values go to `quoted`, entities leave the word for their kind in `intent`.
  */
 export function splitQuotedContent(query: string): QueryParts {
   const quoted: string[] = [];

@@ -98,7 +98,7 @@ describe("server detection", () => {
     ].map((t) => buildToolDocument(ToolDescriptorSchema.parse(t), analyzer));
     const plain = createDomainDetector(notes, analyzer);
     expect(plain.detect("find Alice in the knowledge store").has("kg")).toBe(false);
-    const informed = createDomainDetector(notes, analyzer, {}, new Map([["kg", { title: "Knowledge Store", instructions: "Keeps entities and observations in a graph." }]]));
+    const informed = createDomainDetector(notes, analyzer, new Map([["kg", { title: "Knowledge Store", instructions: "Keeps entities and observations in a graph." }]]));
     expect(informed.detect("find Alice in the knowledge store").get("kg")).toBe(1);
     // "observation" is in its instructions and its own tools only
     expect(informed.detect("observations about Alice").get("kg")).toBeGreaterThan(0);

@@ -4,11 +4,8 @@ import type { ToolDocument } from "./tool-document.js";
 import type { RankedTool } from "./tool-index-options.js";
 
 /**
- * Operation classes of tool names and requests: the first operation word of a query should agree
- * with the operation of the tool's name (`read the file` → `get_file_contents`, not
- * `create_or_update_file`). General English verbs grouped by the operation they name (the CRUD
- * operations plus search and run; "remember" asks to store something, "forget" to delete it), not
- * tied to any catalog.
+ * Operation classes: the first operation word of a query should agree with the operation of the tool's name (`read
+ * the file` → `get_file_contents`). General English verbs grouped by the operation they name (CRUD, search, run).
  */
 export const ACTION_CLASSES: Readonly<Record<string, readonly string[]>> = {
   read: ["get", "read", "show", "view", "fetch", "retrieve", "describe", "inspect", "see", "display", "look", "download", "what", "which", "who", "know", "recall"],
@@ -31,16 +28,12 @@ interface NameWord {
   action: boolean;
 }
 
-/** Per-query signals computed once and applied to every candidate tool. */
+/** Per-query signals: operation classes of its first operation word and of any word, number forms per stem, words as typed. */
 export interface QuerySignals {
-  /** Operation classes of the query's first operation word. */
   wanted?: Set<string>;
-  /** Every operation class any word of the query names. */
-  asked?: Set<string>;
-  /** Stem → grammatical numbers (plural?) in which the query uses it. */
-  numberForms?: Map<string, boolean[]>;
-  /** The query's words as typed. */
-  surfaceWords?: Set<string>;
+  asked: Set<string>;
+  numberForms: Map<string, boolean[]>;
+  surfaceWords: Set<string>;
 }
 
 /** Weights of the re-ranking signals (see `ToolIndexOptions`). */
@@ -51,11 +44,7 @@ export interface SignalWeights {
   numberWeight: number;
 }
 
-/**
- * The lexical re-ranking signals of the tool index: operation agreement between the query and a
- * tool's name, a penalty for writing tools nobody asked for, grammatical number agreement and
- * verbatim name words. Per-tool analyses are cached until {@link RankingSignals.forget}.
- */
+/** Lexical re-ranking: operation agreement, unasked writes, grammatical number, verbatim name words. */
 export interface RankingSignals {
   /** Analyses a query's intent once. */
   analyse(intent: string, words: readonly string[]): QuerySignals;
@@ -129,60 +118,28 @@ export function createRankingSignals(analyzer: TextAnalyzer, weights: SignalWeig
   };
   return {
     analyse(intent, intentWords) {
-      const signals: QuerySignals = {};
       const lower = intent.toLowerCase().split(/[^a-z0-9-]+/);
-      if (weights.actionWeight > 0) {
-        for (const word of lower) {
-          const classes = actionClassesOf.get(analyzer.stem(word));
-          if (classes) {
-            signals.wanted = classes;
-            break;
-          }
-        }
+      const wanted = lower.map((word) => actionClassesOf.get(analyzer.stem(word))).find(Boolean);
+      const asked = new Set(lower.flatMap((word) => [...(actionClassesOf.get(analyzer.stem(word)) ?? [])]));
+      const numberForms = new Map<string, boolean[]>();
+      for (const word of intentWords) {
+        if (STOP_WORDS.has(word)) continue;
+        const stem = analyzer.stem(word);
+        numberForms.set(stem, [...(numberForms.get(stem) ?? []), isPlural(word)]);
       }
-      if (weights.actionMismatchWeight > 0) {
-        signals.asked = new Set();
-        for (const word of lower) for (const action of actionClassesOf.get(analyzer.stem(word)) ?? []) signals.asked.add(action);
-      }
-      if (weights.surfaceWeight > 0) signals.surfaceWords = new Set(intentWords);
-      if (weights.numberWeight > 0) {
-        signals.numberForms = new Map();
-        for (const word of intentWords) {
-          if (STOP_WORDS.has(word)) continue;
-          const stem = analyzer.stem(word);
-          const forms = signals.numberForms.get(stem) ?? [];
-          forms.push(isPlural(word));
-          signals.numberForms.set(stem, forms);
-        }
-      }
-      return signals;
+      return { ...(wanted ? { wanted } : {}), asked, numberForms, surfaceWords: new Set(intentWords) };
     },
     boost(document, { wanted, asked, numberForms, surfaceWords }) {
       let boost = 0;
-      if (wanted) {
-        for (const action of toolActionOf(document)) {
-          if (wanted.has(action)) {
-            boost += weights.actionWeight;
-            break;
-          }
-        }
-      }
+      const actions = toolActionOf(document);
+      if (wanted && [...actions].some((action) => wanted.has(action))) boost += weights.actionWeight;
       // a tool annotated `readOnlyHint` writes nothing, whatever its verb ("add two numbers")
-      if (asked && document.tool.annotations?.["readOnlyHint"] !== true) {
-        const actions = toolActionOf(document);
-        let writes = actions.size > 0;
-        for (const action of actions) if (!WRITE_ACTIONS.has(action) || asked.has(action)) writes = false;
-        if (writes) boost -= weights.actionMismatchWeight;
+      if (document.tool.annotations?.["readOnlyHint"] !== true && actions.size > 0 && [...actions].every((action) => WRITE_ACTIONS.has(action) && !asked.has(action))) {
+        boost -= weights.actionMismatchWeight;
       }
-      if (numberForms || surfaceWords) {
-        const nameWords = nameWordsOf(document);
-        if (numberForms) boost += weights.numberWeight * numberAgreement(nameWords, numberForms);
-        if (surfaceWords && nameWords.length) {
-          let verbatim = 0;
-          for (const { word } of nameWords) if (surfaceWords.has(word)) verbatim++;
-          boost += (weights.surfaceWeight * verbatim) / nameWords.length;
-        }
-      }
+      const nameWords = nameWordsOf(document);
+      boost += weights.numberWeight * numberAgreement(nameWords, numberForms);
+      if (nameWords.length) boost += (weights.surfaceWeight * nameWords.filter(({ word }) => surfaceWords.has(word)).length) / nameWords.length;
       return boost;
     },
     forget(id) {
@@ -192,11 +149,7 @@ export function createRankingSignals(analyzer: TextAnalyzer, weights: SignalWeig
   };
 }
 
-/**
- * Confidence of a ranking in [0, 1], from the best tool's evidence: how many of the query's own
- * words its text contains (`coverage`), its cosine similarity, its lead over the runner-up, and
- * whether the query names its server. Off-topic requests ("tell me a joke") score low.
- */
+/** Confidence in [0, 1] from the best tool: share of query words it has, similarity, lead, named server. */
 export function rankingConfidence(tools: readonly RankedTool[], coverage: number, domains: ReadonlyMap<string, number>, mode: SearchMode): number {
   const first = tools[0];
   if (!first) return 0;
@@ -213,10 +166,7 @@ export function rankingConfidence(tools: readonly RankedTool[], coverage: number
   return Math.max(0, Math.min(1, evidence));
 }
 
-/**
- * Orders tools so that no server has more than `limit` of the leading places (the overflow moves
- * to the end, in order); servers in `exempt` have no limit. `limit <= 0` keeps the order.
- */
+/** At most `limit` leading places per server (overflow moves to the end; `exempt` servers unlimited; 0 disables). */
 export function applyDiversity<T extends { server: string }>(tools: readonly T[], limit: number, exempt: ReadonlySet<string>): T[] {
   if (limit <= 0) return [...tools];
   const perServer = new Map<string, number>();

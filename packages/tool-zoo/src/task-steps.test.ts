@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_TASK_STEPS, splitTaskSteps } from "./task-steps.js";
+import { isRequest, MAX_TASK_STEPS, splitTaskSteps } from "./task-steps.js";
 
 describe("splitTaskSteps", () => {
   it("splits at commas and conjunctions that start a new verb", () => {
@@ -32,6 +32,8 @@ describe("splitTaskSteps", () => {
   it("splits enumerations", () => {
     expect(splitTaskSteps("1. get the weather in Paris 2. convert 30 C to F 3) book a table")).toEqual(["get the weather in Paris", "convert 30 C to F", "book a table"]);
     expect(splitTaskSteps("Steps:\n- list the pods\n- restart the broken one")).toEqual(["Steps", "list the pods", "restart the broken one"]);
+    // a number that ends a sentence is no enumeration
+    expect(splitTaskSteps("merge PR 12 and close issue 3. Then post it to Slack")).toEqual(["merge PR 12", "close issue 3", "post it to Slack"]);
   });
 
   it("is bounded: long tasks give at most MAX_TASK_STEPS steps, quickly", () => {
@@ -40,5 +42,10 @@ describe("splitTaskSteps", () => {
     expect(steps.length).toBe(MAX_TASK_STEPS);
     expect(splitTaskSteps("a".repeat(100_000))).toEqual(["a".repeat(100_000)]);
     expect(splitTaskSteps("'".repeat(50_000) + " and send it").length).toBeLessThanOrEqual(2);
+  });
+
+  it("tells requests from context sentences", () => {
+    for (const request of ["get the weather in Paris", "Could you tell me the time in Tokyo", "I'd like the latest release notes", "what is the price of AAPL?"]) expect(isRequest(request)).toBe(true);
+    for (const context of ["I'm a teacher in Berlin", "Our team ships every Friday", "Steps"]) expect(isRequest(context)).toBe(false);
   });
 });

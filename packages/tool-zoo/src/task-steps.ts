@@ -1,9 +1,4 @@
-/**
- * Splitting a task that needs several tools into its steps ("find the newest release, write a
- * summary to a file and post it to Slack" → three steps), so that each step is searched on its own.
- * Linear-time and bounded: at most {@link MAX_TASK_CHARS} characters are read and at most
- * {@link MAX_TASK_STEPS} steps returned.
- */
+/** Splitting a task that needs several tools into its steps, each searched on its own; linear-time and bounded. */
 
 /** Characters of a task read for splitting (the rest is ignored). */
 export const MAX_TASK_CHARS = 4000;
@@ -11,9 +6,8 @@ export const MAX_TASK_CHARS = 4000;
 export const MAX_TASK_STEPS = 8;
 
 /**
- * Common English verbs that start a request to a tool ("… and send it", "…, then post it"). A
- * conjunction or comma starts a new step only before one of these, so "commits and issues" stays
- * one step. General vocabulary of imperatives, not taken from any task set.
+ * Common English imperatives (general vocabulary, from no task set): a conjunction or comma starts a new step only
+ * before one of these, so "commits and issues" stays one step.
  */
 const STEP_VERBS: ReadonlySet<string> = new Set(
   (
@@ -28,6 +22,23 @@ const STEP_VERBS: ReadonlySet<string> = new Set(
   ).split(" "),
 );
 
+/** Words that make a sentence a request rather than context ("I'd like …", "could you …", "what is …?"). */
+const REQUEST_WORDS: ReadonlySet<string> = new Set(
+  "give provide need want like help please could can would let what which who whom whose where when why how".split(" "),
+);
+
+/**
+ * Whether a step asks for something (a question, an imperative or request verb) rather than giving
+ * context ("I'm a teacher in Berlin."): context sentences are not searched as steps of their own.
+ */
+export function isRequest(step: string): boolean {
+  if (step.includes("?")) return true;
+  return step
+    .toLowerCase()
+    .split(/[^a-z']+/)
+    .some((word) => STEP_VERBS.has(word) || REQUEST_WORDS.has(word));
+}
+
 /** Abbreviations whose final dot ends no sentence. */
 const ABBREVIATIONS: ReadonlySet<string> = new Set(["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "no", "approx"]);
 
@@ -35,17 +46,8 @@ const ABBREVIATIONS: ReadonlySet<string> = new Set(["e.g", "i.e", "etc", "vs", "
 const ALWAYS = /^(?:and\s+then|then|after\s+that|afterwards|afterward|finally|next|and\s+also|also|and\s+finally|lastly)$/i;
 
 /**
- * The steps of a task, in order; a single-step task gives one step (the task itself, trimmed).
- * Boundaries: sentence ends, line breaks, enumerations (`1.`, `2)`, `-`, `•`), "then", "and then",
- * "after that", "finally", "also", and "and" or a comma when the next word is a verb. Quoted text
- * is never split.
- *
- * @example
- * ```ts
- * splitTaskSteps("find the newest release, write a summary to a file and post it to Slack")
- * // ["find the newest release", "write a summary to a file", "post it to Slack"]
- * splitTaskSteps("list the commits and issues of acme/api") // ["list the commits and issues of acme/api"]
- * ```
+ * The steps of a task in order (a single-step task gives itself): cut at sentence ends, line breaks, enumerations,
+ * "then", "after that", "also", and "and" or a comma before a verb; never inside quotes.
  */
 export function splitTaskSteps(task: string): string[] {
   const text = task.slice(0, MAX_TASK_CHARS);
@@ -66,6 +68,7 @@ export function splitTaskSteps(task: string): string[] {
   let pendingComma = -1; // position of a comma that may end a step
   let pendingAnd = -1; // position of an "and" that may end a step
   let previous = "";
+  let enumerated = 0;
   const reset = () => {
     pendingComma = pendingAnd = -1;
     previous = "";
@@ -74,7 +77,10 @@ export function splitTaskSteps(task: string): string[] {
     const value = match[0];
     const at = match.index;
     if (protectedChars[at]) continue;
-    if (value.includes("\n") || /^\d{1,2}[.)]$/.test(value)) {
+    // "1." starts an enumeration at the start or after a colon, "2." continues it ("issue 3." ends a sentence)
+    const number = /^\d{1,2}[.)]$/.test(value) ? Number.parseInt(value, 10) : 0;
+    if (value.includes("\n") || (number > 0 && number === enumerated + 1 && (number > 1 || previous === "" || previous === ":"))) {
+      if (number) enumerated = number;
       cut(at, at + value.length);
       reset();
       continue;

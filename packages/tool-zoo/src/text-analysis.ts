@@ -1,9 +1,6 @@
 import { stemmer } from "stemmer";
 
-/**
- * English stop words dropped by the tokenizer: function words that carry no meaning for
- * choosing a tool. Verbs such as `get`, `list` or `create` are kept: tool names are made of them.
- */
+/** English function words dropped by the tokenizer (verbs such as `get` or `list` are kept: tool names are made of them). */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     "a an the and or but if of to in on at by for with from into onto as is are was were be been being am " +
@@ -16,16 +13,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(/\s+/),
 );
 
-/**
- * Splits an identifier into lower-case words: snake_case, kebab-case, dotted, camelCase and
- * PascalCase, and letter/digit boundaries.
- *
- * @example
- * ```ts
- * splitIdentifier("listPullRequests") // ["list", "pull", "requests"]
- * splitIdentifier("API-get-block-children") // ["api", "get", "block", "children"]
- * ```
- */
+/** Splits an identifier into lower-case words (snake, kebab, dotted, camel and Pascal case, digits). */
 export function splitIdentifier(identifier: string): string[] {
   return identifier
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
@@ -35,15 +23,7 @@ export function splitIdentifier(identifier: string): string[] {
     .map((w) => w.toLowerCase());
 }
 
-/**
- * Removes Markdown syntax (code fences, inline code marks, links, emphasis, headings, HTML tags)
- * and URLs, keeping the words.
- *
- * @example
- * ```ts
- * stripMarkdown("**Read** a [file](https://x.y)") // "Read a file"
- * ```
- */
+/** Removes Markdown syntax (fences, code marks, links, emphasis, headings, HTML tags) and URLs, keeping the words. */
 export function stripMarkdown(text: string): string {
   return text
     .replace(/```[a-z]*\n?/gi, " ")
@@ -57,14 +37,7 @@ export function stripMarkdown(text: string): string {
     .trim();
 }
 
-/**
- * The first sentence of a text (after {@link stripMarkdown}), at most `maxChars` characters.
- *
- * @example
- * ```ts
- * firstSentence("Reads a file. Works in allowed dirs.") // "Reads a file."
- * ```
- */
+/** The first sentence of a text (after {@link stripMarkdown}), at most `maxChars` characters. */
 export function firstSentence(text: string, maxChars = 240): string {
   const plain = stripMarkdown(text).replace(/\s+/g, " ").trim();
   const match = /^(.+?[.!?])(\s|$)/.exec(plain);
@@ -72,155 +45,63 @@ export function firstSentence(text: string, maxChars = 240): string {
   return sentence.length > maxChars ? `${sentence.slice(0, maxChars).replace(/\s+\S*$/, "")}…` : sentence;
 }
 
-/**
- * Whole-word abbreviations expanded before tokenising (applied to queries and tool text alike).
- * General vocabulary of developer tools, not tied to any catalog.
- */
-export const DEFAULT_ABBREVIATIONS: Readonly<Record<string, string>> = {
-  pr: "pull request",
-  prs: "pull requests",
-  mr: "merge request",
-  mrs: "merge requests",
-  repo: "repository",
-  repos: "repositories",
-  k8s: "kubernetes",
-  db: "database",
-  dbs: "databases",
-  dir: "directory",
-  dirs: "directories",
-  msg: "message",
-  msgs: "messages",
-  img: "image",
-  pic: "picture",
-  pics: "pictures",
-  config: "configuration",
-  configs: "configurations",
-  info: "information",
-  docs: "documentation",
-  doc: "document",
-  env: "environment",
-  envs: "environments",
-  deps: "dependencies",
-  dep: "dependency",
-  org: "organization",
-  orgs: "organizations",
-  pw: "password",
-  url: "url link",
-  urls: "url links",
-  cve: "cve vulnerability",
-  cves: "cve vulnerabilities",
-  ci: "continuous integration",
-  vuln: "vulnerability",
-  vulns: "vulnerabilities",
-  sql: "sql query",
-  svc: "service",
-  svcs: "services",
-  ts: "typescript",
-  js: "javascript",
-};
+/** Whole-word abbreviations of developer vocabulary, expanded in queries and tool texts alike. */
+export const DEFAULT_ABBREVIATIONS: Readonly<Record<string, string>> = Object.fromEntries(
+  (
+    "pr=pull request;prs=pull requests;mr=merge request;mrs=merge requests;repo=repository;" +
+    "repos=repositories;k8s=kubernetes;db=database;dbs=databases;dir=directory;dirs=directories;" +
+    "msg=message;msgs=messages;img=image;pic=picture;pics=pictures;config=configuration;" +
+    "configs=configurations;info=information;docs=documentation;doc=document;env=environment;" +
+    "envs=environments;deps=dependencies;dep=dependency;org=organization;orgs=organizations;pw=password;" +
+    "url=url link;urls=url links;cve=cve vulnerability;cves=cve vulnerabilities;ci=continuous integration;" +
+    "vuln=vulnerability;vulns=vulnerabilities;sql=sql query;svc=service;svcs=services;ts=typescript;" +
+    "js=javascript"
+  )
+    .split(";")
+    .map((entry) => entry.split("=") as [string, string]),
+);
 
 /**
- * Groups of words that mean the same thing to a tool user (each entry is a group of stems'
- * source words). A query word expands to the other members of its group at a reduced weight.
- * General English and developer vocabulary: synonym sets and derivationally related forms of the
- * kind WordNet lists (delete/remove/erase, remember/memory, know/knowledge), no product names and
- * nothing taken from a task set.
+ * Synonym groups (a query word expands to the rest of its group at a reduced weight): general English and developer
+ * vocabulary of the kind WordNet lists as synonym sets or derivationally related forms; no product names, nothing from a task set.
  */
-export const DEFAULT_SYNONYM_GROUPS: ReadonlyArray<readonly string[]> = [
-  ["delete", "remove", "erase", "drop", "destroy", "purge", "wipe", "uninstall"],
-  ["list", "enumerate", "show", "display", "browse", "all"],
-  ["get", "retrieve", "fetch", "read", "view", "show", "see", "look", "inspect", "open", "details"],
-  ["create", "add", "new", "make", "open", "file", "start", "insert"],
-  ["update", "edit", "modify", "change", "set", "patch", "rename", "alter", "replace"],
-  ["search", "find", "lookup", "query", "locate", "discover"],
-  ["run", "execute", "trigger", "invoke", "launch", "rerun", "dispatch"],
-  ["send", "post", "publish", "message", "notify", "say", "tell"],
-  ["close", "resolve", "finish", "done", "complete"],
-  ["move", "transition", "relocate", "transfer"],
-  ["comment", "reply", "remark", "respond", "note"],
-  ["screenshot", "capture", "snapshot", "image", "picture", "photo", "png", "jpg", "jpeg"],
-  ["navigate", "visit", "go", "browse", "goto"],
-  ["stop", "cancel", "kill", "terminate", "abort", "halt"],
-  ["restart", "reboot"],
-  ["user", "member", "people", "person", "who", "account", "profile"],
-  ["issue", "ticket", "bug", "story", "task"],
-  ["directory", "folder"],
-  ["website", "web", "site", "page", "webpage", "online", "internet"],
-  ["price", "pricing", "cost", "plan"],
-  ["payment", "charge", "pay", "billing"],
-  ["customer", "client", "buyer"],
-  ["size", "space", "big", "large", "largest", "bytes"],
-  ["log", "logs", "logging", "output"],
-  ["error", "exception", "failure", "crash", "bug"],
-  ["commit", "changeset", "revision"],
-  ["branch", "ref"],
-  ["merge", "squash", "integrate"],
-  ["approve", "approval", "review"],
-  ["assign", "assignee", "owner"],
-  ["label", "tag"],
-  ["download", "fetch", "grab"],
-  ["write", "save", "store", "persist", "put"],
-  ["upload", "attach"],
-  ["type", "enter", "input", "fill", "write"],
-  ["click", "press", "tap"],
-  ["table", "schema", "columns", "column"],
-  ["time", "clock", "timezone", "hour"],
-  ["star", "favorite", "bookmark"],
-  ["release", "version", "tag"],
-  ["refund", "reimburse", "repay"],
-  ["invoice", "bill"],
-  ["subscription", "subscribe", "recurring", "monthly"],
-  ["scale", "replicas", "resize"],
-  ["deploy", "install", "apply"],
-  ["dashboard", "panel", "chart", "graph"],
-  ["metric", "metrics", "measurement", "statistics"],
-  ["sprint", "iteration"],
-  ["worklog", "timesheet"],
-  ["notification", "alert", "inbox"],
-  ["directions", "route", "navigate", "walking", "driving"],
-  ["place", "restaurant", "cafe", "nearby", "business", "shop"],
-  ["key", "keys", "value", "cache"],
-  ["remember", "memory", "memorize", "recall", "memo"],
-  ["know", "knowledge", "known", "fact", "facts"],
-  ["difference", "diff", "changed", "compare", "between"],
-  ["history", "changelog", "previous", "versions", "past"],
-  ["summary", "summarize", "summarise", "overview"],
-  ["batch", "bulk", "multiple", "several", "many"],
-  ["copy", "duplicate", "clone"],
-  ["reset", "unstage", "discard", "undo", "revert"],
-  ["checkout", "switch"],
-  ["retry", "rerun", "rebuild"],
-];
+export const DEFAULT_SYNONYM_GROUPS: ReadonlyArray<readonly string[]> = (
+  "delete remove erase drop destroy purge wipe uninstall | list enumerate show display browse all | " +
+  "get retrieve fetch read view show see look inspect open details | " +
+  "create add new make open file start insert | update edit modify change set patch rename alter replace | " +
+  "search find lookup query locate discover | run execute trigger invoke launch rerun dispatch | " +
+  "send post publish message notify say tell | close resolve finish done complete | " +
+  "move transition relocate transfer | comment reply remark respond note | " +
+  "screenshot capture snapshot image picture photo png jpg jpeg | navigate visit go browse goto | " +
+  "stop cancel kill terminate abort halt | restart reboot | user member people person who account profile | " +
+  "issue ticket bug story task | directory folder | website web site page webpage online internet | " +
+  "price pricing cost | payment charge pay billing | customer client buyer | " +
+  "size space big large largest bytes | log logs logging output | error exception failure crash bug | " +
+  "commit changeset revision | branch ref | merge squash integrate | approve approval review | " +
+  "assign assignee owner | label tag | download fetch grab | write save store persist put | upload attach | " +
+  "type enter input fill write | click press tap | table schema columns column | time clock timezone hour | " +
+  "star favorite bookmark | release version tag | refund reimburse repay | invoice bill | " +
+  "subscription subscribe recurring | scale resize | deploy install apply | dashboard panel chart graph | " +
+  "metric metrics measurement statistics | sprint iteration | notification alert inbox | " +
+  "directions route navigate | remember memory memorize recall memo | know knowledge known fact facts | " +
+  "difference diff changed compare | history changelog previous versions past | " +
+  "summary summarize summarise overview | batch bulk multiple several many | copy duplicate clone | " +
+  "reset unstage discard undo revert | checkout switch | retry rerun rebuild"
+)
+  .split(" | ")
+  .map((group) => group.split(" "));
 
-/** A token of an analysed text: its stem and the weight it counts with. */
+/** A stemmed term of an analysed query and its weight (1 for typed words, less for expansions). */
 export interface WeightedTerm {
-  /** The stemmed term. */
   readonly term: string;
-  /** Weight in the query (1 for original words, less for expansions). */
   readonly weight: number;
 }
 
-/** Options of a {@link TextAnalyzer}. */
+/** Options of a {@link TextAnalyzer}: abbreviations, synonym groups, synonym weight (default 0.35), stop words. */
 export interface TextAnalyzerOptions {
-  /**
-   * Whole-word abbreviations expanded before stemming.
-   * @default DEFAULT_ABBREVIATIONS
-   */
   abbreviations?: Readonly<Record<string, string>>;
-  /**
-   * Synonym groups used for query expansion.
-   * @default DEFAULT_SYNONYM_GROUPS
-   */
   synonymGroups?: ReadonlyArray<readonly string[]>;
-  /**
-   * Weight of a synonym added to a query, relative to the word the user typed.
-   * @default 0.35
-   */
   synonymWeight?: number;
-  /**
-   * Stop words to drop.
-   * @default STOP_WORDS
-   */
   stopWords?: ReadonlySet<string>;
 }
 
@@ -246,15 +127,7 @@ function cachedStem(word: string): string {
   return stem;
 }
 
-/**
- * Raw lower-case words of a text: identifiers are split (`list_pull_requests` → `list pull
- * requests`), Markdown and URLs removed, possessives dropped.
- *
- * @example
- * ```ts
- * words("Get the PR's diff") // ["get", "the", "pr", "diff"]
- * ```
- */
+/** Lower-case words of a text: identifiers split, Markdown and URLs removed, possessives dropped. */
 export function words(text: string): string[] {
   const plain = stripMarkdown(text).replace(/'s\b/g, "");
   const out: string[] = [];
@@ -272,15 +145,7 @@ export function words(text: string): string[] {
   return out;
 }
 
-/**
- * Creates the {@link TextAnalyzer} used by the BM25 index and the domain detector.
- *
- * @example
- * ```ts
- * const analyzer = createTextAnalyzer();
- * analyzer.terms("Listing the repos") // ["list", "repositori"]
- * ```
- */
+/** Creates the {@link TextAnalyzer} used by the BM25 index and the domain detector. */
 export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnalyzer {
   const abbreviations = options.abbreviations ?? DEFAULT_ABBREVIATIONS;
   const stopWords = options.stopWords ?? STOP_WORDS;

@@ -27,15 +27,7 @@ function enumValues(schema: Record<string, unknown>): string[] {
   return [...own, ...items].filter((v) => typeof v === "string" || typeof v === "number").map(String);
 }
 
-/**
- * The top-level parameters of a tool's input schema, required ones first (in schema order).
- *
- * @example
- * ```ts
- * toolParameters({ inputSchema: { type: "object", properties: { a: {}, b: {} }, required: ["b"] } })
- * // [{ name: "b", required: true, … }, { name: "a", required: false, … }]
- * ```
- */
+/** The top-level parameters of a tool's input schema, required ones first (in schema order). */
 export function toolParameters(tool: Pick<ToolDescriptor, "inputSchema">): ToolParameter[] {
   const schema = tool.inputSchema;
   const properties = isRecord(schema["properties"]) ? schema["properties"] : {};
@@ -104,30 +96,15 @@ export interface ToolDocument {
   contentHash: string;
 }
 
-/**
- * A description without the `Args:` / `Returns:` / `Raises:` sections of Python docstrings (their
- * content is in the input schema already and only adds noise to ranking).
- *
- * @example
- * ```ts
- * withoutDocstringSections("Move an issue.\n\nArgs:\n  key: the key") // "Move an issue."
- * ```
- */
+/** A description without the `Args:` / `Returns:` / `Raises:` sections of Python docstrings. */
 export function withoutDocstringSections(description: string): string {
   const cut = /\n\s*(Args|Arguments|Parameters|Returns|Raises|Example|Examples):\s*\n/.exec(description);
   return (cut ? description.slice(0, cut.index) : description).trim();
 }
 
 /**
- * Builds the {@link ToolDocument} of a tool: fields for BM25F (name words, server, first sentence,
- * the rest of the description, parameter names and descriptions, tags) and two embedding views
- * (a short one — name words and first sentence — and a long one with the description and
- * parameter names).
- *
- * @example
- * ```ts
- * buildToolDocument(tool, createTextAnalyzer()).fields.name // ["merg", "pull", "request"]
- * ```
+ * The {@link ToolDocument} of a tool: BM25F fields and two embedding views (short: name words and first sentence;
+ * long: description and parameter names).
  */
 export function buildToolDocument(tool: ToolDescriptor, analyzer: TextAnalyzer): ToolDocument {
   const description = stripMarkdown(withoutDocstringSections(tool.description)).replace(/\s+/g, " ").trim();

@@ -6,11 +6,9 @@ import type { ToolField } from "./tool-document.js";
 import type { ToolUsageStore } from "./usage-store.js";
 import type { VectorStore } from "./vector-store.js";
 
-/** A named group of tools that are exposed together when one of them is selected. */
+/** A named group of tools (`server/name` ids) exposed together when one of them is selected. */
 export interface ToolBundle {
-  /** Bundle name (for docs and traces). */
   name: string;
-  /** `server/name` ids of the members. */
   tools: string[];
 }
 
@@ -33,56 +31,27 @@ export interface ToolIndexOptions {
   store?: VectorStore;
   /** JSON file to persist tool embeddings in (by content hash), so a restart does not re-embed. */
   embeddingCachePath?: string;
-  /**
-   * Another place to persist tool embeddings in by content hash (e.g. Redis, shared by every
-   * gateway instance); takes the place of {@link ToolIndexOptions.embeddingCachePath}.
-   */
+  /** Another place to persist tool embeddings by content hash (e.g. Redis); replaces `embeddingCachePath`. */
   embeddingCacheStore?: EmbeddingCacheStore;
   /**
-   * Compute tool vectors in the background: `add` returns once the tools are searchable by
-   * keyword, and searches run keyword-only (`mode: "keyword"`, `semanticState: "building"`) until
-   * every tool has its vector ({@link ToolIndex.vectorsReady}). A failed background embedding is
-   * retried with the next `add`. Without it, `add` embeds before it returns.
-   * @default false
+   * `add` returns once the tools are searchable by keyword; searches are keyword-only (`semanticState: "building"`)
+   * until every tool has its vector. A failed background embedding is retried with the next `add`. @default false
    */
   backgroundEmbedding?: boolean;
   /** `false` turns off the boost of tools whose server the query points at (from the servers' own texts). */
   domain?: false;
-  /**
-   * Multi-step tasks: a task that reads as several steps ("find the newest release, write a summary
-   * to a file and post it to Slack") is searched step by step, and the results are interleaved by
-   * rank with the step each serves (`step`, `step_text`); steps whose own search is not confident
-   * do not count (a task with fewer than two such steps is searched whole). `false` searches every
-   * task whole.
-   * @default true
-   */
+  /** Search a task of several steps step by step, each result tagged with its step; `false` searches it whole. @default true */
   multiStep?: boolean;
-  /**
-   * At most this many results per server (overflow moves to the end; servers the query names
-   * outright and a single-server `servers` filter are exempt). 0 disables. @default 3
-   */
+  /** At most this many results per server (overflow moves to the end); 0 disables. @default 3 */
   maxPerServer?: number;
-  /**
-   * What each server says about itself (its MCP `serverInfo` title and `instructions`), by server
-   * key: words of the title point at the server, and so do words of the instructions that its own
-   * tools use and other servers' tools do not. See also {@link ToolIndex.setServerInfo}.
-   * @default {}
-   */
+  /** What each server says about itself (`serverInfo` title, `instructions`), by server key. @default {} */
   servers?: Readonly<Record<string, ServerInfo>>;
   /** Static score boosts per server and per tag (added to the fused score). */
   boosts?: { servers?: Record<string, number>; tags?: Record<string, number> };
-  /** Usage feedback (the flywheel). */
-  usage?: {
-    /** @default an in-memory store */
-    store?: ToolUsageStore;
-  };
-  /** Low-confidence handling. */
-  confidence?: {
-    /** Below this confidence the fallback set is returned (when it is not empty). @default 0.3 */
-    threshold?: number;
-    /** Safe tools returned (first) when confidence is low. @default [] */
-    fallbackToolIds?: string[];
-  };
+  /** Usage feedback (the flywheel). @default an in-memory store */
+  usage?: { store?: ToolUsageStore };
+  /** Below `threshold` (default 0.3) confidence, `fallbackToolIds` are returned first. */
+  confidence?: { threshold?: number; fallbackToolIds?: string[] };
   /** Tool bundles. @default [] */
   bundles?: ToolBundle[];
   /** Trace context for search audit events (a per-search context overrides it). */
@@ -91,35 +60,26 @@ export interface ToolIndexOptions {
   now?: () => number;
 }
 
-/** A tool in a ranking, with the components of its score. */
+/**
+ * A tool in a ranking with the components of its score: normalised keyword score, cosine similarity,
+ * server and usage boosts, and the step of a multi-step task it serves (index into {@link Ranking.steps}).
+ */
 export interface RankedTool {
-  /** `server/name`. */
   id: string;
-  /** Server of the tool. */
   server: string;
-  /** Final score (fused + boosts). */
   score: number;
-  /** Normalised keyword score in [0, 1]. */
   keyword: number;
-  /** Cosine similarity of the best view (0 when not retrieved). */
   semantic: number;
-  /** Domain boost applied. */
   domain: number;
-  /** Usage boost applied. */
   usage: number;
-  /** The step of a multi-step task this tool serves (index into {@link Ranking.steps}). */
   step?: number;
 }
 
-/** Options of one ranking or search. */
+/** Options of one ranking: mode (default hybrid), only tools of these servers / with one of these tags. */
 export interface RankOptions {
-  /** `keyword`, `semantic` or `hybrid`. @default "hybrid" */
   mode?: SearchMode;
-  /** Only tools of these servers. */
   servers?: readonly string[] | undefined;
-  /** Only tools having one of these tags. */
   tags?: readonly string[] | undefined;
-  /** Abort the query embedding. */
   signal?: AbortSignal;
 }
 
@@ -127,14 +87,9 @@ export interface RankOptions {
 export interface Ranking {
   /** Every candidate tool, best first, before the diversity limit and `top_k`. */
   tools: RankedTool[];
-  /** Mode actually used (`keyword` when the semantic stage was unavailable). */
+  /** Mode used; `degraded` when a requested semantic stage was not (`semanticState` says why). */
   mode: SearchMode;
-  /** True when a semantic stage was requested but failed or had no embedder. */
   degraded: boolean;
-  /**
-   * Why a requested semantic stage was not used: `building` while tool vectors are still being
-   * computed in the background, `unavailable` without an embedder or when it failed.
-   */
   semanticState?: "building" | "unavailable";
   /** Confidence of the ranking in [0, 1]. */
   confidence: number;
@@ -162,9 +117,7 @@ export interface ToolIndex {
   /** Every indexed tool. */
   list(): ToolDescriptor[];
   /**
-   * Searches: ranks, applies the per-server limit, `top_k`, bundles and the confidence fallback,
-   * and emits a `tool-search-performed` trace event (and `tool-search-low-confidence` on fallback).
-   *
+   * Ranks, applies the per-server limit, `top_k`, bundles and the confidence fallback; emits `tool-search-performed`.
    * @throws AfwError `INVALID_INPUT` when the input does not match `search_tools`' schema.
    */
   search(input: ToolSearchInput, options?: { trace?: TraceContext; signal?: AbortSignal }): Promise<ToolSearchResult>;
@@ -178,11 +131,7 @@ export interface ToolIndex {
   setBundles(bundles: readonly ToolBundle[]): void;
   /** Persists the embedding cache (if a path was configured). Called after every `add`. */
   flush(): Promise<void>;
-  /**
-   * State of the tool vectors: `none` without an embedder, `building` while background embedding
-   * is under way (searches are keyword-only), `failed` when the last background embedding failed
-   * (retried with the next `add`), else `ready`; `pending` counts tools without a vector.
-   */
+  /** State of the tool vectors (`building`: searches are keyword-only); `pending` counts tools without one. */
   vectorState(): { state: "none" | "building" | "failed" | "ready"; pending: number };
   /** Resolves when no background embedding is under way (at once without `backgroundEmbedding`). */
   vectorsReady(): Promise<void>;

@@ -265,12 +265,16 @@ describe("multi-step tasks", () => {
     expect(plain.results.every((hit) => hit.step === undefined)).toBe(true);
   });
 
-  it("searches a single-step task whole", async () => {
+  it("searches a single-step task whole, and context sentences are no steps", async () => {
     const index = await build();
     const result = await index.search({ query: "merge PR 12 and close issue 3", top_k: 5, mode: "keyword" });
     expect(result.steps).toEqual(["merge PR 12", "close issue 3"]);
     const single = await index.search({ query: "list the pull requests and issues", top_k: 5, mode: "keyword" });
     expect(single.steps).toBeUndefined();
     expect(single.results.every((hit) => hit.step === undefined)).toBe(true);
+    // a context sentence is not a step
+    const context = await index.search({ query: "Our team ships every Friday. Merge PR 12 and close issue 3.", top_k: 5, mode: "keyword" });
+    expect(context.steps).toEqual(["Merge PR 12", "close issue 3"]);
+    expect((await index.search({ query: "Our team ships every Friday. Merge PR 12.", top_k: 5, mode: "keyword" })).steps).toBeUndefined();
   });
 });

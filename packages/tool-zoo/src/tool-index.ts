@@ -8,13 +8,12 @@ import {
   type ToolDescriptorInput,
   type ToolSearchHit,
 } from "@afw/contracts";
-import { Bm25Index } from "./bm25.js";
+import { Bm25Index, normalizeScores } from "./bm25.js";
 import { createDomainDetector, type DomainDetector, type ServerInfo } from "./domain-detector.js";
 import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
-import { normalizeScores } from "./fusion.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
-import { splitTaskSteps } from "./task-steps.js";
+import { isRequest, splitTaskSteps } from "./task-steps.js";
 import { applyDiversity, createRankingSignals, rankingConfidence } from "./ranking-signals.js";
 import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from "./text-analysis.js";
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
@@ -127,30 +126,19 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     return [...weights].map(([term, weight]) => ({ term, weight }));
   };
 
-  const embedQuery = async (query: string, signal?: AbortSignal): Promise<Float32Array> => {
-    const cached = queryVectors.get(query);
-    if (cached) return cached;
-    const [vector] = await embedder!.embed([query], signal);
-    if (!vector) throw new Error("embedder returned no vector");
-    queryVectors.set(query, vector);
-    if (queryVectors.size > 1000) queryVectors.delete(queryVectors.keys().next().value!);
-    return vector;
-  };
-
-  /** Embeds the queries of several steps in one embedder call (into the query-vector cache). */
-  const embedQueries = async (queries: readonly string[], rankOptions: RankOptions) => {
-    if (!embedder || rankOptions.mode === "keyword" || withoutVectors.size > 0) return;
-    const texts = [...new Set(queries.map((query) => splitQuotedContent(query).intent || query))].filter((text) => !queryVectors.has(text));
-    if (texts.length < 2) return;
-    try {
-      const vectors = await embedder.embed(texts, rankOptions.signal);
-      texts.forEach((text, i) => {
+  /** Embeds the texts not in the query-vector cache in one embedder call; returns the vector of the first. */
+  const embedQueries = async (texts: readonly string[], signal?: AbortSignal): Promise<Float32Array> => {
+    const missing = [...new Set(texts)].filter((text) => !queryVectors.has(text));
+    if (missing.length) {
+      const vectors = await embedder!.embed(missing, signal);
+      missing.forEach((text, i) => {
         if (vectors[i]) queryVectors.set(text, vectors[i]);
       });
       while (queryVectors.size > 1000) queryVectors.delete(queryVectors.keys().next().value!);
-    } catch {
-      // each step embeds on its own (and degrades on its own) in rankOne
     }
+    const vector = queryVectors.get(texts[0]!);
+    if (!vector) throw new Error("embedder returned no vector");
+    return vector;
   };
 
   const add = (inputs: readonly ToolDescriptorInput[], addOptions: { signal?: AbortSignal } = {}) =>
@@ -184,10 +172,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
 
   /** What a stored record's vector was computed from: the embedder and the tool's content. */
   const vectorKeyOf = (document: ToolDocument) => createHash("sha256").update(`${embedder!.id}\0${document.contentHash}`).digest("base64url").slice(0, 24);
-  /**
-   * The tools whose record the store does not hold yet for their current content: a shared store
-   * (Chroma) already filled by another instance or an earlier run needs no embedding at all.
-   */
+  /** The tools whose record the store lacks for their current content (a shared Chroma may hold them). */
   const withoutStoredVectors = async (changed: readonly ToolDocument[]): Promise<readonly ToolDocument[]> => {
     const present = new Set<string>();
     const keys = changed.map(vectorKeyOf);
@@ -195,10 +180,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     return changed.filter((document) => !present.has(`${document.id}#0`));
   };
 
-  /**
-   * Embeds (through the cache) and stores the vectors of `all` that the store does not hold yet,
-   * deleting `stale` records first.
-   */
+  /** Embeds (through the cache) and stores the vectors the store lacks, deleting `stale` records first. */
   const storeVectors = async (all: readonly ToolDocument[], signal?: AbortSignal, stale: readonly string[] = [], flush = true) => {
     if (stale.length) await store.delete(stale);
     const changed = await withoutStoredVectors(all);
@@ -223,10 +205,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     if (flush) await cacheInstance.flush();
   };
 
-  /**
-   * Background embedding: one job at a time embeds every indexed tool still without a vector (so
-   * a failed job is retried by the next one).
-   */
+  /** Background embedding: one job at a time embeds every tool without a vector (a failed job is retried by the next). */
   const scheduleVectors = (stale: readonly string[]) => {
     staleRecords.push(...stale);
     if (vectorJob) return;
@@ -284,7 +263,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     if (useSemantic) {
       try {
         if (!embedder) throw new Error("no embedder configured");
-        const vector = await embedQuery(parts.intent || query, rankOptions.signal);
+        const vector = await embedQueries([parts.intent || query], rankOptions.signal);
         // tools ranked below the floor rank get no semantic credit
         const candidates = Math.min(documents.size, SEMANTIC_FLOOR_RANK * 2);
         const matches = await store.query({ vector, topK: candidates, filter });
@@ -316,7 +295,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       for (const [id, score] of keywordNorm) fused.set(id, KEYWORD_WEIGHT * score);
       for (const [id, score] of semanticNorm) fused.set(id, (fused.get(id) ?? 0) + SEMANTIC_WEIGHT * score);
     }
-    domainDetector ??= detectDomainsOn ? createDomainDetector(documents.values(), analyzer, {}, serverInfo) : undefined;
+    domainDetector ??= detectDomainsOn ? createDomainDetector(documents.values(), analyzer, serverInfo) : undefined;
     const domains = detectDomains(parts);
     const usage = await usageStore.scores(analyzer.terms(query), now());
     const querySignals = signals.analyse(parts.intent, words(parts.intent));
@@ -350,55 +329,48 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   };
 
   /**
-   * Servers the query points at: from the words the user typed, and at a reduced strength from
-   * the words standing for entities (`Europe/London` looks like `owner/repo`).
-   */
-  /**
-   * Ranks a task: a single-step task as one query; a task of several steps (see
-   * {@link splitTaskSteps}) step by step, merged round-robin by rank so that every step the search
-   * is confident about gets its best tools early, each tagged with its step; the tools of the
-   * whole task follow.
+   * Ranks a task: one query, or, for a task of several requests (context sentences are not steps), each step on its
+   * own, merged by rank (round r takes the rank-r tool of the whole task and of each confident step), tagged by step.
    */
   const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
-    const steps = multiStep ? splitTaskSteps(query) : [];
+    const steps = multiStep ? splitTaskSteps(query).filter(isRequest) : [];
     if (steps.length < 2) return rankOne(query, rankOptions);
-    await embedQueries([query, ...steps], rankOptions);
+    if (embedder && rankOptions.mode !== "keyword" && withoutVectors.size === 0) {
+      // one embedder call for the task and its steps; each step embeds (and degrades) on its own if this fails
+      await embedQueries([query, ...steps].map((text) => splitQuotedContent(text).intent || text), rankOptions.signal).catch(() => undefined);
+    }
     const whole = await rankOne(query, rankOptions);
     const perStep: Ranking[] = [];
     for (const step of steps) perStep.push(await rankOne(step, rankOptions));
-    // chit-chat ("Thanks!") and context sentences find nothing with confidence: not a step
-    const useful = perStep.flatMap((ranking, step) => (ranking.confidence >= STEP_MIN_CONFIDENCE && ranking.tools.length ? [step] : []));
+    // chit-chat ("Thanks!") finds nothing with confidence: not a step
+    const useful = steps.flatMap((_, step) => (perStep[step]!.confidence >= STEP_MIN_CONFIDENCE && perStep[step]!.tools.length ? [step] : []));
     if (useful.length < 2) return whole;
     // a tool of the whole task's list serves the step that ranks it best (among its first 10)
     const stepOf = (tool: RankedTool): RankedTool => {
       let best: number | undefined;
       let bestRank = 10;
       for (const step of useful) {
-        if (step >= steps.length) continue;
         const at = perStep[step]!.tools.findIndex((candidate) => candidate.id === tool.id);
         if (at >= 0 && at < bestRank) [best, bestRank] = [step, at];
       }
       return best === undefined ? tool : { ...tool, step: best };
     };
-    // the whole task leads each round: its best tool stays first
-    perStep.push(whole);
-    useful.unshift(perStep.length - 1);
+    const lists = [whole, ...useful.map((step) => perStep[step]!)];
     const merged: RankedTool[] = [];
     const seen = new Set<string>();
-    // round r takes the rank-r tool of each list (a tool taken already is not replaced)
-    const longest = Math.max(...useful.map((step) => perStep[step]!.tools.length));
+    const longest = Math.max(...lists.map((list) => list.tools.length));
     for (let round = 0; round < longest && merged.length < MERGED_CANDIDATES; round++) {
-      for (const step of useful) {
-        const tool = perStep[step]!.tools[round];
-        if (!tool || seen.has(tool.id)) continue;
+      lists.forEach((list, at) => {
+        const tool = list.tools[round];
+        if (!tool || seen.has(tool.id)) return;
         seen.add(tool.id);
-        merged.push(step < steps.length ? { ...tool, step } : stepOf(tool));
-      }
+        merged.push(at === 0 ? stepOf(tool) : { ...tool, step: useful[at - 1]! });
+      });
     }
     for (const tool of whole.tools) if (!seen.has(tool.id)) merged.push(tool);
     const domains = new Map(whole.domains);
-    for (const step of useful) for (const [server, strength] of perStep[step]!.domains) domains.set(server, Math.max(domains.get(server) ?? 0, strength));
-    return { ...whole, tools: merged, domains, confidence: Math.max(whole.confidence, ...useful.map((step) => perStep[step]!.confidence)), steps };
+    for (const list of lists) for (const [server, strength] of list.domains) domains.set(server, Math.max(domains.get(server) ?? 0, strength));
+    return { ...whole, tools: merged, domains, confidence: Math.max(...lists.map((list) => list.confidence)), steps };
   };
 
   const detectDomains = (parts: QueryParts): Map<string, number> => {

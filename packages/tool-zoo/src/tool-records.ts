@@ -11,15 +11,7 @@ export function toolMetadata(tool: ToolDescriptor, view: number): VectorMetadata
   return metadata;
 }
 
-/**
- * The metadata filter for `servers` / `tags` restrictions: server in the list, and at least one of
- * the tags. Pushed down to the vector store (Chroma `where`) and applied to keyword results.
- *
- * @example
- * ```ts
- * toolFilter(["github"], ["write"]) // { $and: [{ server: { $in: ["github"] } }, { "tag:write": true }] }
- * ```
- */
+/** The filter for `servers` / `tags` restrictions (server in the list and one of the tags), pushed down to the store. */
 export function toolFilter(servers?: readonly string[], tags?: readonly string[]): MetadataFilter | undefined {
   const serverFilter: MetadataFilter | undefined = servers?.length ? { server: { $in: [...servers] } } : undefined;
   let tagFilter: MetadataFilter | undefined;

@@ -1,43 +1,22 @@
-/** One recorded tool call outcome, used to learn which tools serve which requests. */
+/** One recorded tool call outcome: the analysed terms of the request, the tool called, success, time (epoch ms). */
 export interface ToolUsageRecord {
-  /** The analysed terms of the request the tool was chosen for. */
   terms: readonly string[];
-  /** `server/name` of the tool that was called. */
   toolId: string;
-  /** Whether the call succeeded (failures count against the tool). */
   success: boolean;
-  /** When the call happened (epoch ms). */
   at: number;
 }
 
-/**
- * Where the tool index keeps co-occurrence counts of request terms and successful tool calls (the
- * flywheel). The in-memory default lives in one process; a gateway can share the counts across
- * instances by implementing this interface over Redis.
- */
+/** Co-occurrence counts of request terms and successful tool calls (the flywheel); a gateway may share them over Redis. */
 export interface ToolUsageStore {
   /** Records one outcome. */
   record(record: ToolUsageRecord): Promise<void>;
-  /**
-   * The usage evidence of each tool for a request with these terms: a decayed count of successes
-   * (minus failures) of calls made for requests sharing terms, summed over the terms, at time `now`.
-   */
+  /** Per tool, the decayed count of successes minus failures for requests sharing these terms, at time `now`. */
   scores(terms: readonly string[], now: number): Promise<Map<string, number>>;
 }
 
-/** Options of {@link createInMemoryUsageStore}. */
-export interface InMemoryUsageStoreOptions {
-  /**
-   * Half-life of a recorded call's weight, in milliseconds.
-   * @default 7 days
-   */
-  halfLifeMs?: number;
-  /**
-   * Weight of a failed call (subtracted).
-   * @default 0.5
-   */
-  failureWeight?: number;
-}
+/** Half-life of a recorded call's weight; a failed call counts -0.5. */
+const HALF_LIFE_MS = 7 * 24 * 3600 * 1000;
+const FAILURE_WEIGHT = 0.5;
 
 interface Counter {
   value: number;
@@ -49,18 +28,16 @@ interface Counter {
  *
  * @example
  * ```ts
- * const usage = createInMemoryUsageStore({ halfLifeMs: 86_400_000 });
+ * const usage = createInMemoryUsageStore();
  * await usage.record({ terms: ["merg", "pull"], toolId: "github/merge_pull_request", success: true, at: Date.now() });
  * ```
  */
-export function createInMemoryUsageStore(options: InMemoryUsageStoreOptions = {}): ToolUsageStore {
-  const halfLifeMs = options.halfLifeMs ?? 7 * 24 * 3600 * 1000;
-  const failureWeight = options.failureWeight ?? 0.5;
+export function createInMemoryUsageStore(): ToolUsageStore {
   const counters = new Map<string, Map<string, Counter>>();
-  const decay = (counter: Counter, now: number) => counter.value * Math.pow(0.5, Math.max(0, now - counter.at) / halfLifeMs);
+  const decay = (counter: Counter, now: number) => counter.value * Math.pow(0.5, Math.max(0, now - counter.at) / HALF_LIFE_MS);
   return {
     async record({ terms, toolId, success, at }) {
-      const delta = success ? 1 : -failureWeight;
+      const delta = success ? 1 : -FAILURE_WEIGHT;
       for (const term of new Set(terms)) {
         let perTool = counters.get(term);
         if (!perTool) counters.set(term, (perTool = new Map()));

@@ -4,75 +4,49 @@ export type MetadataValue = string | number | boolean;
 /** Metadata of a vector record. */
 export type VectorMetadata = Record<string, MetadataValue>;
 
-/** Comparison operators of a {@link MetadataFilter} field condition (Chroma's `where` syntax). */
+/** Comparison operators of a {@link MetadataFilter} field condition (Chroma's `where` syntax; a missing field is `$ne`/`$nin` anything). */
 export interface MetadataCondition {
-  /** Equal to. */
   $eq?: MetadataValue;
-  /** Not equal to (a missing field counts as not equal). */
   $ne?: MetadataValue;
-  /** One of. */
   $in?: MetadataValue[];
-  /** None of (a missing field counts as none of). */
   $nin?: MetadataValue[];
-  /** Greater than (numbers). */
   $gt?: number;
-  /** Greater than or equal (numbers). */
   $gte?: number;
-  /** Less than (numbers). */
   $lt?: number;
-  /** Less than or equal (numbers). */
   $lte?: number;
 }
 
 /**
- * A metadata filter in the subset of Chroma's `where` syntax that both stores implement exactly:
- * `{ field: value }`, `{ field: { $eq | $ne | $in | $nin | $gt | $gte | $lt | $lte: … } }`,
- * `{ $and: [...] }`, `{ $or: [...] }`. Several fields in one object must all match.
- *
- * @example
- * ```ts
- * const filter: MetadataFilter = { $and: [{ server: { $in: ["github", "gitlab"] } }, { "tag:write": true }] };
- * ```
+ * A metadata filter in the subset of Chroma's `where` that both stores implement exactly: `{ field: value }`,
+ * `{ field: { $eq | $ne | $in | $nin | $gt | $gte | $lt | $lte: … } }`, `$and`, `$or`; several fields must all match.
  */
 export type MetadataFilter =
   | { $and: MetadataFilter[] }
   | { $or: MetadataFilter[] }
   | { [field: string]: MetadataValue | MetadataCondition | MetadataFilter[] };
 
-/** A vector with its id and metadata. */
+/** A vector (compared by cosine similarity) with its id, unique in the store, and filterable metadata. */
 export interface VectorRecord {
-  /** Unique id within the store. */
   id: string;
-  /** The embedding. Stores compare by cosine similarity. */
   vector: Float32Array;
-  /** Filterable metadata. */
   metadata: VectorMetadata;
 }
 
-/** A nearest-neighbour query. */
+/** A nearest-neighbour query: the `topK` records nearest to `vector` among those matching `filter`. */
 export interface VectorQuery {
-  /** The query embedding. */
   vector: Float32Array;
-  /** How many nearest records to return. */
   topK: number;
-  /** Only records whose metadata match. */
   filter?: MetadataFilter | undefined;
 }
 
-/** A query result: the record id, its cosine similarity to the query, and its metadata. */
+/** A query result: the record id, its cosine similarity to the query in [-1, 1], and its metadata. */
 export interface VectorMatch {
-  /** Record id. */
   id: string;
-  /** Cosine similarity in [-1, 1]. */
   score: number;
-  /** Record metadata. */
   metadata: VectorMetadata;
 }
 
-/**
- * Where the tool zoo keeps vectors. Two implementations share one test suite:
- * {@link createInMemoryVectorStore} (exact, in-process) and {@link createChromaVectorStore}.
- */
+/** Where the tool zoo keeps vectors: in process (exact) or in Chroma, under one test suite. */
 export interface VectorStore {
   /** Short name of the implementation, e.g. `memory` or `chroma`. */
   readonly kind: string;
@@ -94,50 +68,27 @@ function isCondition(value: unknown): value is MetadataCondition {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+const OPERATORS: Record<string, (actual: MetadataValue | undefined, expected: unknown) => boolean> = {
+  $eq: (a, e) => a === e,
+  $ne: (a, e) => a !== e,
+  $in: (a, e) => a !== undefined && (e as MetadataValue[]).includes(a),
+  $nin: (a, e) => a === undefined || !(e as MetadataValue[]).includes(a),
+  $gt: (a, e) => typeof a === "number" && a > (e as number),
+  $gte: (a, e) => typeof a === "number" && a >= (e as number),
+  $lt: (a, e) => typeof a === "number" && a < (e as number),
+  $lte: (a, e) => typeof a === "number" && a <= (e as number),
+};
+
 function conditionMatches(actual: MetadataValue | undefined, condition: MetadataValue | MetadataCondition): boolean {
   if (!isCondition(condition)) return actual === condition;
-  for (const [operator, expected] of Object.entries(condition)) {
-    switch (operator) {
-      case "$eq":
-        if (actual !== expected) return false;
-        break;
-      case "$ne":
-        if (actual === expected) return false;
-        break;
-      case "$in":
-        if (actual === undefined || !(expected as MetadataValue[]).includes(actual)) return false;
-        break;
-      case "$nin":
-        if (actual !== undefined && (expected as MetadataValue[]).includes(actual)) return false;
-        break;
-      case "$gt":
-        if (typeof actual !== "number" || !(actual > (expected as number))) return false;
-        break;
-      case "$gte":
-        if (typeof actual !== "number" || !(actual >= (expected as number))) return false;
-        break;
-      case "$lt":
-        if (typeof actual !== "number" || !(actual < (expected as number))) return false;
-        break;
-      case "$lte":
-        if (typeof actual !== "number" || !(actual <= (expected as number))) return false;
-        break;
-      default:
-        throw new Error(`unsupported metadata filter operator ${operator}`);
-    }
-  }
-  return true;
+  return Object.entries(condition).every(([operator, expected]) => {
+    const test = Object.hasOwn(OPERATORS, operator) ? OPERATORS[operator] : undefined;
+    if (!test) throw new Error(`unsupported metadata filter operator ${operator}`);
+    return test(actual, expected);
+  });
 }
 
-/**
- * Evaluates a {@link MetadataFilter} against one record's metadata, exactly as Chroma would.
- *
- * @example
- * ```ts
- * matchesFilter({ server: "github" }, { server: { $in: ["github"] } }) // true
- * ```
- * @throws Error on an operator outside the supported subset.
- */
+/** Evaluates a {@link MetadataFilter} against a record's metadata as Chroma would. @throws Error on other operators. */
 export function matchesFilter(metadata: VectorMetadata, filter: MetadataFilter | undefined): boolean {
   if (!filter) return true;
   for (const [key, value] of Object.entries(filter)) {
@@ -150,14 +101,7 @@ export function matchesFilter(metadata: VectorMetadata, filter: MetadataFilter |
   return true;
 }
 
-/**
- * Combines filters with `$and`, dropping empty ones; `undefined` when nothing is left.
- *
- * @example
- * ```ts
- * andFilters({ a: 1 }, undefined) // { a: 1 }
- * ```
- */
+/** Combines filters with `$and`, dropping empty ones; `undefined` when nothing is left. */
 export function andFilters(...filters: Array<MetadataFilter | undefined>): MetadataFilter | undefined {
   const present = filters.filter((f): f is MetadataFilter => f !== undefined && Object.keys(f).length > 0);
   if (present.length === 0) return undefined;

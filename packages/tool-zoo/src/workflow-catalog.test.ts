@@ -5,7 +5,7 @@ import { AfwError, parseTraceEvent, WORKFLOW_LABEL_NAMES, type Embedder, type Tr
 import { createHashingEmbedder } from "@afw/embeddings";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkflowCatalog, type WorkflowCatalog } from "./workflow-catalog.js";
-import { exampleCatalogDir, loadWorkflowCatalog } from "./workflow-loader.js";
+import { exampleCatalogDir, loadWorkflowCatalog } from "./catalog-files.js";
 
 const workflows = loadWorkflowCatalog([exampleCatalogDir()]);
 const events: TraceEvent[] = [];

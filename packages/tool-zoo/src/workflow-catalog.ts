@@ -18,11 +18,10 @@ import {
   type WorkflowSearchHit,
 } from "@afw/contracts";
 import type { z } from "zod";
-import { Bm25Index } from "./bm25.js";
+import { Bm25Index, normalizeScores } from "./bm25.js";
 import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
-import { normalizeScores } from "./fusion.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
-import { createTextAnalyzer, splitIdentifier, type TextAnalyzerOptions } from "./text-analysis.js";
+import { createTextAnalyzer, splitIdentifier } from "./text-analysis.js";
 import type { VectorStore } from "./vector-store.js";
 
 type WorkflowField = "title" | "signals" | "keywords" | "description" | "steps";
@@ -37,31 +36,23 @@ const WORKFLOW_FIELD_WEIGHTS: Record<WorkflowField, { weight: number; b: number 
 
 const ENVIRONMENT_ALIASES: Record<string, string> = { prod: "production", stage: "staging", dev: "development" };
 
-/** What {@link WorkflowCatalog.searchWorkflowCatalog} recognised in the query text. */
+/** Signal types (`crash loop back off` → `CrashLoopBackOff`), severities, environments (`prod`) and priorities named in a query. */
 export interface RecognizedQuery {
-  /** Known signal types named in the query (`OOMKilled`, `crash loop back off` → `CrashLoopBackOff`). */
   signalTypes: string[];
-  /** Severities named in the query. */
   severities: string[];
-  /** Environments named in the query (`prod` → `production`). */
   environments: string[];
-  /** Priorities named in the query (`P1`). */
   priorities: string[];
 }
 
-/** Result of {@link WorkflowCatalog.searchWorkflowCatalog}. */
+/** Hits, best first (newest version of each workflow); `degraded` when ranked by labels + keywords only. */
 export interface WorkflowSearchResponse {
-  /** Hits, best first (newest version of each workflow). */
   results: WorkflowSearchHit[];
-  /** True when the semantic stage failed and labels + keyword ranking were used. */
   degraded: boolean;
-  /** What was recognised in the query text (used as ranking boosts). */
   recognized: RecognizedQuery;
 }
 
-/** Options of {@link createWorkflowCatalog}. */
+/** Options of {@link createWorkflowCatalog}: without an `embedder` ranking is label + keyword only (degraded). */
 export interface WorkflowCatalogOptions {
-  /** Embeds workflows and queries; without one, ranking is label + keyword only (degraded). */
   embedder?: Embedder;
   /** Initial workflows. */
   workflows?: readonly WorkflowDescriptorInput[];
@@ -69,8 +60,6 @@ export interface WorkflowCatalogOptions {
   store?: VectorStore;
   /** Persist workflow embeddings here (by content hash). */
   embeddingCachePath?: string;
-  /** Tokeniser settings. */
-  analyzer?: TextAnalyzerOptions;
   /** Default trace context for the audit events. */
   trace?: TraceContext;
 }
@@ -87,19 +76,12 @@ export interface WorkflowCatalog {
   /** The newest version of every workflow. */
   list(): WorkflowDescriptor[];
   /**
-   * Two-phase search: exact `label.*` filters, then `exclude_keywords`, then hybrid ranking of the
-   * rest (semantic + BM25F + boosts for signal types and severities named in the query). Emits a
-   * `tool-search-performed` audit event (`target: "workflows"`, `degraded` when the semantic stage
-   * failed).
-   *
+   * Exact `label.*` filters and `exclude_keywords`, then hybrid ranking of the rest with boosts for what the query
+   * names; emits `tool-search-performed` (`target: "workflows"`).
    * @throws AfwError `INVALID_INPUT` when the input does not match `search_workflow_catalog`'s schema.
    */
   searchWorkflowCatalog(input: WorkflowSearchInput, options?: { trace?: TraceContext; signal?: AbortSignal }): Promise<WorkflowSearchResponse>;
-  /**
-   * The full record of a workflow (newest version unless `version` is given).
-   *
-   * @throws AfwError `NOT_FOUND` for an unknown id or version; `INVALID_INPUT` for bad input.
-   */
+  /** The full record of a workflow (newest version unless `version` is given). @throws AfwError `NOT_FOUND`, `INVALID_INPUT`. */
   getPlaybookDetails(input: GetPlaybookDetailsInput | string, version?: string): WorkflowDescriptor;
 }
 
@@ -157,7 +139,7 @@ function labelMatches(labels: WorkflowLabels, name: (typeof WORKFLOW_LABEL_NAMES
  * ```
  */
 export async function createWorkflowCatalog(options: WorkflowCatalogOptions = {}): Promise<WorkflowCatalog> {
-  const analyzer = createTextAnalyzer(options.analyzer);
+  const analyzer = createTextAnalyzer();
   const embedder = options.embedder;
   const store = options.store ?? createInMemoryVectorStore();
   const versions = new Map<string, WorkflowDescriptor[]>(); // id → versions, newest first

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AfwError, BackendError, flowKey, type FlowBackendV1, type FlowStreamChunk } from "@afw/contracts";
 import type { BaseBackendSettingsInput } from "../settings.js";
-import type { MockFlowDefinition, MockPlatformServer, MockServerOptions } from "./mock-server.js";
+import type { MockFlowDefinition, MockPlatformServer, MockServerOptions, RecordedRequest } from "./mock-server.js";
 
 /** Settings the suite passes to `createBackend` (the shared adapter settings). */
 export type ConformanceBackendSettings = BaseBackendSettingsInput;
@@ -51,7 +51,15 @@ function flows(): MockFlowDefinition[] {
   ];
 }
 
-async function collect(stream: AsyncIterable<FlowStreamChunk>): Promise<FlowStreamChunk[]> {
+/** Waits for the recorded request's connection to close and checks that the client closed it. */
+async function expectClientAborted(seen: Promise<RecordedRequest>): Promise<void> {
+  const request = await seen;
+  await request.closed;
+  expect(request.clientAborted).toBe(true);
+}
+
+/** Every chunk of a stream, in order. @internal */
+export async function collect(stream: AsyncIterable<FlowStreamChunk>): Promise<FlowStreamChunk[]> {
   const chunks: FlowStreamChunk[] = [];
   for await (const chunk of stream) chunks.push(chunk);
   return chunks;
@@ -176,9 +184,7 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
         const health = await make({ timeouts: { healthTimeoutMs: 150 } }).checkHealth();
         expect(health.status).toBe("down");
         expect(health.errorCode).toBe("BACKEND_TIMEOUT");
-        const request = await seen;
-        await request.closed;
-        expect(request.clientAborted).toBe(true);
+        await expectClientAborted(seen);
       });
 
       it("reports down with BACKEND_UNAVAILABLE when nothing listens", async () => {
@@ -377,9 +383,7 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
           for await (const chunk of streamer.stream!({ flowId: DOCS, question: "stop early" })) {
             if (chunk.type === "token") break;
           }
-          const request = await seen;
-          await request.closed;
-          expect(request.clientAborted).toBe(true);
+          await expectClientAborted(seen);
         } finally {
           await slow.close();
         }
@@ -531,9 +535,7 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
           }
           expect((caught as BackendError).code).toBe("ABORTED");
           expect(chunks.some((chunk) => chunk.type === "end")).toBe(false);
-          const request = await seen;
-          await request.closed;
-          expect(request.clientAborted).toBe(true);
+          await expectClientAborted(seen);
         } finally {
           await slow.close();
         }
@@ -547,9 +549,7 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
         expect(error.code).toBe("BACKEND_TIMEOUT");
         expect(error.isRetryable).toBe(true);
         expect(performance.now() - started).toBeLessThan(5_000);
-        const request = await seen;
-        await request.closed;
-        expect(request.clientAborted).toBe(true);
+        await expectClientAborted(seen);
       });
 
       it("honours a per-request timeoutMs", async () => {

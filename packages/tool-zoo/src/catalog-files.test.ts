@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AfwError } from "@afw/contracts";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadToolCatalogFile, parseToolCatalog } from "./tool-catalog.js";
+import { loadToolCatalogFile, parseToolCatalog } from "./catalog-files.js";
 
 const dir = mkdtempSync(join(tmpdir(), "afw-tc-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 // One behavioural test suite run against every VectorStore implementation.
 import { describe, expect, it } from "vitest";
-import { matchesFilter, type MetadataFilter, type VectorRecord, type VectorStore } from "./vector-store.js";
+import { matchesFilter, type MetadataFilter, type VectorRecord, type VectorStore } from "../vector-store.js";
 
 function random(seed: number): () => number {
   let state = seed >>> 0;
