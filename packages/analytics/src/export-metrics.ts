@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { accumulateFlows, emptyFlowAccumulator, prepareData, reportRange, type AnalyticsData, type FlowAccumulator, type ReportRange } from "./analytics-data.js";
-import { toCsv, type CsvOptions } from "./csv.js";
+import { toCsv } from "./csv.js";
 import type { FeedbackRecord } from "./feedback.js";
 import { backendOfFlowId, type QueryRecord } from "./query-records.js";
 import { percentile } from "@afw/contracts";
@@ -88,7 +88,7 @@ export interface MetricsExport {
 }
 
 /** Options of {@link exportMetrics}. */
-export interface ExportMetricsOptions extends AnalyticsData, CsvOptions {
+export interface ExportMetricsOptions extends AnalyticsData {
   /** @default "json" */
   format?: MetricsFormat | undefined;
   /** @default "flow" */
@@ -115,7 +115,7 @@ export function exportMetrics(options: ExportMetricsOptions): MetricsExport {
   const reported = reportRange(range);
   const body =
     format === "csv"
-      ? toCsv(METRICS_COLUMNS, rows as unknown as Array<Record<string, number | string | null>>, options)
+      ? toCsv(METRICS_COLUMNS, rows as unknown as Array<Record<string, number | string | null>>)
       : JSON.stringify({ range: reported, groupBy, columns: METRICS_COLUMNS, rows });
   return { format, groupBy, range: reported, contentType: format === "csv" ? "text/csv" : "application/json", body, rows };
 }
