@@ -20,23 +20,8 @@ export type MetricsFormat = z.infer<typeof MetricsFormatSchema>;
 
 /** The columns of a metrics row, in CSV order. */
 export const METRICS_COLUMNS = [
-  "group",
-  "queries",
-  "answered",
-  "failed",
-  "success_rate",
-  "cache_hits",
-  "attempts",
-  "attempt_failures",
-  "attempt_success_rate",
-  "attempt_p50_ms",
-  "attempt_p95_ms",
-  "query_p50_ms",
-  "query_p95_ms",
-  "fallbacks_from",
-  "fallbacks_to",
-  "feedback_count",
-  "feedback_mean",
+  "group", "queries", "answered", "failed", "success_rate", "cache_hits", "attempts", "attempt_failures", "attempt_success_rate",
+  "attempt_p50_ms", "attempt_p95_ms", "query_p50_ms", "query_p95_ms", "fallbacks_from", "fallbacks_to", "feedback_count", "feedback_mean",
 ] as const;
 
 /**
