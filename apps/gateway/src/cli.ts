@@ -13,6 +13,8 @@ interface Command {
   /** What the command does, and its options. */
   help: string;
   options?: ParseArgsConfig["options"];
+  /** Refuse positional arguments. */
+  noArguments?: true;
   run(values: Values, positionals: string[], io: CommandIo): Promise<number>;
 }
 
@@ -30,8 +32,8 @@ in-process index). Startup prints one line per backend and downstream server.
   --host H        address to bind (default 127.0.0.1)
   --port N        port to bind (default 8787; 0 picks a free port)`,
     options: { config: { type: "string" }, stdio: { type: "boolean" }, http: { type: "boolean" }, host: { type: "string" }, port: { type: "string" } },
-    async run(values, positionals, io) {
-      if (positionals.length > 0) return io.fail(`serve takes no arguments (got '${positionals[0]}'); see 'afw serve --help'`);
+    noArguments: true,
+    async run(values, _positionals, io) {
       if (values["stdio"] && values["http"]) return io.fail("choose one of --stdio and --http");
       const { serveCommand } = await import("./commands/serve.js");
       return serveCommand(
@@ -63,8 +65,8 @@ examples/tools-catalog.json) and answer JSON lines {"id","query"} on stdin with
   --top-k K               results per query, 1-50 (default 10)
   --embedding-cache FILE  where tool embeddings are cached between runs`,
     options: { catalog: { type: "string" }, mode: { type: "string", default: "hybrid" }, "top-k": { type: "string", default: "10" }, "embedding-cache": { type: "string" } },
-    async run(values, positionals, io) {
-      if (positionals.length > 0) return io.fail(`tools search takes no arguments (got '${positionals[0]}'); queries come on stdin`);
+    noArguments: true,
+    async run(values, _positionals, io) {
       const catalog = str(values["catalog"]);
       if (!catalog) return io.fail("tools search needs --catalog FILE");
       const { toolsSearchCommand } = await import("./commands/tools-search.js");
@@ -101,8 +103,8 @@ breakdown) without running it.
   --to TIME       last included time (ISO 8601 or epoch ms)
   --limit N       most examples, newest first (default 10000)`,
     options: { config: { type: "string" }, tenant: { type: "string" }, from: { type: "string" }, to: { type: "string" }, limit: { type: "string" } },
-    async run(values, positionals, io) {
-      if (positionals.length > 0) return io.fail(`export-training takes no arguments (got '${positionals[0]}'); see 'afw export-training --help'`);
+    noArguments: true,
+    async run(values, _positionals, io) {
       const { exportTrainingCommand } = await import("./commands/export-training.js");
       return exportTrainingCommand(
         { config: str(values["config"]), tenant: str(values["tenant"]), from: str(values["from"]), to: str(values["to"]), limit: str(values["limit"]) },
@@ -115,8 +117,8 @@ breakdown) without running it.
     synopsis: "demo",
     help: `Start local sample Flowise and Langflow servers and walk through routing, fallback,
 cache hit and session resume. Needs no network and no configuration.`,
-    async run(_values, positionals, io) {
-      if (positionals.length > 0) return io.fail(`demo takes no arguments (got '${positionals[0]}')`);
+    noArguments: true,
+    async run(_values, _positionals, io) {
       const { demoCommand } = await import("./commands/demo.js");
       return demoCommand(undefined, io);
     },
@@ -181,6 +183,7 @@ async function main(argv: string[], io: CommandIo): Promise<number> {
   });
   const parsed = values as Values;
   if (parsed["help"]) return commandHelp(command, io);
+  if (command.noArguments && positionals.length > 0) return io.fail(`${name} takes no arguments (got '${positionals[0]}'); see 'afw ${name} --help'`);
   return command.run(parsed, positionals, io);
 }
 

@@ -2,15 +2,7 @@ import type { Intent } from "@afw/contracts";
 import type { AuditEvent } from "./audit-event.js";
 import type { FeedbackRecord } from "./feedback.js";
 import { backendOfFlowId, buildQueryRecords, flowsTouched, type QueryRecord } from "./query-records.js";
-import {
-  increment,
-  ratio,
-  round,
-  summarizeFeedback,
-  summarizeLatency,
-  type FeedbackSummary,
-  type LatencySummary,
-} from "./statistics.js";
+import { increment, ratio, round, summarizeFeedback, summarizeLatency, type FeedbackSummary, type LatencySummary } from "./statistics.js";
 import { formatTimeRange, resolveTimeRange, type ResolvedTimeRange, type TimeRange } from "./time-range.js";
 
 /** What every analysis reads: audit events, feedback and a time range. */

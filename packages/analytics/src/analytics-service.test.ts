@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { UniversalFlowSchema } from "@afw/contracts";
 import { createHashingEmbedder } from "@afw/embeddings";
-import { ANALYTICS_TOOLS, RecordFeedbackInputSchema, createAnalyticsService, createLearnedRoutingPrior, parseCsv } from "./index.js";
+import { ANALYTICS_TOOLS, RecordFeedbackInputSchema, createAnalyticsService, createLearnedRoutingPrior } from "./index.js";
+import { parseCsv } from "./test.js";
 import { AnalyticsDashboardInputSchema, ExportMetricsInputSchema, SyncFlowRegistryInputSchema } from "./tool-schemas.js";
 import { runScenario } from "../test/scenario.js";
 

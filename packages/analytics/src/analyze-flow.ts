@@ -12,16 +12,7 @@ import {
   type ReportRange,
 } from "./analytics-data.js";
 import { flowsTouched } from "./query-records.js";
-import {
-  increment,
-  rankCounts,
-  ratio,
-  round,
-  summarizeFeedback,
-  summarizeLatency,
-  type FeedbackSummary,
-  type LatencySummary,
-} from "./statistics.js";
+import { increment, rankCounts, ratio, round, summarizeFeedback, summarizeLatency, type FeedbackSummary, type LatencySummary } from "./statistics.js";
 
 /** Thresholds of the rule-based recommendations of {@link analyzeFlow}. */
 export interface FlowRecommendationThresholds {

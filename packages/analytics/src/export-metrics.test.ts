@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { METRICS_COLUMNS, parseCsv } from "./index.js";
+import { METRICS_COLUMNS } from "./index.js";
+import { parseCsv } from "./test.js";
 import { exportMetrics, type MetricsRow } from "./export-metrics.js";
 import { toCsv } from "./csv.js";
 import { createTrafficGenerator } from "./test.js";
@@ -101,9 +102,12 @@ describe("CSV", () => {
     ]);
   });
 
-  it("can neutralise spreadsheet formulas in string cells", () => {
-    expect(toCsv(["a"], [{ a: "=HYPERLINK(1)" }], { neutralizeFormulas: true })).toBe("a\r\n'=HYPERLINK(1)\r\n");
-    expect(toCsv(["a"], [{ a: -1 }], { neutralizeFormulas: true })).toBe("a\r\n-1\r\n");
+  it("neutralises spreadsheet formulas in string cells", () => {
+    expect(toCsv(["a"], [{ a: "=HYPERLINK(1)" }])).toBe("a\r\n'=HYPERLINK(1)\r\n");
+    expect(toCsv(["a"], [{ a: -1 }])).toBe("a\r\n-1\r\n");
+    expect(toCsv(["group", "queries", "rate"], [{ group: '=HYPERLINK("x")', queries: 3, rate: null }, { group: "a,b", queries: Number.NaN, rate: 0.5 }])).toBe(
+      'group,queries,rate\r\n"\'=HYPERLINK(""x"")",3,\r\n"a,b",,0.5\r\n',
+    );
   });
 
   it("rejects malformed CSV", () => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { accumulateFlows, emptyFlowAccumulator, prepareData, reportRange, type AnalyticsData, type FlowAccumulator, type ReportRange } from "./analytics-data.js";
-import { toCsv, type CsvOptions } from "./csv.js";
+import { toCsv } from "./csv.js";
 import type { FeedbackRecord } from "./feedback.js";
 import { backendOfFlowId, type QueryRecord } from "./query-records.js";
 import { percentile } from "@afw/contracts";
@@ -20,23 +20,8 @@ export type MetricsFormat = z.infer<typeof MetricsFormatSchema>;
 
 /** The columns of a metrics row, in CSV order. */
 export const METRICS_COLUMNS = [
-  "group",
-  "queries",
-  "answered",
-  "failed",
-  "success_rate",
-  "cache_hits",
-  "attempts",
-  "attempt_failures",
-  "attempt_success_rate",
-  "attempt_p50_ms",
-  "attempt_p95_ms",
-  "query_p50_ms",
-  "query_p95_ms",
-  "fallbacks_from",
-  "fallbacks_to",
-  "feedback_count",
-  "feedback_mean",
+  "group", "queries", "answered", "failed", "success_rate", "cache_hits", "attempts", "attempt_failures", "attempt_success_rate",
+  "attempt_p50_ms", "attempt_p95_ms", "query_p50_ms", "query_p95_ms", "fallbacks_from", "fallbacks_to", "feedback_count", "feedback_mean",
 ] as const;
 
 /**
@@ -88,7 +73,7 @@ export interface MetricsExport {
 }
 
 /** Options of {@link exportMetrics}. */
-export interface ExportMetricsOptions extends AnalyticsData, CsvOptions {
+export interface ExportMetricsOptions extends AnalyticsData {
   /** @default "json" */
   format?: MetricsFormat | undefined;
   /** @default "flow" */
@@ -115,7 +100,7 @@ export function exportMetrics(options: ExportMetricsOptions): MetricsExport {
   const reported = reportRange(range);
   const body =
     format === "csv"
-      ? toCsv(METRICS_COLUMNS, rows as unknown as Array<Record<string, number | string | null>>, options)
+      ? toCsv(METRICS_COLUMNS, rows as unknown as Array<Record<string, number | string | null>>)
       : JSON.stringify({ range: reported, groupBy, columns: METRICS_COLUMNS, rows });
   return { format, groupBy, range: reported, contentType: format === "csv" ? "text/csv" : "application/json", body, rows };
 }

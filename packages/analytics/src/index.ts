@@ -15,7 +15,7 @@ export { createMemoryFeedbackStore, type FeedbackRecord, type FeedbackStore } fr
 export { createRedisFeedbackStore, type RedisFeedbackStoreOptions } from "./redis-feedback-store.js";
 export { buildQueryRecords, type QueryRecord } from "./query-records.js";
 export { METRICS_COLUMNS } from "./export-metrics.js";
-export { parseCsv } from "./csv.js";
+export { toCsv } from "./csv.js";
 export { type ConfiguredBackendFlows } from "./sync-flow-registry.js";
 export {
   createLearnedRoutingPrior,
@@ -27,4 +27,7 @@ export { createMemoryPriorStore, createRedisPriorStore, type LearnedPriorStore, 
 export { AbExperimentSchema, createAbAssignment, type AbAssignment, type AbAssignmentOptions } from "./ab-assignment.js";
 export { RecordFeedbackInputSchema, ANALYTICS_TOOLS, type AnalyticsToolName } from "./tool-schemas.js";
 export { createAnalyticsService, type AnalyticsService, type AnalyticsServiceOptions } from "./analytics-service.js";
+export type { AnalyticsDashboard } from "./dashboard.js";
+export type { FlowAnalysis } from "./analyze-flow.js";
+export type { PatternAnalysis } from "./pattern-analysis.js";
 export { TrainingExampleSchema, type TrainingExample, type TrainingQuestion } from "./training-export.js";

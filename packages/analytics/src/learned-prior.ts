@@ -31,14 +31,10 @@ export interface LearnedRoutingPriorOptions {
   minFeedback?: number | undefined;
   /** Success rate a flow is compared with when its intent has no other measured flow. @default 0.95 */
   expectedSuccessRate?: number | undefined;
-  /** A success-rate gap of this much to the peers gives the full adjustment. @default 0.25 */
-  successScale?: number | undefined;
   /** Background sync with a shared store: flush increments every this many ms. @default 1000 */
   flushIntervalMs?: number | undefined;
   /** Background sync with a shared store: reload every this many ms. @default 5000 */
   refreshIntervalMs?: number | undefined;
-  /** Most traces whose intent is remembered while their calls end. @default 10_000 */
-  maxTrackedTraces?: number | undefined;
   /** Clock. @default Date.now */
   now?: (() => number) | undefined;
   /**
@@ -144,7 +140,7 @@ const keyOf = (intent: Intent, flowId: string) => `${intent}\u0000${flowId}`;
  * How an adjustment is computed for (intent I, flow F), with every sum decayed to now:
  * - nothing until F has `minSamples` outcomes for I; then a confidence
  *   `c = min(1, (n - minSamples) / minSamples) * n / (n + minSamples)` that ramps up smoothly;
- * - success signal `clamp((rate(F) - rate(peers)) / successScale, -1, 1)`, peers = the other
+ * - success signal `clamp((rate(F) - rate(peers)) / 0.25, -1, 1)` (a 25-point gap gives the full signal), peers = the other
  *   flows of I (or `expectedSuccessRate` when they have fewer than `minSamples` outcomes);
  * - latency signal `clamp(-log2(meanLatency(F) / meanLatency(peers)), -1, 1)` (twice as slow: -1);
  * - feedback signal: the mean rating, with confidence `fn / (fn + minFeedback)`, once `minFeedback`;
@@ -168,13 +164,12 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
   const minSamples = options.minSamples ?? 20;
   const minFeedback = options.minFeedback ?? 3;
   const expectedSuccessRate = options.expectedSuccessRate ?? 0.95;
-  const successScale = options.successScale ?? 0.25;
-  const maxTracked = Math.max(1, options.maxTrackedTraces ?? 10_000);
+  const successScale = 0.25;
+  const maxTracked = 10_000;
   const now = options.now ?? Date.now;
   if (!(maxAdjustment > 0 && maxAdjustment <= 1)) throw new AfwError("CONFIG_INVALID", "bounds.maxAdjustment must be in (0, 1]");
   if (!(halfLifeMs > 0)) throw new AfwError("CONFIG_INVALID", "halfLifeMs must be positive");
   if (!(minSamples > 0) || !(minFeedback > 0)) throw new AfwError("CONFIG_INVALID", "minSamples and minFeedback must be positive");
-  if (!(successScale > 0)) throw new AfwError("CONFIG_INVALID", "successScale must be positive");
   const store = options.store ?? createMemoryPriorStore();
 
   /** What this instance believes: the last load merged with everything observed since. */

@@ -96,8 +96,8 @@ export interface PatternAnalysis {
   /** Clusters of at least `minClusterSize` questions, largest first. */
   clusters: QuestionCluster[];
   /**
-   * Intents with at least `minIntentQueries` completed queries whose fallback or failure rate
-   * reaches `fallbackRateThreshold`, the most troubled first.
+   * Intents with at least 5 completed queries whose fallback or failure rate reaches 20%, the most
+   * troubled first.
    */
   fallbackIntents: FallbackIntent[];
   /** Questions under the low-confidence threshold (or reported low-confidence by the router), least confident first. */
@@ -120,16 +120,8 @@ export interface PatternAnalysisOptions extends AnalyticsData {
   minClusterSize?: number | undefined;
   /** Most clusters reported. @default 20 */
   maxClusters?: number | undefined;
-  /** Most questions clustered (the newest are kept). @default 2000 */
-  maxQuestions?: number | undefined;
   /** Intent confidence under this is low. @default 0.5 */
   lowConfidenceThreshold?: number | undefined;
-  /** Fallback or failure rate from which an intent or cluster is reported. @default 0.2 */
-  fallbackRateThreshold?: number | undefined;
-  /** Queries an intent needs before it is reported as falling back. @default 5 */
-  minIntentQueries?: number | undefined;
-  /** Most low-confidence questions listed. @default 50 */
-  maxLowConfidence?: number | undefined;
   /** Cancels embedding. */
   signal?: AbortSignal | undefined;
 }
@@ -157,10 +149,10 @@ export async function patternAnalysis(options: PatternAnalysisOptions): Promise<
   const similarityThreshold = options.similarityThreshold ?? 0.75;
   const minClusterSize = Math.max(1, options.minClusterSize ?? 3);
   const maxClusters = Math.max(0, options.maxClusters ?? 20);
-  const maxQuestions = Math.max(1, options.maxQuestions ?? 2000);
+  const maxQuestions = 2000;
   const lowThreshold = options.lowConfidenceThreshold ?? 0.5;
-  const fallbackThreshold = options.fallbackRateThreshold ?? 0.2;
-  const minIntentQueries = options.minIntentQueries ?? 5;
+  const fallbackThreshold = 0.2;
+  const minIntentQueries = 5;
   const { range, records } = prepareData(options);
 
   // question texts
@@ -226,7 +218,7 @@ export async function patternAnalysis(options: PatternAnalysisOptions): Promise<
   const lowConfidence: LowConfidenceQuestion[] = records
     .filter((r) => r.confidence !== undefined && (r.confidence < lowThreshold || r.lowConfidence !== undefined))
     .sort((a, b) => a.confidence! - b.confidence! || a.startedAt - b.startedAt)
-    .slice(0, Math.max(0, options.maxLowConfidence ?? 50))
+    .slice(0, 50)
     .map((r) => ({
       traceId: r.traceId,
       question: textOf.get(r.traceId) ?? null,

@@ -18,8 +18,6 @@ import { toEpochMs } from "./time-range.js";
 
 /** Options of {@link createRedisAuditLog}. */
 export interface RedisAuditLogOptions extends RedisStoreConnectionOptions {
-  /** Stream key, under `keyPrefix`. @default "audit" */
-  streamName?: string | undefined;
   /** Approximate most entries kept (`XADD ... MAXLEN ~`). @default 50_000 */
   maxLength?: number | undefined;
   /** Entries older than this are trimmed (`XTRIM ... MINID ~`). @default 7 days */
@@ -28,15 +26,6 @@ export interface RedisAuditLogOptions extends RedisStoreConnectionOptions {
   batchSize?: number | undefined;
   /** Longest time an event waits before it is written. @default 50 */
   flushIntervalMs?: number | undefined;
-  /** Most events waiting to be written; more are dropped (and counted). @default 20_000 */
-  maxPending?: number | undefined;
-  /**
-   * How late (or early, within reason) an event may arrive relative to the stream's newest
-   * entry. Entry ids follow event times but never go backwards, so a late event gets a slightly
-   * newer id; queries widen their id range by this much and filter on the event's own time.
-   * @default 120_000
-   */
-  lateToleranceMs?: number | undefined;
   /** Store only events of these types. @default every type */
   types?: readonly AuditEventType[] | undefined;
   /** Clock for ids, age trimming and default query bounds. @default Date.now */
@@ -94,13 +83,15 @@ function entryMs(id: string): number {
  */
 export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
   const redis = new BoundedRedis(options, "redis audit log");
-  const key = redis.key(options.streamName ?? "audit");
+  const key = redis.key("audit");
   const maxLength = options.maxLength ?? 50_000;
   const maxAgeMs = options.maxAgeMs ?? 7 * 86_400_000;
   const batchSize = Math.max(1, options.batchSize ?? 200);
   const flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 50);
-  const maxPending = Math.max(batchSize, options.maxPending ?? 20_000);
-  const lateToleranceMs = Math.max(0, options.lateToleranceMs ?? 120_000);
+  // At most 20,000 events wait (more are dropped and counted). Entry ids follow event times but never go
+  // backwards, so a late event gets a newer id: queries widen their id range by 2 minutes.
+  const maxPending = Math.max(batchSize, 20_000);
+  const lateToleranceMs = 120_000;
   const now = options.now ?? Date.now;
   const accepted = options.types ? new Set<string>(options.types) : undefined;
 

@@ -71,8 +71,6 @@ export interface SyncFlowRegistryOptions {
    * @default every backend with at least one flow found on the platform in `discovered`
    */
   discoveredBackendIds?: readonly string[] | undefined;
-  /** Propose removals of configured entries the platform no longer lists. @default true */
-  removeMissing?: boolean | undefined;
   /** Audit events whose answered queries are evidence of the intents a flow serves. */
   events?: readonly AuditEvent[] | undefined;
   /** Successful answers for an intent needed before usage proposes it. @default 5 */
@@ -173,7 +171,7 @@ export function syncFlowRegistry(options: SyncFlowRegistryOptions): SyncFlowRegi
       configuredIds.add(flowId);
       const flow = discoveredOn.get(flowId);
       if (!flow) {
-        if ((options.removeMissing ?? true) && answeredBackends.has(backend.backendId)) {
+        if (answeredBackends.has(backend.backendId)) {
           proposals.push({
             action: "remove",
             flowId,

@@ -13,4 +13,5 @@ export {
   type SyntheticOutcome,
   type SyntheticQuery,
   type SyntheticQueryResult,
-} from "./traffic-generator.js";
+} from "./testing/traffic-generator.js";
+export { parseCsv } from "./testing/parse-csv.js";

@@ -20,7 +20,7 @@ export const PAGE_SIZE = 100;
 export const MAX_PAGES = 1000;
 
 /** What both adapters set up from their settings: base URL, identity and the HTTP client with its auth header. */
-export function adapterBase(config: BaseBackendSettings, kind: "flowise" | "langflow", apiKey: string | undefined, authHeaders: Record<string, string>) {
+export function adapterBase<K extends "flowise" | "langflow">(config: BaseBackendSettings, kind: K, apiKey: string | undefined, authHeaders: Record<string, string>) {
   const baseURL = normalizeBaseURL(config.baseURL);
   const http = new HttpClient({
     backendId: config.id,
@@ -32,7 +32,10 @@ export function adapterBase(config: BaseBackendSettings, kind: "flowise" | "lang
     lookup: config.lookup,
     secrets: apiKey ? [apiKey] : [],
   });
-  return { baseURL, http, identity: { id: config.id, kind }, idleTimeoutMs: config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs };
+  const identity = { id: config.id, kind };
+  /** The fields every adapter returns besides its methods. */
+  const spec = { specificationVersion: "v1" as const, id: config.id, kind, baseURL, ...(config.capabilities ? { capabilities: config.capabilities } : {}) };
+  return { baseURL, http, identity, spec, idleTimeoutMs: config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs };
 }
 
 /** The platform's `GET /api/v1/version` (asked until it answers once); undefined when it cannot say. */

@@ -61,7 +61,7 @@ const DEFAULT_FIRST_BYTE_MS = 10_000;
 export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseBackend {
   const config = parseOrThrow(FlowiseBackendSettingsSchema, settings, "CONFIG_INVALID", "flowise backend settings");
   const apiKey = config.apiKey ?? readEnv("FLOWISE_API_KEY");
-  const { baseURL, http, identity, idleTimeoutMs } = adapterBase(config, "flowise", apiKey, { authorization: `Bearer ${apiKey}` });
+  const { http, identity, spec, idleTimeoutMs } = adapterBase(config, "flowise", apiKey, { authorization: `Bearer ${apiKey}` });
   const streamingCache = new Map<string, { value: boolean; expiresAt: number }>();
   const outcomes = createCallOutcomes();
   const readVersion = versionReader(http, config.timeouts.healthTimeoutMs, FlowiseVersionSchema);
@@ -461,11 +461,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   }
 
   return {
-    specificationVersion: "v1",
-    id: config.id,
-    kind: "flowise",
-    baseURL,
-    ...(config.capabilities ? { capabilities: config.capabilities } : {}),
+    ...spec,
     checkHealth,
     discoverFlows,
     execute,

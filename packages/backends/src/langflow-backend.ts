@@ -60,7 +60,7 @@ function toDiscovered(flow: LangflowFlow): DiscoveredFlow {
 export function createLangflowBackend(settings: LangflowBackendSettings): LangflowBackend {
   const config = parseOrThrow(LangflowBackendSettingsSchema, settings, "CONFIG_INVALID", "langflow backend settings");
   const apiKey = config.apiKey ?? readEnv("LANGFLOW_API_KEY");
-  const { baseURL, http, identity, idleTimeoutMs } = adapterBase(config, "langflow", apiKey, { "x-api-key": apiKey ?? "" });
+  const { http, identity, spec, idleTimeoutMs } = adapterBase(config, "langflow", apiKey, { "x-api-key": apiKey ?? "" });
   const readVersion = versionReader(http, config.timeouts.healthTimeoutMs, LangflowVersionSchema);
 
   function runBody(request: FlowExecutionRequest): Record<string, unknown> {
@@ -296,11 +296,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
   }
 
   return {
-    specificationVersion: "v1",
-    id: config.id,
-    kind: "langflow",
-    baseURL,
-    ...(config.capabilities ? { capabilities: config.capabilities } : {}),
+    ...spec,
     checkHealth,
     discoverFlows,
     execute,

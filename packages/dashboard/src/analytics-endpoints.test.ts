@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { fetchJson, useDashboardServer } from "../test/harness.js";
-import { createInMemoryDashboardSource, renderIntentPatternsYaml } from "./index.js";
-import type { PatternAnalysisView } from "./analytics-views.js";
-import { metricsToCsv } from "./analytics-format.js";
-import { createSampleDashboardSource, sampleAnalyticsData } from "./testing.js";
+import { renderIntentPatternsYaml } from "./index.js";
+
+type Proposal = { kind: string; intent: string | null; keywords: string[]; support: number; reason: string };
+import { createInMemoryDashboardSource, createSampleDashboardSource, sampleAnalyticsData } from "./testing.js";
 
 const start = useDashboardServer();
 const get = fetchJson;
@@ -190,7 +190,7 @@ describe("analytics endpoints", () => {
 });
 
 describe("renderIntentPatternsYaml", () => {
-  const proposal = (overrides: Partial<PatternAnalysisView["proposals"][number]>): PatternAnalysisView["proposals"][number] => ({
+  const proposal = (overrides: Partial<Proposal>): Proposal => ({
     kind: "intent-pattern",
     intent: "data-processing",
     keywords: ["parquet"],
@@ -233,13 +233,5 @@ describe("renderIntentPatternsYaml", () => {
   it("returns undefined when nothing can be proposed", () => {
     expect(renderIntentPatternsYaml([])).toBeUndefined();
     expect(renderIntentPatternsYaml([proposal({ kind: "new-flow" }), proposal({ intent: null })])).toBeUndefined();
-  });
-});
-
-describe("metricsToCsv", () => {
-  it("quotes cells that need it and neutralises spreadsheet formulas", () => {
-    expect(metricsToCsv(["group", "queries", "rate"], [{ group: '=HYPERLINK("x")', queries: 3, rate: null }, { group: "a,b", queries: Number.NaN, rate: 0.5 }])).toBe(
-      'group,queries,rate\r\n"\'=HYPERLINK(""x"")",3,\r\n"a,b",,0.5\r\n',
-    );
   });
 });

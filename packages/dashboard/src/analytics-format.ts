@@ -1,5 +1,4 @@
 import { IntentSchema } from "@afw/contracts";
-import type { MetricsCell, PatternProposalView } from "./analytics-views.js";
 
 /** A keyword that is safe and meaningful as a `routing.intentPatterns` keyword: one word. */
 const KEYWORD = /^[\p{L}\p{N}][\p{L}\p{N}_-]{0,63}$/u;
@@ -31,7 +30,7 @@ export interface IntentPatternsYamlOptions {
  * //         "parquet": 2
  * ```
  */
-export function renderIntentPatternsYaml(proposals: readonly PatternProposalView[], options: IntentPatternsYamlOptions = {}): string | undefined {
+export function renderIntentPatternsYaml(proposals: ReadonlyArray<{ kind: string; intent: string | null; keywords: readonly string[]; support: number; reason?: string }>, options: IntentPatternsYamlOptions = {}): string | undefined {
   const weight = Math.max(-10, Math.min(10, Number.isFinite(options.weight) ? (options.weight as number) : 2));
   const byIntent = new Map<string, { keywords: Set<string>; support: number }>();
   for (const proposal of proposals) {
@@ -58,27 +57,4 @@ export function renderIntentPatternsYaml(proposals: readonly PatternProposalView
     for (const keyword of keywords) lines.push(`        ${JSON.stringify(keyword)}: ${weight}`);
   }
   return `${lines.join("\n")}\n`;
-}
-
-function csvCell(value: MetricsCell | undefined): string {
-  if (value === null || value === undefined) return "";
-  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "";
-  // Neutralise spreadsheet formulas (CSV injection), then quote when needed.
-  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/**
- * Writes RFC 4180 CSV with a header row and CRLF line ends; string cells that start like a
- * spreadsheet formula (`=`, `+`, `-`, `@`) are prefixed with `'`.
- *
- * @example
- * ```ts
- * metricsToCsv(["group", "queries"], [{ group: "flowise:chat", queries: 3 }]); // "group,queries\r\nflowise:chat,3\r\n"
- * ```
- */
-export function metricsToCsv(columns: readonly string[], rows: ReadonlyArray<Record<string, MetricsCell>>): string {
-  let out = `${columns.map((column) => csvCell(column)).join(",")}\r\n`;
-  for (const row of rows) out += `${columns.map((column) => csvCell(row[column])).join(",")}\r\n`;
-  return out;
 }

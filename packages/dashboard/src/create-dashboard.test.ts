@@ -2,9 +2,9 @@ import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { AfwError } from "@afw/contracts";
 import { fetchJson, useDashboardServer, type DashboardServer } from "../test/harness.js";
-import { createDashboard, createInMemoryDashboardSource, type DashboardSource } from "./index.js";
+import { createDashboard, type DashboardSource } from "./index.js";
 import { DASHBOARD_CONTENT_SECURITY_POLICY } from "./http-responses.js";
-import { buildQueryTrace, createSampleDashboardSource } from "./testing.js";
+import { buildQueryTrace, createInMemoryDashboardSource, createSampleDashboardSource } from "./testing.js";
 
 const HOSTILE = `<img src=x onerror=alert(1)>`;
 

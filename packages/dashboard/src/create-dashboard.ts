@@ -6,7 +6,8 @@ import { EventStreamHub } from "./event-stream.js";
 import { renderHtmlShell } from "./html-shell.js";
 import { DashboardHttpError, readJsonBody, sendError, sendJson, setSecurityHeaders } from "./http-responses.js";
 import { createPageAssets } from "./static-assets.js";
-import { metricsToCsv, renderIntentPatternsYaml } from "./analytics-format.js";
+import { toCsv } from "@afw/analytics";
+import { renderIntentPatternsYaml } from "./analytics-format.js";
 import { presentPatternAnalysis, presentQuery, presentSession, presentTraceEvent, presentTurn, type PresentationOptions } from "./presentation.js";
 import {
   AnalyticsRangeParametersSchema,
@@ -204,9 +205,10 @@ function hostOf(origin: string): string | undefined {
  * @example
  * ```ts
  * import { createServer } from "node:http";
- * import { createDashboard, createInMemoryDashboardSource } from "@afw/dashboard";
+ * import { createDashboard } from "@afw/dashboard";
+ * import { createSampleDashboardSource } from "@afw/dashboard/test";
  *
- * const dashboard = createDashboard({ source: createInMemoryDashboardSource() });
+ * const dashboard = createDashboard({ source: createSampleDashboardSource() });
  * createServer(async (req, res) => {
  *   if (await dashboard.handle(req, res)) return;
  *   res.writeHead(404).end();
@@ -415,7 +417,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
           sendJson(res, 200, { range: metrics.range, rangeName: range, groupBy: metrics.groupBy, columns: metrics.columns, rows: metrics.rows }, disposition);
           return;
         }
-        const csv = metricsToCsv(metrics.columns, metrics.rows);
+        const csv = toCsv(metrics.columns, metrics.rows);
         setSecurityHeaders(res);
         res.writeHead(200, { "content-type": "text/csv; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(csv), ...disposition });
         res.end(csv);

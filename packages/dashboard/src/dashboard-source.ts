@@ -12,14 +12,8 @@ import type {
   ToolSearchHit,
   TraceEvent,
 } from "@afw/contracts";
-import type {
-  AnalyticsRange,
-  AnalyticsSummaryView,
-  FlowAnalysisView,
-  LearnedPriorView,
-  MetricsExportView,
-  PatternAnalysisView,
-} from "./analytics-views.js";
+import type { QueryRecord } from "@afw/analytics";
+import type { AnalyticsRange, AnalyticsSummaryView, FlowAnalysisView, LearnedPriorView, MetricsExportView, PatternAnalysisView } from "./analytics-views.js";
 
 /**
  * One point of a small time series: a bucket of `bucketMs` starting at `t`.
@@ -109,39 +103,11 @@ export interface FlowView {
 /** How a query used the answer cache. */
 export type QueryCacheOutcome = "hit" | "semantic-hit" | "miss" | "bypass" | "unknown";
 
-/** One attempt of a query against a backend flow (from `backend-call-start`/`-end`). */
-export interface QueryAttempt {
-  /** Backend tried. */
-  backendId: string;
-  /** Flow tried. */
-  flowId: string;
-  /** Attempt number on this flow, from 1. */
-  attempt: number;
-  /** `success`, `error`, `timeout`, `aborted`, or `pending` while running. */
-  outcome: "success" | "error" | "timeout" | "aborted" | "pending";
-  /** Latency of the attempt, milliseconds. */
-  latencyMs?: number | undefined;
-  /** Error code of a failed attempt. */
-  errorCode?: string | undefined;
-  /** HTTP status of a failed attempt. */
-  statusCode?: number | undefined;
-  /** True when the attempt ran as part of a hedge. */
-  hedged?: boolean | undefined;
-}
+/** One ended attempt of a query against a backend flow (from `backend-call-end`), as `@afw/analytics` folds it. */
+export type QueryAttempt = Omit<QueryRecord["attempts"][number], "at">;
 
 /** A fallback from one candidate to the next (from `fallback-triggered`). */
-export interface QueryFallback {
-  /** Backend that failed. */
-  fromBackendId: string;
-  /** Flow that failed. */
-  fromFlowId: string;
-  /** Backend tried next. */
-  toBackendId: string;
-  /** Flow tried next. */
-  toFlowId: string;
-  /** Error code that caused the fallback. */
-  reason: string;
-}
+export type QueryFallback = QueryRecord["fallbacks"][number];
 
 /** A backend and one of its flows. */
 export interface FlowRef {
@@ -156,36 +122,22 @@ export interface FlowRef {
  * {@link buildQuerySummary}; the question itself is not in any trace event and comes from the
  * source (see {@link DashboardSource.query}).
  */
-export interface QuerySummary {
-  /** Trace id shared by every event of the query. */
-  traceId: string;
+export type QuerySummary = Pick<
+  QueryRecord,
+  "traceId" | "sessionId" | "tool" | "questionLength" | "intent" | "confidence" | "method" | "errorCode" | "errorMessage" | "durationMs"
+> & {
   /** Id of the MCP/HTTP request. */
   requestId?: string | undefined;
-  /** Conversation id, when the query had one. */
-  sessionId?: string | undefined;
-  /** MCP tool that received the query (`universal_query`, `flowise_query`, …). */
-  tool?: string | undefined;
   /** When the query entered the gateway (ISO 8601). */
   startedAt: string;
   /** When it was answered or failed (ISO 8601). */
   finishedAt?: string | undefined;
-  /**
-   * The question (the dashboard truncates it, or hides it in redacted mode). Absent when the
-   * source does not know it.
-   */
+  /** The question (truncated, or hidden in redacted mode); absent when the source does not know it. */
   question?: string | undefined;
-  /** Length of the full question in characters. */
-  questionLength?: number | undefined;
   /** True when the dashboard hid the question (redacted mode). */
   questionRedacted?: boolean | undefined;
   /** True when the dashboard shortened the question. */
   questionTruncated?: boolean | undefined;
-  /** Classified (or explicit) intent. */
-  intent?: Intent | undefined;
-  /** Confidence of the intent, 0..1. */
-  confidence?: number | undefined;
-  /** How the intent was decided (`pattern`, `semantic`, …). */
-  method?: string | undefined;
   /** Routing strategy (`direct`, `hedge`, …). */
   strategy?: string | undefined;
   /** The router's first choice. */
@@ -202,15 +154,9 @@ export interface QuerySummary {
   cache: QueryCacheOutcome;
   /** `success`, `error`, or `pending` while no final event was seen. */
   outcome: "success" | "error" | "pending";
-  /** Error code of a failed query. */
-  errorCode?: string | undefined;
-  /** Error message of a failed query (secret-free by contract). */
-  errorMessage?: string | undefined;
-  /** End-to-end latency, milliseconds. */
-  durationMs?: number | undefined;
   /** Number of trace events the summary was built from. */
   eventCount: number;
-}
+};
 
 /** Entries kept in the cache for one flow. */
 export interface CacheFlowView {

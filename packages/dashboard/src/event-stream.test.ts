@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { TraceEvent } from "@afw/contracts";
 import { openEventStream, startDashboardServer, type DashboardServer, type EventStreamReader } from "../test/harness.js";
 import { EventStreamHub } from "./event-stream.js";
-import { createInMemoryDashboardSource, type DashboardSource } from "./index.js";
+import type { DashboardSource } from "./index.js";
 import type { TraceEventListener } from "./dashboard-source.js";
-import { buildQueryTrace, createSampleDashboardSource } from "./testing.js";
+import { buildQueryTrace, createInMemoryDashboardSource, createSampleDashboardSource } from "./testing.js";
 
 const HOSTILE = `<img src=x onerror=alert(1)>`;
 

@@ -2,7 +2,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SessionRecord } from "@afw/contracts";
 import { afterEach, describe, expect, it } from "vitest";
-import { createDashboard, createInMemoryDashboardSource, type DashboardSource } from "./index.js";
+import { createDashboard, type DashboardSource } from "./index.js";
+import { createInMemoryDashboardSource } from "./testing.js";
 
 const NOW = Date.parse("2026-03-02T12:00:00.000Z");
 const turn = (question: string, answer: string, tags: string[], askedAt: number) => ({ question, answer, tags, flowId: "fw:docs", backendId: "fw", askedAt, answeredAt: askedAt + 500 });

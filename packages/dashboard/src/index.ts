@@ -22,4 +22,3 @@ export type {
 export type { AnalyticsSummaryView, FlowAnalysisView, PatternAnalysisView, LearnedPriorView, MetricsExportView } from "./analytics-views.js";
 export { renderIntentPatternsYaml } from "./analytics-format.js";
 export { createStoreDashboardSource, type StoreDashboardSourceParts } from "./store-dashboard-source.js";
-export { createInMemoryDashboardSource, type InMemoryDashboardSource, type InMemoryDashboardSourceInit } from "./in-memory-dashboard-source.js";

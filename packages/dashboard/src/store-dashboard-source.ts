@@ -41,32 +41,10 @@ export interface TraceEventLog {
 }
 
 /** A configured backend as the registry knows it. */
-export interface BackendDescriptor {
-  /** Backend id. */
-  id: string;
-  /** Backend kind (`flowise`, `langflow`, …). */
-  kind: string;
-}
+export type BackendDescriptor = Pick<BackendView, "id" | "kind">;
 
-/** A flow as the registry knows it (contracts `UniversalFlow` fits). */
-export interface FlowDescriptor {
-  /** Gateway-wide flow id. */
-  id: string;
-  /** Backend id. */
-  backendId: string;
-  /** Display name. */
-  name: string;
-  /** Intents served, best first. */
-  intents: readonly Intent[];
-  /** Optional description. */
-  description?: string | undefined;
-  /** Catch-all for low-confidence questions. */
-  generalPurpose?: boolean | undefined;
-  /** Whether answers may be cached. */
-  cacheable?: boolean | undefined;
-  /** TTL class. */
-  cacheClass?: string | undefined;
-}
+/** A flow as the registry knows it (contracts `UniversalFlow` fits; other fields are dropped). */
+export type FlowDescriptor = Omit<FlowView, "intents"> & { intents: readonly Intent[] };
 
 /** The parts of the response cache the dashboard uses (contracts `ResponseCache` fits). */
 export interface DashboardCacheAccess {
@@ -117,8 +95,6 @@ export interface StoreDashboardSourceParts {
   series?: Omit<SeriesWindow, "now">;
   /** Clock, epoch milliseconds. @default Date.now */
   now?: () => number;
-  /** Trace events scanned to list queries and the cache hit rate. @default 5000 */
-  traceScanLimit?: number;
 }
 
 /**
@@ -145,7 +121,7 @@ export interface StoreDashboardSourceParts {
  */
 export function createStoreDashboardSource(parts: StoreDashboardSourceParts): DashboardSource {
   const now = parts.now ?? Date.now;
-  const scanLimit = Math.max(1, parts.traceScanLimit ?? 5_000);
+  const scanLimit = 5_000; // trace events scanned to list queries and the cache hit rate
   const window = (): SeriesWindow => ({ ...parts.series, now: now() });
   const source: DashboardSource = {};
   const traces = parts.traces;

@@ -13,3 +13,10 @@ export {
   type SampleDashboardSourceOptions,
 } from "./testing/sample-data.js";
 export { sampleAnalyticsData } from "./testing/sample-analytics.js";
+export {
+  createInMemoryDashboardSource,
+  type InMemoryDashboardSource,
+  type InMemoryDashboardSourceInit,
+  type InMemoryAnalyticsData,
+  type AnalyticsFixture,
+} from "./testing/in-memory-dashboard-source.js";

@@ -52,22 +52,20 @@ export function summarizePerformance(samples: readonly PerformanceSample[], wind
     const index = bucketIndex(resolved, sample.timestamp);
     if (index !== undefined) perBucket[index]?.push(sample);
   }
-  const series: TimeSeriesPoint[] = perBucket.map((bucket, index) => {
-    const point: TimeSeriesPoint = { t: Math.round(resolved.start + index * resolved.bucketMs), count: bucket.length };
-    if (bucket.length > 0) {
-      const latencies = bucket.map((sample) => sample.latencyMs);
-      point.successRate = bucket.filter((sample) => sample.success).length / bucket.length;
-      point.p50Ms = percentile(latencies, 50);
-      point.p95Ms = percentile(latencies, 95);
-    }
-    return point;
-  });
+  const rates = (group: readonly PerformanceSample[]) => {
+    const latencies = group.map((sample) => sample.latencyMs);
+    const successRate = group.filter((sample) => sample.success).length / group.length;
+    return { successRate, p50Ms: percentile(latencies, 50), p95Ms: percentile(latencies, 95) };
+  };
+  const series = perBucket.map((bucket, index): TimeSeriesPoint => ({
+    t: Math.round(resolved.start + index * resolved.bucketMs),
+    count: bucket.length,
+    ...(bucket.length > 0 ? rates(bucket) : {}),
+  }));
   const figures: PerformanceFigures = { requestCount: samples.length, series };
   if (samples.length > 0) {
-    const latencies = samples.map((sample) => sample.latencyMs);
-    figures.successRate = samples.filter((sample) => sample.success).length / samples.length;
-    figures.latencyP50Ms = percentile(latencies, 50);
-    figures.latencyP95Ms = percentile(latencies, 95);
+    const { successRate, p50Ms, p95Ms } = rates(samples);
+    Object.assign(figures, { successRate, latencyP50Ms: p50Ms, latencyP95Ms: p95Ms });
   }
   return figures;
 }

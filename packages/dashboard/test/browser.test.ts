@@ -11,8 +11,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createDashboard, createInMemoryDashboardSource, type InMemoryDashboardSource } from "../src/index.js";
-import { buildQueryTrace, createSampleDashboardSource } from "../src/testing.js";
+import { createDashboard } from "../src/index.js";
+import { buildQueryTrace, createInMemoryDashboardSource, createSampleDashboardSource, type InMemoryDashboardSource } from "../src/testing.js";
 import { CHROMIUM_PATH, HAS_CHROMIUM, launchChromium, type ChromiumSession } from "./chromium.js";
 import { startDashboardServer, type DashboardServer } from "./harness.js";
 

@@ -5,8 +5,7 @@
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createInMemoryDashboardSource } from "../src/index.js";
-import type { InMemoryAnalyticsData } from "../src/in-memory-dashboard-source.js";
+import { createInMemoryDashboardSource, type InMemoryAnalyticsData } from "../src/testing.js";
 import { buildQueryTrace } from "../src/testing.js";
 import { CHROMIUM_PATH, HAS_CHROMIUM, launchChromium, type ChromiumSession } from "./chromium.js";
 import { startDashboardServer, type DashboardServer } from "./harness.js";

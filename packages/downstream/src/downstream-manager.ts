@@ -10,7 +10,7 @@ import { mayBeShortenedName, parseNamespacedToolName } from "./namespacing.js";
 import { AttemptFailure } from "./call-errors.js";
 import type { DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
 import { ServerSupervisor } from "./server-supervisor.js";
-import { lookupFromResolver, type HostLookup, type HostResolver } from "@afw/backends";
+import { lookupFromResolver, type HostResolver } from "@afw/backends";
 import type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
 
 /** The result of a proxied tool call: the downstream server's MCP `CallToolResult`, unchanged. */
@@ -123,12 +123,6 @@ export interface DownstreamManagerOptions {
    * and, under `allowedHosts: ["*"]`, private addresses are refused). @default `systemResolver` (`dns.lookup`)
    */
   resolveHost?: HostResolver;
-  /**
-   * Resolves HTTP servers' host names when connecting; every address it answers is checked
-   * against the same rules as the check above before the socket connects (DNS-rebinding guard).
-   * @default `resolveHost` when given (one resolver for the check and the connection), else `dns.lookup`
-   */
-  lookupHost?: HostLookup;
 }
 
 /**
@@ -311,7 +305,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
         onServerLog: options.onServerLog,
         allowedHosts: parsed.allowedHosts,
         resolveHost: options.resolveHost,
-        lookupHost: options.lookupHost ?? (options.resolveHost ? lookupFromResolver(options.resolveHost) : undefined),
+        lookupHost: options.resolveHost ? lookupFromResolver(options.resolveHost) : undefined,
       }),
     );
   }

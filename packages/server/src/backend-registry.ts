@@ -63,7 +63,7 @@ export interface BackendLease {
   release(): void;
 }
 
-/** The gateway's live set of backends and their flows; see {@link createBackendRegistry}. */
+/** The gateway's live set of backends and their flows. */
 export interface BackendRegistry extends FlowSource {
   /** Every backend, in registration order. */
   list(): FlowBackendV1[];

@@ -1,4 +1,4 @@
-import { parseCsv } from "@afw/analytics";
+import { parseCsv } from "@afw/analytics/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFakeBackend } from "../test/fake-backend.js";
 import { callTool, startTestGateway } from "../test/helpers.js";

@@ -3,7 +3,7 @@
  * data: queries sent over MCP (Streamable HTTP) are routed to the local Flowise and Langflow
  * reproductions (one Flowise flow fails half its runs), then the endpoints report them.
  */
-import { parseCsv } from "@afw/analytics";
+import { parseCsv } from "@afw/analytics/test";
 import { startFlowiseServer, startLangflowServer, type MockFlowDefinition, type MockPlatformServer } from "@afw/backends/test/servers";
 import { flowKey, type UniversalQueryResult } from "@afw/contracts";
 import { renderIntentPatternsYaml } from "@afw/dashboard";

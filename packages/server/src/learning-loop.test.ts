@@ -6,7 +6,8 @@
  * bounded steps and back when it recovers (an injected clock makes time pass, no sleeps); the A/B
  * split holds its share; exports parse; sync dry-run changes nothing and apply does what it said.
  */
-import { createAbAssignment, createLearnedRoutingPrior, parseCsv, type LearnedRoutingPrior } from "@afw/analytics";
+import { createAbAssignment, createLearnedRoutingPrior, type LearnedRoutingPrior } from "@afw/analytics";
+import { parseCsv } from "@afw/analytics/test";
 import { startFlowiseServer, startLangflowServer, type MockFlowDefinition, type MockPlatformServer } from "@afw/backends/test/servers";
 import { flowKey, type RoutingCandidate, type RoutingDecision, type UniversalQueryResult } from "@afw/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 import type { TraceSink } from "@afw/contracts";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
-/** Prometheus metrics of one gateway; see {@link createGatewayMetrics}. */
+/** Prometheus metrics of one gateway. */
 export interface GatewayMetrics {
   /** The registry (own, not prom-client's global one), e.g. to add metrics. */
   readonly registry: Registry;

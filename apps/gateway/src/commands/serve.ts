@@ -57,9 +57,6 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
   const handle = await startHttpTransport(gateway, {
     ...(options.host ? { host: options.host } : {}),
     ...(port !== undefined ? { port } : {}),
-    // Slow-client guards from the config file (`http.headersTimeoutMs`, `http.bodyTimeoutMs`).
-    headersTimeoutMs: gateway.config.http.headersTimeoutMs,
-    bodyTimeoutMs: gateway.config.http.bodyTimeoutMs,
   });
   httpHandle = handle;
   io.log(`serving MCP on ${handle.url} (health: /healthz, readiness: /readyz, metrics: /metrics)`);

@@ -1,16 +1,10 @@
-import type {
-  AnalyticsFlowUsageView,
-  AnalyticsRange,
-  AnalyticsSummaryView,
-  FlowAnalysisView,
-  MetricsExportView,
-} from "../analytics-views.js";
-import type { InMemoryAnalyticsData } from "../in-memory-dashboard-source.js";
+import type { AnalyticsRange, MetricsExportView } from "../analytics-views.js";
+import type { InMemoryAnalyticsData } from "./in-memory-dashboard-source.js";
 
 const HOUR_MS = 3_600_000;
 const RANGE_MS: Record<AnalyticsRange, number> = { "1h": HOUR_MS, "24h": 24 * HOUR_MS, "7d": 7 * 24 * HOUR_MS };
 
-function flowUsage(flowId: string, queries: number, failures: number, p50Ms: number, p95Ms: number, fallbacksFrom: number, fallbacksTo: number): AnalyticsFlowUsageView {
+function flowUsage(flowId: string, queries: number, failures: number, p50Ms: number, p95Ms: number, fallbacksFrom: number, fallbacksTo: number) {
   const attempts = queries + failures;
   return {
     flowId,
@@ -35,7 +29,7 @@ function flowUsage(flowId: string, queries: number, failures: number, p50Ms: num
  */
 export function sampleAnalyticsData(now: number): InMemoryAnalyticsData {
   const bounds = (range: AnalyticsRange) => ({ from: new Date(now - RANGE_MS[range]).toISOString(), to: new Date(now).toISOString() });
-  const summary = (range: AnalyticsRange, scale: number): AnalyticsSummaryView => {
+  const summary = (range: AnalyticsRange, scale: number) => {
     const n = (value: number) => Math.round(value * scale);
     const queries = n(412);
     const failed = n(13);
@@ -83,7 +77,7 @@ export function sampleAnalyticsData(now: number): InMemoryAnalyticsData {
       ],
     };
   };
-  const architect: FlowAnalysisView = {
+  const architect = {
     flowId: "langflow-local:architect",
     range: bounds("24h"),
     usage: flowUsage("langflow-local:architect", 74, 21, 1_240, 4_900, 22, 0),

@@ -1,6 +1,6 @@
 import type { Intent, RoutingCandidate, ScoreBreakdown, SessionRecord, ToolSearchHit, TraceEvent } from "@afw/contracts";
 import type { BackendView, FlowView, TimeSeriesPoint, ToolServerView } from "../dashboard-source.js";
-import { createInMemoryDashboardSource, type InMemoryDashboardSource, type InMemoryDashboardSourceInit } from "../in-memory-dashboard-source.js";
+import { createInMemoryDashboardSource, type InMemoryDashboardSource, type InMemoryDashboardSourceInit } from "./in-memory-dashboard-source.js";
 import { sampleAnalyticsData } from "./sample-analytics.js";
 
 /** One candidate of {@link QueryTraceSpec}. */

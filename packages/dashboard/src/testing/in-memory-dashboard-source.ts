@@ -1,12 +1,5 @@
 import { matchesGlob, type CacheStats, type HistoryHit, type HistoryQuery, type SessionRecord, type ToolSearchHit, type TraceEvent } from "@afw/contracts";
-import type {
-  AnalyticsRange,
-  AnalyticsSummaryView,
-  FlowAnalysisView,
-  LearnedPriorView,
-  MetricsExportView,
-  PatternAnalysisView,
-} from "./analytics-views.js";
+import type { AnalyticsRange, AnalyticsSummaryView, FlowAnalysisView, LearnedPriorView, MetricsExportView, PatternAnalysisView } from "../analytics-views.js";
 import type {
   BackendView,
   CacheFlowView,
@@ -20,9 +13,9 @@ import type {
   ToolSearchView,
   ToolServerView,
   TraceEventListener,
-} from "./dashboard-source.js";
-import { buildQuerySummary, queriesFromTraceEvents } from "./query-summary.js";
-import { cacheHitRateSeries, type SeriesWindow } from "./time-series.js";
+} from "../dashboard-source.js";
+import { buildQuerySummary, queriesFromTraceEvents } from "../query-summary.js";
+import { cacheHitRateSeries, type SeriesWindow } from "../time-series.js";
 
 /** One cached answer known to the {@link InMemoryDashboardSource} (for entries by flow and clearing). */
 export interface InMemoryCacheEntry {
@@ -74,14 +67,17 @@ export interface InMemoryDashboardSourceInit {
   omit?: DashboardSourceMethod[];
 }
 
+/** Fixture data of a report: any subset of its fields, strings anywhere (the page must cope with what a source sends). */
+export type AnalyticsFixture<T> = T extends string ? string : T extends readonly (infer U)[] ? AnalyticsFixture<U>[] : T extends object ? { [K in keyof T]?: AnalyticsFixture<T[K]> } : T;
+
 /** The analytics an {@link InMemoryDashboardSource} serves, as given (no computation). */
 export interface InMemoryAnalyticsData {
   /** The summary of each range (a range without one resolves `undefined`). */
-  summaries?: Partial<Record<AnalyticsRange, AnalyticsSummaryView>>;
+  summaries?: Partial<Record<AnalyticsRange, AnalyticsFixture<AnalyticsSummaryView>>>;
   /** Flow analyses by gateway-wide flow id (an unknown flow resolves `undefined`, a 404). */
-  flowAnalyses?: Record<string, FlowAnalysisView>;
+  flowAnalyses?: Record<string, AnalyticsFixture<FlowAnalysisView>>;
   /** The pattern analysis (whatever the range). */
-  patterns?: PatternAnalysisView;
+  patterns?: AnalyticsFixture<PatternAnalysisView>;
   /** The learned prior. */
   learned?: LearnedPriorView;
   /** Metrics rows by grouping (whatever the range). */
@@ -371,21 +367,21 @@ export function createInMemoryDashboardSource(init: InMemoryDashboardSourceInit 
     const summaries = analytics.summaries;
     source.analyticsSummary = async (options) => {
       analyticsCalls.push({ method: "analyticsSummary", options: { ...options } });
-      return summaries[options.range];
+      return summaries[options.range] as AnalyticsSummaryView | undefined;
     };
   }
   if (analytics?.flowAnalyses) {
     const analyses = new Map(Object.entries(analytics.flowAnalyses));
     source.flowAnalysis = async (flowId, options) => {
       analyticsCalls.push({ method: "flowAnalysis", options: { flowId, ...options } });
-      return analyses.get(flowId);
+      return analyses.get(flowId) as FlowAnalysisView | undefined;
     };
   }
   if (analytics?.patterns) {
     const patterns = analytics.patterns;
     source.patternAnalysis = async (options) => {
       analyticsCalls.push({ method: "patternAnalysis", options: { ...options } });
-      return patterns;
+      return patterns as PatternAnalysisView;
     };
   }
   if (analytics?.learned) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TraceEventSchema } from "@afw/contracts";
 import { createInMemoryDashboardSource } from "./in-memory-dashboard-source.js";
-import { buildQueryTrace, createSampleDashboardSource } from "./testing.js";
+import { buildQueryTrace, createSampleDashboardSource } from "../testing.js";
 
 describe("createInMemoryDashboardSource", () => {
   it("keeps at most traceCapacity events and notifies subscribers", async () => {

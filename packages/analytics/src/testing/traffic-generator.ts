@@ -9,8 +9,8 @@ import {
   type ScoreBreakdown,
   type ScoringWeights,
 } from "@afw/contracts";
-import type { AuditEvent } from "./audit-event.js";
-import type { QuestionText } from "./pattern-analysis.js";
+import type { AuditEvent } from "../audit-event.js";
+import type { QuestionText } from "../pattern-analysis.js";
 
 /** One call of a synthetic flow, passed to its {@link SyntheticFlow.behaviour}. */
 export interface SyntheticCall {
