@@ -6,8 +6,9 @@ export const MIN_MEANING_SIMILARITY = 0.35;
 export const KEYWORD_WEIGHT = 0.5;
 /** Characters of a question that are embedded. */
 const EMBEDDED_CHARS = 500;
-/** Turns embedded per call of the embedder. */
-export const EMBED_BATCH = 32;
+/** Turns embedded per call of the embedder: small, because the router's classifier shares the embedding worker
+ * and waits behind a batch (8 questions are ~0.1 s of USE lite on one idle core). */
+export const EMBED_BATCH = 8;
 
 /** The text of a turn that is embedded: its question. */
 export function embeddedText(turn: SessionTurn): string {

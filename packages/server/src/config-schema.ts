@@ -220,8 +220,8 @@ export const SessionsConfigSchema = z
     contextTurns: z.number().int().min(0).max(100).default(5).describe("Last turns passed to the backend as context."),
     maxTurns: z.number().int().positive().max(10_000).default(50).describe("Turns kept per session."),
     ttlSeconds: z.number().int().positive().default(7 * 86_400).describe("Idle sessions expire after this (7 days; slides on every turn)."),
-    searchEmbedder: z.enum(["none", "use", "hashing"]).default("none")
-      .describe("Embedder of `search_history` by meaning: `use` (offline Universal Sentence Encoder lite; turns are embedded in the background), `hashing` (word pieces only, for tests), `none` (keyword search only)."),
+    searchEmbedder: z.enum(["auto", "none", "use", "hashing"]).default("auto")
+      .describe("Embedder of `search_history` by meaning: `use` (offline Universal Sentence Encoder lite; turns are embedded in the background), `hashing` (word pieces only, for tests), `none` (keyword search only), `auto` (`use` when the router's classifier runs it, `routing.classifierEmbedder: use`, so the one model serves both; else `none`)."),
   }).strict();
 
 /** Conversation memory settings. */

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { HISTORY_PARAPHRASES, NEAR_MISS_PAIRS, PARAPHRASE_PAIRS } from "@afw/testing";
 import { createFakeBackend } from "../test/fake-backend.js";
 import { callTool, startTestGateway } from "../test/helpers.js";
+import { GatewayConfigSchema } from "./config-schema.js";
 import { createGatewayDashboardSource } from "./gateway-dashboard.js";
-import { semanticParts } from "./semantic-options.js";
+import { historyEmbedderKind, semanticParts } from "./semantic-options.js";
 import { newTraceContext } from "./trace-context.js";
 
 const backend = () => createFakeBackend({ id: "f", flows: [{ id: "chat", intents: ["conversation"], generalPurpose: true }] });
@@ -12,7 +13,7 @@ const ask = (client: Parameters<typeof callTool>[0], question: string) =>
 
 describe("semantic answer cache (gateway option)", () => {
   it("is off by default", () => {
-    const parts = semanticParts({ cache: { enabled: true, semantic: { enabled: false, threshold: 0.9, embedder: "use" } } as never, sessions: { enabled: true, searchEmbedder: "none" } as never });
+    const parts = semanticParts({ cache: { enabled: true, semantic: { enabled: false, threshold: 0.9, embedder: "use" } } as never, sessions: { enabled: true, searchEmbedder: "none" } as never, routing: { classifierEmbedder: "use" } as never });
     expect(parts.embedQuestion).toBeUndefined();
     expect(parts.cacheSemantic.enabled).toBe(false);
   });
@@ -52,6 +53,15 @@ describe("semantic answer cache (gateway option)", () => {
 });
 
 describe("search_history by meaning (sessions.searchEmbedder)", () => {
+  it("is on by default when the router runs the sentence encoder (auto), off when it does not", () => {
+    const defaults = GatewayConfigSchema.parse({});
+    expect(defaults.sessions.searchEmbedder).toBe("auto");
+    expect(historyEmbedderKind(defaults)).toBe("use");
+    expect(historyEmbedderKind(GatewayConfigSchema.parse({ routing: { classifierEmbedder: "hashing" } }))).toBe("none");
+    expect(historyEmbedderKind(GatewayConfigSchema.parse({ routing: { classifierEmbedder: "hashing" }, sessions: { searchEmbedder: "use" } }))).toBe("use");
+    expect(historyEmbedderKind(GatewayConfigSchema.parse({ sessions: { searchEmbedder: "none" } }))).toBe("none");
+  });
+
   let started: Awaited<ReturnType<typeof startTestGateway>>;
   beforeAll(async () => {
     started = await startTestGateway({ backends: [backend()], config: { sessions: { searchEmbedder: "use" } } });
