@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BackendError, flowKey, parseOrThrow } from "@afw/contracts";
 import type { BackendHealth, FlowBackendV1, FlowExecutionRequest, FlowExecutionResult, FlowStreamChunk, UniversalFlow } from "@afw/contracts";
 import { type AdapterBackend, adapterBase, PAGE_SIZE, callTimeoutMs, createCallOutcomes, downHealth, elapsedMs, HEALTH_BODY_BYTES, healthResult, mappingFor } from "./adapter-common.js";
-import { MAX_PAGES, midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames, upHealth, versionReader } from "./adapter-common.js";
+import { midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames, upHealth } from "./adapter-common.js";
 import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
 import {
   extractFlowiseText,
@@ -13,13 +13,11 @@ import {
   FlowiseVersionSchema,
   createFlowiseFrameReader,
   parseFollowUpPrompts,
-  type FlowiseChatflow,
   type FlowisePrediction,
 } from "./flowise-reply.js";
 import { iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
 import { asRecord, findUsage, nonEmptyString, toSourceDocuments } from "./reply-utils.js";
 import { BaseBackendSettingsSchema, type ParameterMapping } from "./settings.js";
-import { mergeFlows } from "./universal-flow.js";
 import { parameterVerdict, planContext, readFlowiseProfile, toDiscovered, type FlowiseFlowProfile } from "./flowise-flow-profile.js";
 
 /** Zod schema of {@link FlowiseBackendSettings}. */
@@ -61,10 +59,10 @@ const DEFAULT_FIRST_BYTE_MS = 10_000;
 export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseBackend {
   const config = parseOrThrow(FlowiseBackendSettingsSchema, settings, "CONFIG_INVALID", "flowise backend settings");
   const apiKey = config.apiKey ?? readEnv("FLOWISE_API_KEY");
-  const { http, identity, spec, idleTimeoutMs } = adapterBase(config, "flowise", apiKey, { authorization: `Bearer ${apiKey}` });
+  const base = adapterBase(config, "flowise", apiKey, { authorization: `Bearer ${apiKey}` }, FlowiseVersionSchema);
+  const { http, identity, spec, idleTimeoutMs, flowCall, readJson, readVersion } = base;
   const streamingCache = new Map<string, { value: boolean; expiresAt: number }>();
   const outcomes = createCallOutcomes();
-  const readVersion = versionReader(http, config.timeouts.healthTimeoutMs, FlowiseVersionSchema);
 
   /** What each flow's configuration says (read at discovery), and what its replies taught (`memoryType`). */
   const profiles = new Map<string, FlowiseFlowProfile | undefined>();
@@ -177,19 +175,8 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     const parsed = parseExecutionRequest(request);
     const started = performance.now();
     const sent = predictionBody(parsed, false);
-    const { data } = await http.requestJson(
-      {
-        method: "POST",
-        path: `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`,
-        json: sent.body,
-        timeoutMs: callTimeoutMs(parsed.timeoutMs, config.timeouts.requestTimeoutMs),
-        signal,
-        operation: "execute",
-        flowId: parsed.flowId,
-      },
-      FlowisePredictionSchema,
-      config.limits.maxResponseBytes,
-    ).catch((error: unknown) => {
+    const call = flowCall("execute", `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`, parsed, sent.body, signal);
+    const { data } = await http.requestJson(call, FlowisePredictionSchema, config.limits.maxResponseBytes).catch((error: unknown) => {
       forgetOnNotFound(error, parsed.flowId);
       throw error;
     });
@@ -341,22 +328,14 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     let first: IteratorResult<Uint8Array, void>;
     try {
       open = await http.open({
-        method: "POST",
-        path: `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`,
-        json: sent.body,
+        ...flowCall("stream", `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`, parsed, sent.body, signal),
         headers: { accept: "text/event-stream, application/json" },
         // A flow known to stream answers its headers at once; an unknown one may answer JSON at the end.
         timeoutMs: streams === true ? firstByteMs : budgetMs,
-        signal,
-        operation: "stream",
-        flowId: parsed.flowId,
       });
       if (!open.ok) await http.throwForStatus(open);
-      const contentType = open.header("content-type") ?? "";
-      if (!contentType.includes("text/event-stream")) {
-        const text = await http.readText(open, config.limits.maxResponseBytes);
-        const reply = parseJsonWith(FlowisePredictionSchema, text, open.context, open.status);
-        yield { type: "end", result: toResult(reply, parsed, started, open.context, sent) };
+      if (!(open.header("content-type") ?? "").includes("text/event-stream")) {
+        yield { type: "end", result: toResult(await readJson(open, FlowisePredictionSchema), parsed, started, open.context, sent) };
         return;
       }
       body = iterateBody(open, idleTimeoutMs, config.limits.maxResponseBytes, firstByteMs);
@@ -426,38 +405,21 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   }
 
   async function discoverFlows(signal?: AbortSignal): Promise<UniversalFlow[]> {
-    const chatflows: FlowiseChatflow[] = [];
-    if (config.discovery === "auto") {
-      for (let page = 1; page <= MAX_PAGES; page += 1) {
-        const { data } = await http.requestJson(
-          {
-            method: "GET",
-            path: "/api/v1/chatflows",
-            query: { page, limit: PAGE_SIZE },
-            timeoutMs: config.timeouts.discoveryTimeoutMs,
-            signal,
-            operation: "discover flows",
-          },
-          FlowiseChatflowListSchema,
-          config.limits.maxDiscoveryResponseBytes,
-        );
-        if (Array.isArray(data)) {
-          chatflows.push(...data);
-          break;
-        }
-        chatflows.push(...data.data);
-        if (data.data.length === 0 || chatflows.length >= data.total) break;
-      }
-    }
-    const discovered = chatflows.map((chatflow) => {
-      const profile = readFlowiseProfile(chatflow.flowData, chatflow.apiConfig);
-      profiles.set(chatflow.id, profile);
-      const flow = toDiscovered(chatflow, profile);
-      const cached = streamingCache.get(chatflow.id);
-      if (cached) flow.streaming = cached.value;
-      return flow;
-    });
-    return mergeFlows(identity, discovered, config.flows, config.includeUnconfiguredFlows);
+    return base.discover(
+      async (page: number = 1, received) => {
+        const data = await base.listing("/api/v1/chatflows", { page, limit: PAGE_SIZE }, FlowiseChatflowListSchema, signal);
+        if (Array.isArray(data)) return { items: data };
+        return { items: data.data, next: received + data.data.length < data.total ? page + 1 : undefined };
+      },
+      (chatflow) => {
+        const profile = readFlowiseProfile(chatflow.flowData, chatflow.apiConfig);
+        profiles.set(chatflow.id, profile);
+        const flow = toDiscovered(chatflow, profile);
+        const cached = streamingCache.get(chatflow.id);
+        if (cached) flow.streaming = cached.value;
+        return flow;
+      },
+    );
   }
 
   return {
