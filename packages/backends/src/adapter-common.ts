@@ -41,6 +41,14 @@ export function adapterBase<K extends "flowise" | "langflow">(config: BaseBacken
   });
   const identity = { id: config.id, kind };
   let version: string | undefined;
+  /** The platform's `GET /api/v1/version` (asked until it answers once); undefined when it cannot say. */
+  const readVersion = (signal?: AbortSignal): Promise<string | undefined> =>
+    version !== undefined
+      ? Promise.resolve(version)
+      : http
+          .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "version" }, versionSchema, HEALTH_BODY_BYTES)
+          .then(({ data }) => (version = data.version))
+          .catch(() => undefined);
   return {
     baseURL,
     http,
@@ -61,14 +69,28 @@ export function adapterBase<K extends "flowise" | "langflow">(config: BaseBacken
     /** Reads, parses and validates a whole JSON reply (bounded by `maxResponseBytes`). */
     readJson: async <S extends z.ZodType>(open: OpenResponse, schema: S): Promise<z.infer<S>> =>
       parseJsonWith(schema, await http.readText(open, config.limits.maxResponseBytes), open.context, open.status),
-    /** The platform's `GET /api/v1/version` (asked until it answers once); undefined when it cannot say. */
-    readVersion: (signal?: AbortSignal): Promise<string | undefined> =>
-      version !== undefined
-        ? Promise.resolve(version)
-        : http
-            .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "version" }, versionSchema, HEALTH_BODY_BYTES)
-            .then(({ data }) => (version = data.version))
-            .catch(() => undefined),
+    /**
+     * A health check: `probe` asks the platform, given the time since the check began and the version probe; a failure is
+     * `down` (never thrown, except for the caller's abort) once the version probe and `others` settled.
+     */
+    async health(signal: AbortSignal | undefined, probe: (elapsed: () => number, version: Promise<string | undefined>) => Promise<BackendHealth>, others: Promise<unknown>[] = []): Promise<BackendHealth> {
+      const started = performance.now();
+      const versionProbe = readVersion(signal);
+      try {
+        return await probe(() => elapsedMs(started), versionProbe);
+      } catch (error) {
+        await Promise.all([versionProbe, ...others]);
+        return downHealth(identity, error, elapsedMs(started));
+      }
+    },
+    /** `healthy`, or `slow` with a message when the `probe` took longer than `slowThresholdMs`. */
+    up: async (latencyMs: number, version: Promise<string | undefined>, probe: string): Promise<BackendHealth> => {
+      const slow = latencyMs > config.slowThresholdMs;
+      const message = slow ? `${probe} took ${latencyMs} ms (threshold ${config.slowThresholdMs} ms)` : undefined;
+      return healthResult(identity, slow ? "slow" : "healthy", latencyMs, { version: await version, message });
+    },
+    /** `down` with the error code and message. */
+    down: (latencyMs: number, errorCode: string, message: string, version?: string): BackendHealth => healthResult(identity, "down", latencyMs, { message, errorCode, version }),
     /** A listing page (`GET path?query` within `discoveryTimeoutMs` and `maxDiscoveryResponseBytes`). */
     listing: async <S extends z.ZodType>(path: string, query: HttpRequestOptions["query"], schema: S, signal: AbortSignal | undefined): Promise<z.infer<S>> =>
       (await http.requestJson({ method: "GET", path, query, timeoutMs: config.timeouts.discoveryTimeoutMs, signal, operation: "discover flows" }, schema, config.limits.maxDiscoveryResponseBytes)).data,
@@ -89,12 +111,6 @@ export function adapterBase<K extends "flowise" | "langflow">(config: BaseBacken
       return mergeFlows(identity, discovered, config.flows, config.includeUnconfiguredFlows);
     },
   };
-}
-
-/** `healthy`, or `slow` with a message when the probe took longer than `slowThresholdMs`. */
-export function upHealth(backend: { id: string; kind: string }, latencyMs: number, slowThresholdMs: number, version: string | undefined, probe: string): BackendHealth {
-  const status = upStatus(latencyMs, slowThresholdMs);
-  return healthResult(backend, status, latencyMs, { version, ...(status === "slow" ? { message: `${probe} took ${latencyMs} ms (threshold ${slowThresholdMs} ms)` } : {}) });
 }
 
 /** Feeds each chunk's frames to `handle` until `done()`, then the parser's remainder; yields what `handle` yields. */
@@ -179,11 +195,6 @@ export function downHealth(backend: { id: string; kind: string }, error: unknown
   const message = BackendError.isInstance(error) ? error.message : "health probe failed";
   const errorCode = BackendError.isInstance(error) ? error.code : "BACKEND_UNAVAILABLE";
   return healthResult(backend, "down", latencyMs, { message, errorCode });
-}
-
-/** `healthy` or `slow` for a probe that answered in `latencyMs`. */
-export function upStatus(latencyMs: number, slowThresholdMs: number): HealthStatus {
-  return latencyMs > slowThresholdMs ? "slow" : "healthy";
 }
 
 /** The parameter mapping of a flow: its own, else the backend default, else `fallback`. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { BackendError, flowKey, parseOrThrow } from "@afw/contracts";
 import type { BackendHealth, FlowBackendV1, FlowExecutionRequest, FlowExecutionResult, FlowStreamChunk, UniversalFlow } from "@afw/contracts";
-import { type AdapterBackend, adapterBase, PAGE_SIZE, callTimeoutMs, createCallOutcomes, downHealth, elapsedMs, HEALTH_BODY_BYTES, healthResult, mappingFor } from "./adapter-common.js";
-import { midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames, upHealth } from "./adapter-common.js";
+import { type AdapterBackend, adapterBase, PAGE_SIZE, callTimeoutMs, createCallOutcomes, elapsedMs, HEALTH_BODY_BYTES, mappingFor } from "./adapter-common.js";
+import { midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames } from "./adapter-common.js";
 import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
 import {
   extractFlowiseText,
@@ -60,7 +60,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   const config = parseOrThrow(FlowiseBackendSettingsSchema, settings, "CONFIG_INVALID", "flowise backend settings");
   const apiKey = config.apiKey ?? readEnv("FLOWISE_API_KEY");
   const base = adapterBase(config, "flowise", apiKey, { authorization: `Bearer ${apiKey}` }, FlowiseVersionSchema);
-  const { http, identity, spec, idleTimeoutMs, flowCall, readJson, readVersion } = base;
+  const { http, identity, spec, idleTimeoutMs, flowCall, readJson } = base;
   const streamingCache = new Map<string, { value: boolean; expiresAt: number }>();
   const outcomes = createCallOutcomes();
 
@@ -379,29 +379,24 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   }
 
   async function checkHealth(signal?: AbortSignal): Promise<BackendHealth> {
-    const started = performance.now();
     const authProbe = checkAuth(signal);
-    const versionProbe = readVersion(signal);
-    try {
-      const open = await http.open({ method: "GET", path: "/api/v1/ping", headers: { accept: "text/plain, */*" }, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check" });
-      if (!open.ok) await http.throwForStatus(open);
-      const body = (await http.readText(open, HEALTH_BODY_BYTES)).trim();
-      const latencyMs = elapsedMs(started);
-      if (body !== "pong" && body !== '"pong"') {
-        return healthResult(identity, "down", latencyMs, { message: "ping did not answer pong", errorCode: "BACKEND_BAD_RESPONSE" });
-      }
-      const refused = await authProbe;
-      if (refused) return healthResult(identity, "down", latencyMs, { message: refused.message, errorCode: "BACKEND_AUTH_FAILED", version: await versionProbe });
-      const failing = outcomes.failing();
-      if (failing) {
+    return base.health(
+      signal,
+      async (elapsed, version) => {
+        const open = await http.open({ method: "GET", path: "/api/v1/ping", headers: { accept: "text/plain, */*" }, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check" });
+        if (!open.ok) await http.throwForStatus(open);
+        const body = (await http.readText(open, HEALTH_BODY_BYTES)).trim();
+        const latencyMs = elapsed();
+        if (body !== "pong" && body !== '"pong"') return base.down(latencyMs, "BACKEND_BAD_RESPONSE", "ping did not answer pong");
+        const refused = await authProbe;
+        if (refused) return base.down(latencyMs, "BACKEND_AUTH_FAILED", refused.message, await version);
+        const failing = outcomes.failing();
+        if (!failing) return base.up(latencyMs, version, "ping");
         const message = `flowise backend '${config.id}' answers ping, but its last ${failing.count} predictions failed (${failing.code})`;
-        return healthResult(identity, "down", latencyMs, { message, errorCode: failing.code, version: await versionProbe });
-      }
-      return upHealth(identity, latencyMs, config.slowThresholdMs, await versionProbe, "ping");
-    } catch (error) {
-      await Promise.all([versionProbe, authProbe]);
-      return downHealth(identity, error, elapsedMs(started));
-    }
+        return base.down(latencyMs, failing.code, message, await version);
+      },
+      [authProbe],
+    );
   }
 
   async function discoverFlows(signal?: AbortSignal): Promise<UniversalFlow[]> {

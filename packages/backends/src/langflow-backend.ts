@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BackendError, parseOrThrow, type BackendHealth, type FlowBackendV1, type FlowExecutionRequest, type FlowExecutionResult, type FlowStreamChunk, type UniversalFlow } from "@afw/contracts";
-import { type AdapterBackend, adapterBase, PAGE_SIZE, downHealth, elapsedMs, HEALTH_BODY_BYTES, healthResult, historyTranscript, mappingFor } from "./adapter-common.js";
-import { midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames, upHealth } from "./adapter-common.js";
+import { type AdapterBackend, adapterBase, PAGE_SIZE, elapsedMs, HEALTH_BODY_BYTES, historyTranscript, mappingFor } from "./adapter-common.js";
+import { midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames } from "./adapter-common.js";
 import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
 import { iterateBody, type OpenResponse } from "./http-client.js";
 import { JsonStreamParser } from "./json-stream-parser.js";
@@ -61,7 +61,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
   const config = parseOrThrow(LangflowBackendSettingsSchema, settings, "CONFIG_INVALID", "langflow backend settings");
   const apiKey = config.apiKey ?? readEnv("LANGFLOW_API_KEY");
   const base = adapterBase(config, "langflow", apiKey, { "x-api-key": apiKey ?? "" }, LangflowVersionSchema);
-  const { http, identity, spec, idleTimeoutMs, flowCall, readJson, readVersion } = base;
+  const { http, identity, spec, idleTimeoutMs, flowCall, readJson } = base;
 
   function runBody(request: FlowExecutionRequest): Record<string, unknown> {
     const tweaks: Record<string, unknown> = { ...(request.parameters?.overrides ?? {}) };
@@ -215,33 +215,20 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
     yield* readEvents(open, parsed, started);
   }
 
-  async function probe(path: string, signal?: AbortSignal) {
-    return http.requestJson({ method: "GET", path, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check", anonymous: false }, LangflowHealthSchema, HEALTH_BODY_BYTES);
-  }
-
   async function checkHealth(signal?: AbortSignal): Promise<BackendHealth> {
-    const started = performance.now();
-    const versionProbe = readVersion(signal);
-    try {
-      let data: z.infer<typeof LangflowHealthSchema>;
-      try {
-        ({ data } = await probe("/health_check", signal));
-      } catch (error) {
-        // Older Langflow has only /health.
-        if (!(BackendError.isInstance(error) && error.statusCode === 404)) throw error;
-        ({ data } = await probe("/health", signal));
-      }
-      const latencyMs = elapsedMs(started);
+    const probe = (path: string) =>
+      http.requestJson({ method: "GET", path, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check", anonymous: false }, LangflowHealthSchema, HEALTH_BODY_BYTES);
+    return base.health(signal, async (elapsed, version) => {
+      const { data } = await probe("/health_check").catch((error: unknown) => {
+        if (BackendError.isInstance(error) && error.statusCode === 404) return probe("/health"); // older Langflow has only /health
+        throw error;
+      });
+      const latencyMs = elapsed();
       const failing = (["status", "chat", "db"] as const).filter((key) => data[key] !== undefined && data[key] !== null && data[key] !== "ok");
-      if (failing.length > 0) {
-        await versionProbe;
-        return healthResult(identity, "down", latencyMs, { message: `health check reports ${failing.map((key) => `${key}=${String(data[key])}`).join(", ")}`, errorCode: "BACKEND_UNAVAILABLE" });
-      }
-      return upHealth(identity, latencyMs, config.slowThresholdMs, await versionProbe, "health check");
-    } catch (error) {
-      await versionProbe;
-      return downHealth(identity, error, elapsedMs(started));
-    }
+      if (failing.length === 0) return base.up(latencyMs, version, "health check");
+      await version;
+      return base.down(latencyMs, "BACKEND_UNAVAILABLE", `health check reports ${failing.map((key) => `${key}=${String(data[key])}`).join(", ")}`);
+    });
   }
 
   async function discoverFlows(signal?: AbortSignal): Promise<UniversalFlow[]> {
