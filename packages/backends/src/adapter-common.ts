@@ -1,7 +1,8 @@
 import type { z } from "zod";
-import { BackendError, FlowExecutionRequestSchema, parseOrThrow, type BackendHealth, type ChatMessage, type FlowBackendV1, type FlowExecutionRequest, type FlowStreamChunk, type HealthStatus } from "@afw/contracts";
-import { HttpClient } from "./http-client.js";
+import { BackendError, FlowExecutionRequestSchema, parseOrThrow, type BackendHealth, type ChatMessage, type FlowBackendV1, type FlowExecutionRequest, type FlowStreamChunk, type HealthStatus, type UniversalFlow } from "@afw/contracts";
+import { HttpClient, parseJsonWith, type HttpRequestOptions, type OpenResponse } from "./http-client.js";
 import { normalizeBaseURL, type BaseBackendSettings, type ConfiguredFlow, type ParameterMapping, type ParameterTarget } from "./settings.js";
+import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
 
 /** What both adapters return: {@link FlowBackendV1} with the base URL (no trailing slash) and a required `stream`. */
 export interface AdapterBackend<K extends string> extends FlowBackendV1 {
@@ -17,10 +18,16 @@ export const HEALTH_BODY_BYTES = 64 * 1024;
 export const PAGE_SIZE = 100;
 
 /** Most listing pages one discovery follows. */
-export const MAX_PAGES = 1000;
+const MAX_PAGES = 1000;
 
-/** What both adapters set up from their settings: base URL, identity and the HTTP client with its auth header. */
-export function adapterBase<K extends "flowise" | "langflow">(config: BaseBackendSettings, kind: K, apiKey: string | undefined, authHeaders: Record<string, string>) {
+/** One listing page: its items, and the next page to ask for (none: the listing is complete). */
+export type ListingPage<T, P> = { items: T[]; next?: P | undefined };
+
+/**
+ * What both adapters set up from their settings: base URL, identity, the HTTP client with its auth header, and the calls
+ * they make alike (flow calls within the request's budget, the version, paginated discovery merged with the registry).
+ */
+export function adapterBase<K extends "flowise" | "langflow">(config: BaseBackendSettings, kind: K, apiKey: string | undefined, authHeaders: Record<string, string>, versionSchema: z.ZodType<{ version: string }>) {
   const baseURL = normalizeBaseURL(config.baseURL);
   const http = new HttpClient({
     backendId: config.id,
@@ -33,27 +40,77 @@ export function adapterBase<K extends "flowise" | "langflow">(config: BaseBacken
     secrets: apiKey ? [apiKey] : [],
   });
   const identity = { id: config.id, kind };
-  /** The fields every adapter returns besides its methods. */
-  const spec = { specificationVersion: "v1" as const, id: config.id, kind, baseURL, ...(config.capabilities ? { capabilities: config.capabilities } : {}) };
-  return { baseURL, http, identity, spec, idleTimeoutMs: config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs };
-}
-
-/** The platform's `GET /api/v1/version` (asked until it answers once); undefined when it cannot say. */
-export function versionReader(http: HttpClient, timeoutMs: number, schema: z.ZodType<{ version: string }>) {
   let version: string | undefined;
-  return (signal?: AbortSignal): Promise<string | undefined> =>
+  /** The platform's `GET /api/v1/version` (asked until it answers once); undefined when it cannot say. */
+  const readVersion = (signal?: AbortSignal): Promise<string | undefined> =>
     version !== undefined
       ? Promise.resolve(version)
       : http
-          .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs, signal, operation: "version" }, schema, HEALTH_BODY_BYTES)
+          .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "version" }, versionSchema, HEALTH_BODY_BYTES)
           .then(({ data }) => (version = data.version))
           .catch(() => undefined);
-}
-
-/** `healthy`, or `slow` with a message when the probe took longer than `slowThresholdMs`. */
-export function upHealth(backend: { id: string; kind: string }, latencyMs: number, slowThresholdMs: number, version: string | undefined, probe: string): BackendHealth {
-  const status = upStatus(latencyMs, slowThresholdMs);
-  return healthResult(backend, status, latencyMs, { version, ...(status === "slow" ? { message: `${probe} took ${latencyMs} ms (threshold ${slowThresholdMs} ms)` } : {}) });
+  return {
+    baseURL,
+    http,
+    identity,
+    /** The fields every adapter returns besides its methods. */
+    spec: { specificationVersion: "v1" as const, id: config.id, kind, baseURL, ...(config.capabilities ? { capabilities: config.capabilities } : {}) },
+    idleTimeoutMs: config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs,
+    /** A `POST` about one flow (execute, stream), timed by the request's budget within `requestTimeoutMs`. */
+    flowCall: (operation: string, path: string, request: FlowExecutionRequest, json: unknown, signal: AbortSignal | undefined): HttpRequestOptions => ({
+      method: "POST",
+      path,
+      json,
+      timeoutMs: callTimeoutMs(request.timeoutMs, config.timeouts.requestTimeoutMs),
+      signal,
+      operation,
+      flowId: request.flowId,
+    }),
+    /** Reads, parses and validates a whole JSON reply (bounded by `maxResponseBytes`). */
+    readJson: async <S extends z.ZodType>(open: OpenResponse, schema: S): Promise<z.infer<S>> =>
+      parseJsonWith(schema, await http.readText(open, config.limits.maxResponseBytes), open.context, open.status),
+    /**
+     * A health check: `probe` asks the platform, given the time since the check began and the version probe; a failure is
+     * `down` (never thrown, except for the caller's abort) once the version probe and `others` settled.
+     */
+    async health(signal: AbortSignal | undefined, probe: (elapsed: () => number, version: Promise<string | undefined>) => Promise<BackendHealth>, others: Promise<unknown>[] = []): Promise<BackendHealth> {
+      const started = performance.now();
+      const versionProbe = readVersion(signal);
+      try {
+        return await probe(() => elapsedMs(started), versionProbe);
+      } catch (error) {
+        await Promise.all([versionProbe, ...others]);
+        return downHealth(identity, error, elapsedMs(started));
+      }
+    },
+    /** `healthy`, or `slow` with a message when the `probe` took longer than `slowThresholdMs`. */
+    up: async (latencyMs: number, version: Promise<string | undefined>, probe: string): Promise<BackendHealth> => {
+      const slow = latencyMs > config.slowThresholdMs;
+      const message = slow ? `${probe} took ${latencyMs} ms (threshold ${config.slowThresholdMs} ms)` : undefined;
+      return healthResult(identity, slow ? "slow" : "healthy", latencyMs, { version: await version, message });
+    },
+    /** `down` with the error code and message. */
+    down: (latencyMs: number, errorCode: string, message: string, version?: string): BackendHealth => healthResult(identity, "down", latencyMs, { message, errorCode, version }),
+    /** A listing page (`GET path?query` within `discoveryTimeoutMs` and `maxDiscoveryResponseBytes`). */
+    listing: async <S extends z.ZodType>(path: string, query: HttpRequestOptions["query"], schema: S, signal: AbortSignal | undefined): Promise<z.infer<S>> =>
+      (await http.requestJson({ method: "GET", path, query, timeoutMs: config.timeouts.discoveryTimeoutMs, signal, operation: "discover flows" }, schema, config.limits.maxDiscoveryResponseBytes)).data,
+    /**
+     * Discovery: follows the listing pages (`page` answers one, given the next page and the items so far; none with
+     * `discovery: configured-only`), reads each listed flow and merges them with the configured registry.
+     */
+    async discover<T, P>(page: (next: P | undefined, received: number) => Promise<ListingPage<T, P>>, read: (item: T) => DiscoveredFlow | undefined): Promise<UniversalFlow[]> {
+      const items: T[] = [];
+      let next: P | undefined;
+      for (let request = 1; config.discovery === "auto" && request <= MAX_PAGES; request += 1) {
+        const listed = await page(next, items.length);
+        items.push(...listed.items);
+        if (listed.next === undefined || listed.items.length === 0) break;
+        next = listed.next;
+      }
+      const discovered = items.map(read).filter((flow): flow is DiscoveredFlow => flow !== undefined);
+      return mergeFlows(identity, discovered, config.flows, config.includeUnconfiguredFlows);
+    },
+  };
 }
 
 /** Feeds each chunk's frames to `handle` until `done()`, then the parser's remainder; yields what `handle` yields. */
@@ -138,11 +195,6 @@ export function downHealth(backend: { id: string; kind: string }, error: unknown
   const message = BackendError.isInstance(error) ? error.message : "health probe failed";
   const errorCode = BackendError.isInstance(error) ? error.code : "BACKEND_UNAVAILABLE";
   return healthResult(backend, "down", latencyMs, { message, errorCode });
-}
-
-/** `healthy` or `slow` for a probe that answered in `latencyMs`. */
-export function upStatus(latencyMs: number, slowThresholdMs: number): HealthStatus {
-  return latencyMs > slowThresholdMs ? "slow" : "healthy";
 }
 
 /** The parameter mapping of a flow: its own, else the backend default, else `fallback`. */

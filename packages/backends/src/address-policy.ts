@@ -1,7 +1,13 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { lookup as dnsLookupCallback } from "node:dns";
-import { isIP, isIPv6, type LookupFunction } from "node:net";
+import { isIP, isIPv4, isIPv6, type LookupFunction } from "node:net";
+import ipaddr from "ipaddr.js";
 import { Agent, buildConnector } from "undici";
+
+const { IPv4, IPv6, parseCIDR, subnetMatch } = ipaddr;
+type IPv4 = ipaddr.IPv4;
+type IPv6 = ipaddr.IPv6;
+
 
 /**
  * The outbound address policy (SSRF and DNS-rebinding guard), one home for every outbound HTTP request of the gateway:
@@ -21,72 +27,21 @@ export type AddressClass = "public" | "private" | "loopback" | "link-local" | "m
 export interface ParsedIpAddress {
   /** 4 or 6. */
   family: 4 | 6;
-  /** 4 or 16 bytes, network order. */
-  bytes: Uint8Array;
   /** Canonical text: dotted quad, or the full lower-case IPv6 form (8 groups, no compression). */
   canonical: string;
 }
 
-/** Parses one IPv4 number part as `inet_aton` does: `0x` hex, leading-`0` octal, else decimal. */
-function parseIpv4Part(part: string): number | undefined {
-  if (part === "") return undefined;
-  if (/^0x[0-9a-f]*$/i.test(part)) return part.length === 2 ? 0 : Number.parseInt(part.slice(2), 16);
-  if (/^0[0-7]*$/.test(part)) return Number.parseInt(part, 8);
-  if (/^[1-9][0-9]*$/.test(part)) return Number.parseInt(part, 10);
-  return undefined;
-}
-
-/**
- * Parses an IPv4 literal in every form `inet_aton` and the WHATWG URL parser accept: dotted quad,
- * one 32-bit number (`2130706433`), two or three parts (`127.1`, `10.0.1`), each part decimal,
- * octal (`0177`) or hex (`0x7f`), with an optional trailing dot.
- */
-function parseIpv4(text: string): Uint8Array | undefined {
-  const trimmed = text.endsWith(".") ? text.slice(0, -1) : text;
-  const parts = trimmed.split(".");
-  if (parts.length < 1 || parts.length > 4) return undefined;
-  const numbers: number[] = [];
-  for (const part of parts) {
-    const value = parseIpv4Part(part);
-    if (value === undefined || !Number.isFinite(value)) return undefined;
-    numbers.push(value);
+function parseAddress(text: string): IPv4 | IPv6 | undefined {
+  const value = text.trim().toLowerCase();
+  if (value.includes(":")) {
+    const bare = value.replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, "");
+    // The URL parser's form has no dotted IPv4 tail (which ipaddr.js 1.9 misreads after a `::`).
+    return isIPv6(bare) ? IPv6.parse(new URL(`http://[${bare}]/`).hostname.slice(1, -1)) : undefined;
   }
-  const last = numbers.pop()!;
-  if (numbers.some((n) => n > 255)) return undefined;
-  if (last >= 256 ** (4 - numbers.length)) return undefined;
-  let value = last;
-  numbers.forEach((n, index) => (value += n * 256 ** (3 - index)));
-  return new Uint8Array([Math.floor(value / 2 ** 24) & 255, Math.floor(value / 2 ** 16) & 255, Math.floor(value / 2 ** 8) & 255, value & 255]);
-}
-
-function parseIpv6(text: string): Uint8Array | undefined {
-  if (text.startsWith("[") !== text.endsWith("]")) return undefined;
-  const bare = text.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
-  if (!isIPv6(bare)) return undefined;
-  let head = bare;
-  const tail: number[] = [];
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
-  if (dotted) {
-    const v4 = parseIpv4(dotted[1]!);
-    if (!v4) return undefined;
-    tail.push((v4[0]! << 8) | v4[1]!, (v4[2]! << 8) | v4[3]!);
-    head = bare.slice(0, -dotted[1]!.length);
-    if (head.endsWith(":") && !head.endsWith("::")) head = head.slice(0, -1);
-  }
-  const [left = "", right] = head.split("::");
-  const groups = (s: string) => (s === "" ? [] : s.split(":").map((g) => Number.parseInt(g, 16)));
-  const leftGroups = groups(left);
-  const rightGroups = right === undefined ? [] : groups(right);
-  const fill = 8 - tail.length - leftGroups.length - rightGroups.length;
-  if (right === undefined ? fill !== 0 : fill < 0) return undefined;
-  const all = [...leftGroups, ...new Array<number>(right === undefined ? 0 : fill).fill(0), ...rightGroups, ...tail];
-  if (all.length !== 8 || all.some((g) => !Number.isInteger(g) || g < 0 || g > 0xffff)) return undefined;
-  const bytes = new Uint8Array(16);
-  all.forEach((g, i) => {
-    bytes[i * 2] = g >> 8;
-    bytes[i * 2 + 1] = g & 255;
-  });
-  return bytes;
+  // An IPv4 literal in any `inet_aton` spelling, read as the WHATWG URL parser reads it; host names are not addresses.
+  if (!/^[0-9a-fx.]+$/.test(value) || !URL.canParse(`http://${value}/`)) return undefined;
+  const host = new URL(`http://${value}/`).hostname;
+  return isIPv4(host) ? IPv4.parse(host) : undefined;
 }
 
 /**
@@ -99,74 +54,33 @@ function parseIpv6(text: string): Uint8Array | undefined {
  * ```
  */
 export function parseIpAddress(text: string): ParsedIpAddress | undefined {
-  const value = text.trim().toLowerCase();
-  if (value === "") return undefined;
-  if (value.includes(":")) {
-    const bytes = parseIpv6(value);
-    if (!bytes) return undefined;
-    const groups: string[] = [];
-    for (let i = 0; i < 16; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
-    return { family: 6, bytes, canonical: groups.join(":") };
-  }
-  // Host names are not addresses: a label with a letter outside the hex prefix ends it.
-  if (!/^[0-9a-fx.]+$/.test(value)) return undefined;
-  const bytes = parseIpv4(value);
-  if (!bytes) return undefined;
-  return { family: 4, bytes, canonical: Array.from(bytes).join(".") };
+  const address = parseAddress(text);
+  return address && { family: address.kind() === "ipv4" ? 4 : 6, canonical: address.toNormalizedString() };
 }
 
-const inV4 = (b: Uint8Array, prefix: readonly number[], bits: number): boolean => {
-  for (let i = 0; i < 4 && bits > 0; i++, bits -= 8) {
-    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((b[i]! & mask) !== ((prefix[i] ?? 0) & mask)) return false;
-  }
-  return true;
+/** The special ranges, first match wins; any other address is `public`. */
+const RANGES: Record<Exclude<AddressClass, "public">, string[]> = {
+  metadata: ["169.254.169.254/32", "169.254.170.2/32", "100.100.100.200/32", "192.0.0.192/32", "fd00:ec2::254/128"],
+  unspecified: ["0.0.0.0/8", "::/128"],
+  loopback: ["127.0.0.0/8", "::1/128"],
+  private: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7", "fec0::/10"],
+  "link-local": ["169.254.0.0/16", "fe80::/10"],
+  multicast: ["224.0.0.0/4", "ff00::/8"],
+  // 240/4 with broadcast, documentation, benchmarking, 6to4 relay; local-use NAT64, Teredo, discard.
+  reserved: ["240.0.0.0/4", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "192.88.99.0/24", "64:ff9b:1::/48", "2001:db8::/32", "2001::/32", "100::/64"],
 };
+// One list of both families (`subnetMatch` skips the ranges of the other family); typed as IPv4 for the overload.
+const RANGE_LIST = Object.fromEntries(Object.entries(RANGES).map(([name, cidrs]) => [name, cidrs.map((cidr) => parseCIDR(cidr) as [IPv4, number])]));
+/** IPv6 prefixes whose last 32 bits are an IPv4 address that decides: IPv4-mapped, IPv4-compatible, NAT64. */
+const EMBEDDING_V4 = ["::ffff:0:0/96", "::/96", "64:ff9b::/96"].map((cidr) => IPv6.parseCIDR(cidr));
 
-const METADATA_V4 = ["169.254.169.254", "169.254.170.2", "100.100.100.200", "192.0.0.192"];
-
-function classifyV4(b: Uint8Array): AddressClass {
-  const text = Array.from(b).join(".");
-  if (METADATA_V4.includes(text)) return "metadata";
-  if (inV4(b, [0], 8)) return "unspecified";
-  if (inV4(b, [127], 8)) return "loopback";
-  if (inV4(b, [10], 8) || inV4(b, [172, 16], 12) || inV4(b, [192, 168], 16) || inV4(b, [100, 64], 10)) return "private";
-  if (inV4(b, [169, 254], 16)) return "link-local";
-  if (inV4(b, [224], 4)) return "multicast";
-  if (
-    inV4(b, [240], 4) ||
-    inV4(b, [192, 0, 0], 24) ||
-    inV4(b, [192, 0, 2], 24) ||
-    inV4(b, [198, 18], 15) ||
-    inV4(b, [198, 51, 100], 24) ||
-    inV4(b, [203, 0, 113], 24) ||
-    inV4(b, [192, 88, 99], 24)
-  )
-    return "reserved";
-  return "public";
-}
-
-function classifyV6(b: Uint8Array): AddressClass {
-  const zeroes = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
-  const word = (i: number) => (b[i * 2]! << 8) | b[i * 2 + 1]!;
-  if (zeroes(0, 16)) return "unspecified";
-  if (zeroes(0, 15) && b[15] === 1) return "loopback";
-  // IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::a.b.c.d: the IPv4 address decides.
-  if (zeroes(0, 10) && word(5) === 0xffff) return classifyV4(b.slice(12));
-  if (zeroes(0, 12)) return classifyV4(b.slice(12));
-  if (word(0) === 0x64 && word(1) === 0xff9b && zeroes(4, 12)) return classifyV4(b.slice(12));
-  if (word(0) === 0x64 && word(1) === 0xff9b && word(2) === 1) return "reserved"; // local-use NAT64
+function classify(address: IPv4 | IPv6): AddressClass {
+  const named = subnetMatch(address as IPv4, RANGE_LIST, "public") as AddressClass;
+  if (named !== "public" || address.kind() === "ipv4") return named;
+  const bytes = address.toByteArray();
+  if (EMBEDDING_V4.some((prefix) => (address as IPv6).match(prefix))) return classify(IPv4.parse(bytes.slice(12).join(".")));
   // 6to4 2002:a.b.c.d::/48 tunnels to the embedded IPv4 address.
-  if (word(0) === 0x2002) return classifyV4(b.slice(2, 6));
-  if (word(0) === 0xfd00 && word(1) === 0x0ec2 && zeroes(4, 14) && word(7) === 0x254) return "metadata";
-  if ((b[0]! & 0xfe) === 0xfc) return "private";
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return "link-local";
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0xc0) return "private"; // deprecated site-local
-  if (b[0] === 0xff) return "multicast";
-  if (word(0) === 0x2001 && word(1) === 0x0db8) return "reserved"; // documentation
-  if (word(0) === 0x2001 && word(1) === 0) return "reserved"; // Teredo
-  if (word(0) === 0x0100 && zeroes(2, 8)) return "reserved"; // discard
-  return "public";
+  return bytes[0] === 0x20 && bytes[1] === 0x02 ? classify(IPv4.parse(bytes.slice(2, 6).join("."))) : "public";
 }
 
 /**
@@ -179,9 +93,8 @@ function classifyV6(b: Uint8Array): AddressClass {
  * ```
  */
 export function classifyAddress(text: string): AddressClass | undefined {
-  const parsed = parseIpAddress(text);
-  if (!parsed) return undefined;
-  return parsed.family === 4 ? classifyV4(parsed.bytes) : classifyV6(parsed.bytes);
+  const address = parseAddress(text);
+  return address && classify(address);
 }
 
 /** Host names that always mean this machine (RFC 6761), whatever DNS says. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { BackendError, flowKey, parseOrThrow } from "@afw/contracts";
 import type { BackendHealth, FlowBackendV1, FlowExecutionRequest, FlowExecutionResult, FlowStreamChunk, UniversalFlow } from "@afw/contracts";
-import { type AdapterBackend, adapterBase, PAGE_SIZE, callTimeoutMs, createCallOutcomes, downHealth, elapsedMs, HEALTH_BODY_BYTES, healthResult, mappingFor } from "./adapter-common.js";
-import { MAX_PAGES, midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames, upHealth, versionReader } from "./adapter-common.js";
+import { type AdapterBackend, adapterBase, PAGE_SIZE, callTimeoutMs, createCallOutcomes, elapsedMs, HEALTH_BODY_BYTES, mappingFor } from "./adapter-common.js";
+import { midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames } from "./adapter-common.js";
 import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
 import {
   extractFlowiseText,
@@ -13,13 +13,11 @@ import {
   FlowiseVersionSchema,
   createFlowiseFrameReader,
   parseFollowUpPrompts,
-  type FlowiseChatflow,
   type FlowisePrediction,
 } from "./flowise-reply.js";
 import { iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
 import { asRecord, findUsage, nonEmptyString, toSourceDocuments } from "./reply-utils.js";
 import { BaseBackendSettingsSchema, type ParameterMapping } from "./settings.js";
-import { mergeFlows } from "./universal-flow.js";
 import { parameterVerdict, planContext, readFlowiseProfile, toDiscovered, type FlowiseFlowProfile } from "./flowise-flow-profile.js";
 
 /** Zod schema of {@link FlowiseBackendSettings}. */
@@ -61,10 +59,10 @@ const DEFAULT_FIRST_BYTE_MS = 10_000;
 export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseBackend {
   const config = parseOrThrow(FlowiseBackendSettingsSchema, settings, "CONFIG_INVALID", "flowise backend settings");
   const apiKey = config.apiKey ?? readEnv("FLOWISE_API_KEY");
-  const { http, identity, spec, idleTimeoutMs } = adapterBase(config, "flowise", apiKey, { authorization: `Bearer ${apiKey}` });
+  const base = adapterBase(config, "flowise", apiKey, { authorization: `Bearer ${apiKey}` }, FlowiseVersionSchema);
+  const { http, identity, spec, idleTimeoutMs, flowCall, readJson } = base;
   const streamingCache = new Map<string, { value: boolean; expiresAt: number }>();
   const outcomes = createCallOutcomes();
-  const readVersion = versionReader(http, config.timeouts.healthTimeoutMs, FlowiseVersionSchema);
 
   /** What each flow's configuration says (read at discovery), and what its replies taught (`memoryType`). */
   const profiles = new Map<string, FlowiseFlowProfile | undefined>();
@@ -177,19 +175,8 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     const parsed = parseExecutionRequest(request);
     const started = performance.now();
     const sent = predictionBody(parsed, false);
-    const { data } = await http.requestJson(
-      {
-        method: "POST",
-        path: `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`,
-        json: sent.body,
-        timeoutMs: callTimeoutMs(parsed.timeoutMs, config.timeouts.requestTimeoutMs),
-        signal,
-        operation: "execute",
-        flowId: parsed.flowId,
-      },
-      FlowisePredictionSchema,
-      config.limits.maxResponseBytes,
-    ).catch((error: unknown) => {
+    const call = flowCall("execute", `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`, parsed, sent.body, signal);
+    const { data } = await http.requestJson(call, FlowisePredictionSchema, config.limits.maxResponseBytes).catch((error: unknown) => {
       forgetOnNotFound(error, parsed.flowId);
       throw error;
     });
@@ -341,22 +328,14 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     let first: IteratorResult<Uint8Array, void>;
     try {
       open = await http.open({
-        method: "POST",
-        path: `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`,
-        json: sent.body,
+        ...flowCall("stream", `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`, parsed, sent.body, signal),
         headers: { accept: "text/event-stream, application/json" },
         // A flow known to stream answers its headers at once; an unknown one may answer JSON at the end.
         timeoutMs: streams === true ? firstByteMs : budgetMs,
-        signal,
-        operation: "stream",
-        flowId: parsed.flowId,
       });
       if (!open.ok) await http.throwForStatus(open);
-      const contentType = open.header("content-type") ?? "";
-      if (!contentType.includes("text/event-stream")) {
-        const text = await http.readText(open, config.limits.maxResponseBytes);
-        const reply = parseJsonWith(FlowisePredictionSchema, text, open.context, open.status);
-        yield { type: "end", result: toResult(reply, parsed, started, open.context, sent) };
+      if (!(open.header("content-type") ?? "").includes("text/event-stream")) {
+        yield { type: "end", result: toResult(await readJson(open, FlowisePredictionSchema), parsed, started, open.context, sent) };
         return;
       }
       body = iterateBody(open, idleTimeoutMs, config.limits.maxResponseBytes, firstByteMs);
@@ -400,64 +379,42 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   }
 
   async function checkHealth(signal?: AbortSignal): Promise<BackendHealth> {
-    const started = performance.now();
     const authProbe = checkAuth(signal);
-    const versionProbe = readVersion(signal);
-    try {
-      const open = await http.open({ method: "GET", path: "/api/v1/ping", headers: { accept: "text/plain, */*" }, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check" });
-      if (!open.ok) await http.throwForStatus(open);
-      const body = (await http.readText(open, HEALTH_BODY_BYTES)).trim();
-      const latencyMs = elapsedMs(started);
-      if (body !== "pong" && body !== '"pong"') {
-        return healthResult(identity, "down", latencyMs, { message: "ping did not answer pong", errorCode: "BACKEND_BAD_RESPONSE" });
-      }
-      const refused = await authProbe;
-      if (refused) return healthResult(identity, "down", latencyMs, { message: refused.message, errorCode: "BACKEND_AUTH_FAILED", version: await versionProbe });
-      const failing = outcomes.failing();
-      if (failing) {
+    return base.health(
+      signal,
+      async (elapsed, version) => {
+        const open = await http.open({ method: "GET", path: "/api/v1/ping", headers: { accept: "text/plain, */*" }, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check" });
+        if (!open.ok) await http.throwForStatus(open);
+        const body = (await http.readText(open, HEALTH_BODY_BYTES)).trim();
+        const latencyMs = elapsed();
+        if (body !== "pong" && body !== '"pong"') return base.down(latencyMs, "BACKEND_BAD_RESPONSE", "ping did not answer pong");
+        const refused = await authProbe;
+        if (refused) return base.down(latencyMs, "BACKEND_AUTH_FAILED", refused.message, await version);
+        const failing = outcomes.failing();
+        if (!failing) return base.up(latencyMs, version, "ping");
         const message = `flowise backend '${config.id}' answers ping, but its last ${failing.count} predictions failed (${failing.code})`;
-        return healthResult(identity, "down", latencyMs, { message, errorCode: failing.code, version: await versionProbe });
-      }
-      return upHealth(identity, latencyMs, config.slowThresholdMs, await versionProbe, "ping");
-    } catch (error) {
-      await Promise.all([versionProbe, authProbe]);
-      return downHealth(identity, error, elapsedMs(started));
-    }
+        return base.down(latencyMs, failing.code, message, await version);
+      },
+      [authProbe],
+    );
   }
 
   async function discoverFlows(signal?: AbortSignal): Promise<UniversalFlow[]> {
-    const chatflows: FlowiseChatflow[] = [];
-    if (config.discovery === "auto") {
-      for (let page = 1; page <= MAX_PAGES; page += 1) {
-        const { data } = await http.requestJson(
-          {
-            method: "GET",
-            path: "/api/v1/chatflows",
-            query: { page, limit: PAGE_SIZE },
-            timeoutMs: config.timeouts.discoveryTimeoutMs,
-            signal,
-            operation: "discover flows",
-          },
-          FlowiseChatflowListSchema,
-          config.limits.maxDiscoveryResponseBytes,
-        );
-        if (Array.isArray(data)) {
-          chatflows.push(...data);
-          break;
-        }
-        chatflows.push(...data.data);
-        if (data.data.length === 0 || chatflows.length >= data.total) break;
-      }
-    }
-    const discovered = chatflows.map((chatflow) => {
-      const profile = readFlowiseProfile(chatflow.flowData, chatflow.apiConfig);
-      profiles.set(chatflow.id, profile);
-      const flow = toDiscovered(chatflow, profile);
-      const cached = streamingCache.get(chatflow.id);
-      if (cached) flow.streaming = cached.value;
-      return flow;
-    });
-    return mergeFlows(identity, discovered, config.flows, config.includeUnconfiguredFlows);
+    return base.discover(
+      async (page: number = 1, received) => {
+        const data = await base.listing("/api/v1/chatflows", { page, limit: PAGE_SIZE }, FlowiseChatflowListSchema, signal);
+        if (Array.isArray(data)) return { items: data };
+        return { items: data.data, next: received + data.data.length < data.total ? page + 1 : undefined };
+      },
+      (chatflow) => {
+        const profile = readFlowiseProfile(chatflow.flowData, chatflow.apiConfig);
+        profiles.set(chatflow.id, profile);
+        const flow = toDiscovered(chatflow, profile);
+        const cached = streamingCache.get(chatflow.id);
+        if (cached) flow.streaming = cached.value;
+        return flow;
+      },
+    );
   }
 
   return {

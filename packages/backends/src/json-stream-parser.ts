@@ -19,17 +19,10 @@ export class JsonStreamParser {
    * @throws SyntaxError when a finished block is not valid JSON.
    */
   push(chunk: Uint8Array | string): unknown[] {
-    this.buffer += typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true });
+    const lines = (this.buffer + (typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true }))).split("\n");
+    this.buffer = lines.pop()!;
     const values: unknown[] = [];
-    let start = 0;
-    let newline = this.buffer.indexOf("\n");
-    while (newline !== -1) {
-      const end = newline > start && this.buffer.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
-      this.processLine(this.buffer.slice(start, end), values);
-      start = newline + 1;
-      newline = this.buffer.indexOf("\n", start);
-    }
-    this.buffer = this.buffer.slice(start);
+    for (const line of lines) this.processLine(line.replace(/\r$/, ""), values);
     return values;
   }
 
@@ -38,66 +31,41 @@ export class JsonStreamParser {
    * @throws SyntaxError when the leftover text is complete but not valid JSON.
    */
   finish(): { values: unknown[]; incomplete: boolean } {
-    this.buffer += this.decoder.decode();
     const values: unknown[] = [];
-    let incomplete = false;
-    const rest = this.buffer.replace(/\r$/, "");
+    const rest = (this.buffer + this.decoder.decode()).replace(/\r$/, "");
     this.buffer = "";
     if (rest.trim()) this.block.push(stripDataPrefix(rest));
-    if (this.block.length > 0) {
-      const text = this.block.join("\n");
-      this.block = [];
-      try {
-        values.push(parseJsonBounded(text));
-      } catch {
-        incomplete = true;
-      }
+    try {
+      this.flush(values);
+      return { values, incomplete: false };
+    } catch {
+      return { values, incomplete: true };
     }
-    return { values, incomplete };
   }
 
   private processLine(line: string, values: unknown[]): void {
-    if (line.trim() === "") {
-      if (this.block.length > 0) {
-        const text = this.block.join("\n");
-        this.block = [];
-        values.push(parseJsonBounded(text));
-      }
-      return;
-    }
+    if (line.trim() === "") return this.flush(values);
     if (line.startsWith(":")) return; // SSE comment from a proxy
     this.block.push(stripDataPrefix(line));
-    // One object per line is the common case: emit as soon as the block parses.
-    const text = this.block.length === 1 ? (this.block[0] as string) : this.block.join("\n");
-    const first = firstNonSpace(text);
-    const last = lastNonSpace(text);
-    if ((first === "{" && last === "}") || (first === "[" && last === "]")) {
-      try {
-        values.push(parseJsonBounded(text));
-        this.block = [];
-      } catch {
-        // not complete yet: keep collecting lines until a blank line
-      }
+    // One object per line is the common case: emit as soon as the block parses (else wait for more lines).
+    const text = this.block.join("\n");
+    if (!/^[ \t]*[[{]/.test(text) || !/[}\]][ \t]*$/.test(text)) return;
+    try {
+      values.push(parseJsonBounded(text));
+      this.block = [];
+    } catch {
+      // not complete yet
     }
+  }
+
+  private flush(values: unknown[]): void {
+    if (this.block.length === 0) return;
+    const text = this.block.join("\n");
+    this.block = [];
+    values.push(parseJsonBounded(text));
   }
 }
 
 function stripDataPrefix(line: string): string {
   return line.startsWith("data:") ? line.slice(5).trimStart() : line;
-}
-
-function firstNonSpace(text: string): string | undefined {
-  for (let index = 0; index < text.length; index += 1) {
-    const char = text[index] as string;
-    if (char !== " " && char !== "\t") return char;
-  }
-  return undefined;
-}
-
-function lastNonSpace(text: string): string | undefined {
-  for (let index = text.length - 1; index >= 0; index -= 1) {
-    const char = text[index] as string;
-    if (char !== " " && char !== "\t" && char !== "\r") return char;
-  }
-  return undefined;
 }

@@ -1,15 +1,15 @@
 import { z } from "zod";
 import { BackendError, parseOrThrow, type BackendHealth, type FlowBackendV1, type FlowExecutionRequest, type FlowExecutionResult, type FlowStreamChunk, type UniversalFlow } from "@afw/contracts";
-import { type AdapterBackend, adapterBase, PAGE_SIZE, callTimeoutMs, downHealth, elapsedMs, HEALTH_BODY_BYTES, healthResult, historyTranscript, mappingFor } from "./adapter-common.js";
-import { MAX_PAGES, midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames, upHealth, versionReader } from "./adapter-common.js";
+import { type AdapterBackend, adapterBase, PAGE_SIZE, elapsedMs, HEALTH_BODY_BYTES, historyTranscript, mappingFor } from "./adapter-common.js";
+import { midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames } from "./adapter-common.js";
 import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
-import { iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
+import { iterateBody, type OpenResponse } from "./http-client.js";
 import { JsonStreamParser } from "./json-stream-parser.js";
 import { extractLangflowAnswer, LangflowFlowListSchema, LangflowHealthSchema, LangflowRunResponseSchema, LangflowStreamEventSchema, LangflowVersionSchema } from "./langflow-reply.js";
 import type { LangflowFlow, LangflowRunResponse } from "./langflow-reply.js";
 import { asRecord, findUsage, nonEmptyString } from "./reply-utils.js";
 import { BaseBackendSettingsSchema } from "./settings.js";
-import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
+import type { DiscoveredFlow } from "./universal-flow.js";
 
 /** Zod schema of {@link LangflowBackendSettings}. */
 export const LangflowBackendSettingsSchema = BaseBackendSettingsSchema;
@@ -60,8 +60,8 @@ function toDiscovered(flow: LangflowFlow): DiscoveredFlow {
 export function createLangflowBackend(settings: LangflowBackendSettings): LangflowBackend {
   const config = parseOrThrow(LangflowBackendSettingsSchema, settings, "CONFIG_INVALID", "langflow backend settings");
   const apiKey = config.apiKey ?? readEnv("LANGFLOW_API_KEY");
-  const { http, identity, spec, idleTimeoutMs } = adapterBase(config, "langflow", apiKey, { "x-api-key": apiKey ?? "" });
-  const readVersion = versionReader(http, config.timeouts.healthTimeoutMs, LangflowVersionSchema);
+  const base = adapterBase(config, "langflow", apiKey, { "x-api-key": apiKey ?? "" }, LangflowVersionSchema);
+  const { http, identity, spec, idleTimeoutMs, flowCall, readJson } = base;
 
   function runBody(request: FlowExecutionRequest): Record<string, unknown> {
     const tweaks: Record<string, unknown> = { ...(request.parameters?.overrides ?? {}) };
@@ -118,20 +118,8 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
   async function execute(request: FlowExecutionRequest, signal?: AbortSignal): Promise<FlowExecutionResult> {
     const parsed = parseExecutionRequest(request);
     const started = performance.now();
-    const { data } = await http.requestJson(
-      {
-        method: "POST",
-        path: `/api/v1/run/${encodeURIComponent(parsed.flowId)}`,
-        query: { stream: false },
-        json: runBody(parsed),
-        timeoutMs: callTimeoutMs(parsed.timeoutMs, config.timeouts.requestTimeoutMs),
-        signal,
-        operation: "execute",
-        flowId: parsed.flowId,
-      },
-      LangflowRunResponseSchema,
-      config.limits.maxResponseBytes,
-    );
+    const call = { ...flowCall("execute", `/api/v1/run/${encodeURIComponent(parsed.flowId)}`, parsed, runBody(parsed), signal), query: { stream: false } };
+    const { data } = await http.requestJson(call, LangflowRunResponseSchema, config.limits.maxResponseBytes);
     return toResult(data, parsed, started, http.context("execute", parsed.flowId));
   }
 
@@ -216,83 +204,46 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
   async function* stream(request: FlowExecutionRequest, signal?: AbortSignal): AsyncGenerator<FlowStreamChunk> {
     const parsed = parseExecutionRequest(request);
     const started = performance.now();
-    const open = await http.open({
-      method: "POST",
-      path: `/api/v1/run/${encodeURIComponent(parsed.flowId)}`,
-      query: { stream: true },
-      json: runBody(parsed),
-      headers: { accept: "text/event-stream, application/json" },
-      timeoutMs: callTimeoutMs(parsed.timeoutMs, config.timeouts.requestTimeoutMs),
-      signal,
-      operation: "stream",
-      flowId: parsed.flowId,
-    });
+    const call = flowCall("stream", `/api/v1/run/${encodeURIComponent(parsed.flowId)}`, parsed, runBody(parsed), signal);
+    const open = await http.open({ ...call, query: { stream: true }, headers: { accept: "text/event-stream, application/json" } });
     if (!open.ok) await http.throwForStatus(open);
-    const contentType = open.header("content-type") ?? "";
-    if (contentType.includes("application/json")) {
-      const text = await http.readText(open, config.limits.maxResponseBytes);
-      const reply = parseJsonWith(LangflowRunResponseSchema, text, open.context, open.status);
-      yield { type: "end", result: toResult(reply, parsed, started, open.context) };
+    if ((open.header("content-type") ?? "").includes("application/json")) {
+      yield { type: "end", result: toResult(await readJson(open, LangflowRunResponseSchema), parsed, started, open.context) };
       return;
     }
     yield { type: "start" };
     yield* readEvents(open, parsed, started);
   }
 
-  async function probe(path: string, signal?: AbortSignal) {
-    return http.requestJson({ method: "GET", path, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check", anonymous: false }, LangflowHealthSchema, HEALTH_BODY_BYTES);
-  }
-
   async function checkHealth(signal?: AbortSignal): Promise<BackendHealth> {
-    const started = performance.now();
-    const versionProbe = readVersion(signal);
-    try {
-      let data: z.infer<typeof LangflowHealthSchema>;
-      try {
-        ({ data } = await probe("/health_check", signal));
-      } catch (error) {
-        // Older Langflow has only /health.
-        if (!(BackendError.isInstance(error) && error.statusCode === 404)) throw error;
-        ({ data } = await probe("/health", signal));
-      }
-      const latencyMs = elapsedMs(started);
+    const probe = (path: string) =>
+      http.requestJson({ method: "GET", path, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check", anonymous: false }, LangflowHealthSchema, HEALTH_BODY_BYTES);
+    return base.health(signal, async (elapsed, version) => {
+      const { data } = await probe("/health_check").catch((error: unknown) => {
+        if (BackendError.isInstance(error) && error.statusCode === 404) return probe("/health"); // older Langflow has only /health
+        throw error;
+      });
+      const latencyMs = elapsed();
       const failing = (["status", "chat", "db"] as const).filter((key) => data[key] !== undefined && data[key] !== null && data[key] !== "ok");
-      if (failing.length > 0) {
-        await versionProbe;
-        return healthResult(identity, "down", latencyMs, { message: `health check reports ${failing.map((key) => `${key}=${String(data[key])}`).join(", ")}`, errorCode: "BACKEND_UNAVAILABLE" });
-      }
-      return upHealth(identity, latencyMs, config.slowThresholdMs, await versionProbe, "health check");
-    } catch (error) {
-      await versionProbe;
-      return downHealth(identity, error, elapsedMs(started));
-    }
+      if (failing.length === 0) return base.up(latencyMs, version, "health check");
+      await version;
+      return base.down(latencyMs, "BACKEND_UNAVAILABLE", `health check reports ${failing.map((key) => `${key}=${String(data[key])}`).join(", ")}`);
+    });
   }
 
   async function discoverFlows(signal?: AbortSignal): Promise<UniversalFlow[]> {
-    const flows: LangflowFlow[] = [];
-    if (config.discovery === "auto") {
-      const base = { remove_example_flows: true, components_only: false, header_flows: false };
-      // get_all=true answers one array; a server that pages anyway answers {items,total,page,size,pages}:
-      // then follow its pages with the size it chose.
-      let next: { page: number; size: number } | undefined;
-      for (let request = 1; request <= MAX_PAGES; request += 1) {
-        const query = next ? { ...base, get_all: false, page: next.page, size: next.size } : { ...base, get_all: true };
-        const { data } = await http.requestJson(
-          { method: "GET", path: "/api/v1/flows/", query, timeoutMs: config.timeouts.discoveryTimeoutMs, signal, operation: "discover flows" },
-          LangflowFlowListSchema,
-          config.limits.maxDiscoveryResponseBytes,
-        );
-        if (Array.isArray(data)) {
-          flows.push(...data);
-          break;
-        }
-        flows.push(...data.items);
-        if (data.items.length === 0 || flows.length >= data.total || data.page >= data.pages) break;
-        next = { page: data.page + 1, size: data.size || PAGE_SIZE };
-      }
-    }
-    const discovered = flows.filter((flow) => flow.is_component !== true).map(toDiscovered);
-    return mergeFlows(identity, discovered, config.flows, config.includeUnconfiguredFlows);
+    const query = { remove_example_flows: true, components_only: false, header_flows: false };
+    // get_all=true answers one array; a server that pages anyway answers {items,total,page,size,pages}: then follow its
+    // pages with the size it chose.
+    return base.discover(
+      async (next: { page: number; size: number } | undefined, received) => {
+        const data = await base.listing("/api/v1/flows/", next ? { ...query, get_all: false, ...next } : { ...query, get_all: true }, LangflowFlowListSchema, signal);
+        if (Array.isArray(data)) return { items: data };
+        const done = received + data.items.length >= data.total || data.page >= data.pages;
+        return { items: data.items, next: done ? undefined : { page: data.page + 1, size: data.size || PAGE_SIZE } };
+      },
+      (flow: LangflowFlow) => (flow.is_component === true ? undefined : toDiscovered(flow)),
+    );
   }
 
   return {

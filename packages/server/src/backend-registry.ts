@@ -42,8 +42,6 @@ export interface BackendRegistryOptions {
   healthStore: HealthStore;
   /** Sink for background events (`flows-discovered`, `health-checked`). */
   sink?: TraceSink;
-  /** Discovered flow lists are reused this long. @default 300000 */
-  discoveryTtlMs?: number;
   /** Health snapshots stay valid this long. @default 90000 */
   healthTtlMs?: number;
   /** Timeout of one health probe or discovery. @default 5000 */
@@ -142,24 +140,21 @@ function mergeRegistry(backend: FlowBackendV1, discovered: UniversalFlow[], regi
 }
 
 function withTimeout<T>(run: (signal: AbortSignal) => Promise<T>, timeoutMs: number, outer?: AbortSignal): Promise<T> {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(outer?.reason);
-  outer?.addEventListener("abort", onAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(new AfwError("BACKEND_TIMEOUT", `no answer within ${timeoutMs} ms`)), timeoutMs);
+  const signal = AbortSignal.any([...(outer ? [outer] : []), AbortSignal.timeout(timeoutMs)]);
   return new Promise<T>((resolve, reject) => {
-    controller.signal.addEventListener("abort", () => reject(toAfwError(controller.signal.reason, "BACKEND_TIMEOUT")), { once: true });
-    run(controller.signal).then(resolve, reject);
-  }).finally(() => {
-    clearTimeout(timer);
-    outer?.removeEventListener("abort", onAbort);
+    const onAbort = () => reject(outer?.aborted ? toAfwError(outer.reason, "BACKEND_TIMEOUT") : new AfwError("BACKEND_TIMEOUT", `no answer within ${timeoutMs} ms`));
+    signal.addEventListener("abort", onAbort, { once: true });
+    run(signal).then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }
+
+/** Discovered flow lists are reused this long. */
+const DISCOVERY_TTL_MS = 300_000;
 
 /** Creates the registry of live backends: flow discovery with a TTL (a failed rediscovery keeps serving the previous list), merging of each backend's
  * configured flow registry, health probes stored in the shared {@link HealthStore}, and run-time additions (`backend_connect`). */
 export function createBackendRegistry(options: BackendRegistryOptions): BackendRegistry {
   const now = options.now ?? Date.now;
-  const discoveryTtlMs = options.discoveryTtlMs ?? 300_000;
   const healthTtlMs = options.healthTtlMs ?? 90_000;
   const probeTimeoutMs = options.probeTimeoutMs ?? 5_000;
   const drainTimeoutMs = options.drainTimeoutMs ?? 60_000;
@@ -202,7 +197,7 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
   const served = (entry: RegisteredBackend): UniversalFlow[] | undefined => {
     const state = discoveries.get(entry.backend.id);
     if (!state?.loaded) return undefined;
-    if (!state.inflight && (state.fetchedAt === 0 || now() - state.fetchedAt >= discoveryTtlMs)) void discover(entry, undefined);
+    if (!state.inflight && (state.fetchedAt === 0 || now() - state.fetchedAt >= DISCOVERY_TTL_MS)) void discover(entry, undefined);
     return state.flows;
   };
   const flowsOf = (entry: RegisteredBackend, flowOptions: { refresh?: boolean; signal?: AbortSignal; trace?: TraceContext }): Promise<UniversalFlow[]> | UniversalFlow[] => {
@@ -234,7 +229,7 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
         // Keep serving the previous list; with none yet, the configured flows alone.
         if (!state.loaded) state.flows = mergeRegistry(entry.backend, [], registry);
         state.loaded = true;
-        state.fetchedAt = now() - discoveryTtlMs + Math.min(discoveryTtlMs, 5_000); // retry in ≤ 5 s
+        state.fetchedAt = now() - DISCOVERY_TTL_MS + 5_000; // retry in 5 s
         emitTrace(backgroundTrace(trace), "flows-discovered", { backendId: id, count: state.flows.length, stale: true });
         return state.flows;
       } finally {

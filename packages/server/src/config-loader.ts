@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { AfwError } from "@afw/contracts";
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from "yaml";
+import { LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
 import { GatewayConfigSchema, type GatewayConfig } from "./config-schema.js";
 
@@ -204,48 +204,28 @@ export function parseGatewayConfig(input: unknown, options: ParseGatewayConfigOp
   return resolvePaths(parsed.data, options.baseDir ?? process.cwd());
 }
 
-function yamlLocator(root: YamlNode | null, lineCounter: LineCounter): (path: readonly PropertyKey[]) => { line: number; column: number } | undefined {
+/** The line and column of the deepest node of `path` that the YAML document has. */
+function yamlLocator(document: Document, lineCounter: LineCounter): (path: readonly PropertyKey[]) => { line: number; column: number } | undefined {
   return (path) => {
-    let node: unknown = root;
-    let found: { line: number; col: number } | undefined;
-    const positionOf = (n: unknown) => {
-      const range = (n as { range?: [number, number, number] } | undefined)?.range;
-      return range ? lineCounter.linePos(range[0]) : undefined;
-    };
-    found = positionOf(node);
-    for (const key of path) {
-      if (isMap(node)) {
-        const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(key));
-        if (!pair) break;
-        node = pair.value ?? pair.key;
-        found = positionOf(pair.value) ?? positionOf(pair.key) ?? found;
-      } else if (isSeq(node) && typeof key === "number") {
-        node = node.items[key];
-        if (node === undefined) break;
-        found = positionOf(node) ?? found;
-      } else {
-        break;
+    for (let depth = path.length; depth >= 0; depth--) {
+      const range = (document.getIn(path.slice(0, depth), true) as { range?: [number, number, number] } | undefined)?.range;
+      if (range) {
+        const { line, col } = lineCounter.linePos(range[0]);
+        return { line, column: col };
       }
     }
-    return found ? { line: found.line, column: found.col } : undefined;
+    return undefined;
   };
 }
 
 /**
- * Loads the gateway configuration: reads the YAML `file` (when given), interpolates `${VAR}`,
- * applies the environment overrides ({@link CONFIG_ENV_VARIABLES}), validates everything with
- * {@link GatewayConfigSchema} and resolves catalog paths relative to the file. Without a file,
- * the embedded defaults plus the environment are used.
- *
- * @param file - Path of a YAML (or JSON) file.
- * @param env - Environment to read. @default process.env
+ * Loads the gateway configuration: the YAML (or JSON) `file` when given, then as {@link parseGatewayConfig}, with catalog paths
+ * relative to the file. `env` defaults to `process.env`.
  * @example
  * ```ts
- * const config = await loadGatewayConfig("afw.yaml");
- * const gateway = await createGatewayServer(config);
+ * const gateway = await createGatewayServer(await loadGatewayConfig("afw.yaml"));
  * ```
- * @throws AfwError `CONFIG_INVALID` whose message names the file, line, path and problem, e.g.
- * `afw.yaml:4:14: backends.0.baseURL: baseURL must be an http(s) URL`.
+ * @throws AfwError `CONFIG_INVALID` naming the file, line, path and problem, e.g. `afw.yaml:4:14: backends.0.baseURL: baseURL must be an http(s) URL`.
  */
 export async function loadGatewayConfig(file?: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<GatewayConfig> {
   if (file === undefined) return parseGatewayConfig({}, { source: "<defaults>", env });
@@ -286,6 +266,6 @@ export async function loadGatewayConfig(file?: string, env: Readonly<Record<stri
     source: file,
     env,
     baseDir: dirname(resolve(file)),
-    locate: yamlLocator(document.contents as YamlNode | null, lineCounter),
+    locate: yamlLocator(document, lineCounter),
   });
 }

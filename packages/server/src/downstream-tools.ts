@@ -13,11 +13,10 @@ import {
   type DownstreamTool,
   type ToolsChangedEvent,
 } from "@afw/downstream";
-import { affordanceSummary } from "@afw/tool-zoo";
+import { affordanceSummary, type ToolIndex } from "@afw/tool-zoo";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { DownstreamSectionConfig, ToolsConfig } from "./config-schema.js";
-import type { ToolSearchPort } from "./ports.js";
 import { JsonRpcError } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 
@@ -88,7 +87,7 @@ export interface DownstreamToolsOptions {
   /** The `tools` section (exposure, routed top-k, fallback set). */
   tools: ToolsConfig;
   /** The tool index: its `upsert`/`remove` keep downstream tools searchable, `rank` drives routed mode, `recordUsage` learns. */
-  index: ToolSearchPort;
+  index: ToolIndex;
   /** Every trace event goes here. */
   sink: TraceSink;
   /** Variables for `${VAR}` in the imported `mcp.json`. @default process.env */
@@ -132,7 +131,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     trace: managerTrace,
     ...(options.onServerLog ? { onServerLog: options.onServerLog } : {}),
     onToolCall: (report) => {
-      if (!index.recordUsage || !report.usageContext) return;
+      if (!report.usageContext) return;
       index.recordUsage(report.usageContext, indexId({ server: report.server, name: report.tool }), true).catch((error: unknown) => onError(error, "record usage"));
     },
   });
@@ -152,8 +151,8 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     for (const tool of event.tools) idsByName.set(tool.namespacedName, indexId(tool));
     syncChain = syncChain
       .then(async () => {
-        if (index.upsert && event.tools.length > 0) await index.upsert(event.tools);
-        if (index.remove && removedIds.length > 0) await index.remove(removedIds);
+        if (event.tools.length > 0) await index.upsert(event.tools);
+        if (removedIds.length > 0) await index.remove(removedIds);
       }).catch((error: unknown) => onError(error, "index downstream tools"));
     return syncChain;
   };
@@ -170,7 +169,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     const available = new Map(manager.listTools({ availableOnly: true }).map((tool) => [indexId(tool), tool]));
     const candidates: RoutedCandidate[] = [];
     let confidence: number | undefined;
-    if (context.trim() && index.rank) {
+    if (context.trim()) {
       const ranking = await index.rank(context);
       confidence = ranking.confidence;
       for (const ranked of ranking.tools) {

@@ -19,28 +19,18 @@ import {
   type LearnedRoutingPrior,
 } from "@afw/analytics";
 import { createRedisClient } from "@afw/cache";
-import { AfwError, type Embedder, type ResponseCache, type RoutingVariantSelector, type SessionStore, type TraceSink } from "@afw/contracts";
+import { AfwError, type Embedder, type Redactor, type ResponseCache, type RoutingVariantSelector, type SessionStore, type TraceSink } from "@afw/contracts";
 import { z } from "zod";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { GatewayTool, ToolContext } from "./gateway-tool.js";
 import type { QueryPipeline } from "./query-pipeline.js";
-import type { Redactor } from "@afw/contracts";
 
-/** Events the in-memory audit log keeps. */
-export const MEMORY_AUDIT_LOG_CAPACITY = 50_000;
-/** Approximate most entries of the Redis audit stream. */
-export const REDIS_AUDIT_LOG_MAX_LENGTH = 100_000;
-/** Age after which audit events are trimmed (7 days, the longest analytics range). */
-export const AUDIT_LOG_MAX_AGE_MS = 7 * 86_400_000;
-
-/** The analytics stores of a gateway: where decisions and feedback are recorded. */
-export interface GatewayAnalyticsStores {
-  /** The audit log of every (redacted) trace event. */
-  auditLog: AuditLog;
-  /** Explicit feedback from `record_feedback`. */
-  feedbackStore: FeedbackStore;
-}
+/** Events the in-memory audit log keeps, approximate most entries of the Redis audit stream, and the age after which audit
+ * events are trimmed (7 days, the longest analytics range). */
+const MEMORY_AUDIT_LOG_CAPACITY = 50_000;
+const REDIS_AUDIT_LOG_MAX_LENGTH = 100_000;
+const AUDIT_LOG_MAX_AGE_MS = 7 * 86_400_000;
 
 /** A client of its own for one analytics store, built by `@afw/cache` so that Sentinel and Cluster URLs work as they do
  * for the other stores (ioredis alone takes `redis+cluster://` for a socket path). */
@@ -50,7 +40,7 @@ function analyticsRedis(redis: NonNullable<GatewayConfig["redis"]>) {
 
 /** Creates the gateway's audit log and feedback store: Redis (under `<redis.keyPrefix>analytics:`) when `config.redis` is set, so every instance records
  * to and reports from one stream; else in process memory (a ring buffer of {@link MEMORY_AUDIT_LOG_CAPACITY} events). */
-export function createGatewayAnalyticsStores(config: GatewayConfig, options: { now?: () => number } = {}): GatewayAnalyticsStores {
+export function createGatewayAnalyticsStores(config: GatewayConfig, options: { now?: () => number } = {}): { auditLog: AuditLog; feedbackStore: FeedbackStore } {
   const clock = options.now ? { now: options.now } : {};
   if (config.redis) {
     return {
@@ -79,13 +69,10 @@ export interface GatewayLearning {
   close(): Promise<void>;
 }
 
-/** Options of {@link createGatewayLearning}. */
+/** Options of {@link createGatewayLearning}: the recorder of `ab-assigned` records (the audit log), a ready prior (not closed by the gateway). */
 export interface GatewayLearningOptions {
-  /** Receives the `ab-assigned` records (the audit log). */
   recorder?: { emit(event: AuditEvent): void } | undefined;
-  /** A ready prior (e.g. with a test clock); not closed by the gateway. @default one from `analytics.learning` */
   prior?: LearnedRoutingPrior | undefined;
-  /** @default Date.now */
   now?: (() => number) | undefined;
 }
 
@@ -142,7 +129,8 @@ export function createRedactingSink(target: TraceSink, redactor: Redactor): Trac
   };
 }
 
-/** What {@link createAnalyticsTools} needs from the gateway. */
+/** What {@link createAnalyticsTools} needs from the gateway: `prior` (linked `record_feedback` ratings adjust routing too) and
+ * `embedder` (for `pattern_analysis`, which answers `CONFIG_INVALID` without one) are optional. */
 export interface AnalyticsToolDependencies {
   config: GatewayConfig;
   registry: BackendRegistry;
@@ -151,11 +139,8 @@ export interface AnalyticsToolDependencies {
   sessions: SessionStore;
   auditLog: AuditLog;
   feedbackStore: FeedbackStore;
-  /** The learned routing prior: linked `record_feedback` ratings adjust routing too. */
   prior?: LearnedRoutingPrior | undefined;
-  /** Embeds questions for `pattern_analysis` (the tool answers `CONFIG_INVALID` without one). */
   embedder?: Embedder | undefined;
-  /** @default Date.now */
   now?: (() => number) | undefined;
 }
 
@@ -201,23 +186,17 @@ export function createAnalyticsTools(deps: AnalyticsToolDependencies): Analytics
     resolveTurn: async (sessionId, turn) => (await sessions.get(sessionId))?.turnsList[turn - 1]?.traceId,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const define = (name: AnalyticsToolName, schema: z.ZodType, run: (args: never, context: ToolContext) => Promise<unknown>): GatewayTool => ({
-    name,
-    title: ANALYTICS_TOOLS[name].title,
-    description: ANALYTICS_TOOLS[name].description,
-    shape: ANALYTICS_TOOLS[name].inputShape,
-    schema,
-    annotations: ANNOTATIONS[name],
-    run: run as GatewayTool["run"],
-  });
-  const strict = (name: AnalyticsToolName) => z.object(ANALYTICS_TOOLS[name].inputShape).strict();
+  const define = (name: AnalyticsToolName, run: (args: never, context: ToolContext) => Promise<unknown>, schema: z.ZodType = z.object(ANALYTICS_TOOLS[name].inputShape).strict()): GatewayTool => {
+    const { title, description, inputShape: shape } = ANALYTICS_TOOLS[name];
+    return { name, title, description, shape, schema, annotations: ANNOTATIONS[name], run: run as GatewayTool["run"] };
+  };
   // The tools receive the parsed arguments; the service validates again (defaults are idempotent).
   const tools: GatewayTool[] = [
-    define("analytics_dashboard", strict("analytics_dashboard"), async (args: Record<string, unknown>) => service.analyticsDashboard(args)),
-    define("analyze_flow", strict("analyze_flow"), async (args: { flow_id: string }) => service.analyzeFlow(args)),
-    define("pattern_analysis", strict("pattern_analysis"), async (args: Record<string, unknown>) => service.patternAnalysis(args)),
-    define("export_metrics", strict("export_metrics"), async (args: Record<string, unknown>) => service.exportMetrics(args)),
-    define("sync_flow_registry", strict("sync_flow_registry"), async (args: { apply?: boolean }, context: ToolContext) => {
+    define("analytics_dashboard", async (args: Record<string, unknown>) => service.analyticsDashboard(args)),
+    define("analyze_flow", async (args: { flow_id: string }) => service.analyzeFlow(args)),
+    define("pattern_analysis", async (args: Record<string, unknown>) => service.patternAnalysis(args)),
+    define("export_metrics", async (args: Record<string, unknown>) => service.exportMetrics(args)),
+    define("sync_flow_registry", async (args: { apply?: boolean }, context: ToolContext) => {
       const discovered = await deps.registry.flows();
       return service.syncFlowRegistry(args, {
         discovered,
@@ -228,7 +207,7 @@ export function createAnalyticsTools(deps: AnalyticsToolDependencies): Analytics
         },
       });
     }),
-    define("record_feedback", RecordFeedbackInputSchema, async (args: { session_id: string; turn?: number; trace_id?: string; rating: number }, context: ToolContext) => {
+    define("record_feedback", async (args: { session_id: string; turn?: number; trace_id?: string; rating: number }, context: ToolContext) => {
       const session = await sessions.get(args.session_id, tenantOptions(context));
       if (!session) throw new AfwError("NOT_FOUND", `no session '${args.session_id}'`, { details: { session_id: args.session_id } });
       if (args.trace_id === undefined && args.turn !== undefined && session.turnsList[args.turn - 1] === undefined) {
@@ -238,7 +217,7 @@ export function createAnalyticsTools(deps: AnalyticsToolDependencies): Analytics
       }
       const result = await service.recordFeedback(args);
       return { ...result, ...(result.stored ? {} : { warning: "the feedback store is unavailable: the rating was not kept" }) };
-    }),
+    }, RecordFeedbackInputSchema),
   ];
   return { service, tools };
 }

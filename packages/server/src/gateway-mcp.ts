@@ -130,6 +130,12 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
       if (rawArguments === undefined) throw new InvalidParamsError(error.message);
       return fail(error);
     };
+    // What is sent during the call (progress, downstream log messages) goes out in order, before the result.
+    let sent: Promise<void> = Promise.resolve();
+    const send = (task: () => Promise<void>) => {
+      sent = sent.then(task).catch(() => undefined);
+    };
+    const progressToken = extra._meta?.progressToken;
     if (!gatewayTool && downstream && (name === CALL_TOOL_NAME || downstream.isDownstreamName(name))) {
       let target = name;
       let targetArguments = args;
@@ -139,12 +145,6 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
         target = parsedCall.data.name;
         targetArguments = parsedCall.data.arguments;
       }
-      // What the downstream server sends during the call (progress, log messages) goes out in order, before the result.
-      let sent: Promise<void> = Promise.resolve();
-      const send = (task: () => Promise<void>) => {
-        sent = sent.then(task).catch(() => undefined);
-      };
-      const progressToken = extra._meta?.progressToken;
       const onProgress =
         progressToken === undefined
           ? undefined
@@ -173,18 +173,13 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
     if (!gatewayTool) return fail(new AfwError("TOOL_NOT_FOUND", `unknown tool '${name.slice(0, 100)}'`));
     const parsed = gatewayTool.schema.safeParse(args);
     if (!parsed.success) return failArguments(parsed.error);
-    const progressToken = extra._meta?.progressToken;
-    let progressChain: Promise<void> = Promise.resolve();
     let progressCount = 0;
     const progress =
       progressToken === undefined
         ? undefined
         : (message: string) => {
-            const progressValue = ++progressCount;
-            const text = redactor.redact(message, { generic: false });
-            progressChain = progressChain
-              .then(() => extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: progressValue, message: text } }))
-              .catch(() => undefined);
+            const params = { progressToken, progress: ++progressCount, message: redactor.redact(message, { generic: false }) };
+            send(() => extra.sendNotification({ method: "notifications/progress", params }));
           };
     const authExtra = extra.authInfo?.extra as { tenant?: unknown } | undefined;
     const context: ToolContext = {
@@ -200,13 +195,13 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
     }
     try {
       const value = await gatewayTool.run(parsed.data as never, context);
-      await progressChain;
+      await sent;
       const taskText = session && downstream ? taskTextOf(name, args) : undefined;
       if (taskText !== undefined) await downstream!.remember(session!, taskText).catch(() => undefined);
       metrics.observeToolCall(name, "success", elapsedMs() / 1000);
       return { content: [{ type: "text", text: redactor.redact(jsonText(value), { generic: false }) }] };
     } catch (error) {
-      await progressChain;
+      await sent;
       if (error instanceof ToolFailure) {
         metrics.observeToolCall(name, "error", elapsedMs() / 1000, error.body.code);
         return errorResult(error.body);

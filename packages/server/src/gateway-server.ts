@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createRedactor, fanOutTraceSink, toAfwError, type TraceSink } from "@afw/contracts";
-import { createMemoryMcpSessionRegistry, createMemoryStores, createRedisStores } from "@afw/cache";
+import { createMemoryStores, createRedisStores } from "@afw/cache";
 import { defaultBackendFactory } from "./backend-adapters.js";
 import { createBackendRegistry } from "./backend-registry.js";
 import { createAfwRouterPort } from "./afw-router-adapter.js";
@@ -9,14 +9,15 @@ import { GatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from
 import { createAnalyticsTools, createGatewayAnalyticsStores, createGatewayLearning, createRedactingSink } from "./gateway-analytics.js";
 import { createMcpServerFactory } from "./gateway-mcp.js";
 import { reloadGateway } from "./gateway-reload.js";
-import type { GatewayParts, GatewayServer, GatewayStores, ReadinessCheck, ReadinessReport, RouterDependencies } from "./gateway-types.js";
+import type { GatewayParts, GatewayServer, GatewayStores, ReadinessReport } from "./gateway-types.js";
 import { createGatewayTools } from "./gateway-tools.js";
 import { createDownstreamTools, type DownstreamTools } from "./downstream-tools.js";
 import { createGatewayLogger } from "./logger.js";
 import { createStoreStateLog } from "./store-state-log.js";
 import { createGatewayMetrics } from "./metrics.js";
 import { createOtlpTraceSink, type OtlpTraceSink } from "./otlp-trace-sink.js";
-import type { RouterPort, ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
+import type { WorkflowCatalogPort } from "./ports.js";
+import type { ToolIndex } from "@afw/tool-zoo";
 import { createQueryPipeline } from "./query-pipeline.js";
 import { semanticParts } from "./semantic-options.js";
 import { configSecrets } from "./redactor.js";
@@ -36,11 +37,8 @@ const CONFIG_KEYS: ReadonlySet<string> = new Set(Object.keys(GatewayConfigSchema
 
 /** Parts or a configuration? */
 function isParts(input: object): input is GatewayParts {
-  const record = input as Record<string, unknown>;
-  if (Object.keys(record).some((key) => !CONFIG_KEYS.has(key))) return true;
-  const hasMethod = (value: unknown, method: string) => typeof value === "object" && value !== null && typeof (value as Record<string, unknown>)[method] === "function";
-  if (hasMethod(record["cache"], "get") || hasMethod(record["sessions"], "append") || hasMethod(record["metrics"], "render")) return true;
-  const backends = record["backends"];
+  const backends = (input as Record<string, unknown>)["backends"];
+  if (Object.keys(input).some((key) => !CONFIG_KEYS.has(key))) return true;
   return Array.isArray(backends) && backends.some((b) => typeof b === "object" && b !== null && "specificationVersion" in b);
 }
 
@@ -56,35 +54,22 @@ function packageVersion(): string {
 }
 
 /**
- * Creates a gateway from a configuration (e.g. the result of {@link loadGatewayConfig}) or from
- * parts. It builds the backends, stores, router, catalogs and trace sinks, and returns a
- * {@link GatewayServer} whose `createMcpServer()` serves these MCP tools: `universal_query`,
- * `flowise_query`, `list_flows`, `backend_status`, `health_check`, `backend_performance_compare`,
- * `backend_connect`, `list_sessions`, `get_session`, `clear_cache`, `search_tools`,
- * `search_workflow_catalog`, `get_playbook_details`, `explain_routing`, and the analytics tools
- * `analytics_dashboard`, `analyze_flow`, `pattern_analysis`, `export_metrics`,
- * `sync_flow_registry`, `record_feedback` over an audit log of every (redacted) trace event.
- *
- * Every tool validates its arguments (a typed `INVALID_INPUT` error otherwise), answers JSON as
- * text content, and reports every failure as an `isError` result with a stable `code`; nothing
- * thrown reaches the client, and configured secrets are redacted from every output.
- *
+ * Creates a gateway from a configuration (e.g. from {@link loadGatewayConfig}) or from parts: backends, stores, router, catalogs, trace sinks,
+ * and the MCP tools its `createMcpServer()` serves (see the README's tool table).
  * @example
  * ```ts
  * const gateway = await createGatewayServer({ backends: [myBackend], config: { routing: { health: { intervalMs: 0 } } } });
- * const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
  * await gateway.connect(serverTransport);
  * ```
- * @throws AfwError `CONFIG_INVALID` for an invalid configuration, an unreadable catalog, or a
- * configured backend kind the backend factory cannot build.
+ * @throws AfwError `CONFIG_INVALID` for an invalid configuration, an unreadable catalog, or a backend kind the factory cannot build.
  */
 export async function createGatewayServer(input: GatewayConfig | GatewayConfigInput | GatewayParts = {}): Promise<GatewayServer> {
   const parts: GatewayParts = isParts(input) ? input : { config: input as GatewayConfigInput };
   const config = parseGatewayConfig(parts.config ?? {}, { source: "<gateway config>", env: {} });
   const now = parts.now ?? Date.now;
   const redactor = createRedactor([...configSecrets(config), ...(parts.secrets ?? [])]);
-  const logger = parts.logger ?? createGatewayLogger({ level: config.logging.level, redactor, ...(parts.logDestination ? { destination: parts.logDestination } : {}) });
-  const metrics = parts.metrics ?? createGatewayMetrics({ defaultMetrics: config.metrics.defaultMetrics });
+  const logger = createGatewayLogger({ level: config.logging.level, redactor, ...(parts.logDestination ? { destination: parts.logDestination } : {}) });
+  const metrics = createGatewayMetrics({ defaultMetrics: config.metrics.defaultMetrics });
   const ring = config.trace.ringBuffer.enabled ? createTraceRingBuffer({ capacity: config.trace.ringBuffer.capacity, redactor }) : undefined;
   let otlp: OtlpTraceSink | undefined;
   if (config.trace.otlp) {
@@ -102,24 +87,19 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   }
   if (otlp) sinks.push(otlp);
   // The audit log records the same redacted events as the ring buffer.
-  const defaultAnalyticsStores = parts.auditLog && parts.feedbackStore ? undefined : createGatewayAnalyticsStores(config, { now });
-  const auditLog = parts.auditLog ?? defaultAnalyticsStores!.auditLog;
-  const feedbackStore = parts.feedbackStore ?? defaultAnalyticsStores!.feedbackStore;
+  const { auditLog, feedbackStore } = createGatewayAnalyticsStores(config, { now });
   sinks.push(createRedactingSink(auditLog, redactor));
   // The learned prior learns from the same events; A/B assignments are recorded in the audit log.
   const learning = createGatewayLearning(config, { recorder: auditLog, ...(parts.learnedPrior ? { prior: parts.learnedPrior } : {}), now });
   if (learning.prior) sinks.push(learning.prior);
   const closeAnalyticsStores = async () => {
     await learning.close();
-    if (!parts.auditLog) await auditLog.close().catch(() => undefined);
-    if (!parts.feedbackStore) await feedbackStore.close().catch(() => undefined);
+    await auditLog.close().catch(() => undefined);
+    await feedbackStore.close().catch(() => undefined);
   };
   sinks.push(...(parts.traceSinks ?? []));
   const sink = fanOutTraceSink(...sinks);
   // Shared state: Redis when configured (every instance sees the same cache, sessions, metrics, health and circuits), else process memory.
-  const disposables = [...(parts.disposables ?? [])];
-  const readinessChecks = [...(parts.readinessChecks ?? [])];
-  const needsDefaultStores = !(parts.cache && parts.sessions && parts.performance && parts.health && parts.circuits);
   const semantic = semanticParts(config);
   const sessionOptions = {
     maxTurns: config.sessions.maxTurns,
@@ -127,10 +107,8 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     recentTurns: Math.max(1, config.sessions.contextTurns),
     ...(semantic.historyEmbedder ? { embedder: semantic.historyEmbedder } : {}),
   };
-  let defaultStores: ReturnType<typeof createMemoryStores> | ReturnType<typeof createRedisStores> | undefined;
-  if (needsDefaultStores) {
-    if (config.redis) {
-      const redisStores = createRedisStores({
+  const redisStores = config.redis
+    ? createRedisStores({
         url: config.redis.url,
         keyPrefix: config.redis.keyPrefix,
         operationTimeoutMs: config.redis.operationTimeoutMs,
@@ -138,31 +116,20 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         sessions: { ...sessionOptions, appendTimeoutMs: config.redis.sessionAppendTimeoutMs, buffer: config.redis.sessionBuffer },
         trace: newTraceContext(sink, { requestId: "redis-stores" }),
         onEvent: createStoreStateLog(logger),
-      });
-      defaultStores = redisStores;
-      disposables.push(redisStores);
-      readinessChecks.push({
-        name: "redis",
-        check: async () => {
-          const health = await redisStores.health();
-          if (!health.ok) throw new Error(health.message ?? `redis is ${health.status}`);
-        },
-      });
-      // The first connection (a Cluster's slot map, a Sentinel's master lookup) is awaited before serving: a request arriving first found Redis still
-      // connecting and, at `initialize`, answered with an MCP session the other instances refused as not found.
-      await redisStores.connection.execute((client) => client.ping(), { timeoutMs: REDIS_FIRST_CONNECTION_WAIT_MS });
-    } else {
-      defaultStores = createMemoryStores({ now, responseCache: { maxEntries: config.cache.maxEntries, semantic: semantic.cacheSemantic }, sessions: sessionOptions });
-    }
-  }
+      })
+    : undefined;
+  // The first connection (a Cluster's slot map, a Sentinel's master lookup) is awaited before serving: a request arriving first found Redis still
+  // connecting and, at `initialize`, answered with an MCP session the other instances refused as not found.
+  await redisStores?.connection.execute((client) => client.ping(), { timeoutMs: REDIS_FIRST_CONNECTION_WAIT_MS });
+  const defaultStores = redisStores ?? createMemoryStores({ now, responseCache: { maxEntries: config.cache.maxEntries, semantic: semantic.cacheSemantic }, sessions: sessionOptions });
   const stores: GatewayStores = {
-    cache: parts.cache ?? defaultStores!.responseCache,
-    sessions: parts.sessions ?? defaultStores!.sessionStore,
-    performance: parts.performance ?? defaultStores!.performanceStore,
-    health: parts.health ?? defaultStores!.healthStore,
-    circuits: parts.circuits ?? defaultStores!.circuitStateStore,
-    mcpSessions: parts.mcpSessions ?? defaultStores?.mcpSessionRegistry ?? createMemoryMcpSessionRegistry({ now }),
-    ...(defaultStores && "rateLimiter" in defaultStores ? { rateLimits: defaultStores.rateLimiter } : {}),
+    cache: defaultStores.responseCache,
+    sessions: defaultStores.sessionStore,
+    performance: defaultStores.performanceStore,
+    health: defaultStores.healthStore,
+    circuits: defaultStores.circuitStateStore,
+    mcpSessions: parts.mcpSessions ?? defaultStores.mcpSessionRegistry,
+    ...(redisStores ? { rateLimits: redisStores.rateLimiter } : {}),
   };
   const registry = createBackendRegistry({
     healthStore: stores.health,
@@ -173,58 +140,31 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   });
   const backendFactory = parts.backendFactory ?? defaultBackendFactory;
   const injected = new Map((parts.backends ?? []).map((backend) => [backend.id, backend]));
+  const catalogEmbedder = embedderFromConfig(config.tools.embedder);
+  let toolSearch!: ToolIndex;
+  let workflowCatalog: WorkflowCatalogPort;
+  let downstream: DownstreamTools | undefined;
   try {
     for (const backendConfig of config.backends) {
       if (!backendConfig.enabled) continue;
       const backend = injected.get(backendConfig.id);
-      if (backend) {
-        registry.add(backend, { config: backendConfig, source: "parts" });
-        injected.delete(backendConfig.id);
-      } else {
-        registry.add(await backendFactory(backendConfig), { config: backendConfig, source: "config" });
-      }
+      injected.delete(backendConfig.id);
+      registry.add(backend ?? (await backendFactory(backendConfig)), { config: backendConfig, source: backend ? "parts" : "config" });
     }
     for (const backend of injected.values()) registry.add(backend, { source: "parts" });
-  } catch (error) {
-    await registry.close();
-    await closeAnalyticsStores();
-    throw toAfwError(error, "CONFIG_INVALID");
-  }
-  const catalogEmbedder = parts.toolSearch && parts.workflowCatalog ? undefined : embedderFromConfig(config.tools.embedder);
-  const catalogOptions = { sink, ...(catalogEmbedder ? { embedder: catalogEmbedder } : {}) };
-  let toolSearch: ToolSearchPort;
-  let workflowCatalog: WorkflowCatalogPort;
-  try {
-    toolSearch =
-      parts.toolSearch ??
-      (await createToolSearchFromConfig(config.tools, {
-        ...catalogOptions,
-        ...(config.chroma ? { chroma: config.chroma } : {}),
-        ...(config.redis && defaultStores && "connection" in defaultStores ? { redis: { connection: defaultStores.connection, keyPrefix: config.redis.keyPrefix } } : {}),
-      }));
+    const catalogOptions = { sink, ...(catalogEmbedder ? { embedder: catalogEmbedder } : {}) };
+    toolSearch = await createToolSearchFromConfig(config.tools, {
+      ...catalogOptions,
+      ...(config.chroma ? { chroma: config.chroma } : {}),
+      ...(config.redis && redisStores ? { redis: { connection: redisStores.connection, keyPrefix: config.redis.keyPrefix } } : {}),
+    });
     workflowCatalog =
       parts.workflowCatalog ??
       (await createWorkflowCatalogFromConfig(config.workflows, {
         ...catalogOptions,
         ...(catalogEmbedder ? { embeddingCachePath: vectorCacheFile(config.tools, catalogEmbedder, "workflows") } : {}),
       }));
-  } catch (error) {
-    await registry.close();
-    await closeAnalyticsStores();
-    throw toAfwError(error, "CONFIG_INVALID");
-  }
-  if (toolSearch.vectorState?.().state === "building") {
-    // Tool vectors are computed in the background; search_tools is keyword-only until then.
-    const started = performance.now();
-    void toolSearch.vectorsReady?.().then(
-      () => logger.info({ toolVectors: toolSearch.vectorState?.(), ms: Math.round(performance.now() - started) }, "tool vectors ready: search_tools is hybrid"),
-      () => undefined,
-    );
-  }
-  const hasDownstream = config.downstream.servers.length > 0 || config.downstream.mcpJson !== undefined;
-  let downstream: DownstreamTools | undefined;
-  if (hasDownstream) {
-    try {
+    if (config.downstream.servers.length > 0 || config.downstream.mcpJson !== undefined) {
       downstream = createDownstreamTools({
         downstream: config.downstream,
         tools: config.tools,
@@ -239,33 +179,35 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       metrics.trackDownstream(() => downstream!.manager.status());
       // In the background: a server that never answers initialize must not hold up startup or /healthz.
       downstream.start();
-    } catch (error) {
-      await downstream?.close().catch(() => undefined);
-      await registry.close();
-      await closeAnalyticsStores();
-      await toolSearch.close?.().catch(() => undefined);
-      throw toAfwError(error, "CONFIG_INVALID");
     }
+  } catch (error) {
+    await downstream?.close().catch(() => undefined);
+    await registry.close();
+    await toolSearch?.close().catch(() => undefined);
+    await defaultStores.close().catch(() => undefined);
+    await closeAnalyticsStores();
+    throw toAfwError(error, "CONFIG_INVALID");
   }
-  const routerDependencies: RouterDependencies = { config, registry, stores, sink, learning };
-  let router: RouterPort;
-  if (typeof parts.router === "function") router = parts.router(routerDependencies);
-  else if (parts.router) router = parts.router;
-  else {
-    router = createAfwRouterPort({
-      config,
-      registry,
-      stores,
-      sink,
-      now,
-      ...(parts.classifier ? { classifier: parts.classifier } : {}),
-      learning: {
-        ...(learning.prior ? { scoreAdjuster: learning.prior.scoreAdjuster, maxScoreAdjustment: learning.prior.maxAdjustment } : {}),
-        // Through the learning object, so a reload's experiments apply at once.
-        variantSelector: (request) => learning.variantSelector()?.(request),
-      },
-    });
+  if (toolSearch.vectorState().state === "building") {
+    // Tool vectors are computed in the background; search_tools is keyword-only until then.
+    const started = performance.now();
+    void toolSearch.vectorsReady().then(
+      () => logger.info({ toolVectors: toolSearch.vectorState(), ms: Math.round(performance.now() - started) }, "tool vectors ready: search_tools is hybrid"),
+      () => undefined,
+    );
   }
+  const router = createAfwRouterPort({
+    config,
+    registry,
+    stores,
+    sink,
+    now,
+    learning: {
+      ...(learning.prior ? { scoreAdjuster: learning.prior.scoreAdjuster, maxScoreAdjustment: learning.prior.maxAdjustment } : {}),
+      // Through the learning object, so a reload's experiments apply at once.
+      variantSelector: (request) => learning.variantSelector()?.(request),
+    },
+  });
   const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, performance: stores.performance, now, embedQuestion: semantic.embedQuestion });
   const analytics = createAnalyticsTools({
     config,
@@ -324,7 +266,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       return mcp;
     },
     async warmUp() {
-      await Promise.allSettled([registry.flows(), registry.checkHealth(), router.warmUp?.()]);
+      await Promise.allSettled([registry.flows(), registry.checkHealth(), router.warmUp()]);
     },
     reload(input) {
       // One reload at a time: a second waits for the first (both apply, in order).
@@ -346,11 +288,12 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         const health = healths[index];
         checks.push({ name: `backend:${entry.backend.id}`, ok: health !== undefined && health.status !== "down", ...(health ? { status: health.status } : {}) });
       });
-      const probes: ReadinessCheck[] = [{ name: "cache", check: async () => void (await stores.cache.stats()) }, ...readinessChecks];
+      const probes: { name: string; check: () => Promise<unknown> }[] = [{ name: "cache", check: () => stores.cache.stats() }];
+      if (redisStores) probes.push({ name: "redis", check: () => redisStores.health().then((health) => health.ok || Promise.reject(new Error(health.message ?? `redis is ${health.status}`))) });
       for (const probe of probes) {
         try {
-          const ok = await probe.check(signal);
-          checks.push({ name: probe.name, ok: ok !== false });
+          await probe.check();
+          checks.push({ name: probe.name, ok: true });
         } catch (error) {
           checks.push({ name: probe.name, ok: false, message: redactor.redact(String((error as Error)?.message ?? error)) });
         }
@@ -375,9 +318,9 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         await downstream?.close().catch(() => undefined);
         await registry.close();
         await otlp?.close();
-        await toolSearch.close?.().catch(() => undefined);
-        await router.close?.().catch(() => undefined);
-        for (const disposable of disposables) await Promise.resolve(disposable.close()).catch(() => undefined);
+        await toolSearch.close().catch(() => undefined);
+        await router.close().catch(() => undefined);
+        await defaultStores.close().catch(() => undefined);
         // After everything that may still emit trace events; pending audit writes are flushed.
         await closeAnalyticsStores();
         logger.flush?.();

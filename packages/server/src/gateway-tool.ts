@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { BackendFactory } from "./backend-factory.js";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
-import type { ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
+import type { WorkflowCatalogPort } from "./ports.js";
+import type { ToolIndex } from "@afw/tool-zoo";
 import type { QueryPipeline } from "./query-pipeline.js";
 import type { RouteElicitation } from "./route-elicitation.js";
 
@@ -68,7 +69,7 @@ export interface ToolDependencies {
   sessions: SessionStore;
   performance: PerformanceStore;
   circuits: CircuitStateStore;
-  toolSearch: ToolSearchPort;
+  toolSearch: ToolIndex;
   workflowCatalog: WorkflowCatalogPort;
   backendFactory: BackendFactory;
   redactor: Redactor;

@@ -1,17 +1,7 @@
-import type {
-  CircuitStateStore,
-  FlowBackendV1,
-  HealthStore,
-  McpSessionRegistry,
-  PerformanceStore,
-  Redactor,
-  ResponseCache,
-  SessionStore,
-  TraceSink,
-} from "@afw/contracts";
+import type { CircuitStateStore, FlowBackendV1, HealthStore, McpSessionRegistry, PerformanceStore, Redactor, ResponseCache, SessionStore, TraceSink } from "@afw/contracts";
 import type { RedisRateLimiter } from "@afw/cache";
-import type { AuditLog, FeedbackStore, LearnedRoutingPrior } from "@afw/analytics";
-import type { IntentClassifier } from "@afw/router";
+import type { AuditLog, LearnedRoutingPrior } from "@afw/analytics";
+import type { ToolIndex } from "@afw/tool-zoo";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { DestinationStream, Logger } from "pino";
@@ -22,7 +12,7 @@ import type { AnalyticsTools, GatewayLearning } from "./gateway-analytics.js";
 import type { GatewayTool } from "./gateway-tool.js";
 import type { DownstreamTools } from "./downstream-tools.js";
 import type { GatewayMetrics } from "./metrics.js";
-import type { RouterPort, ToolSearchPort, WorkflowCatalogPort } from "./ports.js";
+import type { WorkflowCatalogPort } from "./ports.js";
 import type { QueryPipeline } from "./query-pipeline.js";
 import type { TraceRingBuffer } from "./trace-sinks.js";
 
@@ -39,26 +29,7 @@ export interface GatewayStores {
   rateLimits?: RedisRateLimiter | undefined;
 }
 
-/** What a router factory receives to build a {@link RouterPort}. */
-export interface RouterDependencies {
-  config: GatewayConfig;
-  /** Live backends and flows. @internal */
-  registry: BackendRegistry;
-  stores: GatewayStores;
-  sink: TraceSink;
-  /** The learning loop (learned prior, A/B experiments) to hand to the router. @internal */
-  learning: GatewayLearning;
-}
-
-/** A readiness probe (e.g. a Redis PING) reported by `/readyz`. */
-export interface ReadinessCheck {
-  /** Name shown in the report, e.g. `redis`. */
-  name: string;
-  /** Resolves when ready; rejects (or resolves false) when not. */
-  check(signal: AbortSignal): Promise<boolean | void>;
-}
-
-/** The pieces of a gateway. */
+/** The pieces of a gateway besides its configuration (backends and stores not given are built from it). */
 export interface GatewayParts {
   /** The configuration (validated again; env overrides are {@link loadGatewayConfig}'s job). */
   config?: GatewayConfig | GatewayConfigInput;
@@ -66,47 +37,18 @@ export interface GatewayParts {
   backends?: FlowBackendV1[];
   /** Builds backends from `config.backends` and for `backend_connect`. @default `@afw/backends` adapters for `flowise` and `langflow` */
   backendFactory?: BackendFactory;
-  /** Response cache. @default `@afw/cache`: Redis when `redis` is configured, else in memory */
-  cache?: ResponseCache;
-  /** Session store. @default in-memory */
-  sessions?: SessionStore;
-  /** Performance store. @default in-memory */
-  performance?: PerformanceStore;
-  /** Health store. @default in-memory */
-  health?: HealthStore;
-  /** Circuit-breaker state store. @default in-memory */
-  circuits?: CircuitStateStore;
-  /** Registry of MCP Streamable HTTP sessions (stateful HTTP mode). @default `@afw/cache`: Redis when `redis` is configured and the default stores are used, else in memory */
+  /** Registry of MCP Streamable HTTP sessions (stateful HTTP mode). @default Redis when `redis` is configured, else in memory */
   mcpSessions?: McpSessionRegistry;
-  /** Intent classifier of the default `@afw/router` router. @default `@afw/router`'s hybrid classifier with `routing.classifierEmbedder` */
-  classifier?: IntentClassifier;
-  /** Router, or a factory of one. @default `@afw/router` through the built-in router adapter */
-  router?: RouterPort | ((dependencies: RouterDependencies) => RouterPort);
-  /** Tool search. @default a `@afw/tool-zoo` index of `tools.catalogs` (embedder: `tools.embedder`) */
-  toolSearch?: ToolSearchPort;
-  /** Workflow catalog. @default a `@afw/tool-zoo` catalog of `workflows.catalogs` (embedder: `tools.embedder`) */
+  /** Workflow catalog. @default a `@afw/tool-zoo` catalog of `workflows.catalogs` */
   workflowCatalog?: WorkflowCatalogPort;
-  /** Audit log of every (redacted) trace event, read by the analytics tools (not closed by the gateway). @default Redis when `redis` is configured, else in memory */
-  auditLog?: AuditLog;
-  /** Store of `record_feedback` ratings (not closed by the gateway). @default Redis when `redis` is configured, else in memory */
-  feedbackStore?: FeedbackStore;
-  /** The learned routing prior (e.g. with its own clock), fed every trace event and handed to the router (not closed by the
-   * gateway). @default one from `analytics.learning` (Redis-backed with `redis`), none when disabled */
+  /** The learned routing prior (e.g. with its own clock), not closed by the gateway. @default one from `analytics.learning` */
   learnedPrior?: LearnedRoutingPrior;
-  /** Extra trace sinks (besides logs, ring buffer, OTLP and metrics). */
+  /** Extra trace sinks (besides logs, ring buffer, OTLP, metrics and the audit log). */
   traceSinks?: TraceSink[];
-  /** Logger. @default pino JSON to stderr at `logging.level`, redacted */
-  logger?: Logger;
-  /** Destination of the default logger (e.g. a test stream). */
+  /** Destination of the logger (e.g. a test stream). @default stderr */
   logDestination?: DestinationStream;
-  /** Metrics registry. @default a fresh one */
-  metrics?: GatewayMetrics;
-  /** Extra readiness probes (e.g. Redis). */
-  readinessChecks?: ReadinessCheck[];
   /** Secrets to redact besides those in the configuration (e.g. keys of injected backends). */
   secrets?: string[];
-  /** Resources to close with the gateway (e.g. a Redis connection). */
-  disposables?: { close(): Promise<void> | void }[];
   /** Variables for `${VAR}` in the imported `downstream.mcpJson`. @default process.env */
   downstreamEnv?: Record<string, string | undefined>;
   /** @default Date.now */
@@ -164,7 +106,7 @@ export interface GatewayServer {
   /** The MCP tools served, in `tools/list` order (downstream tools and `call_tool` come after them). @internal */
   readonly tools: readonly GatewayTool[];
   /** The tool index behind `search_tools` (downstream tools are indexed in it). */
-  readonly toolSearch: ToolSearchPort;
+  readonly toolSearch: ToolIndex;
   /** The downstream MCP servers and their exposure (undefined when `downstream` configures none). @internal */
   readonly downstream: DownstreamTools | undefined;
   /** MCP server name and version announced to clients. */

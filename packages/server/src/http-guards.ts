@@ -124,7 +124,6 @@ export async function readJsonBody(request: IncomingMessage, response: ServerRes
 export interface RequestGuardOptions {
   /** Allowed browser origins (`*` for any). */
   origins: readonly string[];
-  corsMaxAgeSeconds: number;
   /** Bearer auth is on: `Host` is not checked, and `*` CORS answers echo the origin. */
   authEnabled: boolean;
   /** `undefined`: no rate limit. */
@@ -134,7 +133,7 @@ export interface RequestGuardOptions {
 
 /** The checks every request passes before its route: browser origin and `Host` (DNS rebinding), CORS headers and preflights, the per-token (else
  * per-address) rate limit, and the 401 that also counts against the address (guessing tokens is rate limited). */
-export function createRequestGuards({ origins, corsMaxAgeSeconds, authEnabled, limiter, metrics }: RequestGuardOptions) {
+export function createRequestGuards({ origins, authEnabled, limiter, metrics }: RequestGuardOptions) {
   const originAllowed = (origin: string) => origins.includes("*") || origins.includes(origin);
   const rateLimitKey = (request: IncomingMessage, client: AuthenticatedClient | undefined) =>
     client ? `token:${client.name}` : `addr:${request.socket.remoteAddress ?? "unknown"}`;
@@ -170,7 +169,7 @@ export function createRequestGuards({ origins, corsMaxAgeSeconds, authEnabled, l
               ...headers,
               "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
               "access-control-allow-headers": "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID",
-              "access-control-max-age": String(corsMaxAgeSeconds),
+              "access-control-max-age": "600",
             };
       response.writeHead(204, preflight).end();
       return "preflight";

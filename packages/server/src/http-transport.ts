@@ -9,8 +9,6 @@ import type { GatewayServer } from "./gateway-types.js";
 import {
   answerClientError,
   createRequestGuards,
-  DEFAULT_BODY_TIMEOUT_MS,
-  DEFAULT_HEADERS_TIMEOUT_MS,
   isLoopbackHost,
   jsonRpcError,
   readJsonBody,
@@ -21,28 +19,13 @@ import { createMcpSessions } from "./mcp-sessions.js";
 import { createSharedRateLimiter } from "./rate-limiter.js";
 import { createStatelessMcp } from "./stateless-mcp.js";
 
-/** Context of a request handled by an {@link HttpRoute}. */
-export interface HttpRouteContext {
-  /** The authenticated client, when tokens are configured. */
-  client: AuthenticatedClient | undefined;
-  /** The gateway. */
-  gateway: GatewayServer;
-  /** Parsed request URL. */
-  url: URL;
-}
-
-/** An extra HTTP route served next to `/mcp` (e.g. a dashboard and its JSON API). */
+/** An extra HTTP route served next to `/mcp` (its exact `path`, for its `methods`; behind the bearer auth unless `auth: false`). */
 export interface HttpRoute {
-  /** HTTP methods served. */
   methods: readonly string[];
-  /** Exact path, or a prefix ending in `/*`. */
   path: string;
-  /** Require a bearer token when tokens are configured. @default true */
   auth?: boolean;
-  /** Label for metrics. @default path */
-  metricsLabel?: string;
   /** Handles the request; must end the response. */
-  handle(request: IncomingMessage, response: ServerResponse, context: HttpRouteContext): void | Promise<void>;
+  handle(request: IncomingMessage, response: ServerResponse): void | Promise<void>;
 }
 
 /** Options of {@link startHttpTransport}; each defaults to the gateway's `http` configuration. */
@@ -53,17 +36,13 @@ export interface HttpTransportOptions extends Partial<Omit<HttpConfig, "cors" | 
   cors?: { origins?: string[] };
   /** Per-token rate limit. */
   rateLimit?: { enabled?: boolean; requestsPerMinute?: number; burst?: number };
-  /** Extra routes (dashboard, API). */
+  /** Extra routes (e.g. a benchmark's CPU probe). */
   routes?: HttpRoute[];
   /** Serve the operator dashboard (`@afw/dashboard`): the page under `dashboard.basePath` (public: it carries no data) and its JSON endpoints and live feed
    * under `dashboard.apiPath` (behind the same bearer auth as `/mcp`). @default the gateway's `dashboard` configuration */
   dashboard?: false | Partial<Pick<DashboardConfig, "basePath" | "apiPath" | "redact">>;
   /** @default Date.now */
   now?: () => number;
-  /** Time a client has to send its request headers; slower clients get a JSON 408 and are disconnected (slow-loris guard). @default `config.http.headersTimeoutMs` (30 s) */
-  headersTimeoutMs?: number;
-  /** Time a client has to send its whole request body after the headers; slower clients get a JSON 408 and are disconnected. @default `config.http.bodyTimeoutMs` (30 s) */
-  bodyTimeoutMs?: number;
   /** Stateful mode: where MCP sessions are registered so that every instance sharing the registry accepts them (see {@link
    * startHttpTransport}). @default `gateway.stores.mcpSessions` (Redis when the gateway has `redis` configured, else memory) */
   sessionRegistry?: McpSessionRegistry;
@@ -84,36 +63,12 @@ export interface HttpTransportHandle {
 }
 
 /**
- * Serves the gateway over MCP Streamable HTTP on `node:http`: `POST/GET/DELETE /mcp`, plus
- * `/healthz` (liveness), `/readyz` (backends and stores) and `/metrics` (Prometheus).
- *
- * - Stateless mode (default): each POST gets a fresh SDK transport on a pooled MCP server, nothing
- *   kept between requests, so N instances can sit behind a plain load balancer.
- * - Stateful mode (`stateless: false`): MCP sessions with `Mcp-Session-Id`. `initialize` opens a
- *   session in this process and registers it (owner = token name, tenant, protocol version,
- *   client info) in the session registry (`sessionRegistry`, by default the gateway's: Redis when
- *   `redis` is configured, so instances behind a round-robin balancer share sessions). Every
- *   request refreshes the registry's idle TTL (`sessionIdleTimeoutMs`). A session id this process
- *   does not hold is accepted when the registry has it for the same owner: POSTs are served by a
- *   pooled MCP server (as in stateless mode, so server-to-client requests and the standalone SSE
- *   stream stay with the instance that opened it), GET gets 405 (SDK clients then go without a
- *   standalone stream), DELETE removes it from the registry; unknown, expired, deleted or another
- *   owner's ids get 404 `Session not found`. When the registry is unavailable, sessions held in
- *   memory keep working (re-registered when it is back) and other sessions get 503 with
- *   `Retry-After`; registry calls are bounded by the store (100 ms for Redis). Closing the
- *   transport closes the sessions it holds without deleting them from the registry.
- * - Auth: `Authorization: Bearer <token>` checked in constant time; a JSON 401 otherwise. With no
- *   tokens configured, only loopback addresses may be bound (anything else is refused), and
- *   requests must name a loopback `Host` (DNS-rebinding protection).
- * - Browser `Origin`s are refused unless listed in `cors.origins` (CORS off by default).
- * - Request bodies over `bodyLimitBytes` get 413 before being parsed; too many requests per token
- *   (or per client address without auth) get 429 with `Retry-After`.
- *
+ * Serves the gateway over MCP Streamable HTTP on `node:http` (`/mcp`, stateless by default or with MCP sessions shared through the
+ * session registry), plus `/healthz`, `/readyz`, `/metrics` and the dashboard, behind bearer auth, origin/`Host` checks, CORS, a body
+ * limit, request timeouts and a rate limit (see the README's Transports section).
  * @example
  * ```ts
- * const http = await startHttpTransport(gateway, { port: 8787 });
- * // MCP clients connect to http.url, e.g. http://127.0.0.1:8787/mcp
- * await http.close();
+ * const http = await startHttpTransport(gateway, { port: 8787 }); // MCP clients connect to http.url
  * ```
  * @throws AfwError `FORBIDDEN` when asked to bind a non-loopback address without auth tokens.
  */
@@ -124,8 +79,8 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
   const mcpPath = options.path ?? base.path;
   const stateless = options.stateless ?? base.stateless;
   const bodyLimit = options.bodyLimitBytes ?? base.bodyLimitBytes;
-  const headersTimeoutMs = options.headersTimeoutMs ?? base.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
-  const bodyTimeoutMs = options.bodyTimeoutMs ?? base.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  const headersTimeoutMs = options.headersTimeoutMs ?? base.headersTimeoutMs;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? base.bodyTimeoutMs;
   const metricsAuth = options.metricsAuth ?? base.metricsAuth;
   const auth = createBearerAuthenticator(options.authTokens ?? base.authTokens);
   gateway.redactor.addSecrets(...auth.secrets);
@@ -138,7 +93,6 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
   const burst = options.rateLimit?.burst ?? base.rateLimit.burst;
   const guards = createRequestGuards({
     origins: options.cors?.origins ?? base.cors.origins,
-    corsMaxAgeSeconds: 600,
     authEnabled: auth.enabled,
     metrics: gateway.metrics,
     // Shared by every instance through Redis when the gateway has it, else (or while Redis is away) per instance.
@@ -202,8 +156,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     const started = performance.now();
     let routeLabel = "other";
     response.on("finish", () => gateway.metrics.observeHttpRequest(routeLabel, request.method ?? "GET", response.statusCode, (performance.now() - started) / 1000));
-    const url = new URL(request.url ?? "/", "http://gateway.invalid");
-    const path = url.pathname;
+    const path = new URL(request.url ?? "/", "http://gateway.invalid").pathname;
     const method = request.method ?? "GET";
     const headers = guards.corsHeaders(request);
     // DNS-rebinding and cross-site protection, then CORS preflights.
@@ -238,12 +191,12 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       if (await dashboard.handle(request, response, { tenant: client?.tenant })) return;
       return sendError(response, 404, "NOT_FOUND", `no route for ${method} ${path.slice(0, 200)}`, headers);
     }
-    const route = routes.find((r) => r.methods.includes(method) && (r.path.endsWith("/*") ? path.startsWith(r.path.slice(0, -1)) || path === r.path.slice(0, -2) : path === r.path));
+    const route = routes.find((r) => r.methods.includes(method) && path === r.path);
     const isMcp = path === mcpPath;
     const isMetrics = path === "/metrics" && method === "GET";
     if (isMcp) routeLabel = mcpPath;
     else if (isMetrics) routeLabel = "/metrics";
-    else if (route) routeLabel = route.metricsLabel ?? route.path;
+    else if (route) routeLabel = route.path;
     else return sendError(response, 404, "NOT_FOUND", `no route for ${method} ${path.slice(0, 200)}`, headers);
     const client = auth.enabled ? auth.authenticate(request.headers.authorization) : undefined;
     if (auth.enabled && !client && (isMcp || (isMetrics && metricsAuth) || (route !== undefined && route.auth !== false))) {
@@ -255,7 +208,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       response.writeHead(200, { ...headers, "content-type": gateway.metrics.contentType });
       return void response.end(text);
     }
-    if (route) return route.handle(request, response, { client, gateway, url });
+    if (route) return route.handle(request, response);
     await handleMcp(request, response, client, headers);
   };
   // Idle-connection checks run at this interval; Node's default (30 s) would let a slow-loris client keep its connection well past headersTimeout.

@@ -3,9 +3,9 @@
 export { GatewayConfigSchema, FlowRegistryEntrySchema, type GatewayConfigInput, type BackendConfigInput, type FlowRegistryEntry, BackendConfigSchema, type GatewayConfig, type BackendConfig } from "./config-schema.js";
 export { loadGatewayConfig, CONFIG_ENV_VARIABLES } from "./config-loader.js";
 export { createGatewayServer } from "./gateway-server.js";
-export type { GatewayServer, GatewayParts, GatewayStores, RouterDependencies, ReadinessCheck, ReadinessReport, GatewayReloadReport } from "./gateway-types.js";
+export type { GatewayServer, GatewayParts, GatewayStores, ReadinessReport, GatewayReloadReport } from "./gateway-types.js";
 export { describeSetup, type SetupReport, type BackendSetupStatus } from "./setup-report.js";
-export { type RouterPort, type RoutingOutcome, type ExecutionRequest, type ExecuteOptions, type ExecutionOutcome, type ToolSearchPort, type WorkflowCatalogPort, type RoutingRequest, type ToolRanking, type WorkflowSearchResult } from "./ports.js";
+export { type WorkflowCatalogPort, type WorkflowSearchResult } from "./ports.js";
 export { createGatewayDashboardSource } from "./gateway-dashboard.js";
 export { type TraceRingBuffer } from "./trace-sinks.js";
 export { startHttpTransport, type HttpTransportHandle, type HttpTransportOptions, type HttpRoute } from "./http-transport.js";
@@ -15,7 +15,6 @@ export { type BackendFactory, type BackendFactoryOptions } from "./backend-facto
 export { type GatewayMetrics } from "./metrics.js";
 // Types (and schemas) of the signatures above.
 export { type BackendRegistry } from "./backend-registry.js";
-export { type HttpRouteContext } from "./http-transport.js";
 export { type BackendSetupState } from "./setup-report.js";
 export { type BackendLease, type DiscoveryProblem, type RegisteredBackend } from "./backend-registry.js";
 export { type AuthenticatedClient } from "./bearer-auth.js";

@@ -23,69 +23,29 @@ export interface GatewayMetrics {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
-/** Creates the gateway's metrics on a private prom-client registry: tool calls and their latency histogram, HTTP requests, rejected requests, cache hits and misses,
- * fallbacks, backend calls, backend errors and circuit openings (the last five fed from trace events through `sink`). @default true */
-export function createGatewayMetrics(options: { defaultMetrics?: boolean; prefix?: string } = {}): GatewayMetrics {
+/** Creates the gateway's metrics on a private prom-client registry: tool calls, HTTP requests and rejections, and (from trace events through `sink`)
+ * cache hits and misses, fallbacks, backend calls, errors and latency, downstream tool calls and circuit openings. */
+export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
   const registry = new Registry();
-  const prefix = options.prefix ?? "afw_";
+  const prefix = "afw_";
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix });
-  const toolCalls = new Counter({
-    name: `${prefix}tool_calls_total`,
-    help: "MCP tool calls by tool, outcome and error code.",
-    labelNames: ["tool", "outcome", "code"] as const,
-    registers: [registry],
-  });
-  const toolLatency = new Histogram({
-    name: `${prefix}tool_call_duration_seconds`,
-    help: "Latency of MCP tool calls.",
-    labelNames: ["tool"] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const httpRequests = new Counter({
-    name: `${prefix}http_requests_total`,
-    help: "HTTP requests by route, method and status.",
-    labelNames: ["route", "method", "status"] as const,
-    registers: [registry],
-  });
-  const httpLatency = new Histogram({
-    name: `${prefix}http_request_duration_seconds`,
-    help: "Latency of HTTP requests.",
-    labelNames: ["route"] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const rejected = new Counter({
-    name: `${prefix}http_rejected_total`,
-    help: "HTTP requests refused before reaching MCP, by reason.",
-    labelNames: ["reason"] as const,
-    registers: [registry],
-  });
-  const cacheHits = new Counter({ name: `${prefix}cache_hits_total`, help: "Answers served from the cache.", labelNames: ["kind"] as const, registers: [registry] });
-  const cacheMisses = new Counter({ name: `${prefix}cache_misses_total`, help: "Cache lookups without a usable answer.", labelNames: ["reason"] as const, registers: [registry] });
-  const fallbacks = new Counter({ name: `${prefix}fallbacks_total`, help: "Moves to another candidate after a failure.", labelNames: ["from_backend", "to_backend"] as const, registers: [registry] });
-  const backendCalls = new Counter({ name: `${prefix}backend_calls_total`, help: "Backend call attempts by backend and outcome.", labelNames: ["backend", "outcome"] as const, registers: [registry] });
-  const backendErrors = new Counter({ name: `${prefix}backend_errors_total`, help: "Failed backend calls by backend and error code.", labelNames: ["backend", "code"] as const, registers: [registry] });
-  const backendLatency = new Histogram({
-    name: `${prefix}backend_call_duration_seconds`,
-    help: "Latency of backend calls.",
-    labelNames: ["backend"] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const downstreamCalls = new Counter({
-    name: `${prefix}downstream_tool_calls_total`,
-    help: "Downstream tool call attempts by server and outcome (success, error, timeout, aborted).",
-    labelNames: ["server", "outcome"] as const,
-    registers: [registry],
-  });
-  const downstreamErrors = new Counter({
-    name: `${prefix}downstream_tool_errors_total`,
-    help: "Failed downstream tool call attempts by server and error code.",
-    labelNames: ["server", "code"] as const,
-    registers: [registry],
-  });
-  const circuitsOpened = new Counter({ name: `${prefix}circuits_opened_total`, help: "Circuit breaker openings by backend.", labelNames: ["backend"] as const, registers: [registry] });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter({ name: prefix + name, help, labelNames, registers: [registry] });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Histogram({ name: prefix + name, help, labelNames, buckets: LATENCY_BUCKETS, registers: [registry] });
+  const toolCalls = counter("tool_calls_total", "MCP tool calls by tool, outcome and error code.", ["tool", "outcome", "code"]);
+  const toolLatency = histogram("tool_call_duration_seconds", "Latency of MCP tool calls.", ["tool"]);
+  const httpRequests = counter("http_requests_total", "HTTP requests by route, method and status.", ["route", "method", "status"]);
+  const httpLatency = histogram("http_request_duration_seconds", "Latency of HTTP requests.", ["route"]);
+  const rejected = counter("http_rejected_total", "HTTP requests refused before reaching MCP, by reason.", ["reason"]);
+  const cacheHits = counter("cache_hits_total", "Answers served from the cache.", ["kind"]);
+  const cacheMisses = counter("cache_misses_total", "Cache lookups without a usable answer.", ["reason"]);
+  const fallbacks = counter("fallbacks_total", "Moves to another candidate after a failure.", ["from_backend", "to_backend"]);
+  const backendCalls = counter("backend_calls_total", "Backend call attempts by backend and outcome.", ["backend", "outcome"]);
+  const backendErrors = counter("backend_errors_total", "Failed backend calls by backend and error code.", ["backend", "code"]);
+  const backendLatency = histogram("backend_call_duration_seconds", "Latency of backend calls.", ["backend"]);
+  const downstreamCalls = counter("downstream_tool_calls_total", "Downstream tool call attempts by server and outcome (success, error, timeout, aborted).", ["server", "outcome"]);
+  const downstreamErrors = counter("downstream_tool_errors_total", "Failed downstream tool call attempts by server and error code.", ["server", "code"]);
+  const circuitsOpened = counter("circuits_opened_total", "Circuit breaker openings by backend.", ["backend"]);
   const sink: TraceSink = {
     emit(event) {
       switch (event.type) {

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { TraceEvent, TraceSink } from "@afw/contracts";
-import type { Redactor } from "@afw/contracts";
+import type { Redactor, TraceEvent, TraceSink } from "@afw/contracts";
 
 /** Options of {@link createOtlpTraceSink}. */
 export interface OtlpTraceSinkOptions {
@@ -12,13 +11,8 @@ export interface OtlpTraceSinkOptions {
   serviceName?: string;
   /** How often pending spans are exported. @default 2000 */
   exportIntervalMs?: number;
-  /** Spans per export request. @default 256 */
-  /** A trace with no terminal event is exported after this long. @default 30000 */
-  maxTraceAgeMs?: number;
   /** Redacts attribute values before export. */
   redactor?: Redactor;
-  /** Injectable fetch (tests). @default globalThis.fetch */
-  fetch?: typeof fetch;
   /** Called when an export fails (the sink never throws). */
   onError?: (error: unknown) => void;
 }
@@ -36,7 +30,10 @@ export interface OtlpTraceSink extends TraceSink {
 type Attribute = { key: string; value: { stringValue?: string; intValue?: string; doubleValue?: number; boolValue?: boolean } };
 
 const TERMINAL = new Set(["query-answered", "query-failed"]);
+/** Traces pending at most; spans per export request; age after which a trace with no terminal event is exported. */
 const MAX_PENDING_TRACES = 10_000;
+const MAX_BATCH = 256;
+const MAX_TRACE_AGE_MS = 30_000;
 
 function attributeValue(value: unknown): Attribute["value"] | undefined {
   if (typeof value === "string") return { stringValue: value };
@@ -63,9 +60,6 @@ const BASE_FIELDS = new Set(["type", "traceId", "requestId", "timestamp"]);
 /** Exports trace events to an OpenTelemetry collector over OTLP/HTTP with JSON encoding (no OpenTelemetry SDK needed). */
 export function createOtlpTraceSink(options: OtlpTraceSinkOptions): OtlpTraceSink {
   const endpoint = `${options.endpoint.replace(/\/+$/, "")}/v1/traces`;
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const maxBatch = 256;
-  const maxAge = options.maxTraceAgeMs ?? 30_000;
   const pending = new Map<string, { events: TraceEvent[]; firstSeen: number }>();
   let ready: TraceEvent[][] = [];
   const stats = { exported: 0, failed: 0, dropped: 0 };
@@ -98,7 +92,7 @@ export function createOtlpTraceSink(options: OtlpTraceSinkOptions): OtlpTraceSin
   const collect = (force: boolean) => {
     const now = Date.now();
     for (const [traceId, entry] of pending) {
-      if (force || now - entry.firstSeen >= maxAge) {
+      if (force || now - entry.firstSeen >= MAX_TRACE_AGE_MS) {
         pending.delete(traceId);
         ready.push(entry.events);
       }
@@ -114,7 +108,7 @@ export function createOtlpTraceSink(options: OtlpTraceSinkOptions): OtlpTraceSin
       ],
     });
     try {
-      const response = await fetchImpl(endpoint, {
+      const response = await fetch(endpoint, {
         method: "POST",
         headers: { "content-type": "application/json", ...options.headers },
         body,
@@ -134,7 +128,7 @@ export function createOtlpTraceSink(options: OtlpTraceSinkOptions): OtlpTraceSin
     const traces = ready;
     ready = [];
     const batches: TraceEvent[][][] = [];
-    while (traces.length > 0) batches.push(traces.splice(0, maxBatch));
+    while (traces.length > 0) batches.push(traces.splice(0, MAX_BATCH));
     inFlight = inFlight.then(async () => {
       for (const batch of batches) await send(batch.map(toSpan));
     });

@@ -8,15 +8,11 @@ import type {
   RoutingCandidate,
   RoutingDecision,
   SearchWorkflowCatalogInput,
-  ToolDescriptor,
-  ToolSearchResult,
   TraceContext,
   UniversalFlow,
   WorkflowDescriptor,
   WorkflowSearchHit,
 } from "@afw/contracts";
-import type { z } from "zod";
-import type { SearchToolsInputSchema } from "@afw/contracts";
 
 /** What the router needs to decide where a question goes. */
 export interface RoutingRequest {
@@ -90,44 +86,9 @@ export interface RouterPort {
   /** True when the router records performance samples itself (then the server does not). */
   readonly recordsPerformance?: boolean;
   /** Loads models and warms caches so the first query is fast. */
-  warmUp?(): Promise<void>;
+  warmUp(): Promise<void>;
   /** Releases resources (not the backends: the registry owns them). */
-  close?(): Promise<void>;
-}
-
-/** Input of {@link ToolSearchPort.search} (`search_tools` input, defaults optional). */
-export type ToolSearchPortInput = z.input<typeof SearchToolsInputSchema>;
-
-/** Searches the indexed tools (`search_tools`). `@afw/tool-zoo`'s `ToolIndex` satisfies it as is. */
-export interface ToolSearchPort {
-  /** Number of indexed tools. */
-  readonly size: number;
-  /** Searches; rejects with `AfwError` `INVALID_INPUT` for bad input. */
-  search(input: ToolSearchPortInput, options?: { trace?: TraceContext; signal?: AbortSignal }): Promise<ToolSearchResult>;
-  /** Adds or replaces tools (downstream MCP tools are indexed through it). */
-  upsert?(tools: readonly ToolDescriptor[]): Promise<void>;
-  /** Removes tools by `server/name` id. */
-  remove?(ids: readonly string[]): Promise<void>;
-  /** Records a tool call outcome for a task text (usage boosts of later searches). */
-  recordUsage?(query: string, toolId: string, success: boolean): Promise<void>;
-  /** The full ranking of a query with score components (`routed` exposure). */
-  rank?(query: string): Promise<ToolRanking>;
-  /** State of the tool vectors (`@afw/tool-zoo`'s `ToolIndex.vectorState`): `building` while they are computed in the background (searches are keyword-only until then). */
-  vectorState?(): { state: "none" | "building" | "failed" | "ready"; pending: number };
-  /** Resolves when no background embedding of tool vectors is under way. */
-  vectorsReady?(): Promise<void>;
-  /** Releases resources. */
-  close?(): Promise<void>;
-}
-
-/** A ranking of every indexed tool for a query (`@afw/tool-zoo`'s `Ranking` fits). */
-export interface ToolRanking {
-  /** Candidates, best first, with the components of their score. */
-  tools: { id: string; score: number; keyword: number; semantic: number; domain: number; usage: number; step?: number }[];
-  /** Confidence of the ranking in [0, 1]. */
-  confidence: number;
-  /** The steps of a multi-step task; a tool's `step` indexes this list. */
-  steps?: string[];
+  close(): Promise<void>;
 }
 
 /** Result of a workflow-catalog search. */

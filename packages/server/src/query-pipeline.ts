@@ -40,10 +40,6 @@ export interface QueryPipelineOptions {
   embedQuestion?: QuestionEmbedding | undefined;
   /** @default Date.now */
   now?: () => number;
-  /** Questions kept for {@link QueryPipeline.questionOf} (0 keeps none). @default 1000 */
-  questionMemory?: number;
-  /** Characters of a question kept for {@link QueryPipeline.questionOf}. @default 500 */
-  questionPreviewLength?: number;
 }
 
 /** Per-call options of {@link QueryPipeline.query}. */
@@ -85,14 +81,16 @@ export interface QueryPipeline {
   /** Marks every cached answer given by `flowId` before now as stale, including answers cached under automatic
    * routing (whose cache key names the route asked for, not the flow that answered). */
   invalidateFlow(flowId: string, tenant?: string): void;
-  /** The question (cut to `questionPreviewLength` characters) of a recent query by its trace id, for the operator dashboard: no trace event carries the question. */
+  /** The question (its first 500 characters) of a recent query by its trace id, for the operator dashboard: no trace event carries the question. */
   questionOf(traceId: string): string | undefined;
   /** Classifies and ranks without executing anything. */
   explain(input: ExplainRoutingInput, options: { trace: TraceContext; signal?: AbortSignal }): Promise<RoutingExplanation>;
 }
 
-/** Flow invalidation marks kept (per tenant and flow). */
+/** Flow invalidation marks kept (per tenant and flow), questions kept for {@link QueryPipeline.questionOf} and their length. */
 const MAX_FLOW_EPOCHS = 10_000;
+const QUESTION_MEMORY = 1_000;
+const QUESTION_PREVIEW_LENGTH = 500;
 
 /** The cache key target of a query: the flow asked for, or the automatic route it asked for. */
 function cacheTarget(input: UniversalQueryInput): string {
@@ -181,18 +179,11 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
   const epochKey = (flowId: string, tenant: string | undefined) => `${tenant ?? ""}\u0000${flowId}`;
   const isStale = (flowId: string, tenant: string | undefined, createdAt: number) =>
     Math.max(flowEpochs.get(epochKey(flowId, undefined)) ?? -1, tenant === undefined ? -1 : (flowEpochs.get(epochKey(flowId, tenant)) ?? -1)) >= createdAt;
-  const questionMemory = Math.max(0, options.questionMemory ?? 1_000);
-  const questionPreviewLength = Math.max(1, options.questionPreviewLength ?? 500);
   const questions = new Map<string, string>();
   const rememberQuestion = (traceId: string, question: string) => {
-    if (questionMemory === 0) return;
     questions.delete(traceId);
-    questions.set(traceId, question.length > questionPreviewLength ? question.slice(0, questionPreviewLength) : question);
-    while (questions.size > questionMemory) {
-      const oldest = questions.keys().next().value;
-      if (oldest === undefined) break;
-      questions.delete(oldest);
-    }
+    questions.set(traceId, question.slice(0, QUESTION_PREVIEW_LENGTH));
+    if (questions.size > QUESTION_MEMORY) questions.delete(questions.keys().next().value as string);
   };
   const query = async (input: UniversalQueryInput, call: QueryCallOptions): Promise<QueryOutcome> => {
     const started = now();
@@ -221,6 +212,36 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
     );
     const tenantOption = call.tenant === undefined ? undefined : { tenant: call.tenant };
     const sessionsEnabled = config.sessions.enabled && input.session_id !== undefined;
+    /** Saves the turn (with the other writes), then answers with the final execution time. */
+    const finish = async (result: UniversalQueryResult, writes: Promise<unknown>[], remembered: boolean, tries: number): Promise<QueryOutcome> => {
+      const meta = result._mcp_metadata;
+      if (sessionsEnabled) {
+        const turn = {
+          question: input.question,
+          answer: result.result,
+          flowId: meta.flow_id,
+          backendId: meta.backend_used,
+          intent: meta.intent_classified,
+          traceId: trace.traceId,
+          ...(remembered ? { remembered: true } : {}),
+          ...(input.tags === undefined || input.tags.length === 0 ? {} : { tags: [...new Set(input.tags)] }),
+          askedAt: started,
+          answeredAt: now(),
+        };
+        writes.push(saveTurn(sessions, input.session_id!, turn, tenantOption, trace).then((saved) => Object.assign(meta, saved)));
+      }
+      await Promise.all(writes);
+      meta.execution_time_ms = elapsed();
+      emitTrace(trace, "query-answered", {
+        backendId: meta.backend_used,
+        flowId: meta.flow_id,
+        durationMs: meta.execution_time_ms,
+        attempts: tries,
+        fallbackUsed: meta.fallback_used,
+        cacheHit: meta.cache_hit,
+      });
+      return { ok: true, result };
+    };
     try {
       // 2. cache
       const variant = cacheVariant(input.parameters);
@@ -274,29 +295,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
             },
           };
           if (input.parameters?.stream) call.onToken?.(result.result);
-          if (sessionsEnabled) {
-            const turn = {
-              question: input.question,
-              answer: result.result,
-              flowId: result._mcp_metadata.flow_id,
-              backendId: result._mcp_metadata.backend_used,
-              intent: result._mcp_metadata.intent_classified,
-              traceId: trace.traceId,
-              ...(input.tags === undefined || input.tags.length === 0 ? {} : { tags: [...new Set(input.tags)] }),
-              askedAt: started,
-              answeredAt: now(),
-            };
-            Object.assign(result._mcp_metadata, await saveTurn(sessions, input.session_id!, turn, tenantOption, trace));
-          }
-          emitTrace(trace, "query-answered", {
-            backendId: result._mcp_metadata.backend_used,
-            flowId: result._mcp_metadata.flow_id,
-            durationMs: elapsed(),
-            attempts: 0,
-            fallbackUsed: false,
-            cacheHit: result._mcp_metadata.cache_hit,
-          });
-          return { ok: true, result };
+          return await finish(result, [], false, 0);
         }
         emitTrace(trace, "cache-miss", { scope: cacheKey.scope, flowId: cacheKey.flowId, reason: missReason });
         if (lookup.reason === "unavailable") emitTrace(trace, "cache-unavailable", { operation: "get", message: "cache lookup failed; continuing without it" });
@@ -405,32 +404,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           ),
         );
       }
-      if (sessionsEnabled) {
-        const turn = {
-          question: input.question,
-          answer: answer.text,
-          flowId: candidate.flowId,
-          backendId: candidate.backendId,
-          intent: classification.intent,
-          traceId: trace.traceId,
-          ...(answer.delivery?.context?.platformMemory ? { remembered: true } : {}),
-          ...(input.tags === undefined || input.tags.length === 0 ? {} : { tags: [...new Set(input.tags)] }),
-          askedAt: started,
-          answeredAt: now(),
-        };
-        writes.push(saveTurn(sessions, input.session_id!, turn, tenantOption, trace).then((saved) => Object.assign(result._mcp_metadata, saved)));
-      }
-      await Promise.all(writes);
-      result._mcp_metadata.execution_time_ms = elapsed();
-      emitTrace(trace, "query-answered", {
-        backendId: candidate.backendId,
-        flowId: candidate.flowId,
-        durationMs: result._mcp_metadata.execution_time_ms,
-        attempts: outcome.attempts,
-        fallbackUsed: outcome.fallbackUsed,
-        cacheHit: false,
-      });
-      return { ok: true, result };
+      return await finish(result, writes, answer.delivery?.context?.platformMemory === true, outcome.attempts);
     } catch (thrown) {
       const original = toAfwError(thrown);
       // A cancelled or timed-out query reports why it stopped, whatever the step that noticed.

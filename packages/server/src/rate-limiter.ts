@@ -1,13 +1,4 @@
-import type { RedisRateLimiter } from "@afw/cache";
-
-/** Result of a rate-limit check. */
-export interface RateLimitDecision {
-  allowed: boolean;
-  /** Seconds until one more request would be allowed (0 when allowed). */
-  retryAfterSeconds: number;
-  /** Whole requests left in the bucket after this one. */
-  remaining: number;
-}
+import type { RedisRateLimiter, SharedRateLimitDecision as RateLimitDecision } from "@afw/cache";
 
 /** A token-bucket rate limiter per key; see {@link createRateLimiter}. */
 export interface RateLimiter {

@@ -22,15 +22,10 @@ export interface StdioTransportHandle {
 }
 
 /**
- * Serves the gateway over stdio: MCP messages on stdout, nothing else (the gateway's logs go to
- * stderr). The returned `closed` promise resolves when the client disconnects.
- *
+ * Serves the gateway over stdio (MCP messages on stdout, logs on stderr); `closed` resolves when the client disconnects.
  * @example
  * ```ts
- * const gateway = await createGatewayServer(await loadGatewayConfig(process.env.AFW_CONFIG));
- * const stdio = await startStdioTransport(gateway);
- * await stdio.closed;
- * await gateway.close();
+ * await (await startStdioTransport(gateway)).closed;
  * ```
  */
 export async function startStdioTransport(gateway: GatewayServer, options: StdioTransportOptions = {}): Promise<StdioTransportHandle> {

@@ -1,6 +1,5 @@
-import type { TraceEvent, TraceEventType, TraceSink } from "@afw/contracts";
+import type { Redactor, TraceEvent, TraceEventType, TraceSink } from "@afw/contracts";
 import type { Logger } from "pino";
-import type { Redactor } from "@afw/contracts";
 
 /** An in-memory ring buffer of recent trace events, queryable by trace id (for the dashboard). */
 export interface TraceRingBuffer extends TraceSink {
