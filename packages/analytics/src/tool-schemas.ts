@@ -85,19 +85,18 @@ export const ANALYTICS_TOOLS = {
 /** Name of an analytics MCP tool. */
 export type AnalyticsToolName = keyof typeof ANALYTICS_TOOLS;
 
-const strict = <N extends AnalyticsToolName>(name: N) => z.object(ANALYTICS_TOOLS[name].inputShape).strict();
 /** @internal */
-export const AnalyticsDashboardInputSchema = strict("analytics_dashboard");
+export const AnalyticsDashboardInputSchema = z.object(ANALYTICS_TOOLS.analytics_dashboard.inputShape).strict();
 /** @internal */
-export const AnalyzeFlowInputSchema = strict("analyze_flow");
+export const AnalyzeFlowInputSchema = z.object(ANALYTICS_TOOLS.analyze_flow.inputShape).strict();
 /** @internal */
-export const PatternAnalysisInputSchema = strict("pattern_analysis");
+export const PatternAnalysisInputSchema = z.object(ANALYTICS_TOOLS.pattern_analysis.inputShape).strict();
 /** @internal */
-export const ExportMetricsInputSchema = strict("export_metrics");
+export const ExportMetricsInputSchema = z.object(ANALYTICS_TOOLS.export_metrics.inputShape).strict();
 /** @internal */
-export const SyncFlowRegistryInputSchema = strict("sync_flow_registry");
+export const SyncFlowRegistryInputSchema = z.object(ANALYTICS_TOOLS.sync_flow_registry.inputShape).strict();
 /** Zod schema of `record_feedback`'s input: its shape, strict, with `turn` or `trace_id` required. */
-export const RecordFeedbackInputSchema = strict("record_feedback").refine((input) => input.turn !== undefined || input.trace_id !== undefined, {
-  message: "give turn or trace_id",
-  path: ["turn"],
-});
+export const RecordFeedbackInputSchema = z
+  .object(ANALYTICS_TOOLS.record_feedback.inputShape)
+  .strict()
+  .refine((input) => input.turn !== undefined || input.trace_id !== undefined, { message: "give turn or trace_id", path: ["turn"] });

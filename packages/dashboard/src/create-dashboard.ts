@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { AfwError, parseOrThrow, type TraceEvent } from "@afw/contracts";
+import { AfwError, SessionIdSchema, parseOrThrow, type TraceEvent } from "@afw/contracts";
 import type { DashboardSource, GatewayInfo, QuerySummary } from "./dashboard-source.js";
 import { EventStreamHub } from "./event-stream.js";
 import { renderHtmlShell } from "./html-shell.js";
@@ -19,7 +19,6 @@ import {
   MetricsExportParametersSchema,
   NoParametersSchema,
   QueriesParametersSchema,
-  SessionIdParameterSchema,
   SessionsParametersSchema,
   ToolSearchParametersSchema,
   TraceIdSchema,
@@ -396,7 +395,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     if (head === "sessions" && id !== undefined && tail === undefined) {
       expect("GET");
       parseRequest(NoParametersSchema, query(), "query parameters");
-      const sessionId = parseRequest(SessionIdParameterSchema, id, "session id");
+      const sessionId = parseRequest(SessionIdSchema, id, "session id");
       return byId(source.session, sessionId, "no session with this id", (session) => ({ session: presentSession(session, presentation) }));
     }
     throw notFound();
