@@ -83,19 +83,11 @@ export interface AbDecision {
 export interface AbAssignment {
   /** The validated experiments. */
   readonly experiments: readonly AbExperiment[];
-  /**
-   * The arm of `request` in the first enabled experiment that matches its intent, or undefined
-   * when none applies. Deterministic: the same unit id always gets the same arm. Records an
-   * `ab-assigned` event when the request has a trace id and a recorder is configured.
-   */
+  /** The arm of `request` in the first enabled experiment matching its intent (sticky per unit id), recorded when it has a trace id. */
   assign(request: AbRequest): AbDecision | undefined;
   /** The hashed position 0..1 of `unitId` in `experimentId`. */
   bucketOf(experimentId: string, unitId: string): number;
-  /**
-   * The assignment as the router's variant-selector hook (`RouterOptions.variantSelector` of
-   * `@afw/router`): assigns (and records) the request and returns its arm with the variant's
-   * weights and strategy. Requests with neither a trace, request nor session id take no part.
-   */
+  /** The router's variant-selector hook: assigns (and records) the request and returns its arm with the variant's weights and strategy. */
   readonly variantSelector: RoutingVariantSelector;
 }
 
@@ -115,21 +107,13 @@ function hash32(text: string): number {
 }
 
 /**
- * Creates an {@link AbAssignment}. A request takes part in the first enabled experiment whose
- * `intent` matches (or that has none); its unit id (session or request id) is hashed with the
- * seed and the experiment id to a bucket in 0..1, and `bucket < share` puts it in the variant
- * arm — so the split holds the configured share, is stable per unit, and independent between
- * experiments. The router applies `decision.variant` (weights, strategy) in the variant arm.
+ * Creates an {@link AbAssignment}: a request's unit id (session or request id) is hashed with the
+ * seed and the experiment id to a bucket in 0..1, and `bucket < share` puts it in the variant arm,
+ * so the split holds the share, is stable per unit and independent between experiments.
  *
  * @example
  * ```ts
- * const ab = createAbAssignment({
- *   experiments: [{ id: "hedge-tech", intent: "technical-analysis", share: 0.2, variant: { strategy: "hedge" } }],
- *   seed: "2025-q3",
- *   recorder: auditLog,
- * });
- * const decision = ab.assign({ requestId, traceId, sessionId, intent });
- * const weights = decision?.variant?.weights ? { ...config.weights, ...decision.variant.weights } : config.weights;
+ * const ab = createAbAssignment({ experiments: [{ id: "hedge-tech", share: 0.2, variant: { strategy: "hedge" } }], recorder: auditLog });
  * ```
  * @throws AfwError `CONFIG_INVALID` for an invalid experiment or duplicate ids.
  */
@@ -161,17 +145,10 @@ export function createAbAssignment(options: AbAssignmentOptions): AbAssignment {
       ...(arm === "variant" ? { variant: { ...experiment.variant } } : {}),
     };
     if (options.recorder && request.traceId !== undefined) {
-      const event: AbAssignedEvent = {
-        type: "ab-assigned",
-        traceId: request.traceId,
-        requestId: request.requestId,
-        ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-        timestamp: new Date(now()).toISOString(),
-        experimentId: experiment.id,
-        arm,
-        ...(request.intent === undefined ? {} : { intent: request.intent }),
-        unit: bySession ? "session" : "request",
-      };
+      const { requestId, traceId, sessionId, intent } = request;
+      const timestamp = new Date(now()).toISOString();
+      const unit = bySession ? "session" : "request";
+      const event: AbAssignedEvent = { type: "ab-assigned", traceId, requestId, sessionId, timestamp, experimentId: experiment.id, arm, intent, unit };
       try {
         options.recorder.emit(event);
       } catch {

@@ -204,7 +204,8 @@ export function outcomesOf(records: readonly QueryRecord[]) {
   const answered = completed.filter((r) => r.outcome === "answered").length;
   const fallbackQueries = completed.filter((r) => r.fallbackUsed).length;
   const failed = completed.length - answered;
-  return { completed, answered, failed, fallbackQueries, successRate: round(ratio(answered, completed.length)), fallbackRate: round(ratio(fallbackQueries, completed.length)) };
+  const [successRate, fallbackRate] = [round(ratio(answered, completed.length)), round(ratio(fallbackQueries, completed.length))];
+  return { completed, answered, failed, fallbackQueries, successRate, fallbackRate };
 }
 
 /** Compares the arms of every experiment seen in `records`. @internal */

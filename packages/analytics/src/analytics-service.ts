@@ -10,7 +10,8 @@ import type { LearnedRoutingPrior } from "./learned-prior.js";
 import { patternAnalysis, type PatternAnalysis, type QuestionLookup, type QuestionText } from "./pattern-analysis.js";
 import { recordFeedback, type RecordFeedbackResult, type TurnResolver } from "./record-feedback.js";
 import { syncFlowRegistry, type ConfiguredBackendFlows, type SyncFlowRegistryResult } from "./sync-flow-registry.js";
-import { resolveTimeRange, timeRangeOfInput, type ResolvedTimeRange } from "./time-range.js";
+import { resolveTimeRange, timeRangeOfInput, type ResolvedTimeRange, type TimeRangeInput } from "./time-range.js";
+import type { AnalyticsData } from "./analytics-data.js";
 import { buildTrainingExamples, type TrainingExample, type TrainingQuestion } from "./training-export.js";
 import {
   AnalyticsDashboardInputSchema,
@@ -116,50 +117,35 @@ export function createAnalyticsService(options: AnalyticsServiceOptions): Analyt
     ]);
     return { events, feedback, meta: { eventsRead: events.length, truncated: events.length >= maxEvents } };
   };
+  /** Validates a report tool's input, reads its range and runs the report over it. */
+  const report = async <S extends z.ZodType<TimeRangeInput>, T>(schema: S, tool: string, input: unknown, run: (parsed: z.infer<S>, data: AnalyticsData) => T | Promise<T>) => {
+    const parsed = parseOrThrow(schema, input, "INVALID_INPUT", `${tool} input`);
+    const at = now();
+    const range = resolveTimeRange(timeRangeOfInput(parsed), at);
+    const { events, feedback, meta } = await load(range);
+    return { ...(await run(parsed, { events, feedback, range, now: at })), meta };
+  };
 
   return {
-    async analyticsDashboard(input = {}) {
-      const parsed = parseOrThrow(AnalyticsDashboardInputSchema, input, "INVALID_INPUT", "analytics_dashboard input");
-      const at = now();
-      const range = resolveTimeRange(timeRangeOfInput(parsed), at);
-      const { events, feedback, meta } = await load(range);
-      return { ...analyticsDashboard({ events, feedback, range, now: at, top: parsed.top }), meta };
-    },
-    async analyzeFlow(input) {
-      const parsed = parseOrThrow(AnalyzeFlowInputSchema, input, "INVALID_INPUT", "analyze_flow input");
-      const at = now();
-      const range = resolveTimeRange(timeRangeOfInput(parsed), at);
-      const { events, feedback, meta } = await load(range);
-      return { ...analyzeFlow({ events, feedback, range, now: at, flowId: parsed.flow_id, thresholds: options.thresholds }), meta };
-    },
-    async patternAnalysis(input = {}, extra = {}) {
-      const parsed = parseOrThrow(PatternAnalysisInputSchema, input, "INVALID_INPUT", "pattern_analysis input");
-      if (!options.embedder) throw new AfwError("CONFIG_INVALID", "pattern_analysis needs an embedder: pass one to createAnalyticsService");
-      const at = now();
-      const range = resolveTimeRange(timeRangeOfInput(parsed), at);
-      const { events, feedback, meta } = await load(range);
-      const report = await patternAnalysis({
-        events,
-        feedback,
-        range,
-        now: at,
-        embedder: options.embedder,
-        questions: extra.questions,
-        questionOf: options.questionOf,
-        similarityThreshold: parsed.similarity_threshold,
-        minClusterSize: parsed.min_cluster_size,
-        maxClusters: parsed.max_clusters,
-        lowConfidenceThreshold: parsed.low_confidence_threshold,
-      });
-      return { ...report, meta };
-    },
-    async exportMetrics(input = {}) {
-      const parsed = parseOrThrow(ExportMetricsInputSchema, input, "INVALID_INPUT", "export_metrics input");
-      const at = now();
-      const range = resolveTimeRange(timeRangeOfInput(parsed), at);
-      const { events, feedback, meta } = await load(range);
-      return { ...exportMetrics({ events, feedback, range, now: at, format: parsed.format, groupBy: parsed.group_by }), meta };
-    },
+    analyticsDashboard: (input = {}) => report(AnalyticsDashboardInputSchema, "analytics_dashboard", input, (parsed, data) => analyticsDashboard({ ...data, top: parsed.top })),
+    analyzeFlow: (input) =>
+      report(AnalyzeFlowInputSchema, "analyze_flow", input, (parsed, data) => analyzeFlow({ ...data, flowId: parsed.flow_id, thresholds: options.thresholds })),
+    patternAnalysis: (input = {}, extra = {}) =>
+      report(PatternAnalysisInputSchema, "pattern_analysis", input, (parsed, data) => {
+        if (!options.embedder) throw new AfwError("CONFIG_INVALID", "pattern_analysis needs an embedder: pass one to createAnalyticsService");
+        return patternAnalysis({
+          ...data,
+          embedder: options.embedder,
+          questions: extra.questions,
+          questionOf: options.questionOf,
+          similarityThreshold: parsed.similarity_threshold,
+          minClusterSize: parsed.min_cluster_size,
+          maxClusters: parsed.max_clusters,
+          lowConfidenceThreshold: parsed.low_confidence_threshold,
+        });
+      }),
+    exportMetrics: (input = {}) =>
+      report(ExportMetricsInputSchema, "export_metrics", input, (parsed, data) => exportMetrics({ ...data, format: parsed.format, groupBy: parsed.group_by })),
     async syncFlowRegistry(input, source) {
       const parsed = parseOrThrow(SyncFlowRegistryInputSchema, input, "INVALID_INPUT", "sync_flow_registry input");
       const at = now();

@@ -11,7 +11,7 @@ import {
   type ReportRange,
 } from "./analytics-data.js";
 import { flowsTouched } from "./query-records.js";
-import { increment, rankCounts, ratio, round, summarizeFeedback, summarizeLatency, type FeedbackSummary, type LatencySummary } from "./statistics.js";
+import { groupBy, increment, rankCounts, ratio, round, summarizeFeedback, summarizeLatency, type FeedbackSummary, type LatencySummary } from "./statistics.js";
 
 /** Thresholds of the rule-based recommendations of {@link analyzeFlow}. */
 export interface FlowRecommendationThresholds {
@@ -46,21 +46,18 @@ export interface FlowRecommendation {
   evidence: Record<string, number | string | null>;
 }
 
-/** One flow's numbers for one intent. */
+/** One flow's numbers for one intent (the fields of {@link FlowUsage} restricted to the intent, and its routing decisions). */
 export interface FlowIntentBreakdown {
   intent: Intent;
-  /** Queries of this intent that attempted the flow or were served from its cache. */
   queries: number;
-  /** Queries of this intent the flow answered by running. */
   answered: number;
-  /** Backend calls to the flow for this intent, cancelled hedge losers included. */
+  /** Backend calls, cancelled hedge losers included. */
   attempts: number;
   /** Attempts that succeeded or failed (not cancelled). */
   completedAttempts: number;
   failures: number;
   /** failures / completed attempts. */
   failureRate: number | null;
-  /** Error codes of failed attempts, by count. */
   errors: Record<string, number>;
   latency: LatencySummary;
   fallbacksFrom: number;
@@ -114,16 +111,10 @@ const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 } as const;
 const percent = (value: number | null) => (value === null ? "n/a" : `${Math.round(value * 100)}%`);
 
 /**
- * One flow's usage, success, latency p50/p95, fallback share (as source and as target),
- * feedback, per-intent breakdown and concrete rule-based recommendations (slow and often the
+ * The `analyze_flow` report of one flow, with rule-based recommendations (slow and often the
  * fallback target, failing for an intent, never chosen despite matching, often falling back,
  * rated poorly, unused). A pure function of the audit events and feedback.
  *
- * @example
- * ```ts
- * const analysis = analyzeFlow({ events, feedback, flowId: "flowise:docs-qa", range: "7d" });
- * for (const r of analysis.recommendations) console.log(r.severity, r.message);
- * ```
  * @throws AfwError `INVALID_INPUT` for a malformed range.
  */
 export function analyzeFlow(options: AnalyzeFlowOptions): FlowAnalysis {
@@ -168,16 +159,14 @@ export function analyzeFlow(options: AnalyzeFlowOptions): FlowAnalysis {
   // per intent
   const byIntent = accumulateFlows(records, feedbackByTrace, (id, record) => (id === flowId ? record.intent : undefined));
   const decisions = new Map<Intent, { candidate: number; matching: number; chosen: number; bestRank: number | null }>();
-  for (const record of records) {
-    if (!record.intent) continue;
-    const candidate = record.candidates.find((c) => c.flowId === flowId);
-    if (!candidate) continue;
-    let entry = decisions.get(record.intent);
-    if (!entry) decisions.set(record.intent, (entry = { candidate: 0, matching: 0, chosen: 0, bestRank: null }));
-    entry.candidate++;
-    if (candidate.flowMatch >= t.matchThreshold) entry.matching++;
-    if (record.chosenFlowId === flowId) entry.chosen++;
-    entry.bestRank = entry.bestRank === null ? candidate.rank : Math.min(entry.bestRank, candidate.rank);
+  for (const [intent, list] of groupBy(records, (r) => (r.candidates.some((c) => c.flowId === flowId) ? r.intent : undefined))) {
+    const ranks = list.map((r) => r.candidates.find((c) => c.flowId === flowId)!);
+    decisions.set(intent, {
+      candidate: list.length,
+      matching: ranks.filter((c) => c.flowMatch >= t.matchThreshold).length,
+      chosen: list.filter((r) => r.chosenFlowId === flowId).length,
+      bestRank: Math.min(...ranks.map((c) => c.rank)),
+    });
   }
   const flowFeedback = feedback.filter((f) => f.flowId === flowId);
   const intents = new Set<Intent>([...(byIntent.keys() as Iterable<Intent>), ...decisions.keys()]);

@@ -2,10 +2,7 @@ import { z } from "zod";
 import { AfwError, IntentSchema } from "@afw/contracts";
 import { toEpochMs, type TimeInput } from "./time-range.js";
 
-/**
- * Zod schema of {@link FeedbackScale}: `unit` (-1..1, where 1 is best) or `stars` (1..5, where
- * 5 is best).
- */
+/** Zod schema of {@link FeedbackScale}: `unit` (-1..1, 1 best) or `stars` (1..5, 5 best). */
 export const FeedbackScaleSchema = z.enum(["unit", "stars"]);
 
 /** The scale a rating was given on; see {@link FeedbackScaleSchema}. */
@@ -32,16 +29,9 @@ export const FeedbackRecordSchema = z.object({
 export type FeedbackRecord = z.infer<typeof FeedbackRecordSchema>;
 
 /**
- * Normalises a rating to -1..1. With `scale` given, the rating must lie on it; without, a rating
- * in -1..1 is taken as `unit` and a rating above 1 (up to 5) as `stars` — so pass `scale:
- * "stars"` to give one star.
+ * Normalises a rating to -1..1: on `scale` when given, else a rating in -1..1 is `unit` and one
+ * above 1 is `stars` (so `normalizeRating(4)` is 0.5 and one star needs `scale: "stars"`).
  *
- * @example
- * ```ts
- * normalizeRating(-0.5) // { score: -0.5, scale: "unit" }
- * normalizeRating(4) // { score: 0.5, scale: "stars" }
- * normalizeRating(1, "stars") // { score: -1, scale: "stars" }
- * ```
  * @throws AfwError `INVALID_INPUT` when the rating is not a finite number on the scale.
  */
 export function normalizeRating(rating: number, scale?: FeedbackScale): { score: number; scale: FeedbackScale } {
@@ -69,11 +59,7 @@ export interface FeedbackQuery {
   limit?: number | undefined;
 }
 
-/**
- * Stores feedback records, one per rated turn (a later rating of the same turn replaces the
- * earlier one). Implementations never throw on store failure: `put` resolves false, `list`
- * rejects with `CACHE_UNAVAILABLE`.
- */
+/** Stores feedback records, one per rated turn; on store failure `put` resolves false and `list` rejects with `CACHE_UNAVAILABLE`. */
 export interface FeedbackStore {
   /** Stores (or replaces) a record; resolves true once stored. */
   put(record: FeedbackRecord): Promise<boolean>;
@@ -102,21 +88,8 @@ export function feedbackFilter(query: FeedbackQuery): { from: number; to: number
   };
 }
 
-/** Options of {@link createMemoryFeedbackStore}. */
-export interface MemoryFeedbackStoreOptions {
-  /** Most records kept; the oldest are evicted. @default 50_000 */
-  maxRecords?: number;
-}
-
-/**
- * A {@link FeedbackStore} in process memory.
- *
- * @example
- * ```ts
- * const feedbackStore = createMemoryFeedbackStore();
- * ```
- */
-export function createMemoryFeedbackStore(options: MemoryFeedbackStoreOptions = {}): FeedbackStore {
+/** A {@link FeedbackStore} in process memory, keeping `maxRecords` (default 50,000; the oldest are evicted). */
+export function createMemoryFeedbackStore(options: { maxRecords?: number } = {}): FeedbackStore {
   const maxRecords = Math.max(1, options.maxRecords ?? 50_000);
   const records = new Map<string, FeedbackRecord>();
   return {

@@ -6,27 +6,72 @@
  *
  * @packageDocumentation
  */
-export { type AuditEvent } from "./audit-event.js";
-export { createMemoryAuditLog, type AuditLog, type AuditQuery, type MemoryAuditLogOptions } from "./audit-log.js";
+export type { AuditEvent, AbAssignedEvent } from "./audit-event.js";
+export { createMemoryAuditLog, type AuditLog, type AuditQuery, type AuditLogStats, type MemoryAuditLogOptions } from "./audit-log.js";
 export { createRedisAuditLog, type RedisAuditLogOptions } from "./redis-audit-log.js";
-export { type RedisClient } from "./redis-support.js";
-export { createMemoryFeedbackStore, type FeedbackRecord, type FeedbackStore } from "./feedback.js";
+export type { RedisClient, RedisStoreConnectionOptions } from "./redis-support.js";
+export type { TimeInput, TimeRange, TimeRangePreset } from "./time-range.js";
+export {
+  createMemoryFeedbackStore,
+  FeedbackRecordSchema,
+  type FeedbackRecord,
+  type FeedbackScale,
+  type FeedbackStore,
+  type FeedbackQuery,
+} from "./feedback.js";
 export { createRedisFeedbackStore, type RedisFeedbackStoreOptions } from "./redis-feedback-store.js";
-export { buildQueryRecords, type QueryRecord } from "./query-records.js";
-export { METRICS_COLUMNS } from "./export-metrics.js";
-export { toCsv } from "./csv.js";
-export { type ConfiguredBackendFlows } from "./sync-flow-registry.js";
+export { buildQueryRecords, type QueryRecord, type AttemptRecord, type CandidateRecord, type FallbackRecord } from "./query-records.js";
+export { METRICS_COLUMNS, type MetricsExport, type MetricsRow, type MetricsFormat, type MetricsGroupBy } from "./export-metrics.js";
+export { toCsv, type CsvValue } from "./csv.js";
+export type { ConfiguredBackendFlows, RegistryFlowEntry, SyncFlowRegistryResult, FlowRegistryChange, RegistryFieldChange } from "./sync-flow-registry.js";
 export {
   createLearnedRoutingPrior,
   applyLearnedAdjustment,
   type LearnedRoutingPrior,
   type LearnedRoutingPriorOptions,
+  type LearnedPriorBounds,
+  type LearnedPriorSnapshotEntry,
+  type RoutingAdjustment,
+  type RoutingOutcome,
 } from "./learned-prior.js";
-export { createMemoryPriorStore, createRedisPriorStore, type LearnedPriorStore, type RedisPriorStoreOptions } from "./prior-store.js";
-export { AbExperimentSchema, createAbAssignment, type AbAssignment, type AbAssignmentOptions } from "./ab-assignment.js";
+export {
+  createMemoryPriorStore,
+  createRedisPriorStore,
+  type LearnedPriorStore,
+  type RedisPriorStoreOptions,
+  type PriorEntry,
+  type PriorStats,
+} from "./prior-store.js";
+export {
+  AbExperimentSchema,
+  createAbAssignment,
+  type AbAssignment,
+  type AbAssignmentOptions,
+  type AbExperiment,
+  type AbDecision,
+  type AbRequest,
+} from "./ab-assignment.js";
 export { RecordFeedbackInputSchema, ANALYTICS_TOOLS, type AnalyticsToolName } from "./tool-schemas.js";
-export { createAnalyticsService, type AnalyticsService, type AnalyticsServiceOptions } from "./analytics-service.js";
-export type { AnalyticsDashboard } from "./dashboard.js";
-export type { FlowAnalysis } from "./analyze-flow.js";
-export type { PatternAnalysis } from "./pattern-analysis.js";
+export {
+  createAnalyticsService,
+  type AnalyticsService,
+  type AnalyticsServiceOptions,
+  type AnalyticsReportMeta,
+  type FlowRegistrySource,
+  type WithMeta,
+} from "./analytics-service.js";
+export type { RecordFeedbackResult, TurnResolver } from "./record-feedback.js";
+export type { AnalyticsDashboard, DashboardTotals } from "./dashboard.js";
+export type { ExperimentArmStats, ExperimentComparison, FlowUsage, IntentUsage, ReportRange } from "./analytics-data.js";
+export type { FeedbackSummary, LatencySummary } from "./statistics.js";
+export type { FlowAnalysis, FlowIntentBreakdown, FlowRecommendation, FlowRecommendationThresholds } from "./analyze-flow.js";
+export type {
+  PatternAnalysis,
+  QuestionCluster,
+  FallbackIntent,
+  LowConfidenceQuestion,
+  PatternProposal,
+  QuestionLookup,
+  QuestionText,
+} from "./pattern-analysis.js";
 export { TrainingExampleSchema, type TrainingExample, type TrainingQuestion } from "./training-export.js";

@@ -2,6 +2,7 @@ import { AfwError, IntentSchema, type Intent, type ScoreAdjuster, type ScoreBrea
 import type { AuditEvent } from "./audit-event.js";
 import { eventTimeMs } from "./audit-event.js";
 import {
+  addPriorEntry,
   createMemoryPriorStore,
   decayPriorStats,
   emptyPriorStats,
@@ -11,9 +12,8 @@ import {
   type PriorStats,
 } from "./prior-store.js";
 
-/** Bounds of the learned adjustments. */
+/** Bounds of the learned adjustments: `maxAdjustment`, the largest absolute adjustment of a score component (default 0.15). */
 export interface LearnedPriorBounds {
-  /** Largest absolute adjustment of a score component. @default 0.15 */
   maxAdjustment?: number;
 }
 
@@ -31,17 +31,13 @@ export interface LearnedRoutingPriorOptions {
   minFeedback?: number | undefined;
   /** Success rate a flow is compared with when its intent has no other measured flow. @default 0.95 */
   expectedSuccessRate?: number | undefined;
-  /** Background sync with a shared store: flush increments every this many ms. @default 1000 */
+  /** With a shared store: flush increments every this many ms. @default 1000 */
   flushIntervalMs?: number | undefined;
-  /** Background sync with a shared store: reload every this many ms. @default 5000 */
+  /** With a shared store: reload every this many ms. @default 5000 */
   refreshIntervalMs?: number | undefined;
   /** Clock. @default Date.now */
   now?: (() => number) | undefined;
-  /**
-   * When a traced outcome happened: `timestamp` (the event's, right for replays of recorded
-   * events) or `clock` (the prior's clock when the event arrives, right for a live feed with an
-   * injected clock, e.g. a test that advances time to show the decay). @default "timestamp"
-   */
+  /** When a traced outcome happened: the event's `timestamp` (replays) or the prior's `clock` on arrival (a live feed with an injected clock). @default "timestamp" */
   eventTime?: "timestamp" | "clock" | undefined;
 }
 
@@ -60,11 +56,7 @@ export interface RoutingOutcome {
   at?: number | undefined;
 }
 
-/**
- * A bounded adjustment of two routing score components for one (intent, flow). Add each to the
- * matching {@link @afw/contracts!ScoreBreakdown} component (and clamp to 0..1, see
- * {@link applyLearnedAdjustment}); `reason` belongs in the routing explanation.
- */
+/** A bounded adjustment of two score components for one (intent, flow), with the evidence behind it (see {@link applyLearnedAdjustment}). */
 export interface RoutingAdjustment {
   /** Added to `flow_match`; |value| <= maxAdjustment. */
   flow_match: number;
@@ -72,16 +64,13 @@ export interface RoutingAdjustment {
   performance: number;
   /** Decayed number of outcomes behind it. */
   samples: number;
-  /** Decayed success rate of the flow for the intent. */
+  /** Decayed success rate, mean latency and mean feedback (with enough ratings) of the flow for the intent. */
   successRate: number | null;
-  /** Success rate of the intent's other flows (or the expected rate) it was compared with. */
-  peerSuccessRate: number | null;
-  /** Decayed mean latency of the flow for the intent. */
   meanLatencyMs: number | null;
-  /** Decayed mean latency of the intent's other flows. */
-  peerMeanLatencyMs: number | null;
-  /** Decayed mean feedback, when enough ratings. */
   feedbackMean: number | null;
+  /** The same of the intent's other flows (or the expected success rate). */
+  peerSuccessRate: number | null;
+  peerMeanLatencyMs: number | null;
   /** One-line explanation for `explain_routing`. */
   reason: string;
 }
@@ -95,11 +84,9 @@ export interface LearnedPriorSnapshotEntry {
 }
 
 /**
- * A learned routing prior: per intent and flow, exponentially decayed success, latency and
- * feedback become bounded adjustments of the `flow_match` and `performance` components. It is a
- * {@link @afw/contracts!TraceSink} — fan the gateway's trace events into it and it learns from
- * every `backend-call-end` (with the intent of its trace) — and `adjust` is synchronous, for the
- * router's scoring.
+ * A learned routing prior: per intent and flow, decayed success, latency and feedback become
+ * bounded adjustments of `flow_match` and `performance`. A {@link @afw/contracts!TraceSink}: it
+ * learns from every `backend-call-end` (with its trace's intent); `adjust` is synchronous.
  */
 export interface LearnedRoutingPrior extends TraceSink {
   /** The largest absolute adjustment. */
@@ -114,11 +101,7 @@ export interface LearnedRoutingPrior extends TraceSink {
   observe(outcome: RoutingOutcome): void;
   /** The adjustment for routing `intent` to `flowId` now. Synchronous; zero until `minSamples`. */
   adjust(intent: Intent, flowId: string): RoutingAdjustment;
-  /**
-   * The prior as the router's score-adjuster hook (`RouterOptions.scoreAdjuster` of
-   * `@afw/router`, source `learned-prior`): the adjustment of every (intent, flow) the prior has
-   * seen (zero with a "no adjustment yet" reason until `minSamples`), undefined for unseen ones.
-   */
+  /** The router's score-adjuster hook (source `learned-prior`): the adjustment of every (intent, flow) seen, undefined for unseen ones. */
   readonly scoreAdjuster: ScoreAdjuster;
   /** Every known (intent, flow) with its adjustment, optionally of one intent. */
   snapshot(intent?: Intent): LearnedPriorSnapshotEntry[];
@@ -182,28 +165,15 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
   let viewVersion = 0;
   let totalsCache: { t: number; version: number; totals: Map<Intent, PriorStats> } | undefined;
 
-  const addTo = (map: Map<string, PriorEntry>, intent: Intent, flowId: string, stats: PriorStats) => {
-    const key = keyOf(intent, flowId);
-    const current = map.get(key);
-    map.set(key, { intent, flowId, stats: current ? mergePriorStats(current.stats, stats, halfLifeMs) : { ...stats } });
-  };
+  const addTo = (map: Map<string, PriorEntry>, intent: Intent, flowId: string, stats: PriorStats) => addPriorEntry(map, { intent, flowId, stats }, halfLifeMs);
 
   const record = (outcome: RoutingOutcome) => {
-    const at = outcome.at ?? now();
-    const stats = emptyPriorStats(at);
-    if (outcome.success !== undefined) {
-      stats.n = 1;
-      stats.s = outcome.success ? 1 : 0;
-      if (outcome.latencyMs !== undefined && Number.isFinite(outcome.latencyMs) && outcome.latencyMs >= 0) {
-        stats.l = outcome.latencyMs;
-        stats.ln = 1;
-      }
-    }
-    if (outcome.feedback !== undefined) {
-      stats.f = outcome.feedback;
-      stats.fn = 1;
-    }
-    if (stats.n === 0 && stats.fn === 0) return;
+    const called = outcome.success !== undefined;
+    const latency = called && Number.isFinite(outcome.latencyMs) && outcome.latencyMs! >= 0 ? outcome.latencyMs! : undefined;
+    const rated = outcome.feedback !== undefined;
+    if (!called && !rated) return;
+    const stats: PriorStats = { n: called ? 1 : 0, s: outcome.success ? 1 : 0, l: latency ?? 0, ln: latency === undefined ? 0 : 1, f: 0, fn: 0, t: outcome.at ?? now() };
+    if (rated) Object.assign(stats, { f: outcome.feedback, fn: 1 });
     viewVersion++;
     addTo(view, outcome.intent, outcome.flowId, stats);
     addTo(pending, outcome.intent, outcome.flowId, stats);
@@ -322,7 +292,7 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
   }
 
   const remember = (traceId: string, intent: Intent) => {
-    if (traceIntents.has(traceId)) traceIntents.delete(traceId);
+    traceIntents.delete(traceId);
     traceIntents.set(traceId, intent);
     while (traceIntents.size > maxTracked) {
       const oldest = traceIntents.keys().next().value;
@@ -331,47 +301,29 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
     }
   };
 
+  const whenOf = (event: AuditEvent) => {
+    const at = options.eventTime === "clock" ? now() : eventTimeMs(event);
+    return Number.isFinite(at) ? at : now();
+  };
+
   return {
     maxAdjustment,
     emit(event) {
       if (closed) return;
       try {
-        switch (event.type) {
-          case "intent-classified":
-            remember(event.traceId, event.intent);
-            break;
-          case "routing-decided":
-            remember(event.traceId, event.decision.intent);
-            break;
-          case "backend-call-end": {
-            const intent = traceIntents.get(event.traceId);
-            if (!intent || event.outcome === "aborted") break;
-            const at = options.eventTime === "clock" ? now() : eventTimeMs(event);
-            record({
-              intent,
-              flowId: event.flowId,
-              success: event.outcome === "success",
-              latencyMs: event.latencyMs,
-              at: Number.isFinite(at) ? at : now(),
-            });
-            break;
-          }
-          case "route-elicited": {
-            // A client's choice is a labelled example: the chosen flow fits the intent, the
-            // router's suggestion it passed over does not.
-            if (event.action !== "accept" || event.chosenFlowId === undefined) break;
-            const at = options.eventTime === "clock" ? now() : eventTimeMs(event);
-            const when = Number.isFinite(at) ? at : now();
-            record({ intent: event.intent, flowId: event.chosenFlowId, feedback: 1, at: when });
-            if (event.chosenFlowId !== event.suggestedFlowId) record({ intent: event.intent, flowId: event.suggestedFlowId, feedback: -1, at: when });
-            break;
-          }
-          case "query-answered":
-          case "query-failed":
-            traceIntents.delete(event.traceId);
-            break;
-          default:
-            break;
+        if (event.type === "intent-classified" || event.type === "routing-decided") {
+          remember(event.traceId, event.type === "intent-classified" ? event.intent : event.decision.intent);
+        } else if (event.type === "backend-call-end") {
+          const intent = traceIntents.get(event.traceId);
+          if (!intent || event.outcome === "aborted") return;
+          record({ intent, flowId: event.flowId, success: event.outcome === "success", latencyMs: event.latencyMs, at: whenOf(event) });
+        } else if (event.type === "route-elicited") {
+          // A client's choice is a labelled example: the chosen flow fits, the suggestion passed over does not.
+          if (event.action !== "accept" || event.chosenFlowId === undefined) return;
+          record({ intent: event.intent, flowId: event.chosenFlowId, feedback: 1, at: whenOf(event) });
+          if (event.chosenFlowId !== event.suggestedFlowId) record({ intent: event.intent, flowId: event.suggestedFlowId, feedback: -1, at: whenOf(event) });
+        } else if (event.type === "query-answered" || event.type === "query-failed") {
+          traceIntents.delete(event.traceId);
         }
       } catch {
         // a sink never throws

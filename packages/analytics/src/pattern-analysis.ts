@@ -65,11 +65,7 @@ export interface LowConfidenceQuestion {
 
 /** A proposal for a new intent pattern or a new flow, for a human to review. */
 export interface PatternProposal {
-  /**
-   * `intent-pattern`: add `keywords` as patterns of `intent` (the questions were classified
-   * uncertainly but mostly as that intent). `new-flow`: the questions fail or fall back whatever
-   * the intent — consider a flow for them.
-   */
+  /** `intent-pattern`: add `keywords` as patterns of `intent` (classified uncertainly but mostly as it); `new-flow`: consider a flow for them. */
   kind: "intent-pattern" | "new-flow";
   intent: Intent | null;
   /** Proposed pattern keywords. */
@@ -95,10 +91,7 @@ export interface PatternAnalysis {
   questionsWithoutText: number;
   /** Clusters of at least `minClusterSize` questions, largest first. */
   clusters: QuestionCluster[];
-  /**
-   * Intents with at least 5 completed queries whose fallback or failure rate reaches 20%, the most
-   * troubled first.
-   */
+  /** Intents with at least 5 completed queries whose fallback or failure rate reaches 20%, the most troubled first. */
   fallbackIntents: FallbackIntent[];
   /** Questions under the low-confidence threshold (or reported low-confidence by the router), least confident first. */
   lowConfidence: LowConfidenceQuestion[];
@@ -132,17 +125,11 @@ interface Item {
 }
 
 /**
- * Finds the patterns in what users ask: common questions clustered by embedding (greedy
- * centroid clustering in time order, deterministic), intents that often fall back or fail,
- * questions whose intent confidence is low, and proposals of pattern keywords for new intent
- * patterns or flows. Question texts come beside the audit log (`questions` or `questionOf`),
- * since trace events carry only the question's length.
+ * The `pattern_analysis` report: questions clustered by embedding (greedy centroid clustering in
+ * time order, deterministic), intents that often fall back or fail, low-confidence questions, and
+ * proposed pattern keywords. Question texts come beside the audit log (`questions`,
+ * `questionOf`): trace events carry only their length.
  *
- * @example
- * ```ts
- * const report = await patternAnalysis({ events, range: "7d", embedder, questionOf: (id) => questionsByTrace.get(id) });
- * for (const p of report.proposals) console.log(p.kind, p.intent, p.keywords.join(", "));
- * ```
  * @throws AfwError `INVALID_INPUT` for a malformed range; rejects when the embedder fails.
  */
 export async function patternAnalysis(options: PatternAnalysisOptions): Promise<PatternAnalysis> {

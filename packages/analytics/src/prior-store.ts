@@ -3,23 +3,17 @@ import { LuaScript } from "@afw/cache";
 import { BoundedRedis, type RedisStoreConnectionOptions } from "./redis-support.js";
 
 /**
- * Exponentially decayed outcome sums of one (intent, flow), valid at time `t`. Every sum decays
- * by half each half-life: `value(t') = value(t) * 2^(-(t' - t) / halfLifeMs)`.
+ * Exponentially decayed sums of one (intent, flow), valid at epoch ms `t`: outcomes `n`, successes
+ * `s`, latency sum `l` over the `ln` calls with a latency, feedback sum `f` over `fn` ratings. Each
+ * halves every half-life: `value(t') = value(t) * 2^(-(t' - t) / halfLifeMs)`.
  */
 export interface PriorStats {
-  /** Decayed number of call outcomes. */
   n: number;
-  /** Decayed number of successful calls. */
   s: number;
-  /** Decayed sum of latencies (ms) of calls with a latency. */
   l: number;
-  /** Decayed number of calls with a latency. */
   ln: number;
-  /** Decayed sum of feedback scores (-1..1). */
   f: number;
-  /** Decayed number of feedback scores. */
   fn: number;
-  /** Epoch milliseconds the sums are valid at. */
   t: number;
 }
 
@@ -31,24 +25,28 @@ export interface PriorEntry {
   stats: PriorStats;
 }
 
+const SUMS = ["n", "s", "l", "ln", "f", "fn"] as const;
+
 /** Zero sums at time `t`. */
 export function emptyPriorStats(t: number): PriorStats {
   return { n: 0, s: 0, l: 0, ln: 0, f: 0, fn: 0, t };
 }
 
-/** `stats` decayed to time `t` (never forward in the past: a `t` before `stats.t` leaves it as is). */
+/** `stats` decayed to time `t` (a `t` before `stats.t` leaves it as is). */
 export function decayPriorStats(stats: PriorStats, t: number, halfLifeMs: number): PriorStats {
   if (t <= stats.t) return { ...stats };
   const factor = 2 ** (-(t - stats.t) / halfLifeMs);
-  return { n: stats.n * factor, s: stats.s * factor, l: stats.l * factor, ln: stats.ln * factor, f: stats.f * factor, fn: stats.fn * factor, t };
+  const out = emptyPriorStats(t);
+  for (const sum of SUMS) out[sum] = stats[sum] * factor;
+  return out;
 }
 
 /** The sum of two decayed stats, valid at the later of their times. */
 export function mergePriorStats(a: PriorStats, b: PriorStats, halfLifeMs: number): PriorStats {
   const t = Math.max(a.t, b.t);
-  const x = decayPriorStats(a, t, halfLifeMs);
-  const y = decayPriorStats(b, t, halfLifeMs);
-  return { n: x.n + y.n, s: x.s + y.s, l: x.l + y.l, ln: x.ln + y.ln, f: x.f + y.f, fn: x.fn + y.fn, t };
+  const [x, y] = [decayPriorStats(a, t, halfLifeMs), decayPriorStats(b, t, halfLifeMs)];
+  for (const sum of SUMS) x[sum] += y[sum];
+  return x;
 }
 
 /**
@@ -68,28 +66,20 @@ export interface LearnedPriorStore {
   close(): Promise<void>;
 }
 
-/**
- * A {@link LearnedPriorStore} in process memory (one instance learns alone).
- *
- * @example
- * ```ts
- * const prior = createLearnedRoutingPrior({ store: createMemoryPriorStore() });
- * ```
- */
+/** Adds `stats` to the entry of (intent, flow) in `entries`, merging with decay. @internal */
+export function addPriorEntry(entries: Map<string, PriorEntry>, { intent, flowId, stats }: PriorEntry, halfLifeMs: number): void {
+  const key = `${intent}\u0000${flowId}`;
+  const current = entries.get(key);
+  entries.set(key, { intent, flowId, stats: current ? mergePriorStats(current.stats, stats, halfLifeMs) : { ...stats } });
+}
+
+/** A {@link LearnedPriorStore} in process memory (one instance learns alone). */
 export function createMemoryPriorStore(): LearnedPriorStore {
   const entries = new Map<string, PriorEntry>();
   return {
     shared: false,
     async add(increments, halfLifeMs) {
-      for (const increment of increments) {
-        const key = `${increment.intent}\u0000${increment.flowId}`;
-        const current = entries.get(key);
-        entries.set(key, {
-          intent: increment.intent,
-          flowId: increment.flowId,
-          stats: current ? mergePriorStats(current.stats, increment.stats, halfLifeMs) : { ...increment.stats },
-        });
-      }
+      for (const increment of increments) addPriorEntry(entries, increment, halfLifeMs);
       return true;
     },
     async load() {
@@ -133,13 +123,9 @@ return 1
 function parseStats(raw: string): PriorStats | undefined {
   try {
     const value = JSON.parse(raw) as Record<string, unknown>;
-    const stats: PriorStats = { n: 0, s: 0, l: 0, ln: 0, f: 0, fn: 0, t: 0 };
-    for (const key of Object.keys(stats) as Array<keyof PriorStats>) {
-      const number = Number(value[key] ?? 0);
-      if (!Number.isFinite(number)) return undefined;
-      stats[key] = number;
-    }
-    return stats;
+    const stats = emptyPriorStats(Number(value["t"] ?? 0));
+    for (const sum of SUMS) stats[sum] = Number(value[sum] ?? 0);
+    return Object.values(stats).every(Number.isFinite) ? stats : undefined;
   } catch {
     return undefined;
   }

@@ -15,10 +15,7 @@ export interface RecordFeedbackDependencies {
   feedbackStore: FeedbackStore;
   /** Where the rated query's flow, backend and intent are looked up. */
   auditLog?: AuditLog | undefined;
-  /**
-   * Resolves `turn` to a trace id. Without it (or when it finds nothing), the turn is the n-th
-   * query of the session in the audit log.
-   */
+  /** Resolves `turn` to a trace id; without it (or when it finds nothing) the turn is the session's n-th query in the audit log. */
   resolveTurn?: TurnResolver | undefined;
   /** Learns from the rating (linked ratings with an intent and a flow only). */
   prior?: Pick<LearnedRoutingPrior, "observe"> | undefined;
@@ -58,21 +55,11 @@ function factsOf(events: readonly AuditEvent[]): TraceFacts {
 }
 
 /**
- * Records explicit feedback on one answer — the `record_feedback` tool. Validates the input,
- * normalises the rating to -1..1, finds the rated query (by `trace_id`, else by `turn` through
- * `resolveTurn` or the session's n-th query in the audit log), links the flow, backend and intent
- * that answered it, stores the record (a later rating of the same turn replaces it) and passes
- * linked ratings to the learned prior. An unavailable audit log leaves the record unlinked
- * instead of failing.
+ * The `record_feedback` tool: normalises the rating, finds the rated query (by `trace_id`, else by
+ * `turn` through `resolveTurn` or the session's n-th query in the audit log), links the flow,
+ * backend and intent that answered it, stores the record and teaches the prior linked ratings.
+ * An unavailable audit log leaves the record unlinked instead of failing.
  *
- * @example
- * ```ts
- * const { record, linked } = await recordFeedback(
- *   { session_id: "s-1", trace_id: "3f2a...", rating: 4, comment: "good sources" },
- *   { feedbackStore, auditLog, prior },
- * );
- * record.score; // 0.5
- * ```
  * @throws AfwError `INVALID_INPUT` for invalid input, or when the trace belongs to another session.
  */
 export async function recordFeedback(input: z.input<typeof RecordFeedbackInputSchema>, dependencies: RecordFeedbackDependencies): Promise<RecordFeedbackResult> {
@@ -109,15 +96,15 @@ export async function recordFeedback(input: z.input<typeof RecordFeedbackInputSc
   const record: FeedbackRecord = {
     id: traceId !== undefined ? `${parsed.session_id}#${traceId}` : `${parsed.session_id}#turn:${parsed.turn}`,
     sessionId: parsed.session_id,
-    ...(parsed.turn === undefined ? {} : { turn: parsed.turn }),
-    ...(traceId === undefined ? {} : { traceId }),
+    turn: parsed.turn,
+    traceId,
     rating: parsed.rating,
     scale,
     score,
-    ...(parsed.comment === undefined ? {} : { comment: parsed.comment }),
-    ...(facts?.flowId === undefined ? {} : { flowId: facts.flowId }),
-    ...(facts?.backendId === undefined ? {} : { backendId: facts.backendId }),
-    ...(facts?.intent === undefined ? {} : { intent: facts.intent }),
+    comment: parsed.comment,
+    flowId: facts?.flowId,
+    backendId: facts?.backendId,
+    intent: facts?.intent,
     createdAt,
     linked,
   };

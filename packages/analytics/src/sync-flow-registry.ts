@@ -3,25 +3,10 @@ import type { AuditEvent } from "./audit-event.js";
 import { buildQueryRecords } from "./query-records.js";
 import { increment } from "./statistics.js";
 
-/**
- * One entry of a backend's configured flow registry (the gateway config's `backends[].flows[]`).
- * Unknown fields (e.g. `parameterMapping`) are kept untouched by {@link syncFlowRegistry}.
- */
-export interface RegistryFlowEntry {
-  /** The platform's own flow id. */
-  id: string;
-  name?: string | undefined;
-  description?: string | undefined;
-  intents?: Intent[] | undefined;
-  keywords?: string[] | undefined;
-  tags?: string[] | undefined;
-  capabilities?: string[] | undefined;
-  generalPurpose?: boolean | undefined;
-  cacheable?: boolean | undefined;
-  cacheClass?: string | undefined;
-  streaming?: boolean | undefined;
-  [field: string]: unknown;
-}
+/** One entry of a backend's configured flow registry (`backends[].flows[]`); unknown fields are kept untouched. */
+export type RegistryFlowEntry = { id: string; [field: string]: unknown } & Partial<
+  Pick<UniversalFlow, "name" | "description" | "intents" | "keywords" | "tags" | "capabilities" | "generalPurpose" | "cacheable" | "cacheClass" | "streaming">
+>;
 
 /** The configured registry of one backend. */
 export interface ConfiguredBackendFlows {
@@ -66,10 +51,7 @@ export interface SyncFlowRegistryOptions {
   apply?: boolean | undefined;
   /** Apply only the changes of these gateway-wide flow ids. @default every proposed change */
   only?: readonly string[] | undefined;
-  /**
-   * Backends whose discovery answered, so entries missing from it can be proposed for removal.
-   * @default every backend with at least one flow found on the platform in `discovered`
-   */
+  /** Backends whose discovery answered (entries missing from it are proposed for removal). @default those with a flow found on the platform */
   discoveredBackendIds?: readonly string[] | undefined;
   /** Audit events whose answered queries are evidence of the intents a flow serves. */
   events?: readonly AuditEvent[] | undefined;
@@ -87,10 +69,7 @@ export interface SyncFlowRegistryResult {
   skipped: FlowRegistryChange[];
   /** The registry: unchanged (a copy) on a dry run, the new one when applied. */
   registry: ConfiguredBackendFlows[];
-  /**
-   * Gateway-wide ids of the flows whose cached answers must be invalidated (every applied
-   * change); empty on a dry run. The caller invalidates them.
-   */
+  /** Gateway-wide ids of the flows whose cached answers the caller must invalidate (empty on a dry run). */
   invalidateFlowIds: string[];
   /** Configured entries that needed no change. */
   unchanged: number;
@@ -106,15 +85,7 @@ const INTENT_STEMS: Record<Intent, readonly string[]> = {
   conversation: ["chat", "assistant", "conversation", "general", "helper", "bot", "support"],
 };
 
-/**
- * Intents suggested by a flow's name, description and tags with a small keyword table; empty when
- * nothing matches.
- *
- * @example
- * ```ts
- * inferIntentsFromText("Docs QA", "answers from the handbook") // ["rag-retrieval"]
- * ```
- */
+/** Intents suggested by a flow's name, description and tags with the keyword table above, best first. */
 export function inferIntentsFromText(...texts: ReadonlyArray<string | undefined>): Intent[] {
   const words = texts
     .filter((t): t is string => !!t)
@@ -137,22 +108,11 @@ const onPlatform = (flow: UniversalFlow) => flow.source !== "configured" && flow
 const clone = <T>(value: T): T => structuredClone(value);
 
 /**
- * Compares the flows the backends' discovery found with the configured registry and proposes
- * changes: `add` flows the platform lists but the registry does not (with inferred intents —
- * from usage in the audit log first, then discovery's own inference, then keywords), `update`
- * configured entries (missing intents, intents the flow has served successfully in `minUsage`+
- * answers, missing name or streaming flag) and `remove` entries the platform no longer lists.
- *
- * A dry run (the default) changes nothing and returns the proposal; `apply: true` returns the new
- * registry with exactly the proposed changes (or those of `only`) and the flow ids whose cache
- * the caller must invalidate. Pure: the inputs are never mutated.
- *
- * @example
- * ```ts
- * const plan = syncFlowRegistry({ discovered, configured });
- * const done = syncFlowRegistry({ discovered, configured, apply: true });
- * await Promise.all(done.invalidateFlowIds.map((flowId) => cache.invalidate({ flowId })));
- * ```
+ * Compares discovery with the configured registry and proposes `add` (listed, unconfigured; with
+ * intents inferred from usage, then discovery, then keywords), `update` (missing intents, intents
+ * served `minUsage`+ times, missing name or streaming flag) and `remove` (no longer listed). A dry
+ * run changes nothing; `apply: true` returns the new registry with exactly the proposed changes
+ * (or those of `only`). Pure: the inputs are never mutated.
  */
 export function syncFlowRegistry(options: SyncFlowRegistryOptions): SyncFlowRegistryResult {
   const minUsage = options.minUsage ?? 5;

@@ -64,16 +64,15 @@ export function resolveTimeRange(range: TimeRange, now: number = Date.now()): Re
   return { from, to };
 }
 
-/**
- * The time range of an analytics tool input: explicit `from`/`to` win over the preset `range`.
- *
- * @example
- * ```ts
- * timeRangeOfInput({ range: "24h" }) // "24h"
- * timeRangeOfInput({ range: "24h", from: "2025-01-01T00:00:00Z" }) // { from: "2025-01-01T00:00:00Z", to: undefined }
- * ```
- */
-export function timeRangeOfInput(input: { range?: TimeRangePreset | undefined; from?: string | undefined; to?: string | undefined }): TimeRange {
+/** The time fields of an analytics tool's input. */
+export interface TimeRangeInput {
+  range?: TimeRangePreset | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** The time range of an analytics tool input: explicit `from`/`to` win over the preset `range` (default `24h`). */
+export function timeRangeOfInput(input: TimeRangeInput): TimeRange {
   if (input.from !== undefined || input.to !== undefined) return { from: input.from, to: input.to };
   return input.range ?? "24h";
 }

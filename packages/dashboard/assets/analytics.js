@@ -13,40 +13,38 @@ function Summary({ summary, onAnalyse }) {
   return html`<${Figures} items=${analyticsKpis(summary)} className="kpis" label="Analytics totals" id="analytics-totals" />
     <h3>Top flows</h3>
     <div id="analytics-flows" class="panel-body">
-      ${flows.length === 0
-        ? html`<${Muted}>No flow was used in this range.<//>`
-        : html`<${DataTable}
-            caption="The most used flows in the range"
-            className="analytics-flows-table"
-            columns=${["Flow", "Queries", "Success", "p50", "p95", "Fallbacks from / to", "Cache hits", ""]}
-            rows=${flows.map((flow) => ({
-              key: flow.flowId,
-              attributes: { "data-flow-id": String(flow.flowId) },
-              cells: [
-                String(flow.flowId),
-                String(flow.queries),
-                formatPercent(flow.successRate),
-                formatMs(flow.latency?.p50Ms),
-                formatMs(flow.latency?.p95Ms),
-                `${flow.fallbacksFrom} / ${flow.fallbacksTo}`,
-                String(flow.cacheHits),
-                html`<button type="button" class="analyze-flow" aria-label=${`Analyse ${flow.flowId}`} onClick=${() => onAnalyse(String(flow.flowId))}>Analyse</button>`,
-              ],
-            }))}
-          />`}
+      <${DataTable}
+        caption="The most used flows in the range"
+        className="analytics-flows-table"
+        empty="No flow was used in this range."
+        columns=${["Flow", "Queries", "Success", "p50", "p95", "Fallbacks from / to", "Cache hits", ""]}
+        rows=${flows.map((flow) => ({
+          key: flow.flowId,
+          attributes: { "data-flow-id": String(flow.flowId) },
+          cells: [
+            String(flow.flowId),
+            String(flow.queries),
+            formatPercent(flow.successRate),
+            formatMs(flow.latency?.p50Ms),
+            formatMs(flow.latency?.p95Ms),
+            `${flow.fallbacksFrom} / ${flow.fallbacksTo}`,
+            String(flow.cacheHits),
+            html`<button type="button" class="analyze-flow" aria-label=${`Analyse ${flow.flowId}`} onClick=${() => onAnalyse(String(flow.flowId))}>Analyse</button>`,
+          ],
+        }))}
+      />
     </div>
     <h3>Intents</h3>
-    ${intents.length === 0
-      ? html`<${Muted}>No classified queries in this range.<//>`
-      : html`<${DataTable}
-          caption="Queries per intent"
-          columns=${["Intent", "Queries", "Share", "Success", "Fallback rate", "Mean confidence"]}
-          rows=${intents.map((intent) => ({
-            key: intent.intent,
-            attributes: { "data-intent": String(intent.intent) },
-            cells: [String(intent.intent), String(intent.queries), formatPercent(intent.share), formatPercent(intent.successRate), formatPercent(intent.fallbackRate), formatNumber(intent.meanConfidence)],
-          }))}
-        />`}
+    <${DataTable}
+      caption="Queries per intent"
+      empty="No classified queries in this range."
+      columns=${["Intent", "Queries", "Share", "Success", "Fallback rate", "Mean confidence"]}
+      rows=${intents.map((intent) => ({
+        key: intent.intent,
+        attributes: { "data-intent": String(intent.intent) },
+        cells: [String(intent.intent), String(intent.queries), formatPercent(intent.share), formatPercent(intent.successRate), formatPercent(intent.fallbackRate), formatNumber(intent.meanConfidence)],
+      }))}
+    />
     <h3>A/B experiments</h3>
     <div id="analytics-experiments">
       ${experiments.length === 0

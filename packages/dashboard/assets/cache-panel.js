@@ -2,7 +2,7 @@
 import { useRef, useState } from "preact/hooks";
 import { api } from "./api.js";
 import { formatPercent, semanticCacheItems } from "./format.js";
-import { Chart, DataTable, Figures, Loaded, Muted, Panel, Sparkline, errorText, html, useLoad } from "./ui.js";
+import { Chart, DataTable, Figures, Loaded, Panel, Sparkline, errorText, html, useLoad } from "./ui.js";
 
 const count = (value) => (typeof value === "number" ? String(value) : "—");
 
@@ -55,20 +55,19 @@ function CacheBody({ cache }) {
     <${Chart} caption="Hit rate, last hour">
       <${Sparkline} values=${(cache.hitRateSeries ?? []).map((point) => point.hitRate)} label="Cache hit rate" format=${formatPercent} min=${0} max=${1} width=${360} height=${48} />
     <//>
-    ${byFlow.length
-      ? html`<${DataTable}
-          caption="Entries by flow"
-          captionHidden=${false}
-          className="cache-flows"
-          columns=${["Flow", "Entries", "Hits", "Misses", "Writes"]}
-          rows=${byFlow.map((flow) => ({
-            key: flow.flowId,
-            attributes: { "data-flow-id": flow.flowId },
-            numeric: [1, 2, 3, 4],
-            cells: [flow.flowId, html`<span class="cache-entries">${count(flow.entries)}</span>`, count(flow.hits), count(flow.misses), count(flow.writes)],
-          }))}
-        />`
-      : html`<${Muted}>No cached entries.<//>`}`;
+    <${DataTable}
+      caption="Entries by flow"
+      captionHidden=${false}
+      className="cache-flows"
+      empty="No cached entries."
+      columns=${["Flow", "Entries", "Hits", "Misses", "Writes"]}
+      rows=${byFlow.map((flow) => ({
+        key: flow.flowId,
+        attributes: { "data-flow-id": flow.flowId },
+        numeric: [1, 2, 3, 4],
+        cells: [flow.flowId, html`<span class="cache-entries">${count(flow.entries)}</span>`, count(flow.hits), count(flow.misses), count(flow.writes)],
+      }))}
+    />`;
 }
 
 export function CachePanel({ version, onCleared }) {

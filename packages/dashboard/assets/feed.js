@@ -16,13 +16,13 @@ function TraceEvents({ summary }) {
   const { traceId } = summary;
   const state = useLoad(() => api(`/queries/${encodeURIComponent(traceId)}/events`), [traceId, summary.outcome, summary.eventCount]);
   return html`<${Loaded} state=${state} className="trace-events" render=${({ events }) => {
-    if (!events?.length) return html`<${Muted}>No trace events kept for this query.<//>`;
-    const start = Date.parse(events[0].timestamp);
+    const start = Date.parse(events?.[0]?.timestamp);
     return html`<${DataTable}
       caption=${`Trace events of ${traceId}`}
+      empty="No trace events kept for this query."
       className="trace-table"
       columns=${["+ms", "Event", "Details"]}
-      rows=${events.map((event, index) => ({
+      rows=${(events ?? []).map((event, index) => ({
         key: index,
         attributes: { class: "trace-event", "data-event-type": event.type },
         cells: [String(Math.max(0, Date.parse(event.timestamp) - start)), html`<code>${event.type}</code>`, html`<span class="event-details">${eventDetails(event)}</span>`],

@@ -61,23 +61,22 @@ export function FlowsPanel({ version }) {
   const state = useLoad(() => api("/flows"), [version]);
   return html`<${Panel} id="flows" title="Flows and intents">
     <${Loaded} id="flows-body" state=${state} render=${({ flows }) =>
-      flows.length
-        ? html`<${DataTable}
-            caption="Flows and the intents they serve"
-            className="flows-table"
-            columns=${["Flow", "Backend", "Intents", "Notes"]}
-            rows=${flows.map((flow) => ({
-              key: flow.id,
-              attributes: { "data-flow-id": flow.id },
-              cells: [
-                html`${flow.name}<span class="muted small block">${flow.id}</span>`,
-                flow.backendId,
-                html`<ul class="chips" aria-label=${`Intents of ${flow.name}`}>${(flow.intents ?? []).map((intent) => html`<li class="chip">${intent}</li>`)}</ul>`,
-                html`<span class="muted">${flowNotes(flow)}</span>`,
-              ],
-            }))}
-          />`
-        : html`<${Muted}>No flows discovered.<//>`} />
+      html`<${DataTable}
+        caption="Flows and the intents they serve"
+        empty="No flows discovered."
+        className="flows-table"
+        columns=${["Flow", "Backend", "Intents", "Notes"]}
+        rows=${flows.map((flow) => ({
+          key: flow.id,
+          attributes: { "data-flow-id": flow.id },
+          cells: [
+            html`${flow.name}<span class="muted small block">${flow.id}</span>`,
+            flow.backendId,
+            html`<ul class="chips" aria-label=${`Intents of ${flow.name}`}>${(flow.intents ?? []).map((intent) => html`<li class="chip">${intent}</li>`)}</ul>`,
+            html`<span class="muted">${flowNotes(flow)}</span>`,
+          ],
+        }))}
+      />`} />
   <//>`;
 }
 
@@ -141,45 +140,44 @@ function ToolSearch() {
     <div id="tool-search-results">
       ${result.hits.length > 0 &&
       html`<${DataTable}
-        caption="Tool search results with scores"
-        className="tool-results"
-        columns=${["#", "Tool", "Score", "Description"]}
-        rows=${result.hits.map((hit, index) => {
-          const score = Number(hit.score) || 0;
-          return {
-            key: hit.id,
-            attributes: { class: "tool-hit", "data-tool-id": hit.id },
-            cells: [String(index + 1), html`<code>${hit.id}</code>`, html`<span class="score">${score.toFixed(3)}</span> <meter min="0" max=${maxScore} value=${score} aria-label=${`Score of ${hit.id}`}></meter>`, hit.description ?? ""],
-          };
-        })}
-      />`}
-    </div>`;
+      caption="Tool search results with scores"
+      className="tool-results"
+      columns=${["#", "Tool", "Score", "Description"]}
+      rows=${result.hits.map((hit, index) => {
+        const score = Number(hit.score) || 0;
+        return {
+          key: hit.id,
+          attributes: { class: "tool-hit", "data-tool-id": hit.id },
+          cells: [String(index + 1), html`<code>${hit.id}</code>`, html`<span class="score">${score.toFixed(3)}</span> <meter min="0" max=${maxScore} value=${score} aria-label=${`Score of ${hit.id}`}></meter>`, hit.description ?? ""],
+        };
+      })}
+    />`}
+  </div>`;
 }
 
 export function ToolsPanel({ version }) {
-  const state = useLoad(() => api("/tools/servers"), [version]);
-  return html`<${Panel} id="tools" title="Tool zoo">
-    <${Loaded} id="tool-servers-body" state=${state} render=${({ servers }) =>
-      servers.length
-        ? html`<${DataTable}
-            caption="Downstream MCP servers"
-            captionHidden=${false}
-            className="tool-servers"
-            columns=${["Server", "Mode", "Connection", "Tools", "Last error"]}
-            rows=${servers.map((server) => ({
-              key: server.name,
-              attributes: { "data-server": server.name },
-              numeric: [3],
-              cells: [
-                html`${server.name}${server.transport && html`<span class="muted small block">${server.transport}</span>`}`,
-                html`<span class=${`badge mode-${server.mode}`}>${server.mode}</span>`,
-                html`<span class=${`badge ${server.connected ? "connected" : "disconnected"}`}>${server.connected ? "connected" : "not connected"}</span>${server.state && html`<span class="muted small block">${server.state}</span>`}`,
-                String(server.toolCount),
-                html`<span class="muted">${server.lastError ?? "—"}</span>`,
-              ],
-            }))}
-          />`
-        : html`<${Muted}>No downstream servers configured.<//>`} />
+const state = useLoad(() => api("/tools/servers"), [version]);
+return html`<${Panel} id="tools" title="Tool zoo">
+  <${Loaded} id="tool-servers-body" state=${state} render=${({ servers }) =>
+    html`<${DataTable}
+        caption="Downstream MCP servers"
+        empty="No downstream servers configured."
+        captionHidden=${false}
+        className="tool-servers"
+        columns=${["Server", "Mode", "Connection", "Tools", "Last error"]}
+        rows=${servers.map((server) => ({
+          key: server.name,
+          attributes: { "data-server": server.name },
+          numeric: [3],
+          cells: [
+            html`${server.name}${server.transport && html`<span class="muted small block">${server.transport}</span>`}`,
+            html`<span class=${`badge mode-${server.mode}`}>${server.mode}</span>`,
+            html`<span class=${`badge ${server.connected ? "connected" : "disconnected"}`}>${server.connected ? "connected" : "not connected"}</span>${server.state && html`<span class="muted small block">${server.state}</span>`}`,
+            String(server.toolCount),
+            html`<span class="muted">${server.lastError ?? "—"}</span>`,
+          ],
+        }))}
+      />`} />
     <${ToolSearch} />
   <//>`;
 }

@@ -55,9 +55,10 @@ export function Loaded({ id, state, render, className = "panel-body" }) {
 
 /**
  * A table with a header row; `rows` are `{ key, attributes?, cells }` and the first cell of each is
- * its row header.
+ * its row header. Without rows it shows `empty`, when given.
  */
-export function DataTable({ caption, columns, rows, className = "", captionHidden = true }) {
+export function DataTable({ caption, columns, rows, className = "", captionHidden = true, empty = undefined }) {
+  if (empty !== undefined && rows.length === 0) return html`<${Muted}>${empty}<//>`;
   return html`<div class="table-scroll">
     <table class=${`data-table ${className}`.trim()}>
       <caption class=${captionHidden ? "visually-hidden" : undefined}>${caption}</caption>

@@ -5,7 +5,7 @@ const KEYWORD = /^[\p{L}\p{N}][\p{L}\p{N}_-]{0,63}$/u;
 
 /** Options of {@link renderIntentPatternsYaml}. */
 export interface IntentPatternsYamlOptions {
-  /** Weight given to every proposed keyword (the router's keyword weights are -10..10). @default 2 */
+  /** Weight of every proposed keyword (the router's keyword weights are -10..10). @default 2 */
   weight?: number;
   /** Label of the report in the header comment, e.g. `the last 24h`. */
   label?: string;
@@ -13,22 +13,11 @@ export interface IntentPatternsYamlOptions {
 
 /**
  * Renders the `intent-pattern` proposals of `pattern_analysis` as a YAML fragment for
- * `routing.intentPatterns` (rules form: `{ keywords: { word: weight } }`), ready to paste into the
- * gateway configuration and apply with `SIGHUP` (`gateway.reload`). Keywords of several proposals
- * for one intent are merged; `new-flow` proposals, unknown intents and anything that is not a
- * single word are left out, and every keyword is a double-quoted scalar, so question text can
- * never change the structure. Returns `undefined` when nothing is proposed.
- *
- * @example
- * ```ts
- * renderIntentPatternsYaml([{ kind: "intent-pattern", intent: "data-processing", keywords: ["parquet"], support: 4, reason: "…" }]);
- * // # … comment lines …
- * // routing:
- * //   intentPatterns:
- * //     data-processing:
- * //       keywords:
- * //         "parquet": 2
- * ```
+ * `routing.intentPatterns` (`{ keywords: { word: weight } }`), to paste into the gateway
+ * configuration and apply with `SIGHUP`. Keywords of one intent are merged; `new-flow` proposals,
+ * unknown intents and anything but single words are left out, and every keyword is a
+ * double-quoted scalar, so question text can never change the structure. `undefined` when
+ * nothing is proposed.
  */
 export function renderIntentPatternsYaml(proposals: ReadonlyArray<{ kind: string; intent: string | null; keywords: readonly string[]; support: number; reason?: string }>, options: IntentPatternsYamlOptions = {}): string | undefined {
   const weight = Math.max(-10, Math.min(10, Number.isFinite(options.weight) ? (options.weight as number) : 2));

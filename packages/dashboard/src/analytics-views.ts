@@ -3,21 +3,17 @@ import type { AnalyticsDashboard, FlowAnalysis, PatternAnalysis } from "@afw/ana
 /** A named time range ending now: the last hour, day or week. */
 export type AnalyticsRange = "1h" | "24h" | "7d";
 
-/** `GET {apiPath}/analytics/summary`: `@afw/analytics`' `analytics_dashboard` report of a range. */
-export type AnalyticsSummaryView = AnalyticsDashboard & {
-  /** True when the range held more events than one report reads (it covers the newest). */
-  truncated?: boolean | undefined;
-};
+/** `GET {apiPath}/analytics/summary`: the `analytics_dashboard` report, `truncated` when the range held more events than one report reads. */
+export type AnalyticsSummaryView = AnalyticsDashboard & { truncated?: boolean | undefined };
 
-/** `GET {apiPath}/analytics/flows/:flowId`: `@afw/analytics`' `analyze_flow` report. */
+/** `GET {apiPath}/analytics/flows/:flowId`: the `analyze_flow` report. */
 export type FlowAnalysisView = FlowAnalysis;
 
-/** `GET {apiPath}/analytics/patterns`: `@afw/analytics`' `pattern_analysis` report. */
+/** `GET {apiPath}/analytics/patterns`: the `pattern_analysis` report. */
 export type PatternAnalysisView = PatternAnalysis;
 
 /** The learned prior's current adjustment of one (intent, flow). */
 export interface LearnedAdjustmentView {
-  /** Intent name. */
   intent: string;
   /** Gateway-wide flow id. */
   flowId: string;
@@ -33,25 +29,18 @@ export interface LearnedAdjustmentView {
   reason: string;
 }
 
-/** `GET {apiPath}/analytics/learned`: the learned routing prior. */
+/** `GET {apiPath}/analytics/learned`: the learned routing prior, bounded by `maxAdjustment`. */
 export interface LearnedPriorView {
-  /** The largest absolute adjustment. */
   maxAdjustment: number;
   /** Every (intent, flow) the prior knows. */
   adjustments: LearnedAdjustmentView[];
 }
 
-/** A cell of an exported metrics row. */
-export type MetricsCell = string | number | null;
-
-/** What `GET {apiPath}/analytics/export` serialises as JSON or CSV (`export_metrics`). */
+/** What `GET {apiPath}/analytics/export` writes as JSON or CSV (`export_metrics`): one row per group, `columns` in CSV order. */
 export interface MetricsExportView {
   /** Bounds of the export (ISO 8601). */
   range: { from: string; to: string };
-  /** `backend`, `flow` or `intent`. */
   groupBy: "backend" | "flow" | "intent";
-  /** Column names, in CSV order. */
   columns: string[];
-  /** One row per group. */
-  rows: Array<Record<string, MetricsCell>>;
+  rows: Array<Record<string, string | number | null>>;
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { AfwError, parseOrThrow, type TraceEvent } from "@afw/contracts";
+import { AfwError, SessionIdSchema, parseOrThrow, type TraceEvent } from "@afw/contracts";
 import type { DashboardSource, GatewayInfo, QuerySummary } from "./dashboard-source.js";
 import { EventStreamHub } from "./event-stream.js";
 import { renderHtmlShell } from "./html-shell.js";
@@ -19,7 +19,6 @@ import {
   MetricsExportParametersSchema,
   NoParametersSchema,
   QueriesParametersSchema,
-  SessionIdParameterSchema,
   SessionsParametersSchema,
   ToolSearchParametersSchema,
   TraceIdSchema,
@@ -49,34 +48,25 @@ const DashboardSettingsSchema = z.object({
   assetsDirectory: z.string().min(1).optional(),
 });
 
-/** Options of {@link createDashboard}. */
+/** Options of {@link createDashboard}; the defaults are those of the README's options table. */
 export interface DashboardOptions {
   /** Where the data comes from (implemented by the gateway). */
   source: DashboardSource;
   /** Path of the page and its assets. @default "/dashboard" */
   basePath?: string;
-  /**
-   * Path of the JSON endpoints and the live feed (absolute, not relative to `basePath`).
-   *
-   * @default "/api"
-   */
+  /** Path of the JSON endpoints and the live feed (absolute, not relative to `basePath`). @default "/api" */
   apiPath?: string;
-  /**
-   * Hide user text: questions (only their length is shown), session turns and tool-search
-   * queries in trace events.
-   *
-   * @default false
-   */
+  /** Hide user text: questions (only their length is shown), session turns and tool-search queries. @default false */
   redact?: boolean;
   /** Title of the page. @default "Agentic Flywheel" */
   title?: string;
-  /** Longest question shown in the feed and sessions; longer ones are cut. @default 200 */
+  /** Longest question shown; longer ones are cut. @default 200 */
   questionPreviewLength?: number;
   /** Longest session answer shown; longer ones are cut. @default 400 */
   answerPreviewLength?: number;
-  /** Interval of heartbeat comments on the live feed, milliseconds. @default 15000 */
+  /** Interval of the live feed's heartbeat comments, ms. @default 15000 */
   heartbeatMs?: number;
-  /** Reconnection delay suggested to the page, milliseconds. @default 3000 */
+  /** Reconnection delay suggested to the page, ms. @default 3000 */
   retryMs?: number;
   /** Most simultaneous live-feed connections. @default 32 */
   maxEventClients?: number;
@@ -86,34 +76,23 @@ export interface DashboardOptions {
   maxBufferedBytes?: number;
   /** Largest accepted request body (clear cache), bytes. @default 16384 */
   maxBodyBytes?: number;
-  /**
-   * Origins (besides the request's own host) allowed to POST, e.g. when a reverse proxy rewrites
-   * `Host`. @default []
-   */
+  /** Origins besides the request's own host allowed to POST (e.g. behind a proxy that rewrites `Host`). @default [] */
   allowedOrigins?: string[];
-  /** Directory holding the page's modules and `dashboard.css`. @default the package's `assets/` */
+  /** Directory of the page's modules and `dashboard.css`. @default the package's `assets/` */
   assetsDirectory?: string;
-  /**
-   * Called with every error the source throws (and other unexpected failures) so the gateway can
-   * log it; the client only sees a generic 500.
-   */
+  /** Receives every error the source throws (the client sees a generic 500), for logging. */
   onError?: (error: unknown, context: { path: string; operation: string }) => void;
 }
 
 /** A mounted dashboard: a `node:http` handler plus lifecycle. */
 export interface Dashboard {
   /**
-   * Serves a request when its path is under `basePath` or `apiPath` and resolves `true`; resolves
-   * `false` (without touching `res`) for any other path. Authentication is the caller's job;
-   * `scope.tenant` is the tenant of the caller's token, which `GET {apiPath}/history` searches
-   * within (every other endpoint spans all tenants).
+   * Serves a request under `basePath` or `apiPath` and resolves `true`; resolves `false` (without
+   * touching `res`) for any other path. Authentication is the caller's job; `GET {apiPath}/history`
+   * searches within `scope.tenant` (every other endpoint spans all tenants).
    */
   handle(req: IncomingMessage, res: ServerResponse, scope?: { tenant?: string | undefined }): Promise<boolean>;
-  /**
-   * True for the paths that carry no data — the page shell, its modules (with preact and htm) and its style — which a
-   * gateway may serve without a bearer token so a browser can load the page; everything under
-   * `apiPath` should stay behind the gateway's auth.
-   */
+  /** True for the paths that carry no data (the page shell, its modules and style), which may be served without a token. */
   isPublicPath(pathname: string): boolean;
   /** The normalised base path, e.g. `/dashboard`. */
   readonly basePath: string;
@@ -125,45 +104,36 @@ export interface Dashboard {
   close(): void;
 }
 
+/** Which source method each section of {@link DashboardOverview.sections} needs. */
+const SECTION_METHODS = {
+  backends: "backends",
+  flows: "flows",
+  queries: "recentQueries",
+  liveFeed: "subscribe",
+  cache: "cache",
+  clearCache: "clearCache",
+  sessions: "sessions",
+  toolServers: "toolServers",
+  toolSearch: "searchTools",
+  history: "searchHistory",
+  semanticCache: "semanticCacheStats",
+  analytics: "analyticsSummary",
+  flowAnalysis: "flowAnalysis",
+  patterns: "patternAnalysis",
+  learnedPrior: "learnedPrior",
+  metricsExport: "exportMetrics",
+} as const satisfies Record<string, keyof DashboardSource>;
+
 /** JSON body of `GET {apiPath}/overview`. */
 export interface DashboardOverview {
-  /** Page title. */
   title: string;
-  /** Gateway name/version, when the source tells. */
   info?: GatewayInfo | undefined;
   /** Whether user text is hidden. */
   redacted: boolean;
   /** Which parts the source implements. */
-  sections: Record<
-    | "backends"
-    | "flows"
-    | "queries"
-    | "liveFeed"
-    | "cache"
-    | "clearCache"
-    | "sessions"
-    | "toolServers"
-    | "toolSearch"
-    | "history"
-    | "semanticCache"
-    | "analytics"
-    | "flowAnalysis"
-    | "patterns"
-    | "learnedPrior"
-    | "metricsExport",
-    boolean
-  >;
+  sections: Record<keyof typeof SECTION_METHODS, boolean>;
   /** Headline numbers, when the source provides backends and cache. */
-  totals: {
-    /** Configured backends. */
-    backends?: number;
-    /** Backends whose last health check was `healthy`. */
-    healthyBackends?: number;
-    /** Backends whose circuit is open. */
-    openCircuits?: number;
-    /** The cache's hit rate, 0..1. */
-    cacheHitRate?: number;
-  };
+  totals: { backends?: number; healthyBackends?: number; openCircuits?: number; cacheHitRate?: number };
   /** When the overview was computed (ISO 8601). */
   generatedAt: string;
 }
@@ -188,30 +158,15 @@ function hostOf(origin: string): string | undefined {
 
 /**
  * Creates the operator dashboard: a `node:http` handler that serves the page (`basePath`), its
- * JSON endpoints and the live feed (`apiPath`). Mount it in the gateway's HTTP listener behind
- * the same bearer auth as `/mcp`.
- *
- * Endpoints (all `GET` unless noted; JSON; validated query parameters, typed 400 errors):
- * `overview`, `backends`, `flows`, `queries?limit=`, `queries/:traceId`,
- * `queries/:traceId/events`, `cache`, `POST cache/clear` (JSON body, `Content-Type:
- * application/json` required), `sessions?limit=&pattern=`, `sessions/:id`, `tools/servers`,
- * `tools/search?q=&limit=`, `history?q=&tag=&session=&backend=&flow=&from=&to=&cursor=&limit=`
- * (the caller's tenant only), `cache/semantic`, and `events` (server-sent events). Analytics (when the source has
- * them; read-only): `analytics/summary?range=&top=`, `analytics/flows/:flowId?range=`,
- * `analytics/patterns?range=` (with the proposals as a `routing.intentPatterns` YAML fragment),
- * `analytics/learned?intent=` and `analytics/export?range=&format=json|csv&groupBy=` (a download).
+ * JSON endpoints and the live feed (`apiPath`; the endpoints are listed in the README). Mount it
+ * in the gateway's HTTP listener behind the same bearer auth as `/mcp`.
  *
  * @throws AfwError `CONFIG_INVALID` when an option is invalid.
  * @example
  * ```ts
- * import { createServer } from "node:http";
- * import { createDashboard } from "@afw/dashboard";
- * import { createSampleDashboardSource } from "@afw/dashboard/test";
- *
  * const dashboard = createDashboard({ source: createSampleDashboardSource() });
  * createServer(async (req, res) => {
- *   if (await dashboard.handle(req, res)) return;
- *   res.writeHead(404).end();
+ *   if (!(await dashboard.handle(req, res))) res.writeHead(404).end();
  * }).listen(8788, "127.0.0.1");
  * ```
  */
@@ -286,24 +241,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const body: DashboardOverview = {
       title: settings.title,
       redacted: settings.redact,
-      sections: {
-        backends: !!source.backends,
-        flows: !!source.flows,
-        queries: !!source.recentQueries,
-        liveFeed: !!source.subscribe,
-        cache: !!source.cache,
-        clearCache: !!source.clearCache,
-        sessions: !!source.sessions,
-        toolServers: !!source.toolServers,
-        toolSearch: !!source.searchTools,
-        history: !!source.searchHistory,
-        semanticCache: !!source.semanticCacheStats,
-        analytics: !!source.analyticsSummary,
-        flowAnalysis: !!source.flowAnalysis,
-        patterns: !!source.patternAnalysis,
-        learnedPrior: !!source.learnedPrior,
-        metricsExport: !!source.exportMetrics,
-      },
+      sections: Object.fromEntries(Object.entries(SECTION_METHODS).map(([section, method]) => [section, !!source[method]])) as DashboardOverview["sections"],
       totals: {},
       generatedAt: new Date().toISOString(),
     };
@@ -432,39 +370,33 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         break;
     }
 
+    /** A lookup by id: `{ configured: false }` without the source method, 404 when it finds nothing. */
+    const byId = async <T>(lookup: ((id: string) => Promise<T | undefined>) | undefined, id: string, missing: string, body: (value: T) => object) => {
+      if (!lookup) return ok({ configured: false });
+      const value = await lookup.call(source, id);
+      if (!value) throw new DashboardHttpError(404, "NOT_FOUND", missing);
+      return ok({ configured: true, ...body(value) });
+    };
     const [head, id, tail, ...extra] = segments;
     if (head === "queries" && id !== undefined && extra.length === 0 && (tail === undefined || tail === "events")) {
       expect("GET");
       parseRequest(NoParametersSchema, query(), "query parameters");
       const traceId = parseRequest(TraceIdSchema, id, "trace id");
-      if (tail === undefined) {
-        if (!source.query) return ok({ configured: false });
-        const summary = await source.query(traceId);
-        if (!summary) throw new DashboardHttpError(404, "NOT_FOUND", "no query with this trace id");
-        return ok({ configured: true, query: presentQuery(summary, presentation) });
-      }
-      if (!source.queryEvents) return ok({ configured: false });
-      const events = await source.queryEvents(traceId);
-      if (!events) throw new DashboardHttpError(404, "NOT_FOUND", "no query with this trace id");
-      return ok({ configured: true, events: events.map((event) => presentTraceEvent(event, presentation)) });
+      if (tail === undefined) return byId(source.query, traceId, "no query with this trace id", (summary) => ({ query: presentQuery(summary, presentation) }));
+      return byId(source.queryEvents, traceId, "no query with this trace id", (events) => ({ events: events.map((event) => presentTraceEvent(event, presentation)) }));
     }
     if (head === "analytics" && id === "flows" && tail !== undefined && extra.length === 0) {
       expect("GET");
       const { range } = parseRequest(AnalyticsRangeParametersSchema, query(), "query parameters");
       const flowId = parseRequest(FlowIdParameterSchema, tail, "flow id");
-      if (!source.flowAnalysis) return ok({ configured: false });
-      const analysis = await source.flowAnalysis(flowId, { range });
-      if (!analysis) throw new DashboardHttpError(404, "NOT_FOUND", "no analysis for this flow");
-      return ok({ configured: true, rangeName: range, analysis });
+      const analyse = source.flowAnalysis && ((flowId: string) => source.flowAnalysis!(flowId, { range }));
+      return byId(analyse, flowId, "no analysis for this flow", (analysis) => ({ rangeName: range, analysis }));
     }
     if (head === "sessions" && id !== undefined && tail === undefined) {
       expect("GET");
       parseRequest(NoParametersSchema, query(), "query parameters");
-      const sessionId = parseRequest(SessionIdParameterSchema, id, "session id");
-      if (!source.session) return ok({ configured: false });
-      const session = await source.session(sessionId);
-      if (!session) throw new DashboardHttpError(404, "NOT_FOUND", "no session with this id");
-      return ok({ configured: true, session: presentSession(session, presentation) });
+      const sessionId = parseRequest(SessionIdSchema, id, "session id");
+      return byId(source.session, sessionId, "no session with this id", (session) => ({ session: presentSession(session, presentation) }));
     }
     throw notFound();
   }

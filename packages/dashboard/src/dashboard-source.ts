@@ -1,60 +1,41 @@
 import type {
-  CacheInvalidation,
   CacheStats,
   CircuitState,
   HealthStatus,
   HistoryPage,
   HistoryQuery,
-  Intent,
   RoutingCandidate,
   SessionRecord,
   SessionSummary,
   ToolSearchHit,
   TraceEvent,
+  UniversalFlow,
 } from "@afw/contracts";
 import type { QueryRecord } from "@afw/analytics";
 import type { AnalyticsRange, AnalyticsSummaryView, FlowAnalysisView, LearnedPriorView, MetricsExportView, PatternAnalysisView } from "./analytics-views.js";
 
-/**
- * One point of a small time series: a bucket of `bucketMs` starting at `t`.
- *
- * Empty buckets are kept (with `count: 0` and no rates) so a chart can draw gaps.
- */
+/** One bucket of a chart, starting at `t` (epoch ms); rates and latencies are absent when `count` is 0. */
 export interface TimeSeriesPoint {
-  /** Start of the bucket, epoch milliseconds. */
   t: number;
-  /** Calls (or cache lookups) in the bucket. */
+  /** Calls in the bucket. */
   count: number;
-  /** Share of successful calls in the bucket, 0..1; absent when `count` is 0. */
+  /** Share of successful calls, 0..1. */
   successRate?: number | undefined;
-  /** Median latency in the bucket, milliseconds; absent when `count` is 0. */
   p50Ms?: number | undefined;
-  /** 95th-percentile latency in the bucket, milliseconds; absent when `count` is 0. */
   p95Ms?: number | undefined;
 }
 
-/** Latency and success figures of one backend or one (backend, flow) pair. */
+/** Latency and success figures of one backend or one (backend, flow) pair; rates and latencies are absent without calls. */
 export interface PerformanceFigures {
   /** Calls measured (in the window the source keeps). */
   requestCount: number;
-  /** Share of successful calls, 0..1; absent without calls. */
+  /** Share of successful calls, 0..1. */
   successRate?: number | undefined;
-  /** Median latency, milliseconds; absent without calls. */
   latencyP50Ms?: number | undefined;
-  /** 95th-percentile latency, milliseconds; absent without calls. */
   latencyP95Ms?: number | undefined;
-  /** Per-bucket figures over the last hour, oldest first (see {@link TimeSeriesPoint}). */
+  /** Per-bucket figures over the last hour, oldest first. */
   series: TimeSeriesPoint[];
 }
-
-/** Performance of one flow of a backend. */
-export interface FlowPerformanceView extends PerformanceFigures {
-  /** Gateway-wide flow id (`<backendId>:<backendFlowId>`). */
-  flowId: string;
-}
-
-/** `closed`, `open` or `half-open`, as in contracts {@link CircuitState}; `closed` when unknown. */
-export type CircuitStateName = CircuitState["state"];
 
 /** What the dashboard shows about one backend. */
 export interface BackendView extends PerformanceFigures {
@@ -62,71 +43,45 @@ export interface BackendView extends PerformanceFigures {
   id: string;
   /** Backend kind, e.g. `flowise` or `langflow`. */
   kind: string;
-  /** Latest health status, or `unknown` when the backend was never probed. */
+  /** Latest health status, `unknown` when never probed. */
   health: HealthStatus | "unknown";
   /** Why the backend is slow or down (secret-free). */
   healthMessage?: string | undefined;
   /** When the health was last checked (ISO 8601). */
   checkedAt?: string | undefined;
-  /** Round-trip time of the last health probe, milliseconds. */
+  /** Round-trip time of the last health probe. */
   healthLatencyMs?: number | undefined;
-  /** Circuit-breaker state of the backend. */
-  circuit: CircuitStateName;
+  /** Circuit-breaker state, `closed` when unknown. */
+  circuit: CircuitState["state"];
   /** Consecutive failures counted by the circuit breaker. */
   circuitFailures?: number | undefined;
-  /** When an open circuit lets a probe through (epoch milliseconds). */
+  /** When an open circuit lets a probe through (epoch ms). */
   nextProbeAt?: number | undefined;
-  /** Performance of each of its flows that saw traffic. */
-  flows: FlowPerformanceView[];
+  /** Performance of each of its flows (gateway-wide `flowId`) that saw traffic. */
+  flows: Array<PerformanceFigures & { flowId: string }>;
 }
 
-/** What the dashboard shows about one flow. */
-export interface FlowView {
-  /** Gateway-wide flow id (`<backendId>:<backendFlowId>`). */
-  id: string;
-  /** Backend the flow lives on. */
-  backendId: string;
-  /** Display name. */
-  name: string;
-  /** Intents the flow serves, best first. */
-  intents: Intent[];
-  /** Optional description. */
-  description?: string | undefined;
-  /** Suitable as a catch-all for low-confidence questions. */
-  generalPurpose?: boolean | undefined;
-  /** Whether its answers may be cached. */
-  cacheable?: boolean | undefined;
-  /** TTL class of the cache, e.g. `technical`. */
-  cacheClass?: string | undefined;
-}
+/** What the dashboard shows about one flow: these fields of a contracts `UniversalFlow`. */
+export type FlowView = Pick<UniversalFlow, "id" | "backendId" | "name" | "intents" | "description"> &
+  Partial<Pick<UniversalFlow, "generalPurpose" | "cacheable" | "cacheClass">>;
 
 /** How a query used the answer cache. */
 export type QueryCacheOutcome = "hit" | "semantic-hit" | "miss" | "bypass" | "unknown";
 
-/** One ended attempt of a query against a backend flow (from `backend-call-end`), as `@afw/analytics` folds it. */
-export type QueryAttempt = Omit<QueryRecord["attempts"][number], "at">;
-
-/** A fallback from one candidate to the next (from `fallback-triggered`). */
-export type QueryFallback = QueryRecord["fallbacks"][number];
-
-/** A backend and one of its flows. */
+/** A backend and one of its flows (gateway-wide flow id). */
 export interface FlowRef {
-  /** Backend id. */
   backendId: string;
-  /** Gateway-wide flow id. */
   flowId: string;
 }
 
 /**
- * One routed query as the live feed shows it. Build it from a query's trace events with
- * {@link buildQuerySummary}; the question itself is not in any trace event and comes from the
- * source (see {@link DashboardSource.query}).
+ * One routed query as the live feed shows it: its trace events folded by `@afw/analytics`, plus
+ * the question, which no trace event carries (it comes from {@link DashboardSource.query}).
  */
 export type QuerySummary = Pick<
   QueryRecord,
-  "traceId" | "sessionId" | "tool" | "questionLength" | "intent" | "confidence" | "method" | "errorCode" | "errorMessage" | "durationMs"
+  "traceId" | "sessionId" | "tool" | "questionLength" | "intent" | "confidence" | "method" | "errorCode" | "errorMessage" | "durationMs" | "fallbacks"
 > & {
-  /** Id of the MCP/HTTP request. */
   requestId?: string | undefined;
   /** When the query entered the gateway (ISO 8601). */
   startedAt: string;
@@ -142,75 +97,49 @@ export type QuerySummary = Pick<
   strategy?: string | undefined;
   /** The router's first choice. */
   chosen?: FlowRef | undefined;
-  /** The backend and flow that produced the answer (differs from `chosen` after a fallback). */
+  /** The flow that produced the answer (differs from `chosen` after a fallback). */
   answeredBy?: FlowRef | undefined;
   /** Every scored candidate, best first, with its score breakdown. */
   candidates: Pick<RoutingCandidate, "backendId" | "flowId" | "flowName" | "rank" | "score" | "breakdown" | "excluded">[];
-  /** Every attempt, in order. */
-  attempts: QueryAttempt[];
-  /** Every fallback, in order. */
-  fallbacks: QueryFallback[];
-  /** How the cache was used. */
+  /** Every ended attempt (`backend-call-end`), in order. */
+  attempts: Array<Omit<QueryRecord["attempts"][number], "at">>;
   cache: QueryCacheOutcome;
-  /** `success`, `error`, or `pending` while no final event was seen. */
+  /** `pending` while no final event was seen. */
   outcome: "success" | "error" | "pending";
   /** Number of trace events the summary was built from. */
   eventCount: number;
 };
 
-/** Entries kept in the cache for one flow. */
+/** Entries and counters the cache keeps for one flow. */
 export interface CacheFlowView {
-  /** Gateway-wide flow id. */
   flowId: string;
   /** Entries currently stored, when the cache can count them. */
   entries?: number | undefined;
-  /** Hits counted for the flow. */
   hits?: number | undefined;
-  /** Misses counted for the flow. */
   misses?: number | undefined;
-  /** Writes counted for the flow. */
   writes?: number | undefined;
 }
 
-/** One bucket of the cache hit-rate series. */
+/** One bucket of the cache hit-rate series; `hitRate` is absent for an empty bucket. */
 export interface CacheHitRatePoint {
-  /** Start of the bucket, epoch milliseconds. */
+  /** Start of the bucket, epoch ms. */
   t: number;
-  /** Hits (exact and semantic) in the bucket. */
+  /** Hits (exact and semantic). */
   hits: number;
-  /** Misses in the bucket. */
   misses: number;
-  /** `hits / (hits + misses)`; absent for an empty bucket. */
   hitRate?: number | undefined;
 }
 
 /** What the dashboard shows about the answer cache. */
 export interface CacheView {
-  /** The cache's counters (contracts {@link CacheStats}), when known. */
   stats?: CacheStats | undefined;
-  /** Entries (and counters) by flow. */
   byFlow: CacheFlowView[];
   /** Hit rate over the last hour, oldest first. */
   hitRateSeries: CacheHitRatePoint[];
 }
 
-/**
- * Which cache entries to clear: exactly one of a flow, a session, or everything. A subset of
- * contracts {@link CacheInvalidation}.
- */
-export type DashboardCacheSelector =
-  | {
-      /** Clear the answers of this gateway-wide flow id. */
-      flowId: string;
-    }
-  | {
-      /** Clear the answers of this session. */
-      sessionId: string;
-    }
-  | {
-      /** Clear every answer. */
-      all: true;
-    };
+/** Which cache entries to clear: a flow, a session, or everything. */
+export type DashboardCacheSelector = { flowId: string } | { sessionId: string } | { all: true };
 
 /** A downstream MCP server in the tool zoo. */
 export interface ToolServerView {
@@ -218,7 +147,6 @@ export interface ToolServerView {
   name: string;
   /** `hot` (kept connected) or `cold` (started on demand). */
   mode: "hot" | "cold";
-  /** Whether it is connected now. */
   connected: boolean;
   /** Tools it exposes (0 while unknown). */
   toolCount: number;
@@ -230,33 +158,27 @@ export interface ToolServerView {
   lastError?: string | undefined;
 }
 
-/** What `search_tools` returns for a query (shape of contracts `ToolSearchResult`). */
+/**
+ * What `search_tools` returns for a query (a contracts `ToolSearchResult` fits): hits best first,
+ * confidence 0..1, search mode, and `fallback` when confidence was too low and the safe set was returned.
+ */
 export interface ToolSearchView {
-  /** Hits, best first, with their scores. */
   results: ToolSearchHit[];
-  /** Confidence of the search, 0..1. */
   confidence?: number | undefined;
-  /** Search mode used (`hybrid`, `keyword`, `semantic`). */
   mode?: string | undefined;
-  /** True when confidence was too low and the safe set was returned. */
   fallback?: boolean | undefined;
 }
 
-/** Name and version of the gateway, shown in the page header. */
+/** Name, version and start time (ISO 8601) of the gateway, shown in the page header. */
 export interface GatewayInfo {
-  /** Display name. @default "Agentic Flywheel" */
   name?: string | undefined;
-  /** Version string. */
   version?: string | undefined;
-  /** When the gateway started (ISO 8601). */
   startedAt?: string | undefined;
 }
 
-/** Counters of the gateway's semantic answer cache (shown as hit rate and guard rejections). */
+/** Counters of the gateway's semantic answer cache. */
 export interface SemanticCacheStatsView {
-  /** Whether semantic lookups are on. */
   enabled: boolean;
-  /** Semantic lookups made. */
   lookups: number;
   /** Lookups answered from a similar earlier question. */
   hits: number;
@@ -271,39 +193,28 @@ export type TraceEventListener = (event: TraceEvent) => void;
 
 /**
  * Everything the dashboard reads, implemented by the gateway (`@afw/server`). Every method is
- * optional: an absent method, or one that resolves `undefined`, shows as "not configured" on the
- * page (for the lookups by id — {@link DashboardSource.query}, {@link DashboardSource.queryEvents},
- * {@link DashboardSource.session} — `undefined` means "not found" and yields a 404).
- *
- * Implementations may throw; the dashboard answers 500 and reports the error to
- * `onError`. Use {@link createStoreDashboardSource} to build one from the contracts stores, or
- * {@link createInMemoryDashboardSource} in tests.
+ * optional: an absent method, or one that resolves `undefined`, shows as "not configured" (for the
+ * lookups by id, `undefined` means "not found": 404). A method that throws makes its endpoint
+ * answer 500 and is reported to `onError`. {@link createStoreDashboardSource} builds one from the
+ * contracts stores.
  *
  * @example
  * ```ts
- * const source: DashboardSource = {
- *   async backends() { return [{ id: "flowise", kind: "flowise", health: "healthy", circuit: "closed", requestCount: 0, series: [], flows: [] }]; },
- *   async clearCache(selector) { return cache.invalidate(selector); },
- * };
+ * const source: DashboardSource = { async clearCache(selector) { return cache.invalidate(selector); } };
  * ```
  */
 export interface DashboardSource {
-  /** Name/version for the page header. */
   info?(): Promise<GatewayInfo | undefined>;
   /** Backends with health, circuit state and performance. */
   backends?(): Promise<BackendView[] | undefined>;
-  /** Flows with their intents. */
   flows?(): Promise<FlowView[] | undefined>;
   /** The most recent queries, newest first (at most `limit`). */
   recentQueries?(options: { limit: number }): Promise<QuerySummary[] | undefined>;
-  /** One query by trace id; `undefined` when unknown. Used by the live feed to attach the question. */
+  /** One query by trace id. The live feed uses it to attach the question. */
   query?(traceId: string): Promise<QuerySummary | undefined>;
-  /** Every trace event of one query, oldest first; `undefined` when unknown. */
+  /** Every trace event of one query, oldest first. */
   queryEvents?(traceId: string): Promise<TraceEvent[] | undefined>;
-  /**
-   * Calls `listener` for every new trace event until the returned function is called. The
-   * dashboard keeps one subscription while at least one page is connected to the live feed.
-   */
+  /** Calls `listener` for every new trace event until the returned function is called (one subscription while pages are connected). */
   subscribe?(listener: TraceEventListener): (() => void) | Promise<() => void>;
   /** Cache counters, entries by flow and hit rate over time. */
   cache?(): Promise<CacheView | undefined>;
@@ -311,41 +222,24 @@ export interface DashboardSource {
   clearCache?(selector: DashboardCacheSelector): Promise<number>;
   /** Recent sessions, newest first (at most `limit`, optionally matching a glob `pattern`). */
   sessions?(options: { limit: number; pattern?: string | undefined }): Promise<SessionSummary[] | undefined>;
-  /** One session with its turns; `undefined` when unknown. */
+  /** One session with its turns. */
   session?(sessionId: string): Promise<SessionRecord | undefined>;
   /** Downstream MCP servers of the tool zoo. */
   toolServers?(): Promise<ToolServerView[] | undefined>;
   /** What `search_tools` would return for `query`. */
   searchTools?(query: string, options: { limit: number }): Promise<ToolSearchView | undefined>;
-  /**
-   * Past turns matching `query` (what the `search_history` tool returns), of the caller's tenant
-   * only: `scope.tenant` is the tenant of the request's token (absent for a token without one).
-   */
+  /** Past turns matching `query` (what `search_history` returns) of the caller's tenant only (`scope.tenant`, the request token's). */
   searchHistory?(query: HistoryQuery, scope: { tenant?: string | undefined }): Promise<HistoryPage | undefined>;
   /** The semantic answer cache's counters; `undefined` (the panel stays hidden) when there is none. */
   semanticCacheStats?(): Promise<SemanticCacheStatsView | undefined>;
-  /**
-   * Analytics of a range (`analytics_dashboard`): totals, top flows (at most `top`), success,
-   * latency, cache hit rate, intents and the A/B comparison. Without it the page hides its
-   * Analytics panel.
-   */
+  /** The `analytics_dashboard` report of a range (at most `top` flows). Without it the page hides its Analytics panel. */
   analyticsSummary?(options: { range: AnalyticsRange; top: number }): Promise<AnalyticsSummaryView | undefined>;
   /** One flow's analysis with recommendations (`analyze_flow`). */
   flowAnalysis?(flowId: string, options: { range: AnalyticsRange }): Promise<FlowAnalysisView | undefined>;
-  /**
-   * Question patterns (`pattern_analysis`): clusters, low-confidence questions, intents that fall
-   * back, and proposals. `undefined` when the gateway cannot compute them (no embedder).
-   */
+  /** Question patterns and proposals (`pattern_analysis`); `undefined` when the gateway cannot compute them (no embedder). */
   patternAnalysis?(options: { range: AnalyticsRange }): Promise<PatternAnalysisView | undefined>;
   /** The learned routing prior's current adjustments, optionally of one intent. */
   learnedPrior?(options: { intent?: string | undefined }): Promise<LearnedPriorView | undefined>;
   /** Metrics per backend, flow or intent (`export_metrics`); the dashboard writes them as JSON or CSV. */
   exportMetrics?(options: { range: AnalyticsRange; groupBy: MetricsExportView["groupBy"] }): Promise<MetricsExportView | undefined>;
-}
-
-/** Converts a {@link DashboardCacheSelector} to the contracts {@link CacheInvalidation}. */
-export function toCacheInvalidation(selector: DashboardCacheSelector): CacheInvalidation {
-  if ("flowId" in selector) return { flowId: selector.flowId };
-  if ("sessionId" in selector) return { sessionId: selector.sessionId };
-  return { all: true };
 }

@@ -4,17 +4,12 @@ import type { DashboardSource, QuerySummary } from "./dashboard-source.js";
 import { DashboardHttpError, setSecurityHeaders, toSafeJson } from "./http-responses.js";
 import { buildQuerySummary, isQueryLifecycleEvent } from "./query-summary.js";
 
-/** Settings of the live feed (`GET {apiPath}/events`). */
+/** Settings of the live feed (`GET {apiPath}/events`), as the dashboard options of the same names describe them. */
 export interface EventStreamSettings {
-  /** Interval of `: ping` comments that keep proxies from closing an idle stream. */
   heartbeatMs: number;
-  /** Most simultaneous live-feed connections; more get 503 `TOO_MANY_CLIENTS`. */
   maxClients: number;
-  /** Most frames queued for one slow client; older ones are dropped (the page then resyncs). */
   maxBufferedEvents: number;
-  /** Most bytes queued for one slow client; older frames are dropped beyond it. */
   maxBufferedBytes: number;
-  /** Reconnection delay suggested to the page (`retry:`), milliseconds. */
   retryMs: number;
 }
 
@@ -27,11 +22,10 @@ interface Client {
   onDrain: () => void;
 }
 
-/** Traces whose events the hub keeps, to build a feed row when the source cannot. */
+// The hub keeps the events of the last 256 traces (200 each) to build a feed row when the source cannot,
+// and builds at most 500 rows at once (further lifecycle events only go out as `trace` frames).
 const LOCAL_TRACE_LIMIT = 256;
-/** Events kept per trace. */
 const LOCAL_EVENTS_PER_TRACE = 200;
-/** Feed rows being built at once; further lifecycle events only go out as `trace` frames. */
 const MAX_PENDING_SUMMARIES = 500;
 
 /**
@@ -65,9 +59,7 @@ export class EventStreamHub {
   }
 
   /**
-   * Starts a live feed on `res`. Resolves once the source subscription is active and the `ready`
-   * frame is written.
-   *
+   * Starts a live feed on `res`; resolves once subscribed and the `ready` frame is written.
    * @throws DashboardHttpError 501 when the source has no `subscribe`, 503 when too many pages are connected.
    */
   async connect(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-/** A code of a dashboard error body: the contracts codes it uses, plus HTTP-level ones without a contracts equivalent. */
+/** The code of a dashboard error body: the contracts codes it uses, plus HTTP-level ones. */
 export type DashboardErrorCode =
   | "INVALID_INPUT"
   | "NOT_FOUND"
@@ -12,52 +12,22 @@ export type DashboardErrorCode =
   | "NOT_CONFIGURED"
   | "TOO_MANY_CLIENTS";
 
-/** One validation problem: where (`path`, e.g. `["limit"]`) and what. */
+/** One validation problem: the path of the offending parameter or field, and what is wrong (never the value). */
 export interface DashboardValidationIssue {
-  /** Path of the offending parameter or body field. */
   path: string[];
-  /** What is wrong (never echoes the offending value). */
   message: string;
 }
 
-/**
- * The JSON body of every dashboard error response.
- *
- * @example
- * ```json
- * { "error": { "code": "INVALID_INPUT", "message": "invalid query parameters", "issues": [{ "path": ["limit"], "message": "Too big: expected number to be <=500" }] } }
- * ```
- */
-export interface DashboardErrorBody {
-  /** The error. */
-  error: {
-    /** Stable machine-readable code. */
-    code: DashboardErrorCode;
-    /** Human-readable, secret-free message. */
-    message: string;
-    /** Validation problems, for `INVALID_INPUT`. */
-    issues?: DashboardValidationIssue[];
-  };
-}
-
-/** An error that becomes an HTTP error response with a {@link DashboardErrorBody}. */
+/** An error answered as `{ "error": { code, message, issues? } }` with HTTP `status` and extra `headers` (e.g. `allow`). */
 export class DashboardHttpError extends Error {
-  /** HTTP status code. */
-  readonly status: number;
-  /** Stable code of the body. */
-  readonly code: DashboardErrorCode;
-  /** Validation problems, for 400 `INVALID_INPUT`. */
-  readonly issues: DashboardValidationIssue[] | undefined;
-  /** Extra response headers (e.g. `allow`, `retry-after`). */
-  readonly headers: Record<string, string> | undefined;
-
-  constructor(status: number, code: DashboardErrorCode, message: string, options: { issues?: DashboardValidationIssue[]; headers?: Record<string, string> } = {}) {
+  constructor(
+    readonly status: number,
+    readonly code: DashboardErrorCode,
+    message: string,
+    readonly options: { issues?: DashboardValidationIssue[]; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.name = "DashboardHttpError";
-    this.status = status;
-    this.code = code;
-    this.issues = options.issues;
-    this.headers = options.headers;
   }
 }
 
@@ -118,11 +88,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(payload);
 }
 
-/** Sends a {@link DashboardErrorBody}. */
-export function sendError(res: ServerResponse, error: DashboardHttpError): void {
-  const body: DashboardErrorBody = { error: { code: error.code, message: error.message } };
-  if (error.issues) body.error.issues = error.issues;
-  sendJson(res, error.status, body, error.headers);
+/** Sends the JSON body of `error`. */
+export function sendError(res: ServerResponse, { status, code, message, options }: DashboardHttpError): void {
+  sendJson(res, status, { error: { code, message, ...(options.issues ? { issues: options.issues } : {}) } }, options.headers);
 }
 
 /**

@@ -10,15 +10,32 @@
 export { createDashboard, type Dashboard, type DashboardOptions } from "./create-dashboard.js";
 export type {
   DashboardSource,
+  DashboardCacheSelector,
+  TraceEventListener,
   BackendView,
+  PerformanceFigures,
+  TimeSeriesPoint,
   FlowView,
   QuerySummary,
+  QueryCacheOutcome,
+  FlowRef,
   CacheView,
+  CacheFlowView,
+  CacheHitRatePoint,
   ToolServerView,
   ToolSearchView,
   GatewayInfo,
   SemanticCacheStatsView,
 } from "./dashboard-source.js";
-export type { AnalyticsSummaryView, FlowAnalysisView, PatternAnalysisView, LearnedPriorView, MetricsExportView } from "./analytics-views.js";
-export { renderIntentPatternsYaml } from "./analytics-format.js";
-export { createStoreDashboardSource, type StoreDashboardSourceParts } from "./store-dashboard-source.js";
+export type {
+  AnalyticsRange,
+  AnalyticsSummaryView,
+  FlowAnalysisView,
+  PatternAnalysisView,
+  LearnedPriorView,
+  LearnedAdjustmentView,
+  MetricsExportView,
+} from "./analytics-views.js";
+export { renderIntentPatternsYaml, type IntentPatternsYamlOptions } from "./analytics-format.js";
+export { createStoreDashboardSource, type StoreDashboardSourceParts, type DashboardCacheAccess, type TraceEventLog } from "./store-dashboard-source.js";
+export type { SeriesWindow } from "./time-series.js";

@@ -2,37 +2,18 @@ import type { SessionRecord, SessionTurn, TraceEvent } from "@afw/contracts";
 import type { PatternAnalysisView } from "./analytics-views.js";
 import type { QuerySummary } from "./dashboard-source.js";
 
-/** How user text (questions, answers, search queries) is shown. */
+/** How user text is shown: hidden (`redact`), or cut to the longest question and answer shown. */
 export interface PresentationOptions {
-  /** Hide user text entirely (only its length is shown). */
   redact: boolean;
-  /** Longest question shown; longer ones are cut and end with `…`. */
   questionPreviewLength: number;
-  /** Longest session answer shown; longer ones are cut and end with `…`. */
   answerPreviewLength: number;
 }
 
 /** Text that replaces hidden user text in redacted mode. */
 export const REDACTED_TEXT = "[redacted]";
 
-/**
- * Shortens `text` to at most `maxLength` characters (the last one an ellipsis), without splitting
- * a surrogate pair.
- *
- * @example
- * ```ts
- * truncateText("hello world", 6); // { text: "hello…", truncated: true }
- * ```
- */
-export function truncateText(
-  text: string,
-  maxLength: number,
-): {
-  /** The (possibly shortened) text. */
-  text: string;
-  /** Whether it was shortened. */
-  truncated: boolean;
-} {
+/** `text` cut to at most `maxLength` characters (the last one `…`) without splitting a surrogate pair, and whether it was cut. */
+export function truncateText(text: string, maxLength: number): { text: string; truncated: boolean } {
   if (text.length <= maxLength) return { text, truncated: false };
   let end = Math.max(0, maxLength - 1);
   const code = text.charCodeAt(end - 1);
@@ -56,6 +37,7 @@ export function presentQuery(summary: QuerySummary, options: PresentationOptions
   return out;
 }
 
+/** A session turn as sent to the page: question and answer truncated, or hidden when redacting. */
 export function presentTurn(turn: SessionTurn, options: PresentationOptions): SessionTurn {
   if (options.redact) return { ...turn, question: REDACTED_TEXT, answer: REDACTED_TEXT };
   return {
@@ -70,11 +52,7 @@ export function presentSession(record: SessionRecord, options: PresentationOptio
   return { ...record, turnsList: record.turnsList.map((turn) => presentTurn(turn, options)) };
 }
 
-/**
- * A trace event as sent to the page. Trace events carry no questions, but tool-search events
- * carry the searched text: in redacted mode `query` and `context` are replaced by
- * {@link REDACTED_TEXT}.
- */
+/** A trace event as sent to the page: when redacting, the searched text of tool-search events is replaced by {@link REDACTED_TEXT}. */
 export function presentTraceEvent(event: TraceEvent, options: PresentationOptions): TraceEvent {
   if (!options.redact) return event;
   switch (event.type) {
@@ -88,11 +66,7 @@ export function presentTraceEvent(event: TraceEvent, options: PresentationOption
   }
 }
 
-/**
- * A pattern analysis as sent to the page: questions (cluster representatives and examples,
- * low-confidence questions, proposal examples) truncated, or replaced by {@link REDACTED_TEXT}
- * when redacting. Keywords stay: they are what the proposals are about.
- */
+/** A pattern analysis as sent to the page: its questions truncated, or redacted (keywords stay: they are what the proposals are about). */
 export function presentPatternAnalysis(report: PatternAnalysisView, options: PresentationOptions): PatternAnalysisView {
   const question = (text: string): string => (options.redact ? REDACTED_TEXT : truncateText(text, options.questionPreviewLength).text);
   return {

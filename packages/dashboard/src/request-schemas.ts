@@ -80,9 +80,6 @@ export const HistoryParametersSchema = z
 /** A trace id in a path: 1..200 printable characters without spaces. */
 export const TraceIdSchema = z.string().min(1).max(200).regex(PRINTABLE, "trace id must be printable characters without spaces");
 
-/** A session id in a path (contracts `SessionIdSchema`). */
-export const SessionIdParameterSchema = SessionIdSchema;
-
 /**
  * Body of `POST {apiPath}/cache/clear`: exactly one of `{ "flowId": "…" }`,
  * `{ "sessionId": "…" }` or `{ "all": true }`.

@@ -4,14 +4,13 @@ import type {
   CacheStats,
   CircuitStateStore,
   HealthStore,
-  Intent,
   PerformanceStore,
+  PerformanceTarget,
   SessionStore,
   TraceEvent,
   TraceEventType,
 } from "@afw/contracts";
 import {
-  toCacheInvalidation,
   type BackendView,
   type CacheFlowView,
   type DashboardSource,
@@ -19,36 +18,24 @@ import {
   type GatewayInfo,
   type ToolSearchView,
   type ToolServerView,
-  type TraceEventListener,
 } from "./dashboard-source.js";
 import { buildQuerySummary, queriesFromTraceEvents } from "./query-summary.js";
 import { cacheHitRateSeries, summarizePerformance, type SeriesWindow } from "./time-series.js";
 
-/** A value, or a promise of it. */
-export type MaybePromise<T> = T | Promise<T>;
+type MaybePromise<T> = T | Promise<T>;
 
-/**
- * A log of recent trace events, such as the gateway's trace ring buffer (`@afw/server`'s
- * `TraceRingBuffer` has exactly this shape).
- */
+/** A log of recent trace events, such as the gateway's trace ring buffer (`@afw/server`'s `TraceRingBuffer` has this shape). */
 export interface TraceEventLog {
   /** The most recent events, oldest first, optionally only of some types. */
   recent(options?: { limit?: number; types?: readonly TraceEventType[] }): MaybePromise<TraceEvent[]>;
   /** Every kept event of one trace, oldest first. */
   byTraceId(traceId: string): MaybePromise<TraceEvent[]>;
   /** Calls `listener` for every new event; returns an unsubscribe function. */
-  subscribe?(listener: TraceEventListener): () => void;
+  subscribe?(listener: (event: TraceEvent) => void): () => void;
 }
-
-/** A configured backend as the registry knows it. */
-export type BackendDescriptor = Pick<BackendView, "id" | "kind">;
-
-/** A flow as the registry knows it (contracts `UniversalFlow` fits; other fields are dropped). */
-export type FlowDescriptor = Omit<FlowView, "intents"> & { intents: readonly Intent[] };
 
 /** The parts of the response cache the dashboard uses (contracts `ResponseCache` fits). */
 export interface DashboardCacheAccess {
-  /** Current counters. */
   stats(): Promise<CacheStats>;
   /** Removes matching entries; resolves to how many were removed. */
   invalidate(selector: CacheInvalidation): Promise<number>;
@@ -56,20 +43,14 @@ export interface DashboardCacheAccess {
   entriesByFlow?(): Promise<Record<string, number>>;
 }
 
-/** A downstream server as the gateway reports it; see {@link StoreDashboardSourceParts.toolServers}. */
-export type ToolServerInput = Omit<ToolServerView, "connected"> & {
-  /** Whether it is connected now. @default `state === "connected"` */
-  connected?: boolean | undefined;
-};
-
 /** Parts of the gateway {@link createStoreDashboardSource} reads. Leave out what you do not have. */
 export interface StoreDashboardSourceParts {
   /** Gateway name/version. */
   info?: GatewayInfo | (() => MaybePromise<GatewayInfo>);
-  /** The configured backends (ids and kinds). Required for the backends section. */
-  backends?: () => MaybePromise<readonly BackendDescriptor[]>;
-  /** Every known flow. */
-  flows?: () => MaybePromise<readonly FlowDescriptor[]>;
+  /** The configured backends. Required for the backends section. */
+  backends?: () => MaybePromise<ReadonlyArray<Pick<BackendView, "id" | "kind">>>;
+  /** Every known flow (contracts `UniversalFlow` fits; other fields are dropped). */
+  flows?: () => MaybePromise<readonly FlowView[]>;
   /** Shared health snapshots; without it, the latest `health-checked` trace event is used. */
   healthStore?: HealthStore;
   /** Shared circuit-breaker states (keys `<backendId>` and `<backendId>:<flowId>`). */
@@ -84,11 +65,8 @@ export interface StoreDashboardSourceParts {
   cache?: DashboardCacheAccess;
   /** Session memory. */
   sessionStore?: Pick<SessionStore, "list" | "get">;
-  /**
-   * Downstream MCP servers. `@afw/downstream`'s `DownstreamServerStatus` fits as is: `connected`
-   * defaults to `state === "connected"` and other fields are dropped.
-   */
-  toolServers?: () => MaybePromise<readonly ToolServerInput[]>;
+  /** Downstream MCP servers (`@afw/downstream`'s `DownstreamServerStatus` fits: `connected` defaults to `state === "connected"`). */
+  toolServers?: () => MaybePromise<ReadonlyArray<Omit<ToolServerView, "connected"> & { connected?: boolean | undefined }>>;
   /** What `search_tools` returns for a query (contracts `ToolSearchResult` fits). */
   searchTools?: (query: string, options: { limit: number }) => MaybePromise<ToolSearchView>;
   /** Window and buckets of the charts. @default the last hour in 30 buckets */
@@ -99,24 +77,12 @@ export interface StoreDashboardSourceParts {
 
 /**
  * Builds a {@link DashboardSource} from the gateway's parts: the contracts stores (health,
- * circuits, performance, cache, sessions), the trace ring buffer, the backend/flow registry and
- * the tool zoo. Sections whose parts are missing show as "not configured".
+ * circuits, performance, cache, sessions), the trace ring buffer, the registry and the tool zoo.
+ * Sections whose parts are missing show as "not configured".
  *
  * @example
  * ```ts
- * const source = createStoreDashboardSource({
- *   backends: () => registry.list().map((b) => ({ id: b.id, kind: b.kind })),
- *   flows: () => flowRegistry.all(),
- *   healthStore: stores.health,
- *   circuitStore: stores.circuits,
- *   performanceStore: stores.performance,
- *   traces: ringBuffer,
- *   questionOf: (traceId) => recentQuestions.get(traceId),
- *   cache: stores.cache,
- *   sessionStore: stores.sessions,
- *   toolServers: () => downstream.status(),
- *   searchTools: (query, { limit }) => toolIndex.search({ query, top_k: limit }),
- * });
+ * const source = createStoreDashboardSource({ flows: () => flowRegistry.all(), traces: ringBuffer, cache: stores.cache });
  * ```
  */
 export function createStoreDashboardSource(parts: StoreDashboardSourceParts): DashboardSource {
@@ -150,30 +116,28 @@ export function createStoreDashboardSource(parts: StoreDashboardSourceParts): Da
       const currentWindow = window();
       return Promise.all(
         descriptors.map(async (descriptor): Promise<BackendView> => {
-          const performanceStore = parts.performanceStore;
+          const store = parts.performanceStore;
+          const figuresOf = async (target: PerformanceTarget) => summarizePerformance(store ? await store.window(target) : [], currentWindow);
           const flowTargets = (targets ?? []).filter((target) => target.backendId === descriptor.id && target.flowId !== undefined);
-          const [samples, flowWindows] = await Promise.all([
-            performanceStore ? performanceStore.window({ backendId: descriptor.id }) : [],
-            performanceStore
-              ? Promise.all(flowTargets.map(async (target) => ({ flowId: target.flowId as string, samples: await performanceStore.window(target) })))
-              : [],
+          const [figures, flows] = await Promise.all([
+            figuresOf({ backendId: descriptor.id }),
+            Promise.all(flowTargets.map(async (target) => ({ flowId: target.flowId!, ...(await figuresOf(target)) }))),
           ]);
           const snapshot = health.get(descriptor.id);
           const circuit = circuitByKey.get(descriptor.id);
-          const view: BackendView = {
+          return {
             id: descriptor.id,
             kind: descriptor.kind,
             health: snapshot?.status ?? "unknown",
+            healthMessage: snapshot?.message,
+            checkedAt: snapshot?.checkedAt,
+            healthLatencyMs: snapshot?.latencyMs,
             circuit: circuit?.state ?? "closed",
-            ...summarizePerformance(samples, currentWindow),
-            flows: flowWindows.map(({ flowId, samples: flowSamples }) => ({ flowId, ...summarizePerformance(flowSamples, currentWindow) })),
+            circuitFailures: circuit?.failures,
+            nextProbeAt: circuit?.nextProbeAt,
+            ...figures,
+            flows,
           };
-          if (snapshot?.message !== undefined) view.healthMessage = snapshot.message;
-          if (snapshot?.checkedAt !== undefined) view.checkedAt = snapshot.checkedAt;
-          if (snapshot?.latencyMs !== undefined) view.healthLatencyMs = snapshot.latencyMs;
-          if (circuit) view.circuitFailures = circuit.failures;
-          if (circuit?.nextProbeAt !== undefined) view.nextProbeAt = circuit.nextProbeAt;
-          return view;
         }),
       );
     };
@@ -182,13 +146,8 @@ export function createStoreDashboardSource(parts: StoreDashboardSourceParts): Da
   if (parts.flows) {
     const listFlows = parts.flows;
     source.flows = async () =>
-      (await listFlows()).map((flow): FlowView => {
-        const view: FlowView = { id: flow.id, backendId: flow.backendId, name: flow.name, intents: [...flow.intents] };
-        if (flow.description !== undefined) view.description = flow.description;
-        if (flow.generalPurpose !== undefined) view.generalPurpose = flow.generalPurpose;
-        if (flow.cacheable !== undefined) view.cacheable = flow.cacheable;
-        if (flow.cacheClass !== undefined) view.cacheClass = flow.cacheClass;
-        return view;
+      (await listFlows()).map(({ id, backendId, name, intents, description, generalPurpose, cacheable, cacheClass }) => {
+        return { id, backendId, name, intents: [...intents], description, generalPurpose, cacheable, cacheClass };
       });
   }
 
@@ -222,7 +181,7 @@ export function createStoreDashboardSource(parts: StoreDashboardSourceParts): Da
         hitRateSeries: cacheHitRateSeries(events, window()),
       };
     };
-    source.clearCache = (selector) => cache.invalidate(toCacheInvalidation(selector));
+    source.clearCache = (selector) => cache.invalidate(selector);
   }
 
   if (parts.sessionStore) {
@@ -234,17 +193,8 @@ export function createStoreDashboardSource(parts: StoreDashboardSourceParts): Da
   if (parts.toolServers) {
     const listServers = parts.toolServers;
     source.toolServers = async () =>
-      (await listServers()).map((server): ToolServerView => {
-        const view: ToolServerView = {
-          name: server.name,
-          mode: server.mode,
-          connected: server.connected ?? server.state === "connected",
-          toolCount: server.toolCount,
-        };
-        if (server.transport !== undefined) view.transport = server.transport;
-        if (server.state !== undefined) view.state = server.state;
-        if (server.lastError !== undefined) view.lastError = server.lastError;
-        return view;
+      (await listServers()).map(({ name, mode, connected, toolCount, transport, state, lastError }) => {
+        return { name, mode, connected: connected ?? state === "connected", toolCount, transport, state, lastError };
       });
   }
 

@@ -1,13 +1,10 @@
 import { percentile, type PerformanceSample, type TraceEvent } from "@afw/contracts";
 import type { CacheHitRatePoint, PerformanceFigures, TimeSeriesPoint } from "./dashboard-source.js";
 
-/** How a time window is cut into buckets. */
+/** How a time window (ending `now`, default the last hour) is cut into buckets (default 30). */
 export interface SeriesWindow {
-  /** End of the window, epoch milliseconds. @default Date.now() */
   now?: number | undefined;
-  /** Length of the window, milliseconds. @default 3_600_000 (one hour) */
   windowMs?: number | undefined;
-  /** Number of buckets. @default 30 */
   buckets?: number | undefined;
 }
 
@@ -34,17 +31,7 @@ function bucketIndex(window: ResolvedWindow, timestamp: number): number | undefi
   return index;
 }
 
-/**
- * Summarises measured calls (contracts {@link PerformanceSample}s) into request count, success
- * rate, p50/p95 latency and a per-bucket series over the window (default: the last hour in 30
- * buckets). Totals cover every sample given; the series only those inside the window.
- *
- * @example
- * ```ts
- * const figures = summarizePerformance(await performanceStore.window({ backendId: "flowise" }));
- * figures.latencyP95Ms;
- * ```
- */
+/** Request count, success rate and p50/p95 latency of every sample given, and a per-bucket series of those inside the window. */
 export function summarizePerformance(samples: readonly PerformanceSample[], window: SeriesWindow = {}): PerformanceFigures {
   const resolved = resolveWindow(window);
   const perBucket: PerformanceSample[][] = Array.from({ length: resolved.buckets }, () => []);
@@ -70,16 +57,7 @@ export function summarizePerformance(samples: readonly PerformanceSample[], wind
   return figures;
 }
 
-/**
- * The cache hit rate over the window (default: the last hour in 30 buckets), counted from
- * `cache-hit` and `cache-miss` trace events (misses with reason `bypass` are not lookups and are
- * ignored).
- *
- * @example
- * ```ts
- * const series = cacheHitRateSeries(ring.recent({ limit: 5000, types: ["cache-hit", "cache-miss"] }));
- * ```
- */
+/** The cache hit rate per bucket, from `cache-hit` and `cache-miss` trace events (a `bypass` miss is no lookup). */
 export function cacheHitRateSeries(events: readonly TraceEvent[], window: SeriesWindow = {}): CacheHitRatePoint[] {
   const resolved = resolveWindow(window);
   const points: CacheHitRatePoint[] = Array.from({ length: resolved.buckets }, (_, index) => ({
