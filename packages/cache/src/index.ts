@@ -11,12 +11,8 @@ export { parseRedisUrl, createRedisClient, type RedisConnectionConfig, type Redi
 export { prepareCacheKey, type ResponseCacheOptions, type SemanticCacheOptions } from "./response-cache-shared.js";
 export { questionsAgree } from "./semantic-guard.js";
 export { DEFAULT_CACHE_TTL_POLICY, type CacheTtlPolicy } from "./ttl-policy.js";
-export { createMemoryHealthStore } from "./memory-health-store.js";
-export { createMemoryPerformanceStore } from "./memory-performance-store.js";
-export { createMemoryCircuitStateStore } from "./memory-circuit-state-store.js";
-export { MemoryMcpSessionRegistry, createMemoryMcpSessionRegistry } from "./memory-mcp-session-registry.js";
-export { RedisMcpSessionRegistry } from "./redis-mcp-session-registry.js";
+export { createMemoryHealthStore, createMemoryPerformanceStore, createMemoryCircuitStateStore, type PerformanceStoreOptions } from "./shared-state-stores.js";
+export { MemoryMcpSessionRegistry, RedisMcpSessionRegistry, createMemoryMcpSessionRegistry } from "./mcp-session-registry.js";
 export type { RedisRateLimiter, RateLimitRule, SharedRateLimitDecision } from "./redis-rate-limiter.js";
 export type { CacheStoreEvent, CacheStoreEventHandler } from "./store-events.js";
 export type { SessionStoreOptions } from "./session-store-shared.js";
-export type { PerformanceStoreOptions } from "./performance-store-shared.js";

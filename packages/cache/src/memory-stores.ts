@@ -1,11 +1,8 @@
-import { MemoryCircuitStateStore } from "./memory-circuit-state-store.js";
-import { MemoryHealthStore } from "./memory-health-store.js";
-import { MemoryMcpSessionRegistry } from "./memory-mcp-session-registry.js";
-import { MemoryPerformanceStore } from "./memory-performance-store.js";
+import { MemoryMcpSessionRegistry } from "./mcp-session-registry.js";
 import { MemoryResponseCache, type MemoryResponseCacheOptions } from "./memory-response-cache.js";
 import { MemorySessionStore, type MemorySessionStoreOptions } from "./memory-session-store.js";
-import type { PerformanceStoreOptions } from "./performance-store-shared.js";
 import type { StoreHealth } from "./redis-connection.js";
+import { MemoryCircuitStateStore, MemoryHealthStore, MemoryPerformanceStore, type PerformanceStoreOptions } from "./shared-state-stores.js";
 import type { StoreEventOptions } from "./store-events.js";
 
 /** Options of {@link createMemoryStores}. */

@@ -106,9 +106,9 @@ describe("createRedisClient / RedisConnection", () => {
     }
   });
 
-  it("accepts sentinel and cluster option objects and reports the mode", async () => {
-    const sentinel = new RedisConnection({ sentinel: { sentinels: [{ host: "127.0.0.1", port: 1 }], name: "main" }, lazyConnect: true });
-    const cluster = new RedisConnection({ cluster: { nodes: ["127.0.0.1:1"] }, lazyConnect: true });
+  it("reports the mode of sentinel and cluster URLs", async () => {
+    const sentinel = new RedisConnection({ url: "redis+sentinel://127.0.0.1:1/main", lazyConnect: true });
+    const cluster = new RedisConnection({ url: "redis+cluster://127.0.0.1:1", lazyConnect: true });
     expect([sentinel.mode, cluster.mode]).toEqual(["sentinel", "cluster"]);
     expect(cluster.client).toBeInstanceOf(Cluster);
     await Promise.all([sentinel.close(), cluster.close()]);
@@ -116,7 +116,7 @@ describe("createRedisClient / RedisConnection", () => {
 
   it("requires exactly one connection source and valid bounds", () => {
     expect(() => new RedisConnection({})).toThrowError(expect.objectContaining({ code: "CONFIG_INVALID" }));
-    expect(() => new RedisConnection({ url: "redis://h", cluster: { nodes: ["h"] } })).toThrowError(expect.objectContaining({ code: "CONFIG_INVALID" }));
+    expect(() => new RedisConnection({ url: "redis://h", client: new Redis({ lazyConnect: true }) })).toThrowError(expect.objectContaining({ code: "CONFIG_INVALID" }));
     expect(() => new RedisConnection({ url: "redis://h", operationTimeoutMs: 0 })).toThrowError(expect.objectContaining({ code: "CONFIG_INVALID" }));
   });
 });

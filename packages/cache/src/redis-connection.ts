@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { Cluster, type Redis } from "ioredis";
 import { AfwError, formatZodError, redactSecrets, type TraceContext } from "@afw/contracts";
 import { z } from "zod";
-import { createRedisClient, parseRedisUrl, type RedisClientSettings, type RedisConnectionConfig } from "./redis-config.js";
+import { createRedisClient, parseRedisUrl, type RedisClientSettings } from "./redis-config.js";
 import { EventReporter, type CacheStoreEvent, type CacheStoreEventHandler, type StoreName } from "./store-events.js";
 
 /** An ioredis client: standalone/Sentinel `Redis` or `Cluster`. */
@@ -27,7 +27,7 @@ export interface StoreHealth {
   message?: string | undefined;
 }
 
-/** Options of {@link createRedisConnection}. Give exactly one of `url`, `client`, `sentinel`, `cluster`. */
+/** Options of {@link createRedisConnection}. Give exactly one of `url` and `client`. */
 export interface RedisConnectionOptions extends RedisClientSettings {
   /** `redis://`, `rediss://`, `redis+sentinel://` or `redis+cluster://` URL; see {@link parseRedisUrl}. */
   url?: string | undefined;
@@ -35,21 +35,6 @@ export interface RedisConnectionOptions extends RedisClientSettings {
   client?: RedisClient | undefined;
   /** Close a given `client` on {@link RedisConnection.close}. @default false */
   closeClient?: boolean | undefined;
-  /** Sentinel configuration instead of a URL. */
-  sentinel?:
-    | {
-        sentinels: Array<{ host: string; port?: number }>;
-        name: string;
-        db?: number;
-        username?: string;
-        password?: string;
-        sentinelUsername?: string;
-        sentinelPassword?: string;
-        tls?: boolean;
-      }
-    | undefined;
-  /** Cluster seed nodes instead of a URL. */
-  cluster?: { nodes: Array<{ host: string; port?: number } | string>; username?: string; password?: string; tls?: boolean } | undefined;
   /** Bound of every store operation; on expiry the operation degrades to a miss / no-op. @default 100 */
   operationTimeoutMs?: number;
   /** Trace context for `cache-unavailable` events. */
@@ -148,9 +133,8 @@ export class RedisConnection {
       reconnect: options.reconnect,
     });
     if (!parsed.success) throw new AfwError("CONFIG_INVALID", `Invalid Redis options: ${formatZodError(parsed.error)}`);
-    const sources = [options.url, options.client, options.sentinel, options.cluster].filter((source) => source !== undefined);
-    if (sources.length !== 1) {
-      throw new AfwError("CONFIG_INVALID", "Give exactly one of url, client, sentinel or cluster for the Redis connection");
+    if ((options.url === undefined) === (options.client === undefined)) {
+      throw new AfwError("CONFIG_INVALID", "Give exactly one of url or client for the Redis connection");
     }
     this.operationTimeoutMs = options.operationTimeoutMs ?? 100;
     this.reporter = new EventReporter({ trace: options.trace, onEvent: options.onEvent });
@@ -159,7 +143,7 @@ export class RedisConnection {
       this.owned = options.closeClient ?? false;
       this.mode = options.client instanceof Cluster ? "cluster" : options.client.options.sentinels ? "sentinel" : "standalone";
     } else {
-      const config = connectionConfigOf(options);
+      const config = parseRedisUrl(options.url!);
       // Replies may take longer than one operation's bound (slow appends wait up to their own,
       // longer bound); the stores time operations out themselves.
       const commandTimeoutMs = options.commandTimeoutMs ?? Math.max(1000, this.operationTimeoutMs);
@@ -335,29 +319,6 @@ export class RedisConnection {
     }
     this.client.disconnect();
   }
-}
-
-function connectionConfigOf(options: RedisConnectionOptions): RedisConnectionConfig {
-  if (options.url !== undefined) return parseRedisUrl(options.url);
-  if (options.sentinel) {
-    const { sentinels, ...rest } = options.sentinel;
-    if (sentinels.length === 0 || !rest.name) throw new AfwError("CONFIG_INVALID", "Sentinel configuration needs sentinels and a master name");
-    return { mode: "sentinel", ...rest, sentinels: sentinels.map((s) => ({ host: s.host, port: s.port ?? 26_379 })) };
-  }
-  if (options.cluster) {
-    const { nodes, ...rest } = options.cluster;
-    if (nodes.length === 0) throw new AfwError("CONFIG_INVALID", "Cluster configuration needs at least one node");
-    return {
-      mode: "cluster",
-      ...rest,
-      nodes: nodes.map((node) => {
-        if (typeof node !== "string") return { host: node.host, port: node.port ?? 6379 };
-        const [host = "", port] = node.split(":");
-        return { host, port: port === undefined ? 6379 : Number(port) };
-      }),
-    };
-  }
-  throw new AfwError("CONFIG_INVALID", "No Redis connection configured");
 }
 
 /**

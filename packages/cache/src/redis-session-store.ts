@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { matchesGlob, SessionTurnSchema, type HistoryHit, type HistoryPage, type HistoryQuery, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
 import { MAX_QUERY_WORDS, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
 import { idfWeights, meaningScore, searchMode } from "./history-vectors.js";
@@ -7,7 +8,7 @@ import { RERANK, RedisHistoryVectors } from "./redis-history-vectors.js";
 import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
 import { SessionWriteBuffer, type PendingTurn, type SessionBufferOptions } from "./session-write-buffer.js";
-import { positiveIntegerOption } from "./store-validation.js";
+import { parseStored, positiveIntegerOption } from "./store-validation.js";
 
 /**
  * Appends a turn atomically and at most once: a turn whose id is in the session's id set (a replayed or retried append
@@ -391,28 +392,19 @@ export class RedisSessionStore implements SessionStore {
   private parseTurns(key: string, raw: readonly string[]): SessionTurn[] {
     const turns: SessionTurn[] = [];
     for (const value of raw) {
-      let json: unknown;
-      try {
-        json = JSON.parse(value);
-      } catch {
-        json = undefined;
-      }
-      const parsed = SessionTurnSchema.safeParse(json);
-      if (parsed.success) turns.push(parsed.data);
+      const turn = parseStored(SessionTurnSchema, value);
+      if (turn) turns.push(turn);
       else this.connection.report({ type: "value-corrupt", store: "session-store", key, message: "stored turn does not match the session turn schema" });
     }
     return turns;
   }
 }
 
+const HistoryDocSchema = z.object({ s: z.string(), t: SessionTurnSchema });
+
 function parseHistoryDoc(raw: string): { sessionId: string; turn: SessionTurn } | undefined {
-  try {
-    const doc = JSON.parse(raw) as { s?: unknown; t?: unknown };
-    const turn = SessionTurnSchema.safeParse(doc.t);
-    return typeof doc.s === "string" && turn.success ? { sessionId: doc.s, turn: turn.data } : undefined;
-  } catch {
-    return undefined;
-  }
+  const doc = parseStored(HistoryDocSchema, raw);
+  return doc && { sessionId: doc.s, turn: doc.t };
 }
 
 function summaryOf(sessionId: string, tenant: string | undefined, fields: Record<string, string>, turns: number, tags: readonly string[] = []): SessionSummary {

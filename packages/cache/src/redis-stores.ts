@@ -1,14 +1,12 @@
-import { RedisCircuitStateStore } from "./redis-circuit-state-store.js";
+import { RedisMcpSessionRegistry } from "./mcp-session-registry.js";
 import { RedisConnection, type RedisConnectionOptions, type StoreHealth } from "./redis-connection.js";
-import { RedisHealthStore } from "./redis-health-store.js";
-import { RedisMcpSessionRegistry } from "./redis-mcp-session-registry.js";
 import { RedisRateLimiter } from "./redis-rate-limiter.js";
-import { RedisPerformanceStore, type RedisPerformanceStoreOptions } from "./redis-performance-store.js";
 import { RedisResponseCache, type RedisResponseCacheOptions } from "./redis-response-cache.js";
 import { RedisSessionStore, type RedisSessionStoreOptions } from "./redis-session-store.js";
 import type { ResponseCacheOptions } from "./response-cache-shared.js";
 import type { SessionStoreOptions } from "./session-store-shared.js";
 import type { SessionBufferOptions } from "./session-write-buffer.js";
+import { RedisCircuitStateStore, RedisHealthStore, RedisPerformanceStore, type RedisPerformanceStoreOptions } from "./shared-state-stores.js";
 
 /** Options of {@link createRedisStores}: the connection (see {@link RedisConnectionOptions}) plus per-store settings. */
 export interface RedisStoresOptions extends RedisConnectionOptions {

@@ -232,9 +232,6 @@ export function decodeEmbedding(encoded: string): Float32Array | undefined {
   return new Float32Array(copy.buffer);
 }
 
-/** Counter names of the stats hash. */
-export const STAT_FIELDS = ["hits", "semanticHits", "semanticGuardRejections", "misses", "writes", "errors"] as const;
-
 /** Field of a per-flow counter in the stats hash. */
 export function flowStatField(flowId: string, counter: "hits" | "misses" | "writes"): string {
   return `flow:${encodeURIComponent(flowId)}:${counter}`;

@@ -28,3 +28,12 @@ export function positiveIntegerOption(value: number | undefined, fallback: numbe
   if (!Number.isInteger(resolved) || resolved < 1) throw new AfwError("CONFIG_INVALID", `${name} must be a positive integer`);
   return resolved;
 }
+
+/**
+ * A duration in whole milliseconds.
+ * @throws AfwError `INVALID_INPUT` naming `name` when `value` is not a positive number.
+ */
+export function positiveMs(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new AfwError("INVALID_INPUT", `${name} must be a positive number of milliseconds`);
+  return Math.ceil(value);
+}

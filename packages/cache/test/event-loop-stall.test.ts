@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteRedisKeys, getTestRedis, type TestRedis } from "@afw/testing";
 import { createRedisConnection, type RedisConnection } from "../src/redis-connection.js";
-import { createRedisMcpSessionRegistry } from "../src/redis-mcp-session-registry.js";
+import { RedisMcpSessionRegistry } from "../src/mcp-session-registry.js";
 
 /** Blocks the event loop for `ms` (a synchronous task on a busy machine), without sleeping. */
 function stallEventLoop(ms: number): void {
@@ -51,7 +51,7 @@ describe("a Redis bound and an event-loop stall", () => {
   });
 
   it("keeps an MCP session registered at initialize when the event loop stalls during the write", async () => {
-    const registry = createRedisMcpSessionRegistry({ connection, keyPrefix: prefix });
+    const registry = new RedisMcpSessionRegistry({ connection, keyPrefix: prefix });
     // Continue from a Redis reply (the poll phase), as a request handler does: the timers come next.
     await connection.run("mcp-session-registry", "ping", (client) => client.ping());
     const created = registry.create({ sessionId: "stalled-init", owner: "alice", protocolVersion: "2025-06-18", createdAt: 1, lastSeenAt: 1 }, { idleTtlMs: 60_000 });

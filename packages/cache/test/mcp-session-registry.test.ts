@@ -2,10 +2,9 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { deleteRedisKeys, freePort, getTestRedis, type TestRedis } from "@afw/testing";
-import { createMemoryMcpSessionRegistry } from "../src/memory-mcp-session-registry.js";
 import { createMemoryStores } from "../src/memory-stores.js";
 import { createRedisConnection } from "../src/redis-connection.js";
-import { createRedisMcpSessionRegistry } from "../src/redis-mcp-session-registry.js";
+import { RedisMcpSessionRegistry, createMemoryMcpSessionRegistry } from "../src/mcp-session-registry.js";
 import { createRedisStores, type RedisStores } from "../src/redis-stores.js";
 import { type CacheStoreEvent } from "../src/store-events.js";
 import { hashSlot, manualClock } from "./helpers.js";
@@ -120,8 +119,8 @@ describe("MCP session registry wiring", () => {
     const proxy = await stallingProxy(new URL(redis.url));
     const prefix = `${filePrefix}${++counter}:`;
     const connection = createRedisConnection({ url: proxy.url, operationTimeoutMs: 50 });
-    const patient = createRedisMcpSessionRegistry({ connection, keyPrefix: prefix });
-    const strict = createRedisMcpSessionRegistry({ connection, keyPrefix: prefix, operationTimeoutMs: 50 });
+    const patient = new RedisMcpSessionRegistry({ connection, keyPrefix: prefix });
+    const strict = new RedisMcpSessionRegistry({ connection, keyPrefix: prefix, operationTimeoutMs: 50 });
     try {
       expect(await patient.create({ ...record, sessionId: "stalled" }, { idleTtlMs: 60_000 })).toBe(true);
       // Replies held back for 200 ms: every 50 ms attempt times out until the stall ends.
@@ -142,7 +141,7 @@ describe("MCP session registry wiring", () => {
   it("refuses at once, not after its bound, when the first connection attempt has failed", async () => {
     const port = await freePort();
     const connection = createRedisConnection({ url: `redis://127.0.0.1:${port}`, operationTimeoutMs: 50 });
-    const registry = createRedisMcpSessionRegistry({ connection, operationTimeoutMs: 30_000 });
+    const registry = new RedisMcpSessionRegistry({ connection, operationTimeoutMs: 30_000 });
     try {
       // The first attempt is refused: from then on the client is reconnecting.
       await new Promise<void>((resolve) => connection.client.once("reconnecting", () => resolve()));
@@ -157,8 +156,8 @@ describe("MCP session registry wiring", () => {
   it("rejects an out-of-range operationTimeoutMs", () => {
     const connection = createRedisConnection({ url: redis.url, operationTimeoutMs: 50 });
     try {
-      expect(() => createRedisMcpSessionRegistry({ connection, operationTimeoutMs: 0 })).toThrow(/operationTimeoutMs/);
-      expect(() => createRedisMcpSessionRegistry({ connection, operationTimeoutMs: 1.5 })).toThrow(/operationTimeoutMs/);
+      expect(() => new RedisMcpSessionRegistry({ connection, operationTimeoutMs: 0 })).toThrow(/operationTimeoutMs/);
+      expect(() => new RedisMcpSessionRegistry({ connection, operationTimeoutMs: 1.5 })).toThrow(/operationTimeoutMs/);
     } finally {
       void connection.close();
     }

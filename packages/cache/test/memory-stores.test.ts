@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryCircuitStateStore } from "../src/memory-circuit-state-store.js";
-import { createMemoryHealthStore } from "../src/memory-health-store.js";
-import { createMemoryPerformanceStore } from "../src/memory-performance-store.js";
 import { MemoryResponseCache, type MemoryCacheRecord } from "../src/memory-response-cache.js";
 import { MemorySessionStore } from "../src/memory-session-store.js";
 import { createMemoryStores } from "../src/memory-stores.js";
+import { createMemoryCircuitStateStore, createMemoryHealthStore, createMemoryPerformanceStore } from "../src/shared-state-stores.js";
 import { type CacheStoreEvent } from "../src/store-events.js";
 import { answer, manualClock, turn } from "./helpers.js";
 import { describeResponseCacheSuite } from "./suites/response-cache.case.js";

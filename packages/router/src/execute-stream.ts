@@ -1,6 +1,6 @@
 import { AfwError, BackendError, emitTrace, type FlowExecutionRequest, type FlowStreamChunk, type RoutingCandidate, type RoutingDecision } from "@afw/contracts";
 import type { ExecuteOptions, ExecutionOutcome, ExecutionRequest, ExecutionStreamChunk } from "./execute.js";
-import { AttemptTimeout, ExecutionRun, HedgeCancelled, isRetryable, normalizeError, sleep } from "./execution-run.js";
+import { AttemptTimeout, ExecutionRun, HedgeCancelled, normalizeError, sleep } from "./execution-run.js";
 
 /**
  * Streaming variant of {@link executeWithFallback}: yields the chunks of `backend.stream` (or one `end` chunk from `execute` for
@@ -62,8 +62,7 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
         controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
       });
       aborted.catch(() => {});
-      const started = performance.now();
-      emitTrace(options.trace, "backend-call-start", { backendId: candidate.backendId, flowId: candidate.flowId, attempt, streaming: true });
+      const started = run.began(candidate, attempt, true);
       const flowRequest: FlowExecutionRequest = { ...request, flowId: candidate.backendFlowId, timeoutMs: Math.ceil(run.remaining()) };
       const source: AsyncIterable<FlowStreamChunk> = backend.stream
         ? backend.stream(flowRequest, controller.signal)
@@ -95,29 +94,15 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
           yield chunk;
           if (chunk.type === "end") {
             finished = true;
-            const latencyMs = performance.now() - started;
-            run.attempts.push({ backendId: candidate.backendId, flowId: candidate.flowId, backendFlowId: candidate.backendFlowId, attempt, outcome: "success", latencyMs });
-            emitTrace(options.trace, "backend-call-end", { backendId: candidate.backendId, flowId: candidate.flowId, attempt, latencyMs, outcome: "success" });
-            await run.recordOutcome(candidate, true, latencyMs);
-            return {
-              result: chunk.result,
-              candidate,
-              attempts: run.attempts,
-              fallbackUsed: candidate.flowId !== decision.chosen?.flowId,
-              ...(candidate.flowId === decision.chosen?.flowId ? {} : { fallbackReason: run.fallbackReason(false) }),
-              hedged: false,
-              durationMs: performance.now() - run.started,
-              restarts,
-            };
+            await run.ended(candidate, attempt, started);
+            return { ...run.succeeded(chunk.result, candidate, false), restarts };
           }
         }
       } catch (thrown) {
-        const latencyMs = performance.now() - started;
         const reason = controller.signal.aborted ? controller.signal.reason : thrown;
-        const { error, outcome } = normalizeError(reason instanceof AttemptTimeout ? reason : thrown, candidate, options.signal, timeoutMs);
-        run.attempts.push({ backendId: candidate.backendId, flowId: candidate.flowId, backendFlowId: candidate.backendFlowId, attempt, outcome, code: error.code, message: error.message, latencyMs });
-        emitTrace(options.trace, "backend-call-end", { backendId: candidate.backendId, flowId: candidate.flowId, attempt, latencyMs, outcome, errorCode: error.code });
-        if (outcome !== "aborted") await run.recordOutcome(candidate, false, latencyMs, error);
+        const failure = normalizeError(reason instanceof AttemptTimeout ? reason : thrown, candidate, options.signal, timeoutMs);
+        const { error, outcome } = failure;
+        await run.ended(candidate, attempt, started, failure);
         if (outcome === "aborted") throw error;
         if (emitted) {
           // Tokens of this attempt reached the caller: restart (announced when the next attempt starts) or, with no
@@ -126,11 +111,8 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
           pendingRestart = { error, from: candidate, tokens };
         }
         lastError = error;
-        if (!isRetryable(error) || retry === run.retries) break;
-        if (outcome === "timeout" && run.peek().candidate) break;
-        const delayMs = run.backoff(retry + 1);
-        if (delayMs >= run.remaining()) break;
-        emitTrace(options.trace, "retry-scheduled", { backendId: candidate.backendId, flowId: candidate.flowId, attempt: attempt + 1, delayMs, errorCode: error.code });
+        const delayMs = run.retryDelay(candidate, retry, failure);
+        if (delayMs === undefined) break;
         try {
           await sleep(delayMs, options.signal ?? new AbortController().signal);
         } catch {

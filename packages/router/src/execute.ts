@@ -1,6 +1,5 @@
 import {
   AfwError,
-  BackendError,
   emitTrace,
   type FlowBackendV1,
   type FlowExecutionRequest,
@@ -14,7 +13,7 @@ import {
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import type { HealthCache } from "./health-cache.js";
 import type { PerformanceTracker } from "./performance-tracker.js";
-import { AttemptTimeout, ExecutionRun, HedgeCancelled, isRetryable, normalizeError, sleep, type FailureOutcome } from "./execution-run.js";
+import { AttemptTimeout, ExecutionRun, HedgeCancelled, normalizeError, sleep, type FailureOutcome } from "./execution-run.js";
 
 /** One try against one (backend, flow). */
 export interface ExecutionAttempt {
@@ -140,14 +139,7 @@ async function runAttempt(
   const onCancel = () => controller.abort(new HedgeCancelled());
   cancel?.addEventListener("abort", onCancel, { once: true });
   const timer = setTimeout(() => controller.abort(new AttemptTimeout()), timeoutMs);
-  const started = performance.now();
-  emitTrace(run.options.trace, "backend-call-start", {
-    backendId: candidate.backendId,
-    flowId: candidate.flowId,
-    attempt,
-    streaming: false,
-    ...(hedged ? { hedged: true } : {}),
-  });
+  const started = run.began(candidate, attempt, false, hedged);
   const aborted = new Promise<never>((_, reject) => {
     if (controller.signal.aborted) reject(controller.signal.reason);
     controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
@@ -158,45 +150,17 @@ async function runAttempt(
       backend.execute({ ...run.request, flowId: candidate.backendFlowId, timeoutMs: Math.ceil(timeoutMs) }, controller.signal),
       aborted,
     ]);
-    const latencyMs = performance.now() - started;
-    run.attempts.push({ backendId: candidate.backendId, flowId: candidate.flowId, backendFlowId: candidate.backendFlowId, attempt, outcome: "success", latencyMs, hedged: hedged || undefined });
-    emitTrace(run.options.trace, "backend-call-end", { backendId: candidate.backendId, flowId: candidate.flowId, attempt, latencyMs, outcome: "success" });
-    await run.recordOutcome(candidate, true, latencyMs);
-    return { ok: true, result: { ...result, latencyMs: result.latencyMs ?? latencyMs } };
+    await run.ended(candidate, attempt, started, undefined, hedged);
+    return { ok: true, result: { ...result, latencyMs: result.latencyMs ?? run.attempts.at(-1)!.latencyMs } };
   } catch (thrown) {
-    const latencyMs = performance.now() - started;
     const reason = controller.signal.aborted ? controller.signal.reason : thrown;
-    const { error, outcome } = normalizeError(reason instanceof AttemptTimeout || reason instanceof HedgeCancelled ? reason : thrown, candidate, run.options.signal, timeoutMs);
-    const statusCode = BackendError.isInstance(error) ? error.statusCode : undefined;
-    run.attempts.push({
-      backendId: candidate.backendId,
-      flowId: candidate.flowId,
-      backendFlowId: candidate.backendFlowId,
-      attempt,
-      outcome,
-      code: error.code,
-      message: error.message,
-      statusCode,
-      latencyMs,
-      hedged: hedged || undefined,
-    });
-    emitTrace(run.options.trace, "backend-call-end", {
-      backendId: candidate.backendId,
-      flowId: candidate.flowId,
-      attempt,
-      latencyMs,
-      outcome,
-      errorCode: error.code,
-      ...(statusCode === undefined ? {} : { statusCode }),
-    });
-    if (outcome !== "aborted") await run.recordOutcome(candidate, false, latencyMs, error);
-    return { ok: false, error, outcome };
+    const failure = normalizeError(reason instanceof AttemptTimeout || reason instanceof HedgeCancelled ? reason : thrown, candidate, run.options.signal, timeoutMs);
+    await run.ended(candidate, attempt, started, failure, hedged);
+    return { ok: false, ...failure };
   } finally {
     clearTimeout(timer);
     run.options.signal?.removeEventListener("abort", onUserAbort);
     cancel?.removeEventListener("abort", onCancel);
-    // The attempt settled: the backend call has returned (or was aborted through the controller already), so nothing is
-    // left to cancel and the controller is dropped as it is.
   }
 }
 
@@ -211,18 +175,8 @@ async function runCandidate(run: ExecutionRun, candidate: RoutingCandidate, hedg
     const outcome = await runAttempt(run, candidate, attempt, hedged, cancel);
     if (outcome.ok) return outcome.result;
     lastError = outcome.error;
-    if (outcome.outcome === "aborted" || !isRetryable(outcome.error) || retry === run.retries) break;
-    // A timeout is not retried while another candidate is waiting: it goes first.
-    if (outcome.outcome === "timeout" && run.peek().candidate) break;
-    const delayMs = run.backoff(retry + 1);
-    if (delayMs >= run.remaining()) break;
-    emitTrace(run.options.trace, "retry-scheduled", {
-      backendId: candidate.backendId,
-      flowId: candidate.flowId,
-      attempt: run.attempts.length + 1,
-      delayMs,
-      errorCode: outcome.error.code,
-    });
+    const delayMs = run.retryDelay(candidate, retry, outcome);
+    if (delayMs === undefined) break;
     const signals = [run.options.signal, cancel].filter((s): s is AbortSignal => s !== undefined);
     try {
       await sleep(delayMs, signals.length ? AbortSignal.any(signals) : new AbortController().signal);
@@ -251,17 +205,7 @@ async function runCandidate(run: ExecutionRun, candidate: RoutingCandidate, hedg
  */
 export async function executeWithFallback(decision: RoutingDecision, request: ExecutionRequest, options: ExecuteOptions): Promise<ExecutionOutcome> {
   const run = new ExecutionRun(decision, request, options);
-  const firstKey = decision.chosen?.flowId;
   run.skipExcludedFirst();
-  const done = (result: FlowExecutionResult, candidate: RoutingCandidate, hedged: boolean): ExecutionOutcome => ({
-    result,
-    candidate,
-    attempts: run.attempts,
-    fallbackUsed: candidate.flowId !== firstKey,
-    ...(candidate.flowId === firstKey ? {} : { fallbackReason: run.fallbackReason(hedged) }),
-    hedged,
-    durationMs: performance.now() - run.started,
-  });
   const hedge = options.hedge ?? decision.strategy === "hedge";
   let hedgedRun = false;
   let candidate = run.next();
@@ -288,7 +232,7 @@ export async function executeWithFallback(decision: RoutingDecision, request: Ex
         });
       });
       await Promise.allSettled(racers);
-      if (winner) return done(winner.result, pair[winner.index]!, true);
+      if (winner) return run.succeeded(winner.result, pair[winner.index]!, true);
       for (const c of pair) run.failedBackends.add(c.backendId);
       run.lastFailed = { candidate: pair[0], code: run.attempts.at(-1)?.code ?? "ALL_BACKENDS_FAILED" };
       candidate = run.next();
@@ -299,7 +243,7 @@ export async function executeWithFallback(decision: RoutingDecision, request: Ex
     if (run.lastFailed) run.fallbackTo(candidate);
     run.tried.add(candidate.flowId);
     const outcome = await runCandidate(run, candidate, false);
-    if (!AfwError.isInstance(outcome)) return done(outcome, candidate, hedgedRun);
+    if (!AfwError.isInstance(outcome)) return run.succeeded(outcome, candidate, hedgedRun);
     if (outcome.code === "ABORTED") break;
     run.failedBackends.add(candidate.backendId);
     run.lastFailed = { candidate, code: outcome.code };

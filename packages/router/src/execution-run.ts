@@ -6,10 +6,11 @@ import {
   emitTrace,
   type ErrorCode,
   type FlowBackendV1,
+  type FlowExecutionResult,
   type RoutingCandidate,
   type RoutingDecision,
 } from "@afw/contracts";
-import type { ExecuteOptions, ExecutionAttempt, ExecutionRequest } from "./execute.js";
+import type { ExecuteOptions, ExecutionAttempt, ExecutionOutcome, ExecutionRequest } from "./execute.js";
 
 // The state of one execution (candidates left, attempts made, deadline, breaker/health/performance bookkeeping), shared
 // by the buffered executor (execute.ts) and the streaming one (execute-stream.ts).
@@ -197,6 +198,60 @@ export class ExecutionRun {
       });
     }
     return ok;
+  }
+
+  /** Announces an attempt (`backend-call-start`); returns its start time for {@link ExecutionRun.ended}. */
+  began(candidate: RoutingCandidate, attempt: number, streaming: boolean, hedged = false): number {
+    emitTrace(this.options.trace, "backend-call-start", { backendId: candidate.backendId, flowId: candidate.flowId, attempt, streaming, ...(hedged ? { hedged: true } : {}) });
+    return performance.now();
+  }
+
+  /** Records an attempt that ended (`failure` absent: it answered): the attempt list, `backend-call-end`, performance and circuits. */
+  async ended(candidate: RoutingCandidate, attempt: number, startedAt: number, failure?: { error: AfwError; outcome: FailureOutcome }, hedged = false): Promise<void> {
+    const latencyMs = performance.now() - startedAt;
+    const { backendId, flowId, backendFlowId } = candidate;
+    const outcome = failure?.outcome ?? "success";
+    const statusCode = failure && BackendError.isInstance(failure.error) ? failure.error.statusCode : undefined;
+    const error = failure ? { code: failure.error.code, message: failure.error.message, statusCode } : {};
+    this.attempts.push({ backendId, flowId, backendFlowId, attempt, outcome, ...error, latencyMs, hedged: hedged || undefined });
+    emitTrace(this.options.trace, "backend-call-end", {
+      backendId,
+      flowId,
+      attempt,
+      latencyMs,
+      outcome,
+      ...(failure ? { errorCode: failure.error.code } : {}),
+      ...(statusCode === undefined ? {} : { statusCode }),
+    });
+    if (outcome !== "aborted") await this.recordOutcome(candidate, !failure, latencyMs, failure?.error);
+  }
+
+  /**
+   * After a failed attempt of `candidate`: the backoff before its next try, or undefined when it is not retried (the error
+   * is not retryable, no retry is left, a timeout while another candidate waits, or no time for the delay).
+   */
+  retryDelay(candidate: RoutingCandidate, retry: number, failure: { error: AfwError; outcome: FailureOutcome }): number | undefined {
+    if (failure.outcome === "aborted" || !isRetryable(failure.error) || retry === this.retries) return undefined;
+    // A timeout is not retried while another candidate is waiting: it goes first.
+    if (failure.outcome === "timeout" && this.peek().candidate) return undefined;
+    const delayMs = this.backoff(retry + 1);
+    if (delayMs >= this.remaining()) return undefined;
+    emitTrace(this.options.trace, "retry-scheduled", { backendId: candidate.backendId, flowId: candidate.flowId, attempt: this.attempts.length + 1, delayMs, errorCode: failure.error.code });
+    return delayMs;
+  }
+
+  /** The outcome of a successful execution. */
+  succeeded(result: FlowExecutionResult, candidate: RoutingCandidate, hedged: boolean): ExecutionOutcome {
+    const first = candidate.flowId === this.decision.chosen?.flowId;
+    return {
+      result,
+      candidate,
+      attempts: this.attempts,
+      fallbackUsed: !first,
+      ...(first ? {} : { fallbackReason: this.fallbackReason(hedged) }),
+      hedged,
+      durationMs: performance.now() - this.started,
+    };
   }
 
   async recordOutcome(candidate: RoutingCandidate, success: boolean, latencyMs: number, error?: AfwError): Promise<void> {

@@ -14,36 +14,22 @@ export interface FlowDiscoveryCacheOptions {
   onFlows?: (backendId: string, flows: UniversalFlow[]) => void;
 }
 
-/** Where a {@link Router} gets each backend's flow list. */
+/**
+ * Where a {@link Router} gets each backend's flow lists. The router's own ({@link createFlowDiscoveryCache}) serves a list
+ * stale-while-revalidate: a fresh list from memory; an expired one at once while a background refresh runs; when discovery
+ * fails or times out the previous list keeps being served (event `flows-discovered` with `stale: true`).
+ */
 export interface BackendFlowSource {
-  /** The backend's flows. Waits only when there is no list yet. */
+  /** The backend's flows. Waits only when there is no list yet. @throws the discovery error when there is no list at all. */
   get(backend: FlowBackendV1, trace?: TraceContext): Promise<UniversalFlow[]>;
   /** The current list without waiting (undefined before the first discovery); may start a background refresh when stale. */
   peek(backend: FlowBackendV1): UniversalFlow[] | undefined;
   /** Rediscovers now; serves the previous list on failure when there is one. */
   refresh(backend: FlowBackendV1, trace?: TraceContext): Promise<UniversalFlow[]>;
-  /** Forgets a backend's list (or every list). Optional. */
-  invalidate?(backendId?: string): void;
 }
 
-/**
- * Per-backend flow lists with stale-while-revalidate: a fresh list is served from memory; an
- * expired one is served immediately while a background refresh runs; when discovery fails or
- * times out the previous list keeps being served (event `flows-discovered` with `stale: true`).
- */
-export interface FlowDiscoveryCache extends BackendFlowSource {
-  /** The backend's flows. Waits only when there is no list yet. @throws the discovery error when there is no list at all. */
-  get(backend: FlowBackendV1, trace?: TraceContext): Promise<UniversalFlow[]>;
-  /** The cached list without any I/O (undefined before the first discovery); triggers a background refresh when stale. */
-  peek(backend: FlowBackendV1): UniversalFlow[] | undefined;
-  /** Rediscovers now (deduplicated); serves the stale list on failure when there is one. */
-  refresh(backend: FlowBackendV1, trace?: TraceContext): Promise<UniversalFlow[]>;
-  /** Forgets a backend's list. */
-  invalidate(backendId?: string): void;
-}
-
-/** Creates a {@link FlowDiscoveryCache}. */
-export function createFlowDiscoveryCache(options: FlowDiscoveryCacheOptions = {}): FlowDiscoveryCache {
+/** Creates the router's own {@link BackendFlowSource}. */
+export function createFlowDiscoveryCache(options: FlowDiscoveryCacheOptions = {}): BackendFlowSource {
   const ttlMs = options.ttlMs ?? 300_000;
   const timeoutMs = options.discoveryTimeoutMs ?? 10_000;
   const now = options.now ?? Date.now;
@@ -102,10 +88,6 @@ export function createFlowDiscoveryCache(options: FlowDiscoveryCacheOptions = {}
     },
     refresh(backend, trace) {
       return discover(backend, trace);
-    },
-    invalidate(backendId) {
-      if (backendId === undefined) entries.clear();
-      else entries.delete(backendId);
     },
   };
 }

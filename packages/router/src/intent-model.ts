@@ -220,6 +220,9 @@ export function firstStageRow(row: FeatureRow, dimensions: number): FeatureRow {
   return { dense: row.dense.subarray(dimensions), sparse: row.sparse };
 }
 
+/** Largest loss of cross-validated accuracy (half a point) the first stage may cost when it decides alone. */
+const FIRST_STAGE_TOLERANCE = 0.005;
+
 /**
  * Chooses the first stage's threshold from out-of-fold predictions: the lowest confidence (on a
  * 0.01 grid) at which the cascade (first stage when at least that sure, else the full model) is
@@ -270,17 +273,12 @@ export interface TrainIntentModelOptions {
    * @default every exemplar
    */
   calibrationIndices?: readonly number[];
-  /**
-   * Largest loss of cross-validated accuracy (a share, 0.005 = half a point) the first stage may cost when it decides alone; its
-   * threshold is the lowest confidence that stays within it.
-   * @default 0.005
-   */
-  firstStageTolerance?: number;
   /** Progress messages (e.g. `console.error`). */
   onProgress?: (message: string) => void;
 }
 
-function calibrationTable(confidences: number[], correct: boolean[], edges = [0, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1]): CalibrationBucket[] {
+/** Builds an accuracy-per-confidence table (reliability table) from predictions. */
+export function buildCalibrationTable(confidences: number[], correct: boolean[], edges = [0, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1]): CalibrationBucket[] {
   const buckets: CalibrationBucket[] = [];
   for (let b = 0; b + 1 < edges.length; b++) {
     const from = edges[b]!;
@@ -300,10 +298,6 @@ function calibrationTable(confidences: number[], correct: boolean[], edges = [0,
   return buckets;
 }
 
-/** Builds an accuracy-per-confidence table (reliability table) from predictions. */
-export function buildCalibrationTable(confidences: number[], correct: boolean[], edges?: number[]): CalibrationBucket[] {
-  return calibrationTable(confidences, correct, edges);
-}
 
 function fitTemperature(logits: Float64Array[], labels: number[]): { temperature: number; logLoss: number } {
   let best = { temperature: 1, logLoss: Infinity };
@@ -407,7 +401,7 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
       cheapTop.map((t) => t.confidence),
       cheapTop.map((t, i) => t.best === labels[i]),
       fullTop.map((t, i) => t.best === labels[i]),
-      options.firstStageTolerance ?? 0.005,
+      FIRST_STAGE_TOLERANCE,
     );
     firstStageFit = {
       temperature: cheapTemperature,
@@ -425,13 +419,10 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
     const correct: boolean[] = [];
     const perIntentTotals = INTENTS.map(() => ({ n: 0, ok: 0 }));
     const errors: IntentModelEvaluation["errors"] = [];
-    outOfFold.forEach((z, i) => {
-      const p = softmaxInPlace(Float64Array.from(z), temperature);
-      let best = 0;
-      for (let c = 1; c < p.length; c++) if (p[c]! > p[best]!) best = c;
-      confidences.push(p[best]!);
+    fullTop.forEach(({ best, confidence }, i) => {
+      confidences.push(confidence);
       correct.push(best === labels[i]);
-      if (best !== labels[i]) errors.push({ text: exemplars[i]!.text, intent: exemplars[i]!.intent, predicted: INTENTS[best]!, confidence: Math.round(p[best]! * 1000) / 1000 });
+      if (best !== labels[i]) errors.push({ text: exemplars[i]!.text, intent: exemplars[i]!.intent, predicted: INTENTS[best]!, confidence: Math.round(confidence * 1000) / 1000 });
       perIntentTotals[labels[i]!]!.n++;
       if (best === labels[i]) perIntentTotals[labels[i]!]!.ok++;
     });
@@ -443,7 +434,7 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
         number
       >,
       logLoss: fitted.logLoss,
-      calibration: calibrationTable(confidences, correct),
+      calibration: buildCalibrationTable(confidences, correct),
       fastPath: { decided: fastDecided, correct: fastCorrect },
       errors,
     };

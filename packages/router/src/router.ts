@@ -19,7 +19,7 @@ import {
 import { createCircuitBreaker, type CircuitBreaker } from "./circuit-breaker.js";
 import { executeStream } from "./execute-stream.js";
 import { executeWithFallback, type ExecuteOptions, type ExecutionRequest, type ExecutionStreamChunk } from "./execute.js";
-import { createFlowDiscoveryCache, type FlowDiscoveryCache } from "./flow-discovery-cache.js";
+import { createFlowDiscoveryCache, type BackendFlowSource } from "./flow-discovery-cache.js";
 import { FlowRegistrySchema, buildFlowProfile, type FlowProfile } from "./flow-profiles.js";
 import { createHealthCache, type HealthCache } from "./health-cache.js";
 import { createIntentClassifier, type IntentClassificationResult, type IntentClassifier, type IntentClassifierOptions } from "./intent-classifier.js";
@@ -77,7 +77,7 @@ export class Router {
   private readonly ownsClassifier: boolean;
   readonly weights: Readonly<ScoringWeights>;
   readonly health: HealthCache;
-  readonly flows: FlowDiscoveryCache;
+  readonly flows: BackendFlowSource;
   readonly performance: PerformanceTracker;
   readonly circuits: CircuitBreaker;
   private readonly options: RouterOptions;
@@ -113,15 +113,7 @@ export class Router {
     for (const [kind, table] of Object.entries(options.capabilities ?? {})) this.capabilities[kind] = { ...this.capabilities[kind], ...table };
     const now = options.now ?? Date.now;
     this.health = createHealthCache({ store: options.stores?.health, ttlMs: options.healthTtlMs, probeTimeoutMs: options.healthProbeTimeoutMs, now, trace: options.trace });
-    const source = options.flowSource;
-    this.flows = source
-      ? {
-          get: (backend, trace) => source.get(backend, trace),
-          peek: (backend) => source.peek(backend),
-          refresh: (backend, trace) => source.refresh(backend, trace),
-          invalidate: (backendId) => source.invalidate?.(backendId),
-        }
-      : createFlowDiscoveryCache({ ttlMs: options.discoveryTtlMs, discoveryTimeoutMs: options.discoveryTimeoutMs, now, trace: options.trace });
+    this.flows = options.flowSource ?? createFlowDiscoveryCache({ ttlMs: options.discoveryTtlMs, discoveryTimeoutMs: options.discoveryTimeoutMs, now, trace: options.trace });
     this.performance = createPerformanceTracker({ store: options.stores?.performance, now });
     const tracker = this.performance;
     this.executionTracker = {

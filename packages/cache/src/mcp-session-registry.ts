@@ -1,7 +1,108 @@
 import { AfwError, McpSessionRecordSchema, type McpSessionLookup, type McpSessionRecord, type McpSessionRegistry } from "@afw/contracts";
-import { checkIdleTtlMs, checkMcpSessionRecord, isPlausibleMcpSessionId } from "./mcp-session-registry-shared.js";
 import { LuaScript, type RedisConnection, type RedisRunOptions } from "./redis-connection.js";
-import { parseStored } from "./store-validation.js";
+import { checkInput, parseStored, positiveIntegerOption, positiveMs } from "./store-validation.js";
+
+// The MCP session registry (Streamable HTTP `Mcp-Session-Id`s): in memory for one process, on Redis for several.
+
+/** True when `sessionId` could be a session id at all (non-empty, at most 256 characters, visible ASCII as the MCP spec requires). */
+function isPlausibleMcpSessionId(sessionId: string): boolean {
+  return sessionId.length > 0 && sessionId.length <= 256 && /^[\x21-\x7e]+$/.test(sessionId);
+}
+
+/**
+ * Validates a record for {@link McpSessionRegistry.create}.
+ * @throws AfwError `INVALID_INPUT` when it does not fit the schema or its id is not a plausible session id.
+ */
+function checkMcpSessionRecord(record: McpSessionRecord): McpSessionRecord {
+  const valid = checkInput(McpSessionRecordSchema, record, "MCP session record");
+  if (!isPlausibleMcpSessionId(valid.sessionId)) throw new AfwError("INVALID_INPUT", "Invalid MCP session record: sessionId must be visible ASCII");
+  return valid;
+}
+
+/** Options of {@link createMemoryMcpSessionRegistry}. */
+export interface MemoryMcpSessionRegistryOptions {
+  /** Clock in epoch ms (inject one to test expiry). @default Date.now */
+  now?: (() => number) | undefined;
+  /** Most sessions kept; the least recently seen are dropped beyond it. @default 100000 */
+  maxSessions?: number | undefined;
+}
+
+/**
+ * In-process {@link McpSessionRegistry}: records expire `idleTtlMs` after their latest touch.
+ * Enough for one gateway process; several instances need the Redis registry.
+ */
+export class MemoryMcpSessionRegistry implements McpSessionRegistry {
+  // Map order is least recently seen first: touch re-inserts.
+  private readonly sessions = new Map<string, { record: McpSessionRecord; expiresAt: number }>();
+  private readonly now: () => number;
+  private readonly maxSessions: number;
+
+  constructor(options: MemoryMcpSessionRegistryOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.maxSessions = positiveIntegerOption(options.maxSessions, 100_000, "maxSessions");
+  }
+
+  /** Sessions currently held (expired ones included until they are next looked at). */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async create(record: McpSessionRecord, options: { idleTtlMs: number }): Promise<boolean> {
+    const valid = checkMcpSessionRecord(record);
+    const ttl = positiveMs(options.idleTtlMs, "idleTtlMs");
+    this.sessions.delete(valid.sessionId);
+    this.sessions.set(valid.sessionId, { record: { ...valid }, expiresAt: this.now() + ttl });
+    while (this.sessions.size > this.maxSessions) this.sessions.delete(this.sessions.keys().next().value!);
+    return true;
+  }
+
+  async get(sessionId: string): Promise<McpSessionLookup> {
+    const entry = this.live(sessionId);
+    return entry ? { status: "found", record: { ...entry.record } } : { status: "absent" };
+  }
+
+  async touch(sessionId: string, options: { owner: string; idleTtlMs: number }): Promise<McpSessionLookup> {
+    const ttl = positiveMs(options.idleTtlMs, "idleTtlMs");
+    const entry = this.live(sessionId);
+    if (!entry) return { status: "absent" };
+    if (entry.record.owner !== options.owner) return { status: "forbidden" };
+    const now = this.now();
+    entry.record = { ...entry.record, lastSeenAt: now };
+    entry.expiresAt = now + ttl;
+    this.sessions.delete(sessionId);
+    this.sessions.set(sessionId, entry);
+    return { status: "found", record: { ...entry.record } };
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    const existed = this.live(sessionId) !== undefined;
+    this.sessions.delete(sessionId);
+    return existed;
+  }
+
+  private live(sessionId: string): { record: McpSessionRecord; expiresAt: number } | undefined {
+    if (!isPlausibleMcpSessionId(sessionId)) return undefined;
+    const entry = this.sessions.get(sessionId);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.sessions.delete(sessionId);
+      return undefined;
+    }
+    return entry;
+  }
+}
+
+/**
+ * Creates an in-memory {@link McpSessionRegistry}.
+ * @example
+ * ```ts
+ * const registry = createMemoryMcpSessionRegistry();
+ * await registry.create({ sessionId, owner: "", protocolVersion: "2025-06-18", createdAt: Date.now(), lastSeenAt: Date.now() }, { idleTtlMs: 1_800_000 });
+ * ```
+ */
+export function createMemoryMcpSessionRegistry(options: MemoryMcpSessionRegistryOptions = {}): MemoryMcpSessionRegistry {
+  return new MemoryMcpSessionRegistry(options);
+}
 
 /** Refreshes a session for its owner: KEYS[1] the session hash; ARGV owner, ttl ms, now. */
 const TOUCH_SCRIPT = new LuaScript(`
@@ -12,7 +113,7 @@ redis.call('HSET', KEYS[1], 'lastSeenAt', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return fields[2]`);
 
-/** Options of {@link createRedisMcpSessionRegistry}. */
+/** Options of {@link RedisMcpSessionRegistry}. */
 export interface RedisMcpSessionRegistryOptions {
   /** The shared connection. */
   connection: RedisConnection;
@@ -55,7 +156,7 @@ export class RedisMcpSessionRegistry implements McpSessionRegistry {
 
   async create(record: McpSessionRecord, options: { idleTtlMs: number }): Promise<boolean> {
     const valid = checkMcpSessionRecord(record);
-    const ttl = checkIdleTtlMs(options.idleTtlMs);
+    const ttl = positiveMs(options.idleTtlMs, "idleTtlMs");
     const key = this.keyOf(valid.sessionId);
     const outcome = await this.connection.run("mcp-session-registry", "create", (client) =>
       client
@@ -80,7 +181,7 @@ export class RedisMcpSessionRegistry implements McpSessionRegistry {
   }
 
   async touch(sessionId: string, options: { owner: string; idleTtlMs: number }): Promise<McpSessionLookup> {
-    const ttl = checkIdleTtlMs(options.idleTtlMs);
+    const ttl = positiveMs(options.idleTtlMs, "idleTtlMs");
     if (!isPlausibleMcpSessionId(sessionId)) return { status: "absent" };
     const key = this.keyOf(sessionId);
     const now = this.now();
@@ -106,16 +207,4 @@ export class RedisMcpSessionRegistry implements McpSessionRegistry {
     const seen = Number(lastSeenAt);
     return { status: "found", record: Number.isSafeInteger(seen) && seen >= 0 ? { ...record, lastSeenAt: seen } : record };
   }
-}
-
-/**
- * Creates a Redis {@link McpSessionRegistry} on a shared connection.
- * @example
- * ```ts
- * const registry = createRedisMcpSessionRegistry({ connection, keyPrefix: "afw:" });
- * const lookup = await registry.touch(sessionId, { owner: "alice", idleTtlMs: 1_800_000 });
- * ```
- */
-export function createRedisMcpSessionRegistry(options: RedisMcpSessionRegistryOptions): RedisMcpSessionRegistry {
-  return new RedisMcpSessionRegistry(options);
 }
