@@ -48,36 +48,35 @@ export class RequestScope {
   private readonly controller = new AbortController();
   readonly signal: AbortSignal = this.controller.signal;
   private timer: NodeJS.Timeout | undefined;
-  private timeoutMsValue: number;
   private firedReason: AbortReason;
   private readonly onCallerAbort = () => {
     this.firedReason ??= "caller";
     this.abort(this.callerSignal?.reason);
   };
 
+  /** @param timeoutMs - the timeout armed now (and re-armed by {@link RequestScope.resetTimer}), in ms. */
   constructor(
-    timeoutMs: number,
+    public timeoutMs: number,
     private readonly callerSignal?: AbortSignal,
   ) {
-    this.timeoutMsValue = timeoutMs;
     callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
-    this.startTimer(timeoutMs);
+    this.resetTimer(timeoutMs);
   }
 
   /** Why the signal fired: `caller`, `timeout`, or undefined when it did not. */
   get abortReason(): AbortReason {
-    if (this.callerSignal?.aborted) return "caller";
-    return this.firedReason;
-  }
-
-  /** The timeout currently armed, in ms. */
-  get timeoutMs(): number {
-    return this.timeoutMsValue;
+    return this.callerSignal?.aborted ? "caller" : this.firedReason;
   }
 
   /** Re-arms the timer (used between stream chunks). */
-  resetTimer(timeoutMs: number = this.timeoutMsValue): void {
-    this.startTimer(timeoutMs);
+  resetTimer(timeoutMs: number = this.timeoutMs): void {
+    this.clear();
+    this.timeoutMs = timeoutMs;
+    this.timer = setTimeout(() => {
+      this.firedReason ??= "timeout";
+      this.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError"));
+    }, timeoutMs);
+    this.timer.unref?.();
   }
 
   /** Stops the timer (the consumer's own time between stream chunks does not count). */
@@ -96,16 +95,6 @@ export class RequestScope {
   abort(reason: unknown = new DOMException("request released", "AbortError")): void {
     this.finish();
     if (!this.signal.aborted) this.controller.abort(reason);
-  }
-
-  private startTimer(timeoutMs: number): void {
-    this.clear();
-    this.timeoutMsValue = timeoutMs;
-    this.timer = setTimeout(() => {
-      this.firedReason ??= "timeout";
-      this.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError"));
-    }, timeoutMs);
-    this.timer.unref?.();
   }
 }
 
