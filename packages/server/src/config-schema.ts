@@ -3,7 +3,6 @@ import {
   BackendKindSchema,
   DEFAULT_SCORING_WEIGHTS,
   IntentSchema,
-  SearchModeSchema,
 } from "@afw/contracts";
 import { ParameterMappingSchema } from "@afw/backends";
 import { DEFAULT_CACHE_TTL_POLICY, parseRedisUrl } from "@afw/cache";
@@ -237,7 +236,6 @@ export type ToolExposure = z.infer<typeof ToolExposureSchema>;
 export const ToolsConfigSchema = z
   .object({
     catalogs: z.array(z.string().min(1)).default([]).describe("Tool catalog files to index (format of `tools-catalog.json`); relative to the config file."),
-    defaultMode: SearchModeSchema.default("hybrid"),
     embedder: z.enum(["none", "hashing", "use"]).default("use")
       .describe(
         "Embedder of the tool index and workflow catalog: `use` (offline Universal Sentence Encoder lite, weights shipped in npm: hybrid keyword + semantic search), `hashing` (word pieces only, for tests), `none` (keyword only).",
@@ -298,11 +296,6 @@ export const TraceConfigSchema = z
         enabled: z.boolean().default(true),
         level: LogLevelSchema.default("debug").describe("Level at which trace events are logged."),
       }).strict().default({ enabled: true, level: "debug" }),
-    ringBuffer: z
-      .object({
-        enabled: z.boolean().default(true),
-        capacity: z.number().int().positive().max(1_000_000).default(5_000).describe("Events kept in memory."),
-      }).strict().default({ enabled: true, capacity: 5_000 }),
     otlp: z
       .object({
         endpoint: z.url({ protocol: /^https?$/ }).describe("OTLP/HTTP base URL; spans are POSTed as JSON to `<endpoint>/v1/traces`."),

@@ -85,7 +85,7 @@ export function createGatewayDashboardSource(gateway: GatewayServer, options: { 
     healthStore: stores.health,
     circuitStore: stores.circuits,
     performanceStore: stores.performance,
-    ...(gateway.traces ? { traces: gateway.traces } : {}),
+    traces: gateway.traces,
     questionOf: (traceId) => pipeline.questionOf(traceId),
     cache: {
       // Flow keys include the `backend` a client asked for: never show a secret it contained.

@@ -70,13 +70,12 @@ function asJsonRpcError(error: unknown, redactor: Redactor): JsonRpcError {
  * playbooks) and the resources, resource templates and prompts of the downstream servers under namespaced URIs and names. */
 export function registerResourcesAndPrompts(mcp: McpServer, deps: ResourceDependencies): () => void {
   const { tools, downstream, redactor, sink } = deps;
-  const contextOf = (extra: Extra, rawArguments: Record<string, unknown>): ToolContext => {
+  const contextOf = (extra: Extra): ToolContext => {
     const tenant = (extra.authInfo?.extra as { tenant?: unknown } | undefined)?.tenant;
     return {
       trace: newTraceContext(sink, { requestId: String(extra.requestId) }),
       signal: extra.signal,
       tenant: typeof tenant === "string" ? tenant : undefined,
-      rawArguments,
       progress: undefined,
     };
   };
@@ -87,7 +86,7 @@ export function registerResourcesAndPrompts(mcp: McpServer, deps: ResourceDepend
     const parsed = tool.schema.safeParse(args);
     if (!parsed.success) throw new JsonRpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`);
     try {
-      const value = await tool.run(parsed.data as never, contextOf(extra, args));
+      const value = await tool.run(parsed.data as never, contextOf(extra));
       return { contents: [{ uri, mimeType: "application/json", text: redactor.redact(JSON.stringify(value), { generic: false }) }] };
     } catch (error) {
       throw asJsonRpcError(error, redactor);
@@ -97,7 +96,7 @@ export function registerResourcesAndPrompts(mcp: McpServer, deps: ResourceDepend
     const resources: Resource[] = [];
     const listSessions = tools.get("list_sessions");
     if (listSessions) {
-      const value = (await listSessions.run({ pattern: "*", limit: LISTED_SESSIONS } as never, contextOf(extra, {})).catch(() => undefined)) as
+      const value = (await listSessions.run({ pattern: "*", limit: LISTED_SESSIONS } as never, contextOf(extra)).catch(() => undefined)) as
         | { sessions?: { session_id: string; turns: number; updated_at: string }[] }
         | undefined;
       for (const session of value?.sessions ?? []) {

@@ -70,7 +70,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   const redactor = createRedactor([...configSecrets(config), ...(parts.secrets ?? [])]);
   const logger = createGatewayLogger({ level: config.logging.level, redactor, ...(parts.logDestination ? { destination: parts.logDestination } : {}) });
   const metrics = createGatewayMetrics({ defaultMetrics: config.metrics.defaultMetrics });
-  const ring = config.trace.ringBuffer.enabled ? createTraceRingBuffer({ capacity: config.trace.ringBuffer.capacity, redactor }) : undefined;
+  const ring = createTraceRingBuffer({ redactor });
   let otlp: OtlpTraceSink | undefined;
   if (config.trace.otlp) {
     otlp = createOtlpTraceSink({
@@ -79,8 +79,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       onError: (error) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)) }, "OTLP export failed"),
     });
   }
-  const sinks: TraceSink[] = [metrics.sink];
-  if (ring) sinks.push(ring);
+  const sinks: TraceSink[] = [metrics.sink, ring];
   if (config.trace.log.enabled && config.trace.log.level !== "silent") {
     const level = config.trace.log.level === "trace" || config.trace.log.level === "debug" ? config.trace.log.level : "info";
     sinks.push(createLogTraceSink(logger, level));

@@ -17,8 +17,6 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** Tenant of the caller (from its bearer token), if any. */
   readonly tenant: string | undefined;
-  /** The arguments as sent (before defaults). */
-  readonly rawArguments: Readonly<Record<string, unknown>>;
   /** Sends a progress notification when the client asked for them; no-op otherwise. */
   readonly progress: ((message: string) => void) | undefined;
   /** How `universal_query` can ask the client when unsure (undefined outside MCP). */

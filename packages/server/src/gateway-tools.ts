@@ -30,7 +30,7 @@ function universalErrorBody(error: AfwError, context: { trace: TraceContext; ela
 
 /** Builds the gateway's MCP tools over its parts. The tools are transport-independent; see `createGatewayServer` for how they are served. */
 export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
-  const { config, registry, pipeline, redactor } = deps;
+  const { pipeline, redactor } = deps;
   const runQuery = async (input: UniversalQueryInput, context: ToolContext, toolName: string) => {
     const streaming = input.parameters?.stream === true && context.progress !== undefined;
     const outcome = await pipeline.query(input, {
@@ -211,10 +211,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
         "Finds the tools that fit a task, described in plain language, among every indexed tool (downstream MCP servers and configured catalogs). Hybrid keyword + semantic search; each result has an affordance summary (use when, inputs, output).",
       shape: SearchToolsInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
-      run: async (args, context) => {
-        const input = context.rawArguments["mode"] === undefined ? { ...args, mode: config.tools.defaultMode } : args;
-        return deps.toolSearch.search(input, { trace: context.trace, signal: context.signal });
-      },
+      run: (args, context) => deps.toolSearch.search(args, { trace: context.trace, signal: context.signal }),
     }),
     tool({
       name: "search_workflow_catalog",

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { SearchModeSchema, SearchToolsInputSchema, formatZodError, type SearchMode } from "@afw/contracts";
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
 import { createToolIndex, loadToolCatalogFile } from "@afw/tool-zoo";
-import { readJsonLines, writeJsonLine } from "../json-lines.js";
+import { answerJsonLines } from "../json-lines.js";
 import type { CommandIo } from "./io.js";
 
 /** Options of `afw tools search`. */
@@ -36,24 +36,10 @@ export async function toolsSearchCommand(options: ToolsSearchOptions, io: Comman
   });
   await index.upsert(tools);
   io.log(`indexed ${tools.length} tools from ${options.catalog} (mode ${mode.data})`);
-  for await (const line of readJsonLines(io.stdin)) {
-    if ("error" in line) {
-      await writeJsonLine(io.stdout, { id: null, error: line.error });
-      continue;
-    }
-    const value = line.value as { id?: unknown; query?: unknown };
-    const id = value && typeof value === "object" ? (value.id ?? null) : null;
-    const input = SearchToolsInputSchema.safeParse({ query: value?.query, top_k: options.topK, mode: mode.data as SearchMode });
-    if (!input.success) {
-      await writeJsonLine(io.stdout, { id, error: formatZodError(input.error) });
-      continue;
-    }
-    try {
-      const result = await index.search(input.data);
-      await writeJsonLine(io.stdout, { id, results: result.results.map((hit) => hit.id) });
-    } catch (error) {
-      await writeJsonLine(io.stdout, { id, error: error instanceof Error ? error.message : String(error) });
-    }
-  }
+  await answerJsonLines(io.stdin, io.stdout, async (value) => {
+    const input = SearchToolsInputSchema.safeParse({ query: value["query"], top_k: options.topK, mode: mode.data as SearchMode });
+    if (!input.success) throw new Error(formatZodError(input.error));
+    return { results: (await index.search(input.data)).results.map((hit) => hit.id) };
+  });
   return 0;
 }
