@@ -17,7 +17,7 @@ import { affordanceSummary, type ToolIndex } from "@afw/tool-zoo";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { DownstreamSectionConfig, ToolsConfig } from "./config-schema.js";
-import { JsonRpcError } from "./tool-call-params.js";
+import { forwardedJsonRpcError } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 
 /** Recent task texts of a session that make up its `routed` context. */
@@ -290,11 +290,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
         })) as CallToolResult;
       } catch (error) {
         // The downstream server's own JSON-RPC error goes to the client as it was (redacted by the manager).
-        const details = AfwError.isInstance(error) ? error.details : undefined;
-        if (typeof details?.["jsonRpcCode"] === "number" && typeof details["jsonRpcMessage"] === "string") {
-          throw new JsonRpcError(details["jsonRpcCode"], details["jsonRpcMessage"], details["jsonRpcData"]);
-        }
-        throw error;
+        throw forwardedJsonRpcError(error) ?? error;
       }
     },
     async close() {

@@ -12,7 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { DownstreamTools } from "./downstream-tools.js";
 import type { GatewayTool, ToolContext } from "./gateway-tool.js";
-import { JsonRpcError } from "./tool-call-params.js";
+import { forwardedJsonRpcError, JsonRpcError } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 
 /** JSON-RPC code of "resource not found" (MCP). */
@@ -55,11 +55,9 @@ type Extra = Parameters<Parameters<McpServer["server"]["setRequestHandler"]>[1]>
 /** A downstream failure as the JSON-RPC error the client gets (the server's own code when it answered one). */
 function asJsonRpcError(error: unknown, redactor: Redactor): JsonRpcError {
   if (error instanceof JsonRpcError) return error;
+  const forwarded = forwardedJsonRpcError(error);
+  if (forwarded) return new JsonRpcError(forwarded.code, redactor.redact(forwarded.message), redactor.redactValue(forwarded.data));
   if (AfwError.isInstance(error)) {
-    const details = error.details;
-    if (typeof details?.["jsonRpcCode"] === "number" && typeof details["jsonRpcMessage"] === "string") {
-      return new JsonRpcError(details["jsonRpcCode"], redactor.redact(details["jsonRpcMessage"]), redactor.redactValue(details["jsonRpcData"]));
-    }
     const code = error.code === "TOOL_NOT_FOUND" || error.code === "NOT_FOUND" ? RESOURCE_NOT_FOUND : -32603;
     return new JsonRpcError(code, redactor.redact(error.message), { code: error.code });
   }

@@ -88,7 +88,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
       shape: ListSessionsInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args, context) => {
-        const sessions = await deps.sessions.list(args.pattern, {
+        const sessions = await deps.stores.sessions.list(args.pattern, {
           limit: args.limit,
           ...(args.tag === undefined ? {} : { tag: args.tag }),
           ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
@@ -113,7 +113,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
       shape: SearchHistoryInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args, context) => {
-        const search = deps.sessions.search?.bind(deps.sessions);
+        const search = deps.stores.sessions.search?.bind(deps.stores.sessions);
         if (!search) throw new AfwError("NOT_FOUND", "this session store keeps no searchable history");
         const page = await search(
           {
@@ -155,7 +155,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
       shape: GetSessionInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args, context) => {
-        const record = await deps.sessions.get(args.session_id, context.tenant === undefined ? undefined : { tenant: context.tenant });
+        const record = await deps.stores.sessions.get(args.session_id, context.tenant === undefined ? undefined : { tenant: context.tenant });
         if (!record) throw new AfwError("NOT_FOUND", `no session '${args.session_id}'`, { details: { session_id: args.session_id } });
         const turns = args.turns === undefined ? record.turnsList : record.turnsList.slice(-args.turns);
         return {
@@ -197,7 +197,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
           ...(args.all === true ? { all: true } : {}),
           ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
         };
-        const removed = await deps.cache.invalidate(selector);
+        const removed = await deps.stores.cache.invalidate(selector);
         if (args.flow_id !== undefined) pipeline.invalidateFlow(args.flow_id, context.tenant);
         const { tenant: _tenant, ...traced } = selector;
         emitTrace(context.trace, "cache-invalidate", { selector: traced, removed });
@@ -247,10 +247,8 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
       shape: ExplainRoutingInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args, context) => {
-        const { classification, decision } = await pipeline.explain(
-          { question: args.question, intent: args.intent, backend: args.backend, ...(args.flow_id === undefined ? {} : { flow_id: args.flow_id }) },
-          { trace: context.trace, signal: context.signal },
-        );
+        const { question, intent, backend, flow_id: flowId } = args;
+        const { classification, decision } = await pipeline.explain({ question, intent, backend, ...(flowId === undefined ? {} : { flowId }) }, context);
         return { classification, decision, trace_id: context.trace.traceId };
       },
     }),

@@ -15,12 +15,6 @@ export interface ToolsSearchOptions {
   embeddingCache?: string | undefined;
 }
 
-/** Default place of the persistent tool-embedding cache. */
-export function defaultEmbeddingCachePath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env["XDG_CACHE_HOME"] || join(homedir(), ".cache");
-  return join(base, "afw", "tool-embeddings.json");
-}
-
 /** `afw tools search --catalog FILE [--mode hybrid] [--top-k K]`: indexes the catalog, then answers JSON lines
  * `{"id","query"}` from stdin with `{"id","results":["server/name", ...]}`. */
 export async function toolsSearchCommand(options: ToolsSearchOptions, io: CommandIo): Promise<number> {
@@ -32,7 +26,8 @@ export async function toolsSearchCommand(options: ToolsSearchOptions, io: Comman
   const embedder = mode.data === "keyword" ? undefined : createCachingEmbedder(createUseEmbedder());
   const index = createToolIndex({
     ...(embedder ? { embedder } : {}),
-    embeddingCachePath: options.embeddingCache ?? defaultEmbeddingCachePath(),
+    // Default: `$XDG_CACHE_HOME/afw/tool-embeddings.json` (`~/.cache/afw/...`).
+    embeddingCachePath: options.embeddingCache ?? join(process.env["XDG_CACHE_HOME"] || join(homedir(), ".cache"), "afw", "tool-embeddings.json"),
   });
   await index.upsert(tools);
   io.log(`indexed ${tools.length} tools from ${options.catalog} (mode ${mode.data})`);
