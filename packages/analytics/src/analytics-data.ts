@@ -2,8 +2,8 @@ import type { Intent } from "@afw/contracts";
 import type { AuditEvent } from "./audit-event.js";
 import type { FeedbackRecord } from "./feedback.js";
 import { backendOfFlowId, buildQueryRecords, flowsTouched, type QueryRecord } from "./query-records.js";
-import { increment, ratio, round, summarizeFeedback, summarizeLatency, type FeedbackSummary, type LatencySummary } from "./statistics.js";
-import { formatTimeRange, resolveTimeRange, type ResolvedTimeRange, type TimeRange } from "./time-range.js";
+import { groupBy, increment, mean, ratio, round, summarizeFeedback, summarizeLatency, type FeedbackSummary, type LatencySummary } from "./statistics.js";
+import { resolveTimeRange, type TimeRange } from "./time-range.js";
 
 /** What every analysis reads: audit events, feedback and a time range. */
 export interface AnalyticsData {
@@ -17,33 +17,21 @@ export interface AnalyticsData {
   now?: number | undefined;
 }
 
-/** Prepared data of an analysis. @internal */
-export interface PreparedData {
-  range: ResolvedTimeRange;
-  records: QueryRecord[];
-  feedback: FeedbackRecord[];
-  feedbackByTrace: Map<string, FeedbackRecord>;
-}
-
-/** Folds, filters and indexes the data of an analysis. @internal */
-export function prepareData(data: AnalyticsData): PreparedData {
-  const range = resolveTimeRange(data.range ?? "24h", data.now ?? Date.now());
-  const records = buildQueryRecords(data.events).filter((record) => record.startedAt >= range.from && record.startedAt <= range.to);
-  const feedback = (data.feedback ?? []).filter((record) => record.createdAt >= range.from && record.createdAt <= range.to);
-  const feedbackByTrace = new Map<string, FeedbackRecord>();
-  for (const record of feedback) if (record.traceId !== undefined) feedbackByTrace.set(record.traceId, record);
-  return { range, records, feedback, feedbackByTrace };
-}
-
 /** The range of a report, as ISO strings. */
 export interface ReportRange {
   from: string;
   to: string;
 }
 
-/** @internal */
-export function reportRange(range: ResolvedTimeRange): ReportRange {
-  return formatTimeRange(range);
+/** Folds the events into query records and keeps the records and feedback of the range. @internal */
+export function prepareData(data: AnalyticsData) {
+  const { from, to } = resolveTimeRange(data.range ?? "24h", data.now ?? Date.now());
+  const records = buildQueryRecords(data.events).filter((record) => record.startedAt >= from && record.startedAt <= to);
+  const feedback = (data.feedback ?? []).filter((record) => record.createdAt >= from && record.createdAt <= to);
+  const feedbackByTrace = new Map<string, FeedbackRecord>();
+  for (const record of feedback) if (record.traceId !== undefined) feedbackByTrace.set(record.traceId, record);
+  const range: ReportRange = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+  return { range, records, feedback, feedbackByTrace };
 }
 
 /** Usage, success and latency of one flow over a time range. */
@@ -78,50 +66,22 @@ export interface FlowUsage {
 }
 
 /** Per-flow accumulator. @internal */
-export interface FlowAccumulator {
-  flowId: string;
-  backendId: string;
-  queries: Set<string>;
-  answered: number;
-  cacheHits: number;
-  firstChoice: number;
-  attempts: number;
-  failures: number;
-  successes: number;
-  latencies: number[];
-  successLatencies: number[];
-  fallbacksFrom: number;
-  fallbacksTo: number;
-  /** Traces in which this flow was a fallback target. */
-  targetTraces: Set<string>;
-  /** Traces in which this flow was a fallback source. */
-  sourceTraces: Set<string>;
-  errors: Map<string, number>;
-  feedback: number[];
-  queryDurations: number[];
-}
+export type FlowAccumulator = ReturnType<typeof emptyFlowAccumulator>;
 
-/** An accumulator with no data. @internal */
-export function emptyFlowAccumulator(flowId: string, backendId: string = backendOfFlowId(flowId)): FlowAccumulator {
+/** An accumulator with no data (`sourceTraces`/`targetTraces`: traces in which the flow was a fallback source/target). @internal */
+export function emptyFlowAccumulator(flowId: string, backendId: string = backendOfFlowId(flowId)) {
   return {
     flowId,
     backendId,
-    queries: new Set(),
-    answered: 0,
-    cacheHits: 0,
-    firstChoice: 0,
-    attempts: 0,
-    failures: 0,
-    successes: 0,
-    latencies: [],
-    successLatencies: [],
-    fallbacksFrom: 0,
-    fallbacksTo: 0,
-    targetTraces: new Set(),
-    sourceTraces: new Set(),
-    errors: new Map(),
-    feedback: [],
-    queryDurations: [],
+    queries: new Set<string>(),
+    ...{ answered: 0, cacheHits: 0, firstChoice: 0, attempts: 0, failures: 0, successes: 0, fallbacksFrom: 0, fallbacksTo: 0 },
+    latencies: [] as number[],
+    successLatencies: [] as number[],
+    targetTraces: new Set<string>(),
+    sourceTraces: new Set<string>(),
+    errors: new Map<string, number>(),
+    feedback: [] as number[],
+    queryDurations: [] as number[],
   };
 }
 
@@ -238,35 +198,30 @@ export interface ExperimentComparison {
 
 const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b));
 
+/** How some queries ended: completed ones, answered and failed counts, success and fallback rates. @internal */
+export function outcomesOf(records: readonly QueryRecord[]) {
+  const completed = records.filter((r) => r.outcome !== "pending");
+  const answered = completed.filter((r) => r.outcome === "answered").length;
+  const fallbackQueries = completed.filter((r) => r.fallbackUsed).length;
+  const failed = completed.length - answered;
+  return { completed, answered, failed, fallbackQueries, successRate: round(ratio(answered, completed.length)), fallbackRate: round(ratio(fallbackQueries, completed.length)) };
+}
+
 /** Compares the arms of every experiment seen in `records`. @internal */
 export function compareExperiments(records: readonly QueryRecord[], feedbackByTrace: ReadonlyMap<string, FeedbackRecord>): ExperimentComparison[] {
-  const arms = new Map<string, { control: QueryRecord[]; variant: QueryRecord[] }>();
-  for (const record of records) {
-    if (!record.experiment) continue;
-    let entry = arms.get(record.experiment.experimentId);
-    if (!entry) arms.set(record.experiment.experimentId, (entry = { control: [], variant: [] }));
-    entry[record.experiment.arm].push(record);
-  }
-  const statsOf = (list: QueryRecord[]): ExperimentArmStats => {
-    const answered = list.filter((r) => r.outcome === "answered").length;
-    const failed = list.filter((r) => r.outcome === "failed").length;
-    const completed = list.filter((r) => r.outcome !== "pending");
+  const statsOf = (list: QueryRecord[] = []): ExperimentArmStats => {
+    const { completed, answered, failed, successRate, fallbackRate } = outcomesOf(list);
     const feedback = list.map((r) => feedbackByTrace.get(r.traceId)?.score).filter((s): s is number => s !== undefined);
-    return {
-      queries: list.length,
-      answered,
-      failed,
-      successRate: round(ratio(answered, answered + failed)),
-      latency: summarizeLatency(completed.map((r) => r.durationMs).filter((d): d is number => d !== undefined)),
-      fallbackRate: round(ratio(completed.filter((r) => r.fallbackUsed).length, completed.length)),
-      feedback: summarizeFeedback(feedback),
-    };
+    const durations = completed.map((r) => r.durationMs).filter((d): d is number => d !== undefined);
+    return { queries: list.length, answered, failed, successRate, latency: summarizeLatency(durations), fallbackRate, feedback: summarizeFeedback(feedback) };
   };
-  return [...arms.entries()]
+  const experiments = groupBy(records, (r) => r.experiment?.experimentId);
+  return [...experiments.entries()]
     .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-    .map(([experimentId, { control, variant }]) => {
-      const c = statsOf(control);
-      const v = statsOf(variant);
+    .map(([experimentId, list]) => {
+      const arms = groupBy(list, (r) => r.experiment?.arm);
+      const c = statsOf(arms.get("control"));
+      const v = statsOf(arms.get("variant"));
       return {
         experimentId,
         control: c,
@@ -277,7 +232,7 @@ export function compareExperiments(records: readonly QueryRecord[], feedbackByTr
           p95Ms: diff(v.latency.p95Ms, c.latency.p95Ms),
           feedbackMean: diff(v.feedback.mean, c.feedback.mean),
         },
-        variantShare: round(ratio(variant.length, control.length + variant.length)),
+        variantShare: round(ratio(v.queries, list.length)),
       };
     });
 }
@@ -300,20 +255,11 @@ export interface IntentUsage {
 
 /** Usage per intent of `records`, most used first. @internal */
 export function intentUsage(records: readonly QueryRecord[]): IntentUsage[] {
-  const groups = new Map<Intent, QueryRecord[]>();
-  for (const record of records) {
-    if (record.intent === undefined) continue;
-    let list = groups.get(record.intent);
-    if (!list) groups.set(record.intent, (list = []));
-    list.push(record);
-  }
-  let classified = 0;
-  for (const list of groups.values()) classified += list.length;
+  const groups = groupBy(records, (r) => r.intent);
+  const classified = records.filter((r) => r.intent !== undefined).length;
   return [...groups.entries()]
     .map(([intent, list]) => {
-      const answered = list.filter((r) => r.outcome === "answered").length;
-      const failed = list.filter((r) => r.outcome === "failed").length;
-      const completed = answered + failed;
+      const { answered, failed, successRate, fallbackRate } = outcomesOf(list);
       const confidences = list.map((r) => r.confidence).filter((c): c is number => c !== undefined);
       return {
         intent,
@@ -321,12 +267,11 @@ export function intentUsage(records: readonly QueryRecord[]): IntentUsage[] {
         share: round(ratio(list.length, classified)),
         answered,
         failed,
-        successRate: round(ratio(answered, completed)),
-        fallbackRate: round(ratio(list.filter((r) => r.outcome !== "pending" && r.fallbackUsed).length, completed)),
-        meanConfidence: round(confidences.length ? confidences.reduce((a, b) => a + b, 0) / confidences.length : null),
+        successRate,
+        fallbackRate,
+        meanConfidence: round(mean(confidences)),
         lowConfidence: list.filter((r) => r.lowConfidence !== undefined).length,
       };
     })
     .sort((a, b) => b.queries - a.queries || (a.intent < b.intent ? -1 : 1));
 }
-

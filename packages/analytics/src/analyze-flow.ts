@@ -5,7 +5,6 @@ import {
   emptyFlowAccumulator,
   flowUsageOf,
   prepareData,
-  reportRange,
   type AnalyticsData,
   type ExperimentComparison,
   type FlowUsage,
@@ -219,7 +218,7 @@ export function analyzeFlow(options: AnalyzeFlowOptions): FlowAnalysis {
 
   const analysis: FlowAnalysis = {
     flowId,
-    range: reportRange(range),
+    range,
     usage,
     successLatency: summarizeLatency(own.successLatencies),
     fallback: {

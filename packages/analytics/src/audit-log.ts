@@ -2,11 +2,6 @@ import type { TraceSink } from "@afw/contracts";
 import { eventTimeMs, type AuditEvent, type AuditEventType } from "./audit-event.js";
 import { resolveTimeRange, toEpochMs, type TimeInput, type TimeRange } from "./time-range.js";
 
-/** Default `limit` of {@link AuditLog.query}. */
-export const AUDIT_QUERY_DEFAULT_LIMIT = 10_000;
-/** Largest `limit` of {@link AuditLog.query}. */
-export const AUDIT_QUERY_MAX_LIMIT = 1_000_000;
-
 /** What {@link AuditLog.query} selects. Every field is optional; all given filters must match. */
 export interface AuditQuery {
   /** A preset or explicit range; `from`/`to` below override its bounds. */
@@ -23,16 +18,12 @@ export interface AuditQuery {
   sessionId?: string | undefined;
   /** Most events returned. @default 10_000 (at most 1_000_000) */
   limit?: number | undefined;
-  /**
-   * `asc`: the oldest matching events first (the first `limit`); `desc`: the newest first (the
-   * last `limit`). @default "asc"
-   */
+  /** `asc`: the oldest matching events first; `desc`: the newest first. @default "asc" */
   order?: "asc" | "desc" | undefined;
 }
 
 /** Counters of an audit log, for health and the dashboard. */
 export interface AuditLogStats {
-  /** `memory` or `redis`. */
   backend: "memory" | "redis";
   /** Events given to `emit`. */
   received: number;
@@ -51,15 +42,12 @@ export interface AuditLogStats {
 }
 
 /**
- * A bounded, queryable store of audit events: every trace event the gateway emits (routing
- * decisions, attempts, fallbacks, cache hits, tool-list decisions, ...) plus the analytics' own
- * records. It is a {@link @afw/contracts!TraceSink}: `emit` never blocks and never throws, so it
- * can be fanned out from the gateway's trace sink directly.
+ * A bounded, queryable store of audit events (every trace event the gateway emits plus the
+ * analytics' own records). A {@link @afw/contracts!TraceSink}: `emit` never blocks nor throws.
  *
  * @example
  * ```ts
  * const auditLog = createMemoryAuditLog({ capacity: 50_000 });
- * const sink = fanOutTraceSink(ringBuffer, auditLog);
  * const failures = await auditLog.query({ range: "1h", types: ["query-failed"] });
  * ```
  */
@@ -68,12 +56,9 @@ export interface AuditLog extends TraceSink {
   emit(event: AuditEvent): void;
   /** Events matching `query`, ordered by time (see {@link AuditQuery.order}). */
   query(query?: AuditQuery): Promise<AuditEvent[]>;
-  /**
-   * Every event of one trace, oldest first. Scans backwards from `to` (default now) within
-   * `lookbackMs` (default 24 h) and stops shortly after the trace's first event.
-   */
+  /** Every event of one trace, oldest first, searched backwards from `to` (default now) within `lookbackMs` (default 24 h). */
   trace(traceId: string, options?: { to?: TimeInput; lookbackMs?: number }): Promise<AuditEvent[]>;
-  /** Matching events as JSON lines (one event per line, each line ending in `\n`), oldest first. */
+  /** Matching events as JSON lines (one event per line, each ending in `\n`), oldest first. */
   exportJsonLines(query?: AuditQuery): Promise<string>;
   /** Resolves once every event emitted so far has been written (or dropped). */
   flush(): Promise<void>;
@@ -83,68 +68,147 @@ export interface AuditLog extends TraceSink {
   close(): Promise<void>;
 }
 
-/** An {@link AuditQuery} resolved to numbers and sets. @internal */
-export interface ResolvedAuditQuery {
-  from: number;
-  to: number;
-  types: ReadonlySet<string> | undefined;
-  traceId: string | undefined;
-  sessionId: string | undefined;
-  limit: number;
-  order: "asc" | "desc";
+/** How long before a trace's first found event the backward scan of {@link AuditLog.trace} continues. */
+export const TRACE_SPAN_MS = 180_000;
+
+/** The storage part of an audit log; {@link createAuditLog} adds the queries. @internal */
+export interface AuditStorage {
+  /** Stores (or queues) an event. Never throws. */
+  append(event: AuditEvent): void;
+  /** Visits the stored events whose position (`at`, ms) is in [from, to], in `order`, until `visit` returns false. */
+  scan(from: number, to: number, order: "asc" | "desc", visit: (event: AuditEvent, at: number) => boolean): Promise<void>;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+  stats(): Omit<AuditLogStats, "received">;
 }
 
-/** Resolves an {@link AuditQuery} against `now`. @internal */
-export function resolveAuditQuery(query: AuditQuery, now: number): ResolvedAuditQuery {
-  const base = query.range === undefined ? { from: 0, to: now } : resolveTimeRange(query.range, now);
-  const from = query.from === undefined ? base.from : toEpochMs(query.from, "from");
-  const to = query.to === undefined ? base.to : toEpochMs(query.to, "to");
-  const limit = Math.max(0, Math.min(AUDIT_QUERY_MAX_LIMIT, Math.floor(query.limit ?? AUDIT_QUERY_DEFAULT_LIMIT)));
+/** An {@link AuditLog} over a storage part: filters, ordering, limits, traces and export. @internal */
+export function createAuditLog(storage: AuditStorage, options: { now: () => number; maxAgeMs: number }): AuditLog {
+  const { now, maxAgeMs } = options;
+  let received = 0;
+  let closed = false;
+  // Trimming by age may be approximate: never return what is older than maxAgeMs.
+  const oldest = () => (maxAgeMs > 0 ? now() - maxAgeMs : 0);
+
+  const select = async (query: AuditQuery): Promise<AuditEvent[]> => {
+    await storage.flush();
+    const at = now();
+    const base = query.range === undefined ? { from: 0, to: at } : resolveTimeRange(query.range, at);
+    const from = Math.max(query.from === undefined ? base.from : toEpochMs(query.from, "from"), oldest());
+    const to = query.to === undefined ? base.to : toEpochMs(query.to, "to");
+    const limit = Math.max(0, Math.min(1_000_000, Math.floor(query.limit ?? 10_000)));
+    const types = query.types && query.types.length > 0 ? new Set<string>(query.types) : undefined;
+    const out: AuditEvent[] = [];
+    if (limit > 0) {
+      await storage.scan(from, to, query.order ?? "asc", (event) => {
+        const time = eventTimeMs(event);
+        const matches =
+          time >= from &&
+          time <= to &&
+          (!types || types.has(event.type)) &&
+          (query.traceId === undefined || event.traceId === query.traceId) &&
+          (query.sessionId === undefined || event.sessionId === query.sessionId);
+        if (matches) out.push(event);
+        return out.length < limit;
+      });
+    }
+    // Storage order first, then a stable sort by event time: ties keep write order.
+    if (query.order === "desc") return sortByTime(out.reverse()).reverse();
+    return sortByTime(out);
+  };
+
   return {
-    from,
-    to,
-    types: query.types && query.types.length > 0 ? new Set(query.types) : undefined,
-    traceId: query.traceId,
-    sessionId: query.sessionId,
-    limit,
-    order: query.order ?? "asc",
+    emit(event) {
+      received++;
+      if (!closed) storage.append(event);
+    },
+    query: (query = {}) => select(query),
+    async trace(traceId, traceOptions = {}) {
+      await storage.flush();
+      const to = traceOptions.to === undefined ? now() : toEpochMs(traceOptions.to, "to");
+      const from = Math.max(to - (traceOptions.lookbackMs ?? 86_400_000), oldest());
+      const found: AuditEvent[] = [];
+      let earliest = Infinity;
+      await storage.scan(from, to, "desc", (event, at) => {
+        if (found.length > 0 && at < earliest - TRACE_SPAN_MS) return false;
+        const time = eventTimeMs(event);
+        if (event.traceId === traceId && time >= from && time <= to) {
+          found.push(event);
+          earliest = Math.min(earliest, time);
+        }
+        return true;
+      });
+      return sortByTime(found.reverse());
+    },
+    async exportJsonLines(query = {}) {
+      const events = await select(query);
+      return (query.order === "desc" ? events.reverse() : events).map((event) => `${JSON.stringify(event)}\n`).join("");
+    },
+    flush: () => storage.flush(),
+    stats: () => ({ received, ...storage.stats() }),
+    async close() {
+      if (closed) return;
+      await storage.flush();
+      closed = true;
+      await storage.close();
+    },
   };
 }
 
-/** True when `event` matches the resolved query's filters. @internal */
-export function matchesAuditQuery(event: AuditEvent, query: ResolvedAuditQuery, time: number = eventTimeMs(event)): boolean {
-  if (!(time >= query.from && time <= query.to)) return false;
-  if (query.types && !query.types.has(event.type)) return false;
-  if (query.traceId !== undefined && event.traceId !== query.traceId) return false;
-  if (query.sessionId !== undefined && event.sessionId !== query.sessionId) return false;
-  return true;
-}
-
-/**
- * Sorts events by their time, stable (equal times keep their order), parsing each timestamp
- * once. Returns a new array. @internal
- */
+/** Sorts events by time, stable (equal times keep their order), into a new array. @internal */
 export function sortByTime(events: readonly AuditEvent[]): AuditEvent[] {
   const keyed = events.map((event, index) => ({ event, index, time: eventTimeMs(event) }));
   keyed.sort((a, b) => a.time - b.time || a.index - b.index);
   return keyed.map((entry) => entry.event);
 }
 
-/** Events as JSON lines. @internal */
-export function toJsonLines(events: readonly AuditEvent[]): string {
-  let out = "";
-  for (const event of events) out += `${JSON.stringify(event)}\n`;
-  return out;
+/** Options of {@link createMemoryAuditLog}. */
+export interface MemoryAuditLogOptions {
+  /** Most events kept; the oldest are overwritten. @default 10_000 */
+  capacity?: number;
+  /** Events older than this are not returned. @default unlimited */
+  maxAgeMs?: number | undefined;
+  /** Clock for age limits and default query bounds. @default Date.now */
+  now?: () => number;
 }
 
-/** Default look-back of {@link AuditLog.trace}. */
-export const TRACE_LOOKBACK_MS = 86_400_000;
-/** How long before a trace's first found event the backward scan of {@link AuditLog.trace} continues. */
-export const TRACE_SPAN_MS = 180_000;
-
-/** A cheap structural check of a decoded stored event. @internal */
-export function looksLikeAuditEvent(value: unknown): value is AuditEvent {
-  if (typeof value !== "object" || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return typeof record["type"] === "string" && typeof record["traceId"] === "string" && typeof record["timestamp"] === "string";
+/**
+ * An {@link AuditLog} in process memory: a ring buffer of at most `capacity` events, the default
+ * without Redis (every gateway instance then has its own log).
+ *
+ * @example
+ * ```ts
+ * const auditLog = createMemoryAuditLog({ capacity: 20_000, maxAgeMs: 7 * 86_400_000 });
+ * ```
+ * @throws RangeError when `capacity` is not a positive integer.
+ */
+export function createMemoryAuditLog(options: MemoryAuditLogOptions = {}): AuditLog {
+  const capacity = options.capacity ?? 10_000;
+  if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError("capacity must be a positive integer");
+  // `time` is parsed on the first scan that reads the slot: emit stays a store of a reference.
+  const slots: Array<{ event: AuditEvent; time?: number }> = [];
+  let next = 0;
+  let stored = 0;
+  return createAuditLog(
+    {
+      append(event) {
+        slots[next] = { event };
+        next = (next + 1) % capacity;
+        stored++;
+      },
+      async scan(from, to, order, visit) {
+        const size = slots.length;
+        const start = size < capacity ? 0 : next;
+        for (let i = 0; i < size; i++) {
+          const slot = slots[(start + (order === "asc" ? i : size - 1 - i)) % capacity]!;
+          const time = (slot.time ??= eventTimeMs(slot.event));
+          if (time >= from && time <= to && !visit(slot.event, time)) return;
+        }
+      },
+      async flush() {},
+      async close() {},
+      stats: () => ({ backend: "memory", stored, dropped: stored - slots.length, failures: 0, pending: 0, degraded: false }),
+    },
+    { now: options.now ?? Date.now, maxAgeMs: options.maxAgeMs ?? 0 },
+  );
 }

@@ -3,8 +3,8 @@ import {
   compareExperiments,
   flowUsageOf,
   intentUsage,
+  outcomesOf,
   prepareData,
-  reportRange,
   type AnalyticsData,
   type ExperimentComparison,
   type FlowUsage,
@@ -81,28 +81,25 @@ export interface AnalyticsDashboardOptions extends AnalyticsData {
  */
 export function analyticsDashboard(options: AnalyticsDashboardOptions): AnalyticsDashboard {
   const { range, records, feedback, feedbackByTrace } = prepareData(options);
-  const answered = records.filter((r) => r.outcome === "answered").length;
-  const failed = records.filter((r) => r.outcome === "failed").length;
-  const completed = records.filter((r) => r.outcome !== "pending");
+  const { completed, answered, failed, fallbackQueries, successRate, fallbackRate } = outcomesOf(records);
   const cacheHits = records.filter((r) => r.cacheHit).length;
   const cacheMisses = records.filter((r) => !r.cacheHit && r.cache === "miss").length;
-  const fallbackQueries = completed.filter((r) => r.fallbackUsed).length;
   const attempts = records.flatMap((r) => r.attempts);
   const flows = [...accumulateFlows(records, feedbackByTrace).values()].map(flowUsageOf);
   flows.sort((a, b) => b.queries - a.queries || b.answered - a.answered || (a.flowId < b.flowId ? -1 : 1));
   return {
-    range: reportRange(range),
+    range,
     totals: {
       queries: records.length,
       answered,
       failed,
       pending: records.length - answered - failed,
-      successRate: round(ratio(answered, answered + failed)),
+      successRate,
       cacheHits,
       cacheMisses,
       cacheHitRate: round(ratio(cacheHits, cacheHits + cacheMisses)),
       fallbackQueries,
-      fallbackRate: round(ratio(fallbackQueries, completed.length)),
+      fallbackRate,
       attempts: attempts.length,
       attemptFailures: attempts.filter((a) => a.outcome === "error" || a.outcome === "timeout").length,
       lowConfidence: records.filter((r) => r.lowConfidence !== undefined).length,

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { accumulateFlows, emptyFlowAccumulator, prepareData, reportRange, type AnalyticsData, type FlowAccumulator, type ReportRange } from "./analytics-data.js";
+import { accumulateFlows, emptyFlowAccumulator, outcomesOf, prepareData, type AnalyticsData, type FlowAccumulator, type ReportRange } from "./analytics-data.js";
 import { toCsv } from "./csv.js";
 import type { FeedbackRecord } from "./feedback.js";
 import { backendOfFlowId, type QueryRecord } from "./query-records.js";
 import { percentile } from "@afw/contracts";
-import { ratio, round, summarizeFeedback } from "./statistics.js";
+import { groupBy, ratio, round, summarizeFeedback } from "./statistics.js";
 
 /** Zod schema of {@link MetricsGroupBy}. */
 export const MetricsGroupBySchema = z.enum(["backend", "flow", "intent"]);
@@ -97,12 +97,11 @@ export function exportMetrics(options: ExportMetricsOptions): MetricsExport {
   const { range, records, feedbackByTrace } = prepareData(options);
   const rows = groupBy === "intent" ? intentRows(records, feedbackByTrace) : flowRows(records, feedbackByTrace, groupBy);
   rows.sort((a, b) => b.queries - a.queries || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
-  const reported = reportRange(range);
   const body =
     format === "csv"
       ? toCsv(METRICS_COLUMNS, rows as unknown as Array<Record<string, number | string | null>>)
-      : JSON.stringify({ range: reported, groupBy, columns: METRICS_COLUMNS, rows });
-  return { format, groupBy, range: reported, contentType: format === "csv" ? "text/csv" : "application/json", body, rows };
+      : JSON.stringify({ range, groupBy, columns: METRICS_COLUMNS, rows });
+  return { format, groupBy, range, contentType: format === "csv" ? "text/csv" : "application/json", body, rows };
 }
 
 function rowOf(group: string, a: FlowAccumulator, answered: number, failed: number, queryDurations: number[], feedback: number[]): MetricsRow {
@@ -142,18 +141,10 @@ function flowRows(records: readonly QueryRecord[], feedbackByTrace: ReadonlyMap<
 }
 
 function intentRows(records: readonly QueryRecord[], feedbackByTrace: ReadonlyMap<string, FeedbackRecord>): MetricsRow[] {
-  const byIntent = new Map<string, QueryRecord[]>();
-  for (const record of records) {
-    const key = record.intent ?? "unclassified";
-    let list = byIntent.get(key);
-    if (!list) byIntent.set(key, (list = []));
-    list.push(record);
-  }
-  return [...byIntent.entries()].map(([intent, list]) => {
+  return [...groupBy(records, (r) => r.intent ?? "unclassified").entries()].map(([intent, list]) => {
     const a = accumulateFlows(list, new Map(), () => intent).get(intent) ?? emptyFlowAccumulator(intent, intent);
-    const answered = list.filter((r) => r.outcome === "answered").length;
-    const failed = list.filter((r) => r.outcome === "failed").length;
-    const durations = list.filter((r) => r.outcome !== "pending" && r.durationMs !== undefined).map((r) => r.durationMs!);
+    const { completed, answered, failed } = outcomesOf(list);
+    const durations = completed.filter((r) => r.durationMs !== undefined).map((r) => r.durationMs!);
     const feedback = list.map((r) => feedbackByTrace.get(r.traceId)?.score).filter((s): s is number => s !== undefined);
     // Every fallback of the intent's queries counts as both from and to the intent.
     const row = rowOf(intent, a, answered, failed, durations, feedback);

@@ -7,8 +7,7 @@
  * @packageDocumentation
  */
 export { type AuditEvent } from "./audit-event.js";
-export { type AuditLog, type AuditQuery } from "./audit-log.js";
-export { createMemoryAuditLog, type MemoryAuditLogOptions } from "./memory-audit-log.js";
+export { createMemoryAuditLog, type AuditLog, type AuditQuery, type MemoryAuditLogOptions } from "./audit-log.js";
 export { createRedisAuditLog, type RedisAuditLogOptions } from "./redis-audit-log.js";
 export { type RedisClient } from "./redis-support.js";
 export { createMemoryFeedbackStore, type FeedbackRecord, type FeedbackStore } from "./feedback.js";

@@ -1,8 +1,8 @@
 import { cosineSimilarity, type Embedder, type Intent, type IntentAlternative } from "@afw/contracts";
-import { prepareData, reportRange, type AnalyticsData, type ReportRange } from "./analytics-data.js";
+import { outcomesOf, prepareData, type AnalyticsData, type ReportRange } from "./analytics-data.js";
 import { distinctiveKeywords } from "./keywords.js";
 import type { QueryRecord } from "./query-records.js";
-import { increment, rankCounts, ratio, round } from "./statistics.js";
+import { groupBy, increment, mean, rankCounts, ratio, round } from "./statistics.js";
 
 /** The text of a query, passed beside the audit log (trace events carry only its length). */
 export interface QuestionText {
@@ -178,20 +178,11 @@ export async function patternAnalysis(options: PatternAnalysisOptions): Promise<
     .map((cluster, index) => describeCluster(`c${index + 1}`, cluster, corpus, lowThreshold));
 
   // intents that fall back
-  const byIntent = new Map<Intent, QueryRecord[]>();
-  for (const record of records) {
-    if (!record.intent) continue;
-    let list = byIntent.get(record.intent);
-    if (!list) byIntent.set(record.intent, (list = []));
-    list.push(record);
-  }
   const fallbackIntents: FallbackIntent[] = [];
-  for (const [intent, list] of byIntent) {
-    const completed = list.filter((r) => r.outcome !== "pending");
-    const fallbackQueries = completed.filter((r) => r.fallbackUsed).length;
-    const failedQueries = completed.filter((r) => r.outcome === "failed").length;
+  for (const [intent, list] of groupBy(records, (r) => r.intent)) {
+    const { completed, fallbackQueries, failed } = outcomesOf(list);
     const fallbackRate = ratio(fallbackQueries, completed.length);
-    const failureRate = ratio(failedQueries, completed.length);
+    const failureRate = ratio(failed, completed.length);
     if (completed.length < minIntentQueries) continue;
     if ((fallbackRate ?? 0) < fallbackThreshold && (failureRate ?? 0) < fallbackThreshold) continue;
     const paths = new Map<string, number>();
@@ -201,7 +192,7 @@ export async function patternAnalysis(options: PatternAnalysisOptions): Promise<
       queries: list.length,
       fallbackQueries,
       fallbackRate: round(fallbackRate),
-      failedQueries,
+      failedQueries: failed,
       failureRate: round(failureRate),
       topPaths: rankCounts(paths)
         .slice(0, 5)
@@ -264,7 +255,7 @@ export async function patternAnalysis(options: PatternAnalysisOptions): Promise<
   }
 
   return {
-    range: reportRange(range),
+    range: range,
     queries: records.length,
     questionsAnalysed: items.length,
     questionsWithoutText: Math.min(records.length, maxQuestions) - items.length,
@@ -338,7 +329,7 @@ function describeCluster(id: string, cluster: Cluster, corpus: readonly string[]
   const classified = [...intents.values()].reduce((a, b) => a + b, 0);
   const dominant = rankCounts(intents)[0];
   const confidences = records.map((r) => r.confidence).filter((c): c is number => c !== undefined);
-  const completed = records.filter((r) => r.outcome !== "pending");
+  const { completed, fallbackQueries, failed } = outcomesOf(records);
   return {
     id,
     size: records.length,
@@ -347,10 +338,10 @@ function describeCluster(id: string, cluster: Cluster, corpus: readonly string[]
     intents: Object.fromEntries(rankCounts(intents).map(({ key, count }) => [key, count])),
     dominantIntent: dominant?.key ?? null,
     dominantShare: round(ratio(dominant?.count ?? 0, classified)),
-    meanConfidence: round(confidences.length ? confidences.reduce((a, b) => a + b, 0) / confidences.length : null),
+    meanConfidence: round(mean(confidences)),
     lowConfidenceShare: round(ratio(records.filter((r) => (r.confidence !== undefined && r.confidence < lowThreshold) || r.lowConfidence).length, records.length)),
-    fallbackRate: round(ratio(completed.filter((r) => r.fallbackUsed).length, completed.length)),
-    failureRate: round(ratio(completed.filter((r) => r.outcome === "failed").length, completed.length)),
+    fallbackRate: round(ratio(fallbackQueries, completed.length)),
+    failureRate: round(ratio(failed, completed.length)),
     keywords: distinctiveKeywords(
       cluster.members.map((m) => m.item.question),
       corpus,

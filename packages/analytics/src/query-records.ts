@@ -211,23 +211,19 @@ function foldTrace(traceId: string, events: readonly AuditEvent[]): QueryRecord 
         if (record.cache === undefined || record.cache === "bypass") record.cache = event.reason === "bypass" ? "bypass" : "miss";
         break;
       case "query-answered":
-        record.outcome = "answered";
+      case "query-failed":
         record.endedAt = eventTimeMs(event);
-        record.answeredFlowId = event.flowId;
-        record.answeredBackendId = event.backendId;
         record.durationMs = event.durationMs;
-        record.fallbackUsed = event.fallbackUsed || record.fallbacks.length > 0;
+        if (event.type === "query-failed") {
+          Object.assign(record, { outcome: "failed", errorCode: event.code, errorMessage: event.message });
+          break;
+        }
+        Object.assign(record, { outcome: "answered", answeredFlowId: event.flowId, answeredBackendId: event.backendId });
+        record.fallbackUsed = event.fallbackUsed;
         if (event.cacheHit !== false) {
           record.cacheHit = true;
-          record.cache = event.cacheHit === "semantic" ? "semantic" : (record.cache === "semantic" ? "semantic" : "exact");
+          record.cache = event.cacheHit === "semantic" || record.cache === "semantic" ? "semantic" : "exact";
         }
-        break;
-      case "query-failed":
-        record.outcome = "failed";
-        record.endedAt = eventTimeMs(event);
-        record.durationMs = event.durationMs;
-        record.errorCode = event.code;
-        record.errorMessage = event.message;
         break;
       case "route-elicited":
         record.elicitation = { tier: event.tier, action: event.action, ...(event.chosenFlowId === undefined ? {} : { chosenFlowId: event.chosenFlowId }) };

@@ -1,20 +1,8 @@
 import { AfwError } from "@afw/contracts";
-import { eventTimeMs, type AuditEvent, type AuditEventType } from "./audit-event.js";
-import {
-  TRACE_LOOKBACK_MS,
-  TRACE_SPAN_MS,
-  looksLikeAuditEvent,
-  matchesAuditQuery,
-  resolveAuditQuery,
-  sortByTime,
-  toJsonLines,
-  type AuditLog,
-  type AuditLogStats,
-  type ResolvedAuditQuery,
-} from "./audit-log.js";
 import { LuaScript } from "@afw/cache";
-import { BoundedRedis, type RedisClient, type RedisStoreConnectionOptions } from "./redis-support.js";
-import { toEpochMs } from "./time-range.js";
+import { eventTimeMs, type AuditEvent } from "./audit-event.js";
+import { createAuditLog, type AuditLog } from "./audit-log.js";
+import { BoundedRedis, type RedisStoreConnectionOptions } from "./redis-support.js";
 
 /** Options of {@link createRedisAuditLog}. */
 export interface RedisAuditLogOptions extends RedisStoreConnectionOptions {
@@ -26,8 +14,6 @@ export interface RedisAuditLogOptions extends RedisStoreConnectionOptions {
   batchSize?: number | undefined;
   /** Longest time an event waits before it is written. @default 50 */
   flushIntervalMs?: number | undefined;
-  /** Store only events of these types. @default every type */
-  types?: readonly AuditEventType[] | undefined;
   /** Clock for ids, age trimming and default query bounds. @default Date.now */
   now?: (() => number) | undefined;
 }
@@ -59,25 +45,15 @@ const PAGE_SIZE = 1000;
 
 type StreamEntry = [id: string, fields: string[]];
 
-function entryMs(id: string): number {
-  const dash = id.indexOf("-");
-  return Number(dash === -1 ? id : id.slice(0, dash));
-}
-
 /**
- * An {@link AuditLog} on a Redis Stream, shared by every gateway instance. `emit` only queues the
- * event; a background writer appends batches with one Lua call each (`XADD ... MAXLEN ~` per
- * event, `XTRIM ... MINID ~` by age), so the query path never waits on Redis. Every operation is
- * bounded by `operationTimeoutMs`; when Redis is slow or down, batches are dropped and counted
- * ({@link AuditLogStats.dropped}, `failures`, `degraded`) and writing resumes by itself when it
- * returns. Queries read with paged `XRANGE`/`XREVRANGE`.
+ * An {@link AuditLog} on a Redis Stream shared by every gateway instance. `emit` only queues; a
+ * background writer appends batches with one Lua call each, so the query path never waits on
+ * Redis. Every operation is bounded by `operationTimeoutMs`; while Redis is slow or down, batches
+ * are dropped and counted (`stats()`) and writing resumes by itself.
  *
  * @example
  * ```ts
  * const auditLog = createRedisAuditLog({ url: "redis://127.0.0.1:6379", maxLength: 100_000, maxAgeMs: 7 * 86_400_000 });
- * sinks.push(auditLog);
- * const lines = await auditLog.exportJsonLines({ range: "24h" });
- * await auditLog.close();
  * ```
  * @throws AfwError `CONFIG_INVALID` when neither or both of `url` and `client` are given.
  */
@@ -89,18 +65,16 @@ export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
   const batchSize = Math.max(1, options.batchSize ?? 200);
   const flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 50);
   // At most 20,000 events wait (more are dropped and counted). Entry ids follow event times but never go
-  // backwards, so a late event gets a newer id: queries widen their id range by 2 minutes.
+  // backwards, so a late event gets a newer id: scans widen their id range by 2 minutes.
   const maxPending = Math.max(batchSize, 20_000);
   const lateToleranceMs = 120_000;
   const now = options.now ?? Date.now;
-  const accepted = options.types ? new Set<string>(options.types) : undefined;
 
   let pending: AuditEvent[] = [];
   let timer: NodeJS.Timeout | undefined;
   let immediate: NodeJS.Immediate | undefined;
   let draining: Promise<void> | undefined;
-  let closed = false;
-  const counters = { received: 0, stored: 0, dropped: 0, failures: 0 };
+  const counters = { stored: 0, dropped: 0, failures: 0 };
   let degraded = false;
   let lastError: string | undefined;
 
@@ -116,13 +90,13 @@ export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
     let count = 0;
     for (const event of batch) {
       let json: string;
-      const ms = eventTimeMs(event);
       try {
         json = JSON.stringify(event);
       } catch {
         counters.dropped++;
         continue;
       }
+      const ms = eventTimeMs(event);
       args.push(Number.isFinite(ms) ? Math.max(0, Math.floor(ms)) : current, json);
       count++;
     }
@@ -137,171 +111,75 @@ export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
     }
   };
 
-  const drain = (): Promise<void> => {
-    if (draining) return draining;
-    draining = (async () => {
+  const drain = (): Promise<void> =>
+    (draining ??= (async () => {
       try {
-        while (pending.length > 0) {
-          const batch = pending.length <= batchSize ? pending : pending.slice(0, batchSize);
-          pending = pending.length <= batchSize ? [] : pending.slice(batchSize);
-          await writeBatch(batch);
-        }
+        while (pending.length > 0) await writeBatch(pending.splice(0, batchSize));
       } finally {
         draining = undefined;
       }
-    })();
-    return draining;
-  };
+    })());
 
   const schedule = () => {
-    if (closed) return;
     if (pending.length >= batchSize) {
-      if (timer) {
-        clearTimeout(timer);
-        timer = undefined;
-      }
-      if (!immediate && !draining) {
-        immediate = setImmediate(() => {
-          immediate = undefined;
-          void drain();
-        });
-      }
-      return;
-    }
-    if (!timer && !immediate && !draining) {
-      timer = setTimeout(() => {
-        timer = undefined;
-        void drain();
-      }, flushIntervalMs);
+      clearTimeout(timer);
+      timer = undefined;
+      immediate ??= draining ? undefined : setImmediate(() => ((immediate = undefined), void drain()));
+    } else if (!timer && !immediate && !draining) {
+      timer = setTimeout(() => ((timer = undefined), void drain()), flushIntervalMs);
       timer.unref();
     }
   };
 
-  const flush = async (): Promise<void> => {
-    if (timer) {
-      clearTimeout(timer);
-      timer = undefined;
-    }
-    if (immediate) {
-      clearImmediate(immediate);
-      immediate = undefined;
-    }
-    while (pending.length > 0 || draining) await drain();
-  };
-
-  const readPage = async (fn: (client: RedisClient) => Promise<StreamEntry[]>): Promise<StreamEntry[]> => {
-    const outcome = await redis.run(fn);
-    if (!outcome.ok) {
-      fail(outcome.message);
-      throw new AfwError("CACHE_UNAVAILABLE", `the audit log store (Redis) did not answer: ${outcome.message}`);
-    }
-    return outcome.value;
-  };
-
-  const decode = (entry: StreamEntry): AuditEvent | undefined => {
-    const fields = entry[1];
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      if (fields[i] !== "e") continue;
-      try {
-        const value: unknown = JSON.parse(fields[i + 1]!);
-        return looksLikeAuditEvent(value) ? value : undefined;
-      } catch {
-        return undefined;
-      }
-    }
-    return undefined;
-  };
-
-  /** Scans [from, to + tolerance] in `order`, calling `visit` per decoded event until it returns false. */
-  const scan = async (from: number, to: number, order: "asc" | "desc", visit: (event: AuditEvent, idMs: number) => boolean) => {
-    const low = String(Math.max(0, Math.floor(from)));
-    const high = String(Math.max(0, Math.floor(to + lateToleranceMs)));
-    let cursor = order === "asc" ? low : high;
-    for (;;) {
-      const start = cursor;
-      const page = await readPage((client) =>
-        order === "asc" ? client.xrange(key, start, high, "COUNT", PAGE_SIZE) : client.xrevrange(key, start, low, "COUNT", PAGE_SIZE),
-      );
-      for (const entry of page) {
-        const event = decode(entry);
-        if (event && !visit(event, entryMs(entry[0]))) return;
-      }
-      if (page.length < PAGE_SIZE) return;
-      cursor = `(${page[page.length - 1]![0]}`;
+  const decode = (fields: string[]): AuditEvent | undefined => {
+    const at = fields.indexOf("e");
+    if (at === -1 || at % 2 === 1) return undefined;
+    try {
+      const value = JSON.parse(fields[at + 1]!) as Partial<AuditEvent> | null;
+      return typeof value?.type === "string" && typeof value.traceId === "string" && typeof value.timestamp === "string" ? (value as AuditEvent) : undefined;
+    } catch {
+      return undefined;
     }
   };
 
-  // MINID trimming is approximate (whole stream nodes): never return what is older than maxAgeMs.
-  const withinAge = (resolved: ResolvedAuditQuery): ResolvedAuditQuery =>
-    maxAgeMs > 0 ? { ...resolved, from: Math.max(resolved.from, now() - maxAgeMs) } : resolved;
-
-  const select = async (resolved: ResolvedAuditQuery): Promise<AuditEvent[]> => {
-    const out: AuditEvent[] = [];
-    if (resolved.limit === 0) return out;
-    await scan(resolved.from, resolved.to, resolved.order, (event) => {
-      if (matchesAuditQuery(event, resolved)) out.push(event);
-      return out.length < resolved.limit;
-    });
-    // Stream order first (ascending ids), then a stable sort by event time: ties keep write order.
-    if (resolved.order === "desc") out.reverse();
-    const sorted = sortByTime(out);
-    return resolved.order === "desc" ? sorted.reverse() : sorted;
-  };
-
-  return {
-    emit(event) {
-      counters.received++;
-      if (closed || (accepted && !accepted.has(event.type))) return;
-      if (pending.length >= maxPending) {
-        counters.dropped++;
-        return;
-      }
-      pending.push(event);
-      schedule();
-    },
-    async query(query = {}) {
-      await flush();
-      return select(withinAge(resolveAuditQuery(query, now())));
-    },
-    async trace(traceId, traceOptions = {}) {
-      await flush();
-      const to = traceOptions.to === undefined ? now() : toEpochMs(traceOptions.to, "to");
-      const from = Math.max(to - (traceOptions.lookbackMs ?? TRACE_LOOKBACK_MS), maxAgeMs > 0 ? now() - maxAgeMs : 0);
-      const found: AuditEvent[] = [];
-      let earliest = Infinity;
-      await scan(from, to, "desc", (event, idMs) => {
-        if (found.length > 0 && idMs < earliest - TRACE_SPAN_MS) return false;
-        if (event.traceId === traceId) {
-          const time = eventTimeMs(event);
-          if (time >= from && time <= to) {
-            found.push(event);
-            earliest = Math.min(earliest, time);
-          }
+  return createAuditLog(
+    {
+      append(event) {
+        if (pending.length >= maxPending) counters.dropped++;
+        else {
+          pending.push(event);
+          schedule();
         }
-        return true;
-      });
-      return sortByTime(found.reverse());
+      },
+      async scan(from, to, order, visit) {
+        const low = String(Math.max(0, Math.floor(from)));
+        const high = String(Math.max(0, Math.floor(to + lateToleranceMs)));
+        for (let cursor = order === "asc" ? low : high; ; ) {
+          const start = cursor;
+          const outcome = await redis.run((client) =>
+            order === "asc" ? client.xrange(key, start, high, "COUNT", PAGE_SIZE) : client.xrevrange(key, start, low, "COUNT", PAGE_SIZE),
+          );
+          if (!outcome.ok) {
+            fail(outcome.message);
+            throw new AfwError("CACHE_UNAVAILABLE", `the audit log store (Redis) did not answer: ${outcome.message}`);
+          }
+          for (const [id, fields] of outcome.value as StreamEntry[]) {
+            const event = decode(fields);
+            if (event && !visit(event, Number(id.split("-")[0]))) return;
+          }
+          if (outcome.value.length < PAGE_SIZE) return;
+          cursor = `(${outcome.value[outcome.value.length - 1]![0]}`;
+        }
+      },
+      async flush() {
+        clearTimeout(timer);
+        clearImmediate(immediate);
+        timer = immediate = undefined;
+        while (pending.length > 0 || draining) await drain();
+      },
+      close: () => redis.close(),
+      stats: () => ({ backend: "redis", ...counters, pending: pending.length, degraded, ...(lastError === undefined ? {} : { lastError }) }),
     },
-    async exportJsonLines(query = {}) {
-      await flush();
-      const events = await select(withinAge(resolveAuditQuery(query, now())));
-      return toJsonLines(query.order === "desc" ? events.reverse() : events);
-    },
-    flush,
-    stats(): AuditLogStats {
-      return {
-        backend: "redis",
-        ...counters,
-        pending: pending.length,
-        degraded,
-        ...(lastError === undefined ? {} : { lastError }),
-      };
-    },
-    async close() {
-      if (closed) return;
-      await flush();
-      closed = true;
-      await redis.close();
-    },
-  };
+    { now, maxAgeMs },
+  );
 }

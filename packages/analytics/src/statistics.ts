@@ -68,3 +68,16 @@ export function rankCounts<K extends string>(map: ReadonlyMap<K, number>): Array
     .map(([key, count]) => ({ key, count }))
     .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
+
+/** Items grouped by `keyOf` (items without a key left out), in first-seen order. @internal */
+export function groupBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K | undefined): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (key === undefined) continue;
+    const list = groups.get(key);
+    if (list) list.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}

@@ -77,8 +77,3 @@ export function timeRangeOfInput(input: { range?: TimeRangePreset | undefined; f
   if (input.from !== undefined || input.to !== undefined) return { from: input.from, to: input.to };
   return input.range ?? "24h";
 }
-
-/** The range as ISO strings, for reports. */
-export function formatTimeRange(range: ResolvedTimeRange): { from: string; to: string } {
-  return { from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString() };
-}

@@ -3,8 +3,8 @@ import { describeAuditLogSuite } from "./suites/audit-log.case.js";
 import { describeFeedbackStoreSuite } from "./suites/feedback-store.case.js";
 import { describePriorStoreSuite } from "./suites/prior-store.case.js";
 
-describeAuditLogSuite("memory", async ({ maxLength, maxAgeMs, types, now }) => {
-  const log = createMemoryAuditLog({ capacity: maxLength, maxAgeMs, types, now });
+describeAuditLogSuite("memory", async ({ maxLength, maxAgeMs, now }) => {
+  const log = createMemoryAuditLog({ capacity: maxLength, maxAgeMs, now });
   return { log, lengthSlack: 0, close: () => log.close() };
 });
 

@@ -25,12 +25,11 @@ afterAll(async () => {
   await redis.dispose();
 });
 
-describeAuditLogSuite("redis", async ({ maxLength, maxAgeMs, types, now }) => {
+describeAuditLogSuite("redis", async ({ maxLength, maxAgeMs, now }) => {
   const log = createRedisAuditLog({
     url: redis.url,
     keyPrefix: nextPrefix(),
     maxLength,
-    types,
     ...(maxAgeMs === undefined ? {} : { maxAgeMs }),
     now,
     operationTimeoutMs: OPERATION_TIMEOUT_MS,

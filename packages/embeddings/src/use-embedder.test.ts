@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createUseEmbedder } from "./index.js";
 import { dot } from "./normalize.js";
 
@@ -11,9 +11,12 @@ const sentences = [
   "Summarise the attached quarterly report and list the three biggest risks it mentions, with page numbers. ".repeat(6),
 ];
 
-describe("createUseEmbedder (real model)", () => {
+describe("createUseEmbedder (real model)", { timeout: 120_000 }, () => {
+  const embedder = createUseEmbedder({ batchSize: 4 });
+  // Loading the model is seconds of CPU, far more on a loaded machine: once, under a generous bound.
+  beforeAll(() => embedder.warmUp(), 240_000);
+
   it("gives unit vectors, the same one by one and in batches, different for different sentences", async () => {
-    const embedder = createUseEmbedder({ batchSize: 4 });
     const batched = await embedder.embed(sentences);
     const single = await Promise.all(sentences.map(async (s) => (await embedder.embed([s]))[0]!));
     expect(batched).toHaveLength(sentences.length);

@@ -1,15 +1,21 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AfwError } from "@afw/contracts";
 import { createUseEmbedder } from "./index.js";
 import { dot } from "./normalize.js";
 
-describe("createUseEmbedder({ thread: 'worker' }) (real model on a worker thread)", () => {
+// Loading the model is seconds of CPU, far more on a loaded machine: it happens once, in beforeAll, under a
+// generous bound (a hang still fails), so the tests' own time bounds cover only the embedding they test.
+const MODEL_LOAD_MS = 240_000;
+
+describe("createUseEmbedder({ thread: 'worker' }) (real model on a worker thread)", { timeout: 120_000 }, () => {
   const worker = createUseEmbedder({ thread: "worker" });
+  const main = createUseEmbedder();
+  beforeAll(() => Promise.all([worker.warmUp(), main.warmUp()]), MODEL_LOAD_MS);
   afterAll(() => worker.close());
 
   it("gives the main thread's vectors and keeps the event loop free while it embeds", async () => {
     const texts = ["my program crashes with a null pointer exception", "", "Write me a short poem about autumn leaves"];
-    const [fromWorker, fromMain] = await Promise.all([worker.embed(texts), createUseEmbedder().embed(texts)]);
+    const [fromWorker, fromMain] = await Promise.all([worker.embed(texts), main.embed(texts)]);
     texts.forEach((_, i) => expect(dot(fromWorker[i]!, fromMain[i]!)).toBeGreaterThanOrEqual(0.9999));
     await worker.warmUp();
     // Timers fire while a batch is embedded on the worker: the event loop was not blocked for it.
@@ -22,6 +28,8 @@ describe("createUseEmbedder({ thread: 'worker' }) (real model on a worker thread
   });
 
   it("rejects at once when its queue is full, and aborts a waiting request", async () => {
+    // The worker and its queue are shared by the process: wait until what earlier tests asked is answered (FIFO).
+    await worker.embed(["the queue is empty once this is answered"]);
     const small = createUseEmbedder({ thread: "worker", maxQueue: 1 });
     const first = small.embed(["one sentence that takes the only slot"]);
     await expect(small.embed(["a second one"])).rejects.toMatchObject({ code: "RATE_LIMITED" });
@@ -40,5 +48,5 @@ describe("createUseEmbedder({ thread: 'worker' }) (real model on a worker thread
     expect(AfwError.isInstance(error) && error.code).toBe("ABORTED");
     const [vector] = await worker.embed(["after a restart"]);
     expect(vector!.length).toBe(512);
-  });
+  }, MODEL_LOAD_MS); // the restarted worker loads the model again
 });

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { TraceEventSchema } from "@afw/contracts";
 import type { AuditEvent, AuditLog } from "../../src/index.js";
-import { type AuditEventType } from "../../src/audit-event.js";
 import { createTrafficGenerator } from "../../src/test.js";
 import { event, manualClock } from "../helpers.js";
 
@@ -11,8 +10,6 @@ export interface AuditLogFactoryOptions {
   maxLength: number;
   /** Age bound, when the case needs one. */
   maxAgeMs?: number;
-  /** Store only these types, when the case needs it. */
-  types?: AuditEventType[];
   now: () => number;
 }
 
@@ -151,15 +148,6 @@ export function describeAuditLogSuite(name: string, create: (options: AuditLogFa
       await log.flush();
       expect((await log.query()).some((e) => e.traceId === "fine")).toBe(true);
       expect(log.stats().received).toBe(2);
-    });
-
-    it("stores only the configured types", async () => {
-      const clock = manualClock(T0 + 1000);
-      const { log } = await make({ now: clock.now, types: ["query-failed"] });
-      log.emit(event("cache-miss", "t1", T0));
-      log.emit(event("query-failed", "t1", T0 + 1));
-      expect((await log.query()).map((e) => e.type)).toEqual(["query-failed"]);
-      expect(log.stats()).toMatchObject({ received: 2, stored: 1 });
     });
 
     it("counts what it received and stored", async () => {
