@@ -1,6 +1,6 @@
 import { createFlowiseBackend, createLangflowBackend, type ConfiguredFlowInput } from "@afw/backends";
-import { toAfwError } from "@afw/contracts";
-import { backendFactoryByKind, type BackendFactory, type BackendFactoryOptions } from "./backend-factory.js";
+import { AfwError, toAfwError, type FlowBackendV1 } from "@afw/contracts";
+import type { BackendFactory, BackendFactoryOptions } from "./backend-factory.js";
 import type { BackendConfig } from "./config-schema.js";
 
 /** The adapter settings (`@afw/backends`) of a configured backend: base URL, key, headers, request timeout, flow registry (by platform flow id),
@@ -37,21 +37,19 @@ export function adapterSettings(config: BackendConfig, options: BackendFactoryOp
   };
 }
 
-const wrap =
-  (create: (settings: ReturnType<typeof adapterSettings>) => ReturnType<BackendFactory>): BackendFactory =>
-  (config, options) => {
-    try {
-      return create(adapterSettings(config, options));
-    } catch (error) {
-      throw toAfwError(error, "CONFIG_INVALID");
-    }
-  };
+const ADAPTERS: Readonly<Record<string, (settings: ReturnType<typeof adapterSettings>) => FlowBackendV1>> = { flowise: createFlowiseBackend, langflow: createLangflowBackend };
 
-/** The default {@link BackendFactory}: `flowise` and `langflow` through the `@afw/backends` adapters. */
-export const builtInBackendFactories: Readonly<Record<string, BackendFactory>> = Object.freeze({
-  flowise: wrap((settings) => createFlowiseBackend(settings)),
-  langflow: wrap((settings) => createLangflowBackend(settings)),
-});
-
-/** {@link builtInBackendFactories} as one factory. */
-export const defaultBackendFactory: BackendFactory = backendFactoryByKind(builtInBackendFactories);
+/** The default {@link BackendFactory}: `flowise` and `langflow` through the `@afw/backends` adapters. @throws AfwError `CONFIG_INVALID` for another kind. */
+export const defaultBackendFactory: BackendFactory = (config, options) => {
+  const create = ADAPTERS[config.kind];
+  if (!create) {
+    throw new AfwError("CONFIG_INVALID", `no adapter for backend kind '${config.kind}' (backend '${config.id}'); known kinds: flowise, langflow`, {
+      details: { backendId: config.id, kind: config.kind },
+    });
+  }
+  try {
+    return create(adapterSettings(config, options));
+  } catch (error) {
+    throw toAfwError(error, "CONFIG_INVALID");
+  }
+};

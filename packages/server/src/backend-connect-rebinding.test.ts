@@ -7,24 +7,17 @@
 import type { LookupAddress } from "node:dns";
 import type { FlowBackendV1, UniversalQueryResult } from "@afw/contracts";
 import type { HostLookup } from "@afw/backends";
-import { startFlowiseServer, type MockPlatformServer } from "@afw/backends/test/servers";
-import { afterEach, describe, expect, it } from "vitest";
+import { startFlowiseServer } from "@afw/backends/test/servers";
+import { describe, expect, it } from "vitest";
 import { defaultBackendFactory } from "./backend-adapters.js";
 import type { BackendFactoryOptions } from "./backend-factory.js";
 import type { BackendConfig } from "./config-schema.js";
-import { callTool, startTestGateway } from "../test/helpers.js";
+import { callTool, closeAfter, startTestGateway } from "../test/helpers.js";
 
 const CHAT = "f0000000-0000-4000-8000-0000000c4a71";
 const KEY = "afw-test-secret-rebinding-flowise-key";
 
-let flowise: MockPlatformServer | undefined;
-let started: Awaited<ReturnType<typeof startTestGateway>> | undefined;
-afterEach(async () => {
-  await started?.close();
-  await flowise?.close();
-  started = undefined;
-  flowise = undefined;
-});
+const track = closeAfter();
 
 /** A lookup whose answer the test sets; counts the lookups. */
 function switchableLookup(initial: string) {
@@ -49,12 +42,11 @@ function recordingFactory(lookup: HostLookup) {
 
 describe("backend_connect and DNS rebinding", () => {
   it("a name allowed through a domain entry that later resolves to the metadata address is refused on the new connection", async () => {
-    flowise = await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hello from flowise" }], apiKey: KEY });
+    let flowise = track(await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hello from flowise" }], apiKey: KEY }));
     const port = Number(new URL(flowise.url).port);
     const dns = switchableLookup("127.0.0.1");
     const { seen, factory } = recordingFactory(dns.lookup);
-    started = await startTestGateway({ backendFactory: factory, config: { backendConnect: { allowedHosts: ["*.localhost"] }, cache: { enabled: false } } });
-    const { client } = started;
+    const { client } = track(await startTestGateway({ backendFactory: factory, config: { backendConnect: { allowedHosts: ["*.localhost"] }, cache: { enabled: false } } }));
 
     // Loopback through a domain entry is allowed: the backend connects and answers.
     const connected = await callTool(client, "backend_connect", { id: "remote", kind: "flowise", baseURL: `http://flows.localhost:${port}`, apiKey: KEY });
@@ -70,7 +62,7 @@ describe("backend_connect and DNS rebinding", () => {
     // (the platform restarts on the same port): the next connection must be refused.
     dns.state.answer = "169.254.169.254";
     await flowise.close();
-    flowise = await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hello from flowise" }], apiKey: KEY, port });
+    flowise = track(await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hello from flowise" }], apiKey: KEY, port }));
     const lookupsBefore = dns.state.lookups;
     const refused = await callTool(client, "universal_query", { question: "hello again?", flow_id: CHAT });
     expect(refused.isError).toBe(true);
@@ -86,13 +78,15 @@ describe("backend_connect and DNS rebinding", () => {
   });
 
   it("a configured backend gets no connection policy: loopback keeps working (no regression)", async () => {
-    flowise = await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "configured answer" }] });
+    const flowise = track(await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "configured answer" }] }));
     const dns = switchableLookup("127.0.0.1");
     const { seen, factory } = recordingFactory(dns.lookup);
-    started = await startTestGateway({
-      backendFactory: factory,
-      config: { backends: [{ id: "local", kind: "flowise", baseURL: flowise.url }], backendConnect: { allowedHosts: ["*"] }, cache: { enabled: false } },
-    });
+    const started = track(
+      await startTestGateway({
+        backendFactory: factory,
+        config: { backends: [{ id: "local", kind: "flowise", baseURL: flowise.url }], backendConnect: { allowedHosts: ["*"] }, cache: { enabled: false } },
+      }),
+    );
     const answer = await callTool<UniversalQueryResult>(started.client, "universal_query", { question: "hi", flow_id: CHAT });
     expect(answer.isError).toBe(false);
     expect(JSON.stringify(answer.body)).toContain("configured answer");

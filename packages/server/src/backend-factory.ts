@@ -1,5 +1,5 @@
 import type { ConnectPolicy, HostLookup } from "@afw/backends";
-import { AfwError, type FlowBackendV1 } from "@afw/contracts";
+import type { FlowBackendV1 } from "@afw/contracts";
 import type { BackendConfig } from "./config-schema.js";
 
 /** What the gateway asks of a backend it creates, beyond its configuration. */
@@ -23,16 +23,3 @@ export interface BackendFactoryOptions {
  * ```
  */
 export type BackendFactory = (config: BackendConfig, options?: BackendFactoryOptions) => FlowBackendV1 | Promise<FlowBackendV1>;
-
-/** Combines per-kind factories into one {@link BackendFactory}. @throws AfwError `CONFIG_INVALID` (from the returned factory) for a kind with no entry. */
-export function backendFactoryByKind(factories: Readonly<Record<string, BackendFactory>>): BackendFactory {
-  return (config, options) => {
-    const factory = factories[config.kind];
-    if (!factory) {
-      throw new AfwError("CONFIG_INVALID", `no adapter for backend kind '${config.kind}' (backend '${config.id}'); known kinds: ${Object.keys(factories).join(", ") || "none"}`, {
-        details: { backendId: config.id, kind: config.kind },
-      });
-    }
-    return factory(config, options);
-  };
-}

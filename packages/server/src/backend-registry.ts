@@ -36,20 +36,15 @@ export interface DiscoveryProblem {
   at: number;
 }
 
-/** Options of {@link createBackendRegistry}. */
+/** Options of {@link createBackendRegistry}: the shared health store, the sink of background events (`flows-discovered`, `health-checked`),
+ * how long health snapshots stay valid (90 s), the timeout of one probe or discovery (5 s), and the longest wait after a replace or remove for
+ * the calls still leased on the old adapter before it is closed anyway (60 s). */
 export interface BackendRegistryOptions {
-  /** Shared health snapshots. */
   healthStore: HealthStore;
-  /** Sink for background events (`flows-discovered`, `health-checked`). */
   sink?: TraceSink;
-  /** Health snapshots stay valid this long. @default 90000 */
   healthTtlMs?: number;
-  /** Timeout of one health probe or discovery. @default 5000 */
   probeTimeoutMs?: number;
-  /** @default Date.now */
   now?: () => number;
-  /** Longest wait, after {@link BackendRegistry.replace} or {@link BackendRegistry.remove}, for the calls still running on the old
-   * adapter (leased through {@link BackendRegistry.lease}) before it is closed anyway. @default 60000 */
   drainTimeoutMs?: number;
 }
 

@@ -114,7 +114,7 @@ export function createBackendTools(deps: ToolDependencies): GatewayTool[] {
         const backends = await Promise.all(
           entries.map(async (entry) => {
             const id = entry.backend.id;
-            const [health, circuit] = await Promise.all([registry.latestHealth(id), deps.circuits.get(id).catch(() => undefined)]);
+            const [health, circuit] = await Promise.all([registry.latestHealth(id), deps.stores.circuits.get(id).catch(() => undefined)]);
             const problem = problems.find((p) => p.backendId === id);
             return {
               id,
@@ -150,7 +150,7 @@ export function createBackendTools(deps: ToolDependencies): GatewayTool[] {
             return { ok: false, message: redactor.redact((error as Error)?.message ?? "unavailable") };
           }
         };
-        const [cache, sessions] = await Promise.all([storeOk(() => deps.cache.stats()), storeOk(() => deps.sessions.list("__afw_health_probe__", { limit: 1 }))]);
+        const [cache, sessions] = await Promise.all([storeOk(() => deps.stores.cache.stats()), storeOk(() => deps.stores.sessions.list("__afw_health_probe__", { limit: 1 }))]);
         const up = results.filter((h) => h.status !== "down").length;
         const status = results.length === 0 ? "no-backends" : up === results.length && results.every((h) => h.status === "healthy") ? "healthy" : up > 0 ? "degraded" : "down";
         return { status, checked_at: new Date().toISOString(), backends: results, stores: { cache, sessions } };
@@ -164,21 +164,21 @@ export function createBackendTools(deps: ToolDependencies): GatewayTool[] {
       shape: BackendPerformanceCompareInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args) => {
-        const targets = await deps.performance.targets();
+        const targets = await deps.stores.performance.targets();
         const kindOf = (backendId: string) => registry.get(backendId)?.backend.kind;
         const matches = (backendId: string) => args.backend === undefined || backendId === args.backend || kindOf(backendId) === args.backend;
         const backendTargets = targets.filter((t) => t.flowId === undefined && matches(t.backendId));
         const flowTargets = targets.filter((t) => t.flowId !== undefined && matches(t.backendId) && (args.flow_id === undefined || t.flowId === args.flow_id));
         const flowRows = await Promise.all(
-          flowTargets.map(async (t) => ({ backendId: t.backendId, flowId: t.flowId!, stats: summarize(await deps.performance.window(t)) })),
+          flowTargets.map(async (t) => ({ backendId: t.backendId, flowId: t.flowId!, stats: summarize(await deps.stores.performance.window(t)) })),
         );
         const backendIds = [...new Set([...backendTargets.map((t) => t.backendId), ...flowRows.map((r) => r.backendId)])];
         const backends = await Promise.all(
           backendIds.map(async (backendId) => {
             const samples =
               args.flow_id === undefined
-                ? await deps.performance.window({ backendId })
-                : (await Promise.all(flowTargets.filter((t) => t.backendId === backendId).map((t) => deps.performance.window(t)))).flat();
+                ? await deps.stores.performance.window({ backendId })
+                : (await Promise.all(flowTargets.filter((t) => t.backendId === backendId).map((t) => deps.stores.performance.window(t)))).flat();
             return {
               backend_id: backendId,
               ...(kindOf(backendId) ? { kind: kindOf(backendId) } : {}),

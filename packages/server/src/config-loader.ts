@@ -18,27 +18,21 @@ export const CONFIG_ENV_VARIABLES = {
   AFW_AUTH_TOKENS: "http.authTokens (comma-separated; replaces the file's list)",
 } as const;
 
-/** One problem found in a configuration. */
-export interface ConfigIssue {
-  /** Dotted path of the offending value, e.g. `backends.0.baseURL` (empty for the root). */
+/** One problem found in a configuration: the dotted path of the offending value (e.g. `backends.0.baseURL`, empty for the root), what is
+ * wrong (never the value: it may be a secret) and, from a YAML file, the 1-based line and column. */
+interface ConfigIssue {
   path: string;
-  /** What is wrong. Never contains the offending value (it may be a secret). */
   message: string;
-  /** 1-based line in the YAML file, when known. */
   line?: number;
-  /** 1-based column in the YAML file, when known. */
   column?: number;
 }
 
-/** Where a configuration comes from, for error messages and relative paths. */
-export interface ParseGatewayConfigOptions {
-  /** Name used in error messages, e.g. the file path. @default "<config>" */
+/** Where a configuration comes from: the `source` named in errors (default `<config>`), the `env` of `${VAR}` and the overrides (default
+ * `process.env`), the `baseDir` of relative catalog paths (default the working directory), and `locate` (path to line and column, from YAML). */
+interface ParseGatewayConfigOptions {
   source?: string;
-  /** Environment for `${VAR}` interpolation and overrides. @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Directory against which relative catalog paths are resolved. @default process.cwd() */
   baseDir?: string;
-  /** Maps a dotted path to a line/column (set by the YAML loader). */
   locate?: (path: readonly PropertyKey[]) => { line: number; column: number } | undefined;
 }
 

@@ -3,7 +3,6 @@ import {
   BackendKindSchema,
   DEFAULT_SCORING_WEIGHTS,
   IntentSchema,
-  SearchModeSchema,
 } from "@afw/contracts";
 import { ParameterMappingSchema } from "@afw/backends";
 import { DEFAULT_CACHE_TTL_POLICY, parseRedisUrl } from "@afw/cache";
@@ -131,8 +130,8 @@ export const HttpConfigSchema = z
 /** Settings of the Streamable HTTP transport. */
 export type HttpConfig = z.infer<typeof HttpConfigSchema>;
 
-/** Zod schema of {@link RoutingConfig}. */
-export const RoutingConfigSchema = z
+/** Routing: scoring weights, confidence thresholds, intent patterns, retries, circuit breaking, health probes and elicitation. */
+const RoutingConfigSchema = z
   .object({
     weights: z
       .object({
@@ -182,16 +181,13 @@ export const RoutingConfigSchema = z
       .describe("Asking when unsure (MCP elicitation): the confirm and clarify confidence tiers."),
   }).strict();
 
-/** Routing: scoring weights, confidence thresholds, intent patterns, retries and circuit breaking. */
-export type RoutingConfig = z.infer<typeof RoutingConfigSchema>;
-
 /** Seconds per intent, from the intent -> class mapping of the default policy of `@afw/cache`. */
 const DEFAULT_TTL_BY_INTENT: Partial<Record<z.infer<typeof IntentSchema>, number>> = Object.fromEntries(
   Object.entries(DEFAULT_CACHE_TTL_POLICY.intentClasses).map(([intent, cacheClass]) => [intent, DEFAULT_CACHE_TTL_POLICY.classes[cacheClass]!]),
 );
 
-/** Zod schema of {@link CacheConfig}. */
-export const CacheConfigSchema = z
+/** Response cache policy: TTL by flow class and intent, and the semantic answer cache. */
+const CacheConfigSchema = z
   .object({
     enabled: z.boolean().default(true),
     defaultTtlSeconds: z.number().int().positive().default(DEFAULT_CACHE_TTL_POLICY.defaultTtlSeconds)
@@ -210,9 +206,6 @@ export const CacheConfigSchema = z
       .describe("Semantic answer cache (off by default). Questions that differ in a number, a name or a negation never share an answer."),
   }).strict();
 
-/** Response cache policy: TTL by flow class and intent. */
-export type CacheConfig = z.infer<typeof CacheConfigSchema>;
-
 /** Zod schema of {@link SessionsConfig}. */
 export const SessionsConfigSchema = z
   .object({
@@ -227,17 +220,10 @@ export const SessionsConfigSchema = z
 /** Conversation memory settings. */
 export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
 
-/** Zod schema of {@link ToolExposure}. */
-export const ToolExposureSchema = z.enum(["all", "search", "routed"]);
-
-/** How downstream MCP tools appear in `tools/list`: `all`, `search` or `routed`. */
-export type ToolExposure = z.infer<typeof ToolExposureSchema>;
-
 /** Zod schema of {@link ToolsConfig}. */
 export const ToolsConfigSchema = z
   .object({
     catalogs: z.array(z.string().min(1)).default([]).describe("Tool catalog files to index (format of `tools-catalog.json`); relative to the config file."),
-    defaultMode: SearchModeSchema.default("hybrid"),
     embedder: z.enum(["none", "hashing", "use"]).default("use")
       .describe(
         "Embedder of the tool index and workflow catalog: `use` (offline Universal Sentence Encoder lite, weights shipped in npm: hybrid keyword + semantic search), `hashing` (word pieces only, for tests), `none` (keyword only).",
@@ -248,7 +234,7 @@ export const ToolsConfigSchema = z
       ),
     confidenceThreshold: unit.optional(),
     fallbackToolIds: z.array(z.string().min(1)).default([]).describe("Safe tools returned when search confidence is low."),
-    exposure: ToolExposureSchema.default("search").describe(
+    exposure: z.enum(["all", "search", "routed"]).default("search").describe(
       "What `tools/list` shows of the downstream MCP servers: `all` (every tool, namespaced `server__tool`), `search` (the gateway's tools plus `search_tools` and the `call_tool` meta-tool) or `routed` (the top-k downstream tools for the session's recent context).",
     ),
     routedTopK: z.number().int().min(1).max(100).default(8).describe("`routed` exposure: downstream tools listed per session."),
@@ -290,19 +276,14 @@ export type WorkflowsConfig = z.infer<typeof WorkflowsConfigSchema>;
 
 const LogLevelSchema = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
-/** Zod schema of {@link TraceConfig}. */
-export const TraceConfigSchema = z
+/** Trace sinks: structured logs and optional OTLP export. */
+const TraceConfigSchema = z
   .object({
     log: z
       .object({
         enabled: z.boolean().default(true),
         level: LogLevelSchema.default("debug").describe("Level at which trace events are logged."),
       }).strict().default({ enabled: true, level: "debug" }),
-    ringBuffer: z
-      .object({
-        enabled: z.boolean().default(true),
-        capacity: z.number().int().positive().max(1_000_000).default(5_000).describe("Events kept in memory."),
-      }).strict().default({ enabled: true, capacity: 5_000 }),
     otlp: z
       .object({
         endpoint: z.url({ protocol: /^https?$/ }).describe("OTLP/HTTP base URL; spans are POSTed as JSON to `<endpoint>/v1/traces`."),
@@ -312,11 +293,8 @@ export const TraceConfigSchema = z
       }).strict().optional().describe("OpenTelemetry export over OTLP/HTTP JSON (works with Langfuse, Jaeger, the OTel collector)."),
   }).strict();
 
-/** Trace sinks: structured logs, the in-memory ring buffer and optional OTLP export. */
-export type TraceConfig = z.infer<typeof TraceConfigSchema>;
-
-/** Zod schema of {@link AnalyticsConfig}. */
-export const AnalyticsConfigSchema = z
+/** Analytics and the learning loop: the learned routing prior and A/B routing experiments. */
+const AnalyticsConfigSchema = z
   .object({
     learning: z
       .object({
@@ -331,9 +309,6 @@ export const AnalyticsConfigSchema = z
       ),
     experimentSeed: z.string().min(1).default("afw").describe("Seed of the A/B assignment hash; change it to reshuffle every experiment."),
   }).strict();
-
-/** Analytics and the learning loop: the learned routing prior and A/B routing experiments. */
-export type AnalyticsConfig = z.infer<typeof AnalyticsConfigSchema>;
 
 /** Zod schema of {@link GatewayConfig}. */
 export const GatewayConfigSchema = z

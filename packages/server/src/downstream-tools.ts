@@ -17,7 +17,7 @@ import { affordanceSummary, type ToolIndex } from "@afw/tool-zoo";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { DownstreamSectionConfig, ToolsConfig } from "./config-schema.js";
-import { JsonRpcError } from "./tool-call-params.js";
+import { forwardedJsonRpcError } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 
 /** Recent task texts of a session that make up its `routed` context. */
@@ -42,15 +42,12 @@ export interface DownstreamSessionState {
   notify(): void;
 }
 
-/** Options of {@link DownstreamTools.call}. */
+/** Options of {@link DownstreamTools.call}: aborting `signal` cancels the downstream request, `onProgress` gets its progress notifications,
+ * and the server's log messages, sampling and elicitation requests go to `caller` (the client the call runs for). */
 export interface DownstreamToolCallOptions {
-  /** Trace context of the call's events. */
   trace: TraceContext;
-  /** Aborting it cancels the downstream request (`notifications/cancelled`). */
   signal?: AbortSignal;
-  /** Receives the downstream server's progress notifications of this call. */
   onProgress?: (progress: DownstreamProgress) => void;
-  /** The client the call runs for: the server's log messages, sampling and elicitation requests go to it. */
   caller?: DownstreamCaller;
 }
 
@@ -80,27 +77,22 @@ export interface DownstreamTools {
   close(): Promise<void>;
 }
 
-/** Options of {@link createDownstreamTools}. */
+/** Options of {@link createDownstreamTools}: the `downstream` section (`mcpJson` resolved to an absolute path, its `${VAR}` from `env`), the `tools`
+ * section, the tool index downstream tools are kept in (`rank` drives routed mode), and handlers of failed background steps and of server log
+ * messages that belong to no client's call. */
 export interface DownstreamToolsOptions {
-  /** The `downstream` section (with `mcpJson` resolved to an absolute path). */
   downstream: DownstreamSectionConfig;
-  /** The `tools` section (exposure, routed top-k, fallback set). */
   tools: ToolsConfig;
-  /** The tool index: its `upsert`/`remove` keep downstream tools searchable, `rank` drives routed mode, `recordUsage` learns. */
   index: ToolIndex;
-  /** Every trace event goes here. */
   sink: TraceSink;
-  /** Variables for `${VAR}` in the imported `mcp.json`. @default process.env */
   env?: Record<string, string | undefined>;
-  /** Called when a background step fails (index sync, notifications). */
   onError?: (error: unknown, where: string) => void;
-  /** Log messages of downstream servers that could not be attributed to one client's call. */
   onServerLog?: (message: DownstreamLogMessage) => void;
 }
 
 /** The downstream configuration to give `createDownstreamManager`: the section's servers plus those of its `mcpJson` file (servers of the section
  * win on a name clash). @throws AfwError `CONFIG_INVALID` when the `mcp.json` file cannot be read or is invalid. */
-export function downstreamManagerConfig(section: DownstreamSectionConfig, env: Record<string, string | undefined> = process.env): DownstreamConfigInput {
+function downstreamManagerConfig(section: DownstreamSectionConfig, env: Record<string, string | undefined> = process.env): DownstreamConfigInput {
   const { mcpJson, ...config } = section;
   if (mcpJson === undefined) return config;
   let text: string;
@@ -112,10 +104,6 @@ export function downstreamManagerConfig(section: DownstreamSectionConfig, env: R
   const imported = importMcpJson(text, { env });
   const names = new Set(config.servers.map((server) => server.name));
   return { ...config, servers: [...config.servers, ...imported.servers.filter((server) => !names.has(server.name))] };
-}
-
-function indexId(tool: { server: string; name: string }): string {
-  return toolId(tool);
 }
 
 /** Wires `@afw/downstream` into the gateway: starts the manager, indexes every downstream tool in the tool zoo (ids `server/name`) and keeps the index in sync, builds the downstream part of `tools/list` for each exposure mode, proxies
@@ -132,7 +120,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     ...(options.onServerLog ? { onServerLog: options.onServerLog } : {}),
     onToolCall: (report) => {
       if (!report.usageContext) return;
-      index.recordUsage(report.usageContext, indexId({ server: report.server, name: report.tool }), true).catch((error: unknown) => onError(error, "record usage"));
+      index.recordUsage(report.usageContext, toolId({ server: report.server, name: report.tool }), true).catch((error: unknown) => onError(error, "record usage"));
     },
   });
   const serverNames = new Set(manager.status().map((status) => status.name));
@@ -146,9 +134,9 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
       idsByName.delete(name);
       if (known !== undefined) return [known];
       const parsed = parseNamespacedToolName(name);
-      return parsed ? [indexId({ server: parsed.server, name: parsed.tool })] : [];
+      return parsed ? [toolId({ server: parsed.server, name: parsed.tool })] : [];
     });
-    for (const tool of event.tools) idsByName.set(tool.namespacedName, indexId(tool));
+    for (const tool of event.tools) idsByName.set(tool.namespacedName, toolId(tool));
     syncChain = syncChain
       .then(async () => {
         if (event.tools.length > 0) await index.upsert(event.tools);
@@ -166,7 +154,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
   type RoutedCandidate = { tool: DownstreamTool; score: number; reason: string; step?: string };
   /** The routed candidates for a context text, best first, with why each is exposed. */
   const routedCandidates = async (context: string) => {
-    const available = new Map(manager.listTools({ availableOnly: true }).map((tool) => [indexId(tool), tool]));
+    const available = new Map(manager.listTools({ availableOnly: true }).map((tool) => [toolId(tool), tool]));
     const candidates: RoutedCandidate[] = [];
     let confidence: number | undefined;
     if (context.trim()) {
@@ -266,7 +254,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
         const available = manager.listTools({ availableOnly: true });
         emitTrace(trace, "tool-list-decided", {
           mode: exposure,
-          candidates: available.map((tool) => ({ id: indexId(tool), score: 1, reason: "exposure all: every available downstream tool" })),
+          candidates: available.map((tool) => ({ id: toolId(tool), score: 1, reason: "exposure all: every available downstream tool" })),
           exposed: available.map((tool) => tool.namespacedName),
         });
         return available.map((tool) => toExposedTool(tool, false));
@@ -275,7 +263,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
       session.exposed = candidates.map((candidate) => candidate.tool.namespacedName);
       emitTrace(trace, "tool-list-decided", {
         mode: exposure,
-        candidates: candidates.map((candidate) => ({ id: indexId(candidate.tool), score: candidate.score, reason: candidate.reason })),
+        candidates: candidates.map((candidate) => ({ id: toolId(candidate.tool), score: candidate.score, reason: candidate.reason })),
         exposed: session.exposed,
         ...(confidence === undefined ? {} : { confidence: Math.max(0, Math.min(1, confidence)) }),
       });
@@ -302,11 +290,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
         })) as CallToolResult;
       } catch (error) {
         // The downstream server's own JSON-RPC error goes to the client as it was (redacted by the manager).
-        const details = AfwError.isInstance(error) ? error.details : undefined;
-        if (typeof details?.["jsonRpcCode"] === "number" && typeof details["jsonRpcMessage"] === "string") {
-          throw new JsonRpcError(details["jsonRpcCode"], details["jsonRpcMessage"], details["jsonRpcData"]);
-        }
-        throw error;
+        throw forwardedJsonRpcError(error) ?? error;
       }
     },
     async close() {

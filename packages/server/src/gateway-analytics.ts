@@ -19,7 +19,8 @@ import {
   type LearnedRoutingPrior,
 } from "@afw/analytics";
 import { createRedisClient } from "@afw/cache";
-import { AfwError, type Embedder, type Redactor, type ResponseCache, type RoutingVariantSelector, type SessionStore, type TraceSink } from "@afw/contracts";
+import { AfwError, type Embedder, type Redactor, type RoutingVariantSelector, type TraceSink } from "@afw/contracts";
+import type { GatewayStores } from "./gateway-types.js";
 import { z } from "zod";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
@@ -135,8 +136,7 @@ export interface AnalyticsToolDependencies {
   config: GatewayConfig;
   registry: BackendRegistry;
   pipeline: QueryPipeline;
-  cache: ResponseCache;
-  sessions: SessionStore;
+  stores: GatewayStores;
   auditLog: AuditLog;
   feedbackStore: FeedbackStore;
   prior?: LearnedRoutingPrior | undefined;
@@ -175,7 +175,7 @@ function configuredRegistry(config: GatewayConfig, registry: BackendRegistry): C
 /** Builds the analytics service over the gateway's audit log, feedback store, sessions and query pipeline, and its six MCP tools (`analytics_dashboard`, `analyze_flow`, `pattern_analysis`,
  * `export_metrics`, `sync_flow_registry`, `record_feedback`) as {@link GatewayTool}s, served like every other gateway tool (validated input, JSON results, typed errors, redaction). */
 export function createAnalyticsTools(deps: AnalyticsToolDependencies): AnalyticsTools {
-  const { sessions, pipeline, cache } = deps;
+  const { pipeline, stores: { sessions, cache } } = deps;
   const tenantOptions = (context: ToolContext) => (context.tenant === undefined ? undefined : { tenant: context.tenant });
   const service = createAnalyticsService({
     auditLog: deps.auditLog,

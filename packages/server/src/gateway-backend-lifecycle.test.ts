@@ -4,36 +4,31 @@
  * Through the real Flowise adapter against the local reproduction.
  */
 import type { FlowBackendV1, RoutingDecision, UniversalQueryResult } from "@afw/contracts";
-import { startFlowiseServer, type MockPlatformServer } from "@afw/backends/test/servers";
-import { afterEach, describe, expect, it } from "vitest";
+import { startFlowiseServer } from "@afw/backends/test/servers";
+import { describe, expect, it } from "vitest";
 import { defaultBackendFactory } from "./backend-adapters.js";
 import type { BackendConfig, GatewayConfigInput } from "./config-schema.js";
-import { callTool, startTestGateway, testConfig } from "../test/helpers.js";
+import { callTool, closeAfter, startTestGateway, testConfig } from "../test/helpers.js";
 
 const CHAT = "f0000000-0000-4000-8000-0000000c4a70";
 const DOCS = "f0000000-0000-4000-8000-0000000d0c50";
 
-let flowise: MockPlatformServer | undefined;
-let started: Awaited<ReturnType<typeof startTestGateway>> | undefined;
-afterEach(async () => {
-  await started?.close();
-  await flowise?.close();
-  started = undefined;
-  flowise = undefined;
-});
+const track = closeAfter();
 
 const backendConfig = (url: string, flows: readonly unknown[] = []) =>
   ({ id: "fw", kind: "flowise", baseURL: url, flows }) as NonNullable<GatewayConfigInput["backends"]>[number];
 
 describe("flow discovery", () => {
   it("discovers each backend once: the router routes on the registry's list", async () => {
-    flowise = await startFlowiseServer({
-      flows: [
-        { id: CHAT, name: "Support chat", answer: "hello" },
-        { id: DOCS, name: "Docs QA", answer: "from the docs" },
-      ],
-    });
-    started = await startTestGateway({ config: { backends: [backendConfig(flowise.url)], cache: { enabled: false } } });
+    const flowise = track(
+      await startFlowiseServer({
+        flows: [
+          { id: CHAT, name: "Support chat", answer: "hello" },
+          { id: DOCS, name: "Docs QA", answer: "from the docs" },
+        ],
+      }),
+    );
+    const started = track(await startTestGateway({ config: { backends: [backendConfig(flowise.url)], cache: { enabled: false } } }));
     await started.gateway.warmUp();
     const { client } = started;
     const decision = (await callTool<{ decision: RoutingDecision }>(client, "explain_routing", { question: "what do the docs say about refunds?" })).body.decision;
@@ -49,7 +44,7 @@ describe("flow discovery", () => {
 
 describe("gateway.reload of a backend whose flows changed", () => {
   it("swaps the adapter without a gap; a call running on the old adapter finishes before it is closed", async () => {
-    flowise = await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "slow but complete" }] });
+    const flowise = track(await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "slow but complete" }] }));
     const events: string[] = [];
     let generation = 0;
     let oldClosed: () => void = () => {};
@@ -77,8 +72,7 @@ describe("gateway.reload of a backend whose flows changed", () => {
       };
     };
     const flows = [{ id: CHAT, intents: ["conversation" as const], generalPurpose: true }];
-    started = await startTestGateway({ backendFactory, config: { backends: [backendConfig(flowise.url, flows)], cache: { enabled: false } } });
-    const { gateway, client } = started;
+    const { gateway, client } = track(await startTestGateway({ backendFactory, config: { backends: [backendConfig(flowise.url, flows)], cache: { enabled: false } } }));
     await gateway.warmUp();
 
     flowise.setFaults([{ route: "run", delayMs: 300, times: 1 }]);

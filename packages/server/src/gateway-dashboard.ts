@@ -64,13 +64,8 @@ export function createAnalyticsDashboardSource(analytics: AnalyticsService, prio
 }
 
 /**
- * The operator dashboard's data source over a gateway's parts: backends and flows of the
- * registry, the health, circuit, performance, cache and session stores, the trace ring buffer
- * with the questions kept by the pipeline, the downstream servers, the tool index, and the
- * analytics (usage summary, flow analysis, question patterns, metrics export and the learned
- * routing prior, added by the gateway).
- * Clearing the cache by flow also marks that flow's older answers stale (as `clear_cache` does).
- *
+ * The operator dashboard's data source over a gateway's parts: registry, stores, trace ring buffer, downstream servers, tool index and
+ * analytics. Clearing the cache by flow also marks that flow's older answers stale (as `clear_cache` does).
  * @example
  * ```ts
  * const dashboard = createDashboard({ source: createGatewayDashboardSource(gateway) });
@@ -85,7 +80,7 @@ export function createGatewayDashboardSource(gateway: GatewayServer, options: { 
     healthStore: stores.health,
     circuitStore: stores.circuits,
     performanceStore: stores.performance,
-    ...(gateway.traces ? { traces: gateway.traces } : {}),
+    traces: gateway.traces,
     questionOf: (traceId) => pipeline.questionOf(traceId),
     cache: {
       // Flow keys include the `backend` a client asked for: never show a secret it contained.

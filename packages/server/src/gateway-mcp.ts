@@ -186,7 +186,6 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
       trace,
       signal: extra.signal,
       tenant: typeof authExtra?.tenant === "string" ? authExtra.tenant : undefined,
-      rawArguments: args,
       progress,
       ...(connection ? { elicitation: routeElicitationOf(connection.mcp.server, extra.requestId) } : {}),
     };

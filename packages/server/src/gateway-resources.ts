@@ -12,7 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { DownstreamTools } from "./downstream-tools.js";
 import type { GatewayTool, ToolContext } from "./gateway-tool.js";
-import { JsonRpcError } from "./tool-call-params.js";
+import { forwardedJsonRpcError, JsonRpcError } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 
 /** JSON-RPC code of "resource not found" (MCP). */
@@ -55,11 +55,9 @@ type Extra = Parameters<Parameters<McpServer["server"]["setRequestHandler"]>[1]>
 /** A downstream failure as the JSON-RPC error the client gets (the server's own code when it answered one). */
 function asJsonRpcError(error: unknown, redactor: Redactor): JsonRpcError {
   if (error instanceof JsonRpcError) return error;
+  const forwarded = forwardedJsonRpcError(error);
+  if (forwarded) return new JsonRpcError(forwarded.code, redactor.redact(forwarded.message), redactor.redactValue(forwarded.data));
   if (AfwError.isInstance(error)) {
-    const details = error.details;
-    if (typeof details?.["jsonRpcCode"] === "number" && typeof details["jsonRpcMessage"] === "string") {
-      return new JsonRpcError(details["jsonRpcCode"], redactor.redact(details["jsonRpcMessage"]), redactor.redactValue(details["jsonRpcData"]));
-    }
     const code = error.code === "TOOL_NOT_FOUND" || error.code === "NOT_FOUND" ? RESOURCE_NOT_FOUND : -32603;
     return new JsonRpcError(code, redactor.redact(error.message), { code: error.code });
   }
@@ -70,13 +68,12 @@ function asJsonRpcError(error: unknown, redactor: Redactor): JsonRpcError {
  * playbooks) and the resources, resource templates and prompts of the downstream servers under namespaced URIs and names. */
 export function registerResourcesAndPrompts(mcp: McpServer, deps: ResourceDependencies): () => void {
   const { tools, downstream, redactor, sink } = deps;
-  const contextOf = (extra: Extra, rawArguments: Record<string, unknown>): ToolContext => {
+  const contextOf = (extra: Extra): ToolContext => {
     const tenant = (extra.authInfo?.extra as { tenant?: unknown } | undefined)?.tenant;
     return {
       trace: newTraceContext(sink, { requestId: String(extra.requestId) }),
       signal: extra.signal,
       tenant: typeof tenant === "string" ? tenant : undefined,
-      rawArguments,
       progress: undefined,
     };
   };
@@ -87,7 +84,7 @@ export function registerResourcesAndPrompts(mcp: McpServer, deps: ResourceDepend
     const parsed = tool.schema.safeParse(args);
     if (!parsed.success) throw new JsonRpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`);
     try {
-      const value = await tool.run(parsed.data as never, contextOf(extra, args));
+      const value = await tool.run(parsed.data as never, contextOf(extra));
       return { contents: [{ uri, mimeType: "application/json", text: redactor.redact(JSON.stringify(value), { generic: false }) }] };
     } catch (error) {
       throw asJsonRpcError(error, redactor);
@@ -97,7 +94,7 @@ export function registerResourcesAndPrompts(mcp: McpServer, deps: ResourceDepend
     const resources: Resource[] = [];
     const listSessions = tools.get("list_sessions");
     if (listSessions) {
-      const value = (await listSessions.run({ pattern: "*", limit: LISTED_SESSIONS } as never, contextOf(extra, {})).catch(() => undefined)) as
+      const value = (await listSessions.run({ pattern: "*", limit: LISTED_SESSIONS } as never, contextOf(extra)).catch(() => undefined)) as
         | { sessions?: { session_id: string; turns: number; updated_at: string }[] }
         | undefined;
       for (const session of value?.sessions ?? []) {

@@ -15,7 +15,7 @@ import { createDownstreamTools, type DownstreamTools } from "./downstream-tools.
 import { createGatewayLogger } from "./logger.js";
 import { createStoreStateLog } from "./store-state-log.js";
 import { createGatewayMetrics } from "./metrics.js";
-import { createOtlpTraceSink, type OtlpTraceSink } from "./otlp-trace-sink.js";
+import { createOtlpTraceSink } from "./otlp-trace-sink.js";
 import type { WorkflowCatalogPort } from "./ports.js";
 import type { ToolIndex } from "@afw/tool-zoo";
 import { createQueryPipeline } from "./query-pipeline.js";
@@ -42,15 +42,13 @@ function isParts(input: object): input is GatewayParts {
   return Array.isArray(backends) && backends.some((b) => typeof b === "object" && b !== null && "specificationVersion" in b);
 }
 
-let cachedVersion: string | undefined;
+/** The package's version, announced to MCP clients unless `server.version` is set. */
 function packageVersion(): string {
-  if (cachedVersion) return cachedVersion;
   try {
-    cachedVersion = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version?: string }).version ?? "0.0.0";
+    return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version?: string }).version ?? "0.0.0";
   } catch {
-    cachedVersion = "0.0.0";
+    return "0.0.0";
   }
-  return cachedVersion;
 }
 
 /**
@@ -70,22 +68,13 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   const redactor = createRedactor([...configSecrets(config), ...(parts.secrets ?? [])]);
   const logger = createGatewayLogger({ level: config.logging.level, redactor, ...(parts.logDestination ? { destination: parts.logDestination } : {}) });
   const metrics = createGatewayMetrics({ defaultMetrics: config.metrics.defaultMetrics });
-  const ring = config.trace.ringBuffer.enabled ? createTraceRingBuffer({ capacity: config.trace.ringBuffer.capacity, redactor }) : undefined;
-  let otlp: OtlpTraceSink | undefined;
-  if (config.trace.otlp) {
-    otlp = createOtlpTraceSink({
-      ...config.trace.otlp,
-      redactor,
-      onError: (error) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)) }, "OTLP export failed"),
-    });
-  }
-  const sinks: TraceSink[] = [metrics.sink];
-  if (ring) sinks.push(ring);
-  if (config.trace.log.enabled && config.trace.log.level !== "silent") {
-    const level = config.trace.log.level === "trace" || config.trace.log.level === "debug" ? config.trace.log.level : "info";
-    sinks.push(createLogTraceSink(logger, level));
-  }
-  if (otlp) sinks.push(otlp);
+  const ring = createTraceRingBuffer({ redactor });
+  const otlp = config.trace.otlp
+    ? createOtlpTraceSink({ ...config.trace.otlp, redactor, onError: (error) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)) }, "OTLP export failed") })
+    : undefined;
+  const sinks: TraceSink[] = [metrics.sink, ring, ...(otlp ? [otlp] : [])];
+  const { log } = config.trace;
+  if (log.enabled && log.level !== "silent") sinks.push(createLogTraceSink(logger, log.level === "trace" || log.level === "debug" ? log.level : "info"));
   // The audit log records the same redacted events as the ring buffer.
   const { auditLog, feedbackStore } = createGatewayAnalyticsStores(config, { now });
   sinks.push(createRedactingSink(auditLog, redactor));
@@ -208,32 +197,9 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       variantSelector: (request) => learning.variantSelector()?.(request),
     },
   });
-  const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, performance: stores.performance, now, embedQuestion: semantic.embedQuestion });
-  const analytics = createAnalyticsTools({
-    config,
-    registry,
-    pipeline,
-    cache: stores.cache,
-    sessions: stores.sessions,
-    auditLog,
-    feedbackStore,
-    embedder: catalogEmbedder,
-    prior: learning.prior,
-    now,
-  });
-  const tools = createGatewayTools({
-    config,
-    registry,
-    pipeline,
-    cache: stores.cache,
-    sessions: stores.sessions,
-    performance: stores.performance,
-    circuits: stores.circuits,
-    toolSearch,
-    workflowCatalog,
-    backendFactory,
-    redactor,
-  }).concat(analytics.tools);
+  const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, now, embedQuestion: semantic.embedQuestion });
+  const analytics = createAnalyticsTools({ config, registry, pipeline, stores, auditLog, feedbackStore, embedder: catalogEmbedder, prior: learning.prior, now });
+  const tools = createGatewayTools({ config, registry, pipeline, stores, toolSearch, workflowCatalog, backendFactory, redactor }).concat(analytics.tools);
   const serverInfo = { name: config.server.name, version: config.server.version ?? packageVersion() };
   if (config.routing.health.intervalMs > 0) {
     registry.startHealthChecks(config.routing.health.intervalMs);
@@ -270,10 +236,8 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     },
     reload(input) {
       // One reload at a time: a second waits for the first (both apply, in order).
-      const run = reloading.then(
-        () => reloadGateway({ config, router, learning, registry, backendFactory, pipeline, stores, logger }, input),
-        () => reloadGateway({ config, router, learning, registry, backendFactory, pipeline, stores, logger }, input),
-      );
+      const apply = () => reloadGateway({ config, router, learning, registry, backendFactory, pipeline, stores, logger }, input);
+      const run = reloading.then(apply, apply);
       reloading = run.catch(() => undefined);
       return run;
     },

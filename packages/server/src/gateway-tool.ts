@@ -1,27 +1,23 @@
-import type { AfwError, CircuitStateStore, PerformanceStore, Redactor, ResponseCache, SessionStore, TraceContext } from "@afw/contracts";
+import type { AfwError, Redactor, TraceContext } from "@afw/contracts";
 import type { HostResolver } from "@afw/backends";
 import { z } from "zod";
 import type { BackendFactory } from "./backend-factory.js";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
+import type { GatewayStores } from "./gateway-types.js";
 import type { WorkflowCatalogPort } from "./ports.js";
 import type { ToolIndex } from "@afw/tool-zoo";
 import type { QueryPipeline } from "./query-pipeline.js";
 import type { RouteElicitation } from "./route-elicitation.js";
 
-/** What a tool handler gets besides its validated arguments. */
+/** What a tool handler gets besides its validated arguments: the call's trace context, a signal aborted when the client cancels or the
+ * connection closes, the caller's tenant (from its bearer token), `progress` when the client asked for progress notifications, and how
+ * `universal_query` can ask the client when unsure (undefined outside MCP). */
 export interface ToolContext {
-  /** Trace context of this call. */
   readonly trace: TraceContext;
-  /** Aborted when the client cancels the call or the connection closes. */
   readonly signal: AbortSignal;
-  /** Tenant of the caller (from its bearer token), if any. */
   readonly tenant: string | undefined;
-  /** The arguments as sent (before defaults). */
-  readonly rawArguments: Readonly<Record<string, unknown>>;
-  /** Sends a progress notification when the client asked for them; no-op otherwise. */
   readonly progress: ((message: string) => void) | undefined;
-  /** How `universal_query` can ask the client when unsure (undefined outside MCP). */
   readonly elicitation?: RouteElicitation | undefined;
 }
 
@@ -65,10 +61,7 @@ export interface ToolDependencies {
   config: GatewayConfig;
   registry: BackendRegistry;
   pipeline: QueryPipeline;
-  cache: ResponseCache;
-  sessions: SessionStore;
-  performance: PerformanceStore;
-  circuits: CircuitStateStore;
+  stores: GatewayStores;
   toolSearch: ToolIndex;
   workflowCatalog: WorkflowCatalogPort;
   backendFactory: BackendFactory;

@@ -30,7 +30,7 @@ function universalErrorBody(error: AfwError, context: { trace: TraceContext; ela
 
 /** Builds the gateway's MCP tools over its parts. The tools are transport-independent; see `createGatewayServer` for how they are served. */
 export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
-  const { config, registry, pipeline, redactor } = deps;
+  const { pipeline, redactor } = deps;
   const runQuery = async (input: UniversalQueryInput, context: ToolContext, toolName: string) => {
     const streaming = input.parameters?.stream === true && context.progress !== undefined;
     const outcome = await pipeline.query(input, {
@@ -88,7 +88,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
       shape: ListSessionsInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args, context) => {
-        const sessions = await deps.sessions.list(args.pattern, {
+        const sessions = await deps.stores.sessions.list(args.pattern, {
           limit: args.limit,
           ...(args.tag === undefined ? {} : { tag: args.tag }),
           ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
@@ -113,7 +113,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
       shape: SearchHistoryInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args, context) => {
-        const search = deps.sessions.search?.bind(deps.sessions);
+        const search = deps.stores.sessions.search?.bind(deps.stores.sessions);
         if (!search) throw new AfwError("NOT_FOUND", "this session store keeps no searchable history");
         const page = await search(
           {
@@ -155,7 +155,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
       shape: GetSessionInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args, context) => {
-        const record = await deps.sessions.get(args.session_id, context.tenant === undefined ? undefined : { tenant: context.tenant });
+        const record = await deps.stores.sessions.get(args.session_id, context.tenant === undefined ? undefined : { tenant: context.tenant });
         if (!record) throw new AfwError("NOT_FOUND", `no session '${args.session_id}'`, { details: { session_id: args.session_id } });
         const turns = args.turns === undefined ? record.turnsList : record.turnsList.slice(-args.turns);
         return {
@@ -197,7 +197,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
           ...(args.all === true ? { all: true } : {}),
           ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
         };
-        const removed = await deps.cache.invalidate(selector);
+        const removed = await deps.stores.cache.invalidate(selector);
         if (args.flow_id !== undefined) pipeline.invalidateFlow(args.flow_id, context.tenant);
         const { tenant: _tenant, ...traced } = selector;
         emitTrace(context.trace, "cache-invalidate", { selector: traced, removed });
@@ -211,10 +211,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
         "Finds the tools that fit a task, described in plain language, among every indexed tool (downstream MCP servers and configured catalogs). Hybrid keyword + semantic search; each result has an affordance summary (use when, inputs, output).",
       shape: SearchToolsInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
-      run: async (args, context) => {
-        const input = context.rawArguments["mode"] === undefined ? { ...args, mode: config.tools.defaultMode } : args;
-        return deps.toolSearch.search(input, { trace: context.trace, signal: context.signal });
-      },
+      run: (args, context) => deps.toolSearch.search(args, { trace: context.trace, signal: context.signal }),
     }),
     tool({
       name: "search_workflow_catalog",
@@ -250,10 +247,8 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
       shape: ExplainRoutingInputShape,
       annotations: { readOnlyHint: true, idempotentHint: true },
       run: async (args, context) => {
-        const { classification, decision } = await pipeline.explain(
-          { question: args.question, intent: args.intent, backend: args.backend, ...(args.flow_id === undefined ? {} : { flow_id: args.flow_id }) },
-          { trace: context.trace, signal: context.signal },
-        );
+        const { question, intent, backend, flow_id: flowId } = args;
+        const { classification, decision } = await pipeline.explain({ question, intent, backend, ...(flowId === undefined ? {} : { flowId }) }, context);
         return { classification, decision, trace_id: context.trace.traceId };
       },
     }),

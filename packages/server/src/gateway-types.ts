@@ -87,8 +87,8 @@ export interface GatewayServer {
   readonly pipeline: QueryPipeline;
   /** Shared-state stores. @internal */
   readonly stores: GatewayStores;
-  /** Recent trace events (undefined when the ring buffer is disabled). */
-  readonly traces: TraceRingBuffer | undefined;
+  /** Recent trace events (the last 5000). */
+  readonly traces: TraceRingBuffer;
   /** The audit log every trace event is recorded in (redacted), read by the analytics tools. */
   readonly auditLog: AuditLog;
   /** The analytics service behind `analytics_dashboard`, `analyze_flow`, `pattern_analysis`, `export_metrics`, `sync_flow_registry` and `record_feedback`. */

@@ -74,15 +74,13 @@ export interface HttpTransportHandle {
  */
 export async function startHttpTransport(gateway: GatewayServer, options: HttpTransportOptions = {}): Promise<HttpTransportHandle> {
   const base = gateway.config.http;
-  const host = options.host ?? base.host;
-  const port = options.port ?? base.port;
-  const mcpPath = options.path ?? base.path;
-  const stateless = options.stateless ?? base.stateless;
-  const bodyLimit = options.bodyLimitBytes ?? base.bodyLimitBytes;
-  const headersTimeoutMs = options.headersTimeoutMs ?? base.headersTimeoutMs;
-  const bodyTimeoutMs = options.bodyTimeoutMs ?? base.bodyTimeoutMs;
-  const metricsAuth = options.metricsAuth ?? base.metricsAuth;
-  const auth = createBearerAuthenticator(options.authTokens ?? base.authTokens);
+  const { host, port, path: mcpPath, stateless, bodyLimitBytes, headersTimeoutMs, bodyTimeoutMs, metricsAuth, authTokens, cors, rateLimit, sessionIdleTimeoutMs } = {
+    ...base,
+    ...options,
+    cors: { ...base.cors, ...options.cors },
+    rateLimit: { ...base.rateLimit, ...options.rateLimit },
+  };
+  const auth = createBearerAuthenticator(authTokens);
   gateway.redactor.addSecrets(...auth.secrets);
   if (!auth.enabled && !isLoopbackHost(host)) {
     throw new AfwError(
@@ -90,23 +88,15 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       `refusing to listen on '${host}' without authentication: configure http.authTokens (or AFW_AUTH_TOKENS), or bind a loopback address such as 127.0.0.1`,
     );
   }
-  const burst = options.rateLimit?.burst ?? base.rateLimit.burst;
+  const { enabled: rateLimited, requestsPerMinute, burst } = rateLimit;
   const guards = createRequestGuards({
-    origins: options.cors?.origins ?? base.cors.origins,
+    origins: cors.origins,
     authEnabled: auth.enabled,
     metrics: gateway.metrics,
     // Shared by every instance through Redis when the gateway has it, else (or while Redis is away) per instance.
-    limiter:
-      options.rateLimit?.enabled ?? base.rateLimit.enabled
-        ? createSharedRateLimiter(
-            {
-              requestsPerMinute: options.rateLimit?.requestsPerMinute ?? base.rateLimit.requestsPerMinute,
-              ...(burst === undefined ? {} : { burst }),
-              ...(options.now ? { now: options.now } : {}),
-            },
-            gateway.stores.rateLimits,
-          )
-        : undefined,
+    limiter: rateLimited
+      ? createSharedRateLimiter({ requestsPerMinute, ...(burst === undefined ? {} : { burst }), ...(options.now ? { now: options.now } : {}) }, gateway.stores.rateLimits)
+      : undefined,
   });
   const routes = options.routes ?? [];
   const dashboardSettings =
@@ -126,7 +116,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     ? undefined
     : createMcpSessions(gateway, {
         registry: options.sessionRegistry ?? gateway.stores.mcpSessions,
-        idleTimeoutMs: options.sessionIdleTimeoutMs ?? base.sessionIdleTimeoutMs,
+        idleTimeoutMs: sessionIdleTimeoutMs,
         pooled,
       });
   let closing: Promise<void> | undefined;
@@ -139,7 +129,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     const method = request.method ?? "GET";
     let body: unknown;
     if (method === "POST") {
-      const read = await readJsonBody(request, response, bodyLimit, bodyTimeoutMs, gateway.metrics);
+      const read = await readJsonBody(request, response, bodyLimitBytes, bodyTimeoutMs, gateway.metrics);
       if (!read) return;
       body = read.body;
       // A JSON-RPC batch costs one rate-limit token per message (the first was taken already).

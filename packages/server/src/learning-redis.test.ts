@@ -1,28 +1,20 @@
-import { deleteRedisKeys, getTestRedis, type TestRedis } from "@afw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFakeBackend } from "../test/fake-backend.js";
-import { testConfig } from "../test/helpers.js";
+import { testConfig, useTestRedis } from "../test/helpers.js";
 import { createGatewayServer, type GatewayServer } from "./gateway-server.js";
 
-let redis: TestRedis;
-let prefix: string;
+const redis = useTestRedis();
 const gateways: GatewayServer[] = [];
 
 beforeAll(async () => {
-  redis = await getTestRedis();
-  prefix = redis.prefix();
   const backend = createFakeBackend({ id: "f", flows: [{ id: "chat", intents: ["conversation"] }] });
   for (let i = 0; i < 2; i++) {
-    gateways.push(await createGatewayServer({ backends: [backend], config: testConfig({ redis: { url: redis.url, keyPrefix: prefix }, analytics: { learning: { minSamples: 5 } } }) }));
+    gateways.push(await createGatewayServer({ backends: [backend], config: testConfig({ redis: { url: redis.url, keyPrefix: redis.prefix }, analytics: { learning: { minSamples: 5 } } }) }));
   }
 });
 
 afterAll(async () => {
   for (const gateway of gateways) await gateway.close();
-  if (redis) {
-    await deleteRedisKeys(redis.url, prefix);
-    await redis.dispose();
-  }
 });
 
 describe("learned prior with redis", () => {

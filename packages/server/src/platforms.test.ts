@@ -7,7 +7,7 @@ import { demoFlows, startFlowiseServer, startLangflowServer, type MockPlatformSe
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseResult, testConfig } from "../test/helpers.js";
+import { closeAfter, parseResult, testConfig } from "../test/helpers.js";
 import { parseGatewayConfig } from "./config-loader.js";
 import { createGatewayServer, type GatewayServer } from "./gateway-server.js";
 import { startHttpTransport, type HttpTransportHandle } from "./http-transport.js";
@@ -26,9 +26,10 @@ const langflowFlows = demoFlows("a");
 const fid = (name: string) => flowiseFlows.find((f) => f.name === name)!.id;
 const lid = (name: string) => langflowFlows.find((f) => f.name === name)!.id;
 
+const track = closeAfter(afterAll);
 beforeAll(async () => {
-  flowise = await startFlowiseServer({ flows: flowiseFlows, apiKey: FLOWISE_KEY });
-  langflow = await startLangflowServer({ flows: langflowFlows, apiKey: LANGFLOW_KEY });
+  flowise = track(await startFlowiseServer({ flows: flowiseFlows, apiKey: FLOWISE_KEY }));
+  langflow = track(await startLangflowServer({ flows: langflowFlows, apiKey: LANGFLOW_KEY }));
   // Environment overrides feed the backends, as `afw serve` would.
   const config = parseGatewayConfig(
     testConfig({
@@ -39,19 +40,12 @@ beforeAll(async () => {
     }),
     { env: { FLOWISE_BASE_URL: flowise.url, FLOWISE_API_KEY: FLOWISE_KEY, LANGFLOW_BASE_URL: langflow.url, LANGFLOW_API_KEY: LANGFLOW_KEY } },
   );
-  gateway = await createGatewayServer(config);
-  http = await startHttpTransport(gateway, { port: 0 });
-  client = new Client({ name: "platforms-test", version: "1.0.0" });
+  gateway = track(await createGatewayServer(config));
+  http = track(await startHttpTransport(gateway, { port: 0 }));
+  client = track(new Client({ name: "platforms-test", version: "1.0.0" }));
   await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
 });
 
-afterAll(async () => {
-  await client?.close();
-  await http?.close();
-  await gateway?.close();
-  await flowise?.close();
-  await langflow?.close();
-});
 
 afterEach(() => {
   flowise.clearFaults();

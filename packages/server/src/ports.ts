@@ -4,7 +4,6 @@ import type {
   Intent,
   GetPlaybookDetailsInput,
   IntentClassification,
-  PerformanceSample,
   RoutingCandidate,
   RoutingDecision,
   SearchWorkflowCatalogInput,
@@ -14,17 +13,13 @@ import type {
   WorkflowSearchHit,
 } from "@afw/contracts";
 
-/** What the router needs to decide where a question goes. */
+/** What the router needs to decide where a question goes: `intent` and `backend` (a kind or an id) default to `auto`; an explicit `backend` or
+ * `flowId` (gateway-wide `backendId:flowId` or a platform id) is binding unless `allowFallback`. */
 export interface RoutingRequest {
-  /** The question as asked. */
   question: string;
-  /** An explicit intent, or `auto` to classify. @default "auto" */
   intent?: Intent | "auto";
-  /** `auto`, a backend kind (`flowise`, `langflow`) or a backend id. @default "auto" */
   backend?: string;
-  /** Run this flow: a gateway-wide id (`backendId:flowId`) or a platform flow id. */
   flowId?: string;
-  /** Let another backend or flow answer when the explicit `backend` / `flowId` cannot (else the choice is binding). @default false */
   allowFallback?: boolean;
 }
 
@@ -34,54 +29,42 @@ export interface RoutingOutcome {
   decision: RoutingDecision;
 }
 
-/** What to run once a decision is made. */
+/** What to run once a decision is made; `rememberedBy` names the flow whose platform memory already holds a history message, and `stream`
+ * asks for tokens through {@link ExecuteOptions.onToken}. */
 export interface ExecutionRequest {
   question: string;
   sessionId?: string;
-  /** Earlier messages; `rememberedBy` names the flow whose platform memory already holds one. */
   history?: { role: "user" | "assistant" | "system"; content: string; rememberedBy?: string }[];
   parameters?: { temperature?: number; maxTokens?: number };
-  /** Stream tokens (when the backend can) and report them through `onToken`. */
   stream?: boolean;
   requestId?: string;
 }
 
-/** Options of one execution. */
+/** Options of one execution: `deadline` (epoch ms) bounds every attempt; `onToken` receives streamed tokens in order, `onRestart` is called when
+ * another attempt starts over after some tokens were sent. */
 export interface ExecuteOptions {
-  /** Aborts everything (client cancelled, or the overall timeout). */
   signal?: AbortSignal;
-  /** Overall deadline, epoch milliseconds: no attempt is started after it, each gets what is left. */
   deadline?: number;
-  /** Trace context for backend-call, retry, fallback and circuit events. */
   trace?: TraceContext;
-  /** Receives streamed tokens, in order. A fallback after tokens were sent calls `onRestart` first. */
   onToken?: (text: string) => void;
-  /** Called when a streamed attempt failed after some tokens and another attempt starts. */
   onRestart?: () => void;
-  /** Receives one performance sample per attempt. */
-  onAttempt?: (sample: PerformanceSample) => void;
 }
 
-/** A successful execution. */
+/** A successful execution: the answering candidate, the attempts made (the successful one included), why the first candidate did not answer
+ * when `fallbackUsed` (its error code, or `hedge`), and the backend ids tried in order (a first choice skipped for its open circuit included). */
 export interface ExecutionOutcome {
   result: FlowExecutionResult;
-  /** The candidate that answered. */
   candidate: RoutingCandidate;
-  /** Backend attempts made, including the successful one. */
   attempts: number;
-  /** True when the answer did not come from the first candidate. */
   fallbackUsed: boolean;
-  /** With `fallbackUsed`: why the first candidate did not answer (its error code, or `hedge`). */
   fallbackReason?: string;
-  /** Backend ids tried, in order (no duplicates), the first choice included when its open circuit skipped it. */
   backendsTried: string[];
 }
 
-/** Ranks candidates and executes with retry and fallback. */
+/** Ranks candidates and executes with retry, fallback and circuit breaking (`@afw/router` through `afw-router-adapter.ts`). */
 export interface RouterPort {
   /** Classifies the question (unless the intent is explicit) and scores every (backend, flow) candidate; executes nothing. */
   decide(request: RoutingRequest, options?: { signal?: AbortSignal; trace?: TraceContext }): Promise<RoutingOutcome>;
-  /** Runs `decision`'s candidates in order with retry, fallback and circuit breaking. */
   execute(decision: RoutingDecision, request: ExecutionRequest, options?: ExecuteOptions): Promise<ExecutionOutcome>;
   /** True when the router records performance samples itself (then the server does not). */
   readonly recordsPerformance?: boolean;

@@ -9,7 +9,6 @@ import {
   type FlowExecutionResult,
   type Intent,
   type IntentClassification,
-  type PerformanceStore,
   type ResponseCache,
   type SessionStore,
   type SessionTurn,
@@ -21,7 +20,7 @@ import {
 } from "@afw/contracts";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
-import type { RouterPort, RoutingOutcome } from "./ports.js";
+import type { RouterPort, RoutingOutcome, RoutingRequest } from "./ports.js";
 import { elicitRoute, type RouteElicitation } from "./route-elicitation.js";
 import { routingSetupHint } from "./setup-report.js";
 import type { QuestionEmbedding } from "./semantic-options.js";
@@ -35,44 +34,26 @@ export interface QueryPipelineOptions {
   router: RouterPort;
   cache: ResponseCache;
   sessions: SessionStore;
-  performance: PerformanceStore;
   /** Embeds questions for semantic cache hits (`cache.semantic`); absent: exact lookups only. */
   embedQuestion?: QuestionEmbedding | undefined;
   /** @default Date.now */
   now?: () => number;
 }
 
-/** Per-call options of {@link QueryPipeline.query}. */
+/** Per-call options of {@link QueryPipeline.query}: `signal` cancels, `tenant` scopes cache entries and sessions, `onToken` receives streamed
+ * tokens (`onRestart` when another candidate starts over), `tool` names the `query-received` event, `elicitation` asks the client when unsure. */
 export interface QueryCallOptions {
-  /** Trace context of the call (ids + sink). */
   trace: TraceContext;
-  /** Cancels the query (e.g. the MCP client cancelled). */
   signal?: AbortSignal;
-  /** Tenant whose cache entries and sessions are used. */
   tenant?: string;
-  /** Receives streamed tokens when `parameters.stream` is true. */
   onToken?: (text: string) => void;
-  /** Called when a streamed attempt failed after some tokens and another candidate starts over. */
   onRestart?: () => void;
-  /** Tool name for the `query-received` event. @default "universal_query" */
   tool?: string;
-  /** How to ask the client in the confirm/clarify confidence tiers (undefined: never asked). */
   elicitation?: RouteElicitation;
 }
 
 /** Outcome of one query: the result, or the error body (never a thrown exception). */
 export type QueryOutcome = { ok: true; result: UniversalQueryResult } | { ok: false; error: UniversalQueryError };
-
-/** The input of `explain_routing`. */
-export interface ExplainRoutingInput {
-  question: string;
-  intent?: Intent | "auto";
-  backend?: string;
-  flow_id?: string;
-}
-
-/** What `explain_routing` returns: the classification and the decision. */
-export type RoutingExplanation = RoutingOutcome;
 
 /** The query path of DESIGN.md; see {@link createQueryPipeline}. */
 export interface QueryPipeline {
@@ -84,7 +65,7 @@ export interface QueryPipeline {
   /** The question (its first 500 characters) of a recent query by its trace id, for the operator dashboard: no trace event carries the question. */
   questionOf(traceId: string): string | undefined;
   /** Classifies and ranks without executing anything. */
-  explain(input: ExplainRoutingInput, options: { trace: TraceContext; signal?: AbortSignal }): Promise<RoutingExplanation>;
+  explain(input: RoutingRequest, options: { trace: TraceContext; signal?: AbortSignal }): Promise<RoutingOutcome>;
 }
 
 /** Flow invalidation marks kept (per tenant and flow), questions kept for {@link QueryPipeline.questionOf} and their length. */
@@ -325,7 +306,6 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       const elicited = await elicitRoute(routed.decision, { config: config.routing.elicitation, elicitation: call.elicitation, explicit, deadline, signal: controller.signal, trace });
       const decision = elicited.decision;
       // 6. execute
-      const samples: Promise<void>[] = [];
       const outcome = await options.router.execute(
         decision,
         {
@@ -345,17 +325,8 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           trace,
           ...(call.onToken ? { onToken: call.onToken } : {}),
           ...(call.onRestart ? { onRestart: call.onRestart } : {}),
-          onAttempt: (sample) => {
-            attempts++;
-            if (!backendsTried.includes(sample.backendId)) backendsTried = [...backendsTried, sample.backendId];
-            if (!options.router.recordsPerformance) {
-              samples.push(options.performance.record({ ...sample, intent: classification!.intent }).catch(() => undefined));
-            }
-          },
         },
       );
-      attempts = outcome.attempts;
-      backendsTried = outcome.backendsTried;
       // 7. record, cache, session, answer
       const { candidate, result: answer } = outcome;
       const flows = await options.registry.flows().catch(() => [] as UniversalFlow[]);
@@ -388,7 +359,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           trace_id: trace.traceId,
         },
       };
-      const writes: Promise<unknown>[] = [...samples];
+      const writes: Promise<unknown>[] = [];
       // An answer that replaced an explicit backend/flow choice is not cached under that choice's key.
       const replacedChoice = decision.strategy === "override" && outcome.fallbackUsed;
       const cacheableHere = cacheKey.scope === "shared" || sessionCacheable(flow);
@@ -444,16 +415,6 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       // Bounded (flow ids come from clients): the oldest marks go first.
       if (flowEpochs.size > MAX_FLOW_EPOCHS) flowEpochs.delete(flowEpochs.keys().next().value as string);
     },
-    explain(input, explainOptions) {
-      return options.router.decide(
-        {
-          question: input.question,
-          intent: input.intent ?? "auto",
-          backend: input.backend ?? "auto",
-          ...(input.flow_id === undefined ? {} : { flowId: input.flow_id }),
-        },
-        { trace: explainOptions.trace, ...(explainOptions.signal ? { signal: explainOptions.signal } : {}) },
-      );
-    },
+    explain: (input, explainOptions) => options.router.decide(input, explainOptions),
   };
 }

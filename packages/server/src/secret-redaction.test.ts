@@ -9,7 +9,7 @@ import { demoFlows, startFlowiseServer, startLangflowServer, type MockPlatformSe
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testConfig } from "../test/helpers.js";
+import { closeAfter, testConfig } from "../test/helpers.js";
 import { parseGatewayConfig } from "./config-loader.js";
 import { createGatewayServer, type GatewayServer } from "./gateway-server.js";
 import { startHttpTransport, type HttpTransportHandle } from "./http-transport.js";
@@ -39,10 +39,11 @@ const logLines: string[] = [];
 const outputs: { where: string; text: string }[] = [];
 const record = (where: string, value: unknown) => outputs.push({ where, text: typeof value === "string" ? value : JSON.stringify(value) });
 
+const track = closeAfter(afterAll);
 beforeAll(async () => {
   const flowiseFlows = demoFlows("f");
-  flowise = await startFlowiseServer({ flows: flowiseFlows, apiKey: FLOWISE_KEY });
-  langflow = await startLangflowServer({ flows: demoFlows("a"), apiKey: LANGFLOW_KEY });
+  flowise = track(await startFlowiseServer({ flows: flowiseFlows, apiKey: FLOWISE_KEY }));
+  langflow = track(await startLangflowServer({ flows: demoFlows("a"), apiKey: LANGFLOW_KEY }));
   const config = parseGatewayConfig(
     testConfig({
       backends: [
@@ -55,19 +56,12 @@ beforeAll(async () => {
     }),
     { env: {} },
   );
-  gateway = await createGatewayServer({ config, logDestination: { write: (line: string) => void logLines.push(line) } });
-  http = await startHttpTransport(gateway, { port: 0 });
-  client = new Client({ name: "redaction-test", version: "1.0.0" });
+  gateway = track(await createGatewayServer({ config, logDestination: { write: (line: string) => void logLines.push(line) } }));
+  http = track(await startHttpTransport(gateway, { port: 0 }));
+  client = track(new Client({ name: "redaction-test", version: "1.0.0" }));
   await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
 });
 
-afterAll(async () => {
-  await client?.close();
-  await http?.close();
-  await gateway?.close();
-  await flowise?.close();
-  await langflow?.close();
-});
 
 async function call(name: string, args: Record<string, unknown> = {}) {
   const result = await client.callTool({ name, arguments: args });

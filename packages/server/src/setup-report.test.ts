@@ -5,21 +5,15 @@
  * local Flowise reproduction.
  */
 import { createServer } from "node:net";
-import { startFlowiseServer, type MockPlatformServer } from "@afw/backends/test/servers";
-import { afterEach, describe, expect, it } from "vitest";
+import { startFlowiseServer } from "@afw/backends/test/servers";
+import { describe, expect, it } from "vitest";
 import { describeSetup } from "./setup-report.js";
-import { callTool, startTestGateway } from "../test/helpers.js";
+import { callTool, closeAfter, startTestGateway } from "../test/helpers.js";
 
 const KEY = "afw-test-secret-setup-report-flowise-key";
 const CHAT = "f0000000-0000-4000-8000-00000005e7a9";
 
-let flowise: MockPlatformServer | undefined;
-let started: Awaited<ReturnType<typeof startTestGateway>> | undefined;
-afterEach(async () => {
-  await started?.close();
-  await flowise?.close();
-  started = flowise = undefined;
-});
+const track = closeAfter();
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -31,13 +25,15 @@ async function closedPort(): Promise<number> {
 }
 
 async function gatewayWith(backend?: { baseURL: string; apiKey?: string; flows?: Array<{ id: string; generalPurpose?: boolean }> }) {
-  started = await startTestGateway({
-    config: {
-      backends: backend ? [{ id: "flowise", kind: "flowise", ...backend }] : [],
-      routing: { classifierEmbedder: "hashing", health: { intervalMs: 0 } },
-      cache: { enabled: false },
-    },
-  });
+  const started = track(
+    await startTestGateway({
+      config: {
+        backends: backend ? [{ id: "flowise", kind: "flowise", ...backend }] : [],
+        routing: { classifierEmbedder: "hashing", health: { intervalMs: 0 } },
+        cache: { enabled: false },
+      },
+    }),
+  );
   const setup = await describeSetup(started.gateway.registry);
   const readiness = await started.gateway.readiness();
   const answer = await callTool(started.client, "universal_query", { question: "Why does my build fail?" });
@@ -69,7 +65,7 @@ describe("what to configure when nothing can be routed to", () => {
   });
 
   it("wrong key (401 from an authenticated call): says the key was refused, never shows it", async () => {
-    flowise = await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hello" }], apiKey: KEY });
+    const flowise = track(await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hello" }], apiKey: KEY }));
     const wrong = "afw-test-secret-setup-report-wrong-key";
     const { setup, readiness, answer, text } = await gatewayWith({ baseURL: flowise.url, apiKey: wrong });
     expect(setup.backends).toEqual([expect.objectContaining({ id: "flowise", state: "unauthorized" })]);
@@ -82,7 +78,7 @@ describe("what to configure when nothing can be routed to", () => {
   });
 
   it("wrong key with the flow listed in the config (ping ignores keys): health_check and /readyz name the refused key", async () => {
-    flowise = await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hello" }], apiKey: KEY });
+    const flowise = track(await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hello" }], apiKey: KEY }));
     const wrong = "afw-test-secret-setup-report-wrong-key-2";
     const { readiness, text } = await gatewayWith({ baseURL: flowise.url, apiKey: wrong, flows: [{ id: CHAT, generalPurpose: true }] });
     const health = await callTool<{ backends: Array<{ status: string; errorCode?: string; message?: string }> }>(started!.client, "health_check");
@@ -92,7 +88,7 @@ describe("what to configure when nothing can be routed to", () => {
   });
 
   it("a working backend: reachable, authenticated, its flows counted; ready and no hint", async () => {
-    flowise = await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hello" }], apiKey: KEY });
+    const flowise = track(await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hello" }], apiKey: KEY }));
     const { setup, readiness, answer } = await gatewayWith({ baseURL: flowise.url, apiKey: KEY });
     expect(setup).toEqual({ backends: [{ id: "flowise", kind: "flowise", state: "ready", flows: 1, message: "reachable, authenticated, 1 flow found" }] });
     expect(readiness.ready).toBe(true);

@@ -4,10 +4,10 @@
  * address). With Redis killed (a private redis-server), each instance falls back to its own
  * in-process limiter: answers still come, 429s still come, and the log says so once.
  */
-import { deleteRedisKeys, getTestRedis, startRedisServer, type RedisServerHandle, type TestRedis } from "@afw/testing";
+import { startRedisServer, type RedisServerHandle } from "@afw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFakeBackend } from "../test/fake-backend.js";
-import { testConfig } from "../test/helpers.js";
+import { testConfig, useTestRedis } from "../test/helpers.js";
 import { createGatewayServer, type GatewayServer } from "./gateway-server.js";
 import { startHttpTransport, type HttpTransportHandle } from "./http-transport.js";
 
@@ -43,20 +43,13 @@ const ping = async (instance: Instance, token: string) => {
 };
 
 describe("two gateway instances on one Redis", () => {
-  let redis: TestRedis;
-  let prefix: string;
+  const redis = useTestRedis();
   const instances: Instance[] = [];
   beforeAll(async () => {
-    redis = await getTestRedis();
-    prefix = redis.prefix();
-    instances.push(await open(redis.url, prefix), await open(redis.url, prefix));
+    instances.push(await open(redis.url, redis.prefix), await open(redis.url, redis.prefix));
   });
   afterAll(async () => {
     await closeAll(instances);
-    if (redis) {
-      await deleteRedisKeys(redis.url, prefix);
-      await redis.dispose();
-    }
   });
 
   it("allow a token's burst once in total, not once per instance", async () => {

@@ -1,13 +1,11 @@
 import type { CacheStoreEvent, CacheStoreEventHandler } from "@afw/cache";
 import type { Logger } from "pino";
 
-/** Options of {@link createStoreStateLog}. */
+/** Options of {@link createStoreStateLog}: one summary line per `summaryIntervalMs` (30 s) while Redis stays unavailable; a new outage within
+ * `flapWindowMs` (5 s) of the last announced one is folded into the summaries (a flapping Redis). */
 export interface StoreStateLogOptions {
-  /** While Redis stays unavailable, one summary line per this interval. @default 30000 */
   summaryIntervalMs?: number;
-  /** A new outage this soon after the last announced one is folded into the summaries (a flapping Redis). @default 5000 */
   flapWindowMs?: number;
-  /** Clock in epoch ms. @default Date.now */
   now?: () => number;
 }
 

@@ -13,6 +13,13 @@ export class JsonRpcError extends Error {
   }
 }
 
+/** The downstream server's own JSON-RPC error that an `AfwError` carries (`details.jsonRpcCode`, `jsonRpcMessage`, `jsonRpcData`), if any. */
+export function forwardedJsonRpcError(error: unknown): JsonRpcError | undefined {
+  const details = AfwError.isInstance(error) ? error.details : undefined;
+  if (typeof details?.["jsonRpcCode"] !== "number" || typeof details["jsonRpcMessage"] !== "string") return undefined;
+  return new JsonRpcError(details["jsonRpcCode"], details["jsonRpcMessage"], details["jsonRpcData"]);
+}
+
 /** JSON-RPC "Invalid params" (-32602) raised from the `tools/call` handler; the MCP SDK answers it with this code and the message, a single readable line. */
 export class InvalidParamsError extends JsonRpcError {
   constructor(message: string) {

@@ -6,10 +6,11 @@ import { join } from "node:path";
 import { createRedisConnection, type RedisConnection } from "@afw/cache";
 import type { Embedder } from "@afw/contracts";
 import { createHashingEmbedder } from "@afw/embeddings";
-import { deleteRedisKeys, freePort, getTestRedis, type TestRedis } from "@afw/testing";
+import { freePort } from "@afw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolsConfigSchema } from "./config-schema.js";
 import { createToolSearchFromConfig } from "./tool-zoo-adapter.js";
+import { useTestRedis } from "../test/helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "afw-tool-vectors-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -90,31 +91,24 @@ describe("tool-vector cache in a file", () => {
 });
 
 describe("tool-vector cache in Redis (real Redis)", () => {
-  let redis: TestRedis;
-  let prefix: string;
+  const redis = useTestRedis();
   let connection: RedisConnection;
-  beforeAll(async () => {
-    redis = await getTestRedis();
-    prefix = redis.prefix();
+  beforeAll(() => {
     connection = createRedisConnection({ url: redis.url });
   });
   afterAll(async () => {
     await connection?.close();
-    if (redis) {
-      await deleteRedisKeys(redis.url, prefix);
-      await redis.dispose();
-    }
   });
 
   it("stores every view vector in one hash; a second instance embeds nothing", async () => {
     const { embedder, state } = countingEmbedder();
-    const first = await createToolSearchFromConfig(toolsConfig(), { embedder, redis: { connection, keyPrefix: prefix } });
+    const first = await createToolSearchFromConfig(toolsConfig(), { embedder, redis: { connection, keyPrefix: redis.prefix } });
     await first.vectorsReady();
     expect(state.texts).toBe(TOOL_COUNT * 2);
-    const stored = await connection.execute((client) => client.hlen(`${prefix}tool-vectors`));
+    const stored = await connection.execute((client) => client.hlen(`${redis.prefix}tool-vectors`));
     expect(stored).toEqual({ ok: true, value: TOOL_COUNT * 2 });
 
-    const second = await createToolSearchFromConfig(toolsConfig(), { embedder, redis: { connection, keyPrefix: prefix } });
+    const second = await createToolSearchFromConfig(toolsConfig(), { embedder, redis: { connection, keyPrefix: redis.prefix } });
     await second.vectorsReady();
     expect(state.texts).toBe(TOOL_COUNT * 2);
     const found = await second.search({ query: "post a message to the slack channel", mode: "semantic", top_k: 1 });
@@ -127,7 +121,7 @@ describe("tool-vector cache in Redis (real Redis)", () => {
     const away = createRedisConnection({ url: `redis://127.0.0.1:${await freePort()}`, operationTimeoutMs: 50 });
     try {
       const { embedder, state } = countingEmbedder();
-      const index = await createToolSearchFromConfig(toolsConfig(), { embedder, redis: { connection: away, keyPrefix: prefix } });
+      const index = await createToolSearchFromConfig(toolsConfig(), { embedder, redis: { connection: away, keyPrefix: redis.prefix } });
       await index.vectorsReady();
       expect(state.texts).toBe(TOOL_COUNT * 2);
       expect(index.vectorState().state).toBe("ready");

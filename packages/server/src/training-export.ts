@@ -21,12 +21,8 @@ const PAGE = 500;
 const epochMs = (value: string | number | undefined) => (value === undefined ? undefined : typeof value === "number" ? value : Date.parse(value));
 
 /**
- * The training export: every question of a tenant's session history in the time range (newest
- * first, at most `limit`), joined with its routing decision, outcome, elicited answer and rating
- * from the analytics stores, label source `elicitation` / `feedback` / `router`. Questions pass the
- * gateway's redactor, so configured secrets and credential shapes never appear in it. Questions
- * asked without a `session_id` are not kept anywhere and so are not exported.
- *
+ * The training export: every question of a tenant's session history in the time range (newest first, at most `limit`, redacted), joined
+ * with its routing decision, outcome, elicited answer and rating, label source `elicitation` / `feedback` / `router`.
  * @example
  * ```ts
  * const lines = (await exportTraining(gateway, { tenant: "acme", from: "2026-11-01T00:00:00Z" })).map((e) => JSON.stringify(e)).join("\n");

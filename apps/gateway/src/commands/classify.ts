@@ -1,6 +1,6 @@
 import { MAX_QUESTION_LENGTH } from "@afw/contracts";
 import { createIntentClassifier, loadIntentPatterns } from "@afw/router";
-import { readJsonLines, writeJsonLine } from "../json-lines.js";
+import { answerJsonLines, writeJsonLine } from "../json-lines.js";
 import type { CommandIo } from "./io.js";
 
 /** Options of `afw classify`. */
@@ -29,25 +29,12 @@ export async function classifyCommand(options: ClassifyOptions, io: CommandIo): 
     await writeJsonLine(io.stdout, { intent: result.intent, confidence: round(result.confidence), method: result.method, alternatives: result.alternatives });
     return 0;
   }
-  for await (const line of readJsonLines(io.stdin)) {
-    if ("error" in line) {
-      await writeJsonLine(io.stdout, { id: null, error: line.error });
-      continue;
-    }
-    const value = line.value as { id?: unknown; question?: unknown } | null;
-    const id = value && typeof value === "object" ? (value.id ?? null) : null;
-    const problem = checkQuestion(value && typeof value === "object" ? value.question : undefined);
-    if (problem) {
-      await writeJsonLine(io.stdout, { id, error: problem });
-      continue;
-    }
-    try {
-      const result = await classifier.classify(value!.question as string);
-      await writeJsonLine(io.stdout, { id, intent: result.intent, confidence: round(result.confidence) });
-    } catch (error) {
-      await writeJsonLine(io.stdout, { id, error: error instanceof Error ? error.message : String(error) });
-    }
-  }
+  await answerJsonLines(io.stdin, io.stdout, async (value) => {
+    const problem = checkQuestion(value["question"]);
+    if (problem) throw new Error(problem);
+    const result = await classifier.classify(value["question"] as string);
+    return { intent: result.intent, confidence: round(result.confidence) };
+  });
   return 0;
 }
 

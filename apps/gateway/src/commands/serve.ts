@@ -45,24 +45,19 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
     })();
   };
   process.on("SIGHUP", onHangup);
+  let closed: Promise<unknown>;
   if (options.transport === "stdio") {
-    const handle = await startStdioTransport(gateway);
-    void reportStartup(gateway, io);
+    closed = (await startStdioTransport(gateway)).closed;
     io.log("serving MCP on stdio");
-    await handle.closed;
-    process.off("SIGHUP", onHangup);
-    await gateway.close();
-    return 0;
+  } else {
+    const handle = await startHttpTransport(gateway, { ...(options.host ? { host: options.host } : {}), ...(port !== undefined ? { port } : {}) });
+    httpHandle = handle;
+    io.log(`serving MCP on ${handle.url} (health: /healthz, readiness: /readyz, metrics: /metrics)`);
+    if (gateway.config.dashboard.enabled) io.log(`operator dashboard on ${new URL(gateway.config.dashboard.basePath, handle.url).href}`);
+    closed = new Promise((resolve) => handle.server.once("close", resolve));
   }
-  const handle = await startHttpTransport(gateway, {
-    ...(options.host ? { host: options.host } : {}),
-    ...(port !== undefined ? { port } : {}),
-  });
-  httpHandle = handle;
-  io.log(`serving MCP on ${handle.url} (health: /healthz, readiness: /readyz, metrics: /metrics)`);
-  if (gateway.config.dashboard.enabled) io.log(`operator dashboard on ${new URL(gateway.config.dashboard.basePath, handle.url).href}`);
   void reportStartup(gateway, io);
-  await new Promise<void>((resolve) => handle.server.once("close", () => resolve()));
+  await closed;
   process.off("SIGHUP", onHangup);
   await gateway.close();
   return 0;

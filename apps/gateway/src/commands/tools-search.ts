@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { SearchModeSchema, SearchToolsInputSchema, formatZodError, type SearchMode } from "@afw/contracts";
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
 import { createToolIndex, loadToolCatalogFile } from "@afw/tool-zoo";
-import { readJsonLines, writeJsonLine } from "../json-lines.js";
+import { answerJsonLines } from "../json-lines.js";
 import type { CommandIo } from "./io.js";
 
 /** Options of `afw tools search`. */
@@ -13,12 +13,6 @@ export interface ToolsSearchOptions {
   mode: string;
   topK: number;
   embeddingCache?: string | undefined;
-}
-
-/** Default place of the persistent tool-embedding cache. */
-export function defaultEmbeddingCachePath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env["XDG_CACHE_HOME"] || join(homedir(), ".cache");
-  return join(base, "afw", "tool-embeddings.json");
 }
 
 /** `afw tools search --catalog FILE [--mode hybrid] [--top-k K]`: indexes the catalog, then answers JSON lines
@@ -32,28 +26,15 @@ export async function toolsSearchCommand(options: ToolsSearchOptions, io: Comman
   const embedder = mode.data === "keyword" ? undefined : createCachingEmbedder(createUseEmbedder());
   const index = createToolIndex({
     ...(embedder ? { embedder } : {}),
-    embeddingCachePath: options.embeddingCache ?? defaultEmbeddingCachePath(),
+    // Default: `$XDG_CACHE_HOME/afw/tool-embeddings.json` (`~/.cache/afw/...`).
+    embeddingCachePath: options.embeddingCache ?? join(process.env["XDG_CACHE_HOME"] || join(homedir(), ".cache"), "afw", "tool-embeddings.json"),
   });
   await index.upsert(tools);
   io.log(`indexed ${tools.length} tools from ${options.catalog} (mode ${mode.data})`);
-  for await (const line of readJsonLines(io.stdin)) {
-    if ("error" in line) {
-      await writeJsonLine(io.stdout, { id: null, error: line.error });
-      continue;
-    }
-    const value = line.value as { id?: unknown; query?: unknown };
-    const id = value && typeof value === "object" ? (value.id ?? null) : null;
-    const input = SearchToolsInputSchema.safeParse({ query: value?.query, top_k: options.topK, mode: mode.data as SearchMode });
-    if (!input.success) {
-      await writeJsonLine(io.stdout, { id, error: formatZodError(input.error) });
-      continue;
-    }
-    try {
-      const result = await index.search(input.data);
-      await writeJsonLine(io.stdout, { id, results: result.results.map((hit) => hit.id) });
-    } catch (error) {
-      await writeJsonLine(io.stdout, { id, error: error instanceof Error ? error.message : String(error) });
-    }
-  }
+  await answerJsonLines(io.stdin, io.stdout, async (value) => {
+    const input = SearchToolsInputSchema.safeParse({ query: value["query"], top_k: options.topK, mode: mode.data as SearchMode });
+    if (!input.success) throw new Error(formatZodError(input.error));
+    return { results: (await index.search(input.data)).results.map((hit) => hit.id) };
+  });
   return 0;
 }
