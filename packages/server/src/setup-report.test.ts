@@ -37,7 +37,7 @@ async function gatewayWith(backend?: { baseURL: string; apiKey?: string; flows?:
   const setup = await describeSetup(started.gateway.registry);
   const readiness = await started.gateway.readiness();
   const answer = await callTool(started.client, "universal_query", { question: "Why does my build fail?" });
-  return { setup, readiness, answer, text: JSON.stringify({ setup, readiness, answer }) };
+  return { started, setup, readiness, answer, text: JSON.stringify({ setup, readiness, answer }) };
 }
 
 describe("what to configure when nothing can be routed to", () => {
@@ -80,8 +80,8 @@ describe("what to configure when nothing can be routed to", () => {
   it("wrong key with the flow listed in the config (ping ignores keys): health_check and /readyz name the refused key", async () => {
     const flowise = track(await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hello" }], apiKey: KEY }));
     const wrong = "afw-test-secret-setup-report-wrong-key-2";
-    const { readiness, text } = await gatewayWith({ baseURL: flowise.url, apiKey: wrong, flows: [{ id: CHAT, generalPurpose: true }] });
-    const health = await callTool<{ backends: Array<{ status: string; errorCode?: string; message?: string }> }>(started!.client, "health_check");
+    const { started, readiness, text } = await gatewayWith({ baseURL: flowise.url, apiKey: wrong, flows: [{ id: CHAT, generalPurpose: true }] });
+    const health = await callTool<{ backends: Array<{ status: string; errorCode?: string; message?: string }> }>(started.client, "health_check");
     expect(health.body.backends[0]).toMatchObject({ status: "down", errorCode: "BACKEND_AUTH_FAILED", message: expect.stringMatching(/API key was refused/) });
     expect(readiness.checks).toContainEqual(expect.objectContaining({ name: "backend:flowise", ok: false, message: expect.stringMatching(/API key was refused/) }));
     expect(text + JSON.stringify(health.body)).not.toContain(wrong);
