@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cosineSimilarity } from "@afw/contracts";
-import { SKETCH_BITS, SignSketch, idfWeights, meaningScore, nearestSketches, quantize } from "./history-vectors.js";
+import { SKETCH_BITS, SignSketch, SketchLogMirror, idfWeights, meaningScore, nearestSketches, quantize } from "./history-vectors.js";
 
 describe("history vectors", () => {
   it("quantizes unit vectors to int8 with similarities within 0.01", () => {
@@ -29,5 +29,21 @@ describe("history vectors", () => {
     expect(meaningScore("meaning", 0.2, 3, 1)).toBeUndefined();
     expect(meaningScore("hybrid", 0.2, 1, 1)).toBeCloseTo(0.7);
     expect(meaningScore("hybrid", 0.2, 0, 0)).toBeUndefined();
+  });
+
+  it("mirrors an append-only log: whole records appended, stale when the first record changed", () => {
+    const mirror = new SketchLogMirror(4);
+    expect(mirror.stale(new Uint8Array(0))).toBe(false);
+    mirror.append(Uint8Array.of(1, 1, 1, 1, 2, 2, 2, 2, 3));
+    expect([...mirror.log]).toEqual([1, 1, 1, 1, 2, 2, 2, 2]);
+    for (let i = 0; i < 100; i++) mirror.append(Uint8Array.of(i, i, i, i));
+    expect(mirror.length).toBe(408);
+    // Records 1 and 4 are both (2, 2, 2, 2): the newest of equals comes first.
+    expect(nearestSketches(mirror.log, 4, Uint8Array.of(2, 2, 2, 2), 2)).toEqual([4, 1]);
+    expect(mirror.stale(Uint8Array.of(1, 1, 1, 1))).toBe(false);
+    expect(mirror.stale(Uint8Array.of(9, 1, 1, 1))).toBe(true);
+    expect(mirror.stale(new Uint8Array(0))).toBe(true);
+    mirror.reset();
+    expect(mirror.log.byteLength).toBe(0);
   });
 });

@@ -92,19 +92,21 @@ function popcount(x: number): number {
 
 /**
  * Indexes of the `k` records nearest `query` by Hamming distance in a log of fixed-size records
- * (`recordBytes` each, the sketch first), nearest first.
+ * (`recordBytes` each, a multiple of 4, the sketch first), nearest first.
  */
 export function nearestSketches(log: Uint8Array, recordBytes: number, query: Uint8Array, k: number): number[] {
   const count = Math.floor(log.byteLength / recordBytes);
-  // An aligned copy, so the sketches can be read as 32-bit words.
-  const words = new Uint32Array(Uint8Array.from(log.subarray(0, count * recordBytes)).buffer);
+  // The sketches are read as 32-bit words: a log that is not 4-byte aligned is copied first.
+  const aligned = log.byteOffset % 4 === 0 ? log : Uint8Array.from(log.subarray(0, count * recordBytes));
+  const words = new Uint32Array(aligned.buffer, aligned.byteOffset, (count * recordBytes) / 4);
   const q = new Uint32Array(Uint8Array.from(query).buffer);
   const stride = recordBytes / 4;
   const distances = new Uint16Array(count);
   const histogram = new Uint32Array(SKETCH_BITS + 1);
-  for (let r = 0; r < count; r++) {
+  const n = q.length;
+  for (let r = 0, offset = 0; r < count; r++, offset += stride) {
     let d = 0;
-    for (let w = 0; w < q.length; w++) d += popcount(words[r * stride + w]! ^ q[w]!);
+    for (let w = 0; w < n; w++) d += popcount(words[offset + w]! ^ q[w]!);
     distances[r] = d;
     histogram[d]! += 1;
   }
@@ -113,4 +115,45 @@ export function nearestSketches(log: Uint8Array, recordBytes: number, query: Uin
   const picked: number[] = [];
   for (let r = 0; r < count; r++) if (distances[r]! <= threshold) picked.push(r);
   return picked.sort((a, b) => distances[a]! - distances[b]! || b - a).slice(0, k);
+}
+
+/**
+ * A process-local copy of an append-only record log kept in Redis, so a search reads only the records appended since
+ * the last one (not the whole log). The log changes otherwise only when it is rewritten as a whole (compaction,
+ * expiry), which always changes its first record: {@link SketchLogMirror.update} then takes the full log.
+ */
+export class SketchLogMirror {
+  private bytes = new Uint8Array(0);
+  /** Bytes of whole records held. */
+  length = 0;
+
+  constructor(readonly recordBytes: number) {}
+
+  /** True when the log's current first record (`head`) is not the one this copy started from. */
+  stale(head: Uint8Array): boolean {
+    if (this.length === 0) return false;
+    return head.byteLength !== this.recordBytes || !Buffer.from(head).equals(this.bytes.subarray(0, this.recordBytes));
+  }
+
+  /** Starts over from an empty log. */
+  reset(): void {
+    this.length = 0;
+  }
+
+  /** Appends the whole records of `tail` (bytes read from offset {@link SketchLogMirror.length} of the log). */
+  append(tail: Uint8Array): void {
+    const whole = tail.byteLength - (tail.byteLength % this.recordBytes);
+    if (this.length + whole > this.bytes.byteLength) {
+      const grown = new Uint8Array(Math.max(this.length + whole, 2 * this.bytes.byteLength));
+      grown.set(this.bytes.subarray(0, this.length));
+      this.bytes = grown;
+    }
+    this.bytes.set(tail.subarray(0, whole), this.length);
+    this.length += whole;
+  }
+
+  /** The records held (a view, valid until the next change). */
+  get log(): Uint8Array {
+    return this.bytes.subarray(0, this.length);
+  }
 }

@@ -1,5 +1,6 @@
 import { cosineSimilarity, type Embedder } from "@afw/contracts";
-import { EMBED_BATCH, SKETCH_BITS, SignSketch, embeddedText, nearestSketches, quantize } from "./history-vectors.js";
+import { randomBytes } from "node:crypto";
+import { EMBED_BATCH, SKETCH_BITS, SignSketch, SketchLogMirror, embeddedText, nearestSketches, quantize } from "./history-vectors.js";
 import type { Keyspace } from "./keyspace.js";
 import type { RedisClient, RedisConnection } from "./redis-connection.js";
 
@@ -10,9 +11,15 @@ const DRAIN_BATCH = 64;
 const SKETCH_BYTES = SKETCH_BITS / 8;
 /** A sketch log record: the sketch, then the turn id (a UUID) as 16 bytes. */
 const RECORD_BYTES = SKETCH_BYTES + 16;
+/** Tenants whose sketch logs a process keeps a copy of (the least recently searched one is dropped first). */
+const MIRRORED_LOGS = 16;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Replaces the sketch log with its compacted copy unless it grew meanwhile. KEYS[1] log; ARGV: copy, length read, ttl ms. */
+/**
+ * Replaces the sketch log with its compacted copy unless it grew meanwhile. KEYS[1] log; ARGV: copy, length read, ttl ms.
+ * The copy starts with a random record (its id has no vector, so it is never a hit): the first record changes, which
+ * tells every {@link SketchLogMirror} to read the log afresh.
+ */
 const REPLACE_LOG_SCRIPT = `
 if redis.call('STRLEN', KEYS[1]) ~= tonumber(ARGV[2]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
@@ -24,9 +31,24 @@ const idOf = (bytes: Uint8Array) => {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 };
 
+/**
+ * The values of `keys`, in order (null where missing, undefined where a Cluster node failed): one MGET (about 4x faster than a pipeline of 1,000 GETs), or
+ * on a Cluster, whose keys spread over slots, a pipeline of GETs.
+ */
+export async function readMany(connection: RedisConnection, client: RedisClient, keys: readonly string[], as: "string"): Promise<Array<string | null | undefined>>;
+export async function readMany(connection: RedisConnection, client: RedisClient, keys: readonly string[], as: "buffer"): Promise<Array<Buffer | null | undefined>>;
+export async function readMany(connection: RedisConnection, client: RedisClient, keys: readonly string[], as: "string" | "buffer"): Promise<unknown[]> {
+  if (keys.length === 0) return [];
+  if (connection.mode !== "cluster") return as === "buffer" ? client.mgetBuffer(...keys) : client.mget(...keys);
+  const read = client.pipeline();
+  for (const key of keys) (as === "buffer" ? read.getBuffer(key) : read.get(key));
+  return ((await read.exec()) ?? []).map(([error, reply]) => (error ? undefined : reply));
+}
+
 /** The meaning index of the Redis history (plain Redis 7, no modules). */
 export class RedisHistoryVectors {
   private readonly sketcher: SignSketch;
+  private readonly mirrors = new Map<string, { mirror: SketchLogMirror; refreshed: Promise<void> }>();
   private draining: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
@@ -138,7 +160,7 @@ export class RedisHistoryVectors {
       exists.forEach(([, found], i) => found === 1 && kept.push(chunk.subarray(i * RECORD_BYTES, (i + 1) * RECORD_BYTES)));
     }
     // Rare: EVAL (not a cached script) because the copy is binary.
-    await client.eval(REPLACE_LOG_SCRIPT, 1, log, Buffer.concat(kept), raw.length, this.ttlMs);
+    await client.eval(REPLACE_LOG_SCRIPT, 1, log, Buffer.concat([randomBytes(RECORD_BYTES), ...kept]), raw.length, this.ttlMs);
   }
 
   /** Embeds a query; undefined when the embedder fails (the search then runs by keyword). */
@@ -151,20 +173,40 @@ export class RedisHistoryVectors {
 
   /** The sketch stage of a search: ids of the {@link RERANK} turns whose sketches are nearest `vector`'s. */
   async candidates(client: RedisClient, vector: Float32Array, tenant: string | undefined): Promise<string[]> {
-    const log = await client.getBuffer(this.keyspace.historySketches(tenant));
-    if (!log) return [];
+    const log = (await this.mirrorOf(client, this.keyspace.historySketches(tenant))).log;
     const ids = nearestSketches(log, RECORD_BYTES, this.sketcher.sketch(vector), RERANK).map((r) => idOf(log.subarray(r * RECORD_BYTES + SKETCH_BYTES, (r + 1) * RECORD_BYTES)));
     return [...new Set(ids)];
   }
 
+  /** This process's copy of a sketch log, brought up to date: only the records appended since the last read are read. */
+  private async mirrorOf(client: RedisClient, key: string): Promise<SketchLogMirror> {
+    const entry = this.mirrors.get(key) ?? { mirror: new SketchLogMirror(RECORD_BYTES), refreshed: Promise.resolve() };
+    this.mirrors.delete(key);
+    this.mirrors.set(key, entry);
+    if (this.mirrors.size > MIRRORED_LOGS) this.mirrors.delete(this.mirrors.keys().next().value!);
+    // One refresh at a time per log: two reading the same tail would both append it.
+    const refresh = entry.refreshed.then(async () => {
+      const { mirror } = entry;
+      const replies = (await client.multi().getrangeBuffer(key, 0, RECORD_BYTES - 1).getrangeBuffer(key, mirror.length, -1).exec()) ?? [];
+      const [head, tail] = replies.map(([error, reply]) => {
+        if (error) throw error;
+        return reply as Buffer;
+      });
+      if (!mirror.stale(head!)) return mirror.append(tail!);
+      mirror.reset();
+      mirror.append((await client.getBuffer(key)) ?? Buffer.alloc(0));
+    });
+    entry.refreshed = refresh.catch(() => undefined);
+    await refresh;
+    return entry.mirror;
+  }
+
   /** Exact similarity of `vector` and the stored vectors of `ids` (0 for an id without one). */
   async similarities(client: RedisClient, ids: readonly string[], vector: Float32Array, tenant: string | undefined): Promise<Map<string, number>> {
-    const read = client.pipeline();
-    for (const id of ids) read.getBuffer(this.keyspace.historyVector(id, tenant));
-    const replies = (await read.exec()) ?? [];
+    const replies = await readMany(this.connection, client, ids.map((id) => this.keyspace.historyVector(id, tenant)), "buffer");
     const result = new Map<string, number>();
     ids.forEach((id, i) => {
-      const raw = replies[i]?.[1];
+      const raw = replies[i];
       result.set(id, Buffer.isBuffer(raw) && raw.byteLength === vector.length ? cosineSimilarity(vector, new Int8Array(raw.buffer, raw.byteOffset, raw.byteLength)) : 0);
     });
     return result;

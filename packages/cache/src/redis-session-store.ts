@@ -4,7 +4,7 @@ import { matchesGlob, SessionTurnSchema, type HistoryHit, type HistoryPage, type
 import { MAX_QUERY_WORDS, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
 import { idfWeights, meaningScore, searchMode } from "./history-vectors.js";
 import { Keyspace } from "./keyspace.js";
-import { RERANK, RedisHistoryVectors } from "./redis-history-vectors.js";
+import { RERANK, RedisHistoryVectors, readMany } from "./redis-history-vectors.js";
 import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
 import { SessionWriteBuffer, type PendingTurn, type SessionBufferOptions } from "./session-write-buffer.js";
@@ -258,11 +258,9 @@ export class RedisSessionStore implements SessionStore {
         const wanted = offset + limit + 1;
         for (let start = 0; start < ordered.length && hits.length < wanted; start += 100) {
           const batch = ordered.slice(start, start + 100);
-          const pipeline = client.pipeline();
-          for (const [id] of batch) pipeline.get(this.keyspace.historyDoc(id, tenant));
-          const replies = (await pipeline.exec()) ?? [];
+          const replies = await readMany(this.connection, client, batch.map(([id]) => this.keyspace.historyDoc(id, tenant)), "string");
           batch.forEach(([, candidate], i) => {
-            const raw = replies[i]?.[1];
+            const raw = replies[i];
             if (raw === null) missing.push(batch[i]![0]);
             if (typeof raw !== "string" || hits.length >= wanted) return;
             const hit = parseHistoryDoc(raw);

@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import { deleteRedisKeys, getTestRedis, type TestRedis } from "@afw/testing";
 import { createRedisStores, type RedisStores, type RedisStoresOptions } from "../src/redis-stores.js";
 import { type CacheStoreEvent } from "../src/store-events.js";
-import { answer, hashSlot, manualClock, turn } from "./helpers.js";
+import { answer, conceptEmbedder, hashSlot, manualClock, turn, waitFor } from "./helpers.js";
 import { describeResponseCacheSuite } from "./suites/response-cache.case.js";
 import { describeSessionStoreSuite } from "./suites/session-store.case.js";
 import { describeSharedStateSuite } from "./suites/shared-state.case.js";
@@ -199,5 +199,41 @@ describe("redis stores", () => {
     await stores.close();
     await stores.close();
     expect((await stores.health()).ok).toBe(false);
+  });
+
+  it("search a sketch log that was rewritten (compacted) after this process read it, reading afresh", async () => {
+    const prefix = `${filePrefix}${++counter}:`;
+    const stores = openStores({ sessions: { embedder: conceptEmbedder() } }, prefix);
+    const store = stores.sessionStore;
+    const meaning = async (text: string) => (await store.search!({ text, mode: "meaning" })).hits.map((hit) => hit.turn.question);
+    try {
+      await store.append("s-1", { question: "ship the falcon service", answer: "ok", askedAt: 1, answeredAt: 2 });
+      await store.append("s-2", { question: "I forgot my password", answer: "reset", askedAt: 3, answeredAt: 4 });
+      await waitFor(async () => (await meaning("deployment")).length === 1 && (await meaning("login")).length === 1);
+      // A compaction keeps only live records, behind a new first record: drop the falcon turn's record (its vector
+      // stays, so a search still holding the old copy of the log would find it).
+      const log = `${prefix}history:sketches`;
+      const raw = (await admin.getBuffer(log))!;
+      const records = Array.from({ length: raw.length / 48 }, (_, r) => raw.subarray(r * 48, (r + 1) * 48));
+      const [falconDoc] = await admin.keys(`${prefix}history:doc:*`).then(async (keys) => {
+        const docs = await Promise.all(keys.map(async (key) => [key, await admin.get(key)] as const));
+        return docs.filter(([, doc]) => doc!.includes("falcon")).map(([key]) => key);
+      });
+      const falconId = Buffer.from(falconDoc!.slice(falconDoc!.lastIndexOf(":") + 1).replace(/-/g, ""), "hex");
+      const kept = records.filter((record) => !record.subarray(32).equals(falconId));
+      expect(kept).toHaveLength(records.length - 1);
+      await admin.set(log, Buffer.concat([Buffer.alloc(48, 7), ...kept]));
+      expect(await meaning("deployment")).toEqual([]);
+      expect(await meaning("login")).toEqual(["I forgot my password"]);
+      // Appends after the rewrite are read as the log's tail.
+      await store.append("s-3", { question: "rollout of version 2", answer: "tomorrow", askedAt: 5, answeredAt: 6 });
+      await waitFor(async () => (await meaning("deployment")).length === 1);
+      expect(await meaning("deployment")).toEqual(["rollout of version 2"]);
+      // A log that expired (deleted) holds nothing.
+      await admin.del(log);
+      expect(await meaning("login")).toEqual([]);
+    } finally {
+      await stores.close();
+    }
   });
 });
