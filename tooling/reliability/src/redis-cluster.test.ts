@@ -10,13 +10,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectedAnswer, startBackends, type Backends } from "./harness/backends.js";
+import { expectedAnswer, type Backends } from "./harness/backends.js";
 import { recordFigure } from "./harness/figures.js";
-import { reliabilityConfig } from "./harness/gateway.js";
-import { startGatewayProcess, type GatewayProcess } from "./harness/gateway-process.js";
+import { startGatewayFleet, type GatewayFleet } from "./harness/gateway-fleet.js";
+import type { GatewayProcess } from "./harness/gateway-process.js";
 import { parseReply, universalQuery } from "./harness/mcp.js";
 import { redisCli, startRedisTopology, type RedisTopology } from "./harness/redis-topology.js";
-import { startRoundRobinProxy, type RoundRobinProxy } from "./harness/round-robin-proxy.js";
+import type { RoundRobinProxy } from "./harness/round-robin-proxy.js";
 
 const ENABLED = process.env["AFW_REDIS_CLUSTER"] === "1";
 if (!ENABLED) {
@@ -28,6 +28,7 @@ const PREFIX = "afw-cluster:";
 
 describe.skipIf(!ENABLED)("two gateway instances on a Redis Cluster (3 masters, 3 replicas)", () => {
   let cluster: RedisTopology;
+  let fleet: GatewayFleet | undefined;
   let backends: Backends;
   let instances: GatewayProcess[] = [];
   let proxy: RoundRobinProxy;
@@ -36,16 +37,8 @@ describe.skipIf(!ENABLED)("two gateway instances on a Redis Cluster (3 masters, 
 
   beforeAll(async () => {
     cluster = await startRedisTopology("cluster");
-    backends = await startBackends();
-    const config = reliabilityConfig({
-      backends: backends.configs(),
-      redis: { url: cluster.url, keyPrefix: PREFIX },
-      http: { stateless: false },
-      sessions: { contextTurns: CONTEXT_TURNS },
-      logging: { level: "warn" },
-    });
-    instances = await Promise.all([startGatewayProcess(config), startGatewayProcess(config)]);
-    proxy = await startRoundRobinProxy(instances.map((i) => i.origin));
+    fleet = await startGatewayFleet(2, { redis: { url: cluster.url, keyPrefix: PREFIX }, http: { stateless: false }, sessions: { contextTurns: CONTEXT_TURNS } });
+    ({ backends, instances, proxy } = fleet);
     transport = new StreamableHTTPClientTransport(new URL(`${proxy.origin}/mcp`));
     client = new Client({ name: "cluster", version: "1.0.0" });
     await client.connect(transport).catch((error: unknown) => {
@@ -55,9 +48,7 @@ describe.skipIf(!ENABLED)("two gateway instances on a Redis Cluster (3 masters, 
 
   afterAll(async () => {
     await client?.close();
-    await proxy?.close();
-    await Promise.all(instances.map((i) => i.stop()));
-    await backends?.close();
+    await fleet?.close();
     await cluster?.stop();
   }, 60_000);
 

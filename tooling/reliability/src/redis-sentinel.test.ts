@@ -8,13 +8,13 @@
  * Opt-in (it starts 6 Redis processes): AFW_REDIS_SENTINEL=1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBackends, type Backends } from "./harness/backends.js";
+import type { Backends } from "./harness/backends.js";
 import { recordFigure } from "./harness/figures.js";
-import { reliabilityConfig } from "./harness/gateway.js";
-import { startGatewayProcess, type GatewayProcess } from "./harness/gateway-process.js";
+import { startGatewayFleet, type GatewayFleet } from "./harness/gateway-fleet.js";
+import type { GatewayProcess } from "./harness/gateway-process.js";
 import { connectClient, parseReply, universalQuery } from "./harness/mcp.js";
 import { redisCli, startRedisTopology, type RedisTopology } from "./harness/redis-topology.js";
-import { startRoundRobinProxy, type RoundRobinProxy } from "./harness/round-robin-proxy.js";
+import type { RoundRobinProxy } from "./harness/round-robin-proxy.js";
 
 const ENABLED = process.env["AFW_REDIS_SENTINEL"] === "1";
 if (!ENABLED) {
@@ -26,27 +26,19 @@ const TURNS = 15;
 
 describe.skipIf(!ENABLED)("two gateway instances behind Redis Sentinel, with a failover mid-run", () => {
   let topology: RedisTopology;
+  let fleet: GatewayFleet | undefined;
   let backends: Backends;
   let instances: GatewayProcess[] = [];
   let proxy: RoundRobinProxy;
 
   beforeAll(async () => {
     topology = await startRedisTopology("sentinel");
-    backends = await startBackends();
-    const config = reliabilityConfig({
-      backends: backends.configs(),
-      redis: { url: topology.url, keyPrefix: "afw-sentinel:" },
-      sessions: { contextTurns: 4 },
-      logging: { level: "warn" },
-    });
-    instances = await Promise.all([startGatewayProcess(config), startGatewayProcess(config)]);
-    proxy = await startRoundRobinProxy(instances.map((i) => i.origin));
+    fleet = await startGatewayFleet(2, { redis: { url: topology.url, keyPrefix: "afw-sentinel:" }, sessions: { contextTurns: 4 } });
+    ({ backends, instances, proxy } = fleet);
   }, 240_000);
 
   afterAll(async () => {
-    await proxy?.close();
-    await Promise.all(instances.map((i) => i.stop()));
-    await backends?.close();
+    await fleet?.close();
     await topology?.stop();
   }, 60_000);
 

@@ -14,12 +14,12 @@ import { startRedisServer, type RedisServerHandle } from "@afw/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectedAnswer, startBackends, type Backends } from "./harness/backends.js";
+import { expectedAnswer, type Backends } from "./harness/backends.js";
 import { recordFigure, sized } from "./harness/figures.js";
-import { reliabilityConfig } from "./harness/gateway.js";
-import { startGatewayProcess, type GatewayProcess } from "./harness/gateway-process.js";
+import { startGatewayFleet, type GatewayFleet } from "./harness/gateway-fleet.js";
+import type { GatewayProcess } from "./harness/gateway-process.js";
 import { connectClient, parseReply, universalQuery } from "./harness/mcp.js";
-import { startRoundRobinProxy, type RoundRobinProxy } from "./harness/round-robin-proxy.js";
+import type { RoundRobinProxy } from "./harness/round-robin-proxy.js";
 
 const CONTEXT_TURNS = 6;
 const KILL_RUN_CLIENTS = 6;
@@ -27,6 +27,7 @@ const KILL_RUN_TURNS = sized("RELIABILITY_SCALE_TURNS", 12, 40);
 
 describe.each([2, 3])("%i gateway instances on one Redis behind a round-robin proxy", (count) => {
   let redis: RedisServerHandle;
+  let fleet: GatewayFleet | undefined;
   let backends: Backends;
   let instances: GatewayProcess[] = [];
   let proxy: RoundRobinProxy;
@@ -34,15 +35,12 @@ describe.each([2, 3])("%i gateway instances on one Redis behind a round-robin pr
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    backends = await startBackends();
-    const config = reliabilityConfig({
-      backends: backends.configs(),
+    fleet = await startGatewayFleet(count, {
       redis: { url: redis.url, keyPrefix: "afw-scale:" },
       routing: { circuitBreaker: { failureThreshold: 3, cooldownMs: 120_000 }, retryDelayMs: 0, health: { ttlMs: 600_000 } },
       sessions: { contextTurns: CONTEXT_TURNS },
-      logging: { level: "warn" },
     });
-    instances = await Promise.all(Array.from({ length: count }, () => startGatewayProcess(config)));
+    ({ backends, instances, proxy } = fleet);
     // Each instance probes the backends once (healthy), as it would at start.
     await Promise.all(
       instances.map(async (instance, i) => {
@@ -51,15 +49,12 @@ describe.each([2, 3])("%i gateway instances on one Redis behind a round-robin pr
         await direct.close();
       }),
     );
-    proxy = await startRoundRobinProxy(instances.map((i) => i.origin));
     client = await connectClient(`${proxy.origin}/mcp`, "scale-out");
   });
 
   afterAll(async () => {
     await client?.close();
-    await proxy?.close();
-    await Promise.all(instances.map((i) => i.stop()));
-    await backends?.close();
+    await fleet?.close();
     await redis?.dispose();
   });
 
@@ -169,27 +164,18 @@ describe.each([2, 3])("%i gateway instances on one Redis behind a round-robin pr
 
 describe("stateful Streamable HTTP (MCP sessions) on 2 instances behind a round-robin proxy", () => {
   let redis: RedisServerHandle;
-  let backends: Backends;
+  let fleet: GatewayFleet | undefined;
   let instances: GatewayProcess[] = [];
   let proxy: RoundRobinProxy;
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    backends = await startBackends();
-    const config = reliabilityConfig({
-      backends: backends.configs(),
-      redis: { url: redis.url, keyPrefix: "afw-stateful:" },
-      http: { stateless: false },
-      logging: { level: "warn" },
-    });
-    instances = await Promise.all(Array.from({ length: 2 }, () => startGatewayProcess(config)));
-    proxy = await startRoundRobinProxy(instances.map((i) => i.origin));
+    fleet = await startGatewayFleet(2, { redis: { url: redis.url, keyPrefix: "afw-stateful:" }, http: { stateless: false } });
+    ({ instances, proxy } = fleet);
   });
 
   afterAll(async () => {
-    await proxy?.close();
-    await Promise.all(instances.map((i) => i.stop()));
-    await backends?.close();
+    await fleet?.close();
     await redis?.dispose();
   });
 

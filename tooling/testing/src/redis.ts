@@ -19,22 +19,35 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Sends PING to host:port and resolves true on +PONG within `timeoutMs`. */
-export async function pingRedis(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+/**
+ * Sends one inline command to host:port and resolves what `parse` makes of the reply collected so far, once it
+ * returns a value; `fallback` on an error reply, a connection error or silence for `timeoutMs`.
+ */
+function askRedis<T>(host: string, port: number, command: string, parse: (reply: string) => T | undefined, fallback: T, timeoutMs: number): Promise<T> {
   return new Promise((resolve) => {
     const socket = new Socket();
     let done = false;
-    const finish = (ok: boolean) => {
+    let reply = "";
+    const finish = (value: T) => {
       if (done) return;
       done = true;
       socket.destroy();
-      resolve(ok);
+      resolve(value);
     };
-    socket.setTimeout(timeoutMs, () => finish(false));
-    socket.once("error", () => finish(false));
-    socket.connect(port, host, () => socket.write("PING\r\n"));
-    socket.once("data", (data) => finish(data.toString().startsWith("+PONG")));
+    socket.setTimeout(timeoutMs, () => finish(fallback));
+    socket.once("error", () => finish(fallback));
+    socket.connect(port, host, () => socket.write(`${command}\r\n`));
+    socket.on("data", (data) => {
+      reply += data.toString();
+      const value = reply.startsWith("-") ? fallback : parse(reply);
+      if (value !== undefined) finish(value);
+    });
   });
+}
+
+/** Sends PING to host:port and resolves true on +PONG within `timeoutMs`. */
+export async function pingRedis(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+  return askRedis(host, port, "PING", (reply) => reply.startsWith("+PONG") || (reply.length >= 5 ? false : undefined), false, timeoutMs);
 }
 
 /**
@@ -43,26 +56,10 @@ export async function pingRedis(host: string, port: number, timeoutMs = 500): Pr
  * the same port in the meantime.
  */
 export async function redisProcessId(host: string, port: number, timeoutMs = 500): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    let done = false;
-    let reply = "";
-    const finish = (pid: number | undefined) => {
-      if (done) return;
-      done = true;
-      socket.destroy();
-      resolve(pid);
-    };
-    socket.setTimeout(timeoutMs, () => finish(undefined));
-    socket.once("error", () => finish(undefined));
-    socket.connect(port, host, () => socket.write("INFO server\r\n"));
-    socket.on("data", (data) => {
-      reply += data.toString();
-      const match = /\bprocess_id:(\d+)/.exec(reply);
-      if (match) finish(Number(match[1]));
-      else if (reply.startsWith("-")) finish(undefined);
-    });
-  });
+  return askRedis(host, port, "INFO server", (reply) => {
+    const match = /\bprocess_id:(\d+)/.exec(reply);
+    return match ? Number(match[1]) : undefined;
+  }, undefined, timeoutMs);
 }
 
 /** A redis-server process started by a test. */
