@@ -191,10 +191,7 @@ export class RedisSessionStore implements SessionStore {
     const limit = pageSize(query);
     const words = query.text === undefined ? [] : stemmedWords(query.text, MAX_QUERY_WORDS);
     let mode = query.text === undefined ? undefined : searchMode(query, this.vectors !== undefined);
-    const vector = mode === "meaning" || mode === "hybrid" ? await this.vectors!.embedQuery(query.text!) : undefined;
-    if (mode !== undefined && vector === undefined) mode = "keyword";
     if (mode === "keyword" && words.length === 0) return { hits: [], mode };
-    const withMode = mode === undefined ? {} : { mode };
     const tenant = options.tenant;
     const min = query.from ?? "-inf";
     const max = query.to === undefined ? "+inf" : query.to;
@@ -209,15 +206,31 @@ export class RedisSessionStore implements SessionStore {
                 : this.keyspace.historySet("all", "", tenant),
           ];
     const scan = this.settings.listScanLimit;
+    const hybrid = mode === "hybrid" && sources.length > 0;
+    // The query is embedded (on the embedding worker) while Redis reads the candidate lists.
+    const [vector, listed] = await Promise.all([
+      mode === "meaning" || mode === "hybrid" ? this.vectors!.embedQuery(query.text!) : undefined,
+      this.connection.run(
+        "session-store",
+        "search",
+        (client) =>
+          Promise.all([
+            Promise.all(sources.map((key) => client.zrevrangebyscore(key, max, min, "WITHSCORES", "LIMIT", 0, scan))),
+            hybrid ? Promise.all([this.keyspace.historySet("all", "", tenant), ...sources].map((key) => client.zcard(key))) : [],
+          ]),
+        undefined,
+        { timeoutMs: this.appendTimeoutMs },
+      ),
+    ]);
+    if (mode !== undefined && vector === undefined) mode = "keyword";
+    if (mode === "keyword" && words.length === 0) return { hits: [], mode };
+    const withMode = mode === undefined ? {} : { mode };
+    if (!listed.ok) return { hits: [], ...withMode };
+    const [lists, sizes] = listed.value;
     const outcome = await this.connection.run(
       "session-store",
       "search",
       async (client) => {
-        const hybrid = mode === "hybrid" && sources.length > 0;
-        const [lists, sizes] = await Promise.all([
-          Promise.all(sources.map((key) => client.zrevrangebyscore(key, max, min, "WITHSCORES", "LIMIT", 0, scan))),
-          hybrid ? Promise.all([this.keyspace.historySet("all", "", tenant), ...sources].map((key) => client.zcard(key))) : [],
-        ]);
         const weights = hybrid ? idfWeights(sizes.slice(1), sizes[0] ?? 0) : [];
         const candidates = new Map<string, { matched: number; share: number; at: number; score: number; similarity?: number }>();
         lists.forEach((list, w) => {

@@ -174,7 +174,7 @@ export function describeSessionStoreSuite(name: string, factory: SessionStoreFac
       expect(next.nextCursor).toBeUndefined();
     });
 
-    it("indexes a turn whose embedding failed once (found by keyword meanwhile)", async () => {
+    it("indexes a turn whose embedding failed once (found by keyword meanwhile); searches by keyword when the query cannot be embedded", async () => {
       const concepts = conceptEmbedder();
       let failures = 1;
       const flaky = { ...concepts, embed: (texts: readonly string[]) => (texts.length > 0 && failures-- > 0 ? Promise.reject(new Error("model busy")) : concepts.embed(texts)) };
@@ -182,6 +182,9 @@ export function describeSessionStoreSuite(name: string, factory: SessionStoreFac
       await store.append("s-1", { question: "How do I ship the falcon service?", answer: "Run the pipeline.", askedAt: 1, answeredAt: 2 });
       expect((await store.search!({ text: "falcon", mode: "keyword" })).hits).toHaveLength(1);
       await waitFor(async () => (await store.search!({ text: "deployment", mode: "meaning" })).hits.length === 1);
+      // A query the embedder fails on is searched by keyword, and the page says so.
+      failures = 1;
+      expect(await store.search!({ text: "falcon" })).toMatchObject({ mode: "keyword", hits: [{ sessionId: "s-1" }] });
     });
 
     it("searches by keyword when the store has no embedder, whatever the mode", async () => {
