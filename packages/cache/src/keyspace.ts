@@ -100,19 +100,27 @@ export class Keyspace {
     return `${this.prefix}sessions:${this.tenantPart(tenant)}tag:${encode(tag)}`;
   }
 
+  /**
+   * Start of every history key of a tenant: one hash tag per tenant, so that a search's multi-key reads (`MGET`,
+   * pipelines, `MULTI`) and the indexer's writes stay in one slot of a Redis Cluster.
+   */
+  private historyBase(tenant: string | undefined): string {
+    return `${this.prefix}history:{${this.tenantPart(tenant)}h}:`;
+  }
+
   /** A turn's history document (JSON of session id and turn), by turn id. */
   historyDoc(turnId: string, tenant?: string): string {
-    return `${this.prefix}history:${this.tenantPart(tenant)}doc:${encode(turnId)}`;
+    return `${this.historyBase(tenant)}doc:${encode(turnId)}`;
   }
 
   /** A turn's question embedding (int8 bytes), by turn id. */
   historyVector(turnId: string, tenant?: string): string {
-    return `${this.prefix}history:${this.tenantPart(tenant)}vec:${encode(turnId)}`;
+    return `${this.historyBase(tenant)}vec:${encode(turnId)}`;
   }
 
   /** A tenant's sketch log: fixed-size records (question sketch, turn id) appended as turns are embedded. */
   historySketches(tenant?: string): string {
-    return `${this.prefix}history:${this.tenantPart(tenant)}sketches`;
+    return `${this.historyBase(tenant)}sketches`;
   }
 
   /** Set of `[tenant, turn id]` JSON members of turns written but not embedded yet. */
@@ -125,7 +133,7 @@ export class Keyspace {
    * word (`w`), a tag (`tag`) or of a session (`s`).
    */
   historySet(kind: "all" | "w" | "tag" | "s", value: string, tenant?: string): string {
-    return `${this.prefix}history:${this.tenantPart(tenant)}${kind}:${encode(value)}`;
+    return `${this.historyBase(tenant)}${kind}:${encode(value)}`;
   }
 
   /** Sorted set of a tenant's sessions by `updatedAt`. */

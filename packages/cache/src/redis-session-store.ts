@@ -181,8 +181,10 @@ export class RedisSessionStore implements SessionStore {
     const pipeline = client.pipeline();
     pipeline.set(this.keyspace.historyDoc(entry.id, entry.tenant), JSON.stringify({ s: entry.sessionId, t: entry.turn }), "PX", ttl);
     for (const key of sets) pipeline.zadd(key, at, entry.id).pexpire(key, ttl);
-    if (this.vectors) pipeline.sadd(this.keyspace.historyPending, this.vectors.pendingMember(entry.id, entry.tenant));
     await pipeline.exec();
+    // After the document is written (the indexer drops a pending turn without one), and on its own: the pending set is
+    // shared by every tenant, so on a Cluster it lives in another slot than the tenant's keys.
+    if (this.vectors) await client.sadd(this.keyspace.historyPending, this.vectors.pendingMember(entry.id, entry.tenant));
   }
 
   /** Searches the tenant's past turns (see {@link SessionStore.search}). */
@@ -271,7 +273,7 @@ export class RedisSessionStore implements SessionStore {
         const wanted = offset + limit + 1;
         for (let start = 0; start < ordered.length && hits.length < wanted; start += 100) {
           const batch = ordered.slice(start, start + 100);
-          const replies = await readMany(this.connection, client, batch.map(([id]) => this.keyspace.historyDoc(id, tenant)), "string");
+          const replies = await readMany(client, batch.map(([id]) => this.keyspace.historyDoc(id, tenant)), "string");
           batch.forEach(([, candidate], i) => {
             const raw = replies[i];
             if (raw === null) missing.push(batch[i]![0]);

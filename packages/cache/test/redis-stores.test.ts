@@ -111,6 +111,13 @@ describe("redis stores", () => {
       const sharedGroup = keys.filter((key) => key.includes("{shared:flow:flowise%3Afaq}"));
       expect(sharedGroup).toHaveLength(3);
       expect(new Set(sharedGroup.map(hashSlot)).size).toBe(1);
+      // A tenant's history (documents, word/tag/session sets) shares one slot: a search reads it with MGET.
+      await stores.sessionStore.append("user:7", { ...turn(2), tags: ["project:x"] }, { tenant: "acme" });
+      for (const tag of ["{h}", "{t:acme:h}"]) {
+        const history = keys.concat(await admin.keys(`${prefix}history:*`)).filter((key) => key.includes(`history:${tag}:`));
+        expect(history.length).toBeGreaterThanOrEqual(4);
+        expect(new Set(history.map(hashSlot)).size).toBe(1);
+      }
       expect(keys.every((key) => key.startsWith(prefix))).toBe(true);
       // CRC16 check against values Redis documents: CLUSTER KEYSLOT foo -> 12182
       expect(hashSlot("foo")).toBe(12_182);
@@ -212,10 +219,10 @@ describe("redis stores", () => {
       await waitFor(async () => (await meaning("deployment")).length === 1 && (await meaning("login")).length === 1);
       // A compaction keeps only live records, behind a new first record: drop the falcon turn's record (its vector
       // stays, so a search still holding the old copy of the log would find it).
-      const log = `${prefix}history:sketches`;
+      const log = `${prefix}history:{h}:sketches`;
       const raw = (await admin.getBuffer(log))!;
       const records = Array.from({ length: raw.length / 48 }, (_, r) => raw.subarray(r * 48, (r + 1) * 48));
-      const [falconDoc] = await admin.keys(`${prefix}history:doc:*`).then(async (keys) => {
+      const [falconDoc] = await admin.keys(`${prefix}history:{h}:doc:*`).then(async (keys) => {
         const docs = await Promise.all(keys.map(async (key) => [key, await admin.get(key)] as const));
         return docs.filter(([, doc]) => doc!.includes("falcon")).map(([key]) => key);
       });

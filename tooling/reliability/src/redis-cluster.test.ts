@@ -69,6 +69,14 @@ describe.skipIf(!ENABLED)("two gateway instances on a Redis Cluster (3 masters, 
     recordFigure("redis-cluster", "turnsKept", `${session.body.turns}/${turns}`);
   });
 
+  it("finds the conversation's turns with search_history (a tenant's history keys share one slot)", async () => {
+    const page = parseReply<{ count: number; hits: { session_id: string; question: string }[] }>(
+      await client.callTool({ name: "search_history", arguments: { text: "cluster turn go on", session_id: "cluster-roaming", limit: 20 } }),
+    );
+    expect(page.body.count).toBe(8);
+    expect(new Set(page.body.hits.map((hit) => hit.session_id))).toEqual(new Set(["cluster-roaming"]));
+  });
+
   it("serves an answer cached by one instance from the other", async () => {
     const runsBefore = backends.flowise.runs.length;
     const replies = [];
