@@ -61,7 +61,7 @@ export async function checkBackendConnectUrl(url: URL, allowedHosts: readonly st
 
 /** The tools about backends: `list_flows`, `backend_status`, `health_check`, `backend_performance_compare` and `backend_connect` (behind the SSRF policy above). */
 export function createBackendTools(deps: ToolDependencies): GatewayTool[] {
-  const { config, registry, redactor } = deps;
+  const { config, registry, router, redactor } = deps;
   const requireBackends = (selector: string | undefined) => {
     const matching = registry.entries().filter((entry) => selector === undefined || entry.backend.id === selector || entry.backend.kind === selector);
     if (selector !== undefined && matching.length === 0) throw new AfwError("NOT_FOUND", `no backend matches '${selector}'`, { details: { backend: selector } });
@@ -114,7 +114,7 @@ export function createBackendTools(deps: ToolDependencies): GatewayTool[] {
         const backends = await Promise.all(
           entries.map(async (entry) => {
             const id = entry.backend.id;
-            const [health, circuit] = await Promise.all([registry.latestHealth(id), deps.stores.circuits.get(id).catch(() => undefined)]);
+            const [health, circuit] = await Promise.all([router.latestHealth(id), deps.stores.circuits.get(id).catch(() => undefined)]);
             const problem = problems.find((p) => p.backendId === id);
             return {
               id,
@@ -139,9 +139,7 @@ export function createBackendTools(deps: ToolDependencies): GatewayTool[] {
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
       run: async (args, context) => {
         const entries = requireBackends(args.backend);
-        const results = (
-          await Promise.all(entries.map((entry) => registry.checkHealth({ backendId: entry.backend.id, signal: context.signal, trace: context.trace })))
-        ).flat();
+        const results = (await Promise.all(entries.map((entry) => router.checkHealth(entry.backend.id, context.trace)))).flat();
         const storeOk = async (probe: () => Promise<unknown>) => {
           try {
             await probe();
@@ -236,7 +234,7 @@ export function createBackendTools(deps: ToolDependencies): GatewayTool[] {
           ...(deps.resolveHost ? { lookup: lookupFromResolver(deps.resolveHost) } : {}),
         });
         registry.add(backend, { config: backendConfig, source: "runtime" });
-        const [health] = await registry.checkHealth({ backendId: backend.id, signal: context.signal, trace: context.trace });
+        const [health] = await router.checkHealth(backend.id, context.trace);
         const flows = (await registry.flows({ refresh: true, signal: context.signal, trace: context.trace })).filter((f) => f.backendId === backend.id);
         return { connected: true, id: backend.id, kind: backend.kind, base_url: displayUrl(backendConfig.baseURL), health, flows: flows.length };
       },

@@ -146,7 +146,6 @@ const RoutingConfigSchema = z
         medium: unit.default(0.5).describe("At or above: route, may hedge."),
         low: unit.default(0.3).describe("At or above: prefer general-purpose flows; below: default flow."),
       }).strict().default({ high: 0.8, medium: 0.5, low: 0.3 }),
-    defaultIntent: IntentSchema.default("conversation").describe("Intent used when nothing matches."),
     defaultFlow: z.string().min(1).optional().describe("Gateway-wide flow id (`backendId:flowId`) for unclassifiable questions."),
     classifierEmbedder: z.enum(["use", "hashing"]).default("use")
       .describe("Embedder of the router's semantic stage: `use` (offline Universal Sentence Encoder) or `hashing` (fast, weaker)."),
@@ -157,7 +156,6 @@ const RoutingConfigSchema = z
       ),
     retries: z.number().int().min(0).max(3).default(1).describe("Retries of the same candidate after a retryable error."),
     retryDelayMs: z.number().int().min(0).max(10_000).default(50),
-    maxCandidates: z.number().int().min(1).max(10).default(3).describe("Candidates tried before giving up."),
     circuitBreaker: z
       .object({
         failureThreshold: z.number().int().positive().default(5).describe("Consecutive failures that open a backend's circuit."),
@@ -232,7 +230,6 @@ export const ToolsConfigSchema = z
       .describe(
         "Directory of the tool-vector cache files (one per embedder, vectors by content hash), so a restart does not embed the catalogs and downstream tools again; relative to the config file. Default: `$XDG_CACHE_HOME/afw/tool-vectors` (`~/.cache/afw/tool-vectors`). With `redis` the vectors are cached in Redis instead, shared by every instance.",
       ),
-    confidenceThreshold: unit.optional(),
     fallbackToolIds: z.array(z.string().min(1)).default([]).describe("Safe tools returned when search confidence is low."),
     exposure: z.enum(["all", "search", "routed"]).default("search").describe(
       "What `tools/list` shows of the downstream MCP servers: `all` (every tool, namespaced `server__tool`), `search` (the gateway's tools plus `search_tools` and the `call_tool` meta-tool) or `routed` (the top-k downstream tools for the session's recent context).",
@@ -289,7 +286,6 @@ const TraceConfigSchema = z
         endpoint: z.url({ protocol: /^https?$/ }).describe("OTLP/HTTP base URL; spans are POSTed as JSON to `<endpoint>/v1/traces`."),
         headers: z.record(z.string(), z.string()).default({}).describe("E.g. `Authorization` for Langfuse. Credential-like values are redacted."),
         serviceName: z.string().min(1).default("agentic-flywheel"),
-        exportIntervalMs: z.number().int().positive().default(2_000),
       }).strict().optional().describe("OpenTelemetry export over OTLP/HTTP JSON (works with Langfuse, Jaeger, the OTel collector)."),
   }).strict();
 
@@ -334,8 +330,6 @@ export const GatewayConfigSchema = z
         keyPrefix: z.string().default("afw:"),
         operationTimeoutMs: z.number().int().positive().max(60_000).default(100)
           .describe("Bound of each Redis operation; on expiry it degrades to a miss / no-op. Env: `AFW_REDIS_OPERATION_TIMEOUT_MS`."),
-        sessionAppendTimeoutMs: z.number().int().positive().max(60_000).default(1000)
-          .describe("Bound of one session append (longer, so a slow but working Redis keeps turns); a turn not written in time waits in the write-behind buffer."),
         sessionBuffer: z
           .object({
             maxTurns: z.number().int().positive().default(10_000).describe("Most session turns held while Redis is away; beyond it an answer says `session_saved: false`."),

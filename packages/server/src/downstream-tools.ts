@@ -22,6 +22,8 @@ import { newTraceContext } from "./trace-context.js";
 
 /** Recent task texts of a session that make up its `routed` context. */
 const ROUTED_CONTEXT_SIZE = 5;
+/** Below this ranking confidence, `routed` exposure lists `tools.fallbackToolIds` first (the tool index's own threshold). */
+const LOW_CONFIDENCE = 0.3;
 /** Name of the meta-tool that calls a downstream tool by its namespaced name (`search` exposure). */
 export const CALL_TOOL_NAME = "call_tool";
 
@@ -180,8 +182,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
         if (candidates.length >= toolsConfig.routedTopK) break;
       }
     }
-    const threshold = toolsConfig.confidenceThreshold ?? 0.3;
-    const lowConfidence = candidates.length === 0 || (confidence !== undefined && confidence < threshold);
+    const lowConfidence = candidates.length === 0 || (confidence !== undefined && confidence < LOW_CONFIDENCE);
     if (lowConfidence) {
       // The safe set first, then whatever matched, up to top-k.
       const safe = toolsConfig.fallbackToolIds.flatMap((id): RoutedCandidate[] => {

@@ -5,7 +5,7 @@ import type { BackendFactory } from "./backend-factory.js";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { GatewayStores } from "./gateway-types.js";
-import type { WorkflowCatalogPort } from "./ports.js";
+import type { RouterPort, WorkflowCatalogPort } from "./ports.js";
 import type { ToolIndex } from "@afw/tool-zoo";
 import type { QueryPipeline } from "./query-pipeline.js";
 import type { RouteElicitation } from "./route-elicitation.js";
@@ -60,6 +60,7 @@ export class ToolFailure extends Error {
 export interface ToolDependencies {
   config: GatewayConfig;
   registry: BackendRegistry;
+  router: RouterPort;
   pipeline: QueryPipeline;
   stores: GatewayStores;
   toolSearch: ToolIndex;

@@ -105,7 +105,6 @@ describe("OTLP trace sink", () => {
         endpoint: `http://127.0.0.1:${port}/`,
         headers: { authorization: "Basic c2VjcmV0" },
         serviceName: "afw-test",
-        exportIntervalMs: 60_000,
         redactor: createRedactor(["otlp-secret-value"]),
       });
       const trace = newTraceContext(sink, { sessionId: "s-1" });
@@ -136,7 +135,7 @@ describe("OTLP trace sink", () => {
 
   it("counts failed exports without throwing", async () => {
     const errors: unknown[] = [];
-    const sink = createOtlpTraceSink({ endpoint: "http://127.0.0.1:1", exportIntervalMs: 60_000, onError: (e) => errors.push(e) });
+    const sink = createOtlpTraceSink({ endpoint: "http://127.0.0.1:1", onError: (e) => errors.push(e) });
     emitTrace(newTraceContext(sink), "query-answered", { backendId: "b", flowId: "f", durationMs: 1, attempts: 1, fallbackUsed: false, cacheHit: false });
     await sink.close();
     expect(sink.stats).toMatchObject({ exported: 0, failed: 1, dropped: 1 });

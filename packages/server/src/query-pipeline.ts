@@ -385,7 +385,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       if (Array.isArray(details["backendsTried"])) backendsTried = details["backendsTried"] as string[];
       const last = details["lastError"] as { code?: string; message?: string } | undefined;
       // Nothing to route to: say what to configure (none configured, unreachable, or a refused key).
-      const hint = error.code === "NO_BACKENDS_AVAILABLE" || error.code === "ALL_BACKENDS_FAILED" ? await routingSetupHint(options.registry).catch(() => undefined) : undefined;
+      const hint = error.code === "NO_BACKENDS_AVAILABLE" || error.code === "ALL_BACKENDS_FAILED" ? await routingSetupHint(options).catch(() => undefined) : undefined;
       const body: UniversalQueryError = {
         error: hint ? `${error.message}. ${hint}` : error.message,
         code: error.code as ErrorCode,
