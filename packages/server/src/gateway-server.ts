@@ -68,16 +68,16 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   const redactor = createRedactor([...configSecrets(config), ...(parts.secrets ?? [])]);
   const logger = createGatewayLogger({ level: config.logging.level, redactor, ...(parts.logDestination ? { destination: parts.logDestination } : {}) });
   const metrics = createGatewayMetrics({ defaultMetrics: config.metrics.defaultMetrics });
-  const ring = createTraceRingBuffer({ redactor });
+  const ring = createTraceRingBuffer();
   const otlp = config.trace.otlp
     ? createOtlpTraceSink({ ...config.trace.otlp, redactor, onError: (error) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)) }, "OTLP export failed") })
     : undefined;
-  const sinks: TraceSink[] = [metrics.sink, ring, ...(otlp ? [otlp] : [])];
+  const sinks: TraceSink[] = [metrics.sink, ...(otlp ? [otlp] : [])];
   const { log } = config.trace;
   if (log.enabled && log.level !== "silent") sinks.push(createLogTraceSink(logger, log.level === "trace" || log.level === "debug" ? log.level : "info"));
-  // The audit log records the same redacted events as the ring buffer.
+  // The ring buffer and the audit log keep the same redacted events.
   const { auditLog, feedbackStore } = createGatewayAnalyticsStores(config, { now });
-  sinks.push(createRedactingSink(auditLog, redactor));
+  sinks.push(createRedactingSink(fanOutTraceSink(ring, auditLog), redactor));
   // The learned prior learns from the same events; A/B assignments are recorded in the audit log.
   const learning = createGatewayLearning(config, { recorder: auditLog, ...(parts.learnedPrior ? { prior: parts.learnedPrior } : {}), now });
   if (learning.prior) sinks.push(learning.prior);
