@@ -173,9 +173,8 @@ const RoutingConfigSchema = z
         direct: unit.default(0.9).describe("Confidence from which the question is routed without asking."),
         confirm: unit.default(0.7).describe("Confidence from which (below `direct`) the client confirms the top flow."),
         clarify: unit.default(0.5).describe("Confidence from which (below `confirm`) the client chooses among the flows; below: the default route."),
-        timeoutMs: z.number().int().positive().default(60_000).describe("Longest wait for an answer; never more than half the query's remaining time."),
       }).strict().refine((e) => e.direct >= e.confirm && e.confirm >= e.clarify, "elicitation thresholds must satisfy direct >= confirm >= clarify")
-      .default({ enabled: true, direct: 0.9, confirm: 0.7, clarify: 0.5, timeoutMs: 60_000 })
+      .default({ enabled: true, direct: 0.9, confirm: 0.7, clarify: 0.5 })
       .describe("Asking when unsure (MCP elicitation): the confirm and clarify confidence tiers."),
   }).strict();
 
@@ -332,8 +331,7 @@ export const GatewayConfigSchema = z
           .describe("Bound of each Redis operation; on expiry it degrades to a miss / no-op. Env: `AFW_REDIS_OPERATION_TIMEOUT_MS`."),
         sessionBuffer: z
           .object({
-            maxTurns: z.number().int().positive().default(10_000).describe("Most session turns held while Redis is away; beyond it an answer says `session_saved: false`."),
-            maxBytes: z.number().int().positive().default(16 * 1024 * 1024).describe("Most bytes (turn JSON) held."),
+            maxTurns: z.number().int().positive().default(10_000).describe("Most session turns held while Redis is away (and at most 16 MiB); beyond it an answer says `session_saved: false`."),
           }).strict().prefault({}).describe("Write-behind buffer of session turns that could not be written, replayed in order when Redis is back."),
       }).strict().optional().describe("Shared state (cache, sessions, metrics, health, circuits). Absent: in-memory stores."),
     chroma: z
