@@ -164,7 +164,7 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
     }),
     tool("explain_routing", async (args, context) => {
       const { question, intent, backend, flow_id: flowId } = args;
-      const { classification, decision } = await pipeline.explain({ question, intent, backend, ...(flowId === undefined ? {} : { flowId }) }, context);
+      const { classification, decision } = await deps.router.decide({ question, intent, backend, ...(flowId === undefined ? {} : { flowId }) }, context);
       return { classification, decision, trace_id: context.trace.traceId };
     }),
   ];

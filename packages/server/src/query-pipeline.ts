@@ -20,7 +20,7 @@ import {
 } from "@afw/contracts";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
-import type { RouterPort, RoutingOutcome, RoutingRequest } from "./ports.js";
+import type { RouterPort } from "./ports.js";
 import { elicitRoute, type RouteElicitation } from "./route-elicitation.js";
 import { routingSetupHint } from "./setup-report.js";
 import type { QuestionEmbedding } from "./semantic-options.js";
@@ -64,8 +64,6 @@ export interface QueryPipeline {
   invalidateFlow(flowId: string, tenant?: string): void;
   /** The question (its first 500 characters) of a recent query by its trace id, for the operator dashboard: no trace event carries the question. */
   questionOf(traceId: string): string | undefined;
-  /** Classifies and ranks without executing anything. */
-  explain(input: RoutingRequest, options: { trace: TraceContext; signal?: AbortSignal }): Promise<RoutingOutcome>;
 }
 
 /** Flow invalidation marks kept (per tenant and flow), questions kept for {@link QueryPipeline.questionOf} and their length. */
@@ -415,6 +413,5 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       // Bounded (flow ids come from clients): the oldest marks go first.
       if (flowEpochs.size > MAX_FLOW_EPOCHS) flowEpochs.delete(flowEpochs.keys().next().value as string);
     },
-    explain: (input, explainOptions) => options.router.decide(input, explainOptions),
   };
 }
