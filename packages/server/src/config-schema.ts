@@ -203,7 +203,7 @@ const CacheConfigSchema = z
       .describe("Semantic answer cache (off by default). Questions that differ in a number, a name or a negation never share an answer."),
   }).strict();
 
-/** Zod schema of {@link SessionsConfig}. */
+/** Conversation memory settings. */
 export const SessionsConfigSchema = z
   .object({
     enabled: z.boolean().default(true),
@@ -213,9 +213,6 @@ export const SessionsConfigSchema = z
     searchEmbedder: z.enum(["auto", "none", "use", "hashing"]).default("auto")
       .describe("Embedder of `search_history` by meaning: `use` (offline Universal Sentence Encoder lite; turns are embedded in the background), `hashing` (word pieces only, for tests), `none` (keyword search only), `auto` (`use` when the router's classifier runs it, `routing.classifierEmbedder: use`, so the one model serves both; else `none`)."),
   }).strict();
-
-/** Conversation memory settings. */
-export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
 
 /** Zod schema of {@link ToolsConfig}. */
 export const ToolsConfigSchema = z
@@ -249,7 +246,7 @@ export const DownstreamSectionSchema = DownstreamConfigSchema.safeExtend({
 /** Downstream MCP servers aggregated behind the gateway (see `@afw/downstream`), plus an optional `mcp.json` import. */
 export type DownstreamSectionConfig = z.infer<typeof DownstreamSectionSchema>;
 
-/** Zod schema of {@link DashboardConfig}. */
+/** Operator dashboard settings (HTTP transport only). */
 export const DashboardConfigSchema = z
   .object({
     enabled: z.boolean().default(true).describe("Serve the operator dashboard over HTTP (page public, `apiPath` behind the bearer auth of `/mcp`)."),
@@ -257,9 +254,6 @@ export const DashboardConfigSchema = z
     apiPath: z.string().regex(/^\/[A-Za-z0-9_\-/]*$/).default("/api").describe("Path prefix of the JSON endpoints and the live feed."),
     redact: z.boolean().default(false).describe("Hide user text (questions, session turns) on the dashboard."),
   }).strict();
-
-/** Operator dashboard settings (HTTP transport only). */
-export type DashboardConfig = z.infer<typeof DashboardConfigSchema>;
 
 /** Zod schema of {@link WorkflowsConfig}. */
 export const WorkflowsConfigSchema = z
