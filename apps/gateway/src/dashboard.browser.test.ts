@@ -13,17 +13,15 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createGatewayServer, startHttpTransport, type GatewayServer, type HttpTransportHandle } from "@afw/server";
-import { demoFlows, startFlowiseServer, startLangflowServer } from "@afw/backends/test/servers";
+import { startHttpTransport, type HttpTransportHandle } from "@afw/server";
+import { startDemoGateway } from "./commands/demo.js";
 
 const CHROMIUM = process.env["AFW_CHROMIUM_PATH"] ?? "/usr/bin/chromium";
 const OUTPUT = fileURLToPath(new URL("../test-output/", import.meta.url));
 if (!existsSync(CHROMIUM)) console.warn(`[@afw/gateway] dashboard browser test skipped: ${CHROMIUM} not found. Install Debian's chromium (apt-get install chromium) or set AFW_CHROMIUM_PATH.`);
 
 describe.skipIf(!existsSync(CHROMIUM))("gateway dashboard in Chromium", () => {
-  let flowise: Awaited<ReturnType<typeof startFlowiseServer>>;
-  let langflow: Awaited<ReturnType<typeof startLangflowServer>>;
-  let gateway: GatewayServer;
+  let demo: Awaited<ReturnType<typeof startDemoGateway>>;
   let http: HttpTransportHandle;
   let client: Client;
   let context: BrowserContext;
@@ -38,17 +36,8 @@ describe.skipIf(!existsSync(CHROMIUM))("gateway dashboard in Chromium", () => {
   }
 
   beforeAll(async () => {
-    flowise = await startFlowiseServer({ flows: demoFlows("f") });
-    langflow = await startLangflowServer({ flows: demoFlows("l") });
-    gateway = await createGatewayServer({
-      backends: [
-        { id: "flowise", kind: "flowise", baseURL: flowise.url },
-        { id: "langflow", kind: "langflow", baseURL: langflow.url },
-      ],
-      logging: { level: "warn" },
-    } as never);
-    await gateway.warmUp();
-    http = await startHttpTransport(gateway, { port: 0 });
+    demo = await startDemoGateway();
+    http = await startHttpTransport(demo.gateway, { port: 0 });
     client = new Client({ name: "dashboard-e2e", version: "1" });
     await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
     userDataDir = await mkdtemp(join(tmpdir(), "afw-gateway-chromium-"));
@@ -74,8 +63,7 @@ describe.skipIf(!existsSync(CHROMIUM))("gateway dashboard in Chromium", () => {
     await context?.close();
     await client?.close();
     await http?.close();
-    await gateway?.close();
-    await Promise.all([flowise?.close(), langflow?.close()]);
+    await demo?.close();
     if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
@@ -95,7 +83,7 @@ describe.skipIf(!existsSync(CHROMIUM))("gateway dashboard in Chromium", () => {
 
   it("shows the fallback when the chosen backend fails", async () => {
     const probe = await ask("Why does my Rust build fail with a borrow checker error in the parser module?");
-    const failing = probe["_mcp_metadata"]["backend_used"] === "langflow" ? langflow : flowise;
+    const failing = probe["_mcp_metadata"]["backend_used"] === "langflow" ? demo.langflow : demo.flowise;
     failing.setFaults([{ route: "run", status: 503, message: "overloaded" }]);
     try {
       const answer = await ask("My Go service leaks goroutines under load; how do I find where?");

@@ -27,8 +27,6 @@ export interface AfwRouterPortOptions {
   stores: GatewayStores;
   /** Sink of background events (health probes, discovery). */
   sink?: TraceSink;
-  /** A ready classifier. @default `@afw/router`'s hybrid classifier with `routing.classifierEmbedder` */
-  classifier?: IntentClassifier;
   /** @default Date.now */
   now?: () => number;
   /** The learning loop: a score adjuster (the learned routing prior) and a variant selector (A/B experiments), handed to every router built. */
@@ -42,7 +40,7 @@ export interface AfwRouterPortOptions {
 
 /** A {@link RouterPort} that can take a reloaded configuration's intent patterns. */
 export interface ReloadableRouterPort extends RouterPort {
-  /** Rebuilds the classifier with `config.routing.intentPatterns` (unless a classifier was injected) and the router on the next
+  /** Rebuilds the classifier with `config.routing.intentPatterns` and the router on the next
    * decision; learned and measured state stays (it lives in the shared stores and the prior). */
   reload(config: GatewayConfig): void;
 }
@@ -84,9 +82,8 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
       embedder: classifierEmbedder(),
       patterns: routerIntentPatterns(patterns),
       thresholds: { ...routing.thresholds },
-      defaultIntent: routing.defaultIntent,
     });
-  let classifier = options.classifier ?? buildClassifier(routing.intentPatterns);
+  let classifier = buildClassifier(routing.intentPatterns);
   let classifierRevision = 0;
   const learning = options.learning ?? {};
   const background = options.sink ? newTraceContext(options.sink, { requestId: "router" }) : undefined;
@@ -111,7 +108,7 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
           healthProbeTimeoutMs: routing.health.timeoutMs,
           flowSource,
           circuitBreaker: { ...routing.circuitBreaker },
-          execution: { retry: { retries: routing.retries, baseDelayMs: routing.retryDelayMs }, maxCandidates: routing.maxCandidates, maxStreamRestarts: routing.maxCandidates },
+          execution: { retry: { retries: routing.retries, baseDelayMs: routing.retryDelayMs } },
           hedging: { enabled: routing.hedge },
           ...(routing.defaultFlow ? { defaultFlowId: routing.defaultFlow } : {}),
           ...(options.now ? { now: options.now } : {}),
@@ -137,10 +134,15 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
     };
   };
   return {
-    recordsPerformance: true,
     async warmUp() {
       await Promise.all([classifier.warmUp(), router().warmUp(background)]);
     },
+    checkHealth(backendId, trace) {
+      const current = router();
+      const targets = registry.list().filter((backend) => backendId === undefined || backend.id === backendId);
+      return Promise.all(targets.map((backend) => current.health.refresh(backend, trace ?? background)));
+    },
+    latestHealth: (backendId) => stores.health.get(backendId).catch(() => undefined),
     async decide(request, decideOptions = {}) {
       const explanation = await router().explain(request.question, {
         intent: request.intent ?? "auto",
@@ -165,7 +167,6 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
         attemptTimeoutMs,
         ...(remaining === undefined ? {} : { overallTimeoutMs: remaining }),
         retry: { retries: routing.retries, baseDelayMs: routing.retryDelayMs },
-        maxCandidates: routing.maxCandidates,
         intent: decision.intent,
         ...(executeOptions.trace ? { trace: executeOptions.trace } : {}),
         ...(executeOptions.signal ? { signal: executeOptions.signal } : {}),
@@ -182,7 +183,7 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
         if (request.stream && executeOptions.onToken) {
           // @afw/router restarts a stream that breaks after its first token (retry, then fallback, within the deadline,
           // at most maxCandidates times): forward tokens and announce each restart.
-          const stream = executeStream(decision, flowRequest, { ...options, hedge: false, maxStreamRestarts: routing.maxCandidates });
+          const stream = executeStream(decision, flowRequest, { ...options, hedge: false });
           for (;;) {
             const next = await stream.next();
             if (next.done) {
@@ -208,7 +209,6 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
       }
     },
     reload(next) {
-      if (options.classifier) return;
       classifier = buildClassifier(next.routing.intentPatterns);
       classifierRevision++;
     },

@@ -2,12 +2,11 @@
  * The backend registry: replacing a backend without a window where it is missing, draining the
  * calls still running on the old adapter, and serving per-backend flow lists.
  */
-import { createMemoryHealthStore } from "@afw/cache";
 import { describe, expect, it } from "vitest";
 import { createBackendRegistry } from "./backend-registry.js";
 import { createFakeBackend } from "../test/fake-backend.js";
 
-const registryOf = (drainTimeoutMs?: number) => createBackendRegistry({ healthStore: createMemoryHealthStore(), ...(drainTimeoutMs === undefined ? {} : { drainTimeoutMs }) });
+const registryOf = (drainTimeoutMs?: number) => createBackendRegistry(drainTimeoutMs === undefined ? {} : { drainTimeoutMs });
 
 describe("registry.replace", () => {
   it("swaps the backend in one step and serves the previous flow list until the new one is discovered", async () => {

@@ -4,9 +4,7 @@ import {
   flowKey,
   toAfwError,
   UniversalFlowSchema,
-  type BackendHealth,
   type FlowBackendV1,
-  type HealthStore,
   type TraceContext,
   type TraceSink,
   type UniversalFlow,
@@ -36,14 +34,11 @@ export interface DiscoveryProblem {
   at: number;
 }
 
-/** Options of {@link createBackendRegistry}: the shared health store, the sink of background events (`flows-discovered`, `health-checked`),
- * how long health snapshots stay valid (90 s), the timeout of one probe or discovery (5 s), and the longest wait after a replace or remove for
- * the calls still leased on the old adapter before it is closed anyway (60 s). */
+/** Options of {@link createBackendRegistry}: the sink of background `flows-discovered` events, the timeout of one discovery (5 s), and the
+ * longest wait after a replace or remove for the calls still leased on the old adapter before it is closed anyway (60 s). */
 export interface BackendRegistryOptions {
-  healthStore: HealthStore;
   sink?: TraceSink;
-  healthTtlMs?: number;
-  probeTimeoutMs?: number;
+  discoveryTimeoutMs?: number;
   now?: () => number;
   drainTimeoutMs?: number;
 }
@@ -82,13 +77,7 @@ export interface BackendRegistry extends FlowSource {
   peekFlows(id: string): UniversalFlow[] | undefined;
   /** Problems of the latest discovery per backend (empty when all succeeded). */
   discoveryProblems(): DiscoveryProblem[];
-  /** Probes backends now (all, or one), stores the snapshots and returns them. */
-  checkHealth(options?: { backendId?: string; signal?: AbortSignal; trace?: TraceContext }): Promise<BackendHealth[]>;
-  /** The latest fresh health snapshot of a backend, if any. */
-  latestHealth(backendId: string): Promise<BackendHealth | undefined>;
-  /** Starts background health probes every `intervalMs` (0 or less: none). */
-  startHealthChecks(intervalMs: number): void;
-  /** Stops background probes and closes every backend. */
+  /** Closes every backend. */
   close(): Promise<void>;
 }
 
@@ -146,18 +135,16 @@ function withTimeout<T>(run: (signal: AbortSignal) => Promise<T>, timeoutMs: num
 /** Discovered flow lists are reused this long. */
 const DISCOVERY_TTL_MS = 300_000;
 
-/** Creates the registry of live backends: flow discovery with a TTL (a failed rediscovery keeps serving the previous list), merging of each backend's
- * configured flow registry, health probes stored in the shared {@link HealthStore}, and run-time additions (`backend_connect`). */
-export function createBackendRegistry(options: BackendRegistryOptions): BackendRegistry {
+/** Creates the registry of live backends: flow discovery with a TTL (a failed rediscovery keeps serving the previous list; the router reads the
+ * lists from here), merging of each backend's configured flow registry, and run-time additions (`backend_connect`). Health is the router's. */
+export function createBackendRegistry(options: BackendRegistryOptions = {}): BackendRegistry {
   const now = options.now ?? Date.now;
-  const healthTtlMs = options.healthTtlMs ?? 90_000;
-  const probeTimeoutMs = options.probeTimeoutMs ?? 5_000;
+  const discoveryTimeoutMs = options.discoveryTimeoutMs ?? 5_000;
   const drainTimeoutMs = options.drainTimeoutMs ?? 60_000;
   const registrations = new Map<string, RegisteredBackend>();
   /** `loaded`: `flows` may be served (a discovery ended, or the list was carried over by `replace`). */
   type Discovery = { flows: UniversalFlow[]; fetchedAt: number; loaded: boolean; inflight?: Promise<UniversalFlow[]> | undefined; problem?: DiscoveryProblem | undefined };
   const discoveries = new Map<string, Discovery>();
-  let healthTimer: NodeJS.Timeout | undefined;
   let revision = 0;
   /** Open leases per registration (an old registration stays here until its calls settle). */
   const leases = new Map<RegisteredBackend, number>();
@@ -210,7 +197,7 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
     const shouldDiscover = entry.config?.discoverFlows ?? true;
     const run = async (): Promise<UniversalFlow[]> => {
       try {
-        const discovered = shouldDiscover ? await withTimeout((s) => entry.backend.discoverFlows(s), probeTimeoutMs, signal) : [];
+        const discovered = shouldDiscover ? await withTimeout((s) => entry.backend.discoverFlows(s), discoveryTimeoutMs, signal) : [];
         const flows = mergeRegistry(entry.backend, discovered, registry);
         state.flows = flows;
         state.fetchedAt = now();
@@ -233,27 +220,6 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
     };
     state.inflight = run();
     return state.inflight;
-  };
-  const healthOf = async (entry: RegisteredBackend, trace: TraceContext | undefined, signal?: AbortSignal): Promise<BackendHealth> => {
-    const started = now();
-    let health: BackendHealth;
-    try {
-      health = await withTimeout((s) => entry.backend.checkHealth(s), probeTimeoutMs, signal);
-    } catch (error) {
-      const afw = toAfwError(error, "BACKEND_UNAVAILABLE");
-      health = {
-        backendId: entry.backend.id,
-        kind: entry.backend.kind,
-        status: "down",
-        latencyMs: Math.max(0, now() - started),
-        checkedAt: new Date(now()).toISOString(),
-        message: afw.message,
-        errorCode: afw.code,
-      };
-    }
-    await options.healthStore.set(health, healthTtlMs).catch(() => undefined);
-    emitTrace(backgroundTrace(trace), "health-checked", { backendId: health.backendId, status: health.status, latencyMs: health.latencyMs });
-    return health;
   };
   return {
     list: () => [...registrations.values()].map((entry) => entry.backend),
@@ -325,23 +291,7 @@ export function createBackendRegistry(options: BackendRegistryOptions): BackendR
       return entry ? served(entry) : undefined;
     },
     discoveryProblems: () => [...discoveries.values()].flatMap((state) => (state.problem ? [state.problem] : [])),
-    async checkHealth(checkOptions = {}) {
-      const targets = [...registrations.values()].filter((entry) => checkOptions.backendId === undefined || entry.backend.id === checkOptions.backendId);
-      return Promise.all(targets.map((entry) => healthOf(entry, checkOptions.trace, checkOptions.signal)));
-    },
-    latestHealth: (backendId) => options.healthStore.get(backendId).catch(() => undefined),
-    startHealthChecks(intervalMs) {
-      if (healthTimer) clearInterval(healthTimer);
-      healthTimer = undefined;
-      if (intervalMs <= 0) return;
-      healthTimer = setInterval(() => {
-        for (const entry of registrations.values()) void healthOf(entry, undefined);
-      }, intervalMs);
-      healthTimer.unref();
-    },
     async close() {
-      if (healthTimer) clearInterval(healthTimer);
-      healthTimer = undefined;
       // Replaced adapters still draining are closed now too.
       for (const resolve of [...drainers.values()]) resolve();
       await Promise.all([...retiring, ...[...registrations.values()].map((entry) => entry.backend.close?.().catch(() => undefined))]);

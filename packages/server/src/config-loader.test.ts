@@ -207,7 +207,7 @@ http:
   });
 
   it("defaults the Redis operation bound to 100 ms and rejects a non-integer AFW_REDIS_OPERATION_TIMEOUT_MS", async () => {
-    expect(parseGatewayConfig({ redis: { url: "redis://127.0.0.1:6379" } }).redis).toMatchObject({ operationTimeoutMs: 100, sessionAppendTimeoutMs: 1000, sessionBuffer: { maxTurns: 10_000 } });
+    expect(parseGatewayConfig({ redis: { url: "redis://127.0.0.1:6379" } }).redis).toMatchObject({ operationTimeoutMs: 100, sessionBuffer: { maxTurns: 10_000 } });
     const error = await configError(loadGatewayConfig(undefined, { REDIS_URL: "redis://127.0.0.1:6379", AFW_REDIS_OPERATION_TIMEOUT_MS: "fast" }));
     expect(error.message).toMatch(/redis\.operationTimeoutMs: environment variable AFW_REDIS_OPERATION_TIMEOUT_MS must be an integer/);
   });

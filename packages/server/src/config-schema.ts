@@ -146,7 +146,6 @@ const RoutingConfigSchema = z
         medium: unit.default(0.5).describe("At or above: route, may hedge."),
         low: unit.default(0.3).describe("At or above: prefer general-purpose flows; below: default flow."),
       }).strict().default({ high: 0.8, medium: 0.5, low: 0.3 }),
-    defaultIntent: IntentSchema.default("conversation").describe("Intent used when nothing matches."),
     defaultFlow: z.string().min(1).optional().describe("Gateway-wide flow id (`backendId:flowId`) for unclassifiable questions."),
     classifierEmbedder: z.enum(["use", "hashing"]).default("use")
       .describe("Embedder of the router's semantic stage: `use` (offline Universal Sentence Encoder) or `hashing` (fast, weaker)."),
@@ -157,7 +156,6 @@ const RoutingConfigSchema = z
       ),
     retries: z.number().int().min(0).max(3).default(1).describe("Retries of the same candidate after a retryable error."),
     retryDelayMs: z.number().int().min(0).max(10_000).default(50),
-    maxCandidates: z.number().int().min(1).max(10).default(3).describe("Candidates tried before giving up."),
     circuitBreaker: z
       .object({
         failureThreshold: z.number().int().positive().default(5).describe("Consecutive failures that open a backend's circuit."),
@@ -175,9 +173,8 @@ const RoutingConfigSchema = z
         direct: unit.default(0.9).describe("Confidence from which the question is routed without asking."),
         confirm: unit.default(0.7).describe("Confidence from which (below `direct`) the client confirms the top flow."),
         clarify: unit.default(0.5).describe("Confidence from which (below `confirm`) the client chooses among the flows; below: the default route."),
-        timeoutMs: z.number().int().positive().default(60_000).describe("Longest wait for an answer; never more than half the query's remaining time."),
       }).strict().refine((e) => e.direct >= e.confirm && e.confirm >= e.clarify, "elicitation thresholds must satisfy direct >= confirm >= clarify")
-      .default({ enabled: true, direct: 0.9, confirm: 0.7, clarify: 0.5, timeoutMs: 60_000 })
+      .default({ enabled: true, direct: 0.9, confirm: 0.7, clarify: 0.5 })
       .describe("Asking when unsure (MCP elicitation): the confirm and clarify confidence tiers."),
   }).strict();
 
@@ -206,7 +203,7 @@ const CacheConfigSchema = z
       .describe("Semantic answer cache (off by default). Questions that differ in a number, a name or a negation never share an answer."),
   }).strict();
 
-/** Zod schema of {@link SessionsConfig}. */
+/** Conversation memory settings. */
 export const SessionsConfigSchema = z
   .object({
     enabled: z.boolean().default(true),
@@ -216,9 +213,6 @@ export const SessionsConfigSchema = z
     searchEmbedder: z.enum(["auto", "none", "use", "hashing"]).default("auto")
       .describe("Embedder of `search_history` by meaning: `use` (offline Universal Sentence Encoder lite; turns are embedded in the background), `hashing` (word pieces only, for tests), `none` (keyword search only), `auto` (`use` when the router's classifier runs it, `routing.classifierEmbedder: use`, so the one model serves both; else `none`)."),
   }).strict();
-
-/** Conversation memory settings. */
-export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
 
 /** Zod schema of {@link ToolsConfig}. */
 export const ToolsConfigSchema = z
@@ -232,7 +226,6 @@ export const ToolsConfigSchema = z
       .describe(
         "Directory of the tool-vector cache files (one per embedder, vectors by content hash), so a restart does not embed the catalogs and downstream tools again; relative to the config file. Default: `$XDG_CACHE_HOME/afw/tool-vectors` (`~/.cache/afw/tool-vectors`). With `redis` the vectors are cached in Redis instead, shared by every instance.",
       ),
-    confidenceThreshold: unit.optional(),
     fallbackToolIds: z.array(z.string().min(1)).default([]).describe("Safe tools returned when search confidence is low."),
     exposure: z.enum(["all", "search", "routed"]).default("search").describe(
       "What `tools/list` shows of the downstream MCP servers: `all` (every tool, namespaced `server__tool`), `search` (the gateway's tools plus `search_tools` and the `call_tool` meta-tool) or `routed` (the top-k downstream tools for the session's recent context).",
@@ -253,7 +246,7 @@ export const DownstreamSectionSchema = DownstreamConfigSchema.safeExtend({
 /** Downstream MCP servers aggregated behind the gateway (see `@afw/downstream`), plus an optional `mcp.json` import. */
 export type DownstreamSectionConfig = z.infer<typeof DownstreamSectionSchema>;
 
-/** Zod schema of {@link DashboardConfig}. */
+/** Operator dashboard settings (HTTP transport only). */
 export const DashboardConfigSchema = z
   .object({
     enabled: z.boolean().default(true).describe("Serve the operator dashboard over HTTP (page public, `apiPath` behind the bearer auth of `/mcp`)."),
@@ -261,9 +254,6 @@ export const DashboardConfigSchema = z
     apiPath: z.string().regex(/^\/[A-Za-z0-9_\-/]*$/).default("/api").describe("Path prefix of the JSON endpoints and the live feed."),
     redact: z.boolean().default(false).describe("Hide user text (questions, session turns) on the dashboard."),
   }).strict();
-
-/** Operator dashboard settings (HTTP transport only). */
-export type DashboardConfig = z.infer<typeof DashboardConfigSchema>;
 
 /** Zod schema of {@link WorkflowsConfig}. */
 export const WorkflowsConfigSchema = z
@@ -289,7 +279,6 @@ const TraceConfigSchema = z
         endpoint: z.url({ protocol: /^https?$/ }).describe("OTLP/HTTP base URL; spans are POSTed as JSON to `<endpoint>/v1/traces`."),
         headers: z.record(z.string(), z.string()).default({}).describe("E.g. `Authorization` for Langfuse. Credential-like values are redacted."),
         serviceName: z.string().min(1).default("agentic-flywheel"),
-        exportIntervalMs: z.number().int().positive().default(2_000),
       }).strict().optional().describe("OpenTelemetry export over OTLP/HTTP JSON (works with Langfuse, Jaeger, the OTel collector)."),
   }).strict();
 
@@ -334,12 +323,9 @@ export const GatewayConfigSchema = z
         keyPrefix: z.string().default("afw:"),
         operationTimeoutMs: z.number().int().positive().max(60_000).default(100)
           .describe("Bound of each Redis operation; on expiry it degrades to a miss / no-op. Env: `AFW_REDIS_OPERATION_TIMEOUT_MS`."),
-        sessionAppendTimeoutMs: z.number().int().positive().max(60_000).default(1000)
-          .describe("Bound of one session append (longer, so a slow but working Redis keeps turns); a turn not written in time waits in the write-behind buffer."),
         sessionBuffer: z
           .object({
-            maxTurns: z.number().int().positive().default(10_000).describe("Most session turns held while Redis is away; beyond it an answer says `session_saved: false`."),
-            maxBytes: z.number().int().positive().default(16 * 1024 * 1024).describe("Most bytes (turn JSON) held."),
+            maxTurns: z.number().int().positive().default(10_000).describe("Most session turns held while Redis is away (and at most 16 MiB); beyond it an answer says `session_saved: false`."),
           }).strict().prefault({}).describe("Write-behind buffer of session turns that could not be written, replayed in order when Redis is back."),
       }).strict().optional().describe("Shared state (cache, sessions, metrics, health, circuits). Absent: in-memory stores."),
     chroma: z

@@ -15,22 +15,17 @@ import {
 } from "@afw/downstream";
 import { affordanceSummary, type ToolIndex } from "@afw/tool-zoo";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
 import type { DownstreamSectionConfig, ToolsConfig } from "./config-schema.js";
 import { forwardedJsonRpcError } from "./tool-call-params.js";
 import { newTraceContext } from "./trace-context.js";
 
 /** Recent task texts of a session that make up its `routed` context. */
 const ROUTED_CONTEXT_SIZE = 5;
+/** Below this ranking confidence, `routed` exposure lists `tools.fallbackToolIds` first (the tool index's own threshold). */
+const LOW_CONFIDENCE = 0.3;
 /** Name of the meta-tool that calls a downstream tool by its namespaced name (`search` exposure). */
 export const CALL_TOOL_NAME = "call_tool";
 
-/** Input shape of the `call_tool` meta-tool. */
-export const CallToolInputShape = {
-  name: z.string().min(3).max(200)
-    .describe("Namespaced name of the downstream tool, `server__tool`, as `search_tools` returns it (its `id` `server/tool` is accepted too)."),
-  arguments: z.record(z.string(), z.unknown()).default({}).describe("Arguments of the downstream tool (see its `inputSchema` in the `search_tools` result)."),
-};
 
 /** What one MCP connection (session) of the gateway remembers for `routed` exposure. */
 export interface DownstreamSessionState {
@@ -180,8 +175,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
         if (candidates.length >= toolsConfig.routedTopK) break;
       }
     }
-    const threshold = toolsConfig.confidenceThreshold ?? 0.3;
-    const lowConfidence = candidates.length === 0 || (confidence !== undefined && confidence < threshold);
+    const lowConfidence = candidates.length === 0 || (confidence !== undefined && confidence < LOW_CONFIDENCE);
     if (lowConfidence) {
       // The safe set first, then whatever matched, up to top-k.
       const safe = toolsConfig.fallbackToolIds.flatMap((id): RoutedCandidate[] => {

@@ -120,8 +120,8 @@ export function createGatewayLearning(config: GatewayConfig, options: GatewayLea
   };
 }
 
-/** A trace sink that redacts every event with `redactor` (the same redaction as the trace ring buffer) before
- * handing it to `target`, so the audit log never stores a configured secret. */
+/** A trace sink that redacts every event with `redactor` before handing it to `target`, so the trace ring buffer and the
+ * audit log never store a configured secret. */
 export function createRedactingSink(target: TraceSink, redactor: Redactor): TraceSink {
   return {
     emit(event) {

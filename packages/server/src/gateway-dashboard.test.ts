@@ -43,16 +43,12 @@ let base: string;
 const seen = { queries: 0, answered: 0, fallbacks: 0, flakyFallbacks: 0, flakyFirst: 0, byFlow: new Map<string, number>(), experiment: { control: 0, variant: 0 } };
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+/** The response, with its text and (for a JSON response) the parsed body. */
 async function get(path: string, token = TOKEN): Promise<{ status: number; body: any; text: string; headers: Headers }> {
   const response = await fetch(`${base}${path}`, { headers: bearer(token) });
   const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status, body, text, headers: response.headers };
+  const json = response.headers.get("content-type")?.includes("json") === true;
+  return { status: response.status, body: json ? JSON.parse(text) : undefined, text, headers: response.headers };
 }
 
 beforeAll(async () => {

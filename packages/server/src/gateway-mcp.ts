@@ -15,12 +15,13 @@ import {
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { GatewayConfig } from "./config-schema.js";
-import { CALL_TOOL_NAME, CallToolInputShape, type DownstreamSessionState, type DownstreamTools } from "./downstream-tools.js";
+import { CALL_TOOL_NAME, type DownstreamSessionState, type DownstreamTools } from "./downstream-tools.js";
 import { registerResourcesAndPrompts } from "./gateway-resources.js";
 import { routeElicitationOf } from "./route-elicitation.js";
 import { ToolFailure, type GatewayTool, type ToolContext } from "./gateway-tool.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { invalidArguments, InvalidParamsError, JsonRpcError, ToolsCallRequestSchema } from "./tool-call-params.js";
+import { GATEWAY_TOOLS } from "./tool-schemas.js";
 import { newTraceContext } from "./trace-context.js";
 
 function jsonText(value: unknown): string {
@@ -54,7 +55,7 @@ export interface McpServerDependencies {
  * validates arguments (typed `INVALID_INPUT`), redacts, counts metrics, forwards what downstream servers send while a call runs, and never lets an exception reach the client. */
 export function createMcpServerFactory({ config, tools, downstream, redactor, sink, metrics, logger, serverInfo }: McpServerDependencies): () => McpServer {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const callToolSchema = z.object(CallToolInputShape).strict();
+  const callToolSchema = z.object(GATEWAY_TOOLS.call_tool.shape).strict();
   const taskTextOf = (name: string, args: Record<string, unknown>): string | undefined => {
     if ((name === "universal_query" || name === "flowise_query" || name === "explain_routing") && typeof args["question"] === "string") return args["question"];
     if (name === "search_tools" && typeof args["query"] === "string") return args["query"];
@@ -248,17 +249,8 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
         return {};
       });
       if (tools.exposure === "search") {
-        mcp.registerTool(
-          CALL_TOOL_NAME,
-          {
-            title: "Call a downstream tool",
-            description:
-              "Calls a tool of a downstream MCP server by its namespaced name `server__tool` (find it with `search_tools` first, which also gives its input schema), with its arguments.",
-            inputSchema: CallToolInputShape,
-            annotations: { openWorldHint: true },
-          },
-          async () => ({ content: [], isError: true }),
-        );
+        const { title, description, shape, annotations } = GATEWAY_TOOLS.call_tool;
+        mcp.registerTool(CALL_TOOL_NAME, { title, description, inputSchema: shape, annotations }, async () => ({ content: [], isError: true }));
       }
       // tools/list: the gateway's tools as the SDK lists them, then the downstream tools of the exposure mode.
       const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, (request: unknown, extra: unknown) => Promise<ListToolsResult>> })._requestHandlers;

@@ -68,16 +68,16 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   const redactor = createRedactor([...configSecrets(config), ...(parts.secrets ?? [])]);
   const logger = createGatewayLogger({ level: config.logging.level, redactor, ...(parts.logDestination ? { destination: parts.logDestination } : {}) });
   const metrics = createGatewayMetrics({ defaultMetrics: config.metrics.defaultMetrics });
-  const ring = createTraceRingBuffer({ redactor });
+  const ring = createTraceRingBuffer();
   const otlp = config.trace.otlp
     ? createOtlpTraceSink({ ...config.trace.otlp, redactor, onError: (error) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)) }, "OTLP export failed") })
     : undefined;
-  const sinks: TraceSink[] = [metrics.sink, ring, ...(otlp ? [otlp] : [])];
+  const sinks: TraceSink[] = [metrics.sink, ...(otlp ? [otlp] : [])];
   const { log } = config.trace;
   if (log.enabled && log.level !== "silent") sinks.push(createLogTraceSink(logger, log.level === "trace" || log.level === "debug" ? log.level : "info"));
-  // The audit log records the same redacted events as the ring buffer.
+  // The ring buffer and the audit log keep the same redacted events.
   const { auditLog, feedbackStore } = createGatewayAnalyticsStores(config, { now });
-  sinks.push(createRedactingSink(auditLog, redactor));
+  sinks.push(createRedactingSink(fanOutTraceSink(ring, auditLog), redactor));
   // The learned prior learns from the same events; A/B assignments are recorded in the audit log.
   const learning = createGatewayLearning(config, { recorder: auditLog, ...(parts.learnedPrior ? { prior: parts.learnedPrior } : {}), now });
   if (learning.prior) sinks.push(learning.prior);
@@ -102,7 +102,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         keyPrefix: config.redis.keyPrefix,
         operationTimeoutMs: config.redis.operationTimeoutMs,
         responseCache: { semantic: semantic.cacheSemantic },
-        sessions: { ...sessionOptions, appendTimeoutMs: config.redis.sessionAppendTimeoutMs, buffer: config.redis.sessionBuffer },
+        sessions: { ...sessionOptions, buffer: config.redis.sessionBuffer },
         trace: newTraceContext(sink, { requestId: "redis-stores" }),
         onEvent: createStoreStateLog(logger),
       })
@@ -120,13 +120,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     mcpSessions: parts.mcpSessions ?? defaultStores.mcpSessionRegistry,
     ...(redisStores ? { rateLimits: redisStores.rateLimiter } : {}),
   };
-  const registry = createBackendRegistry({
-    healthStore: stores.health,
-    sink,
-    healthTtlMs: config.routing.health.ttlMs,
-    probeTimeoutMs: config.routing.health.timeoutMs,
-    now,
-  });
+  const registry = createBackendRegistry({ sink, discoveryTimeoutMs: config.routing.health.timeoutMs, now });
   const backendFactory = parts.backendFactory ?? defaultBackendFactory;
   const injected = new Map((parts.backends ?? []).map((backend) => [backend.id, backend]));
   const catalogEmbedder = embedderFromConfig(config.tools.embedder);
@@ -199,18 +193,18 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   });
   const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, now, embedQuestion: semantic.embedQuestion });
   const analytics = createAnalyticsTools({ config, registry, pipeline, stores, auditLog, feedbackStore, embedder: catalogEmbedder, prior: learning.prior, now });
-  const tools = createGatewayTools({ config, registry, pipeline, stores, toolSearch, workflowCatalog, backendFactory, redactor }).concat(analytics.tools);
+  const tools = createGatewayTools({ config, registry, router, pipeline, stores, toolSearch, workflowCatalog, backendFactory, redactor }).concat(analytics.tools);
   const serverInfo = { name: config.server.name, version: config.server.version ?? packageVersion() };
-  if (config.routing.health.intervalMs > 0) {
-    registry.startHealthChecks(config.routing.health.intervalMs);
-    void registry.checkHealth().catch(() => undefined);
-  }
+  const probeAll = () => void router.checkHealth().catch(() => undefined);
+  const healthTimer = config.routing.health.intervalMs > 0 ? setInterval(probeAll, config.routing.health.intervalMs).unref() : undefined;
+  if (healthTimer) probeAll();
   const createMcpServer = createMcpServerFactory({ config, tools, downstream, redactor, sink, metrics, logger, serverInfo });
   let reloading: Promise<unknown> = Promise.resolve();
   let closed: Promise<void> | undefined;
   return {
     config,
     registry,
+    router,
     pipeline,
     stores,
     traces: ring,
@@ -232,7 +226,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       return mcp;
     },
     async warmUp() {
-      await Promise.allSettled([registry.flows(), registry.checkHealth(), router.warmUp()]);
+      await Promise.allSettled([registry.flows(), router.checkHealth(), router.warmUp()]);
     },
     reload(input) {
       // One reload at a time: a second waits for the first (both apply, in order).
@@ -246,7 +240,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       const checks: ReadinessReport["checks"] = [];
       const entries = registry.entries();
       const healths = await Promise.all(
-        entries.map(async (entry) => (await registry.latestHealth(entry.backend.id)) ?? (await registry.checkHealth({ backendId: entry.backend.id, signal }))[0]),
+        entries.map(async (entry) => (await router.latestHealth(entry.backend.id)) ?? (await router.checkHealth(entry.backend.id))[0]),
       );
       entries.forEach((entry, index) => {
         const health = healths[index];
@@ -266,7 +260,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       const backendChecks = checks.filter((c) => c.name.startsWith("backend:"));
       const otherChecks = checks.filter((c) => !c.name.startsWith("backend:"));
       // Nothing to route to (none configured, all unreachable, or keys refused): not ready, and say what to configure.
-      const setup = await describeSetup(registry, { signal });
+      const setup = await describeSetup({ registry, router }, { signal });
       if (backendChecks.length === 0) checks.push({ name: "backends", ok: false, message: setup.hint! });
       for (const status of setup.backends) {
         const check = checks.find((c) => c.name === `backend:${status.id}`);
@@ -279,6 +273,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     },
     close() {
       closed ??= (async () => {
+        clearInterval(healthTimer);
         await downstream?.close().catch(() => undefined);
         await registry.close();
         await otlp?.close();

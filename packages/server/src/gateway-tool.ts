@@ -5,10 +5,11 @@ import type { BackendFactory } from "./backend-factory.js";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { GatewayStores } from "./gateway-types.js";
-import type { WorkflowCatalogPort } from "./ports.js";
+import type { RouterPort, WorkflowCatalogPort } from "./ports.js";
 import type { ToolIndex } from "@afw/tool-zoo";
 import type { QueryPipeline } from "./query-pipeline.js";
 import type { RouteElicitation } from "./route-elicitation.js";
+import { GATEWAY_TOOLS, type GatewayToolDefinition } from "./tool-schemas.js";
 
 /** What a tool handler gets besides its validated arguments: the call's trace context, a signal aborted when the client cancels or the
  * connection closes, the caller's tenant (from its bearer token), `progress` when the client asked for progress notifications, and how
@@ -30,7 +31,7 @@ export interface GatewayTool {
   readonly shape: z.ZodRawShape;
   /** Full validator (strict object plus cross-field rules). */
   readonly schema: z.ZodType;
-  readonly annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  readonly annotations: GatewayToolDefinition["annotations"];
   /** Runs the tool; returns a JSON-serialisable value or throws (`AfwError`, {@link ToolFailure}). */
   run(args: never, context: ToolContext): Promise<unknown>;
   /** Builds the error body of this tool (default: {@link ToolErrorBody}). */
@@ -60,6 +61,7 @@ export class ToolFailure extends Error {
 export interface ToolDependencies {
   config: GatewayConfig;
   registry: BackendRegistry;
+  router: RouterPort;
   pipeline: QueryPipeline;
   stores: GatewayStores;
   toolSearch: ToolIndex;
@@ -70,26 +72,14 @@ export interface ToolDependencies {
   resolveHost?: HostResolver;
 }
 
-/** Defines a gateway tool: its announced shape, its strict validator and its handler. */
-export function tool<S extends z.ZodRawShape>(definition: {
-  name: string;
-  title: string;
-  description: string;
-  shape: S;
-  refine?: (schema: z.ZodObject<S>) => z.ZodType<z.infer<z.ZodObject<S>>>;
-  annotations: GatewayTool["annotations"];
-  run: (args: z.infer<z.ZodObject<S>>, context: ToolContext) => Promise<unknown>;
-  errorBody?: GatewayTool["errorBody"];
-}): GatewayTool {
-  const object = z.object(definition.shape).strict();
-  return {
-    name: definition.name,
-    title: definition.title,
-    description: definition.description,
-    shape: definition.shape,
-    schema: definition.refine ? definition.refine(object) : object,
-    annotations: definition.annotations,
-    run: definition.run as GatewayTool["run"],
-    ...(definition.errorBody ? { errorBody: definition.errorBody } : {}),
-  };
+/** Defines a gateway tool: its announcement in {@link GATEWAY_TOOLS}, its strict validator and its handler. */
+export function tool<N extends keyof typeof GATEWAY_TOOLS>(
+  name: N,
+  run: (args: z.infer<z.ZodObject<(typeof GATEWAY_TOOLS)[N]["shape"]>>, context: ToolContext) => Promise<unknown>,
+  errorBody?: GatewayTool["errorBody"],
+): GatewayTool {
+  const { title, description, annotations, shape, refine }: GatewayToolDefinition = GATEWAY_TOOLS[name];
+  const object = z.object(shape).strict();
+  const schema = refine ? object.refine(refine.check, { message: refine.message }) : object;
+  return { name, title, description, shape, schema, annotations, run: run as GatewayTool["run"], ...(errorBody ? { errorBody } : {}) };
 }

@@ -1,10 +1,6 @@
 import {
   AfwError,
   emitTrace,
-  GetPlaybookDetailsInputShape,
-  SearchToolsInputShape,
-  SearchWorkflowCatalogInputShape,
-  UniversalQueryInputShape,
   type CacheInvalidation,
   type TraceContext,
   type UniversalQueryInput,
@@ -12,7 +8,6 @@ import {
 } from "@afw/contracts";
 import { createBackendTools } from "./backend-tools.js";
 import { tool, ToolFailure, type GatewayTool, type ToolContext, type ToolDependencies } from "./gateway-tool.js";
-import { ClearCacheInputShape, ExplainRoutingInputShape, FlowiseQueryInputShape, GetSessionInputShape, ListSessionsInputShape, SearchHistoryInputShape } from "./tool-schemas.js";
 
 /** Characters of the question and answer a `search_history` hit shows. */
 const SNIPPET_CHARS = 240;
@@ -45,24 +40,10 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
     return outcome.result;
   };
   return [
-    tool({
-      name: "universal_query",
-      title: "Ask the best AI workflow",
-      description:
-        "Answers a question with the best-suited AI workflow (Flowise or Langflow flow): classifies the intent, ranks every backend and flow, runs the best one with retry and fallback, and caches the answer. Pass session_id to continue a conversation. The result holds the answer and `_mcp_metadata` (backend, flow, scores, intent, attempts, fallback, cache hit, trace id). With parameters.stream and a progress token, tokens arrive as progress notifications.",
-      shape: UniversalQueryInputShape,
-      annotations: { readOnlyHint: false, openWorldHint: true },
-      run: (args, context) => runQuery(args, context, "universal_query"),
-      errorBody: universalErrorBody,
-    }),
-    tool({
-      name: "flowise_query",
-      title: "Ask a Flowise chatflow (legacy)",
-      description:
-        "Legacy tool of the original Flowise MCP server: asks a Flowise chatflow a question. Give chatflow_id to pick the chatflow, else the best Flowise flow is chosen. Same result format as universal_query.",
-      shape: FlowiseQueryInputShape,
-      annotations: { readOnlyHint: false, openWorldHint: true },
-      run: (args, context) =>
+    tool("universal_query", (args, context) => runQuery(args, context, "universal_query"), universalErrorBody),
+    tool(
+      "flowise_query",
+      (args, context) =>
         runQuery(
           {
             question: args.question,
@@ -77,180 +58,114 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
           context,
           "flowise_query",
         ),
-      errorBody: universalErrorBody,
-    }),
+      universalErrorBody,
+    ),
     ...createBackendTools(deps),
-    tool({
-      name: "list_sessions",
-      title: "List sessions",
-      description:
-        "Lists conversation sessions whose id matches a glob pattern (`*`, `?`) and, with `tag`, that carry that tag (e.g. `project:falcon`), newest first, with turn counts and tags.",
-      shape: ListSessionsInputShape,
-      annotations: { readOnlyHint: true, idempotentHint: true },
-      run: async (args, context) => {
-        const sessions = await deps.stores.sessions.list(args.pattern, {
+    tool("list_sessions", async (args, context) => {
+      const sessions = await deps.stores.sessions.list(args.pattern, {
+        limit: args.limit,
+        ...(args.tag === undefined ? {} : { tag: args.tag }),
+        ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
+      });
+      return {
+        count: sessions.length,
+        sessions: sessions.map((s) => ({
+          session_id: s.sessionId,
+          turns: s.turns,
+          ...(s.tags === undefined ? {} : { tags: s.tags }),
+          created_at: new Date(s.createdAt).toISOString(),
+          updated_at: new Date(s.updatedAt).toISOString(),
+        })),
+      };
+    }),
+    tool("search_history", async (args, context) => {
+      const search = deps.stores.sessions.search?.bind(deps.stores.sessions);
+      if (!search) throw new AfwError("NOT_FOUND", "this session store keeps no searchable history");
+      const page = await search(
+        {
           limit: args.limit,
+          ...(args.text === undefined ? {} : { text: args.text, mode: args.mode }),
           ...(args.tag === undefined ? {} : { tag: args.tag }),
-          ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
-        });
-        return {
-          count: sessions.length,
-          sessions: sessions.map((s) => ({
-            session_id: s.sessionId,
-            turns: s.turns,
-            ...(s.tags === undefined ? {} : { tags: s.tags }),
-            created_at: new Date(s.createdAt).toISOString(),
-            updated_at: new Date(s.updatedAt).toISOString(),
-          })),
-        };
-      },
-    }),
-    tool({
-      name: "search_history",
-      title: "Search conversation history",
-      description:
-        "Finds past question/answer turns of every session of the caller's tenant by meaning and keywords, tag, session, backend, flow and time range; best-matching (then newest) first, paged with `cursor`. Each hit has the session id, time, flow, backend, tags and redacted snippets of the question and answer.",
-      shape: SearchHistoryInputShape,
-      annotations: { readOnlyHint: true, idempotentHint: true },
-      run: async (args, context) => {
-        const search = deps.stores.sessions.search?.bind(deps.stores.sessions);
-        if (!search) throw new AfwError("NOT_FOUND", "this session store keeps no searchable history");
-        const page = await search(
-          {
-            limit: args.limit,
-            ...(args.text === undefined ? {} : { text: args.text, mode: args.mode }),
-            ...(args.tag === undefined ? {} : { tag: args.tag }),
-            ...(args.session_id === undefined ? {} : { sessionId: args.session_id }),
-            ...(args.backend === undefined ? {} : { backendId: args.backend }),
-            ...(args.flow_id === undefined ? {} : { flowId: args.flow_id }),
-            ...(args.from === undefined ? {} : { from: Date.parse(args.from) }),
-            ...(args.to === undefined ? {} : { to: Date.parse(args.to) }),
-            ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
-          },
-          context.tenant === undefined ? undefined : { tenant: context.tenant },
-        );
-        const snippet = (text: string) => redactor.redact(text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text);
-        return {
-          count: page.hits.length,
-          ...(page.mode === undefined ? {} : { mode: page.mode }),
-          hits: page.hits.map(({ sessionId, turn, matchedWords, similarity }) => ({
-            session_id: sessionId,
-            asked_at: new Date(turn.askedAt).toISOString(),
-            ...(turn.flowId ? { flow_id: turn.flowId } : {}),
-            ...(turn.backendId ? { backend_id: turn.backendId } : {}),
-            ...(turn.tags === undefined || turn.tags.length === 0 ? {} : { tags: turn.tags }),
-            question: snippet(turn.question),
-            answer: snippet(turn.answer),
-            ...(args.text === undefined ? {} : { matched_words: matchedWords }),
-            ...(similarity === undefined ? {} : { similarity: Math.round(similarity * 1000) / 1000 }),
-          })),
-          ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
-        };
-      },
-    }),
-    tool({
-      name: "get_session",
-      title: "Get a session",
-      description: "Returns a conversation session with its turns (question, answer, flow, backend, intent), oldest first.",
-      shape: GetSessionInputShape,
-      annotations: { readOnlyHint: true, idempotentHint: true },
-      run: async (args, context) => {
-        const record = await deps.stores.sessions.get(args.session_id, context.tenant === undefined ? undefined : { tenant: context.tenant });
-        if (!record) throw new AfwError("NOT_FOUND", `no session '${args.session_id}'`, { details: { session_id: args.session_id } });
-        const turns = args.turns === undefined ? record.turnsList : record.turnsList.slice(-args.turns);
-        return {
-          session_id: record.sessionId,
-          turns: record.turns,
-          ...(record.tags === undefined ? {} : { tags: record.tags }),
-          created_at: new Date(record.createdAt).toISOString(),
-          updated_at: new Date(record.updatedAt).toISOString(),
-          history: turns.map((t) => ({
-            question: t.question,
-            answer: t.answer,
-            ...(t.flowId ? { flow_id: t.flowId } : {}),
-            ...(t.backendId ? { backend_id: t.backendId } : {}),
-            ...(t.intent ? { intent: t.intent } : {}),
-            ...(t.traceId ? { trace_id: t.traceId } : {}),
-            ...(t.tags === undefined || t.tags.length === 0 ? {} : { tags: t.tags }),
-            asked_at: new Date(t.askedAt).toISOString(),
-            answered_at: new Date(t.answeredAt).toISOString(),
-          })),
-        };
-      },
-    }),
-    tool({
-      name: "clear_cache",
-      title: "Clear cached answers",
-      description: "Removes cached answers by flow id, session id, scope (`shared` or `session`) or all; give exactly one. Returns how many entries were removed.",
-      shape: ClearCacheInputShape,
-      refine: (schema) =>
-        schema.refine(
-          (args) => [args.flow_id, args.session_id, args.scope, args.all === true ? true : undefined].filter((v) => v !== undefined).length === 1,
-          { message: "give exactly one of flow_id, session_id, scope or all: true" },
-        ),
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-      run: async (args, context) => {
-        const selector: CacheInvalidation = {
-          ...(args.flow_id === undefined ? {} : { flowId: args.flow_id }),
           ...(args.session_id === undefined ? {} : { sessionId: args.session_id }),
-          ...(args.scope === undefined ? {} : { scope: args.scope }),
-          ...(args.all === true ? { all: true } : {}),
-          ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
-        };
-        const removed = await deps.stores.cache.invalidate(selector);
-        if (args.flow_id !== undefined) pipeline.invalidateFlow(args.flow_id, context.tenant);
-        const { tenant: _tenant, ...traced } = selector;
-        emitTrace(context.trace, "cache-invalidate", { selector: traced, removed });
-        return { removed, selector: { ...args } };
-      },
+          ...(args.backend === undefined ? {} : { backendId: args.backend }),
+          ...(args.flow_id === undefined ? {} : { flowId: args.flow_id }),
+          ...(args.from === undefined ? {} : { from: Date.parse(args.from) }),
+          ...(args.to === undefined ? {} : { to: Date.parse(args.to) }),
+          ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+        },
+        context.tenant === undefined ? undefined : { tenant: context.tenant },
+      );
+      const snippet = (text: string) => redactor.redact(text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text);
+      return {
+        count: page.hits.length,
+        ...(page.mode === undefined ? {} : { mode: page.mode }),
+        hits: page.hits.map(({ sessionId, turn, matchedWords, similarity }) => ({
+          session_id: sessionId,
+          asked_at: new Date(turn.askedAt).toISOString(),
+          ...(turn.flowId ? { flow_id: turn.flowId } : {}),
+          ...(turn.backendId ? { backend_id: turn.backendId } : {}),
+          ...(turn.tags === undefined || turn.tags.length === 0 ? {} : { tags: turn.tags }),
+          question: snippet(turn.question),
+          answer: snippet(turn.answer),
+          ...(args.text === undefined ? {} : { matched_words: matchedWords }),
+          ...(similarity === undefined ? {} : { similarity: Math.round(similarity * 1000) / 1000 }),
+        })),
+        ...(page.nextCursor === undefined ? {} : { next_cursor: page.nextCursor }),
+      };
     }),
-    tool({
-      name: "search_tools",
-      title: "Search tools",
-      description:
-        "Finds the tools that fit a task, described in plain language, among every indexed tool (downstream MCP servers and configured catalogs). Hybrid keyword + semantic search; each result has an affordance summary (use when, inputs, output).",
-      shape: SearchToolsInputShape,
-      annotations: { readOnlyHint: true, idempotentHint: true },
-      run: (args, context) => deps.toolSearch.search(args, { trace: context.trace, signal: context.signal }),
+    tool("get_session", async (args, context) => {
+      const record = await deps.stores.sessions.get(args.session_id, context.tenant === undefined ? undefined : { tenant: context.tenant });
+      if (!record) throw new AfwError("NOT_FOUND", `no session '${args.session_id}'`, { details: { session_id: args.session_id } });
+      const turns = args.turns === undefined ? record.turnsList : record.turnsList.slice(-args.turns);
+      return {
+        session_id: record.sessionId,
+        turns: record.turns,
+        ...(record.tags === undefined ? {} : { tags: record.tags }),
+        created_at: new Date(record.createdAt).toISOString(),
+        updated_at: new Date(record.updatedAt).toISOString(),
+        history: turns.map((t) => ({
+          question: t.question,
+          answer: t.answer,
+          ...(t.flowId ? { flow_id: t.flowId } : {}),
+          ...(t.backendId ? { backend_id: t.backendId } : {}),
+          ...(t.intent ? { intent: t.intent } : {}),
+          ...(t.traceId ? { trace_id: t.traceId } : {}),
+          ...(t.tags === undefined || t.tags.length === 0 ? {} : { tags: t.tags }),
+          asked_at: new Date(t.askedAt).toISOString(),
+          answered_at: new Date(t.answeredAt).toISOString(),
+        })),
+      };
     }),
-    tool({
-      name: "search_workflow_catalog",
-      title: "Search the workflow catalog",
-      description:
-        "Searches remediation workflows / playbooks by a natural-language or structured query (e.g. `OOMKilled critical`), with exact label filters (label.severity, label.environment, …) and exclusions. Returns ranked workflows with confidence.",
-      shape: SearchWorkflowCatalogInputShape,
-      annotations: { readOnlyHint: true, idempotentHint: true },
-      run: async (args, context) => {
-        const found = await deps.workflowCatalog.search(args, { trace: context.trace, signal: context.signal });
-        return { count: found.results.length, results: found.results, ...(found.degraded ? { degraded: true } : {}) };
-      },
+    tool("clear_cache", async (args, context) => {
+      const selector: CacheInvalidation = {
+        ...(args.flow_id === undefined ? {} : { flowId: args.flow_id }),
+        ...(args.session_id === undefined ? {} : { sessionId: args.session_id }),
+        ...(args.scope === undefined ? {} : { scope: args.scope }),
+        ...(args.all === true ? { all: true } : {}),
+        ...(context.tenant === undefined ? {} : { tenant: context.tenant }),
+      };
+      const removed = await deps.stores.cache.invalidate(selector);
+      if (args.flow_id !== undefined) pipeline.invalidateFlow(args.flow_id, context.tenant);
+      const { tenant: _tenant, ...traced } = selector;
+      emitTrace(context.trace, "cache-invalidate", { selector: traced, removed });
+      return { removed, selector: { ...args } };
     }),
-    tool({
-      name: "get_playbook_details",
-      title: "Get playbook details",
-      description: "Returns a workflow / playbook with its steps, prerequisites, rollback steps and labels (newest version unless `version` is given).",
-      shape: GetPlaybookDetailsInputShape,
-      annotations: { readOnlyHint: true, idempotentHint: true },
-      run: async (args) => {
-        const workflow = await deps.workflowCatalog.get(args);
-        if (!workflow) {
-          throw new AfwError("NOT_FOUND", `no workflow '${args.workflow_id}'${args.version ? ` version ${args.version}` : ""}`, { details: { ...args } });
-        }
-        return workflow;
-      },
+    tool("search_tools", (args, context) => deps.toolSearch.search(args, { trace: context.trace, signal: context.signal })),
+    tool("search_workflow_catalog", async (args, context) => {
+      const found = await deps.workflowCatalog.search(args, { trace: context.trace, signal: context.signal });
+      return { count: found.results.length, results: found.results, ...(found.degraded ? { degraded: true } : {}) };
     }),
-    tool({
-      name: "explain_routing",
-      title: "Explain routing",
-      description:
-        "Shows how a question would be routed, without running anything: the intent classification with alternatives, every (backend, flow) candidate with its score breakdown (flow match, health, performance, capability), the choice and why.",
-      shape: ExplainRoutingInputShape,
-      annotations: { readOnlyHint: true, idempotentHint: true },
-      run: async (args, context) => {
-        const { question, intent, backend, flow_id: flowId } = args;
-        const { classification, decision } = await pipeline.explain({ question, intent, backend, ...(flowId === undefined ? {} : { flowId }) }, context);
-        return { classification, decision, trace_id: context.trace.traceId };
-      },
+    tool("get_playbook_details", async (args) => {
+      const workflow = await deps.workflowCatalog.get(args);
+      if (!workflow) {
+        throw new AfwError("NOT_FOUND", `no workflow '${args.workflow_id}'${args.version ? ` version ${args.version}` : ""}`, { details: { ...args } });
+      }
+      return workflow;
+    }),
+    tool("explain_routing", async (args, context) => {
+      const { question, intent, backend, flow_id: flowId } = args;
+      const { classification, decision } = await deps.router.decide({ question, intent, backend, ...(flowId === undefined ? {} : { flowId }) }, context);
+      return { classification, decision, trace_id: context.trace.traceId };
     }),
   ];
 }

@@ -12,7 +12,7 @@ import type { AnalyticsTools, GatewayLearning } from "./gateway-analytics.js";
 import type { GatewayTool } from "./gateway-tool.js";
 import type { DownstreamTools } from "./downstream-tools.js";
 import type { GatewayMetrics } from "./metrics.js";
-import type { WorkflowCatalogPort } from "./ports.js";
+import type { RouterPort, WorkflowCatalogPort } from "./ports.js";
 import type { QueryPipeline } from "./query-pipeline.js";
 import type { TraceRingBuffer } from "./trace-sinks.js";
 
@@ -83,6 +83,8 @@ export interface GatewayServer {
   readonly config: GatewayConfig;
   /** Live backends and flows. @internal */
   readonly registry: BackendRegistry;
+  /** The router: decisions, executions and backend health probes. @internal */
+  readonly router: RouterPort;
   /** The `universal_query` path. @internal */
   readonly pipeline: QueryPipeline;
   /** Shared-state stores. @internal */

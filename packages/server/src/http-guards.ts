@@ -5,12 +5,6 @@ import type { AuthenticatedClient } from "./bearer-auth.js";
 import type { GatewayMetrics } from "./metrics.js";
 import type { SharedRateLimiter } from "./rate-limiter.js";
 
-/** Default time allowed for a client to send its request headers (slow-loris guard). */
-export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
-
-/** Default time allowed for a client to send its whole request body once the headers arrived. */
-export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
-
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "::1", "[::1]", "ip6-localhost"]);
 
 /** True when `host` is a loopback name or address (127.0.0.0/8, ::1, localhost). */

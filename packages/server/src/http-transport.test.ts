@@ -197,7 +197,7 @@ describe("Streamable HTTP transport: probes, metrics, CORS, streaming, sessions"
     expect(ready.status).toBe(200);
     expect(((await ready.json()) as { ready: boolean }).ready).toBe(true);
     backend.behavior.health = "down";
-    await gateway.registry.checkHealth();
+    await gateway.router.checkHealth();
     const notReady = await fetch(`${base}/readyz`);
     expect(notReady.status).toBe(503);
     expect(await notReady.json()).toMatchObject({ ready: false, checks: expect.arrayContaining([expect.objectContaining({ name: "backend:f", ok: false, status: "down", message: expect.stringMatching(/^f unreachable/) })]) });

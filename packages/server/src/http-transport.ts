@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { AfwError, type McpSessionRegistry } from "@afw/contracts";
+import { AfwError } from "@afw/contracts";
 import { createDashboard, type Dashboard } from "@afw/dashboard";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { createBearerAuthenticator, type AuthenticatedClient } from "./bearer-auth.js";
-import type { AuthTokenConfig, DashboardConfig, HttpConfig } from "./config-schema.js";
+import type { HttpConfig } from "./config-schema.js";
 import { createGatewayDashboardSource } from "./gateway-dashboard.js";
 import type { GatewayServer } from "./gateway-types.js";
 import {
@@ -28,24 +28,12 @@ export interface HttpRoute {
   handle(request: IncomingMessage, response: ServerResponse): void | Promise<void>;
 }
 
-/** Options of {@link startHttpTransport}; each defaults to the gateway's `http` configuration. */
+/** Options of {@link startHttpTransport}; each defaults to the gateway's `http` configuration (tokens, CORS and rate limit are only configured there). */
 export interface HttpTransportOptions extends Partial<Omit<HttpConfig, "cors" | "rateLimit" | "authTokens">> {
-  /** Accepted bearer tokens. */
-  authTokens?: (string | AuthTokenConfig)[];
-  /** Allowed browser origins (`*` for any). Empty: CORS off and browser origins refused. */
-  cors?: { origins?: string[] };
-  /** Per-token rate limit. */
-  rateLimit?: { enabled?: boolean; requestsPerMinute?: number; burst?: number };
   /** Extra routes (e.g. a benchmark's CPU probe). */
   routes?: HttpRoute[];
-  /** Serve the operator dashboard (`@afw/dashboard`): the page under `dashboard.basePath` (public: it carries no data) and its JSON endpoints and live feed
-   * under `dashboard.apiPath` (behind the same bearer auth as `/mcp`). @default the gateway's `dashboard` configuration */
-  dashboard?: false | Partial<Pick<DashboardConfig, "basePath" | "apiPath" | "redact">>;
-  /** @default Date.now */
-  now?: () => number;
-  /** Stateful mode: where MCP sessions are registered so that every instance sharing the registry accepts them (see {@link
-   * startHttpTransport}). @default `gateway.stores.mcpSessions` (Redis when the gateway has `redis` configured, else memory) */
-  sessionRegistry?: McpSessionRegistry;
+  /** `false`: no operator dashboard, whatever the gateway's `dashboard.enabled` says. */
+  dashboard?: false;
 }
 
 /** A listening HTTP transport. */
@@ -73,12 +61,9 @@ export interface HttpTransportHandle {
  * @throws AfwError `FORBIDDEN` when asked to bind a non-loopback address without auth tokens.
  */
 export async function startHttpTransport(gateway: GatewayServer, options: HttpTransportOptions = {}): Promise<HttpTransportHandle> {
-  const base = gateway.config.http;
   const { host, port, path: mcpPath, stateless, bodyLimitBytes, headersTimeoutMs, bodyTimeoutMs, metricsAuth, authTokens, cors, rateLimit, sessionIdleTimeoutMs } = {
-    ...base,
+    ...gateway.config.http,
     ...options,
-    cors: { ...base.cors, ...options.cors },
-    rateLimit: { ...base.rateLimit, ...options.rateLimit },
   };
   const auth = createBearerAuthenticator(authTokens);
   gateway.redactor.addSecrets(...auth.secrets);
@@ -95,12 +80,11 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     metrics: gateway.metrics,
     // Shared by every instance through Redis when the gateway has it, else (or while Redis is away) per instance.
     limiter: rateLimited
-      ? createSharedRateLimiter({ requestsPerMinute, ...(burst === undefined ? {} : { burst }), ...(options.now ? { now: options.now } : {}) }, gateway.stores.rateLimits)
+      ? createSharedRateLimiter({ requestsPerMinute, ...(burst === undefined ? {} : { burst }) }, gateway.stores.rateLimits)
       : undefined,
   });
   const routes = options.routes ?? [];
-  const dashboardSettings =
-    options.dashboard === false || (options.dashboard === undefined && !gateway.config.dashboard.enabled) ? undefined : { ...gateway.config.dashboard, ...(options.dashboard ?? {}) };
+  const dashboardSettings = options.dashboard === false || !gateway.config.dashboard.enabled ? undefined : gateway.config.dashboard;
   const dashboard: Dashboard | undefined = dashboardSettings
     ? createDashboard({
         source: createGatewayDashboardSource(gateway, { startedAt: new Date().toISOString() }),
@@ -115,7 +99,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
   const sessions = stateless
     ? undefined
     : createMcpSessions(gateway, {
-        registry: options.sessionRegistry ?? gateway.stores.mcpSessions,
+        registry: gateway.stores.mcpSessions,
         idleTimeoutMs: sessionIdleTimeoutMs,
         pooled,
       });

@@ -9,8 +9,6 @@ export interface OtlpTraceSinkOptions {
   headers?: Record<string, string>;
   /** `service.name` resource attribute. @default "agentic-flywheel" */
   serviceName?: string;
-  /** How often pending spans are exported. @default 2000 */
-  exportIntervalMs?: number;
   /** Redacts attribute values before export. */
   redactor?: Redactor;
   /** Called when an export fails (the sink never throws). */
@@ -26,6 +24,9 @@ export interface OtlpTraceSink extends TraceSink {
   /** Counters: spans exported, export requests failed, spans dropped. */
   readonly stats: { exported: number; failed: number; dropped: number };
 }
+
+/** How often pending spans are exported. */
+const EXPORT_INTERVAL_MS = 2_000;
 
 type Attribute = { key: string; value: { stringValue?: string; intValue?: string; doubleValue?: number; boolValue?: boolean } };
 
@@ -134,7 +135,7 @@ export function createOtlpTraceSink(options: OtlpTraceSinkOptions): OtlpTraceSin
     });
     return inFlight;
   };
-  const timer = setInterval(() => void flush(false), options.exportIntervalMs ?? 2_000);
+  const timer = setInterval(() => void flush(false), EXPORT_INTERVAL_MS);
   timer.unref();
   return {
     stats,

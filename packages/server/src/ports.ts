@@ -1,5 +1,6 @@
 /** The ports through which the server uses the router and the tool zoo. */
 import type {
+  BackendHealth,
   FlowExecutionResult,
   Intent,
   GetPlaybookDetailsInput,
@@ -66,8 +67,10 @@ export interface RouterPort {
   /** Classifies the question (unless the intent is explicit) and scores every (backend, flow) candidate; executes nothing. */
   decide(request: RoutingRequest, options?: { signal?: AbortSignal; trace?: TraceContext }): Promise<RoutingOutcome>;
   execute(decision: RoutingDecision, request: ExecutionRequest, options?: ExecuteOptions): Promise<ExecutionOutcome>;
-  /** True when the router records performance samples itself (then the server does not). */
-  readonly recordsPerformance?: boolean;
+  /** Probes backends now (every one, or `backendId`) with the router's health cache, which shares the snapshots through the health store. */
+  checkHealth(backendId?: string, trace?: TraceContext): Promise<BackendHealth[]>;
+  /** The latest fresh health snapshot of a backend in the shared health store, if any. */
+  latestHealth(backendId: string): Promise<BackendHealth | undefined>;
   /** Loads models and warms caches so the first query is fast. */
   warmUp(): Promise<void>;
   /** Releases resources (not the backends: the registry owns them). */

@@ -20,7 +20,7 @@ import {
 } from "@afw/contracts";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
-import type { RouterPort, RoutingOutcome, RoutingRequest } from "./ports.js";
+import type { RouterPort } from "./ports.js";
 import { elicitRoute, type RouteElicitation } from "./route-elicitation.js";
 import { routingSetupHint } from "./setup-report.js";
 import type { QuestionEmbedding } from "./semantic-options.js";
@@ -64,8 +64,6 @@ export interface QueryPipeline {
   invalidateFlow(flowId: string, tenant?: string): void;
   /** The question (its first 500 characters) of a recent query by its trace id, for the operator dashboard: no trace event carries the question. */
   questionOf(traceId: string): string | undefined;
-  /** Classifies and ranks without executing anything. */
-  explain(input: RoutingRequest, options: { trace: TraceContext; signal?: AbortSignal }): Promise<RoutingOutcome>;
 }
 
 /** Flow invalidation marks kept (per tenant and flow), questions kept for {@link QueryPipeline.questionOf} and their length. */
@@ -385,7 +383,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       if (Array.isArray(details["backendsTried"])) backendsTried = details["backendsTried"] as string[];
       const last = details["lastError"] as { code?: string; message?: string } | undefined;
       // Nothing to route to: say what to configure (none configured, unreachable, or a refused key).
-      const hint = error.code === "NO_BACKENDS_AVAILABLE" || error.code === "ALL_BACKENDS_FAILED" ? await routingSetupHint(options.registry).catch(() => undefined) : undefined;
+      const hint = error.code === "NO_BACKENDS_AVAILABLE" || error.code === "ALL_BACKENDS_FAILED" ? await routingSetupHint(options).catch(() => undefined) : undefined;
       const body: UniversalQueryError = {
         error: hint ? `${error.message}. ${hint}` : error.message,
         code: error.code as ErrorCode,
@@ -415,6 +413,5 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       // Bounded (flow ids come from clients): the oldest marks go first.
       if (flowEpochs.size > MAX_FLOW_EPOCHS) flowEpochs.delete(flowEpochs.keys().next().value as string);
     },
-    explain: (input, explainOptions) => options.router.decide(input, explainOptions),
   };
 }

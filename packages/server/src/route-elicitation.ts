@@ -8,6 +8,8 @@ import type { GatewayConfig } from "./config-schema.js";
 
 /** Flows offered as choices. */
 const MAX_CHOICES = 4;
+/** Longest wait for the client's answer (never more than half the query's remaining time). */
+const ANSWER_TIMEOUT_MS = 60_000;
 /** What `_mcp_metadata.elicitation` says. */
 export type ElicitationMetadata = NonNullable<McpMetadata["elicitation"]>;
 
@@ -71,7 +73,7 @@ export async function elicitRoute(decision: RoutingDecision, options: ElicitRout
       ? `Answer with "${top.flowName}" (${top.backendId})? Pick another flow if it fits the question better.`
       : `Which flow fits this question best? (${decision.intent}, confidence ${decision.confidence.toFixed(2)})`;
   const started = performance.now();
-  const waitMs = Math.max(1, Math.floor(Math.min(config.timeoutMs, (options.deadline - Date.now()) / 2)));
+  const waitMs = Math.max(1, Math.floor(Math.min(ANSWER_TIMEOUT_MS, (options.deadline - Date.now()) / 2)));
   const timeout = AbortSignal.timeout(waitMs);
   let action: ElicitationMetadata["action"] & string = "error";
   let chosenFlowId: string | undefined;

@@ -34,7 +34,7 @@ async function gatewayWith(backend?: { baseURL: string; apiKey?: string; flows?:
       },
     }),
   );
-  const setup = await describeSetup(started.gateway.registry);
+  const setup = await describeSetup(started.gateway);
   const readiness = await started.gateway.readiness();
   const answer = await callTool(started.client, "universal_query", { question: "Why does my build fail?" });
   return { started, setup, readiness, answer, text: JSON.stringify({ setup, readiness, answer }) };

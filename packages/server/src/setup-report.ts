@@ -1,5 +1,6 @@
 import type { BackendHealth, UniversalFlow } from "@afw/contracts";
-import type { BackendRegistry, DiscoveryProblem } from "./backend-registry.js";
+import type { DiscoveryProblem } from "./backend-registry.js";
+import type { GatewayServer } from "./gateway-types.js";
 
 /** What a backend looks like from the gateway: usable, or why not. */
 export type BackendSetupState = "ready" | "no-flows" | "unreachable" | "unauthorized";
@@ -45,17 +46,18 @@ function classify(id: string, kind: string, health: BackendHealth | undefined, p
   return { id, kind, state: "ready", flows: flows.length, message: `reachable, authenticated, ${flows.length} flow${flows.length === 1 ? "" : "s"} found` };
 }
 
-/** Probes every registered backend (health and flow discovery) and says, per backend, whether it can be
+/** Probes every registered backend of a gateway (health and flow discovery) and says, per backend, whether it can be
  * routed to — reachable, authenticated, flows found — or what to configure. */
-export async function describeSetup(registry: BackendRegistry, options: { signal?: AbortSignal } = {}): Promise<SetupReport> {
+export async function describeSetup({ registry, router }: Pick<GatewayServer, "registry" | "router">, options: { signal?: AbortSignal } = {}): Promise<SetupReport> {
   const entries = registry.entries();
   if (entries.length === 0) return { backends: [], hint: NONE_CONFIGURED };
   const backends = await Promise.all(
     entries.map(async ({ backend }) => {
       const [flows, health] = await Promise.all([
         registry.backendFlows(backend.id, options.signal ? { signal: options.signal } : {}).catch(() => registry.peekFlows(backend.id) ?? []),
-        registry.latestHealth(backend.id)
-          .then((latest) => latest ?? registry.checkHealth({ backendId: backend.id, ...(options.signal ? { signal: options.signal } : {}) }).then((all) => all[0]))
+        router
+          .latestHealth(backend.id)
+          .then(async (latest) => latest ?? (await router.checkHealth(backend.id))[0])
           .catch(() => undefined),
       ]);
       const problem = registry.discoveryProblems().find((p) => p.backendId === backend.id);
@@ -67,7 +69,7 @@ export async function describeSetup(registry: BackendRegistry, options: { signal
 }
 
 /** The hint to add to a "nothing to route to" answer, or undefined when some backend is usable. */
-export async function routingSetupHint(registry: BackendRegistry): Promise<string | undefined> {
-  if (registry.entries().length === 0) return NONE_CONFIGURED;
-  return (await describeSetup(registry, { signal: AbortSignal.timeout(2_000) })).hint;
+export async function routingSetupHint(gateway: Pick<GatewayServer, "registry" | "router">): Promise<string | undefined> {
+  if (gateway.registry.entries().length === 0) return NONE_CONFIGURED;
+  return (await describeSetup(gateway, { signal: AbortSignal.timeout(2_000) })).hint;
 }

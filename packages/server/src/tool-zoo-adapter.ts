@@ -91,10 +91,7 @@ export async function createToolSearchFromConfig(
     ...vectorCache,
     backgroundEmbedding: true,
     ...(options.chroma ? { store: await createChromaVectorStore({ url: options.chroma.url, collection: `${options.chroma.collectionPrefix}-tools` }) } : {}),
-    confidence: {
-      ...(tools.confidenceThreshold === undefined ? {} : { threshold: tools.confidenceThreshold }),
-      fallbackToolIds: tools.fallbackToolIds,
-    },
+    confidence: { fallbackToolIds: tools.fallbackToolIds },
     ...(options.sink ? { trace: newTraceContext(options.sink, { requestId: "tool-index" }) } : {}),
   });
   for (const file of tools.catalogs) await index.add(loadToolCatalogFile(file));

@@ -1,4 +1,4 @@
-import type { Redactor, TraceEvent, TraceEventType, TraceSink } from "@afw/contracts";
+import type { TraceEvent, TraceEventType, TraceSink } from "@afw/contracts";
 import type { Logger } from "pino";
 
 /** An in-memory ring buffer of recent trace events, queryable by trace id (for the dashboard). */
@@ -13,12 +13,10 @@ export interface TraceRingBuffer extends TraceSink {
   recent(options?: { limit?: number; types?: readonly TraceEventType[] }): TraceEvent[];
   /** Calls `listener` for every new event (e.g. a server-sent-events feed). Returns an unsubscribe function. */
   subscribe(listener: (event: TraceEvent) => void): () => void;
-  /** Drops every kept event. */
-  clear(): void;
 }
 
-/** Creates a {@link TraceRingBuffer}. Events are redacted before they are stored when a `redactor` is given. */
-export function createTraceRingBuffer(options: { capacity?: number; redactor?: Redactor } = {}): TraceRingBuffer {
+/** Creates a {@link TraceRingBuffer} (the gateway feeds it redacted events, see `createRedactingSink`). */
+export function createTraceRingBuffer(options: { capacity?: number } = {}): TraceRingBuffer {
   const capacity = Math.max(1, options.capacity ?? 5_000);
   const slots: (TraceEvent | undefined)[] = new Array<TraceEvent | undefined>(capacity);
   let next = 0;
@@ -39,13 +37,12 @@ export function createTraceRingBuffer(options: { capacity?: number; redactor?: R
       return size;
     },
     emit(event) {
-      const stored = options.redactor && options.redactor.size > 0 ? options.redactor.redactValue(event) : event;
-      slots[next] = stored;
+      slots[next] = event;
       next = (next + 1) % capacity;
       if (size < capacity) size++;
       for (const listener of listeners) {
         try {
-          listener(stored);
+          listener(event);
         } catch {
           // a listener must not break tracing
         }
@@ -61,11 +58,6 @@ export function createTraceRingBuffer(options: { capacity?: number; redactor?: R
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
-    },
-    clear() {
-      slots.fill(undefined);
-      next = 0;
-      size = 0;
     },
   };
 }

@@ -18,23 +18,37 @@ function describe(answer: ToolAnswer): string {
   ].join("\n");
 }
 
+/** The demo's setup: sample Flowise and Langflow servers and a warmed-up gateway routing between them; `close` stops all three. */
+export async function startDemoGateway(sampleOptions: { tokenDelayMs?: number } = {}) {
+  const flowise = await startFlowiseServer({ flows: demoFlows("f"), ...sampleOptions });
+  const langflow = await startLangflowServer({ flows: demoFlows("l"), ...sampleOptions });
+  let gateway: GatewayServer | undefined;
+  const close = async () => {
+    await gateway?.close();
+    await Promise.all([flowise.close(), langflow.close()]);
+  };
+  try {
+    const backends = [
+      { id: "flowise", kind: "flowise", baseURL: flowise.url },
+      { id: "langflow", kind: "langflow", baseURL: langflow.url },
+    ];
+    gateway = await createGatewayServer({ backends, logging: { level: "warn" } } as never);
+    await gateway.warmUp();
+    return { flowise, langflow, gateway, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
 /** `afw demo`: starts local Flowise- and Langflow-compatible sample servers, runs the gateway against them in-process, and
  * walks through routing, fallback, a cache hit and a session resume, printing what happened. */
 export async function demoCommand(_options: unknown, io: CommandIo): Promise<number> {
   const say = (line = "") => io.stdout.write(`${line}\n`);
-  const flowise = await startFlowiseServer({ flows: demoFlows("f"), tokenDelayMs: 0 });
-  const langflow = await startLangflowServer({ flows: demoFlows("l"), tokenDelayMs: 0 });
-  let gateway: GatewayServer | undefined;
+  const demo = await startDemoGateway({ tokenDelayMs: 0 });
+  const { flowise, langflow, gateway } = demo;
   try {
     say(`Sample Flowise at ${flowise.url}, sample Langflow at ${langflow.url}`);
-    gateway = await createGatewayServer({
-      backends: [
-        { id: "flowise", kind: "flowise", baseURL: flowise.url },
-        { id: "langflow", kind: "langflow", baseURL: langflow.url },
-      ],
-      logging: { level: "warn" },
-    } as never);
-    await gateway.warmUp();
     const client = await connectInProcess(gateway);
     const flows = await client.call("list_flows", {});
     say(`Discovered flows: ${JSON.stringify((flows.body["flows"] as Array<{ name: string }> | undefined)?.map((f) => f.name) ?? flows.body)}`);
@@ -72,7 +86,6 @@ export async function demoCommand(_options: unknown, io: CommandIo): Promise<num
     say("\nDone. Run `afw serve` to start the gateway for real.");
     return 0;
   } finally {
-    await gateway?.close();
-    await Promise.all([flowise.close(), langflow.close()]);
+    await demo.close();
   }
 }

@@ -68,7 +68,7 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
 export async function reportStartup(gateway: GatewayServer, io: Pick<CommandIo, "log">): Promise<void> {
   try {
     await gateway.warmUp();
-    const setup = await describeSetup(gateway.registry, { signal: AbortSignal.timeout(gateway.config.routing.health.timeoutMs) });
+    const setup = await describeSetup(gateway, { signal: AbortSignal.timeout(gateway.config.routing.health.timeoutMs) });
     for (const backend of setup.backends) io.log(gateway.redactor.redact(`backend ${backend.id} (${backend.kind}): ${backend.message}`));
     if (setup.hint) io.log(gateway.redactor.redact(setup.backends.length === 0 ? setup.hint : "no backend can answer yet; universal_query will say so until one does"));
     for (const server of gateway.downstream?.manager.status() ?? []) {
