@@ -189,23 +189,16 @@ export type DownstreamConfig = z.infer<typeof DownstreamConfigSchema>;
 /** Input form of {@link DownstreamConfig}. */
 export type DownstreamConfigInput = z.input<typeof DownstreamConfigSchema>;
 
-/**
- * Formats zod issues with the server each one concerns: `server "web" (servers[1]): url: …`.
- * @internal
- */
-export function describeConfigIssues(error: z.ZodError, input: unknown, serversKey = "servers"): string[] {
+/** Formats zod issues with the server each one concerns: `server "web" (servers[1]): url: …`. */
+function describeConfigIssues(error: z.ZodError, input: unknown): string[] {
   return error.issues.map((issue) => {
     const path = issue.path.map(String);
-    if (path[0] === serversKey && path.length >= 2) {
-      const key = path[1]!;
-      const entries = (input as Record<string, unknown> | undefined)?.[serversKey];
-      const entry = Array.isArray(entries) ? entries[Number(key)] : (entries as Record<string, unknown> | undefined)?.[key];
-      const name = typeof (entry as { name?: unknown } | undefined)?.name === "string" ? (entry as { name: string }).name : Array.isArray(entries) ? undefined : key;
-      const where = Array.isArray(entries) ? `${name === undefined ? "server" : `server "${name}"`} (${serversKey}[${key}])` : `server "${key}"`;
-      const field = path.slice(2).join(".");
-      return `${where}${field ? `: ${field}` : ""}: ${issue.message}`;
-    }
-    return `${path.length ? path.join(".") : "(root)"}: ${issue.message}`;
+    if (path[0] !== "servers" || path.length < 2) return `${path.length ? path.join(".") : "(root)"}: ${issue.message}`;
+    const entries = (input as { servers?: unknown } | undefined)?.servers;
+    const name = (Array.isArray(entries) ? (entries[Number(path[1])] as { name?: unknown } | undefined) : undefined)?.name;
+    const where = `${typeof name === "string" ? `server "${name}"` : "server"} (servers[${path[1]}])`;
+    const field = path.slice(2).join(".");
+    return `${where}${field ? `: ${field}` : ""}: ${issue.message}`;
   });
 }
 

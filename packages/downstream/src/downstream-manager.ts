@@ -116,8 +116,6 @@ export interface DownstreamManagerOptions {
    * was in flight, or while calls of several callers were. Data is redacted of the server's configured secrets.
    */
   onServerLog?: (message: DownstreamLogMessage) => void;
-  /** The client identity sent to downstream servers. @default `{ name: "afw-gateway", version: "0.0.0" }` */
-  clientInfo?: { name: string; version: string };
   /**
    * Resolves HTTP servers' host names for the outbound-address check (cloud metadata, link-local
    * and, under `allowedHosts: ["*"]`, private addresses are refused). @default `systemResolver` (`dns.lookup`)
@@ -232,37 +230,21 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
   const random = options.random ?? Math.random;
   const toolsListeners = new Set<(event: ToolsChangedEvent) => void>();
   const statusListeners = new Set<(status: DownstreamServerStatus) => void>();
-  const snapshots = new Map<string, Map<string, string>>();
   const catalogListeners = new Set<(event: CatalogChangedEvent) => void>();
+  const snapshots = new Map<string, Map<string, string>>();
   const catalogSnapshots = new Map<string, { resources: string; prompts: string }>();
   const supervisors = new Map<string, ServerSupervisor>();
   let started: Promise<void> | undefined;
   let stopped: Promise<void> | undefined;
 
   const onChange = (supervisor: ServerSupervisor, reason: ToolsChangeReason) => {
-    if (statusListeners.size > 0) {
-      const status = supervisor.status();
-      for (const listener of [...statusListeners]) {
-        try {
-          listener(status);
-        } catch {
-          // listeners must not break the manager
-        }
-      }
-    }
+    if (statusListeners.size > 0) emit(statusListeners, supervisor.status());
     const catalog = supervisor.catalog();
     const catalogPrint = { resources: JSON.stringify([catalog.resources, catalog.resourceTemplates]), prompts: JSON.stringify(catalog.prompts) };
     const catalogBefore = catalogSnapshots.get(supervisor.name) ?? { resources: "[[],[]]", prompts: "[]" };
     if (catalogPrint.resources !== catalogBefore.resources || catalogPrint.prompts !== catalogBefore.prompts) {
       catalogSnapshots.set(supervisor.name, catalogPrint);
-      const event: CatalogChangedEvent = { server: supervisor.name, resources: catalogPrint.resources !== catalogBefore.resources, prompts: catalogPrint.prompts !== catalogBefore.prompts };
-      for (const listener of [...catalogListeners]) {
-        try {
-          listener(event);
-        } catch {
-          // listeners must not break the manager
-        }
-      }
+      emit(catalogListeners, { server: supervisor.name, resources: catalogPrint.resources !== catalogBefore.resources, prompts: catalogPrint.prompts !== catalogBefore.prompts });
     }
     const tools = supervisor.tools();
     const next = new Map(tools.map((tool) => [tool.namespacedName, fingerprint(tool)]));
@@ -278,14 +260,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     for (const name of previous.keys()) if (!next.has(name)) removed.push(name);
     if (added.length + removed.length + updated.length === 0) return;
     snapshots.set(supervisor.name, next);
-    const event: ToolsChangedEvent = { server: supervisor.name, reason, added, removed, updated, tools };
-    for (const listener of [...toolsListeners]) {
-      try {
-        listener(event);
-      } catch {
-        // listeners must not break the manager
-      }
-    }
+    emit(toolsListeners, { server: supervisor.name, reason, added, removed, updated, tools });
   };
 
   for (const server of parsed.servers) {
@@ -299,7 +274,6 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
         restartBackoff: parsed.restartBackoff,
         restartStableAfterMs: parsed.restartStableAfterMs,
         maxRestarts: parsed.maxRestarts,
-        clientInfo: options.clientInfo ?? { name: "afw-gateway", version: "0.0.0" },
         onChange,
         onStderr: options.onServerStderr,
         onServerLog: options.onServerLog,
@@ -513,10 +487,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
       return exposePromptResult(supervisor.config, result);
     },
 
-    onCatalogChanged(listener) {
-      catalogListeners.add(listener);
-      return () => catalogListeners.delete(listener);
-    },
+    onCatalogChanged: (listener) => subscribe(catalogListeners, listener),
 
     async refreshTools(server) {
       const targets = server === undefined ? [...supervisors.values()] : [supervisors.get(server)].filter((s) => s !== undefined);
@@ -527,17 +498,28 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
       return [...supervisors.values()].map((supervisor) => supervisor.status());
     },
 
-    onToolsChanged(listener) {
-      toolsListeners.add(listener);
-      return () => toolsListeners.delete(listener);
-    },
+    onToolsChanged: (listener) => subscribe(toolsListeners, listener),
 
-    onStatusChanged(listener) {
-      statusListeners.add(listener);
-      return () => statusListeners.delete(listener);
-    },
+    onStatusChanged: (listener) => subscribe(statusListeners, listener),
   };
   return manager;
+}
+
+/** Calls each listener with `event`; a throwing listener does not break the manager. */
+function emit<T>(listeners: ReadonlySet<(event: T) => void>, event: T): void {
+  for (const listener of [...listeners]) {
+    try {
+      listener(event);
+    } catch {
+      // listeners must not break the manager
+    }
+  }
+}
+
+/** Adds `listener`; returns the function that removes it. */
+function subscribe<T>(listeners: Set<T>, listener: T): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 /** The first item of each key, in order (`namespace: false` servers may expose one name twice: the first wins). */

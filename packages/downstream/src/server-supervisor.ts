@@ -10,7 +10,8 @@ import { collectSecrets } from "./collect-secrets.js";
 import { EMPTY_CATALOG, exposeCatalog, listCatalog, type ServerCatalog } from "./catalog.js";
 import { CallerRegistry, relayProgress, type DownstreamCaller, type DownstreamLogMessage, type DownstreamProgress } from "./forwarding.js";
 import type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
-import { closeConnection, coalesced, FramedStdioTransport, listAllTools, openClient, type Connection, type SupervisorDependencies } from "./supervisor-transport.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { closeConnection, coalesced, listAllTools, openClient, type Connection, type SupervisorDependencies } from "./supervisor-transport.js";
 
 const STATUS_STDERR_CHARS = 2_048;
 
@@ -156,7 +157,7 @@ export class ServerSupervisor {
     if (this.lastErrorAt !== undefined) status.lastErrorAt = new Date(this.lastErrorAt).toISOString();
     if (this.connection) status.connectedSince = new Date(this.connection.connectedAt).toISOString();
     const opening = this.opening?.transport;
-    const pid = this.connection?.pid ?? (opening instanceof FramedStdioTransport ? opening.pid : undefined);
+    const pid = this.connection?.pid ?? (opening instanceof StdioClientTransport ? (opening.pid ?? undefined) : undefined);
     if (pid !== undefined) status.pid = pid;
     if (this.nextRestartAt !== undefined && this.state === "backing-off") status.nextRestartAt = new Date(this.nextRestartAt).toISOString();
     return status;
@@ -194,12 +195,7 @@ export class ServerSupervisor {
     }
     if (this.connectPromise) await this.connectPromise.catch(() => undefined);
     const connection = this.connection;
-    if (connection) {
-      this.connection = undefined;
-      connection.closing = true;
-      emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason: "shutdown" });
-      await closeConnection(connection, false);
-    }
+    if (connection && this.detach(connection, "shutdown")) await closeConnection(connection, false);
     if (this.closingPromise) await this.closingPromise;
     this.setState("stopped", "stopped");
   }
@@ -241,12 +237,8 @@ export class ServerSupervisor {
   async disconnect(reason: "idle"): Promise<void> {
     const connection = this.connection;
     if (!connection) return;
-    this.connection = undefined;
-    connection.closing = true;
-    this.clearTimer("idleTimer");
-    this.clearTimer("pingTimer");
     if (this.deps.clock.now() - connection.connectedAt >= this.deps.restartStableAfterMs) this.consecutiveFailures = 0;
-    emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason });
+    this.detach(connection, reason);
     const closing = closeConnection(connection, false);
     this.closingPromise = closing;
     await closing;
@@ -436,7 +428,7 @@ export class ServerSupervisor {
       }
       if (this.stopped) throw new AfwError("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" is unavailable: the downstream manager is stopped`);
       const description = this.describeFailure(`could not connect: ${message(error)}`);
-      if (generation === this.generation) this.recordFailure(description, undefined, "failed");
+      if (generation === this.generation) this.recordFailure(description, undefined);
       throw new AfwError("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" ${description}`, {
         cause: error,
         details: { server: this.name, state: this.state },
@@ -454,31 +446,36 @@ export class ServerSupervisor {
   }
 
   private handleClose(connection: Connection): void {
-    if (connection.closing || this.connection !== connection) return;
-    this.connection = undefined;
-    connection.closing = true;
-    this.clearTimer("idleTimer");
-    this.clearTimer("pingTimer");
     const what = this.config.transport === "stdio" ? "process exited or closed its stdio" : "connection closed";
-    const description = this.describeFailure(this.lastTransportError ? `${what} (last transport error: ${this.lastTransportError})` : what);
-    emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason: "crash", message: description });
-    this.recordFailure(description, connection.connectedAt, "failed");
+    this.detach(connection, "crash", this.lastTransportError ? `${what} (last transport error: ${this.lastTransportError})` : what);
   }
 
   /** Tears down a connection that misbehaves (hung, broken HTTP session) and schedules a restart. */
   private async failConnection(connection: Connection, text: string): Promise<void> {
-    if (connection.closing || this.connection !== connection) return;
+    if (this.detach(connection, "error", text)) await closeConnection(connection, true);
+  }
+
+  /**
+   * Detaches the current connection (its timers stopped) and traces why; a `failure` text records a failure and schedules
+   * a restart. False when `connection` is no longer the current one.
+   */
+  private detach(connection: Connection, reason: "idle" | "shutdown" | "crash" | "error", failure?: string): boolean {
+    if (connection.closing || this.connection !== connection) return false;
     this.connection = undefined;
     connection.closing = true;
     this.clearTimer("idleTimer");
     this.clearTimer("pingTimer");
-    const description = this.describeFailure(text);
-    emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason: "error", message: description });
-    this.recordFailure(description, connection.connectedAt, "failed");
-    await closeConnection(connection, true);
+    if (failure === undefined) {
+      emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason });
+      return true;
+    }
+    const description = this.describeFailure(failure);
+    emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason, message: description });
+    this.recordFailure(description, connection.connectedAt);
+    return true;
   }
 
-  private recordFailure(description: string, connectedAt: number | undefined, reason: ToolsChangeReason): void {
+  private recordFailure(description: string, connectedAt: number | undefined): void {
     if (this.stopped) return;
     const now = this.deps.clock.now();
     if (connectedAt !== undefined && connectedAt > 0 && now - connectedAt >= this.deps.restartStableAfterMs) this.consecutiveFailures = 0;
@@ -489,14 +486,14 @@ export class ServerSupervisor {
     this.recovering = true;
     if (this.deps.maxRestarts !== undefined && this.consecutiveFailures > this.deps.maxRestarts) {
       this.nextRestartAt = undefined;
-      this.setState("crashed", reason);
+      this.setState("crashed", "failed");
       return;
     }
     const delay = computeBackoffDelay(this.consecutiveFailures, this.deps.restartBackoff, this.deps.random);
     this.clearTimer("restartTimer");
     this.nextRestartAt = now + delay;
     this.restartTimer = this.deps.clock.setTimeout(() => this.restartDue(), delay);
-    this.setState("backing-off", reason);
+    this.setState("backing-off", "failed");
   }
 
   private restartDue(): void {

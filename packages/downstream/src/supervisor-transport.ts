@@ -11,14 +11,12 @@ import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
-  type JSONRPCMessage,
   type LoggingMessageNotification,
-  type MessageExtraInfo,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { DownstreamServerConfig } from "./config.js";
 import { checkOutboundUrl, createOutboundAgent, findConnectRefusal, outboundConnectPolicy, type HostLookup, type HostResolver } from "@afw/backends";
-import { listCatalog, type ServerCatalog } from "./catalog.js";
+import { allPages, listCatalog, type ServerCatalog } from "./catalog.js";
 import type { BackoffPolicy, TraceContext } from "@afw/contracts";
 import type { DownstreamClock } from "./clock.js";
 import type { CallerRegistry, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
@@ -28,6 +26,8 @@ import { fetch as undiciFetch, type Agent } from "undici";
 
 const SHUTDOWN_GRACE_MS = 1_000;
 const HTTP_TERMINATE_LIMIT_MS = 1_000;
+/** The client identity sent to downstream servers. */
+const CLIENT_INFO = { name: "afw-gateway", version: "0.0.0" };
 
 /** One connection to a downstream server. @internal */
 export interface Connection {
@@ -45,55 +45,11 @@ export interface Connection {
 }
 
 /** Lists every page of a server's tools. @internal */
-export async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 1000; page++) {
+export function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
+  return allPages(async (cursor) => {
     const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (!cursor) break;
-  }
-  return tools;
-}
-
-/**
- * The stdio transport of a server, which stops delivering messages once a stdout line overflowed `maxMessageBytes`.
- * @internal
- */
-export class FramedStdioTransport implements Transport {
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-  onerror?: (error: Error) => void;
-  onclose?: () => void;
-  private framingBroken = false;
-
-  constructor(readonly inner: StdioClientTransport) {
-    inner.onmessage = (message) => {
-      if (!this.framingBroken) this.onmessage?.(message);
-    };
-    inner.onerror = (error) => {
-      if (error.message.includes("exceeded maximum size")) this.framingBroken = true;
-      this.onerror?.(error);
-    };
-    inner.onclose = () => this.onclose?.();
-  }
-
-  /** The child's process id, once started. */
-  get pid(): number | undefined {
-    return this.inner.pid ?? undefined;
-  }
-
-  start(): Promise<void> {
-    return this.inner.start();
-  }
-
-  send(message: JSONRPCMessage): Promise<void> {
-    return this.inner.send(message);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
+    return { items: result.tools, nextCursor: result.nextCursor };
+  });
 }
 
 /**
@@ -113,7 +69,7 @@ export function createTransport(config: DownstreamServerConfig, outbound: Agent 
     const stream = transport.stderr;
     stream?.on("data", onStderr);
     stream?.on("error", () => undefined);
-    return new FramedStdioTransport(transport);
+    return transport;
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: config.headers };
@@ -133,8 +89,8 @@ export function createTransport(config: DownstreamServerConfig, outbound: Agent 
  */
 export async function closeConnection(connection: Connection, force: boolean): Promise<void> {
   const { client, transport } = connection;
-  if (transport instanceof FramedStdioTransport) {
-    const pid = transport.pid;
+  if (transport instanceof StdioClientTransport) {
+    const pid = transport.pid ?? undefined;
     const kill = (signal: NodeJS.Signals) => {
       if (pid === undefined) return;
       try {
@@ -184,7 +140,6 @@ export interface SupervisorDependencies {
   restartBackoff: BackoffPolicy;
   restartStableAfterMs: number;
   maxRestarts: number | undefined;
-  clientInfo: { name: string; version: string };
   onChange(supervisor: ServerSupervisor, reason: ToolsChangeReason): void;
   onStderr: ((server: string, chunk: string) => void) | undefined;
   /** Log messages of the server that no caller took. */
@@ -198,7 +153,7 @@ export interface SupervisorDependencies {
 }
 
 /** What {@link openClient} needs from its supervisor. @internal */
-export interface ClientHooks extends Pick<SupervisorDependencies, "clientInfo" | "allowedHosts" | "resolveHost" | "lookupHost"> {
+export interface ClientHooks extends Pick<SupervisorDependencies, "allowedHosts" | "resolveHost" | "lookupHost"> {
   callers: CallerRegistry;
   progressListeners: ReadonlyMap<string, (progress: DownstreamProgress) => void>;
   onOpening(connection: Connection): void;
@@ -216,7 +171,7 @@ export interface ClientHooks extends Pick<SupervisorDependencies, "clientInfo" |
 export async function openClient(name: string, config: DownstreamServerConfig, generation: number, hooks: ClientHooks): Promise<{ connection: Connection; tools: Tool[]; catalog: ServerCatalog }> {
   const outbound = config.transport === "http" ? createOutboundAgent({ policy: outboundConnectPolicy(config.url, { allowedHosts: hooks.allowedHosts }), lookup: hooks.lookupHost }) : undefined;
   const transport = createTransport(config, outbound, hooks.onStderr);
-  const client = new Client(hooks.clientInfo, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} } } });
+  const client = new Client(CLIENT_INFO, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} } } });
   const connection: Connection = { generation, client, transport, connectedAt: 0, pid: undefined, closing: false, healthCheck: undefined, notifiesToolChanges: false, outbound };
   hooks.onOpening(connection);
   client.onclose = () => hooks.onClose(connection);
@@ -239,8 +194,8 @@ export async function openClient(name: string, config: DownstreamServerConfig, g
       if (!decision.allowed) throw new Error(`refused by the outbound address policy: ${decision.reason}`);
     }
     await client.connect(transport, { timeout: config.connectTimeoutMs });
-    interceptProgress(transport, hooks.progressListeners);
-    connection.pid = transport instanceof FramedStdioTransport ? transport.pid : undefined;
+    interceptMessages(transport, hooks.progressListeners);
+    connection.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
     connection.notifiesToolChanges = client.getServerCapabilities()?.tools?.listChanged === true;
     const [tools, catalog] = await Promise.all([listAllTools(client, config.connectTimeoutMs), listCatalog(client, config.connectTimeoutMs)]);
     return { connection, tools, catalog };
@@ -252,12 +207,21 @@ export async function openClient(name: string, config: DownstreamServerConfig, g
 }
 
 /**
- * Progress notifications for our tokens are taken where the transport delivers messages, in order: the SDK handles
- * notifications a tick late, after a result that arrived with them has already removed the call's progress handler.
+ * Takes the messages the transport delivers, in order: progress notifications for our tokens go to their listeners (the
+ * SDK handles notifications a tick late, after a result that arrived with them has already removed the call's progress
+ * handler), and once a stdout line overflowed `maxMessageBytes` (the SDK then closes the transport) nothing more is
+ * delivered.
  */
-function interceptProgress(transport: Transport, listeners: ClientHooks["progressListeners"]): void {
+function interceptMessages(transport: Transport, listeners: ClientHooks["progressListeners"]): void {
   const deliver = transport.onmessage;
+  const reportError = transport.onerror;
+  let framingBroken = false;
+  transport.onerror = (error) => {
+    if (error.message.includes("exceeded maximum size")) framingBroken = true;
+    reportError?.(error);
+  };
   transport.onmessage = (message, extra) => {
+    if (framingBroken) return;
     if ("method" in message && message.method === "notifications/progress" && !("id" in message)) {
       const params = ProgressNotificationSchema.shape.params.safeParse(message.params);
       const listener = params.success ? listeners.get(String(params.data.progressToken)) : undefined;
