@@ -2,7 +2,7 @@ import { AfwError, computeBackoffDelay, emitTrace, type TraceContext } from "@af
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import { exposePromptResult, exposeReadResult, parseNamespacedResourceUri } from "./catalog.js";
-import { systemClock, type DownstreamClock } from "./clock.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseDownstreamConfig, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
 import type { DownstreamTool } from "./downstream-tool.js";
 import { isToolAllowed } from "./tool-filter.js";
@@ -100,8 +100,6 @@ export interface ListToolsOptions {
 export interface DownstreamManagerOptions {
   /** Where `downstream-connected`, `downstream-disconnected` and (by default) tool-call events go. */
   trace?: TraceContext;
-  /** Time source and timers. @default the system clock */
-  clock?: DownstreamClock;
   /** Random numbers in [0, 1) for backoff jitter. @default Math.random */
   random?: () => number;
   /**
@@ -109,8 +107,6 @@ export interface DownstreamManagerOptions {
    * usage into the tool zoo's ranking. Exceptions it throws are ignored.
    */
   onToolCall?: (report: ToolCallReport) => void;
-  /** Receives each chunk a stdio server writes to stderr (for the gateway's log). */
-  onServerStderr?: (server: string, chunk: string) => void;
   /**
    * Receives the servers' log messages (`notifications/message`) that no {@link DownstreamCaller} took: sent while no call
    * was in flight, or while calls of several callers were. Data is redacted of the server's configured secrets.
@@ -201,24 +197,6 @@ function fingerprint(tool: DownstreamTool): string {
   return JSON.stringify([tool.description, tool.title, tool.inputSchema, tool.outputSchema, tool.annotations, tool.tags, tool.available]);
 }
 
-function delay(clock: DownstreamClock, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clock.clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = clock.setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /**
  * Creates a {@link DownstreamManager} for the given configuration. Nothing connects until `start()` (or a call).
  * @param config - a {@link DownstreamConfig} or its input form (validated here).
@@ -226,7 +204,6 @@ function delay(clock: DownstreamClock, ms: number, signal: AbortSignal | undefin
  */
 export function createDownstreamManager(config: DownstreamConfigInput | DownstreamConfig, options: DownstreamManagerOptions = {}): DownstreamManager {
   const parsed = parseDownstreamConfig(config);
-  const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   const toolsListeners = new Set<(event: ToolsChangedEvent) => void>();
   const statusListeners = new Set<(status: DownstreamServerStatus) => void>();
@@ -268,14 +245,12 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     supervisors.set(
       server.name,
       new ServerSupervisor(server, {
-        clock,
         random,
         trace: options.trace,
         restartBackoff: parsed.restartBackoff,
         restartStableAfterMs: parsed.restartStableAfterMs,
         maxRestarts: parsed.maxRestarts,
         onChange,
-        onStderr: options.onServerStderr,
         onServerLog: options.onServerLog,
         allowedHosts: parsed.allowedHosts,
         resolveHost: options.resolveHost,
@@ -374,10 +349,10 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
       const safeToRepeat =
         config.retryUnsafeCalls || descriptor?.annotations?.readOnlyHint === true || descriptor?.annotations?.idempotentHint === true;
       const timeoutMs = callOptions.timeoutMs ?? config.callTimeoutMs;
-      const startedAt = clock.now();
+      const startedAt = Date.now();
       for (let attempt = 1; ; attempt++) {
         emitTrace(trace, "tool-call-start", { server: supervisor.name, tool, attempt });
-        const attemptStartedAt = clock.now();
+        const attemptStartedAt = Date.now();
         try {
           const result = await supervisor.callOnce(tool, args, {
             signal: callOptions.signal,
@@ -391,7 +366,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
             server: supervisor.name,
             tool,
             attempt,
-            latencyMs: Math.max(0, clock.now() - attemptStartedAt),
+            latencyMs: Math.max(0, Date.now() - attemptStartedAt),
             outcome: result.isError ? "error" : "success",
             ...(result.isError ? { errorCode: "TOOL_RESULT_IS_ERROR" } : {}),
           });
@@ -400,7 +375,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
               server: supervisor.name,
               tool,
               namespacedName,
-              latencyMs: Math.max(0, clock.now() - startedAt),
+              latencyMs: Math.max(0, Date.now() - startedAt),
               attempts: attempt,
             };
             if (callOptions.usageContext !== undefined) report.usageContext = callOptions.usageContext;
@@ -420,7 +395,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
             server: supervisor.name,
             tool,
             attempt,
-            latencyMs: Math.max(0, clock.now() - attemptStartedAt),
+            latencyMs: Math.max(0, Date.now() - attemptStartedAt),
             outcome: failure.outcome,
             errorCode: failure.error.code,
           });
@@ -428,7 +403,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
             failure.retryable && attempt <= config.retries && (!failure.delivered || safeToRepeat) && !callOptions.signal?.aborted;
           if (!retry) throw failure.error;
           try {
-            await delay(clock, computeBackoffDelay(attempt, parsed.retryBackoff, random), callOptions.signal);
+            await sleep(computeBackoffDelay(attempt, parsed.retryBackoff, random), undefined, { signal: callOptions.signal, ref: false });
           } catch {
             throw new AfwError("ABORTED", `call of "${namespacedName}" was aborted`, { details: { server: supervisor.name, tool } });
           }

@@ -15,6 +15,13 @@ import { closeConnection, coalesced, listAllTools, openClient, type Connection, 
 
 const STATUS_STDERR_CHARS = 2_048;
 
+/** A timer that does not keep the process alive on its own. */
+function unrefTimer(callback: () => void, delayMs: number): NodeJS.Timeout {
+  const timer = setTimeout(callback, delayMs);
+  timer.unref();
+  return timer;
+}
+
 /**
  * Supervises one downstream server: connection, tool list, idle disconnect, health pings,
  * restarts with backoff, and single call attempts.
@@ -37,10 +44,10 @@ export class ServerSupervisor {
   private consecutiveFailures = 0;
   private lastError: string | undefined;
   private lastErrorAt: number | undefined;
-  private restartTimer: unknown;
+  private restartTimer: NodeJS.Timeout | undefined;
   private nextRestartAt: number | undefined;
-  private idleTimer: unknown;
-  private pingTimer: unknown;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
   private inFlight = 0;
   private stopped = false;
   private readonly stateWaiters = new Set<() => void>();
@@ -147,7 +154,7 @@ export class ServerSupervisor {
       toolsKnown: this.toolsKnown,
       restarts: this.restarts,
       consecutiveFailures:
-        this.connection && this.deps.clock.now() - this.connection.connectedAt >= this.deps.restartStableAfterMs ? 0 : this.consecutiveFailures,
+        this.connection && Date.now() - this.connection.connectedAt >= this.deps.restartStableAfterMs ? 0 : this.consecutiveFailures,
       inFlightCalls: this.inFlight,
       stderrBytes: this.stderr.totalBytes,
       stderrTail: this.redact(this.stderr.text().slice(-STATUS_STDERR_CHARS)),
@@ -237,7 +244,7 @@ export class ServerSupervisor {
   async disconnect(reason: "idle"): Promise<void> {
     const connection = this.connection;
     if (!connection) return;
-    if (this.deps.clock.now() - connection.connectedAt >= this.deps.restartStableAfterMs) this.consecutiveFailures = 0;
+    if (Date.now() - connection.connectedAt >= this.deps.restartStableAfterMs) this.consecutiveFailures = 0;
     this.detach(connection, reason);
     const closing = closeConnection(connection, false);
     this.closingPromise = closing;
@@ -328,7 +335,7 @@ export class ServerSupervisor {
 
   private unavailableError(): AfwError {
     const state = this.state;
-    const retryInMs = this.nextRestartAt === undefined ? undefined : Math.max(0, this.nextRestartAt - this.deps.clock.now());
+    const retryInMs = this.nextRestartAt === undefined ? undefined : Math.max(0, this.nextRestartAt - Date.now());
     const why =
       this.stopped || state === "stopped"
         ? "the downstream manager is stopped"
@@ -348,7 +355,7 @@ export class ServerSupervisor {
         throw new AttemptFailure(this.unavailableError(), false, false, "error");
       }
       if (this.state === "backing-off") {
-        const wait = (this.nextRestartAt ?? Number.POSITIVE_INFINITY) - this.deps.clock.now();
+        const wait = (this.nextRestartAt ?? Number.POSITIVE_INFINITY) - Date.now();
         if (wait > waitForRestartMs) throw new AttemptFailure(this.unavailableError(), false, false, "error");
         await this.waitForStateChange(signal, Math.max(0, wait) + this.config.connectTimeoutMs);
         continue;
@@ -368,11 +375,11 @@ export class ServerSupervisor {
     return new Promise((resolve) => {
       const done = () => {
         this.stateWaiters.delete(done);
-        this.deps.clock.clearTimeout(timer);
+        clearTimeout(timer);
         signal.removeEventListener("abort", done);
         resolve();
       };
-      const timer = this.deps.clock.setTimeout(done, timeoutMs);
+      const timer = unrefTimer(done, timeoutMs);
       this.stateWaiters.add(done);
       signal.addEventListener("abort", done, { once: true });
     });
@@ -395,7 +402,7 @@ export class ServerSupervisor {
         callers: this.callers,
         progressListeners: this.progressListeners,
         onOpening: (connection) => (this.opening = opened = connection),
-        onStderr: (chunk) => this.onStderrChunk(chunk),
+        onStderr: (chunk) => this.stderr.append(chunk),
         onClose: (connection) => this.handleClose(connection),
         onError: (error) => {
           this.transportErrors++;
@@ -411,7 +418,7 @@ export class ServerSupervisor {
       });
       if (this.stopped || generation !== this.generation) throw new Error("connection superseded");
       this.rawCatalog = catalog;
-      connection.connectedAt = this.deps.clock.now();
+      connection.connectedAt = Date.now();
       this.connection = connection;
       this.rawTools = tools;
       this.healthy = true;
@@ -477,7 +484,7 @@ export class ServerSupervisor {
 
   private recordFailure(description: string, connectedAt: number | undefined): void {
     if (this.stopped) return;
-    const now = this.deps.clock.now();
+    const now = Date.now();
     if (connectedAt !== undefined && connectedAt > 0 && now - connectedAt >= this.deps.restartStableAfterMs) this.consecutiveFailures = 0;
     this.consecutiveFailures++;
     this.lastError = description;
@@ -492,7 +499,7 @@ export class ServerSupervisor {
     const delay = computeBackoffDelay(this.consecutiveFailures, this.deps.restartBackoff, this.deps.random);
     this.clearTimer("restartTimer");
     this.nextRestartAt = now + delay;
-    this.restartTimer = this.deps.clock.setTimeout(() => this.restartDue(), delay);
+    this.restartTimer = unrefTimer(() => this.restartDue(), delay);
     this.setState("backing-off", "failed");
   }
 
@@ -512,7 +519,7 @@ export class ServerSupervisor {
 
   private clearTimer(which: "restartTimer" | "idleTimer" | "pingTimer"): void {
     if (this[which] !== undefined) {
-      this.deps.clock.clearTimeout(this[which]);
+      clearTimeout(this[which]);
       this[which] = undefined;
     }
   }
@@ -521,7 +528,7 @@ export class ServerSupervisor {
     if (this.config.mode !== "cold" || this.inFlight > 0 || !this.connection || this.stopped) return;
     this.clearTimer("idleTimer");
     const connection = this.connection;
-    this.idleTimer = this.deps.clock.setTimeout(() => {
+    this.idleTimer = unrefTimer(() => {
       this.idleTimer = undefined;
       if (this.connection === connection && this.inFlight === 0) void this.disconnect("idle");
     }, this.config.idleTimeoutMs);
@@ -530,7 +537,7 @@ export class ServerSupervisor {
   private schedulePing(connection: Connection): void {
     if (this.config.pingIntervalMs <= 0 || this.stopped) return;
     this.clearTimer("pingTimer");
-    this.pingTimer = this.deps.clock.setTimeout(() => {
+    this.pingTimer = unrefTimer(() => {
       this.pingTimer = undefined;
       if (this.connection !== connection) return;
       void this.checkHealth(connection).then((healthy) => {
@@ -573,16 +580,6 @@ export class ServerSupervisor {
     try {
       if (target?.log) target.log(log);
       else this.deps.onServerLog?.(log);
-    } catch {
-      // a logging hook must not break the connection
-    }
-  }
-
-  private onStderrChunk(chunk: Buffer): void {
-    this.stderr.append(chunk);
-    if (!this.deps.onStderr) return;
-    try {
-      this.deps.onStderr(this.name, chunk.toString("utf8"));
     } catch {
       // a logging hook must not break the connection
     }

@@ -18,13 +18,11 @@ import type { DownstreamServerConfig } from "./config.js";
 import { checkOutboundUrl, createOutboundAgent, findConnectRefusal, outboundConnectPolicy, type HostLookup, type HostResolver } from "@afw/backends";
 import { allPages, listCatalog, type ServerCatalog } from "./catalog.js";
 import type { BackoffPolicy, TraceContext } from "@afw/contracts";
-import type { DownstreamClock } from "./clock.js";
 import type { CallerRegistry, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
 import type { ServerSupervisor } from "./server-supervisor.js";
 import type { ToolsChangeReason } from "./server-status.js";
 import { fetch as undiciFetch, type Agent } from "undici";
 
-const SHUTDOWN_GRACE_MS = 1_000;
 const HTTP_TERMINATE_LIMIT_MS = 1_000;
 /** The client identity sent to downstream servers. */
 const CLIENT_INFO = { name: "afw-gateway", version: "0.0.0" };
@@ -83,27 +81,21 @@ export function createTransport(config: DownstreamServerConfig, outbound: Agent 
 }
 
 /**
- * Closes a connection: gracefully (SIGTERM after a grace period, HTTP session terminated) or,
- * with `force`, at once (SIGKILL).
+ * Closes a connection: gracefully (the SDK ends a child's stdin, then sends SIGTERM and SIGKILL after grace periods;
+ * an HTTP session is terminated) or, with `force`, at once (SIGKILL).
  * @internal
  */
 export async function closeConnection(connection: Connection, force: boolean): Promise<void> {
   const { client, transport } = connection;
   if (transport instanceof StdioClientTransport) {
-    const pid = transport.pid ?? undefined;
-    const kill = (signal: NodeJS.Signals) => {
-      if (pid === undefined) return;
+    if (force && transport.pid !== null) {
       try {
-        process.kill(pid, signal);
+        process.kill(transport.pid, "SIGKILL");
       } catch {
         // already gone
       }
-    };
-    if (force) kill("SIGKILL");
-    const grace = force ? undefined : setTimeout(() => kill("SIGTERM"), SHUTDOWN_GRACE_MS);
-    grace?.unref();
+    }
     await client.close().catch(() => undefined);
-    if (grace) clearTimeout(grace);
     return;
   }
   if (!force && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
@@ -134,14 +126,12 @@ function checkedFetch(agent: Agent): FetchLike {
 
 /** What a supervisor is given by its manager. @internal */
 export interface SupervisorDependencies {
-  clock: DownstreamClock;
   random: () => number;
   trace: TraceContext | undefined;
   restartBackoff: BackoffPolicy;
   restartStableAfterMs: number;
   maxRestarts: number | undefined;
   onChange(supervisor: ServerSupervisor, reason: ToolsChangeReason): void;
-  onStderr: ((server: string, chunk: string) => void) | undefined;
   /** Log messages of the server that no caller took. */
   onServerLog: ((message: DownstreamLogMessage) => void) | undefined;
   /** Allowlist of HTTP server hosts (undefined: any configured host; special addresses refused). */
