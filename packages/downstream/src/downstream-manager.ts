@@ -92,8 +92,6 @@ export interface DownstreamRequestOptions {
 export interface ListToolsOptions {
   /** Only tools that can be called now. @default false (unavailable tools are listed with `available: false`) */
   availableOnly?: boolean;
-  /** Only tools of these servers. */
-  servers?: readonly string[];
 }
 
 /** Options of {@link createDownstreamManager}. */
@@ -180,8 +178,6 @@ export interface DownstreamManager {
    * `list_changed`, connected or became unavailable). Returns the unsubscribe function.
    */
   onCatalogChanged(listener: (event: CatalogChangedEvent) => void): () => void;
-  /** Re-lists the tools of one server (or all connected ones). Servers that are not connected keep their cached lists. */
-  refreshTools(server?: string): Promise<void>;
   /** The state of every configured server, in configuration order. */
   status(): DownstreamServerStatus[];
   /**
@@ -316,7 +312,6 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     listTools(listOptions = {}) {
       const tools: DownstreamTool[] = [];
       for (const supervisor of supervisors.values()) {
-        if (listOptions.servers && !listOptions.servers.includes(supervisor.name)) continue;
         for (const tool of supervisor.tools()) {
           if (listOptions.availableOnly && !tool.available) continue;
           tools.push(tool);
@@ -326,12 +321,12 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     },
 
     getTool(namespacedName) {
-      const short = shortened(namespacedName);
-      if (short) return short.tool;
-      const parts = parseNamespacedToolName(namespacedName);
-      if (!parts) return undefined;
-      const supervisor = supervisors.get(parts.server);
-      return supervisor?.config.namespace ? supervisor.tools().find((tool) => tool.name === parts.tool) : undefined;
+      try {
+        const { supervisor, tool } = resolve(namespacedName);
+        return supervisor.tools().find((candidate) => candidate.name === tool);
+      } catch {
+        return undefined;
+      }
     },
 
     async callTool(namespacedName, args = {}, callOptions = {}) {
@@ -353,6 +348,15 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
       for (let attempt = 1; ; attempt++) {
         emitTrace(trace, "tool-call-start", { server: supervisor.name, tool, attempt });
         const attemptStartedAt = Date.now();
+        const ended = (outcome: "success" | "error" | "timeout" | "aborted", errorCode?: string) =>
+          emitTrace(trace, "tool-call-end", {
+            server: supervisor.name,
+            tool,
+            attempt,
+            latencyMs: Math.max(0, Date.now() - attemptStartedAt),
+            outcome,
+            ...(errorCode === undefined ? {} : { errorCode }),
+          });
         try {
           const result = await supervisor.callOnce(tool, args, {
             signal: callOptions.signal,
@@ -362,14 +366,8 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
             onProgress: callOptions.onProgress,
             caller: callOptions.caller,
           });
-          emitTrace(trace, "tool-call-end", {
-            server: supervisor.name,
-            tool,
-            attempt,
-            latencyMs: Math.max(0, Date.now() - attemptStartedAt),
-            outcome: result.isError ? "error" : "success",
-            ...(result.isError ? { errorCode: "TOOL_RESULT_IS_ERROR" } : {}),
-          });
+          if (result.isError) ended("error", "TOOL_RESULT_IS_ERROR");
+          else ended("success");
           if (!result.isError && options.onToolCall) {
             const report: ToolCallReport = {
               server: supervisor.name,
@@ -387,18 +385,10 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
           }
           return result;
         } catch (caught) {
-          const failure =
-            caught instanceof AttemptFailure
-              ? caught
-              : new AttemptFailure(AfwError.isInstance(caught) ? caught : new AfwError("TOOL_EXECUTION_FAILED", String(caught), { cause: caught }), false, false, "error");
-          emitTrace(trace, "tool-call-end", {
-            server: supervisor.name,
-            tool,
-            attempt,
-            latencyMs: Math.max(0, Date.now() - attemptStartedAt),
-            outcome: failure.outcome,
-            errorCode: failure.error.code,
-          });
+          // `callOnce` throws every failure as an AttemptFailure.
+          if (!(caught instanceof AttemptFailure)) throw caught;
+          const failure = caught;
+          ended(failure.outcome, failure.error.code);
           const retry =
             failure.retryable && attempt <= config.retries && (!failure.delivered || safeToRepeat) && !callOptions.signal?.aborted;
           if (!retry) throw failure.error;
@@ -463,11 +453,6 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     },
 
     onCatalogChanged: (listener) => subscribe(catalogListeners, listener),
-
-    async refreshTools(server) {
-      const targets = server === undefined ? [...supervisors.values()] : [supervisors.get(server)].filter((s) => s !== undefined);
-      await Promise.all(targets.map((supervisor) => supervisor.refreshTools()));
-    },
 
     status() {
       return [...supervisors.values()].map((supervisor) => supervisor.status());
