@@ -64,12 +64,6 @@ export const LangflowHealthSchema = z.looseObject({
   db: z.string().nullish(),
 });
 
-/** Zod schema of `GET /api/v1/version`. */
-export const LangflowVersionSchema = z.looseObject({ version: z.string() });
-
-/** Zod schema of one Langflow stream object (`{"event": "...", "data": ...}`). */
-export const LangflowStreamEventSchema = z.looseObject({ event: z.string().min(1), data: z.unknown().optional() });
-
 /** The answer found in a Langflow reply, with the ids that came with it. */
 export interface LangflowAnswer {
   text: string;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BackendIdSchema, IntentSchema, type Intent } from "@afw/contracts";
+import { BackendIdSchema, IntentSchema } from "@afw/contracts";
 import type { ConnectPolicy, HostLookup } from "./address-policy.js";
 
 /** One megabyte, in bytes. */
@@ -108,7 +108,6 @@ export const BaseBackendSettingsSchema = z.strictObject({
   slowThresholdMs: z.number().int().nonnegative().default(2_000).describe("A health probe slower than this reports `slow`."),
   flows: z.record(z.string(), ConfiguredFlowSchema).default({}),
   discovery: z.enum(["auto", "configured-only"]).default("auto").describe("`configured-only` never lists the platform's flows."),
-  includeUnconfiguredFlows: z.boolean().default(true).describe("False returns only flows named in `flows`."),
   defaultParameterMapping: ParameterMappingSchema.optional(),
   capabilities: z.partialRecord(IntentSchema, IntentScoreSchema).optional(),
 });
@@ -119,16 +118,3 @@ export type BaseBackendSettingsInput = z.input<typeof BaseBackendSettingsSchema>
 /** Parsed shared settings. */
 export type BaseBackendSettings = z.infer<typeof BaseBackendSettingsSchema>;
 
-/** Per-intent capability scores. */
-export type IntentCapabilities = Partial<Record<Intent, number>>;
-
-/**
- * Strips a trailing slash so paths can be appended with `${baseURL}/api/...`.
- * @example
- * ```ts
- * normalizeBaseURL("http://h:3000/") // "http://h:3000"
- * ```
- */
-export function normalizeBaseURL(baseURL: string): string {
-  return baseURL.replace(/\/+$/, "");
-}
