@@ -113,35 +113,21 @@ export type DownstreamServerConfig = z.infer<typeof DownstreamServerConfigSchema
 /** Input form of one server entry (see {@link DownstreamServerConfigSchema}): only `name`, `transport` and `command` / `url` are required. */
 export type DownstreamServerConfigInput = z.input<typeof DownstreamServerConfigSchema>;
 
-const backoff = (defaults: { initialDelayMs: number; maxDelayMs: number }) =>
-  z
-    .object({
-      initialDelayMs: z.number().int().nonnegative().default(defaults.initialDelayMs),
-      maxDelayMs: z.number().int().nonnegative().default(defaults.maxDelayMs),
-    })
-    .strict()
-    .default(defaults);
-
 /** Zod schema of {@link DownstreamConfig}. */
 export const DownstreamConfigSchema = z
   .object({
     servers: z.array(DownstreamServerConfigSchema).default([]),
-    restartBackoff: backoff({ initialDelayMs: 500, maxDelayMs: 30_000 }).describe(
-      "Delay before restarting a crashed or hung server, growing per consecutive failure.",
-    ),
-    restartStableAfterMs: z
-      .number()
-      .int()
-      .nonnegative()
-      .default(30_000)
-      .describe("A server connected at least this long before failing starts its backoff from the beginning again."),
+    restartBackoff: z
+      .object({ initialDelayMs: z.number().int().nonnegative().default(500), maxDelayMs: z.number().int().nonnegative().default(30_000) })
+      .strict()
+      .default({ initialDelayMs: 500, maxDelayMs: 30_000 })
+      .describe("Delay before restarting a crashed or hung server, doubling per consecutive failure (reset once a connection lasted 30 s)."),
     maxRestarts: z
       .number()
       .int()
       .nonnegative()
       .optional()
       .describe("Consecutive failed restarts after which a server stays `crashed`; absent = keep trying (at the capped delay)."),
-    retryBackoff: backoff({ initialDelayMs: 100, maxDelayMs: 2_000 }).describe("Delay between attempts of one tool call."),
     discoverColdServers: z
       .boolean()
       .default(true)

@@ -13,6 +13,9 @@ import { ServerSupervisor } from "./server-supervisor.js";
 import { lookupFromResolver, type HostResolver } from "@afw/backends";
 import type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
 
+/** Delay between attempts of one tool call. */
+const RETRY_BACKOFF = { initialDelayMs: 100, maxDelayMs: 2_000 };
+
 /** The result of a proxied tool call: the downstream server's MCP `CallToolResult`, unchanged. */
 export type DownstreamCallResult = CallToolResult;
 
@@ -244,7 +247,6 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
         random,
         trace: options.trace,
         restartBackoff: parsed.restartBackoff,
-        restartStableAfterMs: parsed.restartStableAfterMs,
         maxRestarts: parsed.maxRestarts,
         onChange,
         onServerLog: options.onServerLog,
@@ -362,7 +364,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
             signal: callOptions.signal,
             timeoutMs,
             // A server backing off is waited for when that fits the call's budget and the call is safe to repeat.
-            waitForRestartMs: attempt === 1 ? (safeToRepeat ? timeoutMs : 0) : parsed.retryBackoff.maxDelayMs,
+            waitForRestartMs: attempt === 1 ? (safeToRepeat ? timeoutMs : 0) : RETRY_BACKOFF.maxDelayMs,
             onProgress: callOptions.onProgress,
             caller: callOptions.caller,
           });
@@ -393,7 +395,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
             failure.retryable && attempt <= config.retries && (!failure.delivered || safeToRepeat) && !callOptions.signal?.aborted;
           if (!retry) throw failure.error;
           try {
-            await sleep(computeBackoffDelay(attempt, parsed.retryBackoff, random), undefined, { signal: callOptions.signal, ref: false });
+            await sleep(computeBackoffDelay(attempt, RETRY_BACKOFF, random), undefined, { signal: callOptions.signal, ref: false });
           } catch {
             throw new AfwError("ABORTED", `call of "${namespacedName}" was aborted`, { details: { server: supervisor.name, tool } });
           }

@@ -14,6 +14,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { closeConnection, coalesced, listAllTools, openClient, type Connection, type SupervisorDependencies } from "./supervisor-transport.js";
 
 const STATUS_STDERR_CHARS = 2_048;
+/** A server connected at least this long before failing starts its restart backoff from the beginning again. */
+const RESTART_STABLE_AFTER_MS = 30_000;
 
 /** A timer that does not keep the process alive on its own. */
 function unrefTimer(callback: () => void, delayMs: number): NodeJS.Timeout {
@@ -154,7 +156,7 @@ export class ServerSupervisor {
       toolsKnown: this.toolsKnown,
       restarts: this.restarts,
       consecutiveFailures:
-        this.connection && Date.now() - this.connection.connectedAt >= this.deps.restartStableAfterMs ? 0 : this.consecutiveFailures,
+        this.connection && Date.now() - this.connection.connectedAt >= RESTART_STABLE_AFTER_MS ? 0 : this.consecutiveFailures,
       inFlightCalls: this.inFlight,
       stderrBytes: this.stderr.totalBytes,
       stderrTail: this.redact(this.stderr.text().slice(-STATUS_STDERR_CHARS)),
@@ -244,7 +246,7 @@ export class ServerSupervisor {
   async disconnect(reason: "idle"): Promise<void> {
     const connection = this.connection;
     if (!connection) return;
-    if (Date.now() - connection.connectedAt >= this.deps.restartStableAfterMs) this.consecutiveFailures = 0;
+    if (Date.now() - connection.connectedAt >= RESTART_STABLE_AFTER_MS) this.consecutiveFailures = 0;
     this.detach(connection, reason);
     const closing = closeConnection(connection, false);
     this.closingPromise = closing;
@@ -397,7 +399,7 @@ export class ServerSupervisor {
     let opened: Connection | undefined;
     try {
       if (this.stopped) throw new Error("the downstream manager is stopped");
-      const { connection, tools, catalog } = await openClient(this.name, this.config, generation, {
+      const { connection, tools, catalog } = await openClient(this.name, this.config, {
         ...this.deps,
         callers: this.callers,
         progressListeners: this.progressListeners,
@@ -485,7 +487,7 @@ export class ServerSupervisor {
   private recordFailure(description: string, connectedAt: number | undefined): void {
     if (this.stopped) return;
     const now = Date.now();
-    if (connectedAt !== undefined && connectedAt > 0 && now - connectedAt >= this.deps.restartStableAfterMs) this.consecutiveFailures = 0;
+    if (connectedAt !== undefined && connectedAt > 0 && now - connectedAt >= RESTART_STABLE_AFTER_MS) this.consecutiveFailures = 0;
     this.consecutiveFailures++;
     this.lastError = description;
     this.lastErrorAt = now;

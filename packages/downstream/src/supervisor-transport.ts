@@ -29,7 +29,6 @@ const CLIENT_INFO = { name: "afw-gateway", version: "0.0.0" };
 
 /** One connection to a downstream server. @internal */
 export interface Connection {
-  readonly generation: number;
   readonly client: Client;
   readonly transport: Transport;
   connectedAt: number;
@@ -129,7 +128,6 @@ export interface SupervisorDependencies {
   random: () => number;
   trace: TraceContext | undefined;
   restartBackoff: BackoffPolicy;
-  restartStableAfterMs: number;
   maxRestarts: number | undefined;
   onChange(supervisor: ServerSupervisor, reason: ToolsChangeReason): void;
   /** Log messages of the server that no caller took. */
@@ -158,11 +156,11 @@ export interface ClientHooks extends Pick<SupervisorDependencies, "allowedHosts"
  * Opens an MCP client to a server and lists its tools and catalog.
  * @internal
  */
-export async function openClient(name: string, config: DownstreamServerConfig, generation: number, hooks: ClientHooks): Promise<{ connection: Connection; tools: Tool[]; catalog: ServerCatalog }> {
+export async function openClient(name: string, config: DownstreamServerConfig, hooks: ClientHooks): Promise<{ connection: Connection; tools: Tool[]; catalog: ServerCatalog }> {
   const outbound = config.transport === "http" ? createOutboundAgent({ policy: outboundConnectPolicy(config.url, { allowedHosts: hooks.allowedHosts }), lookup: hooks.lookupHost }) : undefined;
   const transport = createTransport(config, outbound, hooks.onStderr);
   const client = new Client(CLIENT_INFO, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} } } });
-  const connection: Connection = { generation, client, transport, connectedAt: 0, pid: undefined, closing: false, healthCheck: undefined, notifiesToolChanges: false, outbound };
+  const connection: Connection = { client, transport, connectedAt: 0, pid: undefined, closing: false, healthCheck: undefined, notifiesToolChanges: false, outbound };
   hooks.onOpening(connection);
   client.onclose = () => hooks.onClose(connection);
   client.onerror = (error) => {
