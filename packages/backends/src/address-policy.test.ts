@@ -25,7 +25,6 @@ import { HttpClient, iterateBody } from "./http-client.js";
 import { createFlowiseBackend } from "./flowise-backend.js";
 import { createLangflowBackend } from "./langflow-backend.js";
 
-
 describe("parseIpAddress", () => {
   it.each([
     ["127.0.0.1", "127.0.0.1"],

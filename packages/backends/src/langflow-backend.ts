@@ -20,7 +20,6 @@ export type LangflowBackendSettings = z.input<typeof LangflowBackendSettingsSche
 /** A Langflow backend: {@link FlowBackendV1} with its base URL and a required `stream`. */
 export type LangflowBackend = AdapterBackend<"langflow">;
 
-
 function toDiscovered(flow: LangflowFlow): DiscoveredFlow {
   const hints = nodeHints(asRecord(flow.data)?.["nodes"], (data) => {
     const inner = asRecord(data?.["node"]);

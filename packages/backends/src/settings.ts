@@ -59,7 +59,7 @@ export type ConfiguredFlow = z.infer<typeof ConfiguredFlowSchema>;
 /** Input form of a configured flow entry (see {@link ConfiguredFlowSchema}). */
 export type ConfiguredFlowInput = z.input<typeof ConfiguredFlowSchema>;
 
-/** Zod schema of {@link BackendTimeouts}. */
+/** Zod schema of the timeouts of one backend, in milliseconds. */
 export const BackendTimeoutsSchema = z.strictObject({
   requestTimeoutMs: z.number().int().positive().default(30_000).describe("Execute/stream: time until the reply headers and between stream chunks."),
   healthTimeoutMs: z.number().int().positive().default(5_000),
@@ -73,17 +73,11 @@ export const BackendTimeoutsSchema = z.strictObject({
     .describe("Flowise streams: longest wait for the first byte of a stream (a deleted chatflow's stream never answers); defaults to min(10000, the attempt's budget)."),
 });
 
-/** Timeouts of one backend, in milliseconds. */
-export type BackendTimeouts = z.infer<typeof BackendTimeoutsSchema>;
-
-/** Zod schema of {@link BackendLimits}. */
+/** Zod schema of the reply size limits of one backend. */
 export const BackendLimitsSchema = z.strictObject({
   maxResponseBytes: z.number().int().positive().default(10 * MEGABYTE).describe("Largest reply body read for health, execute and stream."),
   maxDiscoveryResponseBytes: z.number().int().positive().default(64 * MEGABYTE).describe("Largest flow-listing page (listings carry whole flow graphs)."),
 });
-
-/** Reply size limits of one backend. */
-export type BackendLimits = z.infer<typeof BackendLimitsSchema>;
 
 const connectPolicyFunction = z.custom<ConnectPolicy>((value) => typeof value === "function", "connectPolicy must be a function");
 const lookupFunction = z.custom<HostLookup>((value) => typeof value === "function", "lookup must be a function");

@@ -65,32 +65,21 @@ export async function listCatalog(client: Client, timeoutMs: number): Promise<Se
   const options = { timeout: timeoutMs };
   const params = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor });
   // A server whose list fails offers none of these.
-  const orNone = <T>(listing: Promise<T[]>): Promise<T[]> => listing.catch(() => []);
+  const listed = <T>(announced: unknown, page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>): Promise<T[]> =>
+    announced ? allPages(page).catch(() => []) : Promise.resolve([]);
   const [resources, resourceTemplates, prompts] = await Promise.all([
-    capabilities?.resources
-      ? orNone(
-          allPages(async (cursor) => {
-            const result = await client.listResources(params(cursor), options);
-            return { items: result.resources, nextCursor: result.nextCursor };
-          }),
-        )
-      : [],
-    capabilities?.resources
-      ? orNone(
-          allPages(async (cursor) => {
-            const result = await client.listResourceTemplates(params(cursor), options);
-            return { items: result.resourceTemplates, nextCursor: result.nextCursor };
-          }),
-        )
-      : [],
-    capabilities?.prompts
-      ? orNone(
-          allPages(async (cursor) => {
-            const result = await client.listPrompts(params(cursor), options);
-            return { items: result.prompts, nextCursor: result.nextCursor };
-          }),
-        )
-      : [],
+    listed(capabilities?.resources, async (cursor) => {
+      const result = await client.listResources(params(cursor), options);
+      return { items: result.resources, nextCursor: result.nextCursor };
+    }),
+    listed(capabilities?.resources, async (cursor) => {
+      const result = await client.listResourceTemplates(params(cursor), options);
+      return { items: result.resourceTemplates, nextCursor: result.nextCursor };
+    }),
+    listed(capabilities?.prompts, async (cursor) => {
+      const result = await client.listPrompts(params(cursor), options);
+      return { items: result.prompts, nextCursor: result.nextCursor };
+    }),
   ]);
   return { resources, resourceTemplates, prompts };
 }

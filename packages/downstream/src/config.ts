@@ -3,15 +3,12 @@ import { AfwError, GlobPatternSchema } from "@afw/contracts";
 import { NAMESPACE_SEPARATOR } from "./namespacing.js";
 import { classifyAddress, matchHostPattern, normalizeHostName } from "@afw/backends";
 
-/** Characters a downstream server name may use: letters, digits, `_` and `-`. */
-export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
-
 /** Zod schema of a downstream server name. */
 export const DownstreamServerNameSchema = z
   .string()
   .min(1, "server name must not be empty")
   .max(64, "server name must be at most 64 characters")
-  .regex(SERVER_NAME_PATTERN, "server name may only contain letters, digits, '_' and '-'")
+  .regex(/^[A-Za-z0-9_-]+$/, "server name may only contain letters, digits, '_' and '-'")
   .refine((name) => !name.includes(NAMESPACE_SEPARATOR), `server name must not contain '${NAMESPACE_SEPARATOR}' (it separates server and tool)`)
   .refine((name) => !name.endsWith("_"), "server name must not end with '_'");
 
@@ -23,9 +20,6 @@ export const ToolOverrideSchema = z
     tags: z.array(z.string().min(1)).optional().describe("Extra tags for this tool (added to the server's tags)."),
   })
   .strict();
-
-/** Per-tool overrides of a downstream tool's metadata. */
-export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
 
 const stringRecord = z.record(z.string(), z.string());
 
@@ -64,7 +58,7 @@ const commonShape = {
     ),
 } as const;
 
-/** Zod schema of {@link StdioDownstreamServerConfig}. */
+/** Zod schema of a downstream MCP server reached by spawning a process and speaking MCP over its stdin/stdout. */
 export const StdioDownstreamServerConfigSchema = z
   .object({
     ...commonShape,
@@ -85,7 +79,7 @@ export const StdioDownstreamServerConfigSchema = z
   })
   .strict();
 
-/** Zod schema of {@link HttpDownstreamServerConfig}. */
+/** Zod schema of a downstream MCP server reached over HTTP (Streamable HTTP, or legacy SSE). */
 export const HttpDownstreamServerConfigSchema = z
   .object({
     ...commonShape,
@@ -104,10 +98,6 @@ export const DownstreamServerConfigSchema = z.discriminatedUnion("transport", [S
   error: 'transport must be "stdio" (with command) or "http" (with url)',
 });
 
-/** A downstream MCP server reached by spawning a process and speaking MCP over its stdin/stdout. */
-export type StdioDownstreamServerConfig = z.infer<typeof StdioDownstreamServerConfigSchema>;
-/** A downstream MCP server reached over HTTP (Streamable HTTP, or legacy SSE). */
-export type HttpDownstreamServerConfig = z.infer<typeof HttpDownstreamServerConfigSchema>;
 /** One configured downstream MCP server (defaults applied). */
 export type DownstreamServerConfig = z.infer<typeof DownstreamServerConfigSchema>;
 /** Input form of one server entry (see {@link DownstreamServerConfigSchema}): only `name`, `transport` and `command` / `url` are required. */

@@ -16,9 +16,6 @@ import type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from 
 /** Delay between attempts of one tool call. */
 const RETRY_BACKOFF = { initialDelayMs: 100, maxDelayMs: 2_000 };
 
-/** The result of a proxied tool call: the downstream server's MCP `CallToolResult`, unchanged. */
-export type DownstreamCallResult = CallToolResult;
-
 /** Emitted when the tools a server contributes (or their availability) change. */
 export interface ToolsChangedEvent {
   /** The server whose tools changed. */
@@ -154,7 +151,7 @@ export interface DownstreamManager {
    * if (result.isError) console.error(result.content);
    * ```
    */
-  callTool(namespacedName: string, args?: Record<string, unknown>, options?: DownstreamCallOptions): Promise<DownstreamCallResult>;
+  callTool(namespacedName: string, args?: Record<string, unknown>, options?: DownstreamCallOptions): Promise<CallToolResult>;
   /**
    * The resources of every available server, each under its namespaced URI
    * `downstream://<server>/<uri>` . Synchronous, like `listTools`.

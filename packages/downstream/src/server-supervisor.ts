@@ -312,8 +312,15 @@ export class ServerSupervisor {
       return await run(connection, controller.signal);
     } catch (error) {
       if (error instanceof AttemptFailure) throw error;
-      if (controller.signal.aborted) throw this.abortedFailure(what);
-      if (connection) throw classifyCallError(error, this.callErrorContext(connection), what, options.timeoutMs);
+      if (controller.signal.aborted) {
+        const aborted = new AfwError("ABORTED", `call of "${what}" on downstream server "${this.name}" was aborted`, { details: { server: this.name, tool: what } });
+        throw new AttemptFailure(aborted, false, false, "aborted");
+      }
+      if (connection) {
+        const current = connection;
+        const context = { server: this.name, redactor: this.redactor, onTimeout: () => void this.checkHealth(current), onBroken: (text: string) => void this.failConnection(current, text) };
+        throw classifyCallError(error, context, what, options.timeoutMs);
+      }
       const failure = AfwError.isInstance(error) ? error : new AfwError("TOOL_EXECUTION_FAILED", this.redact(`${what} failed: ${message(error)}`), { cause: error });
       throw new AttemptFailure(failure, false, false, "error");
     } finally {
@@ -322,17 +329,6 @@ export class ServerSupervisor {
       this.inFlight--;
       this.scheduleIdle();
     }
-  }
-
-  private abortedFailure(toolName: string): AttemptFailure {
-    return new AttemptFailure(
-      new AfwError("ABORTED", `call of "${toolName}" on downstream server "${this.name}" was aborted`, {
-        details: { server: this.name, tool: toolName },
-      }),
-      false,
-      false,
-      "aborted",
-    );
   }
 
   private unavailableError(): AfwError {
@@ -518,7 +514,6 @@ export class ServerSupervisor {
     }
   }
 
-
   private clearTimer(which: "restartTimer" | "idleTimer" | "pingTimer"): void {
     if (this[which] !== undefined) {
       clearTimeout(this[which]);
@@ -564,16 +559,6 @@ export class ServerSupervisor {
     })();
     connection.healthCheck = check;
     return check;
-  }
-
-
-  private callErrorContext(connection: Connection) {
-    return {
-      server: this.name,
-      redactor: this.redactor,
-      onTimeout: () => void this.checkHealth(connection),
-      onBroken: (text: string) => void this.failConnection(connection, text),
-    };
   }
 
   /** A log message goes to the caller of the calls in flight, else to `onServerLog`. */
