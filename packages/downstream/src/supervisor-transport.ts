@@ -22,6 +22,7 @@ import type { CallerRegistry, DownstreamLogMessage, DownstreamProgress } from ".
 import type { ServerSupervisor } from "./server-supervisor.js";
 import type { ToolsChangeReason } from "./server-status.js";
 import { fetch as undiciFetch, type Agent } from "undici";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const HTTP_TERMINATE_LIMIT_MS = 1_000;
 /** The client identity sent to downstream servers. */
@@ -98,15 +99,7 @@ export async function closeConnection(connection: Connection, force: boolean): P
     return;
   }
   if (!force && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      transport.terminateSession().catch(() => undefined),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, HTTP_TERMINATE_LIMIT_MS);
-        timer.unref();
-      }),
-    ]);
-    clearTimeout(timer);
+    await Promise.race([transport.terminateSession().catch(() => undefined), sleep(HTTP_TERMINATE_LIMIT_MS, undefined, { ref: false })]);
   }
   await client.close().catch(() => undefined);
   await connection.outbound?.destroy().catch(() => undefined);
