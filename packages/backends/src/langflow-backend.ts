@@ -205,7 +205,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
 
   async function checkHealth(signal?: AbortSignal): Promise<BackendHealth> {
     const probe = (path: string) =>
-      http.requestJson({ method: "GET", path, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check", anonymous: false }, LangflowHealthSchema, HEALTH_BODY_BYTES);
+      http.requestJson({ method: "GET", path, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check" }, LangflowHealthSchema, HEALTH_BODY_BYTES);
     return base.health(signal, async (elapsed, version) => {
       const { data } = await probe("/health_check").catch((error: unknown) => {
         if (BackendError.isInstance(error) && error.statusCode === 404) return probe("/health"); // older Langflow has only /health
