@@ -78,7 +78,7 @@ stat("cold server, first call", coldSamples);
 // (The manager's timers are unreferenced; a ref'd interval keeps this script alive meanwhile.)
 const keepAlive = setInterval(() => undefined, 1_000);
 const recoverySamples = [];
-const crashy = createDownstreamManager({ servers: [server("crashy")], restartBackoff: { initialDelayMs: 0, maxDelayMs: 0, jitter: 0 }, restartStableAfterMs: 0 });
+const crashy = createDownstreamManager({ servers: [server("crashy")], restartBackoff: { initialDelayMs: 0, maxDelayMs: 0 } });
 await crashy.start();
 for (let i = 0; i < COLD_STARTS; i++) {
   const started = performance.now();

@@ -1,7 +1,7 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { BackendError, FlowExecutionRequestSchema, parseOrThrow, type BackendHealth, type ChatMessage, type FlowBackendV1, type FlowExecutionRequest, type FlowStreamChunk, type HealthStatus, type UniversalFlow } from "@afw/contracts";
 import { HttpClient, parseJsonWith, type HttpRequestOptions, type OpenResponse } from "./http-client.js";
-import { normalizeBaseURL, type BaseBackendSettings, type ConfiguredFlow, type ParameterMapping, type ParameterTarget } from "./settings.js";
+import { type BaseBackendSettings, type ConfiguredFlow, type ParameterMapping, type ParameterTarget } from "./settings.js";
 import { mergeFlows, type DiscoveredFlow } from "./universal-flow.js";
 
 /** What both adapters return: {@link FlowBackendV1} with the base URL (no trailing slash) and a required `stream`. */
@@ -20,6 +20,9 @@ export const PAGE_SIZE = 100;
 /** Most listing pages one discovery follows. */
 const MAX_PAGES = 1000;
 
+/** Zod schema of `GET /api/v1/version` (both platforms). */
+const VersionSchema = z.looseObject({ version: z.string() });
+
 /** One listing page: its items, and the next page to ask for (none: the listing is complete). */
 export type ListingPage<T, P> = { items: T[]; next?: P | undefined };
 
@@ -27,14 +30,14 @@ export type ListingPage<T, P> = { items: T[]; next?: P | undefined };
  * What both adapters set up from their settings: base URL, identity, the HTTP client with its auth header, and the calls
  * they make alike (flow calls within the request's budget, the version, paginated discovery merged with the registry).
  */
-export function adapterBase<K extends "flowise" | "langflow">(config: BaseBackendSettings, kind: K, apiKey: string | undefined, authHeaders: Record<string, string>, versionSchema: z.ZodType<{ version: string }>) {
-  const baseURL = normalizeBaseURL(config.baseURL);
+export function adapterBase<K extends "flowise" | "langflow">(config: BaseBackendSettings, kind: K, apiKey: string | undefined, authHeaders: Record<string, string>) {
+  // Without a trailing slash, so paths append as `${baseURL}/api/...`.
+  const baseURL = config.baseURL.replace(/\/+$/, "");
   const http = new HttpClient({
     backendId: config.id,
     kind,
     baseURL,
-    headers: config.headers,
-    authHeaders: apiKey ? authHeaders : {},
+    headers: { ...config.headers, ...(apiKey ? authHeaders : {}) },
     connectPolicy: config.connectPolicy,
     lookup: config.lookup,
     secrets: apiKey ? [apiKey] : [],
@@ -46,15 +49,36 @@ export function adapterBase<K extends "flowise" | "langflow">(config: BaseBacken
     version !== undefined
       ? Promise.resolve(version)
       : http
-          .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "version" }, versionSchema, HEALTH_BODY_BYTES)
+          .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "version" }, VersionSchema, HEALTH_BODY_BYTES)
           .then(({ data }) => (version = data.version))
           .catch(() => undefined);
+  /** A health result of this backend. */
+  const healthResult = (status: HealthStatus, latencyMs: number, extra: { version?: string | undefined; message?: string | undefined; errorCode?: string | undefined }): BackendHealth => ({
+    backendId: config.id,
+    kind,
+    status,
+    latencyMs,
+    checkedAt: new Date().toISOString(),
+    ...(extra.version !== undefined ? { version: extra.version } : {}),
+    ...(extra.message !== undefined ? { message: extra.message } : {}),
+    ...(extra.errorCode !== undefined ? { errorCode: extra.errorCode } : {}),
+  });
   return {
-    baseURL,
     http,
     identity,
-    /** The fields every adapter returns besides its methods. */
-    spec: { specificationVersion: "v1" as const, id: config.id, kind, baseURL, ...(config.capabilities ? { capabilities: config.capabilities } : {}) },
+    /** The adapter: the spec's fields, its `methods`, and `close` (the adapter's own `cleanup`, then the connection pool). */
+    backend: <M extends object>(methods: M, cleanup?: () => void) => ({
+      specificationVersion: "v1" as const,
+      id: config.id,
+      kind,
+      baseURL,
+      ...(config.capabilities ? { capabilities: config.capabilities } : {}),
+      ...methods,
+      async close() {
+        cleanup?.();
+        http.close();
+      },
+    }),
     idleTimeoutMs: config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs,
     /** A `POST` about one flow (execute, stream), timed by the request's budget within `requestTimeoutMs`. */
     flowCall: (operation: string, path: string, request: FlowExecutionRequest, json: unknown, signal: AbortSignal | undefined): HttpRequestOptions => ({
@@ -80,17 +104,19 @@ export function adapterBase<K extends "flowise" | "langflow">(config: BaseBacken
         return await probe(() => elapsedMs(started), versionProbe);
       } catch (error) {
         await Promise.all([versionProbe, ...others]);
-        return downHealth(identity, error, elapsedMs(started));
+        if (!BackendError.isInstance(error)) return healthResult("down", elapsedMs(started), { message: "health probe failed", errorCode: "BACKEND_UNAVAILABLE" });
+        if (error.code === "ABORTED") throw error;
+        return healthResult("down", elapsedMs(started), { message: error.message, errorCode: error.code });
       }
     },
     /** `healthy`, or `slow` with a message when the `probe` took longer than `slowThresholdMs`. */
     up: async (latencyMs: number, version: Promise<string | undefined>, probe: string): Promise<BackendHealth> => {
       const slow = latencyMs > config.slowThresholdMs;
       const message = slow ? `${probe} took ${latencyMs} ms (threshold ${config.slowThresholdMs} ms)` : undefined;
-      return healthResult(identity, slow ? "slow" : "healthy", latencyMs, { version: await version, message });
+      return healthResult(slow ? "slow" : "healthy", latencyMs, { version: await version, message });
     },
     /** `down` with the error code and message. */
-    down: (latencyMs: number, errorCode: string, message: string, version?: string): BackendHealth => healthResult(identity, "down", latencyMs, { message, errorCode, version }),
+    down: (latencyMs: number, errorCode: string, message: string, version?: string): BackendHealth => healthResult("down", latencyMs, { message, errorCode, version }),
     /** A listing page (`GET path?query` within `discoveryTimeoutMs` and `maxDiscoveryResponseBytes`). */
     listing: async <S extends z.ZodType>(path: string, query: HttpRequestOptions["query"], schema: S, signal: AbortSignal | undefined): Promise<z.infer<S>> =>
       (await http.requestJson({ method: "GET", path, query, timeoutMs: config.timeouts.discoveryTimeoutMs, signal, operation: "discover flows" }, schema, config.limits.maxDiscoveryResponseBytes)).data,
@@ -108,7 +134,7 @@ export function adapterBase<K extends "flowise" | "langflow">(config: BaseBacken
         next = listed.next;
       }
       const discovered = items.map(read).filter((flow): flow is DiscoveredFlow => flow !== undefined);
-      return mergeFlows(identity, discovered, config.flows, config.includeUnconfiguredFlows);
+      return mergeFlows(identity, discovered, config.flows);
     },
   };
 }
@@ -168,33 +194,6 @@ export function readEnv(name: string): string | undefined {
 /** Milliseconds elapsed since `start` (from `performance.now()`), rounded to 0.1 ms. */
 export function elapsedMs(start: number): number {
   return Math.max(0, Math.round((performance.now() - start) * 10) / 10);
-}
-
-/** Builds a health result. */
-export function healthResult(
-  backend: { id: string; kind: string },
-  status: HealthStatus,
-  latencyMs: number,
-  extra: { version?: string | undefined; message?: string | undefined; errorCode?: string | undefined } = {},
-): BackendHealth {
-  return {
-    backendId: backend.id,
-    kind: backend.kind,
-    status,
-    latencyMs,
-    checkedAt: new Date().toISOString(),
-    ...(extra.version !== undefined ? { version: extra.version } : {}),
-    ...(extra.message !== undefined ? { message: extra.message } : {}),
-    ...(extra.errorCode !== undefined ? { errorCode: extra.errorCode } : {}),
-  };
-}
-
-/** Health of a probe that failed with `error` (never throws, except for a caller's abort). */
-export function downHealth(backend: { id: string; kind: string }, error: unknown, latencyMs: number): BackendHealth {
-  if (BackendError.isInstance(error) && error.code === "ABORTED") throw error;
-  const message = BackendError.isInstance(error) ? error.message : "health probe failed";
-  const errorCode = BackendError.isInstance(error) ? error.code : "BACKEND_UNAVAILABLE";
-  return healthResult(backend, "down", latencyMs, { message, errorCode });
 }
 
 /** The parameter mapping of a flow: its own, else the backend default, else `fallback`. */

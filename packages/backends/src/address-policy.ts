@@ -8,7 +8,6 @@ const { IPv4, IPv6, parseCIDR, subnetMatch } = ipaddr;
 type IPv4 = ipaddr.IPv4;
 type IPv6 = ipaddr.IPv6;
 
-
 /**
  * The outbound address policy (SSRF and DNS-rebinding guard), one home for every outbound HTTP request of the gateway:
  * IP address classification, allowlist patterns, the configuration-time URL check ({@link checkOutboundUrl}), the same

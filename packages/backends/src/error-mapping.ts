@@ -1,5 +1,5 @@
 import { BackendError, redactSecrets, type ErrorCode } from "@afw/contracts";
-import { findConnectRefusal, type ConnectRefusedError } from "./address-policy.js";
+import { findConnectRefusal } from "./address-policy.js";
 import { parseJsonBounded } from "./json-limits.js";
 import { asRecord } from "./reply-utils.js";
 
@@ -33,21 +33,24 @@ export function cleanMessage(message: string, secrets: readonly string[] = []): 
   return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
 }
 
-function messageFromDetail(detail: unknown): string | undefined {
-  if (typeof detail === "string") {
-    const trimmed = detail.trim();
-    if (trimmed.startsWith("{")) {
-      try {
-        return messageFromDetail(parseJsonBounded(trimmed)) ?? undefined;
-      } catch {
-        return trimmed;
-      }
+/**
+ * The message in a platform's error value: a string (JSON text of an object too), FastAPI's list of validation problems,
+ * or the first message field of an object (Flowise `{message}` and auth `{error}`, FastAPI `{detail}`, Langflow's
+ * APIException `{message, traceback, description, …}`).
+ */
+function messageOf(value: unknown): string | undefined {
+  if (typeof value === "string") {
+    const trimmed = value.trim();
+    if (!trimmed.startsWith("{")) return trimmed || undefined;
+    try {
+      return messageOf(parseJsonBounded(trimmed));
+    } catch {
+      return trimmed;
     }
-    return trimmed || undefined;
   }
-  if (Array.isArray(detail)) {
+  if (Array.isArray(value)) {
     // FastAPI 422: [{loc, msg, type}]
-    const parts = detail
+    const parts = value
       .map((item) => {
         const record = asRecord(item);
         if (!record) return typeof item === "string" ? item : undefined;
@@ -58,14 +61,10 @@ function messageFromDetail(detail: unknown): string | undefined {
       .filter((part): part is string => Boolean(part));
     return parts.length ? parts.join("; ") : undefined;
   }
-  const record = asRecord(detail);
-  if (record) {
-    // Langflow APIException body: {message, traceback, description, code, suggestion, source}
-    for (const key of ["message", "description", "error", "detail", "msg"]) {
-      const value = record[key];
-      if (typeof value === "string" && value.trim()) return value.trim();
-      if (key === "detail" && value !== undefined) return messageFromDetail(value);
-    }
+  const record = asRecord(value);
+  for (const key of ["message", "detail", "description", "error", "msg"]) {
+    const found = record?.[key] === undefined ? undefined : messageOf(record[key]);
+    if (found) return found;
   }
   return undefined;
 }
@@ -87,18 +86,9 @@ export function errorMessageFromBody(body: string): string | undefined {
     parsed = parseJsonBounded(trimmed);
   } catch {
     // Plain text (e.g. a proxy's HTML page): keep a short first line, never a whole page.
-    if (trimmed.startsWith("<")) return undefined;
-    return trimmed.split("\n")[0];
+    return trimmed.startsWith("<") ? undefined : trimmed.split("\n")[0];
   }
-  if (typeof parsed === "string") return parsed;
-  const record = asRecord(parsed);
-  if (!record) return undefined;
-  if (typeof record["message"] === "string" && record["message"].trim()) return record["message"].trim();
-  if ("detail" in record) return messageFromDetail(record["detail"]);
-  if (typeof record["error"] === "string") return record["error"];
-  const error = asRecord(record["error"]);
-  if (error && typeof error["message"] === "string") return error["message"];
-  return undefined;
+  return messageOf(parsed);
 }
 
 /** Flowise answers a prediction with a wrong or missing API key with 500 "…buildChatflow - Unauthorized". */
@@ -191,14 +181,24 @@ function networkCode(error: unknown): string | undefined {
 export type AbortReason = "caller" | "timeout" | undefined;
 
 /**
- * Maps anything a request or body read threw to a {@link BackendError}: an address refused by the connection policy ->
- * `FORBIDDEN` (not retryable, see {@link errorFromRefusedConnection}), the caller's abort -> `ABORTED` (not retryable),
+ * Maps anything a request or body read threw to a {@link BackendError}: an address refused by the connection policy (e.g.
+ * a host name that now resolves to a loopback or cloud-metadata address) -> `FORBIDDEN` (not retryable), the caller's abort -> `ABORTED` (not retryable),
  * the adapter's timeout -> `BACKEND_TIMEOUT`, a network failure -> `BACKEND_UNAVAILABLE` (both retryable).
  */
 export function errorFromException(error: unknown, abortReason: AbortReason, timeoutMs: number, context: ErrorContext): BackendError {
   if (BackendError.isInstance(error)) return error;
   const refusal = findConnectRefusal(error);
-  if (refusal) return errorFromRefusedConnection(refusal, context);
+  if (refusal) {
+    const reason = cleanMessage(refusal.reason, context.secrets);
+    const where = `${refusal.host} (${refusal.address})`;
+    return new BackendError("FORBIDDEN", `${subject(context)} refused: connecting to ${where} is not allowed by the connection policy: ${reason}`, {
+      isRetryable: false,
+      backendId: context.backendId,
+      flowId: context.flowId,
+      cause: refusal,
+      details: { operation: context.operation, host: refusal.host, address: refusal.address, reason },
+    });
+  }
   const base = { backendId: context.backendId, flowId: context.flowId, cause: error };
   if (abortReason === "caller") {
     return new BackendError("ABORTED", `${subject(context)} was aborted by the caller`, {
@@ -233,27 +233,4 @@ export function badResponse(reason: string, context: ErrorContext, statusCode?: 
     cause,
     details: { operation: context.operation },
   });
-}
-
-/**
- * A `FORBIDDEN` error for a connection the `ConnectPolicy` refused (e.g. a host name that now resolves to a loopback or
- * cloud-metadata address).
- * @example
- * ```ts
- * errorFromRefusedConnection(new ConnectRefusedError("flows.example", "127.0.0.1", "a loopback address"), context).code; // "FORBIDDEN"
- * ```
- */
-export function errorFromRefusedConnection(refusal: ConnectRefusedError, context: ErrorContext): BackendError {
-  const reason = cleanMessage(refusal.reason, context.secrets);
-  return new BackendError(
-    "FORBIDDEN",
-    `${subject(context)} refused: connecting to ${refusal.host} (${refusal.address}) is not allowed by the connection policy: ${reason}`,
-    {
-      isRetryable: false,
-      backendId: context.backendId,
-      flowId: context.flowId,
-      cause: refusal,
-      details: { operation: context.operation, host: refusal.host, address: refusal.address, reason },
-    },
-  );
 }

@@ -8,15 +8,13 @@ import {
   extractFlowiseText,
   FlowiseChatflowListSchema,
   FlowisePredictionSchema,
-  FlowiseStreamFrameSchema,
   FlowiseStreamingCheckSchema,
-  FlowiseVersionSchema,
   createFlowiseFrameReader,
   parseFollowUpPrompts,
   type FlowisePrediction,
 } from "./flowise-reply.js";
 import { iterateBody, parseJsonWith, type OpenResponse } from "./http-client.js";
-import { asRecord, findUsage, nonEmptyString, toSourceDocuments } from "./reply-utils.js";
+import { asRecord, findUsage, nonEmptyString, StreamEventSchema, toSourceDocuments } from "./reply-utils.js";
 import { BaseBackendSettingsSchema, type ParameterMapping } from "./settings.js";
 import { parameterVerdict, planContext, readFlowiseProfile, toDiscovered, type FlowiseFlowProfile } from "./flowise-flow-profile.js";
 
@@ -59,8 +57,8 @@ const DEFAULT_FIRST_BYTE_MS = 10_000;
 export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseBackend {
   const config = parseOrThrow(FlowiseBackendSettingsSchema, settings, "CONFIG_INVALID", "flowise backend settings");
   const apiKey = config.apiKey ?? readEnv("FLOWISE_API_KEY");
-  const base = adapterBase(config, "flowise", apiKey, { authorization: `Bearer ${apiKey}` }, FlowiseVersionSchema);
-  const { http, identity, spec, idleTimeoutMs, flowCall, readJson } = base;
+  const base = adapterBase(config, "flowise", apiKey, { authorization: `Bearer ${apiKey}` });
+  const { http, identity, idleTimeoutMs, flowCall, readJson } = base;
   const streamingCache = new Map<string, { value: boolean; expiresAt: number }>();
   const outcomes = createCallOutcomes();
 
@@ -241,7 +239,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     let ended = false;
 
     const handle = function* (frameData: string): Generator<FlowStreamChunk> {
-      const { event, data } = parseJsonWith(FlowiseStreamFrameSchema, frameData, context, 200);
+      const { event, data } = parseJsonWith(StreamEventSchema, frameData, context, 200);
       switch (event) {
         case "start":
           return; // Flowise repeats the first token in `start`; `token` events carry the text.
@@ -417,18 +415,9 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     );
   }
 
-  return {
-    ...spec,
-    checkHealth,
-    discoverFlows,
-    execute,
-    stream,
-    isStreaming,
-    async close() {
-      streamingCache.clear();
-      profiles.clear();
-      learnedMemory.clear();
-      http.close();
-    },
-  };
+  return base.backend({ checkHealth, discoverFlows, execute, stream, isStreaming }, () => {
+    streamingCache.clear();
+    profiles.clear();
+    learnedMemory.clear();
+  });
 }

@@ -1,6 +1,6 @@
 import type { ChatMessage } from "@afw/contracts";
 import { parseJsonBounded } from "./json-limits.js";
-import { asRecord, nonEmptyString } from "./reply-utils.js";
+import { asRecord, nodeHints, nonEmptyString } from "./reply-utils.js";
 import type { FlowiseChatflow } from "./flowise-reply.js";
 import type { ParameterTarget } from "./settings.js";
 import type { DiscoveredFlow } from "./universal-flow.js";
@@ -120,20 +120,6 @@ export function planContext(history: readonly ChatMessage[], flowKey: string, me
   return { history: messages, sendSessionId: false, platformMemory: false };
 }
 
-/** Categories, names and labels of a chatflow's nodes (bounded), for intent inference. */
-function nodeHints(flowData: string | null | undefined): string[] {
-  const nodes = parseJsonString(flowData)?.["nodes"];
-  const hints = new Set<string>();
-  for (const node of Array.isArray(nodes) ? nodes.slice(0, 500) : []) {
-    const data = asRecord(asRecord(node)?.["data"]);
-    for (const key of ["category", "name", "label"]) {
-      const value = nonEmptyString(data?.[key]);
-      if (value) hints.add(value);
-    }
-  }
-  return [...hints];
-}
-
 /** A listed chatflow as the adapter discovers it (tags from `category`, node hints from `flowData`). */
 export function toDiscovered(chatflow: FlowiseChatflow, profile: FlowiseFlowProfile | undefined): DiscoveredFlow {
   const tags = (chatflow.category ?? "")
@@ -146,7 +132,7 @@ export function toDiscovered(chatflow: FlowiseChatflow, profile: FlowiseFlowProf
     description: chatflow.description ?? undefined,
     tags,
     flowType: chatflow.type ?? "CHATFLOW",
-    nodeHints: nodeHints(chatflow.flowData),
+    nodeHints: nodeHints(parseJsonString(chatflow.flowData)?.["nodes"], (data) => [data?.["category"], data?.["name"], data?.["label"]]),
     metadata: {
       deployed: chatflow.deployed ?? false,
       isPublic: chatflow.isPublic ?? false,

@@ -62,12 +62,6 @@ export const FlowiseChatflowListSchema = z.union([
 /** Zod schema of `GET /api/v1/chatflows-streaming/{id}`. */
 export const FlowiseStreamingCheckSchema = z.looseObject({ isStreaming: z.boolean() });
 
-/** Zod schema of `GET /api/v1/version`. */
-export const FlowiseVersionSchema = z.looseObject({ version: z.string() });
-
-/** Zod schema of one Flowise SSE frame's JSON (`{"event": "...", "data": ...}`). */
-export const FlowiseStreamFrameSchema = z.looseObject({ event: z.string().min(1), data: z.unknown().optional() });
-
 const TEXT_KEYS = ["text", "answer", "output", "content", "response", "result", "message"];
 
 function textFromJson(json: unknown): string | undefined {

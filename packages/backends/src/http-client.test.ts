@@ -16,7 +16,7 @@ async function serve(handler: (request: IncomingMessage, response: ServerRespons
 }
 
 function client(baseURL: string) {
-  return new HttpClient({ backendId: "b", kind: "flowise", baseURL, headers: { "x-extra": "1" }, authHeaders: { authorization: "Bearer secret-key-123" }, secrets: ["secret-key-123"] });
+  return new HttpClient({ backendId: "b", kind: "flowise", baseURL, headers: { "x-extra": "1", authorization: "Bearer secret-key-123" }, secrets: ["secret-key-123"] });
 }
 
 /** undici hands a connection back to its pool one event-loop turn after the body ended. */

@@ -12,10 +12,8 @@ export interface HttpClientConfig {
   backendId: string;
   kind: string;
   baseURL: string;
-  /** Extra headers sent with every request (configured by the user). */
+  /** Headers sent with every request: the user's, then the authentication headers. */
   headers: Record<string, string>;
-  /** Authentication headers (left off requests marked `anonymous`). */
-  authHeaders: Record<string, string>;
   /** Checked on the address of every new connection (see `createOutboundAgent`); a refusal is a non-retryable `FORBIDDEN`. */
   connectPolicy?: ConnectPolicy | undefined;
   /** Host-name resolver of new connections. @default `dns.lookup` */
@@ -36,8 +34,6 @@ export interface HttpRequestOptions {
   signal?: AbortSignal | undefined;
   operation: string;
   flowId?: string | undefined;
-  /** Leave the authentication headers off. */
-  anonymous?: boolean;
 }
 
 /**
@@ -164,7 +160,6 @@ export class HttpClient {
       accept: "application/json",
       "user-agent": "node",
       ...this.config.headers,
-      ...(options.anonymous ? {} : this.config.authHeaders),
       ...options.headers,
     };
     let body: string | undefined;

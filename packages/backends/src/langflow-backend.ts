@@ -5,9 +5,9 @@ import { midStreamError, parseExecutionRequest, placeParameter, readEnv, readFra
 import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
 import { iterateBody, type OpenResponse } from "./http-client.js";
 import { JsonStreamParser } from "./json-stream-parser.js";
-import { extractLangflowAnswer, LangflowFlowListSchema, LangflowHealthSchema, LangflowRunResponseSchema, LangflowStreamEventSchema, LangflowVersionSchema } from "./langflow-reply.js";
+import { extractLangflowAnswer, LangflowFlowListSchema, LangflowHealthSchema, LangflowRunResponseSchema } from "./langflow-reply.js";
 import type { LangflowFlow, LangflowRunResponse } from "./langflow-reply.js";
-import { asRecord, findUsage, nonEmptyString } from "./reply-utils.js";
+import { asRecord, findUsage, nodeHints, nonEmptyString, StreamEventSchema } from "./reply-utils.js";
 import { BaseBackendSettingsSchema } from "./settings.js";
 import type { DiscoveredFlow } from "./universal-flow.js";
 
@@ -20,30 +20,18 @@ export type LangflowBackendSettings = z.input<typeof LangflowBackendSettingsSche
 /** A Langflow backend: {@link FlowBackendV1} with its base URL and a required `stream`. */
 export type LangflowBackend = AdapterBackend<"langflow">;
 
-
-function nodeHints(data: unknown): string[] {
-  const nodes = asRecord(data)?.["nodes"];
-  if (!Array.isArray(nodes)) return [];
-  const hints = new Set<string>();
-  for (const node of nodes.slice(0, 500)) {
-    const nodeData = asRecord(asRecord(node)?.["data"]);
-    const inner = asRecord(nodeData?.["node"]);
-    for (const value of [nodeData?.["type"], inner?.["display_name"], inner?.["category"]]) {
-      const hint = nonEmptyString(value);
-      if (hint) hints.add(hint);
-    }
-  }
-  return [...hints];
-}
-
 function toDiscovered(flow: LangflowFlow): DiscoveredFlow {
+  const hints = nodeHints(asRecord(flow.data)?.["nodes"], (data) => {
+    const inner = asRecord(data?.["node"]);
+    return [data?.["type"], inner?.["display_name"], inner?.["category"]];
+  });
   return {
     backendFlowId: flow.id,
     name: flow.name ?? flow.id,
     description: flow.description ?? undefined,
     tags: flow.tags ?? [],
-    flowType: nodeHints(flow.data).some((hint) => /agent/i.test(hint)) ? "AGENT" : "FLOW",
-    nodeHints: nodeHints(flow.data),
+    flowType: hints.some((hint) => /agent/i.test(hint)) ? "AGENT" : "FLOW",
+    nodeHints: hints,
     metadata: {
       ...(flow.endpoint_name ? { endpointName: flow.endpoint_name } : {}),
       ...(flow.folder_id ? { folderId: flow.folder_id } : {}),
@@ -60,8 +48,8 @@ function toDiscovered(flow: LangflowFlow): DiscoveredFlow {
 export function createLangflowBackend(settings: LangflowBackendSettings): LangflowBackend {
   const config = parseOrThrow(LangflowBackendSettingsSchema, settings, "CONFIG_INVALID", "langflow backend settings");
   const apiKey = config.apiKey ?? readEnv("LANGFLOW_API_KEY");
-  const base = adapterBase(config, "langflow", apiKey, { "x-api-key": apiKey ?? "" }, LangflowVersionSchema);
-  const { http, identity, spec, idleTimeoutMs, flowCall, readJson } = base;
+  const base = adapterBase(config, "langflow", apiKey, { "x-api-key": apiKey ?? "" });
+  const { http, identity, idleTimeoutMs, flowCall, readJson } = base;
 
   function runBody(request: FlowExecutionRequest): Record<string, unknown> {
     const tweaks: Record<string, unknown> = { ...(request.parameters?.overrides ?? {}) };
@@ -144,7 +132,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
     let final: FlowExecutionResult | undefined;
 
     const handle = function* (value: unknown): Generator<FlowStreamChunk> {
-      const parsedEvent = LangflowStreamEventSchema.safeParse(value);
+      const parsedEvent = StreamEventSchema.safeParse(value);
       if (!parsedEvent.success) throw badResponse("stream object without an event name", context, 200);
       const { event, data } = parsedEvent.data;
       const record = asRecord(data);
@@ -217,7 +205,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
 
   async function checkHealth(signal?: AbortSignal): Promise<BackendHealth> {
     const probe = (path: string) =>
-      http.requestJson({ method: "GET", path, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check", anonymous: false }, LangflowHealthSchema, HEALTH_BODY_BYTES);
+      http.requestJson({ method: "GET", path, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check" }, LangflowHealthSchema, HEALTH_BODY_BYTES);
     return base.health(signal, async (elapsed, version) => {
       const { data } = await probe("/health_check").catch((error: unknown) => {
         if (BackendError.isInstance(error) && error.statusCode === 404) return probe("/health"); // older Langflow has only /health
@@ -246,14 +234,5 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
     );
   }
 
-  return {
-    ...spec,
-    checkHealth,
-    discoverFlows,
-    execute,
-    stream,
-    async close() {
-      http.close();
-    },
-  };
+  return base.backend({ checkHealth, discoverFlows, execute, stream });
 }

@@ -12,7 +12,7 @@ describe("extractLangflowAnswer", () => {
       messages: [{ message: "Hello", component_id: "ChatOutput-1" }],
       component_id: "ChatOutput-1",
     });
-    expect(extractLangflowAnswer(reply)).toEqual({ text: "Hello", messageId: "m-1", componentId: "ChatOutput-1" });
+    expect(extractLangflowAnswer(reply)).toEqual({ text: "Hello", messageId: "m-1" });
   });
 
   it("reads results.message.data.text when the message has no top-level text", () => {

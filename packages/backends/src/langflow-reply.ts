@@ -64,17 +64,10 @@ export const LangflowHealthSchema = z.looseObject({
   db: z.string().nullish(),
 });
 
-/** Zod schema of `GET /api/v1/version`. */
-export const LangflowVersionSchema = z.looseObject({ version: z.string() });
-
-/** Zod schema of one Langflow stream object (`{"event": "...", "data": ...}`). */
-export const LangflowStreamEventSchema = z.looseObject({ event: z.string().min(1), data: z.unknown().optional() });
-
-/** The answer found in a Langflow reply, with the ids that came with it. */
+/** The answer found in a Langflow reply, with the message id that came with it. */
 export interface LangflowAnswer {
   text: string;
   messageId?: string | undefined;
-  componentId?: string | undefined;
 }
 
 function idOf(value: unknown): string | undefined {
@@ -82,7 +75,6 @@ function idOf(value: unknown): string | undefined {
 }
 
 function answerFromResult(result: z.infer<typeof LangflowResultDataSchema>): LangflowAnswer | undefined {
-  const componentId = result.component_id ?? undefined;
   const results = asRecord(result.results);
   // 1. results.message.text (Message object), or results.message.data.text
   const message = results?.["message"];
@@ -91,10 +83,10 @@ function answerFromResult(result: z.infer<typeof LangflowResultDataSchema>): Lan
     const data = asRecord(messageRecord["data"]);
     const text = typeof messageRecord["text"] === "string" ? messageRecord["text"] : typeof data?.["text"] === "string" ? (data["text"] as string) : undefined;
     if (text !== undefined && (text.length > 0 || !hasOtherText(result))) {
-      return { text, messageId: idOf(messageRecord["id"]) ?? idOf(data?.["id"]), componentId };
+      return { text, messageId: idOf(messageRecord["id"]) ?? idOf(data?.["id"]) };
     }
   } else if (typeof message === "string") {
-    return { text: message, componentId };
+    return { text: message };
   }
   // 2. outputs.<name>.message, e.g. outputs.message.message
   const outputs = asRecord(result.outputs);
@@ -102,25 +94,25 @@ function answerFromResult(result: z.infer<typeof LangflowResultDataSchema>): Lan
     for (const value of Object.values(outputs)) {
       const output = asRecord(value);
       const text = nonEmptyString(output?.["message"]) ?? nonEmptyString(asRecord(output?.["message"])?.["text"]);
-      if (text !== undefined) return { text, componentId };
+      if (text !== undefined) return { text };
     }
   }
   // 3. messages[].message (last one)
   for (let index = (result.messages?.length ?? 0) - 1; index >= 0; index -= 1) {
     const item = asRecord(result.messages?.[index]);
     const text = nonEmptyString(item?.["message"]) ?? nonEmptyString(item?.["text"]);
-    if (text !== undefined) return { text, messageId: idOf(item?.["id"]), componentId };
+    if (text !== undefined) return { text, messageId: idOf(item?.["id"]) };
   }
   // 4. artifacts.message / artifacts.text
   const artifacts = asRecord(result.artifacts);
   const artifactText = nonEmptyString(artifacts?.["message"]) ?? nonEmptyString(artifacts?.["text"]) ?? nonEmptyString(artifacts?.["repr"]);
-  if (artifactText !== undefined) return { text: artifactText, componentId };
+  if (artifactText !== undefined) return { text: artifactText };
   // 5. any results.<name>.text (text outputs, Data objects)
   if (results) {
     for (const value of Object.values(results)) {
       const record = asRecord(value);
       const text = nonEmptyString(value) ?? nonEmptyString(record?.["text"]) ?? nonEmptyString(asRecord(record?.["data"])?.["text"]);
-      if (text !== undefined) return { text, componentId };
+      if (text !== undefined) return { text };
     }
   }
   return undefined;

@@ -1,4 +1,8 @@
 import type { SourceDocument, TokenUsage } from "@afw/contracts";
+import { z } from "zod";
+
+/** Zod schema of one stream event of either platform (`{"event": "...", "data": ...}`: a Flowise SSE frame's JSON, a Langflow stream object). */
+export const StreamEventSchema = z.looseObject({ event: z.string().min(1), data: z.unknown().optional() });
 
 /** Narrows to a plain object. */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
@@ -8,6 +12,18 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
 /** A non-empty trimmed-check string, or undefined. */
 export function nonEmptyString(value: unknown): string | undefined {
   return typeof value === "string" && value.trim().length > 0 ? value : undefined;
+}
+
+/** Distinct non-empty strings `read` finds in the data of a flow graph's first 500 nodes, for intent inference. */
+export function nodeHints(nodes: unknown, read: (data: Record<string, unknown> | undefined) => unknown[]): string[] {
+  const hints = new Set<string>();
+  for (const node of Array.isArray(nodes) ? nodes.slice(0, 500) : []) {
+    for (const value of read(asRecord(asRecord(node)?.["data"]))) {
+      const hint = nonEmptyString(value);
+      if (hint) hints.add(hint);
+    }
+  }
+  return [...hints];
 }
 
 const USAGE_KEYS = ["usage", "usageMetadata", "usage_metadata", "tokenUsage", "token_usage", "llmOutput"];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BackendIdSchema, IntentSchema, type Intent } from "@afw/contracts";
+import { BackendIdSchema, IntentSchema } from "@afw/contracts";
 import type { ConnectPolicy, HostLookup } from "./address-policy.js";
 
 /** One megabyte, in bytes. */
@@ -59,7 +59,7 @@ export type ConfiguredFlow = z.infer<typeof ConfiguredFlowSchema>;
 /** Input form of a configured flow entry (see {@link ConfiguredFlowSchema}). */
 export type ConfiguredFlowInput = z.input<typeof ConfiguredFlowSchema>;
 
-/** Zod schema of {@link BackendTimeouts}. */
+/** Zod schema of the timeouts of one backend, in milliseconds. */
 export const BackendTimeoutsSchema = z.strictObject({
   requestTimeoutMs: z.number().int().positive().default(30_000).describe("Execute/stream: time until the reply headers and between stream chunks."),
   healthTimeoutMs: z.number().int().positive().default(5_000),
@@ -73,17 +73,11 @@ export const BackendTimeoutsSchema = z.strictObject({
     .describe("Flowise streams: longest wait for the first byte of a stream (a deleted chatflow's stream never answers); defaults to min(10000, the attempt's budget)."),
 });
 
-/** Timeouts of one backend, in milliseconds. */
-export type BackendTimeouts = z.infer<typeof BackendTimeoutsSchema>;
-
-/** Zod schema of {@link BackendLimits}. */
+/** Zod schema of the reply size limits of one backend. */
 export const BackendLimitsSchema = z.strictObject({
   maxResponseBytes: z.number().int().positive().default(10 * MEGABYTE).describe("Largest reply body read for health, execute and stream."),
   maxDiscoveryResponseBytes: z.number().int().positive().default(64 * MEGABYTE).describe("Largest flow-listing page (listings carry whole flow graphs)."),
 });
-
-/** Reply size limits of one backend. */
-export type BackendLimits = z.infer<typeof BackendLimitsSchema>;
 
 const connectPolicyFunction = z.custom<ConnectPolicy>((value) => typeof value === "function", "connectPolicy must be a function");
 const lookupFunction = z.custom<HostLookup>((value) => typeof value === "function", "lookup must be a function");
@@ -108,7 +102,6 @@ export const BaseBackendSettingsSchema = z.strictObject({
   slowThresholdMs: z.number().int().nonnegative().default(2_000).describe("A health probe slower than this reports `slow`."),
   flows: z.record(z.string(), ConfiguredFlowSchema).default({}),
   discovery: z.enum(["auto", "configured-only"]).default("auto").describe("`configured-only` never lists the platform's flows."),
-  includeUnconfiguredFlows: z.boolean().default(true).describe("False returns only flows named in `flows`."),
   defaultParameterMapping: ParameterMappingSchema.optional(),
   capabilities: z.partialRecord(IntentSchema, IntentScoreSchema).optional(),
 });
@@ -119,16 +112,3 @@ export type BaseBackendSettingsInput = z.input<typeof BaseBackendSettingsSchema>
 /** Parsed shared settings. */
 export type BaseBackendSettings = z.infer<typeof BaseBackendSettingsSchema>;
 
-/** Per-intent capability scores. */
-export type IntentCapabilities = Partial<Record<Intent, number>>;
-
-/**
- * Strips a trailing slash so paths can be appended with `${baseURL}/api/...`.
- * @example
- * ```ts
- * normalizeBaseURL("http://h:3000/") // "http://h:3000"
- * ```
- */
-export function normalizeBaseURL(baseURL: string): string {
-  return baseURL.replace(/\/+$/, "");
-}

@@ -60,13 +60,12 @@ export function toUniversalFlow(
 /**
  * Merges discovered flows with the configured registry: disabled entries are dropped, configured
  * entries missing from the platform's list are kept (`source: "configured"`), and unconfigured
- * flows are kept unless `includeUnconfigured` is false.
+ * flows are kept.
  */
 export function mergeFlows(
   backend: { id: string; kind: string },
   discovered: readonly DiscoveredFlow[],
   configured: Record<string, ConfiguredFlow>,
-  includeUnconfigured: boolean,
 ): UniversalFlow[] {
   const flows: UniversalFlow[] = [];
   const seen = new Set<string>();
@@ -75,7 +74,6 @@ export function mergeFlows(
     seen.add(flow.backendFlowId);
     const entry = configured[flow.backendFlowId];
     if (entry?.enabled === false) continue;
-    if (!entry && !includeUnconfigured) continue;
     flows.push(toUniversalFlow(backend, flow.backendFlowId, flow, entry));
   }
   for (const [backendFlowId, entry] of Object.entries(configured)) {

@@ -43,45 +43,43 @@ export interface ServerCatalog {
 /** An empty catalog. @internal */
 export const EMPTY_CATALOG: ServerCatalog = { resources: [], resourceTemplates: [], prompts: [] };
 
+/** Most pages one listing follows. */
+const MAX_PAGES = 1_000;
+
+/** Every item of a paginated list (`tools/list`, `resources/list`, …), given one page per cursor. @internal */
+export async function allPages<T>(list: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await list(cursor);
+    items.push(...result.items);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return items;
+}
+
 /** Lists every page of what the server's capabilities announce (a failing list is empty). @internal */
 export async function listCatalog(client: Client, timeoutMs: number): Promise<ServerCatalog> {
   const capabilities = client.getServerCapabilities();
-  const pages = async <T>(list: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>): Promise<T[]> => {
-    const items: T[] = [];
-    let cursor: string | undefined;
-    try {
-      for (let page = 0; page < 100; page++) {
-        const result = await list(cursor);
-        items.push(...result.items);
-        cursor = result.nextCursor;
-        if (!cursor) break;
-      }
-    } catch {
-      // a server whose list fails offers none of these
-    }
-    return items;
-  };
   const options = { timeout: timeoutMs };
   const params = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor });
+  // A server whose list fails offers none of these.
+  const listed = <T>(announced: unknown, page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>): Promise<T[]> =>
+    announced ? allPages(page).catch(() => []) : Promise.resolve([]);
   const [resources, resourceTemplates, prompts] = await Promise.all([
-    capabilities?.resources
-      ? pages(async (cursor) => {
-          const result = await client.listResources(params(cursor), options);
-          return { items: result.resources, nextCursor: result.nextCursor };
-        })
-      : [],
-    capabilities?.resources
-      ? pages(async (cursor) => {
-          const result = await client.listResourceTemplates(params(cursor), options);
-          return { items: result.resourceTemplates, nextCursor: result.nextCursor };
-        })
-      : [],
-    capabilities?.prompts
-      ? pages(async (cursor) => {
-          const result = await client.listPrompts(params(cursor), options);
-          return { items: result.prompts, nextCursor: result.nextCursor };
-        })
-      : [],
+    listed(capabilities?.resources, async (cursor) => {
+      const result = await client.listResources(params(cursor), options);
+      return { items: result.resources, nextCursor: result.nextCursor };
+    }),
+    listed(capabilities?.resources, async (cursor) => {
+      const result = await client.listResourceTemplates(params(cursor), options);
+      return { items: result.resourceTemplates, nextCursor: result.nextCursor };
+    }),
+    listed(capabilities?.prompts, async (cursor) => {
+      const result = await client.listPrompts(params(cursor), options);
+      return { items: result.prompts, nextCursor: result.nextCursor };
+    }),
   ]);
   return { resources, resourceTemplates, prompts };
 }

@@ -26,7 +26,6 @@ describe("parseDownstreamConfig", () => {
     expect(files?.allow).toBeUndefined();
     expect(docs).toMatchObject({ transport: "http", protocol: "streamable-http", headers: {}, callTimeoutMs: 60_000 });
     expect(config.restartBackoff).toEqual({ initialDelayMs: 500, maxDelayMs: 30_000 });
-    expect(config.retryBackoff).toEqual({ initialDelayMs: 100, maxDelayMs: 2_000 });
     expect(config.discoverColdServers).toBe(true);
     expect(parseDownstreamConfig({}).servers).toEqual([]);
   });

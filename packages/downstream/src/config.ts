@@ -3,15 +3,12 @@ import { AfwError, GlobPatternSchema } from "@afw/contracts";
 import { NAMESPACE_SEPARATOR } from "./namespacing.js";
 import { classifyAddress, matchHostPattern, normalizeHostName } from "@afw/backends";
 
-/** Characters a downstream server name may use: letters, digits, `_` and `-`. */
-export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
-
 /** Zod schema of a downstream server name. */
 export const DownstreamServerNameSchema = z
   .string()
   .min(1, "server name must not be empty")
   .max(64, "server name must be at most 64 characters")
-  .regex(SERVER_NAME_PATTERN, "server name may only contain letters, digits, '_' and '-'")
+  .regex(/^[A-Za-z0-9_-]+$/, "server name may only contain letters, digits, '_' and '-'")
   .refine((name) => !name.includes(NAMESPACE_SEPARATOR), `server name must not contain '${NAMESPACE_SEPARATOR}' (it separates server and tool)`)
   .refine((name) => !name.endsWith("_"), "server name must not end with '_'");
 
@@ -23,9 +20,6 @@ export const ToolOverrideSchema = z
     tags: z.array(z.string().min(1)).optional().describe("Extra tags for this tool (added to the server's tags)."),
   })
   .strict();
-
-/** Per-tool overrides of a downstream tool's metadata. */
-export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
 
 const stringRecord = z.record(z.string(), z.string());
 
@@ -64,7 +58,7 @@ const commonShape = {
     ),
 } as const;
 
-/** Zod schema of {@link StdioDownstreamServerConfig}. */
+/** Zod schema of a downstream MCP server reached by spawning a process and speaking MCP over its stdin/stdout. */
 export const StdioDownstreamServerConfigSchema = z
   .object({
     ...commonShape,
@@ -85,7 +79,7 @@ export const StdioDownstreamServerConfigSchema = z
   })
   .strict();
 
-/** Zod schema of {@link HttpDownstreamServerConfig}. */
+/** Zod schema of a downstream MCP server reached over HTTP (Streamable HTTP, or legacy SSE). */
 export const HttpDownstreamServerConfigSchema = z
   .object({
     ...commonShape,
@@ -104,44 +98,26 @@ export const DownstreamServerConfigSchema = z.discriminatedUnion("transport", [S
   error: 'transport must be "stdio" (with command) or "http" (with url)',
 });
 
-/** A downstream MCP server reached by spawning a process and speaking MCP over its stdin/stdout. */
-export type StdioDownstreamServerConfig = z.infer<typeof StdioDownstreamServerConfigSchema>;
-/** A downstream MCP server reached over HTTP (Streamable HTTP, or legacy SSE). */
-export type HttpDownstreamServerConfig = z.infer<typeof HttpDownstreamServerConfigSchema>;
 /** One configured downstream MCP server (defaults applied). */
 export type DownstreamServerConfig = z.infer<typeof DownstreamServerConfigSchema>;
 /** Input form of one server entry (see {@link DownstreamServerConfigSchema}): only `name`, `transport` and `command` / `url` are required. */
 export type DownstreamServerConfigInput = z.input<typeof DownstreamServerConfigSchema>;
 
-const backoff = (defaults: { initialDelayMs: number; maxDelayMs: number }) =>
-  z
-    .object({
-      initialDelayMs: z.number().int().nonnegative().default(defaults.initialDelayMs),
-      maxDelayMs: z.number().int().nonnegative().default(defaults.maxDelayMs),
-    })
-    .strict()
-    .default(defaults);
-
 /** Zod schema of {@link DownstreamConfig}. */
 export const DownstreamConfigSchema = z
   .object({
     servers: z.array(DownstreamServerConfigSchema).default([]),
-    restartBackoff: backoff({ initialDelayMs: 500, maxDelayMs: 30_000 }).describe(
-      "Delay before restarting a crashed or hung server, growing per consecutive failure.",
-    ),
-    restartStableAfterMs: z
-      .number()
-      .int()
-      .nonnegative()
-      .default(30_000)
-      .describe("A server connected at least this long before failing starts its backoff from the beginning again."),
+    restartBackoff: z
+      .object({ initialDelayMs: z.number().int().nonnegative().default(500), maxDelayMs: z.number().int().nonnegative().default(30_000) })
+      .strict()
+      .default({ initialDelayMs: 500, maxDelayMs: 30_000 })
+      .describe("Delay before restarting a crashed or hung server, doubling per consecutive failure (reset once a connection lasted 30 s)."),
     maxRestarts: z
       .number()
       .int()
       .nonnegative()
       .optional()
       .describe("Consecutive failed restarts after which a server stays `crashed`; absent = keep trying (at the capped delay)."),
-    retryBackoff: backoff({ initialDelayMs: 100, maxDelayMs: 2_000 }).describe("Delay between attempts of one tool call."),
     discoverColdServers: z
       .boolean()
       .default(true)
@@ -189,23 +165,16 @@ export type DownstreamConfig = z.infer<typeof DownstreamConfigSchema>;
 /** Input form of {@link DownstreamConfig}. */
 export type DownstreamConfigInput = z.input<typeof DownstreamConfigSchema>;
 
-/**
- * Formats zod issues with the server each one concerns: `server "web" (servers[1]): url: …`.
- * @internal
- */
-export function describeConfigIssues(error: z.ZodError, input: unknown, serversKey = "servers"): string[] {
+/** Formats zod issues with the server each one concerns: `server "web" (servers[1]): url: …`. */
+function describeConfigIssues(error: z.ZodError, input: unknown): string[] {
   return error.issues.map((issue) => {
     const path = issue.path.map(String);
-    if (path[0] === serversKey && path.length >= 2) {
-      const key = path[1]!;
-      const entries = (input as Record<string, unknown> | undefined)?.[serversKey];
-      const entry = Array.isArray(entries) ? entries[Number(key)] : (entries as Record<string, unknown> | undefined)?.[key];
-      const name = typeof (entry as { name?: unknown } | undefined)?.name === "string" ? (entry as { name: string }).name : Array.isArray(entries) ? undefined : key;
-      const where = Array.isArray(entries) ? `${name === undefined ? "server" : `server "${name}"`} (${serversKey}[${key}])` : `server "${key}"`;
-      const field = path.slice(2).join(".");
-      return `${where}${field ? `: ${field}` : ""}: ${issue.message}`;
-    }
-    return `${path.length ? path.join(".") : "(root)"}: ${issue.message}`;
+    if (path[0] !== "servers" || path.length < 2) return `${path.length ? path.join(".") : "(root)"}: ${issue.message}`;
+    const entries = (input as { servers?: unknown } | undefined)?.servers;
+    const name = (Array.isArray(entries) ? (entries[Number(path[1])] as { name?: unknown } | undefined) : undefined)?.name;
+    const where = `${typeof name === "string" ? `server "${name}"` : "server"} (servers[${path[1]}])`;
+    const field = path.slice(2).join(".");
+    return `${where}${field ? `: ${field}` : ""}: ${issue.message}`;
   });
 }
 

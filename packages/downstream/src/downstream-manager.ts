@@ -2,7 +2,7 @@ import { AfwError, computeBackoffDelay, emitTrace, type TraceContext } from "@af
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import { exposePromptResult, exposeReadResult, parseNamespacedResourceUri } from "./catalog.js";
-import { systemClock, type DownstreamClock } from "./clock.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseDownstreamConfig, type DownstreamConfig, type DownstreamConfigInput } from "./config.js";
 import type { DownstreamTool } from "./downstream-tool.js";
 import { isToolAllowed } from "./tool-filter.js";
@@ -13,8 +13,8 @@ import { ServerSupervisor } from "./server-supervisor.js";
 import { lookupFromResolver, type HostResolver } from "@afw/backends";
 import type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
 
-/** The result of a proxied tool call: the downstream server's MCP `CallToolResult`, unchanged. */
-export type DownstreamCallResult = CallToolResult;
+/** Delay between attempts of one tool call. */
+const RETRY_BACKOFF = { initialDelayMs: 100, maxDelayMs: 2_000 };
 
 /** Emitted when the tools a server contributes (or their availability) change. */
 export interface ToolsChangedEvent {
@@ -92,16 +92,12 @@ export interface DownstreamRequestOptions {
 export interface ListToolsOptions {
   /** Only tools that can be called now. @default false (unavailable tools are listed with `available: false`) */
   availableOnly?: boolean;
-  /** Only tools of these servers. */
-  servers?: readonly string[];
 }
 
 /** Options of {@link createDownstreamManager}. */
 export interface DownstreamManagerOptions {
   /** Where `downstream-connected`, `downstream-disconnected` and (by default) tool-call events go. */
   trace?: TraceContext;
-  /** Time source and timers. @default the system clock */
-  clock?: DownstreamClock;
   /** Random numbers in [0, 1) for backoff jitter. @default Math.random */
   random?: () => number;
   /**
@@ -109,15 +105,11 @@ export interface DownstreamManagerOptions {
    * usage into the tool zoo's ranking. Exceptions it throws are ignored.
    */
   onToolCall?: (report: ToolCallReport) => void;
-  /** Receives each chunk a stdio server writes to stderr (for the gateway's log). */
-  onServerStderr?: (server: string, chunk: string) => void;
   /**
    * Receives the servers' log messages (`notifications/message`) that no {@link DownstreamCaller} took: sent while no call
    * was in flight, or while calls of several callers were. Data is redacted of the server's configured secrets.
    */
   onServerLog?: (message: DownstreamLogMessage) => void;
-  /** The client identity sent to downstream servers. @default `{ name: "afw-gateway", version: "0.0.0" }` */
-  clientInfo?: { name: string; version: string };
   /**
    * Resolves HTTP servers' host names for the outbound-address check (cloud metadata, link-local
    * and, under `allowedHosts: ["*"]`, private addresses are refused). @default `systemResolver` (`dns.lookup`)
@@ -159,7 +151,7 @@ export interface DownstreamManager {
    * if (result.isError) console.error(result.content);
    * ```
    */
-  callTool(namespacedName: string, args?: Record<string, unknown>, options?: DownstreamCallOptions): Promise<DownstreamCallResult>;
+  callTool(namespacedName: string, args?: Record<string, unknown>, options?: DownstreamCallOptions): Promise<CallToolResult>;
   /**
    * The resources of every available server, each under its namespaced URI
    * `downstream://<server>/<uri>` . Synchronous, like `listTools`.
@@ -186,8 +178,6 @@ export interface DownstreamManager {
    * `list_changed`, connected or became unavailable). Returns the unsubscribe function.
    */
   onCatalogChanged(listener: (event: CatalogChangedEvent) => void): () => void;
-  /** Re-lists the tools of one server (or all connected ones). Servers that are not connected keep their cached lists. */
-  refreshTools(server?: string): Promise<void>;
   /** The state of every configured server, in configuration order. */
   status(): DownstreamServerStatus[];
   /**
@@ -203,24 +193,6 @@ function fingerprint(tool: DownstreamTool): string {
   return JSON.stringify([tool.description, tool.title, tool.inputSchema, tool.outputSchema, tool.annotations, tool.tags, tool.available]);
 }
 
-function delay(clock: DownstreamClock, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clock.clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = clock.setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /**
  * Creates a {@link DownstreamManager} for the given configuration. Nothing connects until `start()` (or a call).
  * @param config - a {@link DownstreamConfig} or its input form (validated here).
@@ -228,41 +200,24 @@ function delay(clock: DownstreamClock, ms: number, signal: AbortSignal | undefin
  */
 export function createDownstreamManager(config: DownstreamConfigInput | DownstreamConfig, options: DownstreamManagerOptions = {}): DownstreamManager {
   const parsed = parseDownstreamConfig(config);
-  const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   const toolsListeners = new Set<(event: ToolsChangedEvent) => void>();
   const statusListeners = new Set<(status: DownstreamServerStatus) => void>();
-  const snapshots = new Map<string, Map<string, string>>();
   const catalogListeners = new Set<(event: CatalogChangedEvent) => void>();
+  const snapshots = new Map<string, Map<string, string>>();
   const catalogSnapshots = new Map<string, { resources: string; prompts: string }>();
   const supervisors = new Map<string, ServerSupervisor>();
   let started: Promise<void> | undefined;
   let stopped: Promise<void> | undefined;
 
   const onChange = (supervisor: ServerSupervisor, reason: ToolsChangeReason) => {
-    if (statusListeners.size > 0) {
-      const status = supervisor.status();
-      for (const listener of [...statusListeners]) {
-        try {
-          listener(status);
-        } catch {
-          // listeners must not break the manager
-        }
-      }
-    }
+    if (statusListeners.size > 0) emit(statusListeners, supervisor.status());
     const catalog = supervisor.catalog();
     const catalogPrint = { resources: JSON.stringify([catalog.resources, catalog.resourceTemplates]), prompts: JSON.stringify(catalog.prompts) };
     const catalogBefore = catalogSnapshots.get(supervisor.name) ?? { resources: "[[],[]]", prompts: "[]" };
     if (catalogPrint.resources !== catalogBefore.resources || catalogPrint.prompts !== catalogBefore.prompts) {
       catalogSnapshots.set(supervisor.name, catalogPrint);
-      const event: CatalogChangedEvent = { server: supervisor.name, resources: catalogPrint.resources !== catalogBefore.resources, prompts: catalogPrint.prompts !== catalogBefore.prompts };
-      for (const listener of [...catalogListeners]) {
-        try {
-          listener(event);
-        } catch {
-          // listeners must not break the manager
-        }
-      }
+      emit(catalogListeners, { server: supervisor.name, resources: catalogPrint.resources !== catalogBefore.resources, prompts: catalogPrint.prompts !== catalogBefore.prompts });
     }
     const tools = supervisor.tools();
     const next = new Map(tools.map((tool) => [tool.namespacedName, fingerprint(tool)]));
@@ -278,14 +233,7 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     for (const name of previous.keys()) if (!next.has(name)) removed.push(name);
     if (added.length + removed.length + updated.length === 0) return;
     snapshots.set(supervisor.name, next);
-    const event: ToolsChangedEvent = { server: supervisor.name, reason, added, removed, updated, tools };
-    for (const listener of [...toolsListeners]) {
-      try {
-        listener(event);
-      } catch {
-        // listeners must not break the manager
-      }
-    }
+    emit(toolsListeners, { server: supervisor.name, reason, added, removed, updated, tools });
   };
 
   for (const server of parsed.servers) {
@@ -293,15 +241,11 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     supervisors.set(
       server.name,
       new ServerSupervisor(server, {
-        clock,
         random,
         trace: options.trace,
         restartBackoff: parsed.restartBackoff,
-        restartStableAfterMs: parsed.restartStableAfterMs,
         maxRestarts: parsed.maxRestarts,
-        clientInfo: options.clientInfo ?? { name: "afw-gateway", version: "0.0.0" },
         onChange,
-        onStderr: options.onServerStderr,
         onServerLog: options.onServerLog,
         allowedHosts: parsed.allowedHosts,
         resolveHost: options.resolveHost,
@@ -367,7 +311,6 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     listTools(listOptions = {}) {
       const tools: DownstreamTool[] = [];
       for (const supervisor of supervisors.values()) {
-        if (listOptions.servers && !listOptions.servers.includes(supervisor.name)) continue;
         for (const tool of supervisor.tools()) {
           if (listOptions.availableOnly && !tool.available) continue;
           tools.push(tool);
@@ -377,12 +320,12 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
     },
 
     getTool(namespacedName) {
-      const short = shortened(namespacedName);
-      if (short) return short.tool;
-      const parts = parseNamespacedToolName(namespacedName);
-      if (!parts) return undefined;
-      const supervisor = supervisors.get(parts.server);
-      return supervisor?.config.namespace ? supervisor.tools().find((tool) => tool.name === parts.tool) : undefined;
+      try {
+        const { supervisor, tool } = resolve(namespacedName);
+        return supervisor.tools().find((candidate) => candidate.name === tool);
+      } catch {
+        return undefined;
+      }
     },
 
     async callTool(namespacedName, args = {}, callOptions = {}) {
@@ -400,33 +343,36 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
       const safeToRepeat =
         config.retryUnsafeCalls || descriptor?.annotations?.readOnlyHint === true || descriptor?.annotations?.idempotentHint === true;
       const timeoutMs = callOptions.timeoutMs ?? config.callTimeoutMs;
-      const startedAt = clock.now();
+      const startedAt = Date.now();
       for (let attempt = 1; ; attempt++) {
         emitTrace(trace, "tool-call-start", { server: supervisor.name, tool, attempt });
-        const attemptStartedAt = clock.now();
+        const attemptStartedAt = Date.now();
+        const ended = (outcome: "success" | "error" | "timeout" | "aborted", errorCode?: string) =>
+          emitTrace(trace, "tool-call-end", {
+            server: supervisor.name,
+            tool,
+            attempt,
+            latencyMs: Math.max(0, Date.now() - attemptStartedAt),
+            outcome,
+            ...(errorCode === undefined ? {} : { errorCode }),
+          });
         try {
           const result = await supervisor.callOnce(tool, args, {
             signal: callOptions.signal,
             timeoutMs,
             // A server backing off is waited for when that fits the call's budget and the call is safe to repeat.
-            waitForRestartMs: attempt === 1 ? (safeToRepeat ? timeoutMs : 0) : parsed.retryBackoff.maxDelayMs,
+            waitForRestartMs: attempt === 1 ? (safeToRepeat ? timeoutMs : 0) : RETRY_BACKOFF.maxDelayMs,
             onProgress: callOptions.onProgress,
             caller: callOptions.caller,
           });
-          emitTrace(trace, "tool-call-end", {
-            server: supervisor.name,
-            tool,
-            attempt,
-            latencyMs: Math.max(0, clock.now() - attemptStartedAt),
-            outcome: result.isError ? "error" : "success",
-            ...(result.isError ? { errorCode: "TOOL_RESULT_IS_ERROR" } : {}),
-          });
+          if (result.isError) ended("error", "TOOL_RESULT_IS_ERROR");
+          else ended("success");
           if (!result.isError && options.onToolCall) {
             const report: ToolCallReport = {
               server: supervisor.name,
               tool,
               namespacedName,
-              latencyMs: Math.max(0, clock.now() - startedAt),
+              latencyMs: Math.max(0, Date.now() - startedAt),
               attempts: attempt,
             };
             if (callOptions.usageContext !== undefined) report.usageContext = callOptions.usageContext;
@@ -438,23 +384,15 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
           }
           return result;
         } catch (caught) {
-          const failure =
-            caught instanceof AttemptFailure
-              ? caught
-              : new AttemptFailure(AfwError.isInstance(caught) ? caught : new AfwError("TOOL_EXECUTION_FAILED", String(caught), { cause: caught }), false, false, "error");
-          emitTrace(trace, "tool-call-end", {
-            server: supervisor.name,
-            tool,
-            attempt,
-            latencyMs: Math.max(0, clock.now() - attemptStartedAt),
-            outcome: failure.outcome,
-            errorCode: failure.error.code,
-          });
+          // `callOnce` throws every failure as an AttemptFailure.
+          if (!(caught instanceof AttemptFailure)) throw caught;
+          const failure = caught;
+          ended(failure.outcome, failure.error.code);
           const retry =
             failure.retryable && attempt <= config.retries && (!failure.delivered || safeToRepeat) && !callOptions.signal?.aborted;
           if (!retry) throw failure.error;
           try {
-            await delay(clock, computeBackoffDelay(attempt, parsed.retryBackoff, random), callOptions.signal);
+            await sleep(computeBackoffDelay(attempt, RETRY_BACKOFF, random), undefined, { signal: callOptions.signal, ref: false });
           } catch {
             throw new AfwError("ABORTED", `call of "${namespacedName}" was aborted`, { details: { server: supervisor.name, tool } });
           }
@@ -513,31 +451,34 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
       return exposePromptResult(supervisor.config, result);
     },
 
-    onCatalogChanged(listener) {
-      catalogListeners.add(listener);
-      return () => catalogListeners.delete(listener);
-    },
-
-    async refreshTools(server) {
-      const targets = server === undefined ? [...supervisors.values()] : [supervisors.get(server)].filter((s) => s !== undefined);
-      await Promise.all(targets.map((supervisor) => supervisor.refreshTools()));
-    },
+    onCatalogChanged: (listener) => subscribe(catalogListeners, listener),
 
     status() {
       return [...supervisors.values()].map((supervisor) => supervisor.status());
     },
 
-    onToolsChanged(listener) {
-      toolsListeners.add(listener);
-      return () => toolsListeners.delete(listener);
-    },
+    onToolsChanged: (listener) => subscribe(toolsListeners, listener),
 
-    onStatusChanged(listener) {
-      statusListeners.add(listener);
-      return () => statusListeners.delete(listener);
-    },
+    onStatusChanged: (listener) => subscribe(statusListeners, listener),
   };
   return manager;
+}
+
+/** Calls each listener with `event`; a throwing listener does not break the manager. */
+function emit<T>(listeners: ReadonlySet<(event: T) => void>, event: T): void {
+  for (const listener of [...listeners]) {
+    try {
+      listener(event);
+    } catch {
+      // listeners must not break the manager
+    }
+  }
+}
+
+/** Adds `listener`; returns the function that removes it. */
+function subscribe<T>(listeners: Set<T>, listener: T): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 /** The first item of each key, in order (`namespace: false` servers may expose one name twice: the first wins). */

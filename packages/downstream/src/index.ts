@@ -12,7 +12,6 @@ export { toMcpTool, type DownstreamTool } from "./downstream-tool.js";
 export type { DownstreamServerState, DownstreamServerStatus } from "./server-status.js";
 export { createDownstreamManager, type DownstreamManager, type DownstreamManagerOptions, type ToolsChangedEvent, type ToolCallReport } from "./downstream-manager.js";
 // Types (and schemas) of the signatures above.
-export { type DownstreamClock } from "./clock.js";
 export { type CatalogChangedEvent, type DownstreamCallOptions, type DownstreamRequestOptions, type ListToolsOptions } from "./downstream-manager.js";
 export { type ImportMcpJsonOptions } from "./mcp-json.js";
 export { type ToolsChangeReason } from "./server-status.js";

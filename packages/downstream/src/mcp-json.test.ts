@@ -54,21 +54,6 @@ describe("importMcpJson", () => {
     expect(config.servers.map((s) => s.name)).toEqual(["on"]);
   });
 
-  it("applies defaults, per-server overrides and top-level settings", () => {
-    const config = importMcpJson(
-      { mcpServers: { a: { command: "a" }, b: { command: "b" } } },
-      {
-        defaults: { mode: "cold", idleTimeoutMs: 60_000 },
-        overrides: { b: { mode: "hot", deny: ["delete_*"], toolOverrides: { search: { description: "Search the docs." } } } },
-        config: { maxRestarts: 5 },
-      },
-    );
-    expect(config.servers[0]).toMatchObject({ name: "a", mode: "cold", idleTimeoutMs: 60_000 });
-    expect(config.servers[1]).toMatchObject({ name: "b", mode: "hot", idleTimeoutMs: 60_000, deny: ["delete_*"] });
-    expect(config.servers[1]?.toolOverrides.search?.description).toBe("Search the docs.");
-    expect(config.maxRestarts).toBe(5);
-  });
-
   it("expands ${VAR} and ${VAR:-default} when given an environment", () => {
     const config = importMcpJson(
       {
@@ -108,17 +93,9 @@ describe("importMcpJson", () => {
       'server "nothing": needs either "command" (stdio) or "url" (http)',
       'server "badurl": url: url must be an http(s) URL',
       'server "weird": type: unknown type "websocket" (expected "stdio", "http", "streamable-http" or "sse")',
-      `server "my.server": name: server name may only contain letters, digits, '_' and '-' (rename it, e.g. "my_server", or pass renameInvalidNames: true)`,
+      `server "my.server": name: server name may only contain letters, digits, '_' and '-' (rename it, e.g. "my_server")`,
       'server "notobject": must be an object with command or url',
       'server "badargs": args: Invalid input: expected array, received string',
-    ]);
-  });
-
-  it("renames unsafe names on request and detects clashes", () => {
-    const config = importMcpJson({ mcpServers: { "my.server": { command: "a" }, "a__b": { command: "b" }, "x y ": { command: "c" } } }, { renameInvalidNames: true });
-    expect(config.servers.map((s) => s.name)).toEqual(["my_server", "a_b", "x_y"]);
-    expect(problemsOf({ mcpServers: { "a.b": { command: "a" }, a_b: { command: "b" } } }, { renameInvalidNames: true })).toEqual([
-      'server "a_b": name: becomes "a_b", which server "a.b" already uses',
     ]);
   });
 

@@ -1,28 +1,13 @@
 import { AfwError } from "@afw/contracts";
-import { DownstreamServerConfigSchema, DownstreamServerNameSchema, parseDownstreamConfig, type DownstreamConfig, type DownstreamConfigInput, type DownstreamServerConfigInput } from "./config.js";
-
-/** Settings of a downstream server that `mcp.json` cannot express (mode, timeouts, lists, …). */
-export type DownstreamServerSettings = Partial<Omit<DownstreamServerConfigInput, "name" | "transport" | "command" | "args" | "env" | "cwd" | "url" | "headers">>;
+import { DownstreamServerConfigSchema, DownstreamServerNameSchema, parseDownstreamConfig, type DownstreamConfig, type DownstreamServerConfigInput } from "./config.js";
 
 /** Options of {@link importMcpJson}. */
 export interface ImportMcpJsonOptions {
-  /** Settings applied to every imported server (e.g. `{ mode: "cold" }`). */
-  defaults?: DownstreamServerSettings;
-  /** Settings per server name, applied over `defaults`. */
-  overrides?: Record<string, DownstreamServerSettings>;
   /**
    * Variables for `${VAR}` and `${VAR:-default}` in `command`, `args`, `env`, `cwd`, `url` and `headers` (as Claude Code
    * does), e.g. `process.env`.
    */
   env?: Record<string, string | undefined>;
-  /**
-   * Turn names that are unsafe for namespacing (`my.server`, `a__b`) into safe ones
-   * (`my_server`, `a_b`) instead of failing.
-   * @default false
-   */
-  renameInvalidNames?: boolean;
-  /** Other top-level settings of the resulting {@link DownstreamConfig} (restart backoff, …). */
-  config?: Omit<DownstreamConfigInput, "servers">;
 }
 
 const TYPE_ALIASES: Record<string, "stdio" | "streamable-http" | "sse"> = {
@@ -35,7 +20,7 @@ const TYPE_ALIASES: Record<string, "stdio" | "streamable-http" | "sse"> = {
 };
 
 /**
- * Makes a name safe for namespacing: invalid characters become `_`, runs of `_` collapse to one,
+ * A name safe for namespacing, suggested for an invalid one: invalid characters become `_`, runs of `_` collapse to one,
  * trailing `_` is dropped and the result is cut to 64 characters.
  */
 function sanitizeName(name: string): string {
@@ -86,35 +71,20 @@ export function importMcpJson(json: unknown, options: ImportMcpJsonOptions = {})
   const entries = document[serversKey] as Record<string, unknown>;
   const problems: string[] = [];
   const servers: DownstreamServerConfigInput[] = [];
-  const usedNames = new Map<string, string>();
 
-  for (const [originalName, entry] of Object.entries(entries)) {
-    const where = `server "${originalName}"`;
+  for (const [name, entry] of Object.entries(entries)) {
+    const where = `server "${name}"`;
     if (!isRecord(entry)) {
       problems.push(`${where}: must be an object with command or url`);
       continue;
     }
     if (entry.disabled === true || entry.enabled === false) continue;
 
-    let name = originalName;
     const nameCheck = DownstreamServerNameSchema.safeParse(name);
     if (!nameCheck.success) {
-      if (options.renameInvalidNames) {
-        name = sanitizeName(name);
-      } else {
-        const suggestion = sanitizeName(name);
-        problems.push(
-          `${where}: name: ${nameCheck.error.issues[0]?.message ?? "invalid"} (rename it, e.g. "${suggestion}", or pass renameInvalidNames: true)`,
-        );
-        continue;
-      }
-    }
-    const clash = usedNames.get(name);
-    if (clash !== undefined) {
-      problems.push(`${where}: name: becomes "${name}", which server "${clash}" already uses`);
+      problems.push(`${where}: name: ${nameCheck.error.issues[0]?.message ?? "invalid"} (rename it, e.g. "${sanitizeName(name)}")`);
       continue;
     }
-    usedNames.set(name, originalName);
 
     const rawType = typeof entry.type === "string" ? entry.type : typeof entry.transport === "string" ? entry.transport : undefined;
     let kind: "stdio" | "streamable-http" | "sse";
@@ -143,11 +113,9 @@ export function importMcpJson(json: unknown, options: ImportMcpJsonOptions = {})
       return value;
     };
 
-    const settings = { ...options.defaults, ...options.overrides?.[originalName], ...(name !== originalName ? options.overrides?.[name] : {}) };
     const candidate: Record<string, unknown> =
       kind === "stdio"
         ? {
-            ...settings,
             name,
             transport: "stdio",
             command: expand(entry.command),
@@ -156,7 +124,6 @@ export function importMcpJson(json: unknown, options: ImportMcpJsonOptions = {})
             ...(entry.cwd === undefined ? {} : { cwd: expand(entry.cwd) }),
           }
         : {
-            ...settings,
             name,
             transport: "http",
             protocol: kind,
@@ -181,5 +148,5 @@ export function importMcpJson(json: unknown, options: ImportMcpJsonOptions = {})
   if (problems.length > 0) {
     throw new AfwError("CONFIG_INVALID", `invalid mcp.json: ${problems.join("; ")}`, { details: { problems } });
   }
-  return parseDownstreamConfig({ ...options.config, servers });
+  return parseDownstreamConfig({ servers });
 }

@@ -22,7 +22,7 @@ export interface DownstreamServerStatus {
   toolsKnown: boolean;
   /** Reconnections after a failure since the manager was created. */
   restarts: number;
-  /** Failures in a row (reset once a connection stays up for `restartStableAfterMs`). */
+  /** Failures in a row (reset once a connection stays up for 30 s). */
   consecutiveFailures: number;
   /** The last failure, with secrets redacted. */
   lastError?: string;

@@ -10,9 +10,19 @@ import { collectSecrets } from "./collect-secrets.js";
 import { EMPTY_CATALOG, exposeCatalog, listCatalog, type ServerCatalog } from "./catalog.js";
 import { CallerRegistry, relayProgress, type DownstreamCaller, type DownstreamLogMessage, type DownstreamProgress } from "./forwarding.js";
 import type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
-import { closeConnection, coalesced, FramedStdioTransport, listAllTools, openClient, type Connection, type SupervisorDependencies } from "./supervisor-transport.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { closeConnection, coalesced, listAllTools, openClient, type Connection, type SupervisorDependencies } from "./supervisor-transport.js";
 
 const STATUS_STDERR_CHARS = 2_048;
+/** A server connected at least this long before failing starts its restart backoff from the beginning again. */
+const RESTART_STABLE_AFTER_MS = 30_000;
+
+/** A timer that does not keep the process alive on its own. */
+function unrefTimer(callback: () => void, delayMs: number): NodeJS.Timeout {
+  const timer = setTimeout(callback, delayMs);
+  timer.unref();
+  return timer;
+}
 
 /**
  * Supervises one downstream server: connection, tool list, idle disconnect, health pings,
@@ -36,10 +46,10 @@ export class ServerSupervisor {
   private consecutiveFailures = 0;
   private lastError: string | undefined;
   private lastErrorAt: number | undefined;
-  private restartTimer: unknown;
+  private restartTimer: NodeJS.Timeout | undefined;
   private nextRestartAt: number | undefined;
-  private idleTimer: unknown;
-  private pingTimer: unknown;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
   private inFlight = 0;
   private stopped = false;
   private readonly stateWaiters = new Set<() => void>();
@@ -146,7 +156,7 @@ export class ServerSupervisor {
       toolsKnown: this.toolsKnown,
       restarts: this.restarts,
       consecutiveFailures:
-        this.connection && this.deps.clock.now() - this.connection.connectedAt >= this.deps.restartStableAfterMs ? 0 : this.consecutiveFailures,
+        this.connection && Date.now() - this.connection.connectedAt >= RESTART_STABLE_AFTER_MS ? 0 : this.consecutiveFailures,
       inFlightCalls: this.inFlight,
       stderrBytes: this.stderr.totalBytes,
       stderrTail: this.redact(this.stderr.text().slice(-STATUS_STDERR_CHARS)),
@@ -156,7 +166,7 @@ export class ServerSupervisor {
     if (this.lastErrorAt !== undefined) status.lastErrorAt = new Date(this.lastErrorAt).toISOString();
     if (this.connection) status.connectedSince = new Date(this.connection.connectedAt).toISOString();
     const opening = this.opening?.transport;
-    const pid = this.connection?.pid ?? (opening instanceof FramedStdioTransport ? opening.pid : undefined);
+    const pid = this.connection?.pid ?? (opening instanceof StdioClientTransport ? (opening.pid ?? undefined) : undefined);
     if (pid !== undefined) status.pid = pid;
     if (this.nextRestartAt !== undefined && this.state === "backing-off") status.nextRestartAt = new Date(this.nextRestartAt).toISOString();
     return status;
@@ -194,12 +204,7 @@ export class ServerSupervisor {
     }
     if (this.connectPromise) await this.connectPromise.catch(() => undefined);
     const connection = this.connection;
-    if (connection) {
-      this.connection = undefined;
-      connection.closing = true;
-      emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason: "shutdown" });
-      await closeConnection(connection, false);
-    }
+    if (connection && this.detach(connection, "shutdown")) await closeConnection(connection, false);
     if (this.closingPromise) await this.closingPromise;
     this.setState("stopped", "stopped");
   }
@@ -241,12 +246,8 @@ export class ServerSupervisor {
   async disconnect(reason: "idle"): Promise<void> {
     const connection = this.connection;
     if (!connection) return;
-    this.connection = undefined;
-    connection.closing = true;
-    this.clearTimer("idleTimer");
-    this.clearTimer("pingTimer");
-    if (this.deps.clock.now() - connection.connectedAt >= this.deps.restartStableAfterMs) this.consecutiveFailures = 0;
-    emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason });
+    if (Date.now() - connection.connectedAt >= RESTART_STABLE_AFTER_MS) this.consecutiveFailures = 0;
+    this.detach(connection, reason);
     const closing = closeConnection(connection, false);
     this.closingPromise = closing;
     await closing;
@@ -311,8 +312,15 @@ export class ServerSupervisor {
       return await run(connection, controller.signal);
     } catch (error) {
       if (error instanceof AttemptFailure) throw error;
-      if (controller.signal.aborted) throw this.abortedFailure(what);
-      if (connection) throw classifyCallError(error, this.callErrorContext(connection), what, options.timeoutMs);
+      if (controller.signal.aborted) {
+        const aborted = new AfwError("ABORTED", `call of "${what}" on downstream server "${this.name}" was aborted`, { details: { server: this.name, tool: what } });
+        throw new AttemptFailure(aborted, false, false, "aborted");
+      }
+      if (connection) {
+        const current = connection;
+        const context = { server: this.name, redactor: this.redactor, onTimeout: () => void this.checkHealth(current), onBroken: (text: string) => void this.failConnection(current, text) };
+        throw classifyCallError(error, context, what, options.timeoutMs);
+      }
       const failure = AfwError.isInstance(error) ? error : new AfwError("TOOL_EXECUTION_FAILED", this.redact(`${what} failed: ${message(error)}`), { cause: error });
       throw new AttemptFailure(failure, false, false, "error");
     } finally {
@@ -323,20 +331,9 @@ export class ServerSupervisor {
     }
   }
 
-  private abortedFailure(toolName: string): AttemptFailure {
-    return new AttemptFailure(
-      new AfwError("ABORTED", `call of "${toolName}" on downstream server "${this.name}" was aborted`, {
-        details: { server: this.name, tool: toolName },
-      }),
-      false,
-      false,
-      "aborted",
-    );
-  }
-
   private unavailableError(): AfwError {
     const state = this.state;
-    const retryInMs = this.nextRestartAt === undefined ? undefined : Math.max(0, this.nextRestartAt - this.deps.clock.now());
+    const retryInMs = this.nextRestartAt === undefined ? undefined : Math.max(0, this.nextRestartAt - Date.now());
     const why =
       this.stopped || state === "stopped"
         ? "the downstream manager is stopped"
@@ -356,7 +353,7 @@ export class ServerSupervisor {
         throw new AttemptFailure(this.unavailableError(), false, false, "error");
       }
       if (this.state === "backing-off") {
-        const wait = (this.nextRestartAt ?? Number.POSITIVE_INFINITY) - this.deps.clock.now();
+        const wait = (this.nextRestartAt ?? Number.POSITIVE_INFINITY) - Date.now();
         if (wait > waitForRestartMs) throw new AttemptFailure(this.unavailableError(), false, false, "error");
         await this.waitForStateChange(signal, Math.max(0, wait) + this.config.connectTimeoutMs);
         continue;
@@ -376,11 +373,11 @@ export class ServerSupervisor {
     return new Promise((resolve) => {
       const done = () => {
         this.stateWaiters.delete(done);
-        this.deps.clock.clearTimeout(timer);
+        clearTimeout(timer);
         signal.removeEventListener("abort", done);
         resolve();
       };
-      const timer = this.deps.clock.setTimeout(done, timeoutMs);
+      const timer = unrefTimer(done, timeoutMs);
       this.stateWaiters.add(done);
       signal.addEventListener("abort", done, { once: true });
     });
@@ -398,12 +395,12 @@ export class ServerSupervisor {
     let opened: Connection | undefined;
     try {
       if (this.stopped) throw new Error("the downstream manager is stopped");
-      const { connection, tools, catalog } = await openClient(this.name, this.config, generation, {
+      const { connection, tools, catalog } = await openClient(this.name, this.config, {
         ...this.deps,
         callers: this.callers,
         progressListeners: this.progressListeners,
         onOpening: (connection) => (this.opening = opened = connection),
-        onStderr: (chunk) => this.onStderrChunk(chunk),
+        onStderr: (chunk) => this.stderr.append(chunk),
         onClose: (connection) => this.handleClose(connection),
         onError: (error) => {
           this.transportErrors++;
@@ -419,7 +416,7 @@ export class ServerSupervisor {
       });
       if (this.stopped || generation !== this.generation) throw new Error("connection superseded");
       this.rawCatalog = catalog;
-      connection.connectedAt = this.deps.clock.now();
+      connection.connectedAt = Date.now();
       this.connection = connection;
       this.rawTools = tools;
       this.healthy = true;
@@ -436,7 +433,7 @@ export class ServerSupervisor {
       }
       if (this.stopped) throw new AfwError("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" is unavailable: the downstream manager is stopped`);
       const description = this.describeFailure(`could not connect: ${message(error)}`);
-      if (generation === this.generation) this.recordFailure(description, undefined, "failed");
+      if (generation === this.generation) this.recordFailure(description, undefined);
       throw new AfwError("SERVER_CONNECTION_FAILED", `downstream server "${this.name}" ${description}`, {
         cause: error,
         details: { server: this.name, state: this.state },
@@ -454,34 +451,39 @@ export class ServerSupervisor {
   }
 
   private handleClose(connection: Connection): void {
-    if (connection.closing || this.connection !== connection) return;
-    this.connection = undefined;
-    connection.closing = true;
-    this.clearTimer("idleTimer");
-    this.clearTimer("pingTimer");
     const what = this.config.transport === "stdio" ? "process exited or closed its stdio" : "connection closed";
-    const description = this.describeFailure(this.lastTransportError ? `${what} (last transport error: ${this.lastTransportError})` : what);
-    emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason: "crash", message: description });
-    this.recordFailure(description, connection.connectedAt, "failed");
+    this.detach(connection, "crash", this.lastTransportError ? `${what} (last transport error: ${this.lastTransportError})` : what);
   }
 
   /** Tears down a connection that misbehaves (hung, broken HTTP session) and schedules a restart. */
   private async failConnection(connection: Connection, text: string): Promise<void> {
-    if (connection.closing || this.connection !== connection) return;
+    if (this.detach(connection, "error", text)) await closeConnection(connection, true);
+  }
+
+  /**
+   * Detaches the current connection (its timers stopped) and traces why; a `failure` text records a failure and schedules
+   * a restart. False when `connection` is no longer the current one.
+   */
+  private detach(connection: Connection, reason: "idle" | "shutdown" | "crash" | "error", failure?: string): boolean {
+    if (connection.closing || this.connection !== connection) return false;
     this.connection = undefined;
     connection.closing = true;
     this.clearTimer("idleTimer");
     this.clearTimer("pingTimer");
-    const description = this.describeFailure(text);
-    emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason: "error", message: description });
-    this.recordFailure(description, connection.connectedAt, "failed");
-    await closeConnection(connection, true);
+    if (failure === undefined) {
+      emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason });
+      return true;
+    }
+    const description = this.describeFailure(failure);
+    emitTrace(this.deps.trace, "downstream-disconnected", { server: this.name, reason, message: description });
+    this.recordFailure(description, connection.connectedAt);
+    return true;
   }
 
-  private recordFailure(description: string, connectedAt: number | undefined, reason: ToolsChangeReason): void {
+  private recordFailure(description: string, connectedAt: number | undefined): void {
     if (this.stopped) return;
-    const now = this.deps.clock.now();
-    if (connectedAt !== undefined && connectedAt > 0 && now - connectedAt >= this.deps.restartStableAfterMs) this.consecutiveFailures = 0;
+    const now = Date.now();
+    if (connectedAt !== undefined && connectedAt > 0 && now - connectedAt >= RESTART_STABLE_AFTER_MS) this.consecutiveFailures = 0;
     this.consecutiveFailures++;
     this.lastError = description;
     this.lastErrorAt = now;
@@ -489,14 +491,14 @@ export class ServerSupervisor {
     this.recovering = true;
     if (this.deps.maxRestarts !== undefined && this.consecutiveFailures > this.deps.maxRestarts) {
       this.nextRestartAt = undefined;
-      this.setState("crashed", reason);
+      this.setState("crashed", "failed");
       return;
     }
     const delay = computeBackoffDelay(this.consecutiveFailures, this.deps.restartBackoff, this.deps.random);
     this.clearTimer("restartTimer");
     this.nextRestartAt = now + delay;
-    this.restartTimer = this.deps.clock.setTimeout(() => this.restartDue(), delay);
-    this.setState("backing-off", reason);
+    this.restartTimer = unrefTimer(() => this.restartDue(), delay);
+    this.setState("backing-off", "failed");
   }
 
   private restartDue(): void {
@@ -512,10 +514,9 @@ export class ServerSupervisor {
     }
   }
 
-
   private clearTimer(which: "restartTimer" | "idleTimer" | "pingTimer"): void {
     if (this[which] !== undefined) {
-      this.deps.clock.clearTimeout(this[which]);
+      clearTimeout(this[which]);
       this[which] = undefined;
     }
   }
@@ -524,7 +525,7 @@ export class ServerSupervisor {
     if (this.config.mode !== "cold" || this.inFlight > 0 || !this.connection || this.stopped) return;
     this.clearTimer("idleTimer");
     const connection = this.connection;
-    this.idleTimer = this.deps.clock.setTimeout(() => {
+    this.idleTimer = unrefTimer(() => {
       this.idleTimer = undefined;
       if (this.connection === connection && this.inFlight === 0) void this.disconnect("idle");
     }, this.config.idleTimeoutMs);
@@ -533,7 +534,7 @@ export class ServerSupervisor {
   private schedulePing(connection: Connection): void {
     if (this.config.pingIntervalMs <= 0 || this.stopped) return;
     this.clearTimer("pingTimer");
-    this.pingTimer = this.deps.clock.setTimeout(() => {
+    this.pingTimer = unrefTimer(() => {
       this.pingTimer = undefined;
       if (this.connection !== connection) return;
       void this.checkHealth(connection).then((healthy) => {
@@ -560,32 +561,12 @@ export class ServerSupervisor {
     return check;
   }
 
-
-  private callErrorContext(connection: Connection) {
-    return {
-      server: this.name,
-      redactor: this.redactor,
-      onTimeout: () => void this.checkHealth(connection),
-      onBroken: (text: string) => void this.failConnection(connection, text),
-    };
-  }
-
   /** A log message goes to the caller of the calls in flight, else to `onServerLog`. */
   private forwardLog(log: DownstreamLogMessage): void {
     const target = this.callers.target().caller;
     try {
       if (target?.log) target.log(log);
       else this.deps.onServerLog?.(log);
-    } catch {
-      // a logging hook must not break the connection
-    }
-  }
-
-  private onStderrChunk(chunk: Buffer): void {
-    this.stderr.append(chunk);
-    if (!this.deps.onStderr) return;
-    try {
-      this.deps.onStderr(this.name, chunk.toString("utf8"));
     } catch {
       // a logging hook must not break the connection
     }

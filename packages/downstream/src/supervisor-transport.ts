@@ -11,27 +11,25 @@ import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
-  type JSONRPCMessage,
   type LoggingMessageNotification,
-  type MessageExtraInfo,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { DownstreamServerConfig } from "./config.js";
 import { checkOutboundUrl, createOutboundAgent, findConnectRefusal, outboundConnectPolicy, type HostLookup, type HostResolver } from "@afw/backends";
-import { listCatalog, type ServerCatalog } from "./catalog.js";
+import { allPages, listCatalog, type ServerCatalog } from "./catalog.js";
 import type { BackoffPolicy, TraceContext } from "@afw/contracts";
-import type { DownstreamClock } from "./clock.js";
 import type { CallerRegistry, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
 import type { ServerSupervisor } from "./server-supervisor.js";
 import type { ToolsChangeReason } from "./server-status.js";
 import { fetch as undiciFetch, type Agent } from "undici";
+import { setTimeout as sleep } from "node:timers/promises";
 
-const SHUTDOWN_GRACE_MS = 1_000;
 const HTTP_TERMINATE_LIMIT_MS = 1_000;
+/** The client identity sent to downstream servers. */
+const CLIENT_INFO = { name: "afw-gateway", version: "0.0.0" };
 
 /** One connection to a downstream server. @internal */
 export interface Connection {
-  readonly generation: number;
   readonly client: Client;
   readonly transport: Transport;
   connectedAt: number;
@@ -45,55 +43,11 @@ export interface Connection {
 }
 
 /** Lists every page of a server's tools. @internal */
-export async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 1000; page++) {
+export function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
+  return allPages(async (cursor) => {
     const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (!cursor) break;
-  }
-  return tools;
-}
-
-/**
- * The stdio transport of a server, which stops delivering messages once a stdout line overflowed `maxMessageBytes`.
- * @internal
- */
-export class FramedStdioTransport implements Transport {
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-  onerror?: (error: Error) => void;
-  onclose?: () => void;
-  private framingBroken = false;
-
-  constructor(readonly inner: StdioClientTransport) {
-    inner.onmessage = (message) => {
-      if (!this.framingBroken) this.onmessage?.(message);
-    };
-    inner.onerror = (error) => {
-      if (error.message.includes("exceeded maximum size")) this.framingBroken = true;
-      this.onerror?.(error);
-    };
-    inner.onclose = () => this.onclose?.();
-  }
-
-  /** The child's process id, once started. */
-  get pid(): number | undefined {
-    return this.inner.pid ?? undefined;
-  }
-
-  start(): Promise<void> {
-    return this.inner.start();
-  }
-
-  send(message: JSONRPCMessage): Promise<void> {
-    return this.inner.send(message);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
+    return { items: result.tools, nextCursor: result.nextCursor };
+  });
 }
 
 /**
@@ -113,7 +67,7 @@ export function createTransport(config: DownstreamServerConfig, outbound: Agent 
     const stream = transport.stderr;
     stream?.on("data", onStderr);
     stream?.on("error", () => undefined);
-    return new FramedStdioTransport(transport);
+    return transport;
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: config.headers };
@@ -127,39 +81,25 @@ export function createTransport(config: DownstreamServerConfig, outbound: Agent 
 }
 
 /**
- * Closes a connection: gracefully (SIGTERM after a grace period, HTTP session terminated) or,
- * with `force`, at once (SIGKILL).
+ * Closes a connection: gracefully (the SDK ends a child's stdin, then sends SIGTERM and SIGKILL after grace periods;
+ * an HTTP session is terminated) or, with `force`, at once (SIGKILL).
  * @internal
  */
 export async function closeConnection(connection: Connection, force: boolean): Promise<void> {
   const { client, transport } = connection;
-  if (transport instanceof FramedStdioTransport) {
-    const pid = transport.pid;
-    const kill = (signal: NodeJS.Signals) => {
-      if (pid === undefined) return;
+  if (transport instanceof StdioClientTransport) {
+    if (force && transport.pid !== null) {
       try {
-        process.kill(pid, signal);
+        process.kill(transport.pid, "SIGKILL");
       } catch {
         // already gone
       }
-    };
-    if (force) kill("SIGKILL");
-    const grace = force ? undefined : setTimeout(() => kill("SIGTERM"), SHUTDOWN_GRACE_MS);
-    grace?.unref();
+    }
     await client.close().catch(() => undefined);
-    if (grace) clearTimeout(grace);
     return;
   }
   if (!force && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      transport.terminateSession().catch(() => undefined),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, HTTP_TERMINATE_LIMIT_MS);
-        timer.unref();
-      }),
-    ]);
-    clearTimeout(timer);
+    await Promise.race([transport.terminateSession().catch(() => undefined), sleep(HTTP_TERMINATE_LIMIT_MS, undefined, { ref: false })]);
   }
   await client.close().catch(() => undefined);
   await connection.outbound?.destroy().catch(() => undefined);
@@ -178,15 +118,11 @@ function checkedFetch(agent: Agent): FetchLike {
 
 /** What a supervisor is given by its manager. @internal */
 export interface SupervisorDependencies {
-  clock: DownstreamClock;
   random: () => number;
   trace: TraceContext | undefined;
   restartBackoff: BackoffPolicy;
-  restartStableAfterMs: number;
   maxRestarts: number | undefined;
-  clientInfo: { name: string; version: string };
   onChange(supervisor: ServerSupervisor, reason: ToolsChangeReason): void;
-  onStderr: ((server: string, chunk: string) => void) | undefined;
   /** Log messages of the server that no caller took. */
   onServerLog: ((message: DownstreamLogMessage) => void) | undefined;
   /** Allowlist of HTTP server hosts (undefined: any configured host; special addresses refused). */
@@ -198,7 +134,7 @@ export interface SupervisorDependencies {
 }
 
 /** What {@link openClient} needs from its supervisor. @internal */
-export interface ClientHooks extends Pick<SupervisorDependencies, "clientInfo" | "allowedHosts" | "resolveHost" | "lookupHost"> {
+export interface ClientHooks extends Pick<SupervisorDependencies, "allowedHosts" | "resolveHost" | "lookupHost"> {
   callers: CallerRegistry;
   progressListeners: ReadonlyMap<string, (progress: DownstreamProgress) => void>;
   onOpening(connection: Connection): void;
@@ -213,11 +149,11 @@ export interface ClientHooks extends Pick<SupervisorDependencies, "clientInfo" |
  * Opens an MCP client to a server and lists its tools and catalog.
  * @internal
  */
-export async function openClient(name: string, config: DownstreamServerConfig, generation: number, hooks: ClientHooks): Promise<{ connection: Connection; tools: Tool[]; catalog: ServerCatalog }> {
+export async function openClient(name: string, config: DownstreamServerConfig, hooks: ClientHooks): Promise<{ connection: Connection; tools: Tool[]; catalog: ServerCatalog }> {
   const outbound = config.transport === "http" ? createOutboundAgent({ policy: outboundConnectPolicy(config.url, { allowedHosts: hooks.allowedHosts }), lookup: hooks.lookupHost }) : undefined;
   const transport = createTransport(config, outbound, hooks.onStderr);
-  const client = new Client(hooks.clientInfo, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} } } });
-  const connection: Connection = { generation, client, transport, connectedAt: 0, pid: undefined, closing: false, healthCheck: undefined, notifiesToolChanges: false, outbound };
+  const client = new Client(CLIENT_INFO, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} } } });
+  const connection: Connection = { client, transport, connectedAt: 0, pid: undefined, closing: false, healthCheck: undefined, notifiesToolChanges: false, outbound };
   hooks.onOpening(connection);
   client.onclose = () => hooks.onClose(connection);
   client.onerror = (error) => {
@@ -239,8 +175,8 @@ export async function openClient(name: string, config: DownstreamServerConfig, g
       if (!decision.allowed) throw new Error(`refused by the outbound address policy: ${decision.reason}`);
     }
     await client.connect(transport, { timeout: config.connectTimeoutMs });
-    interceptProgress(transport, hooks.progressListeners);
-    connection.pid = transport instanceof FramedStdioTransport ? transport.pid : undefined;
+    interceptMessages(transport, hooks.progressListeners);
+    connection.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
     connection.notifiesToolChanges = client.getServerCapabilities()?.tools?.listChanged === true;
     const [tools, catalog] = await Promise.all([listAllTools(client, config.connectTimeoutMs), listCatalog(client, config.connectTimeoutMs)]);
     return { connection, tools, catalog };
@@ -252,12 +188,21 @@ export async function openClient(name: string, config: DownstreamServerConfig, g
 }
 
 /**
- * Progress notifications for our tokens are taken where the transport delivers messages, in order: the SDK handles
- * notifications a tick late, after a result that arrived with them has already removed the call's progress handler.
+ * Takes the messages the transport delivers, in order: progress notifications for our tokens go to their listeners (the
+ * SDK handles notifications a tick late, after a result that arrived with them has already removed the call's progress
+ * handler), and once a stdout line overflowed `maxMessageBytes` (the SDK then closes the transport) nothing more is
+ * delivered.
  */
-function interceptProgress(transport: Transport, listeners: ClientHooks["progressListeners"]): void {
+function interceptMessages(transport: Transport, listeners: ClientHooks["progressListeners"]): void {
   const deliver = transport.onmessage;
+  const reportError = transport.onerror;
+  let framingBroken = false;
+  transport.onerror = (error) => {
+    if (error.message.includes("exceeded maximum size")) framingBroken = true;
+    reportError?.(error);
+  };
   transport.onmessage = (message, extra) => {
+    if (framingBroken) return;
     if ("method" in message && message.method === "notifications/progress" && !("id" in message)) {
       const params = ProgressNotificationSchema.shape.params.safeParse(message.params);
       const listener = params.success ? listeners.get(String(params.data.progressToken)) : undefined;

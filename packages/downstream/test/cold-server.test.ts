@@ -1,4 +1,4 @@
-// Cold servers: discovery, connection on first use, idle disconnect, injected clock.
+// Cold servers: discovery, connection on first use, idle disconnect.
 import { afterAll, describe, expect, it } from "vitest";
 import { createManagerTracker, firstText, isAlive, recordingTrace, rejectionOf, stdioFixture, waitForStatus } from "./helpers.js";
 import type { ToolsChangedEvent } from "../src/index.js";
@@ -40,38 +40,6 @@ describe("a cold server", () => {
     expect(firstText(echo)).toBe("lazy: again");
     expect(sum.structuredContent).toEqual({ sum: 3 });
     expect(trace.ofType("downstream-connected")).toHaveLength(3);
-  });
-
-  it("uses the injected clock for its idle timer", async () => {
-    let now = Date.parse("2030-01-01T00:00:00Z");
-    const timers = new Set<{ at: number; callback: () => void }>();
-    const clock = {
-      now: () => now,
-      setTimeout(callback: () => void, delayMs: number) {
-        const timer = { at: now + delayMs, callback };
-        timers.add(timer);
-        return timer;
-      },
-      clearTimeout(handle: unknown) {
-        timers.delete(handle as { at: number; callback: () => void });
-      },
-    };
-    const advance = (ms: number) => {
-      now += ms;
-      for (const timer of [...timers]) {
-        if (timer.at <= now) {
-          timers.delete(timer);
-          timer.callback();
-        }
-      }
-    };
-    const manager = create({ servers: [stdioFixture("clocked", { mode: "cold", idleTimeoutMs: 1_000 })], discoverColdServers: false }, { clock });
-    await manager.callTool("clocked__echo", { text: "tick" });
-    expect(statusOf(manager, "clocked")).toMatchObject({ state: "connected", connectedSince: "2030-01-01T00:00:00.000Z" });
-    advance(999);
-    expect(statusOf(manager, "clocked").state).toBe("connected");
-    advance(1);
-    await waitForStatus(manager, "clocked", (s) => s.state === "idle");
   });
 
   it("without discovery has unknown tools until its first use", async () => {

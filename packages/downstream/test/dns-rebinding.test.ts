@@ -27,15 +27,20 @@ describe("a downstream HTTP server whose name rebinds between the check and the 
     fixtures.push(fixture);
     return fixture;
   };
-
-  it("is refused when the name answers a public address to the check and 127.0.0.1 to the connection ('*' entry)", async () => {
+  /** A started manager of one HTTP server `web` named mcp.rebind.test, whose resolutions answer `answers` in turn. */
+  const startRebinding = async (answers: string[][], allowedHosts: string[], settings: { maxRestarts?: number } = {}) => {
     const fixture = await start();
-    const resolver = sequenceResolver([["93.184.216.34"], ["127.0.0.1"]]);
+    const resolver = sequenceResolver(answers);
     const manager = create(
-      { servers: [{ name: "web", transport: "http", url: `http://mcp.rebind.test:${fixture.port}/mcp`, pingIntervalMs: 0 }], allowedHosts: ["*"], maxRestarts: 0 },
+      { servers: [{ name: "web", transport: "http", url: `http://mcp.rebind.test:${fixture.port}/mcp`, pingIntervalMs: 0 }], allowedHosts, ...settings },
       { resolveHost: resolver.resolve },
     );
     await manager.start();
+    return { fixture, resolver, manager };
+  };
+
+  it("is refused when the name answers a public address to the check and 127.0.0.1 to the connection ('*' entry)", async () => {
+    const { fixture, resolver, manager } = await startRebinding([["93.184.216.34"], ["127.0.0.1"]], ["*"], { maxRestarts: 0 });
     const status = statusOf(manager, "web");
     expect(resolver.asked.length).toBeGreaterThanOrEqual(2);
     expect(status.lastError).toContain("refused by the outbound address policy at connection time");
@@ -45,25 +50,13 @@ describe("a downstream HTTP server whose name rebinds between the check and the 
   });
 
   it("is refused when a domain entry's name answers loopback to the check and the metadata address to the connection", async () => {
-    const fixture = await start();
-    const resolver = sequenceResolver([["127.0.0.1"], ["169.254.169.254"]]);
-    const manager = create(
-      { servers: [{ name: "web", transport: "http", url: `http://mcp.rebind.test:${fixture.port}/mcp`, pingIntervalMs: 0 }], allowedHosts: ["*.rebind.test"], maxRestarts: 0 },
-      { resolveHost: resolver.resolve },
-    );
-    await manager.start();
+    const { fixture, manager } = await startRebinding([["127.0.0.1"], ["169.254.169.254"]], ["*.rebind.test"], { maxRestarts: 0 });
     expect(statusOf(manager, "web").lastError).toContain("cloud metadata address (169.254.169.254)");
     expect(fixture.connectionCount()).toBe(0);
   });
 
   it("connects when the connection goes to an address the entry allows (loopback through a domain entry)", async () => {
-    const fixture = await start();
-    const resolver = sequenceResolver([["127.0.0.1"]]);
-    const manager = create(
-      { servers: [{ name: "web", transport: "http", url: `http://mcp.rebind.test:${fixture.port}/mcp`, pingIntervalMs: 0 }], allowedHosts: ["*.rebind.test"] },
-      { resolveHost: resolver.resolve },
-    );
-    await manager.start();
+    const { fixture, resolver, manager } = await startRebinding([["127.0.0.1"]], ["*.rebind.test"]);
     expect(firstText(await manager.callTool("web__lookup", { key: "alpha" }))).toBe("first letter");
     expect(fixture.connectionCount()).toBeGreaterThan(0);
     // The connection's own lookup ran, not only the check.

@@ -1,5 +1,5 @@
 // HTTP servers going down and losing sessions, the legacy SSE transport, and stop().
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { createManagerTracker, firstText, isAlive, recordingTrace, rejectionOf, waitForStatus, stdioFixture } from "./helpers.js";
 import type { ToolsChangedEvent } from "../src/index.js";
 import { startHttpFixture, type HttpFixture } from "./http-fixture.js";
@@ -81,15 +81,17 @@ describe("stop()", () => {
   });
 
   it("kills a server still connecting (never answering initialize) instead of leaving it running", async () => {
-    let announce: (pid: number) => void = () => undefined;
-    const spawned = new Promise<number>((resolve) => (announce = resolve));
-    const manager = create(
-      // connectTimeoutMs far beyond the test's timeout: stop() must not wait for it
-      { servers: [stdioFixture("mute", { connectTimeoutMs: 600_000 }, { FIXTURE_NEVER_INITIALIZE: "1" })] },
-      { onServerStderr: (_server, chunk) => /pid (\d+)/.test(chunk) && announce(Number(/pid (\d+)/.exec(chunk)![1])) },
-    );
+    // connectTimeoutMs far beyond the test's timeout: stop() must not wait for it
+    const manager = create({ servers: [stdioFixture("mute", { connectTimeoutMs: 600_000 }, { FIXTURE_NEVER_INITIALIZE: "1" })] });
     const starting = manager.start();
-    const pid = await spawned;
+    const pid = await vi.waitFor(
+      () => {
+        const spawned = statusOf(manager, "mute").pid;
+        if (spawned === undefined) throw new Error("not spawned yet");
+        return spawned;
+      },
+      { timeout: 15_000, interval: 20 },
+    );
     expect(statusOf(manager, "mute").state).toBe("connecting");
     expect(isAlive(pid)).toBe(true);
     await manager.stop();

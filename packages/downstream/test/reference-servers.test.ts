@@ -32,29 +32,11 @@ describe("the real reference servers behind one manager", () => {
     writeFileSync(join(dir, "notes.txt"), "remember the milk\n");
     process.env.AFW_GATEWAY_SECRET_FOR_TEST = "gateway-only-secret-value";
     const config: DownstreamServerConfigInput[] = [];
-    if (installed("fs")) config.push({ name: "fs", transport: "stdio", command: process.execPath, args: [servers.fs, dir], pingIntervalMs: 0 });
-    if (installed("memory")) {
-      config.push({
-        name: "memory",
-        transport: "stdio",
-        command: process.execPath,
-        args: [servers.memory],
-        env: { MEMORY_FILE_PATH: join(dir, "memory.jsonl") },
-        mode: "cold",
-        idleTimeoutMs: 30_000,
-        pingIntervalMs: 0,
-      });
-    }
-    if (installed("everything")) {
-      config.push({
-        name: "everything",
-        transport: "stdio",
-        command: process.execPath,
-        args: [servers.everything],
-        deny: ["toggle-*", "trigger-*", "simulate-*"],
-        pingIntervalMs: 0,
-      });
-    }
+    const server = (name: keyof typeof servers, args: string[], settings: Partial<DownstreamServerConfigInput> = {}) =>
+      ({ name, transport: "stdio", command: process.execPath, args: [servers[name], ...args], pingIntervalMs: 0, ...settings }) as DownstreamServerConfigInput;
+    if (installed("fs")) config.push(server("fs", [dir]));
+    if (installed("memory")) config.push(server("memory", [], { env: { MEMORY_FILE_PATH: join(dir, "memory.jsonl") }, mode: "cold", idleTimeoutMs: 30_000 }));
+    if (installed("everything")) config.push(server("everything", [], { deny: ["toggle-*", "trigger-*", "simulate-*"] }));
     manager = createDownstreamManager({ servers: config });
     manager.onStatusChanged((status) => {
       if (status.pid !== undefined && !pids.includes(status.pid)) pids.push(status.pid);
@@ -77,7 +59,7 @@ describe("the real reference servers behind one manager", () => {
   });
 
   it.skipIf(!installed("fs"))("lists and calls @modelcontextprotocol/server-filesystem", async () => {
-    const names = manager.listTools({ servers: ["fs"] }).map((t) => t.namespacedName);
+    const names = manager.listTools().filter((t) => t.server === "fs").map((t) => t.namespacedName);
     expect(names).toEqual(expect.arrayContaining(["fs__list_directory", "fs__read_text_file", "fs__write_file", "fs__search_files"]));
     const listing = await manager.callTool("fs__list_directory", { path: dir });
     expect(listing.isError).toBeFalsy();
@@ -105,7 +87,7 @@ describe("the real reference servers behind one manager", () => {
   });
 
   it.skipIf(!installed("everything"))("lists and calls @modelcontextprotocol/server-everything, with its deny list applied", async () => {
-    const names = manager.listTools({ servers: ["everything"] }).map((t) => t.name);
+    const names = manager.listTools().filter((t) => t.server === "everything").map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["echo", "get-sum", "get-env"]));
     expect(names.some((n) => n.startsWith("toggle-") || n.startsWith("trigger-") || n.startsWith("simulate-"))).toBe(false);
     expect(firstText(await manager.callTool("everything__echo", { message: "hello" }))).toContain("hello");
