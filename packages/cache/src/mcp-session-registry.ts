@@ -1,6 +1,6 @@
-import { AfwError, McpSessionRecordSchema, type McpSessionLookup, type McpSessionRecord, type McpSessionRegistry } from "@afw/contracts";
+import { AfwError, McpSessionRecordSchema, parseOrThrow, type McpSessionLookup, type McpSessionRecord, type McpSessionRegistry } from "@afw/contracts";
 import { LuaScript, type RedisConnection, type RedisRunOptions } from "./redis-connection.js";
-import { checkInput, parseStored, positiveIntegerOption, positiveMs } from "./store-validation.js";
+import { parseStored, positiveIntegerOption, positiveMs } from "./store-validation.js";
 
 // The MCP session registry (Streamable HTTP `Mcp-Session-Id`s): in memory for one process, on Redis for several.
 
@@ -14,7 +14,7 @@ function isPlausibleMcpSessionId(sessionId: string): boolean {
  * @throws AfwError `INVALID_INPUT` when it does not fit the schema or its id is not a plausible session id.
  */
 function checkMcpSessionRecord(record: McpSessionRecord): McpSessionRecord {
-  const valid = checkInput(McpSessionRecordSchema, record, "MCP session record");
+  const valid = parseOrThrow(McpSessionRecordSchema, record, "INVALID_INPUT", "MCP session record");
   if (!isPlausibleMcpSessionId(valid.sessionId)) throw new AfwError("INVALID_INPUT", "Invalid MCP session record: sessionId must be visible ASCII");
   return valid;
 }

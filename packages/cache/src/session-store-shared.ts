@@ -1,4 +1,4 @@
-import { AfwError, SessionTurnSchema, formatZodError, type Embedder, type SessionTurn } from "@afw/contracts";
+import { AfwError, SessionTurnSchema, parseOrThrow, type Embedder, type SessionTurn } from "@afw/contracts";
 import { positiveIntegerOption } from "./store-validation.js";
 
 /** Options shared by the Redis and memory session stores. */
@@ -49,9 +49,7 @@ export function sessionSettings(options: SessionStoreOptions = {}): SessionSetti
  */
 export function checkTurn(sessionId: string, turn: SessionTurn): SessionTurn {
   checkSessionId(sessionId);
-  const parsed = SessionTurnSchema.safeParse(turn);
-  if (!parsed.success) throw new AfwError("INVALID_INPUT", `Invalid session turn: ${formatZodError(parsed.error)}`);
-  return parsed.data;
+  return parseOrThrow(SessionTurnSchema, turn, "INVALID_INPUT", "session turn");
 }
 
 /**

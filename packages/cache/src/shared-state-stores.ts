@@ -2,6 +2,7 @@ import {
   BackendHealthSchema,
   CircuitStateSchema,
   PerformanceSampleSchema,
+  parseOrThrow,
   type BackendHealth,
   type CircuitState,
   type CircuitStateStore,
@@ -13,7 +14,7 @@ import {
 import { Keyspace } from "./keyspace.js";
 import { LuaScript, type RedisConnection } from "./redis-connection.js";
 import type { StoreName } from "./store-events.js";
-import { checkInput, parseStored, positiveIntegerOption, positiveMs } from "./store-validation.js";
+import { parseStored, positiveIntegerOption, positiveMs } from "./store-validation.js";
 
 // The shared gateway state (health snapshots, performance windows, circuit states): in memory and on Redis.
 
@@ -67,7 +68,7 @@ export class MemoryHealthStore implements HealthStore {
   }
 
   async set(health: BackendHealth, ttlMs: number): Promise<void> {
-    const valid = checkInput(BackendHealthSchema, health, "backend health");
+    const valid = parseOrThrow(BackendHealthSchema, health, "INVALID_INPUT", "backend health");
     this.snapshots.set(valid.backendId, { health: valid, expiresAt: this.now() + positiveMs(ttlMs, "ttlMs") });
   }
 
@@ -92,7 +93,7 @@ export class MemoryPerformanceStore implements PerformanceStore {
   }
 
   async record(sample: PerformanceSample): Promise<void> {
-    const valid = checkInput(PerformanceSampleSchema, sample, "performance sample");
+    const valid = parseOrThrow(PerformanceSampleSchema, sample, "INVALID_INPUT", "performance sample");
     for (const target of targetsOf(valid)) {
       const id = targetId(target);
       const window = this.windows.get(id) ?? [];
@@ -121,7 +122,7 @@ export class MemoryCircuitStateStore implements CircuitStateStore {
   }
 
   async set(state: CircuitState): Promise<void> {
-    const valid = checkInput(CircuitStateSchema, state, "circuit state");
+    const valid = parseOrThrow(CircuitStateSchema, state, "INVALID_INPUT", "circuit state");
     this.states.set(valid.key, valid);
   }
 
@@ -196,7 +197,7 @@ export class RedisHealthStore extends RedisStateStore implements HealthStore {
   }
 
   async set(health: BackendHealth, ttlMs: number): Promise<void> {
-    const valid = checkInput(BackendHealthSchema, health, "backend health");
+    const valid = parseOrThrow(BackendHealthSchema, health, "INVALID_INPUT", "backend health");
     const ttl = positiveMs(ttlMs, "ttlMs");
     await this.connection.run("health-store", "set", (client) =>
       Promise.all([client.set(this.keyOf(valid.backendId), JSON.stringify(valid), "PX", ttl), client.sadd(this.keyspace.healthIndex, valid.backendId)]),
@@ -257,7 +258,7 @@ export class RedisPerformanceStore extends RedisStateStore implements Performanc
   }
 
   async record(sample: PerformanceSample): Promise<void> {
-    const valid = checkInput(PerformanceSampleSchema, sample, "performance sample");
+    const valid = parseOrThrow(PerformanceSampleSchema, sample, "INVALID_INPUT", "performance sample");
     const targets = targetsOf(valid);
     const index = this.keyspace.performanceTargets;
     await this.connection.run("performance-store", "record", (client) =>
@@ -301,7 +302,7 @@ export class RedisCircuitStateStore extends RedisStateStore implements CircuitSt
   }
 
   async set(state: CircuitState): Promise<void> {
-    const valid = checkInput(CircuitStateSchema, state, "circuit state");
+    const valid = parseOrThrow(CircuitStateSchema, state, "INVALID_INPUT", "circuit state");
     await this.connection.run("circuit-state-store", "set", (client) => client.hset(this.hashKey, valid.key, JSON.stringify(valid)));
   }
 
