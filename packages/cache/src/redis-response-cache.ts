@@ -54,9 +54,10 @@ export interface RedisResponseCacheOptions extends ResponseCacheOptions {
   connection: RedisConnection;
   /** Prefix of every key. @default "afw:" */
   keyPrefix?: string | undefined;
-  /** SCAN/ZSCAN `COUNT` and entries removed per script call during invalidation. @default 500 */
-  invalidationBatchSize?: number | undefined;
 }
+
+/** SCAN/ZSCAN `COUNT` and entries removed per script call during invalidation. */
+const BATCH_SIZE = 500;
 
 type GetOutcome = { lookup: CacheLookup; corrupt?: { key: string; message: string }; guardRejected?: boolean };
 
@@ -64,13 +65,11 @@ type GetOutcome = { lookup: CacheLookup; corrupt?: { key: string; message: strin
 export class RedisResponseCache extends ResponseCacheCore implements ResponseCache {
   private readonly connection: RedisConnection;
   private readonly counters: RedisCounters;
-  private readonly batchSize: number;
 
   constructor(options: RedisResponseCacheOptions) {
     super(new Keyspace(options.keyPrefix ?? "afw:"), options);
     this.connection = options.connection;
     this.counters = new RedisCounters(this.connection, this.keyspace.cacheStats);
-    this.batchSize = options.invalidationBatchSize ?? 500;
   }
 
   async get(key: CacheKeyInput, options: CacheGetOptions = {}): Promise<CacheLookup> {
@@ -188,7 +187,7 @@ export class RedisResponseCache extends ResponseCacheCore implements ResponseCac
     const groups: CacheGroup[] = [];
     let cursor = "0";
     do {
-      const outcome = await this.connection.run("response-cache", "invalidate", (client) => client.zscan(registry, cursor, "COUNT", this.batchSize));
+      const outcome = await this.connection.run("response-cache", "invalidate", (client) => client.zscan(registry, cursor, "COUNT", BATCH_SIZE));
       if (!outcome.ok) return 0;
       const [next, flat] = outcome.value;
       cursor = next;
@@ -203,12 +202,12 @@ export class RedisResponseCache extends ResponseCacheCore implements ResponseCac
       const entryStem = `${this.keyspace.cacheGroupBase(group)}:q:`;
       for (;;) {
         const outcome = await this.connection.run("response-cache", "invalidate", (client) =>
-          INVALIDATE_GROUP_SCRIPT.run(client, keys, [entryStem, this.batchSize]),
+          INVALIDATE_GROUP_SCRIPT.run(client, keys, [entryStem, BATCH_SIZE]),
         );
         if (!outcome.ok) return removed;
         const [deleted, popped] = outcome.value as [number, number];
         removed += deleted;
-        if (popped < this.batchSize) break;
+        if (popped < BATCH_SIZE) break;
       }
     }
     return removed;
@@ -217,7 +216,7 @@ export class RedisResponseCache extends ResponseCacheCore implements ResponseCac
   private async invalidateAll(): Promise<number> {
     let removed = 0;
     const cluster = this.connection.client instanceof Cluster;
-    const completed = await this.connection.scan("response-cache", "invalidate", this.keyspace.cacheKeyPattern, this.batchSize, async (keys) => {
+    const completed = await this.connection.scan("response-cache", "invalidate", this.keyspace.cacheKeyPattern, BATCH_SIZE, async (keys) => {
       const entries = keys.filter((key) => ENTRY_KEY.test(key));
       const others = keys.filter((key) => !ENTRY_KEY.test(key));
       const outcome = await this.connection.run("response-cache", "invalidate", async (client) => {

@@ -2,7 +2,7 @@ import { RedisMcpSessionRegistry } from "./mcp-session-registry.js";
 import type { StoreSet } from "./memory-stores.js";
 import { RedisConnection, type RedisConnectionOptions } from "./redis-connection.js";
 import { RedisRateLimiter } from "./redis-rate-limiter.js";
-import { RedisResponseCache, type RedisResponseCacheOptions } from "./redis-response-cache.js";
+import { RedisResponseCache } from "./redis-response-cache.js";
 import { RedisSessionStore, type RedisSessionStoreOptions } from "./redis-session-store.js";
 import type { ResponseCacheOptions } from "./response-cache-shared.js";
 import type { SessionStoreOptions } from "./session-store-shared.js";
@@ -13,12 +13,12 @@ import { RedisCircuitStateStore, RedisHealthStore, RedisPerformanceStore, type R
 export interface RedisStoresOptions extends RedisConnectionOptions {
   /** Prefix of every key. @default "afw:" */
   keyPrefix?: string | undefined;
-  /** Response cache settings (semantic hits, invalidation batch size). */
-  responseCache?: (ResponseCacheOptions & Pick<RedisResponseCacheOptions, "invalidationBatchSize">) | undefined;
+  /** Response cache settings (semantic hits). */
+  responseCache?: ResponseCacheOptions | undefined;
   /** Session memory settings (max turns, sliding TTL, append bound, write-behind buffer, ...). */
   sessions?: (SessionStoreOptions & Pick<RedisSessionStoreOptions, "appendTimeoutMs" | "replayIntervalMs"> & { buffer?: SessionBufferOptions | undefined }) | undefined;
   /** Performance window settings. */
-  performance?: Pick<RedisPerformanceStoreOptions, "windowSize" | "ttlMs"> | undefined;
+  performance?: Pick<RedisPerformanceStoreOptions, "windowSize"> | undefined;
 }
 
 /** The stores on one Redis connection. */

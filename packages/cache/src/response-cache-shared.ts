@@ -19,8 +19,6 @@ export interface SemanticCacheOptions {
   enabled?: boolean;
   /** Smallest cosine similarity that counts as the same question. @default 0.95 */
   threshold?: number;
-  /** Most stored embeddings compared per lookup (per flow, scope, tenant and session). @default 200 */
-  maxCandidates?: number;
 }
 
 /** Options shared by the Redis and memory response caches. */
@@ -55,16 +53,15 @@ export interface CacheSetOptions {
 export interface SemanticSettings {
   enabled: boolean;
   threshold: number;
+  /** Most stored embeddings compared per lookup (per flow, scope, tenant and session). */
   maxCandidates: number;
 }
 
 /** Fills semantic defaults and checks ranges. */
 export function semanticSettings(options: SemanticCacheOptions | undefined): SemanticSettings {
   const threshold = options?.threshold ?? 0.95;
-  const maxCandidates = options?.maxCandidates ?? 200;
   if (!(threshold > 0 && threshold <= 1)) throw new AfwError("CONFIG_INVALID", "semantic.threshold must be in (0, 1]");
-  if (!Number.isInteger(maxCandidates) || maxCandidates < 1) throw new AfwError("CONFIG_INVALID", "semantic.maxCandidates must be a positive integer");
-  return { enabled: options?.enabled ?? false, threshold, maxCandidates };
+  return { enabled: options?.enabled ?? false, threshold, maxCandidates: 200 };
 }
 
 /**

@@ -9,10 +9,6 @@ export interface SessionStoreOptions {
   ttlMs?: number | undefined;
   /** Turns `recent` returns when no limit is given. @default 5 */
   recentTurns?: number | undefined;
-  /** Sessions `list` returns when no limit is given. @default 100 */
-  listLimit?: number | undefined;
-  /** Most recently updated sessions `list` looks at (the pattern is applied to these). @default 1000 */
-  listScanLimit?: number | undefined;
   /**
    * Embedder of the history index: with one, every turn's question is embedded in the background after its append is
    * acknowledged, and `search` finds turns by meaning (`mode` `meaning` or `hybrid`).
@@ -25,7 +21,9 @@ export interface SessionSettings {
   maxTurns: number;
   ttlMs: number;
   recentTurns: number;
+  /** Sessions `list` returns when no limit is given. */
   listLimit: number;
+  /** Most recently updated sessions `list` looks at (the pattern is applied to these). */
   listScanLimit: number;
 }
 
@@ -38,8 +36,8 @@ export function sessionSettings(options: SessionStoreOptions = {}): SessionSetti
     maxTurns: positiveIntegerOption(options.maxTurns, 50, "maxTurns"),
     ttlMs: positiveIntegerOption(options.ttlMs, 7 * 86_400_000, "ttlMs"),
     recentTurns: positiveIntegerOption(options.recentTurns, 5, "recentTurns"),
-    listLimit: positiveIntegerOption(options.listLimit, 100, "listLimit"),
-    listScanLimit: positiveIntegerOption(options.listScanLimit, 1000, "listScanLimit"),
+    listLimit: 100,
+    listScanLimit: 1000,
   };
 }
 

@@ -233,10 +233,10 @@ end
 return #KEYS`);
 
 /** Options of {@link RedisPerformanceStore}. */
-export interface RedisPerformanceStoreOptions extends PerformanceStoreOptions, RedisStateStoreOptions {
-  /** Windows not written for this long disappear. @default 604800000 (7 days) */
-  ttlMs?: number | undefined;
-}
+export type RedisPerformanceStoreOptions = PerformanceStoreOptions & RedisStateStoreOptions;
+
+/** Windows not written for this long (7 days) disappear. */
+const WINDOW_TTL_MS = 7 * 86_400_000;
 
 /**
  * {@link PerformanceStore} on Redis: rolling windows as lists trimmed atomically on every record, and a set of tracked
@@ -244,12 +244,10 @@ export interface RedisPerformanceStoreOptions extends PerformanceStoreOptions, R
  */
 export class RedisPerformanceStore extends RedisStateStore implements PerformanceStore {
   private readonly windowSize: number;
-  private readonly ttlMs: number;
 
   constructor(options: RedisPerformanceStoreOptions) {
     super(options, "performance-store");
     this.windowSize = positiveIntegerOption(options.windowSize, 100, "windowSize");
-    this.ttlMs = positiveIntegerOption(options.ttlMs, 7 * 86_400_000, "ttlMs");
   }
 
   /** The Redis key of a target's window. */
@@ -263,9 +261,9 @@ export class RedisPerformanceStore extends RedisStateStore implements Performanc
     const index = this.keyspace.performanceTargets;
     await this.connection.run("performance-store", "record", (client) =>
       Promise.all([
-        RECORD_SCRIPT.run(client, targets.map((target) => this.keyOf(target)), [JSON.stringify(valid), this.windowSize, this.ttlMs]),
+        RECORD_SCRIPT.run(client, targets.map((target) => this.keyOf(target)), [JSON.stringify(valid), this.windowSize, WINDOW_TTL_MS]),
         client.sadd(index, ...targets.map(targetId)),
-        client.pexpire(index, this.ttlMs),
+        client.pexpire(index, WINDOW_TTL_MS),
       ]),
     );
   }
