@@ -293,11 +293,7 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
   const remember = (traceId: string, intent: Intent) => {
     traceIntents.delete(traceId);
     traceIntents.set(traceId, intent);
-    while (traceIntents.size > maxTracked) {
-      const oldest = traceIntents.keys().next().value;
-      if (oldest === undefined) break;
-      traceIntents.delete(oldest);
-    }
+    if (traceIntents.size > maxTracked) traceIntents.delete(traceIntents.keys().next().value!);
   };
 
   const whenOf = (event: AuditEvent) => {

@@ -108,11 +108,7 @@ export class MemoryResponseCache extends ResponseCacheCore implements ResponseCa
     let members = this.groups.get(groupKey);
     if (!members) this.groups.set(groupKey, (members = new Set()));
     members.add(storageKey);
-    while (this.storage.size > this.maxEntries) {
-      const oldest = this.storage.keys().next();
-      if (oldest.done) break;
-      this.remove(oldest.value);
-    }
+    if (this.storage.size > this.maxEntries) this.remove(this.storage.keys().next().value!);
     return true;
   }
 
