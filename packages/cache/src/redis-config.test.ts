@@ -33,13 +33,8 @@ describe("parseRedisUrl", () => {
   });
 
   it("parses Cluster URLs", () => {
-    expect(parseRedisUrl("redis+cluster://n1:7000,n2:7001")).toEqual({
-      mode: "cluster",
-      nodes: [
-        { host: "n1", port: 7000 },
-        { host: "n2", port: 7001 },
-      ],
-    });
+    const nodes = ["n1", "n2"].map((host, i) => ({ host, port: 7000 + i }));
+    expect(parseRedisUrl("redis+cluster://n1:7000,n2:7001")).toEqual({ mode: "cluster", nodes });
   });
 
   it("rejects malformed URLs without echoing credentials", () => {
