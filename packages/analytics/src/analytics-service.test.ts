@@ -10,7 +10,7 @@ import { runScenario } from "../test/scenario.js";
 describe("analytics service (the MCP tools)", () => {
   it("answers every tool from the audit log and the feedback store", async () => {
     const scenario = await runScenario();
-    const prior = createLearnedRoutingPrior({ now: () => scenario.end, minFeedback: 1 });
+    const prior = createLearnedRoutingPrior({ now: () => scenario.end });
     const questions = new Map(scenario.results.map((r) => [r.traceId, r.question]));
     const analytics = createAnalyticsService({
       auditLog: scenario.auditLog,

@@ -1,6 +1,6 @@
 import { AfwError, parseOrThrow, type Embedder, type UniversalFlow } from "@afw/contracts";
 import type { z } from "zod";
-import { analyzeFlow, type FlowAnalysis, type FlowRecommendationThresholds } from "./analyze-flow.js";
+import { analyzeFlow, type FlowAnalysis } from "./analyze-flow.js";
 import type { AuditEvent } from "./audit-event.js";
 import { TRACE_SPAN_MS, type AuditLog } from "./audit-log.js";
 import { analyticsDashboard, type AnalyticsDashboard } from "./dashboard.js";
@@ -49,8 +49,6 @@ export interface AnalyticsServiceOptions {
   resolveTurn?: TurnResolver | undefined;
   /** Most audit events one report reads. @default 200_000 */
   maxEvents?: number | undefined;
-  /** Thresholds of `analyze_flow`'s recommendations. */
-  thresholds?: FlowRecommendationThresholds | undefined;
   /** Clock. @default Date.now */
   now?: (() => number) | undefined;
 }
@@ -129,7 +127,7 @@ export function createAnalyticsService(options: AnalyticsServiceOptions): Analyt
   return {
     analyticsDashboard: (input = {}) => report(AnalyticsDashboardInputSchema, "analytics_dashboard", input, (parsed, data) => analyticsDashboard({ ...data, top: parsed.top })),
     analyzeFlow: (input) =>
-      report(AnalyzeFlowInputSchema, "analyze_flow", input, (parsed, data) => analyzeFlow({ ...data, flowId: parsed.flow_id, thresholds: options.thresholds })),
+      report(AnalyzeFlowInputSchema, "analyze_flow", input, (parsed, data) => analyzeFlow({ ...data, flowId: parsed.flow_id })),
     patternAnalysis: (input = {}, extra = {}) =>
       report(PatternAnalysisInputSchema, "pattern_analysis", input, (parsed, data) => {
         if (!options.embedder) throw new AfwError("CONFIG_INVALID", "pattern_analysis needs an embedder: pass one to createAnalyticsService");

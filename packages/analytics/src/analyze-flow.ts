@@ -13,26 +13,6 @@ import {
 import { flowsTouched } from "./query-records.js";
 import { groupBy, increment, rankCounts, ratio, round, summarizeFeedback, summarizeLatency, type FeedbackSummary, type LatencySummary } from "./statistics.js";
 
-/** Thresholds of the rule-based recommendations of {@link analyzeFlow}. */
-export interface FlowRecommendationThresholds {
-  /** Attempts (or routing decisions) needed before a rule speaks. @default 10 */
-  minSamples?: number;
-  /** A p95 attempt latency at or above this is slow. @default 5000 */
-  slowP95Ms?: number;
-  /** A p95 at least this many times the median p95 of the other flows is slow too. @default 2 */
-  slowFactor?: number;
-  /** A failure rate (failed / completed attempts) at or above this for an intent is reported. @default 0.1 */
-  failureRate?: number;
-  /** A fallback share (as source or target) at or above this is reported. @default 0.2 */
-  fallbackShare?: number;
-  /** A mean feedback score at or below this is reported. @default -0.3 */
-  negativeFeedback?: number;
-  /** Ratings needed before the feedback rule speaks. @default 3 */
-  minFeedback?: number;
-  /** A candidate's `flow_match` at or above this counts as matching the intent. @default 0.7 */
-  matchThreshold?: number;
-}
-
 /** One concrete, rule-based recommendation about a flow. */
 export interface FlowRecommendation {
   /** Which rule produced it. */
@@ -103,9 +83,23 @@ export interface FlowAnalysis {
 export interface AnalyzeFlowOptions extends AnalyticsData {
   /** Gateway-wide flow id (`<backendId>:<backendFlowId>`). */
   flowId: string;
-  /** Thresholds of the recommendations. */
-  thresholds?: FlowRecommendationThresholds | undefined;
 }
+
+/**
+ * Thresholds of the recommendations: samples needed before a rule speaks, a slow p95 (absolute, or this factor of the
+ * other flows' median p95), failure rate, fallback share, poor mean feedback and the ratings it needs, and the
+ * `flow_match` that counts as matching an intent.
+ */
+const THRESHOLDS = {
+  minSamples: 10,
+  slowP95Ms: 5000,
+  slowFactor: 2,
+  failureRate: 0.1,
+  fallbackShare: 0.2,
+  negativeFeedback: -0.3,
+  minFeedback: 3,
+  matchThreshold: 0.7,
+} as const;
 
 const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 } as const;
 const percent = (value: number | null) => (value === null ? "n/a" : `${Math.round(value * 100)}%`);
@@ -119,17 +113,7 @@ const percent = (value: number | null) => (value === null ? "n/a" : `${Math.roun
  */
 export function analyzeFlow(options: AnalyzeFlowOptions): FlowAnalysis {
   const { flowId } = options;
-  const t = {
-    minSamples: 10,
-    slowP95Ms: 5000,
-    slowFactor: 2,
-    failureRate: 0.1,
-    fallbackShare: 0.2,
-    negativeFeedback: -0.3,
-    minFeedback: 3,
-    matchThreshold: 0.7,
-    ...options.thresholds,
-  };
+  const t = THRESHOLDS;
   const { range, records, feedback, feedbackByTrace } = prepareData(options);
   const all = accumulateFlows(records, feedbackByTrace);
   const own = all.get(flowId) ?? emptyFlowAccumulator(flowId);
@@ -229,17 +213,17 @@ export function analyzeFlow(options: AnalyzeFlowOptions): FlowAnalysis {
     experiments: compareExperiments(touched, feedbackByTrace),
     recommendations: [],
   };
-  analysis.recommendations = recommend(analysis, t, rankCounts(intentOfTarget)[0]?.key, flowFeedback);
+  analysis.recommendations = recommend(analysis, rankCounts(intentOfTarget)[0]?.key, flowFeedback);
   return analysis;
 }
 
 function recommend(
   analysis: FlowAnalysis,
-  t: Required<FlowRecommendationThresholds>,
   topTargetIntent: Intent | undefined,
   flowFeedback: ReadonlyArray<{ score: number; intent?: Intent | undefined }>,
 ): FlowRecommendation[] {
   const out: FlowRecommendation[] = [];
+  const t = THRESHOLDS;
   const { usage, fallback, intents, peerP95Ms } = analysis;
   const busiestIntent = intents.find((i) => i.attempts > 0)?.intent;
 

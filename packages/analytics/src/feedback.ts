@@ -96,11 +96,7 @@ export function createMemoryFeedbackStore(options: { maxRecords?: number } = {})
     async put(record) {
       records.delete(record.id);
       records.set(record.id, { ...record });
-      while (records.size > maxRecords) {
-        const oldest = records.keys().next().value;
-        if (oldest === undefined) break;
-        records.delete(oldest);
-      }
+      if (records.size > maxRecords) records.delete(records.keys().next().value!);
       return true;
     },
     async list(query = {}) {

@@ -64,7 +64,7 @@ export type { RecordFeedbackResult, TurnResolver } from "./record-feedback.js";
 export type { AnalyticsDashboard, DashboardTotals } from "./dashboard.js";
 export type { ExperimentArmStats, ExperimentComparison, FlowUsage, IntentUsage, ReportRange } from "./analytics-data.js";
 export type { FeedbackSummary, LatencySummary } from "./statistics.js";
-export type { FlowAnalysis, FlowIntentBreakdown, FlowRecommendation, FlowRecommendationThresholds } from "./analyze-flow.js";
+export type { FlowAnalysis, FlowIntentBreakdown, FlowRecommendation } from "./analyze-flow.js";
 export type {
   PatternAnalysis,
   QuestionCluster,

@@ -100,7 +100,7 @@ describe("learned routing prior", () => {
 
   it("learns from feedback and explains itself", () => {
     let clock = 0;
-    const prior = createLearnedRoutingPrior({ minSamples: 5, minFeedback: 3, now: () => clock });
+    const prior = createLearnedRoutingPrior({ minSamples: 5, now: () => clock });
     for (let i = 0; i < 6; i++) prior.observe({ intent: "conversation", flowId: "f:chat", feedback: -1, at: clock++ });
     const adjustment = prior.adjust("conversation", "f:chat");
     expect(adjustment.feedbackMean).toBe(-1);
@@ -246,9 +246,9 @@ describe("learned prior event time", () => {
 describe("learned prior from elicited answers", () => {
   it("takes an accepted choice as a labelled example: the chosen flow gains, the passed-over suggestion loses", () => {
     // A fixed clock: with the wall clock, a millisecond between the events and the reads decays
-    // three weights of 1 below `minFeedback: 3`, and the mean is not reported.
+    // three weights of 1 below the 3 ratings feedback needs, and the mean is not reported.
     const at = Date.UTC(2030, 0, 1);
-    const prior = createLearnedRoutingPrior({ minFeedback: 3, now: () => at });
+    const prior = createLearnedRoutingPrior({ now: () => at });
     const elicited = (i: number, action: string, chosenFlowId?: string) =>
       prior.emit({
         type: "route-elicited",

@@ -27,10 +27,6 @@ export interface LearnedRoutingPriorOptions {
   halfLifeMs?: number | undefined;
   /** Decayed outcomes of an (intent, flow) needed before it is adjusted at all. @default 20 */
   minSamples?: number | undefined;
-  /** Decayed ratings needed before feedback counts. @default 3 */
-  minFeedback?: number | undefined;
-  /** Success rate a flow is compared with when its intent has no other measured flow. @default 0.95 */
-  expectedSuccessRate?: number | undefined;
   /** With a shared store: flush increments every this many ms. @default 1000 */
   flushIntervalMs?: number | undefined;
   /** With a shared store: reload every this many ms. @default 5000 */
@@ -113,6 +109,11 @@ export interface LearnedRoutingPrior extends TraceSink {
   close(): Promise<void>;
 }
 
+/** Decayed ratings needed before feedback counts. */
+const MIN_FEEDBACK = 3;
+/** Success rate a flow is compared with when its intent has no other measured flow. */
+const EXPECTED_SUCCESS_RATE = 0.95;
+
 const clamp = (value: number, bound: number) => Math.max(-bound, Math.min(bound, value));
 const round4 = (value: number) => Math.round(value * 10_000) / 10_000;
 const keyOf = (intent: Intent, flowId: string) => `${intent}\u0000${flowId}`;
@@ -124,9 +125,9 @@ const keyOf = (intent: Intent, flowId: string) => `${intent}\u0000${flowId}`;
  * - nothing until F has `minSamples` outcomes for I; then a confidence
  *   `c = min(1, (n - minSamples) / minSamples) * n / (n + minSamples)` that ramps up smoothly;
  * - success signal `clamp((rate(F) - rate(peers)) / 0.25, -1, 1)` (a 25-point gap gives the full signal), peers = the other
- *   flows of I (or `expectedSuccessRate` when they have fewer than `minSamples` outcomes);
+ *   flows of I (or an expected 95 % when they have fewer than `minSamples` outcomes);
  * - latency signal `clamp(-log2(meanLatency(F) / meanLatency(peers)), -1, 1)` (twice as slow: -1);
- * - feedback signal: the mean rating, with confidence `fn / (fn + minFeedback)`, once `minFeedback`;
+ * - feedback signal: the mean rating, with confidence `fn / (fn + 3)`, once 3 ratings;
  * - `flow_match = max * (c * success)` or, with feedback, `max * (c * success + cf * feedback) / 2`;
  * - `performance = max * c * (success + latency) / 2` (or `max * c * success` without peer latency);
  * - each clamped to ±`maxAdjustment`. Old evidence fades with `halfLifeMs`, so a flow that
@@ -145,14 +146,12 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
   const maxAdjustment = options.bounds?.maxAdjustment ?? 0.15;
   const halfLifeMs = options.halfLifeMs ?? 6 * 3_600_000;
   const minSamples = options.minSamples ?? 20;
-  const minFeedback = options.minFeedback ?? 3;
-  const expectedSuccessRate = options.expectedSuccessRate ?? 0.95;
   const successScale = 0.25;
   const maxTracked = 10_000;
   const now = options.now ?? Date.now;
   if (!(maxAdjustment > 0 && maxAdjustment <= 1)) throw new AfwError("CONFIG_INVALID", "bounds.maxAdjustment must be in (0, 1]");
   if (!(halfLifeMs > 0)) throw new AfwError("CONFIG_INVALID", "halfLifeMs must be positive");
-  if (!(minSamples > 0) || !(minFeedback > 0)) throw new AfwError("CONFIG_INVALID", "minSamples and minFeedback must be positive");
+  if (!(minSamples > 0)) throw new AfwError("CONFIG_INVALID", "minSamples must be positive");
   const store = options.store ?? createMemoryPriorStore();
 
   /** What this instance believes: the last load merged with everything observed since. */
@@ -216,10 +215,10 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
     const stats = own ? decayPriorStats(own.stats, t, halfLifeMs) : emptyPriorStats(t);
     const peers = peersOf(intent, stats, t);
     const successRate = stats.n > 0 ? stats.s / stats.n : null;
-    const peerSuccessRate = peers.n >= minSamples ? peers.s / peers.n : expectedSuccessRate;
+    const peerSuccessRate = peers.n >= minSamples ? peers.s / peers.n : EXPECTED_SUCCESS_RATE;
     const meanLatencyMs = stats.ln > 0 ? stats.l / stats.ln : null;
     const peerMeanLatencyMs = peers.ln > 0 ? peers.l / peers.ln : null;
-    const feedbackMean = stats.fn >= minFeedback ? stats.f / stats.fn : null;
+    const feedbackMean = stats.fn >= MIN_FEEDBACK ? stats.f / stats.fn : null;
     const enoughOutcomes = stats.n >= minSamples;
     // Confidence ramps up from 0 at minSamples to n / (n + minSamples) at twice that, so the
     // adjustment grows in small steps instead of jumping when the evidence becomes sufficient.
@@ -229,7 +228,7 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
     const latencyKnown =
       enoughOutcomes && meanLatencyMs !== null && peerMeanLatencyMs !== null && stats.ln >= minSamples / 2 && peers.ln >= minSamples / 2 && peerMeanLatencyMs > 0;
     const latency = latencyKnown ? clamp(-Math.log2(Math.max(meanLatencyMs!, 1e-3) / peerMeanLatencyMs!), 1) : 0;
-    const cf = feedbackMean !== null ? stats.fn / (stats.fn + minFeedback) : 0;
+    const cf = feedbackMean !== null ? stats.fn / (stats.fn + MIN_FEEDBACK) : 0;
     const flowMatch = feedbackMean !== null ? (maxAdjustment * (c * success + cf * feedbackMean)) / 2 : maxAdjustment * c * success;
     const perf = latencyKnown ? (maxAdjustment * c * (success + latency)) / 2 : maxAdjustment * c * success;
     const adjustment: RoutingAdjustment = {
@@ -294,11 +293,7 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
   const remember = (traceId: string, intent: Intent) => {
     traceIntents.delete(traceId);
     traceIntents.set(traceId, intent);
-    while (traceIntents.size > maxTracked) {
-      const oldest = traceIntents.keys().next().value;
-      if (oldest === undefined) break;
-      traceIntents.delete(oldest);
-    }
+    if (traceIntents.size > maxTracked) traceIntents.delete(traceIntents.keys().next().value!);
   };
 
   const whenOf = (event: AuditEvent) => {

@@ -216,29 +216,20 @@ export async function patternAnalysis(options: PatternAnalysisOptions): Promise<
     const numbers =
       `${cluster.size} questions, mean confidence ${cluster.meanConfidence ?? "n/a"}, ` +
       `fallback rate ${cluster.fallbackRate ?? "n/a"}, failure rate ${cluster.failureRate ?? "n/a"}`;
-    if (uncertain && coherent) {
-      proposals.push({
-        kind: "intent-pattern",
-        intent: cluster.dominantIntent,
-        keywords: cluster.keywords,
-        examples: cluster.examples.slice(0, 3),
-        support: cluster.size,
-        reason: `classified as ${cluster.dominantIntent} but with low confidence (${numbers}): add these keywords as ${cluster.dominantIntent} patterns`,
-        clusterId: cluster.id,
-      });
-    } else {
-      proposals.push({
-        kind: "new-flow",
-        intent: cluster.dominantIntent,
-        keywords: cluster.keywords,
-        examples: cluster.examples.slice(0, 3),
-        support: cluster.size,
-        reason: troubled
+    const intentPattern = uncertain && coherent;
+    proposals.push({
+      kind: intentPattern ? "intent-pattern" : "new-flow",
+      intent: cluster.dominantIntent,
+      keywords: cluster.keywords,
+      examples: cluster.examples.slice(0, 3),
+      support: cluster.size,
+      reason: intentPattern
+        ? `classified as ${cluster.dominantIntent} but with low confidence (${numbers}): add these keywords as ${cluster.dominantIntent} patterns`
+        : troubled
           ? `these questions often fall back or fail (${numbers}): consider a flow that serves them`
           : `no intent fits these questions (${numbers}): consider a new flow or intent pattern for them`,
-        clusterId: cluster.id,
-      });
-    }
+      clusterId: cluster.id,
+    });
   }
 
   return {

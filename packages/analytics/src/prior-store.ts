@@ -1,6 +1,6 @@
 import { INTENTS, IntentSchema, type Intent } from "@afw/contracts";
 import { LuaScript } from "@afw/cache";
-import { BoundedRedis, type RedisStoreConnectionOptions } from "./redis-support.js";
+import { connectStore, type RedisStoreConnectionOptions } from "./redis-support.js";
 
 /**
  * Exponentially decayed sums of one (intent, flow), valid at epoch ms `t`: outcomes `n`, successes
@@ -143,9 +143,9 @@ function parseStats(raw: string): PriorStats | undefined {
  * @throws AfwError `CONFIG_INVALID` when neither or both of `url` and `client` are given.
  */
 export function createRedisPriorStore(options: RedisPriorStoreOptions): LearnedPriorStore {
-  const redis = new BoundedRedis(options, "redis prior store");
+  const { connection, key } = connectStore(options);
   const ttlMs = Math.max(1000, Math.floor(options.ttlMs ?? 30 * 86_400_000));
-  const keyOf = (intent: Intent) => redis.key(`prior:${intent}`);
+  const keyOf = (intent: Intent) => key(`prior:${intent}`);
   return {
     shared: true,
     async add(entries, halfLifeMs) {
@@ -156,13 +156,13 @@ export function createRedisPriorStore(options: RedisPriorStoreOptions): LearnedP
         if (!args) byIntent.set(entry.intent, (args = [halfLifeMs, ttlMs]));
         args.push(entry.flowId, JSON.stringify(entry.stats));
       }
-      const outcome = await redis.run(async (client) => {
+      const outcome = await connection.execute(async (client) => {
         await Promise.all([...byIntent.entries()].map(([intent, args]) => MERGE.run(client, [keyOf(intent)], args)));
       });
       return outcome.ok;
     },
     async load() {
-      const outcome = await redis.run(async (client) => Promise.all(INTENTS.map((intent) => client.hgetall(keyOf(intent)))));
+      const outcome = await connection.execute(async (client) => Promise.all(INTENTS.map((intent) => client.hgetall(keyOf(intent)))));
       if (!outcome.ok) return undefined;
       const entries: PriorEntry[] = [];
       outcome.value.forEach((hash, index) => {
@@ -175,8 +175,8 @@ export function createRedisPriorStore(options: RedisPriorStoreOptions): LearnedP
       return entries;
     },
     async clear() {
-      await redis.run((client) => Promise.all(INTENTS.map((intent) => client.del(keyOf(intent)))));
+      await connection.execute((client) => Promise.all(INTENTS.map((intent) => client.del(keyOf(intent)))));
     },
-    close: () => redis.close(),
+    close: () => connection.close(),
   };
 }

@@ -1,33 +1,12 @@
-import type { ClassificationMethod, Intent, IntentAlternative, RoutingDecision, ScoreBreakdown } from "@afw/contracts";
+import type { ClassificationMethod, Intent, IntentAlternative, RoutingDecision, ScoreBreakdown, TraceEvent, TraceEventPayload } from "@afw/contracts";
 import { eventTimeMs, type AuditEvent } from "./audit-event.js";
 import { sortByTime } from "./audit-log.js";
 
-/** One backend attempt of a query, from `backend-call-end`. */
-export interface AttemptRecord {
-  backendId: string;
-  /** Gateway-wide flow id. */
-  flowId: string;
-  attempt: number;
-  latencyMs: number;
-  outcome: "success" | "error" | "timeout" | "aborted";
-  errorCode?: string | undefined;
-  /** HTTP status of a failed attempt, when the backend answered. */
-  statusCode?: number | undefined;
-  /** Whether the attempt was the hedged (parallel) one. */
-  hedged?: boolean | undefined;
-  /** Epoch milliseconds of the attempt's end. */
-  at: number;
-}
+/** One backend attempt of a query: its `backend-call-end` event's fields, whether it was the hedged (parallel) one, and its end (epoch ms). */
+export type AttemptRecord = TraceEventPayload<"backend-call-end"> & { hedged?: boolean | undefined; at: number };
 
-/** One fallback of a query, from `fallback-triggered`. */
-export interface FallbackRecord {
-  fromBackendId: string;
-  fromFlowId: string;
-  toBackendId: string;
-  toFlowId: string;
-  /** Error code that caused it. */
-  reason: string;
-}
+/** One fallback of a query: its `fallback-triggered` event's fields. */
+export type FallbackRecord = TraceEventPayload<"fallback-triggered">;
 
 /** One routing candidate of a query's decision (a compact view of `RoutingCandidate`). */
 export interface CandidateRecord {
@@ -182,25 +161,13 @@ function foldTrace(traceId: string, events: readonly AuditEvent[]): QueryRecord 
         break;
       case "backend-call-end":
         record.attempts.push({
-          backendId: event.backendId,
-          flowId: event.flowId,
-          attempt: event.attempt,
-          latencyMs: event.latencyMs,
-          outcome: event.outcome,
-          ...(event.errorCode === undefined ? {} : { errorCode: event.errorCode }),
-          ...(event.statusCode === undefined ? {} : { statusCode: event.statusCode }),
+          ...payloadOf(event),
           ...(hedged.has(`${event.backendId}\u0000${event.flowId}\u0000${event.attempt}`) ? { hedged: true } : {}),
           at: eventTimeMs(event),
         });
         break;
       case "fallback-triggered":
-        record.fallbacks.push({
-          fromBackendId: event.fromBackendId,
-          fromFlowId: event.fromFlowId,
-          toBackendId: event.toBackendId,
-          toFlowId: event.toFlowId,
-          reason: event.reason,
-        });
+        record.fallbacks.push(payloadOf(event));
         break;
       case "cache-hit":
         record.cache = event.kind;
@@ -237,6 +204,11 @@ function foldTrace(traceId: string, events: readonly AuditEvent[]): QueryRecord 
   }
   if (record.fallbacks.length > 0) record.fallbackUsed = true;
   return record;
+}
+
+/** An event's own fields, without the envelope (`type`, trace and request ids, session, timestamp). */
+function payloadOf<E extends TraceEvent>({ type: _type, traceId: _traceId, requestId: _requestId, sessionId: _sessionId, timestamp: _timestamp, ...payload }: E) {
+  return payload;
 }
 
 /** The gateway-wide flow ids a query touched: attempted flows and the flow a cache hit came from. */

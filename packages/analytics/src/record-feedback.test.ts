@@ -92,7 +92,7 @@ describe("recordFeedback", () => {
 
   it("teaches the learned prior and survives a failing store", async () => {
     const { auditLog, first, now } = setup();
-    const prior = createLearnedRoutingPrior({ minFeedback: 1, now });
+    const prior = createLearnedRoutingPrior({ now });
     const failing: FeedbackStore = { ...createMemoryFeedbackStore(), put: async () => false };
     const result = await recordFeedback({ session_id: "s-1", trace_id: first.traceId, rating: -1 }, { feedbackStore: failing, auditLog, prior, now });
     expect(result.stored).toBe(false);

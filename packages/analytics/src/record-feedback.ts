@@ -19,8 +19,6 @@ export interface RecordFeedbackDependencies {
   resolveTurn?: TurnResolver | undefined;
   /** Learns from the rating (linked ratings with an intent and a flow only). */
   prior?: Pick<LearnedRoutingPrior, "observe"> | undefined;
-  /** How far back the audit log is searched. @default 7 days */
-  lookbackMs?: number | undefined;
   /** Clock. @default Date.now */
   now?: (() => number) | undefined;
 }
@@ -67,7 +65,8 @@ export async function recordFeedback(input: z.input<typeof RecordFeedbackInputSc
   const { score, scale } = normalizeRating(parsed.rating, parsed.scale);
   const now = dependencies.now ?? Date.now;
   const createdAt = Math.floor(now());
-  const lookbackMs = dependencies.lookbackMs ?? 7 * 86_400_000;
+  // How far back the audit log is searched for the rated query.
+  const lookbackMs = 7 * 86_400_000;
   const auditLog = dependencies.auditLog;
 
   let traceId = parsed.trace_id;

@@ -2,7 +2,7 @@ import { AfwError } from "@afw/contracts";
 import { LuaScript } from "@afw/cache";
 import { eventTimeMs, type AuditEvent } from "./audit-event.js";
 import { createAuditLog, type AuditLog } from "./audit-log.js";
-import { BoundedRedis, type RedisStoreConnectionOptions } from "./redis-support.js";
+import { connectStore, type RedisStoreConnectionOptions } from "./redis-support.js";
 
 /** Options of {@link createRedisAuditLog}. */
 export interface RedisAuditLogOptions extends RedisStoreConnectionOptions {
@@ -10,10 +10,6 @@ export interface RedisAuditLogOptions extends RedisStoreConnectionOptions {
   maxLength?: number | undefined;
   /** Entries older than this are trimmed (`XTRIM ... MINID ~`). @default 7 days */
   maxAgeMs?: number | undefined;
-  /** Events written per round trip. @default 200 */
-  batchSize?: number | undefined;
-  /** Longest time an event waits before it is written. @default 50 */
-  flushIntervalMs?: number | undefined;
   /** Clock for ids, age trimming and default query bounds. @default Date.now */
   now?: (() => number) | undefined;
 }
@@ -42,6 +38,9 @@ return added
 `);
 
 const PAGE_SIZE = 1000;
+/** Events written per round trip, and the longest time (ms) an event waits before it is written. */
+const BATCH_SIZE = 200;
+const FLUSH_INTERVAL_MS = 50;
 
 type StreamEntry = [id: string, fields: string[]];
 
@@ -58,15 +57,13 @@ type StreamEntry = [id: string, fields: string[]];
  * @throws AfwError `CONFIG_INVALID` when neither or both of `url` and `client` are given.
  */
 export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
-  const redis = new BoundedRedis(options, "redis audit log");
-  const key = redis.key("audit");
+  const { connection, key: keyOf } = connectStore(options);
+  const key = keyOf("audit");
   const maxLength = options.maxLength ?? 50_000;
   const maxAgeMs = options.maxAgeMs ?? 7 * 86_400_000;
-  const batchSize = Math.max(1, options.batchSize ?? 200);
-  const flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 50);
   // At most 20,000 events wait (more are dropped and counted). Entry ids follow event times but never go
   // backwards, so a late event gets a newer id: scans widen their id range by 2 minutes.
-  const maxPending = Math.max(batchSize, 20_000);
+  const maxPending = 20_000;
   const lateToleranceMs = 120_000;
   const now = options.now ?? Date.now;
 
@@ -101,7 +98,7 @@ export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
       count++;
     }
     if (count === 0) return;
-    const outcome = await redis.run((client) => APPEND.run(client, [key], args));
+    const outcome = await connection.execute((client) => APPEND.run(client, [key], args));
     if (outcome.ok) {
       counters.stored += count;
       degraded = false;
@@ -114,19 +111,19 @@ export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
   const drain = (): Promise<void> =>
     (draining ??= (async () => {
       try {
-        while (pending.length > 0) await writeBatch(pending.splice(0, batchSize));
+        while (pending.length > 0) await writeBatch(pending.splice(0, BATCH_SIZE));
       } finally {
         draining = undefined;
       }
     })());
 
   const schedule = () => {
-    if (pending.length >= batchSize) {
+    if (pending.length >= BATCH_SIZE) {
       clearTimeout(timer);
       timer = undefined;
       immediate ??= draining ? undefined : setImmediate(() => ((immediate = undefined), void drain()));
     } else if (!timer && !immediate && !draining) {
-      timer = setTimeout(() => ((timer = undefined), void drain()), flushIntervalMs);
+      timer = setTimeout(() => ((timer = undefined), void drain()), FLUSH_INTERVAL_MS);
       timer.unref();
     }
   };
@@ -156,7 +153,7 @@ export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
         const high = String(Math.max(0, Math.floor(to + lateToleranceMs)));
         for (let cursor = order === "asc" ? low : high; ; ) {
           const start = cursor;
-          const outcome = await redis.run((client) =>
+          const outcome = await connection.execute((client) =>
             order === "asc" ? client.xrange(key, start, high, "COUNT", PAGE_SIZE) : client.xrevrange(key, start, low, "COUNT", PAGE_SIZE),
           );
           if (!outcome.ok) {
@@ -177,7 +174,7 @@ export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
         timer = immediate = undefined;
         while (pending.length > 0 || draining) await drain();
       },
-      close: () => redis.close(),
+      close: () => connection.close(),
       stats: () => ({ backend: "redis", ...counters, pending: pending.length, degraded, ...(lastError === undefined ? {} : { lastError }) }),
     },
     { now, maxAgeMs },

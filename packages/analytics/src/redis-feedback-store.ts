@@ -1,7 +1,7 @@
 import { AfwError } from "@afw/contracts";
 import { FeedbackRecordSchema, feedbackFilter, type FeedbackRecord, type FeedbackStore } from "./feedback.js";
 import { LuaScript } from "@afw/cache";
-import { BoundedRedis, type RedisStoreConnectionOptions } from "./redis-support.js";
+import { connectStore, type RedisStoreConnectionOptions } from "./redis-support.js";
 
 /** Options of {@link createRedisFeedbackStore}. */
 export interface RedisFeedbackStoreOptions extends RedisStoreConnectionOptions {
@@ -46,9 +46,9 @@ return #evicted
  * @throws AfwError `CONFIG_INVALID` when neither or both of `url` and `client` are given.
  */
 export function createRedisFeedbackStore(options: RedisFeedbackStoreOptions): FeedbackStore {
-  const redis = new BoundedRedis(options, "redis feedback store");
-  const dataKey = redis.key("{feedback}:data");
-  const timeKey = redis.key("{feedback}:time");
+  const { connection, key } = connectStore(options);
+  const dataKey = key("{feedback}:data");
+  const timeKey = key("{feedback}:time");
   const maxRecords = Math.max(1, options.maxRecords ?? 100_000);
   const maxAgeMs = options.maxAgeMs ?? 90 * 86_400_000;
   const now = options.now ?? Date.now;
@@ -67,19 +67,19 @@ export function createRedisFeedbackStore(options: RedisFeedbackStoreOptions): Fe
 
   return {
     async put(record) {
-      const outcome = await redis.run((client) =>
+      const outcome = await connection.execute((client) =>
         PUT.run(client, [dataKey, timeKey], [record.id, record.createdAt, JSON.stringify(record), maxRecords, Math.max(0, now() - maxAgeMs)]),
       );
       return outcome.ok;
     },
     async list(query = {}) {
       const filter = feedbackFilter(query);
-      const ids = await redis.run((client) => client.zrangebyscore(timeKey, filter.from, filter.to));
+      const ids = await connection.execute((client) => client.zrangebyscore(timeKey, filter.from, filter.to));
       if (!ids.ok) throw unavailable(ids.message);
       const out: FeedbackRecord[] = [];
       for (let i = 0; i < ids.value.length; i += 500) {
         const chunk = ids.value.slice(i, i + 500);
-        const values = await redis.run((client) => client.hmget(dataKey, ...chunk));
+        const values = await connection.execute((client) => client.hmget(dataKey, ...chunk));
         if (!values.ok) throw unavailable(values.message);
         for (const raw of values.value) {
           const record = parse(raw);
@@ -90,10 +90,10 @@ export function createRedisFeedbackStore(options: RedisFeedbackStoreOptions): Fe
       return out.slice(Math.max(0, out.length - filter.limit));
     },
     async get(id) {
-      const outcome = await redis.run((client) => client.hget(dataKey, id));
+      const outcome = await connection.execute((client) => client.hget(dataKey, id));
       if (!outcome.ok) throw unavailable(outcome.message);
       return parse(outcome.value);
     },
-    close: () => redis.close(),
+    close: () => connection.close(),
   };
 }

@@ -1,5 +1,4 @@
 import { RedisConnection, type RedisClient } from "@afw/cache";
-import { AfwError } from "@afw/contracts";
 
 export type { RedisClient };
 
@@ -17,37 +16,12 @@ export interface RedisStoreConnectionOptions {
   operationTimeoutMs?: number | undefined;
 }
 
-/** `@afw/cache`'s bounded {@link RedisConnection} with this package's key prefix. @internal */
-export class BoundedRedis {
-  private readonly connection: RedisConnection;
-  private readonly keyPrefix: string;
-
-  constructor(options: RedisStoreConnectionOptions, what: string) {
-    try {
-      this.connection = new RedisConnection({
-        url: options.url,
-        client: options.client,
-        closeClient: options.closeClient,
-        operationTimeoutMs: options.operationTimeoutMs ?? 500,
-      });
-    } catch (error) {
-      throw new AfwError("CONFIG_INVALID", `${what}: ${(error as Error).message}`, { cause: error });
-    }
-    this.keyPrefix = options.keyPrefix ?? "afw:analytics:";
-  }
-
-  /** The full key of `name`. */
-  key(name: string): string {
-    return `${this.keyPrefix}${name}`;
-  }
-
-  /** Runs `fn` within the operation bound. Never rejects. */
-  run<T>(fn: (client: RedisClient) => Promise<T>) {
-    return this.connection.execute(fn);
-  }
-
-  /** Closes the client if this connection owns it. Idempotent. */
-  close(): Promise<void> {
-    return this.connection.close();
-  }
+/**
+ * `@afw/cache`'s bounded {@link RedisConnection} for a store of this package (`execute` never rejects), and the full key
+ * of a name under the store's prefix. @internal
+ * @throws AfwError `CONFIG_INVALID` when neither or both of `url` and `client` are given.
+ */
+export function connectStore(options: RedisStoreConnectionOptions): { connection: RedisConnection; key: (name: string) => string } {
+  const { url, client, closeClient, operationTimeoutMs = 500, keyPrefix = "afw:analytics:" } = options;
+  return { connection: new RedisConnection({ url, client, closeClient, operationTimeoutMs }), key: (name) => `${keyPrefix}${name}` };
 }

@@ -2,10 +2,7 @@ import { percentile } from "@afw/contracts";
 
 /** The arithmetic mean, or `null` for no values. */
 export function mean(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  let sum = 0;
-  for (const value of values) sum += value;
-  return sum / values.length;
+  return values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 
 /** `numerator / denominator`, or `null` when the denominator is 0. */

@@ -55,9 +55,10 @@ export interface SyncFlowRegistryOptions {
   discoveredBackendIds?: readonly string[] | undefined;
   /** Audit events whose answered queries are evidence of the intents a flow serves. */
   events?: readonly AuditEvent[] | undefined;
-  /** Successful answers for an intent needed before usage proposes it. @default 5 */
-  minUsage?: number | undefined;
 }
+
+/** Successful answers for an intent needed before usage proposes it. */
+const MIN_USAGE = 5;
 
 /** The result of {@link syncFlowRegistry}. */
 export interface SyncFlowRegistryResult {
@@ -110,12 +111,11 @@ const clone = <T>(value: T): T => structuredClone(value);
 /**
  * Compares discovery with the configured registry and proposes `add` (listed, unconfigured; with
  * intents inferred from usage, then discovery, then keywords), `update` (missing intents, intents
- * served `minUsage`+ times, missing name or streaming flag) and `remove` (no longer listed). A dry
+ * served 5+ times, missing name or streaming flag) and `remove` (no longer listed). A dry
  * run changes nothing; `apply: true` returns the new registry with exactly the proposed changes
  * (or those of `only`). Pure: the inputs are never mutated.
  */
 export function syncFlowRegistry(options: SyncFlowRegistryOptions): SyncFlowRegistryResult {
-  const minUsage = options.minUsage ?? 5;
   const usage = usageByFlow(options.events ?? []);
   const discoveredOn = new Map<string, UniversalFlow>();
   for (const flow of options.discovered) if (onPlatform(flow)) discoveredOn.set(flow.id, flow);
@@ -143,14 +143,14 @@ export function syncFlowRegistry(options: SyncFlowRegistryOptions): SyncFlowRegi
         } else unchanged++;
         continue;
       }
-      const update = proposeUpdate(entry, flow, usage.get(flowId), minUsage);
+      const update = proposeUpdate(entry, flow, usage.get(flowId));
       if (update) proposals.push({ ...update, flowId, backendId: backend.backendId, backendFlowId: entry.id });
       else unchanged++;
     }
   }
   for (const flow of discoveredOn.values()) {
     if (configuredIds.has(flow.id)) continue;
-    const inferred = inferIntents(flow, usage.get(flow.id), minUsage);
+    const inferred = inferIntents(flow, usage.get(flow.id));
     const entry: RegistryFlowEntry = {
       id: flow.backendFlowId,
       name: flow.name,
@@ -212,10 +212,10 @@ function usageByFlow(events: readonly AuditEvent[]): Map<string, Usage> {
   return byFlow;
 }
 
-function inferIntents(flow: UniversalFlow, usage: Usage | undefined, minUsage: number): NonNullable<FlowRegistryChange["inferredIntents"]> {
+function inferIntents(flow: UniversalFlow, usage: Usage | undefined): NonNullable<FlowRegistryChange["inferredIntents"]> {
   const out: NonNullable<FlowRegistryChange["inferredIntents"]> = [];
   const seen = new Set<Intent>();
-  const used = [...(usage ?? new Map<Intent, number>()).entries()].filter(([, n]) => n >= minUsage).sort((a, b) => b[1] - a[1]);
+  const used = [...(usage ?? new Map<Intent, number>()).entries()].filter(([, n]) => n >= MIN_USAGE).sort((a, b) => b[1] - a[1]);
   for (const [intent, evidence] of used) {
     seen.add(intent);
     out.push({ intent, source: "usage", evidence });
@@ -238,7 +238,6 @@ function proposeUpdate(
   entry: RegistryFlowEntry,
   flow: UniversalFlow,
   usage: Usage | undefined,
-  minUsage: number,
 ): Omit<FlowRegistryChange, "flowId" | "backendId" | "backendFlowId"> | undefined {
   const next: RegistryFlowEntry = clone(entry);
   const fields: RegistryFieldChange[] = [];
@@ -246,14 +245,14 @@ function proposeUpdate(
   let inferred: FlowRegistryChange["inferredIntents"];
   const current = entry.intents ?? [];
   if (current.length === 0) {
-    inferred = inferIntents(flow, usage, minUsage);
+    inferred = inferIntents(flow, usage);
     if (inferred.length > 0) {
       next.intents = inferred.map((i) => i.intent);
       reasons.push("it configures no intents");
     }
   } else {
     const served = [...(usage ?? new Map<Intent, number>()).entries()]
-      .filter(([intent, n]) => n >= minUsage && !current.includes(intent))
+      .filter(([intent, n]) => n >= MIN_USAGE && !current.includes(intent))
       .sort((a, b) => b[1] - a[1]);
     if (served.length > 0) {
       inferred = served.map(([intent, evidence]) => ({ intent, source: "usage" as const, evidence }));

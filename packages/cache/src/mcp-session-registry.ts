@@ -1,6 +1,6 @@
-import { AfwError, McpSessionRecordSchema, type McpSessionLookup, type McpSessionRecord, type McpSessionRegistry } from "@afw/contracts";
+import { AfwError, McpSessionRecordSchema, parseOrThrow, type McpSessionLookup, type McpSessionRecord, type McpSessionRegistry } from "@afw/contracts";
 import { LuaScript, type RedisConnection, type RedisRunOptions } from "./redis-connection.js";
-import { checkInput, parseStored, positiveIntegerOption, positiveMs } from "./store-validation.js";
+import { parseStored, positiveIntegerOption, positiveMs } from "./store-validation.js";
 
 // The MCP session registry (Streamable HTTP `Mcp-Session-Id`s): in memory for one process, on Redis for several.
 
@@ -14,7 +14,7 @@ function isPlausibleMcpSessionId(sessionId: string): boolean {
  * @throws AfwError `INVALID_INPUT` when it does not fit the schema or its id is not a plausible session id.
  */
 function checkMcpSessionRecord(record: McpSessionRecord): McpSessionRecord {
-  const valid = checkInput(McpSessionRecordSchema, record, "MCP session record");
+  const valid = parseOrThrow(McpSessionRecordSchema, record, "INVALID_INPUT", "MCP session record");
   if (!isPlausibleMcpSessionId(valid.sessionId)) throw new AfwError("INVALID_INPUT", "Invalid MCP session record: sessionId must be visible ASCII");
   return valid;
 }
@@ -119,8 +119,6 @@ export interface RedisMcpSessionRegistryOptions {
   connection: RedisConnection;
   /** Prefix of every key. @default "afw:" */
   keyPrefix?: string | undefined;
-  /** Clock for `lastSeenAt` (TTLs are kept by Redis). @default Date.now */
-  now?: (() => number) | undefined;
   /**
    * Bound of each registry operation in ms (attempts that time out are retried within it). @default max(1000, the
    * connection's `operationTimeoutMs`)
@@ -135,7 +133,6 @@ export interface RedisMcpSessionRegistryOptions {
 export class RedisMcpSessionRegistry implements McpSessionRegistry {
   private readonly connection: RedisConnection;
   private readonly prefix: string;
-  private readonly now: () => number;
   private readonly runOptions: RedisRunOptions;
 
   constructor(options: RedisMcpSessionRegistryOptions) {
@@ -146,7 +143,6 @@ export class RedisMcpSessionRegistry implements McpSessionRegistry {
     }
     this.runOptions = { timeoutMs };
     this.prefix = options.keyPrefix ?? "afw:";
-    this.now = options.now ?? Date.now;
   }
 
   /** The Redis key of a session (URI-encoded id in a hash tag). */
@@ -184,7 +180,7 @@ export class RedisMcpSessionRegistry implements McpSessionRegistry {
     const ttl = positiveMs(options.idleTtlMs, "idleTtlMs");
     if (!isPlausibleMcpSessionId(sessionId)) return { status: "absent" };
     const key = this.keyOf(sessionId);
-    const now = this.now();
+    const now = Date.now();
     const outcome = await this.connection.run("mcp-session-registry", "touch", (client) => TOUCH_SCRIPT.run(client, [key], [options.owner, ttl, now]), undefined, this.runOptions);
     if (!outcome.ok) return { status: "unavailable", message: outcome.message };
     if (outcome.value === 0) return { status: "forbidden" };

@@ -1,21 +1,18 @@
-import { cosineSimilarity, type CacheInvalidation, type CacheKeyInput, type CacheLookup, type CacheStats, type ResponseCache, type UniversalQueryResult } from "@afw/contracts";
+import { cosineSimilarity, type CacheInvalidation, type CacheKeyInput, type CacheLookup, type CacheStats, type ResponseCache } from "@afw/contracts";
 import { Keyspace, type CacheGroup } from "./keyspace.js";
 import {
   checkSelector,
-  entryToStore,
+  semanticEmbedding,
   lookupIncrements,
   parseStoredEntry,
-  resolveCacheKey,
   locateCacheKey,
   selectorMatches,
-  semanticSettings,
   statsFromFields,
-  flowStatField,
   pickSemanticHit,
   type CacheGetOptions,
-  type CacheSetOptions,
   type ResponseCacheOptions,
-  type SemanticSettings,
+  ResponseCacheCore,
+  type CacheWrite,
 } from "./response-cache-shared.js";
 import { EventReporter, type StoreEventOptions } from "./store-events.js";
 
@@ -47,27 +44,20 @@ export interface MemoryResponseCacheOptions extends ResponseCacheOptions, StoreE
  * In-process {@link ResponseCache}: the same keys, validation, TTLs, invalidation, semantic hits and stats as the Redis
  * cache, for one gateway process.
  */
-export class MemoryResponseCache implements ResponseCache {
+export class MemoryResponseCache extends ResponseCacheCore implements ResponseCache {
   private readonly storage: Map<string, MemoryCacheRecord>;
   private readonly groups = new Map<string, Set<string>>();
   private readonly counters: Record<string, number> = {};
-  private readonly keyspace = new Keyspace("");
   private readonly now: () => number;
   private readonly maxEntries: number;
-  private readonly semantic: SemanticSettings;
   private readonly events: EventReporter;
 
   constructor(options: MemoryResponseCacheOptions = {}) {
+    super(new Keyspace(""), options);
     this.storage = options.storage ?? new Map();
     this.now = options.now ?? Date.now;
     this.maxEntries = options.maxEntries ?? 10_000;
-    this.semantic = semanticSettings(options.semantic);
     this.events = new EventReporter(options);
-  }
-
-  /** The storage key of `key` (its Redis key without prefix). */
-  keyOf(key: CacheKeyInput): string {
-    return locateCacheKey(this.keyspace, key).entryKey;
   }
 
   async get(key: CacheKeyInput, options: CacheGetOptions = {}): Promise<CacheLookup> {
@@ -91,8 +81,9 @@ export class MemoryResponseCache implements ResponseCache {
       }
     }
     let guardRejected = false;
-    if (this.semantic.enabled && options.embedding && !key.variant) {
-      const semantic = await this.semanticLookup(group, options.embedding, key.question);
+    const embedding = semanticEmbedding(this.semantic, key, options.embedding);
+    if (embedding) {
+      const semantic = await this.semanticLookup(group, embedding, key.question);
       guardRejected = semantic.guardRejected;
       if (semantic.lookup) {
         this.count(lookupIncrements(group.flowId, "semantic", false, guardRejected));
@@ -103,11 +94,7 @@ export class MemoryResponseCache implements ResponseCache {
     return miss;
   }
 
-  async set(key: CacheKeyInput, result: UniversalQueryResult, options: CacheSetOptions): Promise<boolean> {
-    const { group, hash } = resolveCacheKey(key);
-    const now = this.now();
-    const entry = entryToStore(key, group, result, options, now);
-    if (!entry) return false;
+  protected async write({ group, hash, entry, embedding, now }: CacheWrite): Promise<boolean> {
     const storageKey = this.keyspace.cacheEntry(group, hash);
     const groupKey = this.keyspace.cacheGroupBase(group);
     this.storage.delete(storageKey);
@@ -116,17 +103,12 @@ export class MemoryResponseCache implements ResponseCache {
       expiresAt: now + entry.ttlSeconds * 1000,
       group,
       groupKey,
-      embedding: this.semantic.enabled && options.embedding && !key.variant ? Float32Array.from(options.embedding) : undefined,
+      embedding: embedding && Float32Array.from(embedding),
     });
     let members = this.groups.get(groupKey);
     if (!members) this.groups.set(groupKey, (members = new Set()));
     members.add(storageKey);
-    while (this.storage.size > this.maxEntries) {
-      const oldest = this.storage.keys().next();
-      if (oldest.done) break;
-      this.remove(oldest.value);
-    }
-    this.count({ writes: 1, [flowStatField(group.flowId, "writes")]: 1 });
+    if (this.storage.size > this.maxEntries) this.remove(this.storage.keys().next().value!);
     return true;
   }
 
@@ -171,7 +153,11 @@ export class MemoryResponseCache implements ResponseCache {
     if (members?.size === 0) this.groups.delete(record.groupKey);
   }
 
-  private count(increments: Record<string, number>): void {
+  protected clock(): number {
+    return this.now();
+  }
+
+  protected count(increments: Record<string, number>): void {
     for (const [field, amount] of Object.entries(increments)) this.counters[field] = (this.counters[field] ?? 0) + amount;
   }
 }

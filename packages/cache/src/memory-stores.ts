@@ -17,25 +17,28 @@ export interface MemoryStoresOptions extends StoreEventOptions {
   performance?: PerformanceStoreOptions | undefined;
 }
 
-/** The stores in process memory: the embedded default for one gateway process. */
-export interface MemoryStores {
+/** The stores of one backend (Redis or memory), each of its own type. */
+export interface StoreSet<Cache, Sessions, Performance, Health, Circuits, Registry> {
   /** Answers by (tenant, scope, flow, question). */
-  readonly responseCache: MemoryResponseCache;
+  readonly responseCache: Cache;
   /** Conversation memory. */
-  readonly sessionStore: MemorySessionStore;
+  readonly sessionStore: Sessions;
   /** Rolling latency/success windows for routing. */
-  readonly performanceStore: MemoryPerformanceStore;
+  readonly performanceStore: Performance;
   /** Backend health snapshots. */
-  readonly healthStore: MemoryHealthStore;
+  readonly healthStore: Health;
   /** Circuit-breaker states. */
-  readonly circuitStateStore: MemoryCircuitStateStore;
-  /** MCP Streamable HTTP sessions (`Mcp-Session-Id`) of this process. */
-  readonly mcpSessionRegistry: MemoryMcpSessionRegistry;
-  /** Always ok. */
+  readonly circuitStateStore: Circuits;
+  /** MCP Streamable HTTP sessions (`Mcp-Session-Id`): of this process in memory, of every gateway instance on Redis. */
+  readonly mcpSessionRegistry: Registry;
+  /** Whether the stores answer (Redis: a PING within `operationTimeoutMs`; memory: always ok). */
   health(): Promise<StoreHealth>;
-  /** No-op (nothing to release). */
+  /** Releases what the stores hold (Redis: flushes pending counters and closes the connection it created). Idempotent. */
   close(): Promise<void>;
 }
+
+/** The stores in process memory: the embedded default for one gateway process. */
+export type MemoryStores = StoreSet<MemoryResponseCache, MemorySessionStore, MemoryPerformanceStore, MemoryHealthStore, MemoryCircuitStateStore, MemoryMcpSessionRegistry>;
 
 /**
  * Creates all the stores in memory, with the same behaviour as {@link createRedisStores} for a single process.

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { hashQuestion, normalizeQuestion } from "./question-hash.js";
+import { hashNormalizedQuestion, normalizeQuestion } from "./question-hash.js";
+
+const hashQuestion = (question: string) => hashNormalizedQuestion(normalizeQuestion(question));
 
 describe("normalizeQuestion", () => {
   it("applies NFKC, lower-cases, collapses whitespace and trims trailing punctuation", () => {
@@ -15,7 +17,7 @@ describe("normalizeQuestion", () => {
   });
 });
 
-describe("hashQuestion", () => {
+describe("hashNormalizedQuestion of normalizeQuestion", () => {
   it("gives one hex SHA-256 for questions that normalise alike and different ones otherwise", () => {
     expect(hashQuestion("Why?")).toMatch(/^[0-9a-f]{64}$/);
     expect(hashQuestion("Why?")).toBe(hashQuestion("  why "));

@@ -16,17 +16,12 @@ export function normalizeQuestion(question: string): string {
 }
 
 /**
- * SHA-256 (hex) of {@link normalizeQuestion}`(question)`: the question part of a cache key.
+ * SHA-256 (hex) of a question already passed through {@link normalizeQuestion}: the question part of a cache key.
  * @example
  * ```ts
- * hashQuestion("Why?") === hashQuestion("why") // true
+ * hashNormalizedQuestion(normalizeQuestion("Why?")) === hashNormalizedQuestion(normalizeQuestion("why")) // true
  * ```
  */
-export function hashQuestion(question: string): string {
-  return hashNormalizedQuestion(normalizeQuestion(question));
-}
-
-/** SHA-256 (hex) of a question already passed through {@link normalizeQuestion}. */
 export function hashNormalizedQuestion(normalized: string): string {
   return createHash("sha256").update(normalized, "utf8").digest("hex");
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Cluster, Redis } from "ioredis";
-import { backoffDelay, createRedisClient, parseRedisUrl, planRedisClient } from "./redis-config.js";
+import { createRedisClient, parseRedisUrl } from "./redis-config.js";
 import { RedisConnection } from "./redis-connection.js";
 
 describe("parseRedisUrl", () => {
@@ -33,13 +33,8 @@ describe("parseRedisUrl", () => {
   });
 
   it("parses Cluster URLs", () => {
-    expect(parseRedisUrl("redis+cluster://n1:7000,n2:7001")).toEqual({
-      mode: "cluster",
-      nodes: [
-        { host: "n1", port: 7000 },
-        { host: "n2", port: 7001 },
-      ],
-    });
+    const nodes = ["n1", "n2"].map((host, i) => ({ host, port: 7000 + i }));
+    expect(parseRedisUrl("redis+cluster://n1:7000,n2:7001")).toEqual({ mode: "cluster", nodes });
   });
 
   it("rejects malformed URLs without echoing credentials", () => {
@@ -54,37 +49,27 @@ describe("parseRedisUrl", () => {
   });
 });
 
-describe("planRedisClient", () => {
+describe("createRedisClient", () => {
   it("configures fail-fast commands and reconnect backoff", () => {
-    const plan = planRedisClient(parseRedisUrl("redis://h:1"), { operationTimeoutMs: 150, reconnect: { initialDelayMs: 10, maxDelayMs: 300 } });
-    expect(plan.kind).toBe("redis");
-    if (plan.kind !== "redis") return;
-    expect(plan.options).toMatchObject({ host: "h", port: 1, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 150, autoResendUnfulfilledCommands: false });
-    const delays = [1, 2, 3, 10, 50].map((attempt) => plan.options.retryStrategy!(attempt) as number);
+    const client = createRedisClient("redis://h:1", { lazyConnect: true, operationTimeoutMs: 150, reconnect: { initialDelayMs: 10, maxDelayMs: 300 } }) as Redis;
+    expect(client.options).toMatchObject({ host: "h", port: 1, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 150, autoResendUnfulfilledCommands: false });
+    const delays = [1, 2, 3, 10, 50].map((attempt) => client.options.retryStrategy!(attempt) as number);
     expect(delays[0]).toBeLessThanOrEqual(10);
     expect(delays[2]).toBeGreaterThan(delays[0]!);
     expect(Math.max(...delays)).toBeLessThanOrEqual(300);
     expect(delays[4]).toBeGreaterThanOrEqual(240);
+    client.disconnect();
   });
 
-  it("plans Sentinel and Cluster clients", () => {
-    const sentinel = planRedisClient(parseRedisUrl("redis+sentinel://s1,s2/main"));
-    expect(sentinel.kind === "redis" && sentinel.options).toMatchObject({ sentinels: [{ host: "s1" }, { host: "s2" }], name: "main", enableOfflineQueue: false });
-    const cluster = planRedisClient(parseRedisUrl("rediss+cluster://:pw@n1:7000"));
-    expect(cluster.kind).toBe("cluster");
-    if (cluster.kind !== "cluster") return;
-    expect(cluster.nodes).toEqual([{ host: "n1", port: 7000 }]);
+  it("configures Sentinel and Cluster clients", () => {
+    const sentinel = createRedisClient("redis+sentinel://s1,s2/main", { lazyConnect: true }) as Redis;
+    expect(sentinel.options).toMatchObject({ sentinels: [{ host: "s1" }, { host: "s2" }], name: "main", enableOfflineQueue: false });
+    const cluster = createRedisClient("rediss+cluster://:pw@n1:7000", { lazyConnect: true }) as Cluster;
     expect(cluster.options).toMatchObject({ enableOfflineQueue: false, redisOptions: { password: "pw", tls: {}, maxRetriesPerRequest: 0 } });
     // Node connections run CLUSTER SLOTS while connecting: not under the 100 ms operation bound.
     expect(cluster.options.redisOptions?.commandTimeout).toBeGreaterThanOrEqual(1000);
-  });
-
-  it("keeps backoff within bounds", () => {
-    for (let attempt = 1; attempt < 40; attempt++) {
-      const delay = backoffDelay(attempt, { initialDelayMs: 50, maxDelayMs: 2000 });
-      expect(delay).toBeGreaterThan(0);
-      expect(delay).toBeLessThanOrEqual(2000);
-    }
+    sentinel.disconnect();
+    cluster.disconnect();
   });
 });
 

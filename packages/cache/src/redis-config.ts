@@ -1,4 +1,4 @@
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
+import { Cluster, Redis, type RedisOptions } from "ioredis";
 import { AfwError, computeBackoffDelay } from "@afw/contracts";
 
 /** A host and port of a Redis node or Sentinel. */
@@ -134,37 +134,29 @@ export interface RedisClientSettings {
    * failed, at least the longest bound any store uses for one operation. @default operationTimeoutMs
    */
   commandTimeoutMs?: number;
-  /** TCP connect timeout. @default 2000 */
-  connectTimeoutMs?: number;
   /** Reconnect backoff. */
   reconnect?: ReconnectOptions;
   /** Do not connect until the first command (tests, tooling). @default false */
   lazyConnect?: boolean;
-  /** Extra ioredis options for standalone and Sentinel clients (override the computed ones). */
-  redisOptions?: RedisOptions;
-  /** Extra ioredis options for Cluster clients (override the computed ones). */
-  clusterOptions?: ClusterOptions;
-}
-
-/** What {@link createRedisClient} would construct: a `Redis` (standalone or Sentinel) or a `Cluster`. */
-export type RedisClientPlan =
-  | { kind: "redis"; options: RedisOptions }
-  | { kind: "cluster"; nodes: RedisAddress[]; options: ClusterOptions };
-
-/** The reconnect delay after `attempt` failures: `computeBackoffDelay` of `@afw/contracts` (doubling from `initialDelayMs`, capped, jittered). */
-export function backoffDelay(attempt: number, reconnect: ReconnectOptions = {}): number {
-  return computeBackoffDelay(attempt, { initialDelayMs: reconnect.initialDelayMs ?? 50, maxDelayMs: reconnect.maxDelayMs ?? 2000 });
 }
 
 /**
- * The ioredis options for `config`: no offline queue, no retries of in-flight commands, per-command timeout, bounded
- * connect timeout, exponential reconnect backoff.
+ * Creates an ioredis client for a URL or {@link RedisConnectionConfig}: a `Redis` for standalone and Sentinel, a
+ * `Cluster` for Cluster. It fails fast: no offline queue, no retries of in-flight commands, a per-command timeout, a
+ * 2 s connect timeout, and reconnects with exponential backoff and jitter.
+ * @throws AfwError `CONFIG_INVALID` for a malformed URL.
+ * @example
+ * ```ts
+ * const client = createRedisClient("redis+cluster://10.0.0.1:7000,10.0.0.2:7000");
+ * client instanceof Cluster // true
+ * ```
  */
-export function planRedisClient(config: RedisConnectionConfig, settings: RedisClientSettings = {}): RedisClientPlan {
+export function createRedisClient(url: string | RedisConnectionConfig, settings: RedisClientSettings = {}): Redis | Cluster {
+  const config = typeof url === "string" ? parseRedisUrl(url) : url;
   const operationTimeoutMs = settings.operationTimeoutMs ?? 100;
   const common = {
     commandTimeout: settings.commandTimeoutMs ?? operationTimeoutMs,
-    connectTimeout: settings.connectTimeoutMs ?? 2000,
+    connectTimeout: 2000,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     lazyConnect: settings.lazyConnect ?? false,
@@ -172,9 +164,10 @@ export function planRedisClient(config: RedisConnectionConfig, settings: RedisCl
     ...(config.password === undefined ? {} : { password: config.password }),
     ...(config.tls ? { tls: {} } : {}),
   } satisfies RedisOptions;
-  const retryStrategy = (attempt: number) => backoffDelay(attempt, settings.reconnect);
+  const backoff = { initialDelayMs: settings.reconnect?.initialDelayMs ?? 50, maxDelayMs: settings.reconnect?.maxDelayMs ?? 2000 };
+  const retryStrategy = (attempt: number) => computeBackoffDelay(attempt, backoff);
   if (config.mode === "cluster") {
-    const options: ClusterOptions = {
+    return new Cluster(config.nodes, {
       enableOfflineQueue: false,
       lazyConnect: common.lazyConnect,
       clusterRetryStrategy: retryStrategy,
@@ -184,11 +177,9 @@ export function planRedisClient(config: RedisConnectionConfig, settings: RedisCl
       // time includes connecting: a 100 ms command bound kept a Cluster from ever becoming ready
       // on a loaded machine. Store operations stay bounded by the stores themselves.
       redisOptions: { ...common, commandTimeout: Math.max(1000, common.commandTimeout), lazyConnect: undefined },
-      ...settings.clusterOptions,
-    };
-    return { kind: "cluster", nodes: config.nodes, options };
+    });
   }
-  const options: RedisOptions = {
+  return new Redis({
     ...common,
     enableOfflineQueue: false,
     retryStrategy,
@@ -203,22 +194,5 @@ export function planRedisClient(config: RedisConnectionConfig, settings: RedisCl
           ...(config.tls ? { enableTLSForSentinelMode: true } : {}),
         }),
     ...(config.db === undefined ? {} : { db: config.db }),
-    ...settings.redisOptions,
-  };
-  return { kind: "redis", options };
-}
-
-/**
- * Creates an ioredis client for a URL or {@link RedisConnectionConfig}: a `Redis` for standalone and Sentinel, a
- * `Cluster` for Cluster, configured as in `planRedisClient`.
- * @throws AfwError `CONFIG_INVALID` for a malformed URL.
- * @example
- * ```ts
- * const client = createRedisClient("redis+cluster://10.0.0.1:7000,10.0.0.2:7000");
- * client instanceof Cluster // true
- * ```
- */
-export function createRedisClient(config: string | RedisConnectionConfig, settings: RedisClientSettings = {}): Redis | Cluster {
-  const plan = planRedisClient(typeof config === "string" ? parseRedisUrl(config) : config, settings);
-  return plan.kind === "cluster" ? new Cluster(plan.nodes, plan.options) : new Redis(plan.options);
+  });
 }

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { Cluster, type Redis } from "ioredis";
-import { AfwError, formatZodError, redactSecrets, type TraceContext } from "@afw/contracts";
-import { z } from "zod";
+import { AfwError, redactSecrets, type TraceContext } from "@afw/contracts";
 import { createRedisClient, parseRedisUrl, type RedisClientSettings } from "./redis-config.js";
 import { EventReporter, type CacheStoreEvent, type CacheStoreEventHandler, type StoreName } from "./store-events.js";
 
@@ -42,16 +41,6 @@ export interface RedisConnectionOptions extends RedisClientSettings {
   /** Hook for store events (`cache-unavailable`, `cache-recovered`, `value-corrupt`). */
   onEvent?: CacheStoreEventHandler | undefined;
 }
-
-const OptionsSchema = z.object({
-  url: z.string().min(1).optional(),
-  operationTimeoutMs: z.number().int().positive().max(60_000).optional(),
-  commandTimeoutMs: z.number().int().positive().max(60_000).optional(),
-  connectTimeoutMs: z.number().int().positive().optional(),
-  reconnect: z
-    .object({ initialDelayMs: z.number().int().positive().optional(), maxDelayMs: z.number().int().positive().optional() })
-    .optional(),
-});
 
 /**
  * A Lua script, registered on each client it runs on with ioredis `defineCommand` (which sends EVALSHA and falls back to
@@ -125,14 +114,9 @@ export class RedisConnection {
    * @throws AfwError `CONFIG_INVALID` for bad options or a malformed URL.
    */
   constructor(options: RedisConnectionOptions) {
-    const parsed = OptionsSchema.safeParse({
-      url: options.url,
-      operationTimeoutMs: options.operationTimeoutMs,
-      commandTimeoutMs: options.commandTimeoutMs,
-      connectTimeoutMs: options.connectTimeoutMs,
-      reconnect: options.reconnect,
-    });
-    if (!parsed.success) throw new AfwError("CONFIG_INVALID", `Invalid Redis options: ${formatZodError(parsed.error)}`);
+    for (const [name, ms] of [["operationTimeoutMs", options.operationTimeoutMs], ["commandTimeoutMs", options.commandTimeoutMs]] as const) {
+      if (ms !== undefined && !(Number.isInteger(ms) && ms > 0 && ms <= 60_000)) throw new AfwError("CONFIG_INVALID", `Invalid Redis options: ${name} must be an integer from 1 to 60000`);
+    }
     if ((options.url === undefined) === (options.client === undefined)) {
       throw new AfwError("CONFIG_INVALID", "Give exactly one of url or client for the Redis connection");
     }

@@ -1,4 +1,4 @@
-import { cosineSimilarity, type CacheInvalidation, type CacheKeyInput, type CacheLookup, type CacheStats, type ResponseCache, type UniversalQueryResult } from "@afw/contracts";
+import { cosineSimilarity, type CacheInvalidation, type CacheKeyInput, type CacheLookup, type CacheStats, type ResponseCache } from "@afw/contracts";
 import { Cluster } from "ioredis";
 import { Keyspace, decodeCacheGroup, encodeCacheGroup, type CacheGroup } from "./keyspace.js";
 import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
@@ -7,20 +7,17 @@ import {
   checkSelector,
   decodeEmbedding,
   encodeEmbedding,
-  entryToStore,
-  flowStatField,
+  semanticEmbedding,
   pickSemanticHit,
   lookupIncrements,
   parseStoredEntry,
-  resolveCacheKey,
   locateCacheKey,
   selectorMatches,
-  semanticSettings,
   statsFromFields,
   type CacheGetOptions,
-  type CacheSetOptions,
   type ResponseCacheOptions,
-  type SemanticSettings,
+  ResponseCacheCore,
+  type CacheWrite,
 } from "./response-cache-shared.js";
 
 /** Writes an entry, its group index member and (optionally) its embedding atomically; all keys share one slot. */
@@ -57,36 +54,27 @@ export interface RedisResponseCacheOptions extends ResponseCacheOptions {
   connection: RedisConnection;
   /** Prefix of every key. @default "afw:" */
   keyPrefix?: string | undefined;
-  /** SCAN/ZSCAN `COUNT` and entries removed per script call during invalidation. @default 500 */
-  invalidationBatchSize?: number | undefined;
 }
+
+/** SCAN/ZSCAN `COUNT` and entries removed per script call during invalidation. */
+const BATCH_SIZE = 500;
 
 type GetOutcome = { lookup: CacheLookup; corrupt?: { key: string; message: string }; guardRejected?: boolean };
 
 /** {@link ResponseCache} on Redis. */
-export class RedisResponseCache implements ResponseCache {
+export class RedisResponseCache extends ResponseCacheCore implements ResponseCache {
   private readonly connection: RedisConnection;
-  private readonly keyspace: Keyspace;
-  private readonly semantic: SemanticSettings;
   private readonly counters: RedisCounters;
-  private readonly batchSize: number;
 
   constructor(options: RedisResponseCacheOptions) {
+    super(new Keyspace(options.keyPrefix ?? "afw:"), options);
     this.connection = options.connection;
-    this.keyspace = new Keyspace(options.keyPrefix ?? "afw:");
-    this.semantic = semanticSettings(options.semantic);
     this.counters = new RedisCounters(this.connection, this.keyspace.cacheStats);
-    this.batchSize = options.invalidationBatchSize ?? 500;
-  }
-
-  /** The Redis key of `key`. */
-  keyOf(key: CacheKeyInput): string {
-    return locateCacheKey(this.keyspace, key).entryKey;
   }
 
   async get(key: CacheKeyInput, options: CacheGetOptions = {}): Promise<CacheLookup> {
     const { group, normalized, entryKey: entryKey } = locateCacheKey(this.keyspace, key);
-    const embedding = this.semantic.enabled && !key.variant ? options.embedding : undefined;
+    const embedding = semanticEmbedding(this.semantic, key, options.embedding);
     const outcome = await this.connection.run(
       "response-cache",
       "get",
@@ -123,13 +111,8 @@ export class RedisResponseCache implements ResponseCache {
     return lookup;
   }
 
-  async set(key: CacheKeyInput, result: UniversalQueryResult, options: CacheSetOptions): Promise<boolean> {
-    const { group, hash } = resolveCacheKey(key);
-    const now = Date.now();
-    const entry = entryToStore(key, group, result, options, now);
-    if (!entry) return false;
+  protected async write({ group, hash, entry, embedding, now, trace }: CacheWrite): Promise<boolean> {
     const ttlMs = entry.ttlSeconds * 1000;
-    const embedding = this.semantic.enabled && options.embedding && !key.variant ? encodeEmbedding(options.embedding) : "";
     const outcome = await this.connection.run(
       "response-cache",
       "set",
@@ -139,13 +122,20 @@ export class RedisResponseCache implements ResponseCache {
           SET_SCRIPT.run(
             client,
             [this.keyspace.cacheEntry(group, hash), this.keyspace.cacheGroupIndex(group), this.keyspace.cacheGroupEmbeddings(group)],
-            [JSON.stringify(entry), ttlMs, hash, embedding],
+            [JSON.stringify(entry), ttlMs, hash, embedding ? encodeEmbedding(embedding) : ""],
           ),
         ]),
-      options.trace,
+      trace,
     );
-    this.counters.add(outcome.ok ? { writes: 1, [flowStatField(group.flowId, "writes")]: 1 } : { errors: 1 });
     return outcome.ok;
+  }
+
+  protected clock(): number {
+    return Date.now();
+  }
+
+  protected count(increments: Record<string, number>): void {
+    this.counters.add(increments);
   }
 
   async invalidate(selector: CacheInvalidation): Promise<number> {
@@ -197,7 +187,7 @@ export class RedisResponseCache implements ResponseCache {
     const groups: CacheGroup[] = [];
     let cursor = "0";
     do {
-      const outcome = await this.connection.run("response-cache", "invalidate", (client) => client.zscan(registry, cursor, "COUNT", this.batchSize));
+      const outcome = await this.connection.run("response-cache", "invalidate", (client) => client.zscan(registry, cursor, "COUNT", BATCH_SIZE));
       if (!outcome.ok) return 0;
       const [next, flat] = outcome.value;
       cursor = next;
@@ -212,12 +202,12 @@ export class RedisResponseCache implements ResponseCache {
       const entryStem = `${this.keyspace.cacheGroupBase(group)}:q:`;
       for (;;) {
         const outcome = await this.connection.run("response-cache", "invalidate", (client) =>
-          INVALIDATE_GROUP_SCRIPT.run(client, keys, [entryStem, this.batchSize]),
+          INVALIDATE_GROUP_SCRIPT.run(client, keys, [entryStem, BATCH_SIZE]),
         );
         if (!outcome.ok) return removed;
         const [deleted, popped] = outcome.value as [number, number];
         removed += deleted;
-        if (popped < this.batchSize) break;
+        if (popped < BATCH_SIZE) break;
       }
     }
     return removed;
@@ -226,7 +216,7 @@ export class RedisResponseCache implements ResponseCache {
   private async invalidateAll(): Promise<number> {
     let removed = 0;
     const cluster = this.connection.client instanceof Cluster;
-    const completed = await this.connection.scan("response-cache", "invalidate", this.keyspace.cacheKeyPattern, this.batchSize, async (keys) => {
+    const completed = await this.connection.scan("response-cache", "invalidate", this.keyspace.cacheKeyPattern, BATCH_SIZE, async (keys) => {
       const entries = keys.filter((key) => ENTRY_KEY.test(key));
       const others = keys.filter((key) => !ENTRY_KEY.test(key));
       const outcome = await this.connection.run("response-cache", "invalidate", async (client) => {

@@ -1,7 +1,8 @@
 import { RedisMcpSessionRegistry } from "./mcp-session-registry.js";
-import { RedisConnection, type RedisConnectionOptions, type StoreHealth } from "./redis-connection.js";
+import type { StoreSet } from "./memory-stores.js";
+import { RedisConnection, type RedisConnectionOptions } from "./redis-connection.js";
 import { RedisRateLimiter } from "./redis-rate-limiter.js";
-import { RedisResponseCache, type RedisResponseCacheOptions } from "./redis-response-cache.js";
+import { RedisResponseCache } from "./redis-response-cache.js";
 import { RedisSessionStore, type RedisSessionStoreOptions } from "./redis-session-store.js";
 import type { ResponseCacheOptions } from "./response-cache-shared.js";
 import type { SessionStoreOptions } from "./session-store-shared.js";
@@ -12,36 +13,21 @@ import { RedisCircuitStateStore, RedisHealthStore, RedisPerformanceStore, type R
 export interface RedisStoresOptions extends RedisConnectionOptions {
   /** Prefix of every key. @default "afw:" */
   keyPrefix?: string | undefined;
-  /** Response cache settings (semantic hits, invalidation batch size). */
-  responseCache?: (ResponseCacheOptions & Pick<RedisResponseCacheOptions, "invalidationBatchSize">) | undefined;
+  /** Response cache settings (semantic hits). */
+  responseCache?: ResponseCacheOptions | undefined;
   /** Session memory settings (max turns, sliding TTL, append bound, write-behind buffer, ...). */
   sessions?: (SessionStoreOptions & Pick<RedisSessionStoreOptions, "appendTimeoutMs" | "replayIntervalMs"> & { buffer?: SessionBufferOptions | undefined }) | undefined;
   /** Performance window settings. */
-  performance?: Pick<RedisPerformanceStoreOptions, "windowSize" | "ttlMs"> | undefined;
+  performance?: Pick<RedisPerformanceStoreOptions, "windowSize"> | undefined;
 }
 
 /** The stores on one Redis connection. */
-export interface RedisStores {
+export interface RedisStores
+  extends StoreSet<RedisResponseCache, RedisSessionStore, RedisPerformanceStore, RedisHealthStore, RedisCircuitStateStore, RedisMcpSessionRegistry> {
   /** The shared connection. */
   readonly connection: RedisConnection;
-  /** Answers by (tenant, scope, flow, question). */
-  readonly responseCache: RedisResponseCache;
-  /** Conversation memory. */
-  readonly sessionStore: RedisSessionStore;
-  /** Rolling latency/success windows for routing. */
-  readonly performanceStore: RedisPerformanceStore;
-  /** Backend health snapshots. */
-  readonly healthStore: RedisHealthStore;
-  /** Circuit-breaker states. */
-  readonly circuitStateStore: RedisCircuitStateStore;
-  /** MCP Streamable HTTP sessions (`Mcp-Session-Id`), shared by every gateway instance. */
-  readonly mcpSessionRegistry: RedisMcpSessionRegistry;
   /** Token-bucket rate limits shared by every gateway instance. */
   readonly rateLimiter: RedisRateLimiter;
-  /** PINGs Redis within `operationTimeoutMs`. */
-  health(): Promise<StoreHealth>;
-  /** Flushes pending counters and closes the connection (when this factory created it). Idempotent. */
-  close(): Promise<void>;
 }
 
 /**

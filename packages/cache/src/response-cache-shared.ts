@@ -19,8 +19,6 @@ export interface SemanticCacheOptions {
   enabled?: boolean;
   /** Smallest cosine similarity that counts as the same question. @default 0.95 */
   threshold?: number;
-  /** Most stored embeddings compared per lookup (per flow, scope, tenant and session). @default 200 */
-  maxCandidates?: number;
 }
 
 /** Options shared by the Redis and memory response caches. */
@@ -55,16 +53,15 @@ export interface CacheSetOptions {
 export interface SemanticSettings {
   enabled: boolean;
   threshold: number;
+  /** Most stored embeddings compared per lookup (per flow, scope, tenant and session). */
   maxCandidates: number;
 }
 
 /** Fills semantic defaults and checks ranges. */
 export function semanticSettings(options: SemanticCacheOptions | undefined): SemanticSettings {
   const threshold = options?.threshold ?? 0.95;
-  const maxCandidates = options?.maxCandidates ?? 200;
   if (!(threshold > 0 && threshold <= 1)) throw new AfwError("CONFIG_INVALID", "semantic.threshold must be in (0, 1]");
-  if (!Number.isInteger(maxCandidates) || maxCandidates < 1) throw new AfwError("CONFIG_INVALID", "semantic.maxCandidates must be a positive integer");
-  return { enabled: options?.enabled ?? false, threshold, maxCandidates };
+  return { enabled: options?.enabled ?? false, threshold, maxCandidates: 200 };
 }
 
 /**
@@ -141,6 +138,11 @@ export function prepareCacheKey(key: CacheKeyInput): Readonly<CacheKeyInput> {
   const copy = Object.freeze({ ...key });
   resolveCacheKey(copy);
   return copy;
+}
+
+/** The embedding a lookup or write of `key` uses: only with semantic hits on, and never for a key with a `variant`. */
+export function semanticEmbedding(semantic: SemanticSettings, key: CacheKeyInput, embedding: Float32Array | undefined): Float32Array | undefined {
+  return semantic.enabled && !key.variant ? embedding : undefined;
 }
 
 /**
@@ -303,4 +305,48 @@ export async function pickSemanticHit<C extends { similarity: number }>(
     else return { lookup: { hit: true, kind: "semantic", entry: parsed.entry, similarity: Math.min(1, candidate.similarity) }, guardRejected };
   }
   return { guardRejected };
+}
+
+/** One answer `set` writes: its group, question hash, entry and (semantic hits on) question embedding. */
+export interface CacheWrite {
+  group: CacheGroup;
+  hash: string;
+  entry: CacheEntry;
+  embedding: Float32Array | undefined;
+  now: number;
+  trace: TraceContext | undefined;
+}
+
+/** What the Redis and memory response caches share: the key layout, semantic settings, `keyOf`, and `set`'s checks and counts. */
+export abstract class ResponseCacheCore {
+  protected readonly semantic: SemanticSettings;
+
+  protected constructor(
+    protected readonly keyspace: Keyspace,
+    options: ResponseCacheOptions,
+  ) {
+    this.semantic = semanticSettings(options.semantic);
+  }
+
+  /** The storage key of `key` (on Redis, its Redis key). */
+  keyOf(key: CacheKeyInput): string {
+    return locateCacheKey(this.keyspace, key).entryKey;
+  }
+
+  async set(key: CacheKeyInput, result: UniversalQueryResult, options: CacheSetOptions): Promise<boolean> {
+    const { group, hash } = resolveCacheKey(key);
+    const now = this.clock();
+    const entry = entryToStore(key, group, result, options, now);
+    if (!entry) return false;
+    const written = await this.write({ group, hash, entry, embedding: semanticEmbedding(this.semantic, key, options.embedding), now, trace: options.trace });
+    this.count(written ? { writes: 1, [flowStatField(group.flowId, "writes")]: 1 } : { errors: 1 });
+    return written;
+  }
+
+  /** Epoch ms now. */
+  protected abstract clock(): number;
+  /** Stores one checked answer; false when the store failed. */
+  protected abstract write(write: CacheWrite): Promise<boolean>;
+  /** Adds counter increments (`hits`, `flow:<id>:writes`, ...). */
+  protected abstract count(increments: Record<string, number>): void;
 }

@@ -1,4 +1,4 @@
-import { AfwError, SessionTurnSchema, formatZodError, type Embedder, type SessionTurn } from "@afw/contracts";
+import { AfwError, SessionTurnSchema, parseOrThrow, type Embedder, type SessionTurn } from "@afw/contracts";
 import { positiveIntegerOption } from "./store-validation.js";
 
 /** Options shared by the Redis and memory session stores. */
@@ -9,10 +9,6 @@ export interface SessionStoreOptions {
   ttlMs?: number | undefined;
   /** Turns `recent` returns when no limit is given. @default 5 */
   recentTurns?: number | undefined;
-  /** Sessions `list` returns when no limit is given. @default 100 */
-  listLimit?: number | undefined;
-  /** Most recently updated sessions `list` looks at (the pattern is applied to these). @default 1000 */
-  listScanLimit?: number | undefined;
   /**
    * Embedder of the history index: with one, every turn's question is embedded in the background after its append is
    * acknowledged, and `search` finds turns by meaning (`mode` `meaning` or `hybrid`).
@@ -25,7 +21,9 @@ export interface SessionSettings {
   maxTurns: number;
   ttlMs: number;
   recentTurns: number;
+  /** Sessions `list` returns when no limit is given. */
   listLimit: number;
+  /** Most recently updated sessions `list` looks at (the pattern is applied to these). */
   listScanLimit: number;
 }
 
@@ -38,8 +36,8 @@ export function sessionSettings(options: SessionStoreOptions = {}): SessionSetti
     maxTurns: positiveIntegerOption(options.maxTurns, 50, "maxTurns"),
     ttlMs: positiveIntegerOption(options.ttlMs, 7 * 86_400_000, "ttlMs"),
     recentTurns: positiveIntegerOption(options.recentTurns, 5, "recentTurns"),
-    listLimit: positiveIntegerOption(options.listLimit, 100, "listLimit"),
-    listScanLimit: positiveIntegerOption(options.listScanLimit, 1000, "listScanLimit"),
+    listLimit: 100,
+    listScanLimit: 1000,
   };
 }
 
@@ -49,9 +47,7 @@ export function sessionSettings(options: SessionStoreOptions = {}): SessionSetti
  */
 export function checkTurn(sessionId: string, turn: SessionTurn): SessionTurn {
   checkSessionId(sessionId);
-  const parsed = SessionTurnSchema.safeParse(turn);
-  if (!parsed.success) throw new AfwError("INVALID_INPUT", `Invalid session turn: ${formatZodError(parsed.error)}`);
-  return parsed.data;
+  return parseOrThrow(SessionTurnSchema, turn, "INVALID_INPUT", "session turn");
 }
 
 /**

@@ -2,6 +2,7 @@ import {
   BackendHealthSchema,
   CircuitStateSchema,
   PerformanceSampleSchema,
+  parseOrThrow,
   type BackendHealth,
   type CircuitState,
   type CircuitStateStore,
@@ -13,7 +14,7 @@ import {
 import { Keyspace } from "./keyspace.js";
 import { LuaScript, type RedisConnection } from "./redis-connection.js";
 import type { StoreName } from "./store-events.js";
-import { checkInput, parseStored, positiveIntegerOption, positiveMs } from "./store-validation.js";
+import { parseStored, positiveIntegerOption, positiveMs } from "./store-validation.js";
 
 // The shared gateway state (health snapshots, performance windows, circuit states): in memory and on Redis.
 
@@ -67,7 +68,7 @@ export class MemoryHealthStore implements HealthStore {
   }
 
   async set(health: BackendHealth, ttlMs: number): Promise<void> {
-    const valid = checkInput(BackendHealthSchema, health, "backend health");
+    const valid = parseOrThrow(BackendHealthSchema, health, "INVALID_INPUT", "backend health");
     this.snapshots.set(valid.backendId, { health: valid, expiresAt: this.now() + positiveMs(ttlMs, "ttlMs") });
   }
 
@@ -92,7 +93,7 @@ export class MemoryPerformanceStore implements PerformanceStore {
   }
 
   async record(sample: PerformanceSample): Promise<void> {
-    const valid = checkInput(PerformanceSampleSchema, sample, "performance sample");
+    const valid = parseOrThrow(PerformanceSampleSchema, sample, "INVALID_INPUT", "performance sample");
     for (const target of targetsOf(valid)) {
       const id = targetId(target);
       const window = this.windows.get(id) ?? [];
@@ -121,7 +122,7 @@ export class MemoryCircuitStateStore implements CircuitStateStore {
   }
 
   async set(state: CircuitState): Promise<void> {
-    const valid = checkInput(CircuitStateSchema, state, "circuit state");
+    const valid = parseOrThrow(CircuitStateSchema, state, "INVALID_INPUT", "circuit state");
     this.states.set(valid.key, valid);
   }
 
@@ -196,7 +197,7 @@ export class RedisHealthStore extends RedisStateStore implements HealthStore {
   }
 
   async set(health: BackendHealth, ttlMs: number): Promise<void> {
-    const valid = checkInput(BackendHealthSchema, health, "backend health");
+    const valid = parseOrThrow(BackendHealthSchema, health, "INVALID_INPUT", "backend health");
     const ttl = positiveMs(ttlMs, "ttlMs");
     await this.connection.run("health-store", "set", (client) =>
       Promise.all([client.set(this.keyOf(valid.backendId), JSON.stringify(valid), "PX", ttl), client.sadd(this.keyspace.healthIndex, valid.backendId)]),
@@ -232,10 +233,10 @@ end
 return #KEYS`);
 
 /** Options of {@link RedisPerformanceStore}. */
-export interface RedisPerformanceStoreOptions extends PerformanceStoreOptions, RedisStateStoreOptions {
-  /** Windows not written for this long disappear. @default 604800000 (7 days) */
-  ttlMs?: number | undefined;
-}
+export type RedisPerformanceStoreOptions = PerformanceStoreOptions & RedisStateStoreOptions;
+
+/** Windows not written for this long (7 days) disappear. */
+const WINDOW_TTL_MS = 7 * 86_400_000;
 
 /**
  * {@link PerformanceStore} on Redis: rolling windows as lists trimmed atomically on every record, and a set of tracked
@@ -243,12 +244,10 @@ export interface RedisPerformanceStoreOptions extends PerformanceStoreOptions, R
  */
 export class RedisPerformanceStore extends RedisStateStore implements PerformanceStore {
   private readonly windowSize: number;
-  private readonly ttlMs: number;
 
   constructor(options: RedisPerformanceStoreOptions) {
     super(options, "performance-store");
     this.windowSize = positiveIntegerOption(options.windowSize, 100, "windowSize");
-    this.ttlMs = positiveIntegerOption(options.ttlMs, 7 * 86_400_000, "ttlMs");
   }
 
   /** The Redis key of a target's window. */
@@ -257,14 +256,14 @@ export class RedisPerformanceStore extends RedisStateStore implements Performanc
   }
 
   async record(sample: PerformanceSample): Promise<void> {
-    const valid = checkInput(PerformanceSampleSchema, sample, "performance sample");
+    const valid = parseOrThrow(PerformanceSampleSchema, sample, "INVALID_INPUT", "performance sample");
     const targets = targetsOf(valid);
     const index = this.keyspace.performanceTargets;
     await this.connection.run("performance-store", "record", (client) =>
       Promise.all([
-        RECORD_SCRIPT.run(client, targets.map((target) => this.keyOf(target)), [JSON.stringify(valid), this.windowSize, this.ttlMs]),
+        RECORD_SCRIPT.run(client, targets.map((target) => this.keyOf(target)), [JSON.stringify(valid), this.windowSize, WINDOW_TTL_MS]),
         client.sadd(index, ...targets.map(targetId)),
-        client.pexpire(index, this.ttlMs),
+        client.pexpire(index, WINDOW_TTL_MS),
       ]),
     );
   }
@@ -301,7 +300,7 @@ export class RedisCircuitStateStore extends RedisStateStore implements CircuitSt
   }
 
   async set(state: CircuitState): Promise<void> {
-    const valid = checkInput(CircuitStateSchema, state, "circuit state");
+    const valid = parseOrThrow(CircuitStateSchema, state, "INVALID_INPUT", "circuit state");
     await this.connection.run("circuit-state-store", "set", (client) => client.hset(this.hashKey, valid.key, JSON.stringify(valid)));
   }
 

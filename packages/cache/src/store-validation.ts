@@ -1,15 +1,5 @@
-import { AfwError, formatZodError } from "@afw/contracts";
+import { AfwError } from "@afw/contracts";
 import type { z } from "zod";
-
-/**
- * Parses `value` with `schema` for a write.
- * @throws AfwError `INVALID_INPUT` naming `what` when it does not fit.
- */
-export function checkInput<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new AfwError("INVALID_INPUT", `Invalid ${what}: ${formatZodError(parsed.error)}`);
-  return parsed.data;
-}
 
 /** Parses a stored JSON value with `schema`; undefined when it is corrupt or foreign. */
 export function parseStored<S extends z.ZodType>(schema: S, raw: string | null | undefined): z.infer<S> | undefined {

@@ -3,7 +3,7 @@
 // session registered at `initialize` was then "not found" by the next instance). The bound now
 // counts only time the process could run, within STALL_ALLOWANCE times the bound.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deleteRedisKeys, getTestRedis, type TestRedis } from "@afw/testing";
+import { useTestRedis } from "@afw/testing";
 import { createRedisConnection, type RedisConnection } from "../src/redis-connection.js";
 import { RedisMcpSessionRegistry } from "../src/mcp-session-registry.js";
 
@@ -26,32 +26,27 @@ async function warmUp(connection: RedisConnection): Promise<boolean> {
   return false;
 }
 
-let redis: TestRedis;
-let prefix: string;
+const redis = useTestRedis();
 let connection: RedisConnection;
 beforeAll(async () => {
-  redis = await getTestRedis();
-  prefix = redis.prefix();
   connection = createRedisConnection({ url: redis.url, operationTimeoutMs: 100 });
   expect(await warmUp(connection)).toBe(true);
 });
 afterAll(async () => {
   await connection.close();
-  await deleteRedisKeys(redis.url, prefix);
-  await redis.dispose();
 });
 
 describe("a Redis bound and an event-loop stall", () => {
   it("answers an operation whose reply arrived while the event loop was stalled past the bound", async () => {
     // Continues from a Redis reply (the poll phase), as a request handler does: the timers come next.
-    await connection.run("response-cache", "set", (client) => client.set(`${prefix}k`, "v"));
-    const pending = connection.run("response-cache", "get", (client) => client.get(`${prefix}k`));
+    await connection.run("response-cache", "set", (client) => client.set(`${redis.prefix}k`, "v"));
+    const pending = connection.run("response-cache", "get", (client) => client.get(`${redis.prefix}k`));
     stallEventLoop(250);
     expect(await pending).toEqual({ ok: true, value: "v" });
   });
 
   it("keeps an MCP session registered at initialize when the event loop stalls during the write", async () => {
-    const registry = new RedisMcpSessionRegistry({ connection, keyPrefix: prefix });
+    const registry = new RedisMcpSessionRegistry({ connection, keyPrefix: redis.prefix });
     // Continue from a Redis reply (the poll phase), as a request handler does: the timers come next.
     await connection.run("mcp-session-registry", "ping", (client) => client.ping());
     const created = registry.create({ sessionId: "stalled-init", owner: "alice", protocolVersion: "2025-06-18", createdAt: 1, lastSeenAt: 1 }, { idleTtlMs: 60_000 });
@@ -65,7 +60,7 @@ describe("a Redis bound and an event-loop stall", () => {
     const blocked = createRedisConnection({ url: redis.url, operationTimeoutMs: 100 });
     try {
       expect(await warmUp(blocked)).toBe(true);
-      const pending = blocked.run("response-cache", "blpop", (client) => client.blpop(`${prefix}never`, 2));
+      const pending = blocked.run("response-cache", "blpop", (client) => client.blpop(`${redis.prefix}never`, 2));
       stallEventLoop(150);
       expect((await pending).ok).toBe(false);
     } finally {

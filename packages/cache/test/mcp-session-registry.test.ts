@@ -1,7 +1,7 @@
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
-import { deleteRedisKeys, freePort, getTestRedis, type TestRedis } from "@afw/testing";
+import { freePort, useTestRedis } from "@afw/testing";
 import { createMemoryStores } from "../src/memory-stores.js";
 import { createRedisConnection } from "../src/redis-connection.js";
 import { RedisMcpSessionRegistry, createMemoryMcpSessionRegistry } from "../src/mcp-session-registry.js";
@@ -18,23 +18,14 @@ describeMcpSessionRegistrySuite("memory", async () => {
   return { registry, other: registry, advance: async (ms) => clock.advance(ms), realTime: false, close: async () => {} };
 });
 
-let redis: TestRedis;
-let filePrefix: string;
+const redis = useTestRedis();
 let counter = 0;
-beforeAll(async () => {
-  redis = await getTestRedis();
-  filePrefix = redis.prefix();
-});
-afterAll(async () => {
-  await deleteRedisKeys(redis.url, filePrefix);
-  await redis.dispose();
-});
 
 const openStores = (prefix: string, onEvent?: (event: CacheStoreEvent) => void): RedisStores =>
   createRedisStores({ url: redis.url, keyPrefix: prefix, operationTimeoutMs: 2000, ...(onEvent ? { onEvent } : {}) });
 
 describeMcpSessionRegistrySuite("redis", async () => {
-  const prefix = `${filePrefix}${++counter}:`;
+  const prefix = `${redis.prefix}${++counter}:`;
   const first = openStores(prefix);
   const second = openStores(prefix);
   return {
@@ -71,7 +62,7 @@ describe("MCP session registry wiring", () => {
   });
 
   it("lays a session out as one hash under the key prefix, in its own hash-tag slot, with a TTL", async () => {
-    const prefix = `${filePrefix}${++counter}:`;
+    const prefix = `${redis.prefix}${++counter}:`;
     const stores = openStores(prefix);
     const admin = new Redis(redis.url);
     try {
@@ -117,7 +108,7 @@ describe("MCP session registry wiring", () => {
 
   it("rides out a stalled Redis reply within its own bound, where a cache-sized bound refuses", async () => {
     const proxy = await stallingProxy(new URL(redis.url));
-    const prefix = `${filePrefix}${++counter}:`;
+    const prefix = `${redis.prefix}${++counter}:`;
     const connection = createRedisConnection({ url: proxy.url, operationTimeoutMs: 50 });
     const patient = new RedisMcpSessionRegistry({ connection, keyPrefix: prefix });
     const strict = new RedisMcpSessionRegistry({ connection, keyPrefix: prefix, operationTimeoutMs: 50 });

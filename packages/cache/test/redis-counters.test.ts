@@ -1,26 +1,17 @@
 // RedisCounters: a flush with nothing to send must not leave a settled flush "in flight" (a later
 // read then awaited it forever, spinning the event loop's microtasks).
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { deleteRedisKeys, getTestRedis, type TestRedis } from "@afw/testing";
+import { expect, it } from "vitest";
+import { useTestRedis } from "@afw/testing";
 import { createRedisConnection } from "../src/redis-connection.js";
 import { RedisCounters } from "../src/redis-counters.js";
 
-let redis: TestRedis;
-let prefix: string;
-beforeAll(async () => {
-  redis = await getTestRedis();
-  prefix = redis.prefix();
-});
-afterAll(async () => {
-  await deleteRedisKeys(redis.url, prefix);
-  await redis.dispose();
-});
+const redis = useTestRedis();
 
 it("reads the shared counters after a scheduled flush that had nothing to send", async () => {
   const connection = createRedisConnection({ url: redis.url, operationTimeoutMs: 2_000 });
   try {
     expect((await connection.run("response-cache", "connect", (client) => client.ping())).ok).toBe(true);
-    const counters = new RedisCounters(connection, `${prefix}counters`, 0);
+    const counters = new RedisCounters(connection, `${redis.prefix}counters`, 0);
     counters.add({});
     // Timers of one delay fire in the order they were set: the counters' flush runs first.
     await new Promise((resolve) => setTimeout(resolve, 0));

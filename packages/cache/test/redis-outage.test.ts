@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
-import { freePort, startRedisServer, type RedisServerHandle } from "@afw/testing";
-import { createRedisStores, type RedisStores } from "../src/redis-stores.js";
+import { closeAfter, freePort, startRedisServer, type RedisServerHandle } from "@afw/testing";
+import { createRedisStores } from "../src/redis-stores.js";
 import { type CacheStoreEvent } from "../src/store-events.js";
 import { answer, recordingTrace, turn, waitFor } from "./helpers.js";
 
@@ -20,24 +20,12 @@ const health = { backendId: "flowise", kind: "flowise", status: "healthy" as con
 
 describe("Redis outage (private redis-server, stopped and restarted)", () => {
   let server: RedisServerHandle;
-  const open: RedisStores[] = [];
-  const openStores = (url: string, onEvent?: (event: CacheStoreEvent) => void, trace = recordingTrace().trace) => {
-    const stores = createRedisStores({
-      url,
-      operationTimeoutMs: OPERATION_TIMEOUT_MS,
-      reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
-      trace,
-      ...(onEvent ? { onEvent } : {}),
-    });
-    open.push(stores);
-    return stores;
-  };
+  const track = closeAfter();
+  const openStores = (url: string, onEvent?: (event: CacheStoreEvent) => void, trace = recordingTrace().trace) =>
+    track(createRedisStores({ url, operationTimeoutMs: OPERATION_TIMEOUT_MS, reconnect: { initialDelayMs: 20, maxDelayMs: 200 }, trace, ...(onEvent ? { onEvent } : {}) }));
 
   beforeAll(async () => {
     server = await startRedisServer();
-  });
-  afterEach(async () => {
-    await Promise.all(open.splice(0).map((stores) => stores.close()));
   });
   afterAll(async () => {
     await server.dispose();
@@ -138,7 +126,7 @@ describe("Redis outage (private redis-server, stopped and restarted)", () => {
       await waitFor(async () => (await stores.responseCache.set(key("q"), answer("x"), { ttlSeconds: 60 })) === true, 10_000);
       expect((await stores.responseCache.get(key("q"))).hit).toBe(true);
     } finally {
-      await Promise.all(open.splice(0).map((s) => s.close()));
+      await stores.close();
       await late.dispose();
     }
   });

@@ -1,24 +1,19 @@
 /** Shared token buckets on a real Redis: two connections (two instances) share one limit. */
 import { Redis } from "ioredis";
-import { deleteRedisKeys, getTestRedis, type TestRedis } from "@afw/testing";
+import { useTestRedis } from "@afw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisStores, type RedisStores } from "../src/redis-stores.js";
 
-let redis: TestRedis;
-let prefix: string;
+const redis = useTestRedis();
 let first: RedisStores;
 let second: RedisStores;
-beforeAll(async () => {
-  redis = await getTestRedis();
-  prefix = redis.prefix();
-  first = createRedisStores({ url: redis.url, keyPrefix: prefix, operationTimeoutMs: 2000 });
-  second = createRedisStores({ url: redis.url, keyPrefix: prefix, operationTimeoutMs: 2000 });
+beforeAll(() => {
+  first = createRedisStores({ url: redis.url, keyPrefix: redis.prefix, operationTimeoutMs: 2000 });
+  second = createRedisStores({ url: redis.url, keyPrefix: redis.prefix, operationTimeoutMs: 2000 });
 });
 afterAll(async () => {
   await first?.close();
   await second?.close();
-  await deleteRedisKeys(redis.url, prefix);
-  await redis.dispose();
 });
 
 const rule = { requestsPerMinute: 1, burst: 5 };
@@ -46,8 +41,8 @@ describe("RedisRateLimiter", () => {
     await first.rateLimiter.take("token:a{b}:c", rule);
     const client = new Redis(redis.url);
     try {
-      const keys = await client.keys(`${prefix}ratelimit:*`);
-      expect(keys).toContain(`${prefix}ratelimit:{token%3Aa%7Bb%7D%3Ac}`);
+      const keys = await client.keys(`${redis.prefix}ratelimit:*`);
+      expect(keys).toContain(`${redis.prefix}ratelimit:{token%3Aa%7Bb%7D%3Ac}`);
       for (const key of keys) {
         const ttl = await client.pttl(key);
         expect(ttl).toBeGreaterThan(0);
@@ -60,7 +55,7 @@ describe("RedisRateLimiter", () => {
   });
 
   it("resolves undefined (no throw, no wait) when Redis is away", async () => {
-    const dead = createRedisStores({ url: "redis://127.0.0.1:1", keyPrefix: prefix, operationTimeoutMs: 200 });
+    const dead = createRedisStores({ url: "redis://127.0.0.1:1", keyPrefix: redis.prefix, operationTimeoutMs: 200 });
     try {
       expect(await dead.rateLimiter.take("token:ops", rule)).toBeUndefined();
     } finally {

@@ -1,31 +1,28 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
-import { startRedisServer, type RedisServerHandle } from "@afw/testing";
+import { closeAfter, startRedisServer, type RedisServerHandle } from "@afw/testing";
 import type { SessionAppendResult } from "@afw/contracts";
-import { createRedisStores, type RedisStores, type RedisStoresOptions } from "../src/redis-stores.js";
+import { createRedisStores, type RedisStoresOptions } from "../src/redis-stores.js";
 import { type CacheStoreEvent } from "../src/store-events.js";
 import { turn, waitFor } from "./helpers.js";
 
 describe("session turns survive a Redis outage (write-behind buffer, idempotent replay)", () => {
   let server: RedisServerHandle;
-  const open: RedisStores[] = [];
-  const openStores = (sessions: RedisStoresOptions["sessions"] = {}, onEvent?: (event: CacheStoreEvent) => void) => {
-    const stores = createRedisStores({
-      url: server.url,
-      keyPrefix: `wb-${open.length}-${Date.now()}:`,
-      reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
-      sessions: { maxTurns: 1000, replayIntervalMs: 50, ...sessions },
-      ...(onEvent ? { onEvent } : {}),
-    });
-    open.push(stores);
-    return stores;
-  };
+  const track = closeAfter();
+  let opened = 0;
+  const openStores = (sessions: RedisStoresOptions["sessions"] = {}, onEvent?: (event: CacheStoreEvent) => void) =>
+    track(
+      createRedisStores({
+        url: server.url,
+        keyPrefix: `wb-${opened++}-${Date.now()}:`,
+        reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
+        sessions: { maxTurns: 1000, replayIntervalMs: 50, ...sessions },
+        ...(onEvent ? { onEvent } : {}),
+      }),
+    );
 
   beforeAll(async () => {
     server = await startRedisServer({ appendOnly: true });
-  });
-  afterEach(async () => {
-    await Promise.all(open.splice(0).map((stores) => stores.close()));
   });
   afterAll(async () => {
     await server.dispose();

@@ -1,10 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { deleteRedisKeys, getTestRedis, type TestRedis } from "@afw/testing";
-import { afterAll, afterEach, beforeAll } from "vitest";
 import { createGatewayServer, type GatewayParts, type GatewayServer } from "../src/index.js";
 import type { GatewayConfigInput } from "../src/config-schema.js";
+export { closeAfter, useTestRedis } from "@afw/testing";
 
 /** Quiet, timer-free configuration for tests. */
 export function testConfig(overrides: GatewayConfigInput = {}): GatewayConfigInput {
@@ -56,32 +55,3 @@ export async function callTool<T = Record<string, unknown>>(client: Client, name
   return parseResult<T>(await client.callTool({ name, arguments: args }));
 }
 
-/** Registers `hook` (after each test by default) to close, last first, every resource the returned function was given. */
-export function closeAfter(hook: (run: () => Promise<void>) => void = afterEach): <T extends { close(): unknown }>(resource: T) => T {
-  const open: { close(): unknown }[] = [];
-  hook(async () => {
-    for (const resource of open.splice(0).reverse()) await resource.close();
-  });
-  return (resource) => {
-    open.push(resource);
-    return resource;
-  };
-}
-
-/** The suite's test Redis and a fresh key prefix (set before the suite's own `beforeAll` hooks run); its keys are deleted and the handle
- * released after the suite's own `afterAll` hooks. */
-export function useTestRedis(): { url: string; prefix: string } {
-  const suite = { url: "", prefix: "" };
-  let redis: TestRedis | undefined;
-  beforeAll(async () => {
-    redis = await getTestRedis();
-    suite.url = redis.url;
-    suite.prefix = redis.prefix();
-  });
-  afterAll(async () => {
-    if (!redis) return;
-    await deleteRedisKeys(redis.url, suite.prefix);
-    await redis.dispose();
-  });
-  return suite;
-}

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { closeAfter } from "@afw/testing";
 import type { McpSessionRecord, McpSessionRegistry } from "@afw/contracts";
 
 /** The MCP session registry under test. */
@@ -30,15 +31,8 @@ const record = (sessionId: string, extra: Partial<McpSessionRecord> = {}): McpSe
 /** The MCP session registry suite, run against every implementation. */
 export function describeMcpSessionRegistrySuite(name: string, factory: McpSessionRegistryFactory): void {
   describe(`MCP session registry conformance: ${name}`, () => {
-    const open: McpSessionRegistryHarness[] = [];
-    const create = async () => {
-      const harness = await factory();
-      open.push(harness);
-      return harness;
-    };
-    afterEach(async () => {
-      await Promise.all(open.splice(0).map((harness) => harness.close()));
-    });
+    const track = closeAfter();
+    const create = async () => track(await factory());
 
     it("stores a session that the other handle finds, with every field", async () => {
       const { registry, other } = await create();

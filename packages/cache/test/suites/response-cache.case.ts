@@ -1,4 +1,5 @@
-import { describe, expect, it, afterEach } from "vitest";
+import { describe, expect, it } from "vitest";
+import { closeAfter } from "@afw/testing";
 import type { CacheKeyInput, ResponseCache } from "@afw/contracts";
 import { prepareCacheKey, type CacheGetOptions, type CacheSetOptions, type SemanticCacheOptions } from "../../src/response-cache-shared.js";
 import { DEFAULT_CACHE_TTL_POLICY } from "../../src/ttl-policy.js";
@@ -37,15 +38,8 @@ const HOUR = { ttlSeconds: 3600 };
 /** The response cache suite, run against every {@link ResponseCache} implementation. */
 export function describeResponseCacheSuite(name: string, factory: ResponseCacheFactory): void {
   describe(`ResponseCache conformance: ${name}`, () => {
-    const open: ResponseCacheHarness[] = [];
-    const create = async (options: { semantic?: SemanticCacheOptions } = {}) => {
-      const harness = await factory(options);
-      open.push(harness);
-      return harness;
-    };
-    afterEach(async () => {
-      await Promise.all(open.splice(0).map((harness) => harness.close()));
-    });
+    const track = closeAfter();
+    const create = async (options: { semantic?: SemanticCacheOptions } = {}) => track(await factory(options));
 
     it("reuses one key object for get and set (the miss path) and never serves a mutated key's old entry", async () => {
       const { cache } = await create();

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { closeAfter } from "@afw/testing";
 import type { SessionStore } from "@afw/contracts";
 import type { SessionStoreOptions } from "../../src/session-store-shared.js";
 import { conceptEmbedder, turn, waitFor } from "../helpers.js";
@@ -19,15 +20,8 @@ export type SessionStoreFactory = (options: SessionStoreOptions) => Promise<Sess
 /** The session store suite, run against every {@link SessionStore} implementation. */
 export function describeSessionStoreSuite(name: string, factory: SessionStoreFactory): void {
   describe(`SessionStore conformance: ${name}`, () => {
-    const open: SessionStoreHarness[] = [];
-    const create = async (options: SessionStoreOptions = {}) => {
-      const harness = await factory(options);
-      open.push(harness);
-      return harness;
-    };
-    afterEach(async () => {
-      await Promise.all(open.splice(0).map((harness) => harness.close()));
-    });
+    const track = closeAfter();
+    const create = async (options: SessionStoreOptions = {}) => track(await factory(options));
 
     it("appends turns in order and returns the last K, oldest first", async () => {
       const { store } = await create();

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { closeAfter } from "@afw/testing";
 import type { BackendHealth, CircuitStateStore, HealthStore, PerformanceSample, PerformanceStore } from "@afw/contracts";
 import { waitFor } from "../helpers.js";
 
@@ -35,15 +36,8 @@ const health = (backendId: string, status: BackendHealth["status"] = "healthy"):
 /** The performance, health and circuit-state suites, run against every implementation. */
 export function describeSharedStateSuite(name: string, factory: SharedStateFactory): void {
   describe(`Shared gateway state conformance: ${name}`, () => {
-    const open: SharedStateHarness[] = [];
-    const create = async (options: { windowSize?: number } = {}) => {
-      const harness = await factory(options);
-      open.push(harness);
-      return harness;
-    };
-    afterEach(async () => {
-      await Promise.all(open.splice(0).map((harness) => harness.close()));
-    });
+    const track = closeAfter();
+    const create = async (options: { windowSize?: number } = {}) => track(await factory(options));
 
     it("keeps a rolling window of the last 100 samples per backend and per flow, oldest first", async () => {
       const { performance } = await create();
