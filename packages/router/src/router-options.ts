@@ -36,10 +36,6 @@ export interface RouterOptions {
   healthTtlMs?: number;
   /** Longest health probe. @default 5000 */
   healthProbeTimeoutMs?: number;
-  /** Flow list TTL (of the router's own discovery cache; ignored with `flowSource`). @default 300000 */
-  discoveryTtlMs?: number;
-  /** Longest flow discovery (of the router's own discovery cache; ignored with `flowSource`). @default 10000 */
-  discoveryTimeoutMs?: number;
   /**
    * Where the flow lists come from when the application already discovers flows (e.g. a gateway's backend registry): the router
    * then never calls `discoverFlows` itself, so each backend is discovered once.
@@ -64,8 +60,6 @@ export interface RouterOptions {
   hedging?: { enabled?: boolean; levels?: ConfidenceLevel[] };
   /** Flow used first when the confidence level is `none` (gateway-wide id, platform id or name). */
   defaultFlowId?: string;
-  /** Candidates listed in a decision (plus the best of every other backend). @default 10 */
-  maxCandidatesInDecision?: number;
   /** Clock (epoch ms) for caches, circuits and performance decay. @default Date.now */
   now?: () => number;
   /** Trace context for background work (health probes, discovery refreshes). */

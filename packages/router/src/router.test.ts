@@ -1,27 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { AfwError, type Intent, type UniversalFlow } from "@afw/contracts";
-import { confidenceLevel, type IntentClassifier } from "./intent-classifier.js";
-import { compileIntentPatterns } from "./intent-patterns.js";
 import { createRouter } from "./router.js";
 import type { RouterOptions } from "./router-options.js";
 import type { BackendFlowSource } from "./flow-discovery-cache.js";
-import { collectingTrace, createFakeBackend, toFlows, type FakeFlow } from "../test/fake-backend.js";
-
-/** A classifier stub with a fixed answer, so routing tests do not depend on the model. */
-function fixedClassifier(intent: Intent, confidence: number): IntentClassifier {
-  const thresholds = { high: 0.8, medium: 0.55, low: 0.3 };
-  return {
-    thresholds,
-    patterns: compileIntentPatterns({}),
-    level: (c) => confidenceLevel(c, thresholds),
-    warmUp: async () => {},
-    async classify(_question, context) {
-      const explicit = context?.intent && context.intent !== "auto" ? context.intent : undefined;
-      const c = explicit ? 1 : confidence;
-      return { intent: explicit ?? intent, confidence: c, method: explicit ? "explicit" : "hybrid", alternatives: [], level: confidenceLevel(c, thresholds), matches: [], probabilities: {}, durationMs: 0 };
-    },
-  };
-}
+import { collectingTrace, createFakeBackend, fixedClassifier, toFlows, type FakeFlow } from "../test/fake-backend.js";
 
 const flowiseFlows: FakeFlow[] = [
   { id: "chat", name: "Support chat", intents: ["conversation"] },
@@ -127,7 +109,11 @@ describe("Router.route", () => {
   });
 
   it("excludes candidates whose circuit is open and keeps the best flow of every backend listed", async () => {
-    const { router } = setup("rag-retrieval", 0.95, { maxCandidatesInDecision: 1, circuitBreaker: { failureThreshold: 1, syncIntervalMs: 0 } });
+    // more flowise flows than a decision lists (10), so langflow's only place is as the best of its backend
+    const many: FakeFlow[] = Array.from({ length: 10 }, (_, i) => ({ id: `rag${i}`, name: `RAG ${i}`, intents: ["rag-retrieval"] }));
+    const flowise = createFakeBackend({ id: "flowise", kind: "flowise", flows: many });
+    const langflow = createFakeBackend({ id: "langflow", kind: "langflow", flows: langflowFlows });
+    const router = createRouter({ backends: [flowise, langflow], classifier: fixedClassifier("rag-retrieval", 0.95), circuitBreaker: { failureThreshold: 1, syncIntervalMs: 0 } });
     await router.circuits.recordFailure("langflow");
     const d = await router.route({ question: "q" });
     expect(d.chosen?.backendId).toBe("flowise");

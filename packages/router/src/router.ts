@@ -41,6 +41,8 @@ import { foldText, splitWords } from "./text-normalization.js";
 
 /** Shortest interval between two forced rediscoveries of one backend (unknown flow id, a backend's 404). */
 const FORCED_REFRESH_INTERVAL_MS = 5_000;
+/** Candidates listed in a decision (plus the best of every other backend). */
+const MAX_CANDIDATES_IN_DECISION = 10;
 
 /** Per-flow scratch record, allocated once per flow list and reused by every decision. */
 interface Cell {
@@ -113,7 +115,7 @@ export class Router {
     for (const [kind, table] of Object.entries(options.capabilities ?? {})) this.capabilities[kind] = { ...this.capabilities[kind], ...table };
     const now = options.now ?? Date.now;
     this.health = createHealthCache({ store: options.stores?.health, ttlMs: options.healthTtlMs, probeTimeoutMs: options.healthProbeTimeoutMs, now, trace: options.trace });
-    this.flows = options.flowSource ?? createFlowDiscoveryCache({ ttlMs: options.discoveryTtlMs, discoveryTimeoutMs: options.discoveryTimeoutMs, now, trace: options.trace });
+    this.flows = options.flowSource ?? createFlowDiscoveryCache({ now, trace: options.trace });
     this.performance = createPerformanceTracker({ store: options.stores?.performance, now });
     const tracker = this.performance;
     this.executionTracker = {
@@ -366,10 +368,9 @@ export class Router {
       b.health - a.health ||
       (a.state.backend.id < b.state.backend.id ? -1 : a.state.backend.id > b.state.backend.id ? 1 : 0) ||
       (a.profile.flow.id < b.profile.flow.id ? -1 : a.profile.flow.id > b.profile.flow.id ? 1 : 0);
-    const limit = Math.max(1, this.options.maxCandidatesInDecision ?? 10);
     // An explicit choice without `allowFallback` is binding: only its candidates are listed.
     const binding = overriding && input.allowFallback !== true;
-    const listed = selectTop(binding ? all.filter((c) => c.override) : all, limit, compare);
+    const listed = selectTop(binding ? all.filter((c) => c.override) : all, MAX_CANDIDATES_IN_DECISION, compare);
     // Keep the best candidate of every backend so fallback can always cross backends.
     const listedBackends = new Set(listed.map((c) => c.state.backend.id));
     if (!binding && listedBackends.size < this.states.size) {
