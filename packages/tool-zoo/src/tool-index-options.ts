@@ -38,16 +38,8 @@ export interface ToolIndexOptions {
    * until every tool has its vector. A failed background embedding is retried with the next `add`. @default false
    */
   backgroundEmbedding?: boolean;
-  /** `false` turns off the boost of tools whose server the query points at (from the servers' own texts). */
-  domain?: false;
-  /** Search a task of several steps step by step, each result tagged with its step; `false` searches it whole. @default true */
-  multiStep?: boolean;
-  /** At most this many results per server (overflow moves to the end); 0 disables. @default 3 */
-  maxPerServer?: number;
   /** What each server says about itself (`serverInfo` title, `instructions`), by server key. @default {} */
   servers?: Readonly<Record<string, ServerInfo>>;
-  /** Static score boosts per server and per tag (added to the fused score). */
-  boosts?: { servers?: Record<string, number>; tags?: Record<string, number> };
   /** Usage feedback (the flywheel). @default an in-memory store */
   usage?: { store?: ToolUsageStore };
   /** Below `threshold` (default 0.3) confidence, `fallbackToolIds` are returned first. */

@@ -44,6 +44,8 @@ const ENTITY_WEIGHT = 0.8;
 const KIND_DOMAIN_FACTOR = 0.5;
 /** Rank of the semantic candidate whose similarity maps to 0 when semantic scores are normalised. */
 const SEMANTIC_FLOOR_RANK = 100;
+/** At most this many results per server (overflow moves to the end), unless the query names the server. */
+const MAX_PER_SERVER = 3;
 /** Keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts. */
 const KEYWORD_CANDIDATES = 200;
 /** Tools interleaved from the steps of a multi-step task (the whole task's ranking follows). */
@@ -80,9 +82,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const embedder = options.embedder;
   const documents = new Map<string, ToolDocument>();
   const metadataById = new Map<string, VectorMetadata>();
-  const detectDomainsOn = options.domain !== false;
-  const maxPerServer = options.maxPerServer ?? 3;
-  const multiStep = options.multiStep !== false;
   const signals = createRankingSignals(analyzer, SIGNAL_WEIGHTS);
   const usageStore = options.usage?.store ?? createInMemoryUsageStore();
   const threshold = options.confidence?.threshold ?? 0.3;
@@ -295,12 +294,10 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       for (const [id, score] of keywordNorm) fused.set(id, KEYWORD_WEIGHT * score);
       for (const [id, score] of semanticNorm) fused.set(id, (fused.get(id) ?? 0) + SEMANTIC_WEIGHT * score);
     }
-    domainDetector ??= detectDomainsOn ? createDomainDetector(documents.values(), analyzer, serverInfo) : undefined;
+    domainDetector ??= createDomainDetector(documents.values(), analyzer, serverInfo);
     const domains = detectDomains(parts);
     const usage = await usageStore.scores(analyzer.terms(query), now());
     const querySignals = signals.analyse(parts.intent, words(parts.intent));
-    const serverBoosts = options.boosts?.servers ?? {};
-    const tagBoosts = options.boosts?.tags ?? {};
     const tools: RankedTool[] = [];
     for (const [id, base] of fused) {
       const document = documents.get(id);
@@ -309,13 +306,11 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       const domain = DOMAIN_WEIGHT * (domains.get(server) ?? 0);
       const evidence = Math.max(0, usage.get(id) ?? 0);
       const usageBoost = evidence > 0 ? (USAGE_WEIGHT * evidence) / (evidence + USAGE_HALF_SATURATION) : 0;
-      let staticBoost = serverBoosts[server] ?? 0;
-      staticBoost += signals.boost(document, querySignals);
-      for (const tag of document.tool.tags) staticBoost += tagBoosts[tag] ?? 0;
+      const signalBoost = signals.boost(document, querySignals);
       tools.push({
         id,
         server,
-        score: base + domain + usageBoost + staticBoost,
+        score: base + domain + usageBoost + signalBoost,
         keyword: keywordNorm.get(id) ?? 0,
         semantic: semanticScore.get(id) ?? 0,
         domain,
@@ -333,7 +328,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
    * own, merged by rank (round r takes the rank-r tool of the whole task and of each confident step), tagged by step.
    */
   const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
-    const steps = multiStep ? splitTaskSteps(query).filter(isRequest) : [];
+    const steps = splitTaskSteps(query).filter(isRequest);
     if (steps.length < 2) return rankOne(query, rankOptions);
     if (embedder && rankOptions.mode !== "keyword" && withoutVectors.size === 0) {
       // one embedder call for the task and its steps; each step embeds (and degrades) on its own if this fails
@@ -458,7 +453,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       const exempt = new Set<string>();
       for (const [server, strength] of ranking.domains) if (strength >= 1) exempt.add(server);
       // a multi-step ranking is interleaved by step already
-      const ordered = (ranking.steps ? ranking.tools : applyDiversity(ranking.tools, singleServer ? 0 : maxPerServer, exempt)).slice(0, input.top_k);
+      const ordered = (ranking.steps ? ranking.tools : applyDiversity(ranking.tools, singleServer ? 0 : MAX_PER_SERVER, exempt)).slice(0, input.top_k);
       const filter = toolFilter(input.servers, input.tags);
       const allowed = (id: string) => documents.has(id) && (!filter || matchesFilter(metadataById.get(id) ?? {}, filter));
       let hits: ToolSearchHit[] = [];
