@@ -1,6 +1,5 @@
 import type {
   CircuitStateStore,
-  ConfidenceLevel,
   FlowBackendV1,
   HealthStore,
   Intent,
@@ -56,8 +55,8 @@ export interface RouterOptions {
     /** Restarts of a stream that broke after its first token (see `ExecuteOptions.maxStreamRestarts`). @default maxCandidates */
     maxStreamRestarts?: number;
   };
-  /** Hedging: which confidence levels run the top two backends in parallel. @default { enabled: true, levels: ["low"] } */
-  hedging?: { enabled?: boolean; levels?: ConfidenceLevel[] };
+  /** Hedging: low-confidence questions run the top two backends in parallel. @default { enabled: true } */
+  hedging?: { enabled?: boolean };
   /** Flow used first when the confidence level is `none` (gateway-wide id, platform id or name). */
   defaultFlowId?: string;
   /** Clock (epoch ms) for caches, circuits and performance decay. @default Date.now */

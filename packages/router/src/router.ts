@@ -314,7 +314,7 @@ export class Router {
     }
 
     const level = classification.level;
-    const hedging = this.options.hedging ?? {};
+    const hedging = this.options.hedging?.enabled !== false;
     const distinctUsableBackends = usableBackends.size;
     let strategy: RoutingDecision["strategy"];
     let reason: string;
@@ -324,7 +324,7 @@ export class Router {
     } else if (level === "high" || level === "medium") {
       strategy = "direct";
       reason = `${level} confidence ${classification.confidence.toFixed(2)} for ${intent} (${classification.method})`;
-    } else if (level === "low" && hedging.enabled !== false && (hedging.levels ?? ["low"]).includes("low") && distinctUsableBackends >= 2) {
+    } else if (level === "low" && hedging && distinctUsableBackends >= 2) {
       strategy = "hedge";
       reason = `low confidence ${classification.confidence.toFixed(2)} for ${intent}: hedging the top two backends`;
     } else if (level === "none" && this.options.defaultFlowId && all.some((c) => !c.excluded && this.isDefaultFlow(c.profile))) {
@@ -336,10 +336,6 @@ export class Router {
     } else {
       strategy = "direct";
       reason = `confidence ${classification.confidence.toFixed(2)} for ${intent}`;
-    }
-    if (hedging.enabled !== false && strategy === "direct" && (hedging.levels ?? ["low"]).includes(level) && distinctUsableBackends >= 2) {
-      strategy = "hedge";
-      reason = `${level} confidence ${classification.confidence.toFixed(2)} for ${intent}: hedging the top two backends`;
     }
     if (variant) {
       const wanted = variant.strategy;
