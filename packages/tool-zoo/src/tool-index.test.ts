@@ -119,15 +119,6 @@ describe("createToolIndex", () => {
     expect(named.results.filter((r) => r.server === "github").length).toBeGreaterThan(3);
   });
 
-  it("expands bundles next to the selected member", async () => {
-    const index = await build({ bundles: [{ name: "k8s-debug", tools: ["kubernetes/kubectl_delete", "kubernetes/kubectl_logs"] }] });
-    const { results } = await index.search({ query: "delete kubernetes pods", top_k: 1 });
-    expect(results.map((r) => r.id)).toEqual(["kubernetes/kubectl_delete", "kubernetes/kubectl_logs"]);
-    index.setBundles([]);
-    const plain = await index.search({ query: "delete kubernetes pods", top_k: 1 });
-    expect(plain.results.map((r) => r.id)).toEqual(["kubernetes/kubectl_delete"]);
-  });
-
   it("returns the safe fallback set below the confidence threshold, and says so", async () => {
     const { events, trace } = recordingSink();
     const index = await build({ confidence: { threshold: 0.99, fallbackToolIds: ["filesystem/read_file"] }, trace });

@@ -17,12 +17,12 @@ import { isRequest, splitTaskSteps } from "./task-steps.js";
 import { applyDiversity, createRankingSignals, rankingConfidence } from "./ranking-signals.js";
 import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from "./text-analysis.js";
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
-import { DEFAULT_FIELD_WEIGHTS, type RankedTool, type RankOptions, type Ranking, type ToolBundle, type ToolIndex, type ToolIndexOptions } from "./tool-index-options.js";
+import { DEFAULT_FIELD_WEIGHTS, type RankedTool, type RankOptions, type Ranking, type ToolIndex, type ToolIndexOptions } from "./tool-index-options.js";
 import { createInMemoryUsageStore } from "./usage-store.js";
 import { toolFilter, toolMetadata } from "./tool-records.js";
 import { matchesFilter, type VectorMetadata } from "./vector-store.js";
 
-export type { RankedTool, RankOptions, Ranking, ToolBundle, ToolIndex, ToolIndexOptions, ToolSearchInput } from "./tool-index-options.js";
+export type { RankedTool, RankOptions, Ranking, ToolIndex, ToolIndexOptions, ToolSearchInput } from "./tool-index-options.js";
 
 /** Fusion: weights of the normalised keyword (BM25F) and semantic scores. */
 const KEYWORD_WEIGHT = 0.7;
@@ -59,8 +59,8 @@ const BACKGROUND_CHUNK = 32;
 /**
  * Creates a hybrid tool index: BM25F over tool text (name words, server, first sentence,
  * description, parameters, tags) fused with dense vectors of two views per tool, re-ranked by the
- * server the query points at, static boosts and recorded usage, with a per-server diversity limit,
- * tool bundles and a low-confidence fallback.
+ * server the query points at, the action it asks for and recorded usage, with a per-server diversity limit
+ * and a low-confidence fallback.
  *
  * @example
  * ```ts
@@ -83,11 +83,10 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const documents = new Map<string, ToolDocument>();
   const metadataById = new Map<string, VectorMetadata>();
   const signals = createRankingSignals(analyzer, SIGNAL_WEIGHTS);
-  const usageStore = options.usage?.store ?? createInMemoryUsageStore();
+  const usageStore = createInMemoryUsageStore();
   const threshold = options.confidence?.threshold ?? 0.3;
   const fallbackToolIds = options.confidence?.fallbackToolIds ?? [];
   const now = options.now ?? Date.now;
-  let bundles: ToolBundle[] = [...(options.bundles ?? [])];
   let domainDetector: DomainDetector | undefined;
   const serverInfo = new Map<string, ServerInfo>(Object.entries(options.servers ?? {}));
   let cache: Promise<EmbeddingCache> | undefined;
@@ -467,14 +466,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
           hit.step_text = ranking.steps[tool.step]!;
         }
         hits.push(hit);
-        for (const bundle of bundles) {
-          if (!bundle.tools.includes(tool.id)) continue;
-          for (const member of bundle.tools) {
-            if (seen.has(member) || !allowed(member)) continue;
-            seen.add(member);
-            hits.push(toHit(member, tool.score));
-          }
-        }
       }
       let fallback = false;
       const fallbackIds = fallbackToolIds.filter(allowed);
@@ -519,9 +510,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       if (info) serverInfo.set(server, info);
       else serverInfo.delete(server);
       domainDetector = undefined;
-    },
-    setBundles(next) {
-      bundles = [...next];
     },
     async flush() {
       if (cache) await (await cache).flush();
