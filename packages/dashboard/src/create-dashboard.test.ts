@@ -153,14 +153,6 @@ describe("page shell and assets", () => {
     expect((await fetch(`${server.url}/dashboard/assets/evil.js`)).status).toBe(404);
   });
 
-  it("answers 500 without details when the assets directory is missing", async () => {
-    const errors: unknown[] = [];
-    const server = await start({ source: {}, assetsDirectory: "/nonexistent/afw-assets", onError: (error) => errors.push(error) });
-    const { status, body } = await getJson(server, "/dashboard/assets/dashboard.js");
-    expect(status).toBe(500);
-    expect(body.error).toEqual({ code: "INTERNAL", message: "the dashboard could not load this data" });
-    expect(errors).toHaveLength(1);
-  });
 });
 
 describe("JSON endpoints", () => {

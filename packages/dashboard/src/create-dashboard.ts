@@ -40,7 +40,6 @@ const DashboardSettingsSchema = z.object({
   redact: z.boolean().default(false),
   title: z.string().min(1).max(80).default("Agentic Flywheel"),
   allowedOrigins: z.array(z.url()).default([]),
-  assetsDirectory: z.string().min(1).optional(),
 });
 
 /** Options of {@link createDashboard}; the defaults are those of the README's options table. */
@@ -57,8 +56,6 @@ export interface DashboardOptions {
   title?: string;
   /** Origins besides the request's own host allowed to POST (e.g. behind a proxy that rewrites `Host`). @default [] */
   allowedOrigins?: string[];
-  /** Directory of the page's modules and `dashboard.css`. @default the package's `assets/` */
-  assetsDirectory?: string;
   /** Receives every error the source throws (the client sees a generic 500), for logging. */
   onError?: (error: unknown, context: { path: string; operation: string }) => void;
 }
@@ -176,7 +173,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const page = createPageAssets({
     basePath,
     html: renderHtmlShell({ title: settings.title, basePath, apiPath, redacted: settings.redact }),
-    assetsDirectory: settings.assetsDirectory,
   });
 
   const notFound = (): DashboardHttpError => new DashboardHttpError(404, "NOT_FOUND", "no such dashboard endpoint");
