@@ -36,16 +36,6 @@ function setup(options: { flowise?: FakeBehavior; langflow?: FakeBehavior; route
   return { flowise, langflow, router };
 }
 
-const rejection = async (promise: Promise<unknown>): Promise<AfwError> => {
-  try {
-    await promise;
-  } catch (error) {
-    if (AfwError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
-};
-
 describe("an explicit backend whose circuit is open", () => {
   it("is refused with CIRCUIT_OPEN, and nothing else answers in its place", async () => {
     const { router, flowise, langflow } = setup();
@@ -53,7 +43,7 @@ describe("an explicit backend whose circuit is open", () => {
     const decision = await router.route({ question: "hello", backend: "flowise" });
     expect(decision.binding).toBe(true);
     expect(decision.candidates.every((c) => c.backendId === "flowise")).toBe(true);
-    const error = await rejection(router.execute({ question: "hello", backend: "flowise" }));
+    const error = await router.execute({ question: "hello", backend: "flowise" }).then(() => expect.fail("expected a rejection"), (e: AfwError) => e);
     expect(error.code).toBe("CIRCUIT_OPEN");
     expect(error.message).toContain("allow_fallback");
     expect(flowise.calls).toHaveLength(0);
@@ -93,7 +83,7 @@ describe("an explicit flow that fails", () => {
 
   it("is refused with the flow's own error, and no other flow answers", async () => {
     const { router, flowise, langflow } = setup({ flowise: (request) => (request.flowId === "chat" ? gone() : "docs answer") });
-    const error = await rejection(router.execute({ question: "hello", flowId: "chat" }));
+    const error = await router.execute({ question: "hello", flowId: "chat" }).then(() => expect.fail("expected a rejection"), (e: AfwError) => e);
     expect(error.code).toBe("FLOW_NOT_FOUND");
     expect(flowise.calls.map((c) => c.flowId)).toEqual(["chat"]);
     expect(langflow.calls).toHaveLength(0);
