@@ -41,8 +41,6 @@ export interface VectorMatch {
 
 /** Where the tool zoo keeps vectors: in process (exact) or in Chroma, under one test suite. */
 export interface VectorStore {
-  /** Short name of the implementation, e.g. `memory` or `chroma`. */
-  readonly kind: string;
   /** Inserts or replaces records by id. */
   upsert(records: readonly VectorRecord[]): Promise<void>;
   /** Deletes records by id (unknown ids are ignored). */
@@ -51,8 +49,6 @@ export interface VectorStore {
   query(query: VectorQuery): Promise<VectorMatch[]>;
   /** Ids of the records whose metadata match `filter` (every id when no filter). */
   ids(filter?: MetadataFilter): Promise<string[]>;
-  /** Number of records. */
-  count(): Promise<number>;
   /** Releases resources (connections); the data stays where the store keeps it. */
   close(): Promise<void>;
 }
