@@ -179,14 +179,6 @@ export class Router {
     return this.warm;
   }
 
-  /** Forces a flow rediscovery and a health probe of every backend. */
-  async refresh(trace?: TraceContext): Promise<void> {
-    await Promise.all([
-      ...this.options.backends.map((b) => this.flows.refresh(b, trace).then((flows) => this.syncFlows(b.id, flows), () => undefined)),
-      ...this.options.backends.map((b) => this.health.refresh(b, trace).catch(() => undefined)),
-    ]);
-  }
-
   /**
    * Classifies and ranks: returns the full decision (strategy, reason, chosen, ranked candidates with breakdowns).
    * @throws AfwError `FLOW_NOT_FOUND` when `flowId` names no known flow even after that; `NO_BACKENDS_AVAILABLE`
