@@ -186,7 +186,7 @@ describe("intent classifier (hashing embedder, model retrained at first use)", (
     expect(confidenceLevel(0.6)).toBe("medium");
     expect(confidenceLevel(0.35)).toBe("low");
     expect(confidenceLevel(0.1)).toBe("none");
-    expect(createIntentClassifier({ embedder, thresholds: { high: 0.95 } }).level(0.9)).toBe("medium");
+    expect(confidenceLevel(0.9, createIntentClassifier({ embedder, thresholds: { high: 0.95 } }).thresholds)).toBe("medium");
   });
 });
 

@@ -14,7 +14,6 @@ import {
   type UniversalFlow,
 } from "@afw/contracts";
 import { confidenceLevel, type IntentClassifier } from "../src/intent-classifier.js";
-import { compileIntentPatterns } from "../src/intent-patterns.js";
 
 /** A flow description for the fake backend. */
 export interface FakeFlow {
@@ -144,8 +143,6 @@ export function fixedClassifier(intent: Intent, confidence: number): IntentClass
   const thresholds = { high: 0.8, medium: 0.55, low: 0.3 };
   return {
     thresholds,
-    patterns: compileIntentPatterns({}),
-    level: (c) => confidenceLevel(c, thresholds),
     warmUp: async () => {},
     async classify(_question, context) {
       const explicit = context?.intent && context.intent !== "auto" ? context.intent : undefined;
