@@ -107,6 +107,4 @@ export interface RouterExecution extends ExecutionOutcome {
 export interface RouterExplanation {
   decision: RoutingDecision;
   classification: IntentClassificationResult;
-  /** Profiles (intents, keywords, general-purpose flag) of the candidates in the decision. */
-  profiles: { flowId: string; intents: Intent[]; generalPurpose: boolean; keywords: string[] }[];
 }

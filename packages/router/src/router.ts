@@ -188,17 +188,9 @@ export class Router {
     return (await this.decide(input)).decision;
   }
 
-  /** Like {@link Router.route}, with the classification evidence and the candidates' flow profiles. */
+  /** Like {@link Router.route}, with the classification evidence. */
   async explain(question: string, input: Omit<RouteInput, "question"> = {}): Promise<RouterExplanation> {
-    const { decision, classification, profiles } = await this.decide({ ...input, question });
-    return {
-      decision,
-      classification,
-      profiles: decision.candidates.map((c) => {
-        const p = profiles.get(c.flowId)!;
-        return { flowId: c.flowId, intents: p.intents, generalPurpose: p.generalPurpose, keywords: [...p.keywords] };
-      }),
-    };
+    return this.decide({ ...input, question });
   }
 
   /**
@@ -217,7 +209,7 @@ export class Router {
     return done;
   }
 
-  private async decide(input: RouteInput, rediscovered = false): Promise<{ decision: RoutingDecision; classification: IntentClassificationResult; profiles: Map<string, FlowProfile> }> {
+  private async decide(input: RouteInput, rediscovered = false): Promise<RouterExplanation> {
     const started = performance.now();
     const trace = input.trace;
     const classifying = this.classifier.classify(input.question, { intent: input.intent, signal: input.signal, trace });
@@ -371,9 +363,7 @@ export class Router {
       }
       listed.push(...[...bestPerBackend.values()].sort(compare));
     }
-    const profiles = new Map<string, FlowProfile>();
     const candidates: RoutingCandidate[] = listed.map((c, i) => {
-      profiles.set(c.profile.flow.id, c.profile);
       const flow = c.profile.flow;
       const capability = c.profile.capabilities?.[intent] ?? c.state.capability[intentIndex]!;
       return {
@@ -418,7 +408,7 @@ export class Router {
       });
     }
     emitTrace(trace, "routing-decided", { decision });
-    return { decision, classification, profiles };
+    return { decision, classification };
   }
 
   /** The A/B arm of a request, or undefined (no selector, no experiment, or a throwing selector). */
