@@ -13,7 +13,6 @@ import type {
 import type { CircuitBreakerOptions } from "./circuit-breaker.js";
 import type { ExecutionOutcome, ExecutionRequest, RetryOptions } from "./execute.js";
 import type { BackendFlowSource } from "./flow-discovery-cache.js";
-import type { FlowRegistry } from "./flow-profiles.js";
 import type { IntentClassificationResult, IntentClassifier, IntentClassifierOptions } from "./intent-classifier.js";
 import type { CapabilityTable } from "./scoring.js";
 
@@ -27,8 +26,6 @@ export interface RouterOptions {
   weights?: Partial<ScoringWeights>;
   /** Capability table per backend kind, merged over {@link DEFAULT_CAPABILITIES}. */
   capabilities?: CapabilityTable;
-  /** Flow registry: intents/keywords per flow id or name. */
-  registry?: FlowRegistry;
   /** Shared stores; in-memory when absent. */
   stores?: { performance?: PerformanceStore; health?: HealthStore; circuits?: CircuitStateStore };
   /** Health snapshot TTL. @default 30000 */

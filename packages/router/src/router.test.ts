@@ -120,13 +120,6 @@ describe("Router.route", () => {
     expect(d.candidates.some((c) => c.backendId === "langflow" && c.excluded === "circuit open")).toBe(true);
   });
 
-  it("uses the registry for flow intents", async () => {
-    const { router } = setup("data-processing", 0.95, { registry: { "flowise:general": { intents: ["data-processing"] } } });
-    const d = await router.route({ question: "q" });
-    expect(d.chosen?.flowId).toBe("flowise:general");
-    expect(d.candidates[0]!.breakdown.flow_match).toBe(1);
-  });
-
   it("reports decidedInMs and never re-discovers or re-probes on warm routes", async () => {
     const { router, flowise } = setup("conversation", 0.95);
     await router.route({ question: "q" });
@@ -177,13 +170,6 @@ describe("Router.execute", () => {
     const bad = { ...createFakeBackend({ id: "x" }), specificationVersion: "v2" } as never;
     expect(() => createRouter({ backends: [bad], classifier: fixedClassifier("conversation", 0.9) })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
   });
-
-  it("rejects a flow registry naming an unknown intent", () => {
-    const registry = { "x:y": { intents: ["poetry"] } } as never;
-    expect(() => createRouter({ backends: [createFakeBackend({ id: "x" })], classifier: fixedClassifier("conversation", 0.9), registry })).toThrow(
-      expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringMatching(/flow registry/) }),
-    );
-  });
 });
 
 describe("Router flow upkeep", () => {
@@ -211,7 +197,7 @@ describe("Router flow upkeep", () => {
 
 describe("Router.explain", () => {
   it("returns the decision and the classification", async () => {
-    const { router } = setup("rag-retrieval", 0.95, { registry: { "flowise:docs": { keywords: ["handbook"] } } });
+    const { router } = setup("rag-retrieval", 0.95);
     const e = await router.explain("what does the handbook say?");
     expect(e.classification.intent).toBe("rag-retrieval");
     expect(e.decision.candidates.find((c) => c.flowId === "flowise:docs")?.breakdown.flow_match).toBe(1);

@@ -3,7 +3,6 @@ import {
   DEFAULT_SCORING_WEIGHTS,
   INTENTS,
   emitTrace,
-  parseOrThrow,
   type FlowBackendV1,
   type Intent,
   type PerformanceTarget,
@@ -20,7 +19,7 @@ import { createCircuitBreaker, type CircuitBreaker } from "./circuit-breaker.js"
 import { executeStream } from "./execute-stream.js";
 import { executeWithFallback, type ExecuteOptions, type ExecutionRequest, type ExecutionStreamChunk } from "./execute.js";
 import { createFlowDiscoveryCache, type BackendFlowSource } from "./flow-discovery-cache.js";
-import { FlowRegistrySchema, buildFlowProfile, type FlowProfile } from "./flow-profiles.js";
+import { buildFlowProfile, type FlowProfile } from "./flow-profiles.js";
 import { createHealthCache, type HealthCache } from "./health-cache.js";
 import { createIntentClassifier, type IntentClassificationResult, type IntentClassifier, type IntentClassifierOptions } from "./intent-classifier.js";
 import { createPerformanceTracker, type PerformanceTracker } from "./performance-tracker.js";
@@ -104,7 +103,6 @@ export class Router {
       if (ids.has(b.id)) throw new AfwError("CONFIG_INVALID", `duplicate backend id ${b.id}`);
       ids.add(b.id);
     }
-    if (options.registry !== undefined) parseOrThrow(FlowRegistrySchema, options.registry, "CONFIG_INVALID", "flow registry");
     this.backends = new Map(options.backends.map((b) => [b.id, b]));
     const c = options.classifier;
     const given = c && typeof (c as IntentClassifier).classify === "function" ? (c as IntentClassifier) : undefined;
@@ -138,7 +136,7 @@ export class Router {
     const backend = this.backends.get(backendId);
     if (!backend) return;
     this.flowLists.set(backendId, flows);
-    const profiles = flows.map((f) => buildFlowProfile(f, this.options.registry));
+    const profiles = flows.map((f) => buildFlowProfile(f));
     const capability = new Float64Array(INTENTS.length);
     INTENTS.forEach((intent, i) => {
       capability[i] = capabilityScore(intent, backend.kind, this.capabilities, backend.capabilities);
@@ -252,12 +250,11 @@ export class Router {
         cell.flowMatch = flowMatchScore(profile, intent, questionWords);
         cell.perf = this.performance.summary(cell.target).score;
         cell.health = h;
-        const capability = profile.capabilities?.[intent] ?? cap;
         cell.adjustment = undefined;
         if (adjuster) {
           let requested: ReturnType<ScoreAdjuster>;
           try {
-            requested = adjuster(intent, { backendId: backend.id, flowId: profile.flow.id, breakdown: { flow_match: cell.flowMatch, health: h, performance: cell.perf, capability } });
+            requested = adjuster(intent, { backendId: backend.id, flowId: profile.flow.id, breakdown: { flow_match: cell.flowMatch, health: h, performance: cell.perf, capability: cap } });
           } catch {
             requested = undefined;
           }
@@ -268,7 +265,7 @@ export class Router {
             cell.adjustment = adjusted.adjustment;
           }
         }
-        cell.score = cell.flowMatch * w.flow_match + h * w.health + cell.perf * w.performance + capability * w.capability;
+        cell.score = cell.flowMatch * w.flow_match + h * w.health + cell.perf * w.performance + cap * w.capability;
         cell.excluded = backendOpen || this.circuits.isOpen(profile.flow.id) ? "circuit open" : down ? "backend down" : undefined;
         if (!cell.excluded) {
           usable++;
@@ -365,7 +362,7 @@ export class Router {
     }
     const candidates: RoutingCandidate[] = listed.map((c, i) => {
       const flow = c.profile.flow;
-      const capability = c.profile.capabilities?.[intent] ?? c.state.capability[intentIndex]!;
+      const capability = c.state.capability[intentIndex]!;
       return {
         backendId: c.state.backend.id,
         backendKind: c.state.backend.kind,
