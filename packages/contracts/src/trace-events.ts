@@ -15,128 +15,116 @@ export const TraceEventBaseShape = {
 const base = TraceEventBaseShape;
 const outcome = z.enum(["success", "error", "timeout", "aborted"]);
 const cacheScope = z.enum(["shared", "session"]);
+const confidence = z.number().min(0).max(1);
+const ms = z.number().nonnegative();
+const count = z.number().int().nonnegative();
+const attempt = z.number().int().min(1);
+const toolListMode = z.enum(["all", "search", "routed"]);
+/** The shapes several events share. */
+const backendAttempt = { backendId: z.string(), flowId: z.string(), attempt };
+const toolAttempt = { server: z.string(), tool: z.string(), attempt };
+const circuit = { key: z.string(), backendId: z.string(), flowId: z.string().optional() };
+const handover = { fromBackendId: z.string(), fromFlowId: z.string(), toBackendId: z.string(), toFlowId: z.string() };
 
 const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
   z.object({ type: z.literal(type), ...base, ...shape });
 
 const QueryReceivedEventSchema = event("query-received", {
   tool: z.string(),
-  questionLength: z.number().int().nonnegative(),
+  questionLength: count,
   intentRequested: z.string().optional(),
   backendRequested: z.string().optional(),
 }).describe("a query entered the gateway.");
 const QueryAnsweredEventSchema = event("query-answered", {
   backendId: z.string(),
   flowId: z.string(),
-  durationMs: z.number().nonnegative(),
-  attempts: z.number().int().nonnegative(),
+  durationMs: ms,
+  attempts: count,
   fallbackUsed: z.boolean(),
   cacheHit: z.union([z.boolean(), z.literal("semantic")]),
 }).describe("a query was answered.");
 const QueryFailedEventSchema = event("query-failed", {
   code: z.string(),
   message: z.string(),
-  durationMs: z.number().nonnegative(),
-  attempts: z.number().int().nonnegative(),
+  durationMs: ms,
+  attempts: count,
 }).describe("a query ended in an error.");
 const IntentClassifiedEventSchema = event("intent-classified", {
   intent: IntentSchema,
-  confidence: z.number().min(0).max(1),
+  confidence,
   method: ClassificationMethodSchema,
   alternatives: z.array(IntentAlternativeSchema),
-  durationMs: z.number().nonnegative(),
+  durationMs: ms,
 }).describe("the intent of a question was decided.");
 const RoutingDecidedEventSchema = event("routing-decided", { decision: RoutingDecisionSchema }).describe("candidates were scored and ranked.");
 const RouterLowConfidenceEventSchema = event("router-low-confidence", {
   intent: IntentSchema,
-  confidence: z.number().min(0).max(1),
-  threshold: z.number().min(0).max(1),
+  confidence,
+  threshold: confidence,
   strategy: z.enum(["hedge", "general-purpose", "default-flow"]),
 }).describe("the intent was too uncertain; the router used its fallback strategy.");
 const RouteElicitedEventSchema = event("route-elicited", {
   tier: z.enum(["confirm", "clarify"]),
   intent: IntentSchema,
-  confidence: z.number().min(0).max(1),
+  confidence,
   action: z.enum(["accept", "decline", "cancel", "timeout", "error"]).describe("The client's answer; `timeout` and `error` take the default route like `decline`."),
   choices: z.array(z.string()).describe("Gateway-wide flow ids offered, in the order shown."),
   suggestedFlowId: z.string().describe("The router's first choice (the default route)."),
   chosenFlowId: z.string().optional().describe("With `accept`: the flow the client chose."),
-  waitedMs: z.number().nonnegative(),
+  waitedMs: ms,
 }).describe("the client was asked to confirm or choose the flow of an uncertain question.");
 const BackendCallStartEventSchema = event("backend-call-start", {
-  backendId: z.string(),
-  flowId: z.string(),
-  attempt: z.number().int().min(1),
+  ...backendAttempt,
   streaming: z.boolean(),
   hedged: z.boolean().optional(),
 }).describe("an attempt against a backend began.");
 const BackendCallEndEventSchema = event("backend-call-end", {
-  backendId: z.string(),
-  flowId: z.string(),
-  attempt: z.number().int().min(1),
-  latencyMs: z.number().nonnegative(),
+  ...backendAttempt,
+  latencyMs: ms,
   outcome,
   errorCode: z.string().optional(),
   statusCode: z.number().int().optional(),
 }).describe("an attempt against a backend ended.");
 const RetryScheduledEventSchema = event("retry-scheduled", {
-  backendId: z.string(),
-  flowId: z.string(),
-  attempt: z.number().int().min(1),
-  delayMs: z.number().nonnegative(),
+  ...backendAttempt,
+  delayMs: ms,
   errorCode: z.string(),
 }).describe("a retryable failure will be retried after a delay.");
 const FallbackTriggeredEventSchema = event("fallback-triggered", {
-  fromBackendId: z.string(),
-  fromFlowId: z.string(),
-  toBackendId: z.string(),
-  toFlowId: z.string(),
+  ...handover,
   reason: z.string().describe("Error code that caused the fallback."),
 }).describe("the router moved on to another candidate.");
 const StreamRestartedEventSchema = event("stream-restarted", {
-  fromBackendId: z.string(),
-  fromFlowId: z.string(),
-  toBackendId: z.string(),
-  toFlowId: z.string(),
+  ...handover,
   reason: z.string().describe("Error code of the attempt whose stream broke."),
-  restart: z.number().int().min(1).describe("1-based number of this restart within the query."),
-  tokensDiscarded: z.number().int().nonnegative().describe("Tokens of the broken stream already sent to the caller."),
+  restart: attempt.describe("1-based number of this restart within the query."),
+  tokensDiscarded: count.describe("Tokens of the broken stream already sent to the caller."),
 }).describe("a streamed answer broke after tokens were sent and starts again (retry or fallback).");
 const HedgeStartedEventSchema = event("hedge-started", {
   flowIds: z.array(z.string()).min(2),
 }).describe("two candidates run in parallel for a low-confidence question.");
 const CircuitOpenedEventSchema = event("circuit-opened", {
-  key: z.string(),
-  backendId: z.string(),
-  flowId: z.string().optional(),
-  failures: z.number().int().nonnegative(),
-  cooldownMs: z.number().nonnegative(),
+  ...circuit,
+  failures: count,
+  cooldownMs: ms,
 }).describe("a backend or flow failed too often and is skipped for a cooldown.");
-const CircuitHalfOpenedEventSchema = event("circuit-half-opened", {
-  key: z.string(),
-  backendId: z.string(),
-  flowId: z.string().optional(),
-}).describe("a cooldown ended; one probe call may pass.");
-const CircuitClosedEventSchema = event("circuit-closed", {
-  key: z.string(),
-  backendId: z.string(),
-  flowId: z.string().optional(),
-}).describe("a probe succeeded; traffic flows again.");
+const CircuitHalfOpenedEventSchema = event("circuit-half-opened", circuit).describe("a cooldown ended; one probe call may pass.");
+const CircuitClosedEventSchema = event("circuit-closed", circuit).describe("a probe succeeded; traffic flows again.");
 const HealthCheckedEventSchema = event("health-checked", {
   backendId: z.string(),
   status: HealthStatusSchema,
-  latencyMs: z.number().nonnegative(),
+  latencyMs: ms,
 }).describe("a backend was probed.");
 const FlowsDiscoveredEventSchema = event("flows-discovered", {
   backendId: z.string(),
-  count: z.number().int().nonnegative(),
+  count,
   stale: z.boolean().describe("True when discovery failed and the previous list is served."),
 }).describe("a backend's flow list was (re)loaded.");
 const CacheHitEventSchema = event("cache-hit", {
   scope: cacheScope,
   flowId: z.string(),
   kind: z.enum(["exact", "semantic"]),
-  similarity: z.number().min(0).max(1).optional(),
+  similarity: confidence.optional(),
 }).describe("an answer was served from the cache.");
 const CacheMissEventSchema = event("cache-miss", {
   scope: cacheScope,
@@ -157,17 +145,17 @@ const CacheInvalidateEventSchema = event("cache-invalidate", {
     scope: cacheScope.optional(),
     all: z.boolean().optional(),
   }),
-  removed: z.number().int().nonnegative(),
+  removed: count,
 }).describe("cached entries were removed.");
 const CacheUnavailableEventSchema = event("cache-unavailable", {
   operation: z.string(),
   message: z.string(),
 }).describe("the cache store failed; the gateway continues without it.");
 const SessionLoadedEventSchema = event("session-loaded", {
-  turns: z.number().int().nonnegative(),
+  turns: count,
 }).describe("a session's recent turns were loaded.");
 const SessionAppendedEventSchema = event("session-appended", {
-  totalTurns: z.number().int().nonnegative().optional().describe("Turns the session keeps; absent when the turn was buffered."),
+  totalTurns: count.optional().describe("Turns the session keeps; absent when the turn was buffered."),
   buffered: z.boolean().optional().describe("True when the turn waits in the write-behind buffer for the store to come back."),
 }).describe("a turn was appended to a session.");
 const SessionSaveFailedEventSchema = event("session-save-failed", {
@@ -180,14 +168,14 @@ const toolCandidate = z.object({
   reason: z.string().optional(),
 });
 const ToolListRequestedEventSchema = event("tool-list-requested", {
-  mode: z.enum(["all", "search", "routed"]),
+  mode: toolListMode,
   context: z.string().optional(),
 }).describe("a client asked for the tool list.");
 const ToolListDecidedEventSchema = event("tool-list-decided", {
-  mode: z.enum(["all", "search", "routed"]),
+  mode: toolListMode,
   candidates: z.array(toolCandidate),
   exposed: z.array(z.string()),
-  confidence: z.number().min(0).max(1).optional(),
+  confidence: confidence.optional(),
 }).describe("the tools to expose were chosen.");
 const ToolSearchPerformedEventSchema = event("tool-search-performed", {
   target: z.enum(["tools", "workflows"]),
@@ -195,32 +183,28 @@ const ToolSearchPerformedEventSchema = event("tool-search-performed", {
   mode: SearchModeSchema,
   filters: z.record(z.string(), z.unknown()).optional(),
   results: z.array(toolCandidate),
-  confidence: z.number().min(0).max(1),
+  confidence,
   degraded: z.boolean().optional().describe("True when the semantic stage failed and keyword-only results were returned."),
 }).describe("audit record of a tool or workflow search.");
 const ToolSearchLowConfidenceEventSchema = event("tool-search-low-confidence", {
   query: z.string(),
-  confidence: z.number().min(0).max(1),
-  threshold: z.number().min(0).max(1),
+  confidence,
+  threshold: confidence,
   fallbackIds: z.array(z.string()),
 }).describe("search confidence was under the threshold; the safe set was returned.");
 const ToolCallStartEventSchema = event("tool-call-start", {
-  server: z.string(),
-  tool: z.string(),
-  attempt: z.number().int().min(1),
+  ...toolAttempt,
 }).describe("a proxied downstream tool call began.");
 const ToolCallEndEventSchema = event("tool-call-end", {
-  server: z.string(),
-  tool: z.string(),
-  attempt: z.number().int().min(1),
-  latencyMs: z.number().nonnegative(),
+  ...toolAttempt,
+  latencyMs: ms,
   outcome,
   errorCode: z.string().optional(),
 }).describe("a proxied downstream tool call ended.");
 const DownstreamConnectedEventSchema = event("downstream-connected", {
   server: z.string(),
   transport: z.enum(["stdio", "http"]),
-  toolCount: z.number().int().nonnegative(),
+  toolCount: count,
 }).describe("a downstream MCP server connected.");
 const DownstreamDisconnectedEventSchema = event("downstream-disconnected", {
   server: z.string(),

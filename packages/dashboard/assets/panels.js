@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { api } from "./api.js";
 import { formatMs, formatPercent, formatTime, shortFlow, toolSearchStatus } from "./format.js";
-import { Chart, DataTable, Figures, Loaded, Muted, Panel, Sparkline, errorText, html, useLoad } from "./ui.js";
+import { Chart, DataTable, Figures, Loaded, LoadedPanel, Muted, Sparkline, errorText, html, useLoad } from "./ui.js";
 
 const successValues = (figures) => (figures.series ?? []).map((point) => point.successRate);
 
@@ -45,11 +45,9 @@ function BackendCard({ backend }) {
 }
 
 export function BackendsPanel({ version }) {
-  const state = useLoad(() => api("/backends"), [version]);
-  return html`<${Panel} id="backends" title="Backends" hint="Health, circuit state, latency and success rate per backend and flow; charts cover the last hour.">
-    <${Loaded} id="backends-body" state=${state} render=${({ backends }) =>
-      backends.length ? html`<div class="cards">${backends.map((backend) => html`<${BackendCard} key=${backend.id} backend=${backend} />`)}</div>` : html`<${Muted}>No backends configured.<//>`} />
-  <//>`;
+  return html`<${LoadedPanel} id="backends" title="Backends" hint="Health, circuit state, latency and success rate per backend and flow; charts cover the last hour."
+    bodyId="backends-body" path="/backends" version=${version} render=${({ backends }) =>
+      backends.length ? html`<div class="cards">${backends.map((backend) => html`<${BackendCard} key=${backend.id} backend=${backend} />`)}</div>` : html`<${Muted}>No backends configured.<//>`} />`;
 }
 
 function flowNotes(flow) {
@@ -58,9 +56,7 @@ function flowNotes(flow) {
 }
 
 export function FlowsPanel({ version }) {
-  const state = useLoad(() => api("/flows"), [version]);
-  return html`<${Panel} id="flows" title="Flows and intents">
-    <${Loaded} id="flows-body" state=${state} render=${({ flows }) =>
+  return html`<${LoadedPanel} id="flows" title="Flows and intents" bodyId="flows-body" path="/flows" version=${version} render=${({ flows }) =>
       html`<${DataTable}
         caption="Flows and the intents they serve"
         empty="No flows discovered."
@@ -76,8 +72,7 @@ export function FlowsPanel({ version }) {
             html`<span class="muted">${flowNotes(flow)}</span>`,
           ],
         }))}
-      />`} />
-  <//>`;
+      />`} />`;
 }
 
 function SessionTurns({ sessionId }) {
@@ -107,11 +102,8 @@ function SessionItem({ session }) {
 }
 
 export function SessionsPanel({ version }) {
-  const state = useLoad(() => api("/sessions", { params: { limit: 20 } }), [version]);
-  return html`<${Panel} id="sessions" title="Sessions">
-    <${Loaded} id="sessions-body" state=${state} render=${({ sessions }) =>
-      sessions.length ? html`<ul class="sessions">${sessions.map((session) => html`<${SessionItem} key=${session.sessionId} session=${session} />`)}</ul>` : html`<${Muted}>No sessions yet.<//>`} />
-  <//>`;
+  return html`<${LoadedPanel} id="sessions" title="Sessions" bodyId="sessions-body" path="/sessions" params=${{ limit: 20 }} version=${version} render=${({ sessions }) =>
+      sessions.length ? html`<ul class="sessions">${sessions.map((session) => html`<${SessionItem} key=${session.sessionId} session=${session} />`)}</ul>` : html`<${Muted}>No sessions yet.<//>`} />`;
 }
 
 function ToolSearch() {
@@ -156,9 +148,7 @@ function ToolSearch() {
 }
 
 export function ToolsPanel({ version }) {
-const state = useLoad(() => api("/tools/servers"), [version]);
-return html`<${Panel} id="tools" title="Tool zoo">
-  <${Loaded} id="tool-servers-body" state=${state} render=${({ servers }) =>
+  return html`<${LoadedPanel} id="tools" title="Tool zoo" bodyId="tool-servers-body" path="/tools/servers" version=${version} render=${({ servers }) =>
     html`<${DataTable}
         caption="Downstream MCP servers"
         empty="No downstream servers configured."
@@ -177,7 +167,7 @@ return html`<${Panel} id="tools" title="Tool zoo">
             html`<span class="muted">${server.lastError ?? "—"}</span>`,
           ],
         }))}
-      />`} />
+      />`}>
     <${ToolSearch} />
   <//>`;
 }

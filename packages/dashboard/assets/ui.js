@@ -6,6 +6,7 @@
 import { h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "htm";
+import { api } from "./api.js";
 import { sparkline } from "./format.js";
 
 export const html = htm.bind(h);
@@ -51,6 +52,15 @@ export function Loaded({ id, state, render, className = "panel-body" }) {
   else if (state.data?.configured === false) content = html`<${NotConfigured} />`;
   else content = render(state.data);
   return html`<div id=${id} class=${className} aria-busy=${busy ? "true" : undefined}>${content}</div>`;
+}
+
+/** A {@link Panel} whose body (`bodyId`) shows `GET {apiPath}{path}` through `render`, reloaded when `version` changes. */
+export function LoadedPanel({ id, title, hint = undefined, bodyId, path, params = {}, version, render, children = null }) {
+  const state = useLoad(() => api(path, { params }), [version]);
+  return html`<${Panel} id=${id} title=${title} hint=${hint}>
+    <${Loaded} id=${bodyId} state=${state} render=${render} />
+    ${children}
+  <//>`;
 }
 
 /**

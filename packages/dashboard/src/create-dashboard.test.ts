@@ -37,7 +37,7 @@ describe("createDashboard options", () => {
       expect(() => createDashboard({ source, basePath })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
     }
     expect(() => createDashboard({ source, basePath: "/x", apiPath: "/x/" })).toThrow(/must differ/);
-    expect(() => createDashboard({ source, heartbeatMs: 0 })).toThrow(AfwError);
+    expect(() => createDashboard({ source, title: "" })).toThrow(AfwError);
     expect(() => createDashboard({ source: undefined as unknown as DashboardSource })).toThrow(/source/);
   });
 
@@ -153,14 +153,6 @@ describe("page shell and assets", () => {
     expect((await fetch(`${server.url}/dashboard/assets/evil.js`)).status).toBe(404);
   });
 
-  it("answers 500 without details when the assets directory is missing", async () => {
-    const errors: unknown[] = [];
-    const server = await start({ source: {}, assetsDirectory: "/nonexistent/afw-assets", onError: (error) => errors.push(error) });
-    const { status, body } = await getJson(server, "/dashboard/assets/dashboard.js");
-    expect(status).toBe(500);
-    expect(body.error).toEqual({ code: "INTERNAL", message: "the dashboard could not load this data" });
-    expect(errors).toHaveLength(1);
-  });
 });
 
 describe("JSON endpoints", () => {
@@ -334,18 +326,16 @@ describe("JSON endpoints", () => {
     expect((await getJson(server, "/api/queries/hostile")).body.query.question).toBe(HOSTILE);
   });
 
-  it("truncates long questions and session text to the preview lengths", async () => {
+  it("truncates long questions to the preview length", async () => {
     const source = createSampleDashboardSource({ withoutQueries: true });
     const long = "why ".repeat(100).trim();
     source.recordQuery(long, buildQueryTrace({ traceId: "long", questionLength: long.length, attempts: [{ backendId: "flowise-local", flowId: "flowise-local:code-helper" }] }));
-    const server = await start({ source, questionPreviewLength: 20, answerPreviewLength: 16 });
+    const server = await start({ source });
     const query = (await getJson(server, "/api/queries/long")).body.query;
-    expect(query.question).toHaveLength(20);
+    expect(query.question).toHaveLength(200);
     expect(query.question.endsWith("…")).toBe(true);
     expect(query.questionTruncated).toBe(true);
     expect(query.questionLength).toBe(long.length);
-    const session = (await getJson(server, "/api/sessions/ops-review-42")).body.session;
-    expect(session.turnsList[0].answer).toBe("Three incidents…");
   });
 
   it("hides user text in redacted mode", async () => {
@@ -473,13 +463,13 @@ describe("POST cache/clear", () => {
 
   it("validates the body: JSON, exactly one selector, bounded size", async () => {
     const source = createSampleDashboardSource();
-    const server = await start({ source, maxBodyBytes: 256 });
+    const server = await start({ source });
     const invalid = ["not json", "{}", "[]", "null", JSON.stringify({ all: false }), JSON.stringify({ flowId: "a", sessionId: "b" }), JSON.stringify({ flowId: "" }), JSON.stringify({ sessionId: "has space" }), JSON.stringify({ all: true, extra: 1 })];
     for (const body of invalid) {
       const response = await postClear(server, body);
       expect([body, response.status, response.body.error.code]).toEqual([body, 400, "INVALID_INPUT"]);
     }
-    const tooLarge = await postClear(server, JSON.stringify({ flowId: "x".repeat(400) }));
+    const tooLarge = await postClear(server, JSON.stringify({ flowId: "x".repeat(17_000) }));
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.error.code).toBe("PAYLOAD_TOO_LARGE");
     // a body streamed without a declared length is cut off too
@@ -490,7 +480,7 @@ describe("POST cache/clear", () => {
         resolve(res.statusCode ?? 0);
       });
       req.on("error", reject);
-      req.write(`{"flowId":"${"y".repeat(300)}`);
+      req.write(`{"flowId":"${"y".repeat(17_000)}`);
       req.end(`"}`);
     });
     expect(chunked).toBe(413);

@@ -26,6 +26,9 @@ import {
   searchParamsToObject,
 } from "./request-schemas.js";
 
+/** Largest accepted request body (clear cache), bytes. */
+const MAX_BODY_BYTES = 16 * 1024;
+
 const PathSchema = z
   .string()
   .regex(/^(\/[A-Za-z0-9._~-]+)+\/?$/, "must be an absolute path such as /dashboard (letters, digits, . _ ~ -)")
@@ -36,16 +39,7 @@ const DashboardSettingsSchema = z.object({
   apiPath: PathSchema.default("/api"),
   redact: z.boolean().default(false),
   title: z.string().min(1).max(80).default("Agentic Flywheel"),
-  questionPreviewLength: z.number().int().min(16).max(4000).default(200),
-  answerPreviewLength: z.number().int().min(16).max(20_000).default(400),
-  heartbeatMs: z.number().int().min(10).max(3_600_000).default(15_000),
-  retryMs: z.number().int().min(100).max(600_000).default(3_000),
-  maxEventClients: z.number().int().min(1).max(10_000).default(32),
-  maxBufferedEvents: z.number().int().min(1).max(100_000).default(256),
-  maxBufferedBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
-  maxBodyBytes: z.number().int().min(64).max(1024 * 1024).default(16 * 1024),
   allowedOrigins: z.array(z.url()).default([]),
-  assetsDirectory: z.string().min(1).optional(),
 });
 
 /** Options of {@link createDashboard}; the defaults are those of the README's options table. */
@@ -60,26 +54,8 @@ export interface DashboardOptions {
   redact?: boolean;
   /** Title of the page. @default "Agentic Flywheel" */
   title?: string;
-  /** Longest question shown; longer ones are cut. @default 200 */
-  questionPreviewLength?: number;
-  /** Longest session answer shown; longer ones are cut. @default 400 */
-  answerPreviewLength?: number;
-  /** Interval of the live feed's heartbeat comments, ms. @default 15000 */
-  heartbeatMs?: number;
-  /** Reconnection delay suggested to the page, ms. @default 3000 */
-  retryMs?: number;
-  /** Most simultaneous live-feed connections. @default 32 */
-  maxEventClients?: number;
-  /** Most frames queued for one slow live-feed client before the oldest are dropped. @default 256 */
-  maxBufferedEvents?: number;
-  /** Most bytes queued for one slow live-feed client before the oldest frames are dropped. @default 1048576 */
-  maxBufferedBytes?: number;
-  /** Largest accepted request body (clear cache), bytes. @default 16384 */
-  maxBodyBytes?: number;
   /** Origins besides the request's own host allowed to POST (e.g. behind a proxy that rewrites `Host`). @default [] */
   allowedOrigins?: string[];
-  /** Directory of the page's modules and `dashboard.css`. @default the package's `assets/` */
-  assetsDirectory?: string;
   /** Receives every error the source throws (the client sees a generic 500), for logging. */
   onError?: (error: unknown, context: { path: string; operation: string }) => void;
 }
@@ -176,11 +152,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const settings = parseOrThrow(DashboardSettingsSchema, rest, "CONFIG_INVALID", "dashboard options");
   if (settings.basePath === settings.apiPath) throw new AfwError("CONFIG_INVALID", "invalid dashboard options: basePath and apiPath must differ");
   const { basePath, apiPath } = settings;
-  const presentation: PresentationOptions = {
-    redact: settings.redact,
-    questionPreviewLength: settings.questionPreviewLength,
-    answerPreviewLength: settings.answerPreviewLength,
-  };
+  const presentation: PresentationOptions = { redact: settings.redact };
   const allowedOriginHosts = new Set(settings.allowedOrigins.map((origin) => hostOf(origin)).filter((host): host is string => !!host));
   const onError = (error: unknown, path: string, operation: string): void => {
     try {
@@ -192,13 +164,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const hub = new EventStreamHub(
     source,
     {
-      heartbeatMs: settings.heartbeatMs,
-      maxClients: settings.maxEventClients,
-      maxBufferedEvents: settings.maxBufferedEvents,
-      maxBufferedBytes: settings.maxBufferedBytes,
-      retryMs: settings.retryMs,
-    },
-    {
       redacted: settings.redact,
       query: (summary: QuerySummary) => presentQuery(summary, presentation),
       event: (event: TraceEvent) => presentTraceEvent(event, presentation),
@@ -208,7 +173,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const page = createPageAssets({
     basePath,
     html: renderHtmlShell({ title: settings.title, basePath, apiPath, redacted: settings.redact }),
-    assetsDirectory: settings.assetsDirectory,
   });
 
   const notFound = (): DashboardHttpError => new DashboardHttpError(404, "NOT_FOUND", "no such dashboard endpoint");
@@ -337,7 +301,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
           throw new DashboardHttpError(415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json");
         }
         assertSameOrigin(req);
-        const selector = parseRequest(ClearCacheBodySchema, await readJsonBody(req, settings.maxBodyBytes), "request body");
+        const selector = parseRequest(ClearCacheBodySchema, await readJsonBody(req, MAX_BODY_BYTES), "request body");
         if (!source.clearCache) throw new DashboardHttpError(501, "NOT_CONFIGURED", "clearing the cache is not configured");
         const removed = await source.clearCache(selector);
         ok({ removed, selector });

@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { TraceEvent } from "@afw/contracts";
 import { openEventStream, startDashboardServer, type DashboardServer, type EventStreamReader } from "../test/harness.js";
 import { EventStreamHub } from "./event-stream.js";
@@ -36,14 +36,14 @@ function cacheMiss(traceId: string): TraceEvent {
 describe("GET /api/events (server-sent events)", () => {
   it("frames retry, ready, trace and query events with ids and JSON data", async () => {
     const source = createSampleDashboardSource({ withoutQueries: true });
-    const server = await start({ source, retryMs: 1500 });
+    const server = await start({ source });
     const stream = await open(server);
     expect(stream.status).toBe(200);
     expect(stream.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     expect(stream.headers.get("cache-control")).toBe("no-store");
     expect(stream.headers.get("content-security-policy")).toContain("default-src 'self'");
     const ready = await stream.waitFor((frame) => frame.event === "ready");
-    expect(stream.frames[0]?.retry).toBe(1500);
+    expect(stream.frames[0]?.retry).toBe(3000);
     expect(JSON.parse(ready.data)).toEqual({ redacted: false, heartbeatMs: 15000 });
     expect(source.subscriberCount).toBe(1);
 
@@ -114,10 +114,17 @@ describe("GET /api/events (server-sent events)", () => {
   });
 
   it("sends heartbeat comments", async () => {
-    const server = await start({ source: createSampleDashboardSource(), heartbeatMs: 20 });
-    const stream = await open(server);
-    const ping = await stream.waitFor((frame) => frame.comment === "ping");
-    expect(ping.data).toBe("");
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    try {
+      const server = await start({ source: createSampleDashboardSource() });
+      const stream = await open(server);
+      await stream.waitFor((frame) => frame.event === "ready");
+      vi.advanceTimersByTime(15_000);
+      const ping = await stream.waitFor((frame) => frame.comment === "ping");
+      expect(ping.data).toBe("");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("shares one subscription and drops it when the last page disconnects", async () => {
@@ -184,9 +191,8 @@ describe("GET /api/events (server-sent events)", () => {
   });
 
   it("limits simultaneous connections with 503 TOO_MANY_CLIENTS", async () => {
-    const server = await start({ source: createSampleDashboardSource(), maxEventClients: 1 });
-    const first = await open(server);
-    await first.waitFor((frame) => frame.event === "ready");
+    const server = await start({ source: createSampleDashboardSource() });
+    for (let i = 0; i < 32; i++) await (await open(server)).waitFor((frame) => frame.event === "ready");
     const response = await fetch(`${server.url}/api/events`);
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("10");
@@ -247,49 +253,45 @@ class SlowResponse extends EventEmitter {
   }
 }
 
+/** A hub on an in-memory source with one connected {@link SlowResponse}. */
+async function connectSlowClient() {
+  const source = createInMemoryDashboardSource();
+  const hub = new EventStreamHub(
+    source,
+    { redacted: false, query: (summary) => summary, event: (event) => event },
+    () => undefined,
+  );
+  const response = new SlowResponse();
+  const req = { socket: { setNoDelay() {}, setKeepAlive() {} } } as unknown as IncomingMessage;
+  await hub.connect(req, response as unknown as ServerResponse);
+  return { source, hub, response };
+}
+
 describe("EventStreamHub buffering", () => {
   it("bounds what it queues for a slow client, drops the oldest frames and reports the gap", async () => {
-    const source = createInMemoryDashboardSource();
-    const hub = new EventStreamHub(
-      source,
-      { heartbeatMs: 60_000, maxClients: 4, maxBufferedEvents: 5, maxBufferedBytes: 1_000_000, retryMs: 1000 },
-      { redacted: false, query: (summary) => summary, event: (event) => event },
-      () => undefined,
-    );
-    const response = new SlowResponse();
-    const req = { socket: { setNoDelay() {}, setKeepAlive() {} } } as unknown as IncomingMessage;
-    await hub.connect(req, response as unknown as ServerResponse);
+    const { source, hub, response } = await connectSlowClient();
     // retry was written and refused: from now on frames queue
     expect(response.written).toHaveLength(1);
-    for (let index = 0; index < 50; index++) source.emit(cacheMiss(`t${index}`));
+    for (let index = 0; index < 300; index++) source.emit(cacheMiss(`t${index}`));
     expect(response.written).toHaveLength(1);
     response.drain();
     const after = response.written.slice(1);
-    expect(after[0]).toMatch(/^id: \d+\nevent: gap\ndata: \{"dropped":46\}\n\n$/);
-    expect(after).toHaveLength(1 + 5);
+    expect(after[0]).toMatch(/^id: \d+\nevent: gap\ndata: \{"dropped":45\}\n\n$/);
+    expect(after).toHaveLength(1 + 256);
     // the newest frames survived (ready was among the dropped ones)
-    expect(after.slice(1).map((frame) => /"traceId":"(t\d+)"/.exec(frame)?.[1])).toEqual(["t45", "t46", "t47", "t48", "t49"]);
+    expect(after.slice(-5).map((frame) => /"traceId":"(t\d+)"/.exec(frame)?.[1])).toEqual(["t295", "t296", "t297", "t298", "t299"]);
     hub.close();
     await source.waitForSubscribers((count) => count === 0);
   });
 
   it("also bounds the queued bytes", async () => {
-    const source = createInMemoryDashboardSource();
-    const hub = new EventStreamHub(
-      source,
-      { heartbeatMs: 60_000, maxClients: 4, maxBufferedEvents: 10_000, maxBufferedBytes: 2_000, retryMs: 1000 },
-      { redacted: false, query: (summary) => summary, event: (event) => event },
-      () => undefined,
-    );
-    const response = new SlowResponse();
-    const req = { socket: { setNoDelay() {}, setKeepAlive() {} } } as unknown as IncomingMessage;
-    await hub.connect(req, response as unknown as ServerResponse);
-    for (let index = 0; index < 200; index++) source.emit(cacheMiss(`trace-${index}-${"x".repeat(100)}`));
+    const { source, hub, response } = await connectSlowClient();
+    for (let index = 0; index < 200; index++) source.emit(cacheMiss(`trace-${index}-${"x".repeat(10_000)}`));
     response.drain();
     const delivered = response.written.slice(1);
     const bytes = delivered.slice(1).reduce((total, frame) => total + frame.length, 0);
     expect(delivered[0]).toContain("event: gap");
-    expect(bytes).toBeLessThanOrEqual(2_000);
+    expect(bytes).toBeLessThanOrEqual(1024 * 1024);
     expect(delivered.length).toBeGreaterThan(2);
     hub.close();
   });

@@ -4,14 +4,15 @@ import type { DashboardSource, QuerySummary } from "./dashboard-source.js";
 import { DashboardHttpError, setSecurityHeaders, toSafeJson } from "./http-responses.js";
 import { buildQuerySummary, isQueryLifecycleEvent } from "./query-summary.js";
 
-/** Settings of the live feed (`GET {apiPath}/events`), as the dashboard options of the same names describe them. */
-export interface EventStreamSettings {
-  heartbeatMs: number;
-  maxClients: number;
-  maxBufferedEvents: number;
-  maxBufferedBytes: number;
-  retryMs: number;
-}
+/** Interval of the heartbeat comments. */
+const HEARTBEAT_MS = 15_000;
+/** Reconnection delay suggested to the page. */
+const RETRY_MS = 3_000;
+/** Most simultaneous connections. */
+const MAX_CLIENTS = 32;
+/** Most frames, and bytes, queued for one slow client before the oldest are dropped. */
+const MAX_BUFFERED_EVENTS = 256;
+const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 interface Client {
   res: ServerResponse;
@@ -48,7 +49,6 @@ export class EventStreamHub {
 
   constructor(
     private readonly source: DashboardSource,
-    private readonly settings: EventStreamSettings,
     private readonly present: { query(summary: QuerySummary): QuerySummary; event(event: TraceEvent): TraceEvent; redacted: boolean },
     private readonly onError: (error: unknown, where: string) => void,
   ) {}
@@ -64,7 +64,7 @@ export class EventStreamHub {
    */
   async connect(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!this.source.subscribe) throw new DashboardHttpError(501, "NOT_CONFIGURED", "the live feed is not configured");
-    if (this.clients.size >= this.settings.maxClients) {
+    if (this.clients.size >= MAX_CLIENTS) {
       throw new DashboardHttpError(503, "TOO_MANY_CLIENTS", "too many live-feed connections", { headers: { "retry-after": "10" } });
     }
     const client: Client = { res, queue: [], queuedBytes: 0, dropped: 0, blocked: false, onDrain: () => this.flush(client) };
@@ -80,7 +80,7 @@ export class EventStreamHub {
     this.clients.add(client);
     res.on("close", () => this.remove(client));
     res.on("error", () => this.remove(client));
-    this.write(client, `retry: ${this.settings.retryMs}\n\n`);
+    this.write(client, `retry: ${RETRY_MS}\n\n`);
     try {
       await this.ensureSubscribed();
     } catch (error) {
@@ -90,7 +90,7 @@ export class EventStreamHub {
       return;
     }
     if (!this.clients.has(client)) return;
-    this.write(client, this.frame("ready", { redacted: this.present.redacted, heartbeatMs: this.settings.heartbeatMs }));
+    this.write(client, this.frame("ready", { redacted: this.present.redacted, heartbeatMs: HEARTBEAT_MS }));
     this.startHeartbeat();
   }
 
@@ -136,7 +136,7 @@ export class EventStreamHub {
     if (this.heartbeat) return;
     this.heartbeat = setInterval(() => {
       for (const client of this.clients) if (!client.blocked) this.write(client, ": ping\n\n");
-    }, this.settings.heartbeatMs);
+    }, HEARTBEAT_MS);
     this.heartbeat.unref();
   }
 
@@ -153,7 +153,7 @@ export class EventStreamHub {
     if (client.blocked) {
       client.queue.push(frame);
       client.queuedBytes += frame.length;
-      while (client.queue.length > this.settings.maxBufferedEvents || client.queuedBytes > this.settings.maxBufferedBytes) {
+      while (client.queue.length > MAX_BUFFERED_EVENTS || client.queuedBytes > MAX_BUFFERED_BYTES) {
         const dropped = client.queue.shift();
         if (dropped === undefined) break;
         client.queuedBytes -= dropped.length;

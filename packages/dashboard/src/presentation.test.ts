@@ -3,7 +3,7 @@ import type { TraceEvent } from "@afw/contracts";
 import { presentQuery, presentSession, presentTraceEvent, REDACTED_TEXT, truncateText } from "./presentation.js";
 import type { QuerySummary } from "./dashboard-source.js";
 
-const open = { redact: false, questionPreviewLength: 10, answerPreviewLength: 12 };
+const open = { redact: false };
 const hidden = { ...open, redact: true };
 
 const summary = (question?: string): QuerySummary => ({
@@ -34,8 +34,11 @@ describe("truncateText", () => {
 
 describe("presentQuery", () => {
   it("truncates the question and records its full length", () => {
-    const shown = presentQuery(summary("What is the meaning of life?"), open);
-    expect(shown).toMatchObject({ question: "What is t…", questionTruncated: true, questionLength: 28 });
+    const shown = presentQuery(summary("What is the meaning of life? ".repeat(10)), open);
+    expect(shown).toMatchObject({ questionTruncated: true, questionLength: 290 });
+    expect(shown.question).toHaveLength(200);
+    expect(shown.question!.endsWith("…")).toBe(true);
+    expect(presentQuery(summary("What is the meaning of life?"), open)).toMatchObject({ question: "What is the meaning of life?" });
   });
 
   it("hides the question when redacting", () => {
@@ -59,10 +62,10 @@ describe("presentSession", () => {
     turns: 1,
     createdAt: 0,
     updatedAt: 0,
-    turnsList: [{ question: "A long question here", answer: "A rather long answer", askedAt: 0, answeredAt: 1 }],
+    turnsList: [{ question: "q".repeat(250), answer: "a".repeat(450), askedAt: 0, answeredAt: 1 }],
   };
   it("truncates turns, or redacts them", () => {
-    expect(presentSession(record, open).turnsList[0]).toMatchObject({ question: "A long qu…", answer: "A rather lo…" });
+    expect(presentSession(record, open).turnsList[0]).toMatchObject({ question: `${"q".repeat(199)}…`, answer: `${"a".repeat(399)}…` });
     expect(presentSession(record, hidden).turnsList[0]).toMatchObject({ question: REDACTED_TEXT, answer: REDACTED_TEXT });
   });
 });

@@ -2,12 +2,15 @@ import type { SessionRecord, SessionTurn, TraceEvent } from "@afw/contracts";
 import type { PatternAnalysisView } from "./analytics-views.js";
 import type { QuerySummary } from "./dashboard-source.js";
 
-/** How user text is shown: hidden (`redact`), or cut to the longest question and answer shown. */
+/** How user text is shown: hidden (`redact`), or cut to {@link QUESTION_PREVIEW_LENGTH} / {@link ANSWER_PREVIEW_LENGTH}. */
 export interface PresentationOptions {
   redact: boolean;
-  questionPreviewLength: number;
-  answerPreviewLength: number;
 }
+
+/** Longest question shown; longer ones are cut. */
+const QUESTION_PREVIEW_LENGTH = 200;
+/** Longest session answer shown; longer ones are cut. */
+const ANSWER_PREVIEW_LENGTH = 400;
 
 /** Text that replaces hidden user text in redacted mode. */
 export const REDACTED_TEXT = "[redacted]";
@@ -31,7 +34,7 @@ export function presentQuery(summary: QuerySummary, options: PresentationOptions
     out.questionRedacted = true;
     return out;
   }
-  const { text, truncated } = truncateText(summary.question, options.questionPreviewLength);
+  const { text, truncated } = truncateText(summary.question, QUESTION_PREVIEW_LENGTH);
   out.question = text;
   if (truncated) out.questionTruncated = true;
   return out;
@@ -42,8 +45,8 @@ export function presentTurn(turn: SessionTurn, options: PresentationOptions): Se
   if (options.redact) return { ...turn, question: REDACTED_TEXT, answer: REDACTED_TEXT };
   return {
     ...turn,
-    question: truncateText(turn.question, options.questionPreviewLength).text,
-    answer: truncateText(turn.answer, options.answerPreviewLength).text,
+    question: truncateText(turn.question, QUESTION_PREVIEW_LENGTH).text,
+    answer: truncateText(turn.answer, ANSWER_PREVIEW_LENGTH).text,
   };
 }
 
@@ -68,7 +71,7 @@ export function presentTraceEvent(event: TraceEvent, options: PresentationOption
 
 /** A pattern analysis as sent to the page: its questions truncated, or redacted (keywords stay: they are what the proposals are about). */
 export function presentPatternAnalysis(report: PatternAnalysisView, options: PresentationOptions): PatternAnalysisView {
-  const question = (text: string): string => (options.redact ? REDACTED_TEXT : truncateText(text, options.questionPreviewLength).text);
+  const question = (text: string): string => (options.redact ? REDACTED_TEXT : truncateText(text, QUESTION_PREVIEW_LENGTH).text);
   return {
     ...report,
     clusters: report.clusters.map((cluster) => {

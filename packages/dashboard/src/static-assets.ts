@@ -24,10 +24,8 @@ const VENDOR: Readonly<Record<string, { specifier: string; path: () => string }>
 };
 const BARE_IMPORT = /(\bfrom\s*|\bimport\s*)(["'])(preact\/hooks|preact|htm)\2/g;
 
-function defaultAssetsDirectory(): string {
-  // Both src/ (tests) and dist/ (built) sit one level below the package root, next to assets/.
-  return fileURLToPath(new URL("../assets/", import.meta.url));
-}
+// Both src/ (tests) and dist/ (built) sit one level below the package root, next to assets/.
+const ASSETS_DIRECTORY = fileURLToPath(new URL("../assets/", import.meta.url));
 
 const etagOf = (body: Buffer | string): string => `"${createHash("sha256").update(body).digest("hex").slice(0, 32)}"`;
 
@@ -50,14 +48,13 @@ function sendStatic(req: IncomingMessage, res: ServerResponse, { body, contentTy
  * the served scripts are pointed at `{basePath}/assets/vendor/…`, so the browser needs neither an
  * import map (an inline script, which the CSP forbids) nor a bundler.
  */
-export function createPageAssets(options: { basePath: string; html: string; assetsDirectory?: string | undefined }) {
-  const directory = options.assetsDirectory ?? defaultAssetsDirectory();
+export function createPageAssets(options: { basePath: string; html: string }) {
   const html: StaticAsset = { body: Buffer.from(options.html, "utf8"), contentType: "text/html; charset=utf-8", etag: etagOf(options.html) };
   const vendorPath = Object.fromEntries(Object.entries(VENDOR).map(([name, { specifier }]) => [specifier, `${options.basePath}/assets/vendor/${name}`]));
   const loaded = new Map<string, Promise<StaticAsset>>();
   const fileOf = (rest: string): string | undefined => {
     const page = /^\/assets\/([a-z-]+\.(?:js|css))$/.exec(rest)?.[1];
-    if (page !== undefined) return PAGE_ASSETS.includes(page) ? join(directory, page) : undefined;
+    if (page !== undefined) return PAGE_ASSETS.includes(page) ? join(ASSETS_DIRECTORY, page) : undefined;
     const vendor = VENDOR[/^\/assets\/vendor\/([a-z]+\.js)$/.exec(rest)?.[1] ?? ""];
     return vendor?.path();
   };

@@ -20,29 +20,20 @@ import { buildQueryTrace } from "./testing.js";
 const NOW = Date.parse("2026-03-01T09:00:00.000Z");
 
 /** Minimal in-test implementations of the contracts store interfaces. */
-function healthStore(snapshots: BackendHealth[]): HealthStore {
+function listStore<T>(items: T[], keyOf: (item: T) => string) {
   return {
-    async get(backendId) {
-      return snapshots.find((snapshot) => snapshot.backendId === backendId);
+    async get(key: string) {
+      return items.find((item) => keyOf(item) === key);
     },
     async set() {},
     async all() {
-      return snapshots;
+      return items;
     },
   };
 }
 
-function circuitStore(states: CircuitState[]): CircuitStateStore {
-  return {
-    async get(key) {
-      return states.find((state) => state.key === key);
-    },
-    async set() {},
-    async all() {
-      return states;
-    },
-  };
-}
+const healthStore = (snapshots: BackendHealth[]): HealthStore => listStore(snapshots, (snapshot) => snapshot.backendId);
+const circuitStore = (states: CircuitState[]): CircuitStateStore => listStore(states, (state) => state.key);
 
 function performanceStore(samples: PerformanceSample[]): PerformanceStore {
   const key = (target: PerformanceTarget) => `${target.backendId}|${target.flowId ?? ""}`;

@@ -357,14 +357,14 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
 
   it("reconnects when the live feed drops and catches up on what it missed", async () => {
     const dropSource = createSampleDashboardSource({ withoutQueries: true });
-    const dropServer = await startDashboardServer({ source: dropSource, retryMs: 1000 });
+    const dropServer = await startDashboardServer({ source: dropSource });
     try {
       const page = await openPage(`${dropServer.url}/dashboard`);
       await page.waitForSelector('#live-status[data-state="live"]');
       // the gateway restarts its listener: streams end, the page notices
       dropServer.dashboard.close();
       await dropSource.waitForSubscribers((count) => count === 0);
-      // recorded while no page is subscribed (the page waits retryMs = 1 s before reconnecting)
+      // recorded while no page is subscribed (the page waits 3 s before reconnecting)
       dropSource.recordQuery("asked while the feed was down", buildQueryTrace({ traceId: "missed", attempts: [{ backendId: "flowise-local", flowId: "flowise-local:code-helper" }] }));
       await page.waitForSelector('#live-status:not([data-state="live"])');
       await page.waitForSelector('#live-status[data-state="live"]');

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFlowDiscoveryCache } from "./flow-discovery-cache.js";
 import { createHealthCache } from "./health-cache.js";
 import { createMemoryHealthStore, createMemoryPerformanceStore } from "@afw/cache";
@@ -9,15 +9,19 @@ describe("flow discovery cache", () => {
   it("serves a fresh list from memory and refreshes an expired one in the background", async () => {
     let now = 0;
     const backend = createFakeBackend({ id: "a", discover: (call) => toFlows("a", "flowise", [{ id: `v${call}` }]) });
-    const cache = createFlowDiscoveryCache({ ttlMs: 1_000, now: () => now });
+    const cache = createFlowDiscoveryCache({ now: () => now });
     expect((await cache.get(backend)).map((f) => f.backendFlowId)).toEqual(["v1"]);
     expect((await cache.get(backend)).map((f) => f.backendFlowId)).toEqual(["v1"]);
     expect(backend.discoveries).toBe(1);
-    now = 1_000;
+    now = 300_000;
     expect((await cache.get(backend)).map((f) => f.backendFlowId)).toEqual(["v1"]); // stale served at once
     await cache.refresh(backend); // joins the background refresh
     expect(cache.peek(backend)!.map((f) => f.backendFlowId)).toEqual(["v2"]);
     expect(backend.discoveries).toBe(2);
+  });
+
+  afterEach(() => {
+    vi.useRealTimers();
   });
 
   it("keeps serving the stale list when discovery fails or times out", async () => {
@@ -31,11 +35,14 @@ describe("flow discovery cache", () => {
         return new Promise((_, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted"))));
       },
     });
-    const cache = createFlowDiscoveryCache({ ttlMs: 1_000, discoveryTimeoutMs: 20, now: () => now, trace });
+    const cache = createFlowDiscoveryCache({ now: () => now, trace });
     await cache.get(backend);
-    now = 5_000;
+    now = 500_000;
     expect((await cache.refresh(backend)).map((f) => f.backendFlowId)).toEqual(["good"]);
-    expect((await cache.refresh(backend)).map((f) => f.backendFlowId)).toEqual(["good"]); // timed out
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const timedOut = cache.refresh(backend);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect((await timedOut).map((f) => f.backendFlowId)).toEqual(["good"]);
     const events = trace.ofType("flows-discovered");
     expect(events.map((e) => e.stale)).toEqual([false, true, true]);
   });

@@ -1,6 +1,9 @@
 import { emitTrace, type CircuitState, type CircuitStateStore, type TraceContext } from "@afw/contracts";
 import { createMemoryCircuitStateStore } from "@afw/cache";
 
+/** After this long without an answer, a half-open probe is presumed lost and another may pass. */
+const PROBE_TIMEOUT_MS = 60_000;
+
 /** Options of {@link createCircuitBreaker}. */
 export interface CircuitBreakerOptions {
   /** Where states live (shared across instances when Redis-backed). @default in-memory */
@@ -9,8 +12,6 @@ export interface CircuitBreakerOptions {
   failureThreshold?: number;
   /** How long an open circuit rejects before one probe is let through. @default 30000 */
   cooldownMs?: number;
-  /** After this long without an answer, a half-open probe is presumed lost and another may pass. @default 60000 */
-  probeTimeoutMs?: number;
   /** How often the synchronous view ({@link CircuitBreaker.isOpen}) is re-read from the store. @default 1000 */
   syncIntervalMs?: number;
   /** Clock (epoch ms). @default Date.now */
@@ -47,7 +48,6 @@ export function createCircuitBreaker(options: CircuitBreakerOptions = {}): Circu
   const store = options.store ?? createMemoryCircuitStateStore();
   const threshold = Math.max(1, options.failureThreshold ?? 5);
   const cooldownMs = options.cooldownMs ?? 30_000;
-  const probeTimeoutMs = options.probeTimeoutMs ?? 60_000;
   const syncIntervalMs = options.syncIntervalMs ?? 1_000;
   const now = options.now ?? Date.now;
   const view = new Map<string, CircuitState>();
@@ -93,7 +93,7 @@ export function createCircuitBreaker(options: CircuitBreakerOptions = {}): Circu
       const s = view.get(key);
       if (!s || s.state === "closed") return false;
       if (s.state === "open") return (s.nextProbeAt ?? 0) > now();
-      return now() - s.updatedAt < probeTimeoutMs; // half-open with a probe in flight
+      return now() - s.updatedAt < PROBE_TIMEOUT_MS; // half-open with a probe in flight
     },
     async acquire(key, trace) {
       const s = await read(key);
@@ -104,7 +104,7 @@ export function createCircuitBreaker(options: CircuitBreakerOptions = {}): Circu
         emitTrace(trace, "circuit-half-opened", { key, ...parseCircuitKey(key) });
         return true;
       }
-      if (now() - s.updatedAt >= probeTimeoutMs) {
+      if (now() - s.updatedAt >= PROBE_TIMEOUT_MS) {
         await write({ ...s, updatedAt: now() });
         return true;
       }

@@ -3,26 +3,11 @@
  * turn inside the caller's deadline (issue 16, items 3 and 4).
  */
 import { describe, expect, it } from "vitest";
-import { AfwError, BackendError, type Intent } from "@afw/contracts";
+import { AfwError, BackendError } from "@afw/contracts";
 import { attemptBudgetMs } from "./execution-run.js";
-import { confidenceLevel, type IntentClassifier } from "./intent-classifier.js";
-import { compileIntentPatterns } from "./intent-patterns.js";
 import { createRouter } from "./router.js";
 import type { RouterOptions } from "./router-options.js";
-import { createFakeBackend, wait, type FakeBehavior } from "../test/fake-backend.js";
-
-function fixedClassifier(intent: Intent): IntentClassifier {
-  const thresholds = { high: 0.8, medium: 0.55, low: 0.3 };
-  return {
-    thresholds,
-    patterns: compileIntentPatterns({}),
-    level: (c) => confidenceLevel(c, thresholds),
-    warmUp: async () => {},
-    async classify() {
-      return { intent, confidence: 0.95, method: "hybrid", alternatives: [], level: "high", matches: [], probabilities: {}, durationMs: 0 };
-    },
-  };
-}
+import { createFakeBackend, fixedClassifier, wait, type FakeBehavior } from "../test/fake-backend.js";
 
 const hang: FakeBehavior = async (_request, signal) => {
   await wait(600_000, signal);
@@ -42,7 +27,7 @@ function setup(options: { flowise?: FakeBehavior; langflow?: FakeBehavior; route
   const langflow = createFakeBackend({ id: "langflow", kind: "langflow", flows: [{ id: "talk", name: "Talk", intents: ["conversation"] }], ...(options.langflow ? { execute: options.langflow } : {}) });
   const router = createRouter({
     backends: [flowise, langflow],
-    classifier: fixedClassifier("conversation"),
+    classifier: fixedClassifier("conversation", 0.95),
     hedging: { enabled: false },
     circuitBreaker: { failureThreshold: 1, syncIntervalMs: 0 },
     execution: { retry: { baseDelayMs: 1, maxDelayMs: 2 } },
@@ -51,16 +36,6 @@ function setup(options: { flowise?: FakeBehavior; langflow?: FakeBehavior; route
   return { flowise, langflow, router };
 }
 
-const rejection = async (promise: Promise<unknown>): Promise<AfwError> => {
-  try {
-    await promise;
-  } catch (error) {
-    if (AfwError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
-};
-
 describe("an explicit backend whose circuit is open", () => {
   it("is refused with CIRCUIT_OPEN, and nothing else answers in its place", async () => {
     const { router, flowise, langflow } = setup();
@@ -68,7 +43,7 @@ describe("an explicit backend whose circuit is open", () => {
     const decision = await router.route({ question: "hello", backend: "flowise" });
     expect(decision.binding).toBe(true);
     expect(decision.candidates.every((c) => c.backendId === "flowise")).toBe(true);
-    const error = await rejection(router.execute({ question: "hello", backend: "flowise" }));
+    const error = await router.execute({ question: "hello", backend: "flowise" }).then(() => expect.fail("expected a rejection"), (e: AfwError) => e);
     expect(error.code).toBe("CIRCUIT_OPEN");
     expect(error.message).toContain("allow_fallback");
     expect(flowise.calls).toHaveLength(0);
@@ -108,7 +83,7 @@ describe("an explicit flow that fails", () => {
 
   it("is refused with the flow's own error, and no other flow answers", async () => {
     const { router, flowise, langflow } = setup({ flowise: (request) => (request.flowId === "chat" ? gone() : "docs answer") });
-    const error = await rejection(router.execute({ question: "hello", flowId: "chat" }));
+    const error = await router.execute({ question: "hello", flowId: "chat" }).then(() => expect.fail("expected a rejection"), (e: AfwError) => e);
     expect(error.code).toBe("FLOW_NOT_FOUND");
     expect(flowise.calls.map((c) => c.flowId)).toEqual(["chat"]);
     expect(langflow.calls).toHaveLength(0);

@@ -1,17 +1,16 @@
 import { emitTrace, type FlowBackendV1, type TraceContext, type UniversalFlow } from "@afw/contracts";
 
+/** How long a discovered list is fresh. */
+const TTL_MS = 300_000;
+/** Longest wait for one discovery; then the stale list is served. */
+const DISCOVERY_TIMEOUT_MS = 10_000;
+
 /** Options of {@link createFlowDiscoveryCache}. */
 export interface FlowDiscoveryCacheOptions {
-  /** How long a discovered list is fresh. @default 300000 (5 min) */
-  ttlMs?: number;
-  /** Longest wait for one discovery; then the stale list is served. @default 10000 */
-  discoveryTimeoutMs?: number;
   /** Clock (epoch ms). @default Date.now */
   now?: () => number;
   /** Where `flows-discovered` events of background refreshes go. */
   trace?: TraceContext;
-  /** Called with every newly loaded list (e.g. to precompute routing profiles). */
-  onFlows?: (backendId: string, flows: UniversalFlow[]) => void;
 }
 
 /**
@@ -30,8 +29,6 @@ export interface BackendFlowSource {
 
 /** Creates the router's own {@link BackendFlowSource}. */
 export function createFlowDiscoveryCache(options: FlowDiscoveryCacheOptions = {}): BackendFlowSource {
-  const ttlMs = options.ttlMs ?? 300_000;
-  const timeoutMs = options.discoveryTimeoutMs ?? 10_000;
   const now = options.now ?? Date.now;
   const entries = new Map<string, { flows: UniversalFlow[]; fetchedAt: number }>();
   const inflight = new Map<string, Promise<UniversalFlow[]>>();
@@ -48,19 +45,18 @@ export function createFlowDiscoveryCache(options: FlowDiscoveryCacheOptions = {}
           new Promise<never>((_, reject) => {
             timer = setTimeout(() => {
               controller.abort();
-              reject(new Error(`flow discovery of ${backend.id} timed out after ${timeoutMs} ms`));
-            }, timeoutMs);
+              reject(new Error(`flow discovery of ${backend.id} timed out after ${DISCOVERY_TIMEOUT_MS} ms`));
+            }, DISCOVERY_TIMEOUT_MS);
           }),
         ]);
         entries.set(backend.id, { flows, fetchedAt: now() });
-        options.onFlows?.(backend.id, flows);
         emitTrace(trace ?? options.trace, "flows-discovered", { backendId: backend.id, count: flows.length, stale: false });
         return flows;
       } catch (error) {
         const previous = entries.get(backend.id);
         if (previous) {
           // keep serving, but retry after a short pause rather than a full TTL
-          previous.fetchedAt = now() - ttlMs + Math.min(ttlMs, 30_000);
+          previous.fetchedAt = now() - TTL_MS + 30_000;
           emitTrace(trace ?? options.trace, "flows-discovered", { backendId: backend.id, count: previous.flows.length, stale: true });
           return previous.flows;
         }
@@ -78,12 +74,12 @@ export function createFlowDiscoveryCache(options: FlowDiscoveryCacheOptions = {}
     async get(backend, trace) {
       const entry = entries.get(backend.id);
       if (!entry) return discover(backend, trace);
-      if (now() - entry.fetchedAt >= ttlMs) discover(backend, trace).catch(() => {});
+      if (now() - entry.fetchedAt >= TTL_MS) discover(backend, trace).catch(() => {});
       return entry.flows;
     },
     peek(backend) {
       const entry = entries.get(backend.id);
-      if (entry && now() - entry.fetchedAt >= ttlMs && !inflight.has(backend.id)) discover(backend).catch(() => {});
+      if (entry && now() - entry.fetchedAt >= TTL_MS && !inflight.has(backend.id)) discover(backend).catch(() => {});
       return entry?.flows;
     },
     refresh(backend, trace) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { INTENTS } from "@afw/contracts";
-import { buildFlowProfile, inferFlowIntents, looksGeneralPurpose, parseFlowRegistry } from "./flow-profiles.js";
+import { buildFlowProfile, inferFlowIntents, looksGeneralPurpose } from "./flow-profiles.js";
 import { toFlows } from "../test/fake-backend.js";
 
 describe("inferFlowIntents", () => {
@@ -26,26 +26,12 @@ describe("buildFlowProfile", () => {
     expect(p.primaryIntentIndex).toBe(INTENTS.indexOf("conversation"));
     expect([...p.keywords].sort()).toEqual(["policy", "refund"]);
   });
-  it("lets the registry override by gateway id, platform id or name", () => {
-    for (const key of ["flowise:abc", "abc", "Support Bot"]) {
-      const p = buildFlowProfile(flow!, parseFlowRegistry(JSON.stringify({ [key]: { intents: ["rag-retrieval", "conversation"], generalPurpose: true } })));
-      expect(p.intents).toEqual(["rag-retrieval", "conversation"]);
-      expect(p.generalPurpose).toBe(true);
-    }
-  });
-  it("infers intents when neither registry nor flow has them", () => {
+  it("infers intents when the flow declares none", () => {
     const [bare] = toFlows("lf", "langflow", [{ id: "x", name: "Knowledge base search", description: "RAG over the wiki" }]);
     expect(buildFlowProfile(bare!).intents[0]).toBe("rag-retrieval");
   });
   it("detects general-purpose flows by name", () => {
     expect(looksGeneralPurpose({ name: "General Assistant" })).toBe(true);
     expect(looksGeneralPurpose({ name: "SQL helper" })).toBe(false);
-  });
-});
-
-describe("parseFlowRegistry", () => {
-  it("parses YAML and rejects unknown intents with CONFIG_INVALID", () => {
-    expect(parseFlowRegistry('"langflow:docs": { intents: [rag-retrieval], keywords: [handbook] }\n')["langflow:docs"]?.keywords).toEqual(["handbook"]);
-    expect(() => parseFlowRegistry("x: { intents: [poetry] }")).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
   });
 });

@@ -1,35 +1,6 @@
-import { z } from "zod";
-import { INTENTS, IntentSchema, type Intent, type UniversalFlow } from "@afw/contracts";
+import { INTENTS, type Intent, type UniversalFlow } from "@afw/contracts";
 import { compileIntentPatterns, type IntentPatternMatcher } from "./intent-patterns.js";
 import { foldText, splitWords } from "./text-normalization.js";
-import { parseConfigText } from "./config-text.js";
-
-/** Zod schema of {@link FlowRegistryEntry}. */
-export const FlowRegistryEntrySchema = z
-  .object({
-    intents: z.array(IntentSchema).optional().describe("Intents the flow serves, best first."),
-    keywords: z.array(z.string()).optional().describe("Words that make the flow a partial match for a question containing them."),
-    generalPurpose: z.boolean().optional().describe("Use as a catch-all for low-confidence questions."),
-    capabilities: z.partialRecord(IntentSchema, z.number().min(0).max(1)).optional().describe("Per-intent capability of this flow, overriding the backend's."),
-  })
-  .strict();
-
-/** What the configuration says about one flow. Absent fields are inferred from the flow. */
-export type FlowRegistryEntry = z.infer<typeof FlowRegistryEntrySchema>;
-
-/** Zod schema of {@link FlowRegistry}. */
-export const FlowRegistrySchema = z.record(z.string().min(1), FlowRegistryEntrySchema);
-
-/** The flow registry: flow id -> intents/keywords. */
-export type FlowRegistry = z.infer<typeof FlowRegistrySchema>;
-
-/**
- * Parses a flow registry from YAML or JSON text.
- * @throws AfwError `CONFIG_INVALID` when it does not fit {@link FlowRegistrySchema}.
- */
-export function parseFlowRegistry(text: string): FlowRegistry {
-  return parseConfigText(text, FlowRegistrySchema, "flow registry");
-}
 
 /** Flow-description words that point to an intent, on top of the question patterns. */
 const FLOW_WORDS: Record<Intent, Record<string, number>> = {
@@ -69,7 +40,7 @@ export function looksGeneralPurpose(flow: { name: string; tags?: readonly string
 /** A flow with everything routing needs precomputed. */
 export interface FlowProfile {
   flow: UniversalFlow;
-  /** Intents, best first (registry, else the flow's own, else inferred). */
+  /** Intents, best first (the flow's own, else inferred). */
   intents: Intent[];
   /** Bit i set when `INTENTS[i]` is among `intents`. */
   intentMask: number;
@@ -78,36 +49,22 @@ export interface FlowProfile {
   /** Folded keywords. */
   keywords: ReadonlySet<string>;
   generalPurpose: boolean;
-  /** Per-intent capability override of this flow. */
-  capabilities?: Partial<Record<Intent, number>> | undefined;
 }
 
-function registryEntryFor(flow: UniversalFlow, registry: FlowRegistry | undefined): FlowRegistryEntry | undefined {
-  if (!registry) return undefined;
-  return registry[flow.id] ?? registry[flow.backendFlowId] ?? registry[flow.name];
-}
-
-/** Builds the routing profile of a flow: registry entry first, then the flow's declared intents, then {@link inferFlowIntents}. */
-export function buildFlowProfile(flow: UniversalFlow, registry?: FlowRegistry): FlowProfile {
-  const entry = registryEntryFor(flow, registry);
+/** Builds the routing profile of a flow: its declared intents, else {@link inferFlowIntents}. */
+export function buildFlowProfile(flow: UniversalFlow): FlowProfile {
   const category = typeof flow.metadata?.category === "string" ? flow.metadata.category : undefined;
-  const intents =
-    entry?.intents && entry.intents.length > 0
-      ? entry.intents
-      : flow.intents.length > 0
-        ? flow.intents
-        : inferFlowIntents({ name: flow.name, description: flow.description, category, tags: flow.tags });
+  const intents = flow.intents.length > 0 ? flow.intents : inferFlowIntents({ name: flow.name, description: flow.description, category, tags: flow.tags });
   let intentMask = 0;
   for (const intent of intents) intentMask |= 1 << INTENTS.indexOf(intent);
   const keywords = new Set<string>();
-  for (const k of [...(entry?.keywords ?? []), ...flow.keywords]) for (const w of splitWords(foldText(k))) if (w.length > 2) keywords.add(w);
+  for (const k of flow.keywords) for (const w of splitWords(foldText(k))) if (w.length > 2) keywords.add(w);
   return {
     flow,
     intents,
     intentMask,
     primaryIntentIndex: intents.length ? INTENTS.indexOf(intents[0]!) : -1,
     keywords,
-    generalPurpose: entry?.generalPurpose ?? (flow.generalPurpose || looksGeneralPurpose(flow)),
-    capabilities: entry?.capabilities,
+    generalPurpose: flow.generalPurpose || looksGeneralPurpose(flow),
   };
 }

@@ -26,8 +26,6 @@ export interface HealthCache {
   peek(backend: FlowBackendV1): BackendHealth | undefined;
   /** A fresh snapshot: from the store when fresh there, else a probe (deduplicated). */
   get(backend: FlowBackendV1, trace?: TraceContext): Promise<BackendHealth>;
-  /** Probes now, ignoring freshness. */
-  refresh(backend: FlowBackendV1, trace?: TraceContext): Promise<BackendHealth>;
 }
 
 /** Creates a {@link HealthCache}. */
@@ -77,20 +75,18 @@ export function createHealthCache(options: HealthCacheOptions = {}): HealthCache
     return health;
   };
 
-  const refreshDeduplicated = (backend: FlowBackendV1, trace?: TraceContext, preferStore = true): Promise<BackendHealth> => {
+  const refreshDeduplicated = (backend: FlowBackendV1, trace?: TraceContext): Promise<BackendHealth> => {
     let pending = inflight.get(backend.id);
     if (!pending) {
       pending = (async () => {
-        if (preferStore) {
-          try {
-            const shared = await store.get(backend.id);
-            if (shared) {
-              local.set(backend.id, { health: shared, fetchedAt: now() });
-              return shared;
-            }
-          } catch {
-            // fall through to probing
+        try {
+          const shared = await store.get(backend.id);
+          if (shared) {
+            local.set(backend.id, { health: shared, fetchedAt: now() });
+            return shared;
           }
+        } catch {
+          // fall through to probing
         }
         return probe(backend, trace);
       })().finally(() => inflight.delete(backend.id));
@@ -112,9 +108,6 @@ export function createHealthCache(options: HealthCacheOptions = {}): HealthCache
       const entry = local.get(backend.id);
       if (entry && now() - entry.fetchedAt < ttlMs) return entry.health;
       return refreshDeduplicated(backend, trace);
-    },
-    refresh(backend, trace) {
-      return refreshDeduplicated(backend, trace, false);
     },
   };
 }

@@ -186,7 +186,7 @@ describe("intent classifier (hashing embedder, model retrained at first use)", (
     expect(confidenceLevel(0.6)).toBe("medium");
     expect(confidenceLevel(0.35)).toBe("low");
     expect(confidenceLevel(0.1)).toBe("none");
-    expect(createIntentClassifier({ embedder, thresholds: { high: 0.95 } }).level(0.9)).toBe("medium");
+    expect(confidenceLevel(0.9, createIntentClassifier({ embedder, thresholds: { high: 0.95 } }).thresholds)).toBe("medium");
   });
 });
 
@@ -288,52 +288,45 @@ describe("intent classifier with the Universal Sentence Encoder (bundled model)"
     expect(c.intent).toBe(expected);
     expect(c.confidence).toBeGreaterThan(0.5);
   });
-});
 
-describe("long prompts with pasted material (Universal Sentence Encoder, bundled model)", () => {
-  let classifier: IntentClassifier;
-  beforeAll(async () => {
-    classifier = createIntentClassifier();
-    await classifier.warmUp();
-  }, 60_000);
-  afterAll(() => classifier.close?.());
+  describe("long prompts with pasted material", () => {
+    // Written for this test from general knowledge (not from any evaluation set).
+    const pythonModule = Array.from({ length: 60 }, (_, i) => `def step_${i}(rows):\n    return [r for r in rows if r.get("k${i}")]\n`).join("\n");
+    const javaTrace = [
+      "Exception in thread \"main\" java.lang.IllegalStateException: pool closed",
+      ...Array.from({ length: 40 }, (_, i) => `    at com.shop.orders.Worker${i}.process(Worker${i}.java:${100 + i})`),
+    ].join("\n");
+    const csvRows = ["order_id,customer,amount,currency", ...Array.from({ length: 80 }, (_, i) => `${i},customer ${i % 7},${(i * 3.7).toFixed(2)},EUR`)].join("\n");
+    const draft = Array.from(
+      { length: 8 },
+      (_, i) =>
+        `Chapter note ${i + 1}. The ferry left the harbour late that evening and the passengers stood at the rail watching the town lights fade. ` +
+        "Nobody spoke much; a child counted the gulls and an old man folded and unfolded the same newspaper.",
+    ).join("\n\n");
+    const cases = [
+      ["pasted Python module", "technical-analysis", `I'm refactoring our import job and after the last change the tests hang forever.\n\n\`\`\`python\n${pythonModule}\`\`\`\n\nWhat did I break?`],
+      ["Java stack trace", "technical-analysis", `Our order service dies at startup with this:\n\n${javaTrace}\n\nIt started after we bumped the connection pool library. Any idea?`],
+      ["CSV + parser crash", "technical-analysis", `${csvRows}\n\nwhy does my parser crash on this`],
+      ["CSV + totals", "data-processing", `${csvRows}\n\nTotal the amount per customer and sort the customers by that total, largest first.`],
+      ["story draft", "creative-orientation", `Make this more vivid and give the old man a secret:\n\n${draft}\n\nKeep the quiet mood.`],
+    ] as const;
+    it.each(cases)("%s -> %s", async (_name, expected, prompt) => {
+      expect(prompt.length).toBeGreaterThan(1_500);
+      const c = await classifier.classify(prompt);
+      expect(c.intent).toBe(expected);
+    });
 
-  // Written for this test from general knowledge (not from any evaluation set).
-  const pythonModule = Array.from({ length: 60 }, (_, i) => `def step_${i}(rows):\n    return [r for r in rows if r.get("k${i}")]\n`).join("\n");
-  const javaTrace = [
-    "Exception in thread \"main\" java.lang.IllegalStateException: pool closed",
-    ...Array.from({ length: 40 }, (_, i) => `    at com.shop.orders.Worker${i}.process(Worker${i}.java:${100 + i})`),
-  ].join("\n");
-  const csvRows = ["order_id,customer,amount,currency", ...Array.from({ length: 80 }, (_, i) => `${i},customer ${i % 7},${(i * 3.7).toFixed(2)},EUR`)].join("\n");
-  const draft = Array.from(
-    { length: 8 },
-    (_, i) =>
-      `Chapter note ${i + 1}. The ferry left the harbour late that evening and the passengers stood at the rail watching the town lights fade. ` +
-      "Nobody spoke much; a child counted the gulls and an old man folded and unfolded the same newspaper.",
-  ).join("\n\n");
-  const cases = [
-    ["pasted Python module", "technical-analysis", `I'm refactoring our import job and after the last change the tests hang forever.\n\n\`\`\`python\n${pythonModule}\`\`\`\n\nWhat did I break?`],
-    ["Java stack trace", "technical-analysis", `Our order service dies at startup with this:\n\n${javaTrace}\n\nIt started after we bumped the connection pool library. Any idea?`],
-    ["CSV + parser crash", "technical-analysis", `${csvRows}\n\nwhy does my parser crash on this`],
-    ["CSV + totals", "data-processing", `${csvRows}\n\nTotal the amount per customer and sort the customers by that total, largest first.`],
-    ["story draft", "creative-orientation", `Make this more vivid and give the old man a secret:\n\n${draft}\n\nKeep the quiet mood.`],
-  ] as const;
-  it.each(cases)("%s -> %s", async (_name, expected, prompt) => {
-    expect(prompt.length).toBeGreaterThan(1_500);
-    const c = await classifier.classify(prompt);
-    expect(c.intent).toBe(expected);
-  });
+    // Each of the first, fourth and fifth was misrouted before prompts were read for their request.
+    it.each(LONG_PROMPT_CASES)("%s <- %s", async (expected, _name, prompt) => {
+      expect((await classifier.classify(prompt)).intent).toBe(expected);
+    });
 
-  // Each of the first, fourth and fifth was misrouted before prompts were read for their request.
-  it.each(LONG_PROMPT_CASES)("%s <- %s", async (expected, _name, prompt) => {
-    expect((await classifier.classify(prompt)).intent).toBe(expected);
-  });
-
-  it("classifies a 20,000-character prompt from its request", async () => {
-    const huge = `Please review this module for a memory leak.\n\n\`\`\`python\n${pythonModule.repeat(6)}\`\`\``;
-    expect(huge.length).toBeGreaterThan(20_000);
-    const c = await classifier.classify(huge);
-    expect(c.intent).toBe("technical-analysis");
-    expect(c.matches.map((m) => m.rule)).toContain("pasted:code");
+    it("classifies a 20,000-character prompt from its request", async () => {
+      const huge = `Please review this module for a memory leak.\n\n\`\`\`python\n${pythonModule.repeat(6)}\`\`\``;
+      expect(huge.length).toBeGreaterThan(20_000);
+      const c = await classifier.classify(huge);
+      expect(c.intent).toBe("technical-analysis");
+      expect(c.matches.map((m) => m.rule)).toContain("pasted:code");
+    });
   });
 });

@@ -11,7 +11,7 @@ import {
 } from "@afw/contracts";
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
 import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
-import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatternMatcher, type PatternMatch } from "./intent-patterns.js";
+import { compileIntentPatterns, type IntentPatternConfigInput, type PatternMatch } from "./intent-patterns.js";
 import { buildIntentFeatureRow, firstStageRow, hashIntentExemplars, hashIntentPatterns, intentModelText, trainIntentModel, type IntentExemplar, type IntentModel } from "./intent-model.js";
 import { loadBundledIntentModel } from "./intent-model-file.js";
 import { readPrompt } from "./prompt-structure.js";
@@ -112,14 +112,10 @@ export interface IntentClassifier {
    * @throws AfwError `ABORTED` when `context.signal` aborts.
    */
   classify(question: string, context?: ClassifyContext): Promise<IntentClassificationResult>;
-  /** Band of a confidence under this classifier's thresholds. */
-  level(confidence: number): ConfidenceLevel;
   /** Loads (or trains) the model and the embedder, so the first `classify` is fast. */
   warmUp(): Promise<void>;
   /** The effective confidence thresholds. */
   readonly thresholds: Readonly<ConfidenceThresholds>;
-  /** The compiled pattern matcher. */
-  readonly patterns: IntentPatternMatcher;
   /** Stops the worker thread of the default embedder (an embedder passed in is the caller's to close). */
   close?(): Promise<void>;
 }
@@ -237,8 +233,6 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
 
   return {
     thresholds,
-    patterns: matcher,
-    level: (confidence) => confidenceLevel(confidence, thresholds),
     async close() {
       await ownEncoder?.close();
     },

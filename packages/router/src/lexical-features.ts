@@ -18,9 +18,10 @@ export interface LexicalFeatureOptions {
   concepts?: readonly string[];
   /** Weight of one concept relative to a word. @default 1 */
   conceptWeight?: number;
-  /** Weight of one speech-act cue (mood, narration, sharing, entitlement, laughter: see the package README) relative to a word; 0 turns them off. @default 1.5 */
-  speechActWeight?: number;
 }
+
+/** Weight of one speech-act cue (mood, narration, sharing, entitlement, laughter: see the package README) relative to a word. */
+const SPEECH_ACT_WEIGHT = 1.5;
 
 /** Word sequences (accent-folded, split like {@link splitWords}) that mark one speech-act cue, in en/es/fr/de/pt (a few it/nl). */
 const SPEECH_ACT_CUES: Record<string, string> = {
@@ -228,8 +229,7 @@ export function lexicalFeatures(text: string, options: LexicalFeatureOptions = {
   }
   const conceptWeight = options.conceptWeight ?? 1;
   if (options.concepts && conceptWeight > 0) for (const concept of options.concepts) add(`k:${concept}`, conceptWeight);
-  const speechActWeight = options.speechActWeight ?? 1.5;
-  if (speechActWeight > 0) for (const act of speechActsOf(text, folded, words)) add(`s:${act}`, speechActWeight);
+  for (const act of speechActsOf(text, folded, words)) add(`s:${act}`, SPEECH_ACT_WEIGHT);
   const indices = new Int32Array(counts.size);
   const values = new Float32Array(counts.size);
   let k = 0;

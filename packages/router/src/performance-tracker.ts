@@ -1,13 +1,14 @@
 import type { PerformanceSample, PerformanceStore, PerformanceTarget } from "@afw/contracts";
 import { createMemoryPerformanceStore } from "@afw/cache";
-import { summarizePerformance, type PerformanceScoringOptions, type PerformanceSummary } from "./scoring.js";
+import { NEUTRAL_PERFORMANCE_SCORE, summarizePerformance, type PerformanceSummary } from "./scoring.js";
+
+/** How long a cached summary is used before it is re-read from the store in the background. */
+const SUMMARY_TTL_MS = 5_000;
 
 /** Options of {@link createPerformanceTracker}. */
-export interface PerformanceTrackerOptions extends PerformanceScoringOptions {
+export interface PerformanceTrackerOptions {
   /** Where samples are kept (shared across instances when Redis-backed). @default in-memory, 100 per window */
   store?: PerformanceStore;
-  /** How long a cached summary is used before it is re-read from the store in the background. @default 5000 */
-  summaryTtlMs?: number;
   /** Clock (epoch ms). @default Date.now */
   now?: () => number;
 }
@@ -31,8 +32,7 @@ export interface PerformanceTracker {
 export function createPerformanceTracker(options: PerformanceTrackerOptions = {}): PerformanceTracker {
   const store = options.store ?? createMemoryPerformanceStore();
   const now = options.now ?? Date.now;
-  const ttl = options.summaryTtlMs ?? 5_000;
-  const neutral: PerformanceSummary = Object.freeze({ samples: 0, successRate: Number.NaN, p50Ms: undefined, p95Ms: undefined, score: options.neutralScore ?? 0.5 });
+  const neutral: PerformanceSummary = Object.freeze({ samples: 0, successRate: Number.NaN, p50Ms: undefined, p95Ms: undefined, score: NEUTRAL_PERFORMANCE_SCORE });
   const cache = new Map<string, { summary: PerformanceSummary; at: number; loading: boolean }>();
   const keys = new WeakMap<PerformanceTarget, string>();
   const keyOf = (t: PerformanceTarget) => {
@@ -62,7 +62,7 @@ export function createPerformanceTracker(options: PerformanceTrackerOptions = {}
     if (entry) entry.loading = true;
     try {
       const samples = await store.window(target);
-      const summary = summarizePerformance(samples, now(), options);
+      const summary = summarizePerformance(samples, now());
       cache.set(key, { summary, at: now(), loading: false });
       return summary;
     } catch {
@@ -116,7 +116,7 @@ export function createPerformanceTracker(options: PerformanceTrackerOptions = {}
         if (loadInBackground(target)) cache.set(key, { summary: neutral, at: now(), loading: true });
         return neutral;
       }
-      if (!entry.loading && now() - entry.at >= ttl) loadInBackground(target);
+      if (!entry.loading && now() - entry.at >= SUMMARY_TTL_MS) loadInBackground(target);
       return entry.summary;
     },
     load,

@@ -1,6 +1,5 @@
 import type {
   CircuitStateStore,
-  ConfidenceLevel,
   FlowBackendV1,
   HealthStore,
   Intent,
@@ -14,7 +13,6 @@ import type {
 import type { CircuitBreakerOptions } from "./circuit-breaker.js";
 import type { ExecutionOutcome, ExecutionRequest, RetryOptions } from "./execute.js";
 import type { BackendFlowSource } from "./flow-discovery-cache.js";
-import type { FlowRegistry } from "./flow-profiles.js";
 import type { IntentClassificationResult, IntentClassifier, IntentClassifierOptions } from "./intent-classifier.js";
 import type { CapabilityTable } from "./scoring.js";
 
@@ -28,18 +26,12 @@ export interface RouterOptions {
   weights?: Partial<ScoringWeights>;
   /** Capability table per backend kind, merged over {@link DEFAULT_CAPABILITIES}. */
   capabilities?: CapabilityTable;
-  /** Flow registry: intents/keywords per flow id or name. */
-  registry?: FlowRegistry;
   /** Shared stores; in-memory when absent. */
   stores?: { performance?: PerformanceStore; health?: HealthStore; circuits?: CircuitStateStore };
   /** Health snapshot TTL. @default 30000 */
   healthTtlMs?: number;
   /** Longest health probe. @default 5000 */
   healthProbeTimeoutMs?: number;
-  /** Flow list TTL (of the router's own discovery cache; ignored with `flowSource`). @default 300000 */
-  discoveryTtlMs?: number;
-  /** Longest flow discovery (of the router's own discovery cache; ignored with `flowSource`). @default 10000 */
-  discoveryTimeoutMs?: number;
   /**
    * Where the flow lists come from when the application already discovers flows (e.g. a gateway's backend registry): the router
    * then never calls `discoverFlows` itself, so each backend is discovered once.
@@ -60,12 +52,10 @@ export interface RouterOptions {
     /** Restarts of a stream that broke after its first token (see `ExecuteOptions.maxStreamRestarts`). @default maxCandidates */
     maxStreamRestarts?: number;
   };
-  /** Hedging: which confidence levels run the top two backends in parallel. @default { enabled: true, levels: ["low"] } */
-  hedging?: { enabled?: boolean; levels?: ConfidenceLevel[] };
+  /** Hedging: low-confidence questions run the top two backends in parallel. @default { enabled: true } */
+  hedging?: { enabled?: boolean };
   /** Flow used first when the confidence level is `none` (gateway-wide id, platform id or name). */
   defaultFlowId?: string;
-  /** Candidates listed in a decision (plus the best of every other backend). @default 10 */
-  maxCandidatesInDecision?: number;
   /** Clock (epoch ms) for caches, circuits and performance decay. @default Date.now */
   now?: () => number;
   /** Trace context for background work (health probes, discovery refreshes). */
@@ -114,6 +104,4 @@ export interface RouterExecution extends ExecutionOutcome {
 export interface RouterExplanation {
   decision: RoutingDecision;
   classification: IntentClassificationResult;
-  /** Profiles (intents, keywords, general-purpose flag) of the candidates in the decision. */
-  profiles: { flowId: string; intents: Intent[]; generalPurpose: boolean; keywords: string[] }[];
 }

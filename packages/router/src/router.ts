@@ -3,7 +3,6 @@ import {
   DEFAULT_SCORING_WEIGHTS,
   INTENTS,
   emitTrace,
-  parseOrThrow,
   type FlowBackendV1,
   type Intent,
   type PerformanceTarget,
@@ -20,7 +19,7 @@ import { createCircuitBreaker, type CircuitBreaker } from "./circuit-breaker.js"
 import { executeStream } from "./execute-stream.js";
 import { executeWithFallback, type ExecuteOptions, type ExecutionRequest, type ExecutionStreamChunk } from "./execute.js";
 import { createFlowDiscoveryCache, type BackendFlowSource } from "./flow-discovery-cache.js";
-import { FlowRegistrySchema, buildFlowProfile, type FlowProfile } from "./flow-profiles.js";
+import { buildFlowProfile, type FlowProfile } from "./flow-profiles.js";
 import { createHealthCache, type HealthCache } from "./health-cache.js";
 import { createIntentClassifier, type IntentClassificationResult, type IntentClassifier, type IntentClassifierOptions } from "./intent-classifier.js";
 import { createPerformanceTracker, type PerformanceTracker } from "./performance-tracker.js";
@@ -41,6 +40,8 @@ import { foldText, splitWords } from "./text-normalization.js";
 
 /** Shortest interval between two forced rediscoveries of one backend (unknown flow id, a backend's 404). */
 const FORCED_REFRESH_INTERVAL_MS = 5_000;
+/** Candidates listed in a decision (plus the best of every other backend). */
+const MAX_CANDIDATES_IN_DECISION = 10;
 
 /** Per-flow scratch record, allocated once per flow list and reused by every decision. */
 interface Cell {
@@ -102,7 +103,6 @@ export class Router {
       if (ids.has(b.id)) throw new AfwError("CONFIG_INVALID", `duplicate backend id ${b.id}`);
       ids.add(b.id);
     }
-    if (options.registry !== undefined) parseOrThrow(FlowRegistrySchema, options.registry, "CONFIG_INVALID", "flow registry");
     this.backends = new Map(options.backends.map((b) => [b.id, b]));
     const c = options.classifier;
     const given = c && typeof (c as IntentClassifier).classify === "function" ? (c as IntentClassifier) : undefined;
@@ -113,7 +113,7 @@ export class Router {
     for (const [kind, table] of Object.entries(options.capabilities ?? {})) this.capabilities[kind] = { ...this.capabilities[kind], ...table };
     const now = options.now ?? Date.now;
     this.health = createHealthCache({ store: options.stores?.health, ttlMs: options.healthTtlMs, probeTimeoutMs: options.healthProbeTimeoutMs, now, trace: options.trace });
-    this.flows = options.flowSource ?? createFlowDiscoveryCache({ ttlMs: options.discoveryTtlMs, discoveryTimeoutMs: options.discoveryTimeoutMs, now, trace: options.trace });
+    this.flows = options.flowSource ?? createFlowDiscoveryCache({ now, trace: options.trace });
     this.performance = createPerformanceTracker({ store: options.stores?.performance, now });
     const tracker = this.performance;
     this.executionTracker = {
@@ -136,7 +136,7 @@ export class Router {
     const backend = this.backends.get(backendId);
     if (!backend) return;
     this.flowLists.set(backendId, flows);
-    const profiles = flows.map((f) => buildFlowProfile(f, this.options.registry));
+    const profiles = flows.map((f) => buildFlowProfile(f));
     const capability = new Float64Array(INTENTS.length);
     INTENTS.forEach((intent, i) => {
       capability[i] = capabilityScore(intent, backend.kind, this.capabilities, backend.capabilities);
@@ -177,14 +177,6 @@ export class Router {
     return this.warm;
   }
 
-  /** Forces a flow rediscovery and a health probe of every backend. */
-  async refresh(trace?: TraceContext): Promise<void> {
-    await Promise.all([
-      ...this.options.backends.map((b) => this.flows.refresh(b, trace).then((flows) => this.syncFlows(b.id, flows), () => undefined)),
-      ...this.options.backends.map((b) => this.health.refresh(b, trace).catch(() => undefined)),
-    ]);
-  }
-
   /**
    * Classifies and ranks: returns the full decision (strategy, reason, chosen, ranked candidates with breakdowns).
    * @throws AfwError `FLOW_NOT_FOUND` when `flowId` names no known flow even after that; `NO_BACKENDS_AVAILABLE`
@@ -194,17 +186,9 @@ export class Router {
     return (await this.decide(input)).decision;
   }
 
-  /** Like {@link Router.route}, with the classification evidence and the candidates' flow profiles. */
+  /** Like {@link Router.route}, with the classification evidence. */
   async explain(question: string, input: Omit<RouteInput, "question"> = {}): Promise<RouterExplanation> {
-    const { decision, classification, profiles } = await this.decide({ ...input, question });
-    return {
-      decision,
-      classification,
-      profiles: decision.candidates.map((c) => {
-        const p = profiles.get(c.flowId)!;
-        return { flowId: c.flowId, intents: p.intents, generalPurpose: p.generalPurpose, keywords: [...p.keywords] };
-      }),
-    };
+    return this.decide({ ...input, question });
   }
 
   /**
@@ -223,7 +207,7 @@ export class Router {
     return done;
   }
 
-  private async decide(input: RouteInput, rediscovered = false): Promise<{ decision: RoutingDecision; classification: IntentClassificationResult; profiles: Map<string, FlowProfile> }> {
+  private async decide(input: RouteInput, rediscovered = false): Promise<RouterExplanation> {
     const started = performance.now();
     const trace = input.trace;
     const classifying = this.classifier.classify(input.question, { intent: input.intent, signal: input.signal, trace });
@@ -266,12 +250,11 @@ export class Router {
         cell.flowMatch = flowMatchScore(profile, intent, questionWords);
         cell.perf = this.performance.summary(cell.target).score;
         cell.health = h;
-        const capability = profile.capabilities?.[intent] ?? cap;
         cell.adjustment = undefined;
         if (adjuster) {
           let requested: ReturnType<ScoreAdjuster>;
           try {
-            requested = adjuster(intent, { backendId: backend.id, flowId: profile.flow.id, breakdown: { flow_match: cell.flowMatch, health: h, performance: cell.perf, capability } });
+            requested = adjuster(intent, { backendId: backend.id, flowId: profile.flow.id, breakdown: { flow_match: cell.flowMatch, health: h, performance: cell.perf, capability: cap } });
           } catch {
             requested = undefined;
           }
@@ -282,7 +265,7 @@ export class Router {
             cell.adjustment = adjusted.adjustment;
           }
         }
-        cell.score = cell.flowMatch * w.flow_match + h * w.health + cell.perf * w.performance + capability * w.capability;
+        cell.score = cell.flowMatch * w.flow_match + h * w.health + cell.perf * w.performance + cap * w.capability;
         cell.excluded = backendOpen || this.circuits.isOpen(profile.flow.id) ? "circuit open" : down ? "backend down" : undefined;
         if (!cell.excluded) {
           usable++;
@@ -312,7 +295,7 @@ export class Router {
     }
 
     const level = classification.level;
-    const hedging = this.options.hedging ?? {};
+    const hedging = this.options.hedging?.enabled !== false;
     const distinctUsableBackends = usableBackends.size;
     let strategy: RoutingDecision["strategy"];
     let reason: string;
@@ -322,7 +305,7 @@ export class Router {
     } else if (level === "high" || level === "medium") {
       strategy = "direct";
       reason = `${level} confidence ${classification.confidence.toFixed(2)} for ${intent} (${classification.method})`;
-    } else if (level === "low" && hedging.enabled !== false && (hedging.levels ?? ["low"]).includes("low") && distinctUsableBackends >= 2) {
+    } else if (level === "low" && hedging && distinctUsableBackends >= 2) {
       strategy = "hedge";
       reason = `low confidence ${classification.confidence.toFixed(2)} for ${intent}: hedging the top two backends`;
     } else if (level === "none" && this.options.defaultFlowId && all.some((c) => !c.excluded && this.isDefaultFlow(c.profile))) {
@@ -334,10 +317,6 @@ export class Router {
     } else {
       strategy = "direct";
       reason = `confidence ${classification.confidence.toFixed(2)} for ${intent}`;
-    }
-    if (hedging.enabled !== false && strategy === "direct" && (hedging.levels ?? ["low"]).includes(level) && distinctUsableBackends >= 2) {
-      strategy = "hedge";
-      reason = `${level} confidence ${classification.confidence.toFixed(2)} for ${intent}: hedging the top two backends`;
     }
     if (variant) {
       const wanted = variant.strategy;
@@ -366,10 +345,9 @@ export class Router {
       b.health - a.health ||
       (a.state.backend.id < b.state.backend.id ? -1 : a.state.backend.id > b.state.backend.id ? 1 : 0) ||
       (a.profile.flow.id < b.profile.flow.id ? -1 : a.profile.flow.id > b.profile.flow.id ? 1 : 0);
-    const limit = Math.max(1, this.options.maxCandidatesInDecision ?? 10);
     // An explicit choice without `allowFallback` is binding: only its candidates are listed.
     const binding = overriding && input.allowFallback !== true;
-    const listed = selectTop(binding ? all.filter((c) => c.override) : all, limit, compare);
+    const listed = selectTop(binding ? all.filter((c) => c.override) : all, MAX_CANDIDATES_IN_DECISION, compare);
     // Keep the best candidate of every backend so fallback can always cross backends.
     const listedBackends = new Set(listed.map((c) => c.state.backend.id));
     if (!binding && listedBackends.size < this.states.size) {
@@ -382,11 +360,9 @@ export class Router {
       }
       listed.push(...[...bestPerBackend.values()].sort(compare));
     }
-    const profiles = new Map<string, FlowProfile>();
     const candidates: RoutingCandidate[] = listed.map((c, i) => {
-      profiles.set(c.profile.flow.id, c.profile);
       const flow = c.profile.flow;
-      const capability = c.profile.capabilities?.[intent] ?? c.state.capability[intentIndex]!;
+      const capability = c.state.capability[intentIndex]!;
       return {
         backendId: c.state.backend.id,
         backendKind: c.state.backend.kind,
@@ -429,7 +405,7 @@ export class Router {
       });
     }
     emitTrace(trace, "routing-decided", { decision });
-    return { decision, classification, profiles };
+    return { decision, classification };
   }
 
   /** The A/B arm of a request, or undefined (no selector, no experiment, or a throwing selector). */

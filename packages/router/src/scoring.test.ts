@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SCORING_WEIGHTS, type PerformanceSample } from "@afw/contracts";
+import type { PerformanceSample } from "@afw/contracts";
 import { buildFlowProfile } from "./flow-profiles.js";
-import { DEFAULT_CAPABILITIES, adjustBreakdown, capabilityScore, combineScore, flowMatchScore, healthScore, summarizePerformance } from "./scoring.js";
+import { DEFAULT_CAPABILITIES, adjustBreakdown, capabilityScore, flowMatchScore, healthScore, summarizePerformance } from "./scoring.js";
 import { toFlows } from "../test/fake-backend.js";
 
 const profile = (flow: Parameters<typeof toFlows>[2][number]) => buildFlowProfile(toFlows("b", "flowise", [flow])[0]!);
@@ -30,7 +30,6 @@ describe("healthScore", () => {
     expect(healthScore({ status: "slow" })).toBe(0.5);
     expect(healthScore({ status: "down" })).toBe(0);
     expect(healthScore(undefined)).toBe(0.5);
-    expect(healthScore(undefined, 0.8)).toBe(0.8);
   });
 });
 
@@ -43,9 +42,7 @@ describe("capabilityScore", () => {
   });
   it("falls back to the default for unknown kinds/intents; backend and flow overrides win in that order", () => {
     expect(capabilityScore("data-processing", "custom", DEFAULT_CAPABILITIES)).toBe(0.5);
-    expect(capabilityScore("data-processing", "custom", DEFAULT_CAPABILITIES, undefined, undefined, 0.2)).toBe(0.2);
     expect(capabilityScore("rag-retrieval", "flowise", DEFAULT_CAPABILITIES, { "rag-retrieval": 0.9 })).toBe(0.9);
-    expect(capabilityScore("rag-retrieval", "flowise", DEFAULT_CAPABILITIES, { "rag-retrieval": 0.9 }, { "rag-retrieval": 0.1 })).toBe(0.1);
   });
 });
 
@@ -82,16 +79,6 @@ describe("summarizePerformance", () => {
   });
   it("pulls few samples towards neutral", () => {
     expect(summarizePerformance(samples(1, 100, true), now).score).toBeLessThan(summarizePerformance(samples(50, 100, true), now).score);
-  });
-});
-
-describe("combineScore", () => {
-  it("is flow_match*0.4 + health*0.3 + performance*0.2 + capability*0.1 by default (README worked example)", () => {
-    expect(combineScore({ flow_match: 1, health: 1, performance: 0.8, capability: 0.7 }, DEFAULT_SCORING_WEIGHTS)).toBeCloseTo(0.4 + 0.3 + 0.16 + 0.07, 10);
-    expect(combineScore({ flow_match: 0.7, health: 0.5, performance: 0.5, capability: 1 }, DEFAULT_SCORING_WEIGHTS)).toBeCloseTo(0.28 + 0.15 + 0.1 + 0.1, 10);
-  });
-  it("uses the given weights", () => {
-    expect(combineScore({ flow_match: 1, health: 0, performance: 0, capability: 0 }, { flow_match: 2, health: 1, performance: 1, capability: 1 })).toBe(2);
   });
 });
 

@@ -7,7 +7,6 @@ import {
   type PerformanceSample,
   type ScoreAdjusterResult,
   type ScoreAdjustment,
-  type ScoreBreakdown,
   type ScoringWeights,
 } from "@afw/contracts";
 import type { FlowProfile } from "./flow-profiles.js";
@@ -41,25 +40,15 @@ export function flowMatchScore(profile: FlowProfile, intent: Intent, questionWor
   return FLOW_MATCH_SCORES.none;
 }
 
-/**
- * `health`: 1 healthy, 0.5 slow, 0 down; `unknownScore` when no snapshot exists.
- * @default unknownScore 0.5
- */
-export function healthScore(health: Pick<BackendHealth, "status"> | undefined, unknownScore = 0.5): number {
-  if (!health) return unknownScore;
+/** `health`: 1 healthy, 0.5 slow, 0 down; 0.5 when no snapshot exists. */
+export function healthScore(health: Pick<BackendHealth, "status"> | undefined): number {
+  if (!health) return 0.5;
   return health.status === "healthy" ? 1 : health.status === "slow" ? 0.5 : 0;
 }
 
-/** `capability`: the flow's own override, else the backend's `capabilities`, else the table entry for its kind, else `defaultCapability`. */
-export function capabilityScore(
-  intent: Intent,
-  kind: BackendKind,
-  table: Readonly<CapabilityTable>,
-  backendCapabilities?: Partial<Record<Intent, number>>,
-  flowCapabilities?: Partial<Record<Intent, number>>,
-  defaultCapability = 0.5,
-): number {
-  const value = flowCapabilities?.[intent] ?? backendCapabilities?.[intent] ?? table[kind]?.[intent] ?? defaultCapability;
+/** `capability`: the backend's `capabilities`, else the table entry for its kind, else 0.5 (a flow's own override is applied by the router). */
+export function capabilityScore(intent: Intent, kind: BackendKind, table: Readonly<CapabilityTable>, backendCapabilities?: Partial<Record<Intent, number>>): number {
+  const value = backendCapabilities?.[intent] ?? table[kind]?.[intent] ?? 0.5;
   return Math.min(1, Math.max(0, value));
 }
 
@@ -76,41 +65,37 @@ export interface PerformanceSummary {
   score: number;
 }
 
-/** Settings of {@link summarizePerformance}. */
-export interface PerformanceScoringOptions {
-  /** Latency that scores 0.5 (1 at 0 ms). @default 2000 */
-  referenceLatencyMs?: number;
-  /** Age at which a sample weighs half. @default 600000 (10 min) */
-  halfLifeMs?: number;
-  /** Score with no samples, and the prior few samples are pulled towards. @default 0.5 */
-  neutralScore?: number;
-  /** Strength of that prior, in samples. @default 3 */
-  priorSamples?: number;
-}
+/** Latency that scores 0.5 (1 at 0 ms). */
+const REFERENCE_LATENCY_MS = 2_000;
+/** Age at which a sample weighs half. */
+const HALF_LIFE_MS = 600_000;
+/** Score with no samples, and the prior few samples are pulled towards. */
+export const NEUTRAL_PERFORMANCE_SCORE = 0.5;
+/** Strength of that prior, in samples. */
+const PRIOR_SAMPLES = 3;
 
 /**
  * Turns a window of samples into the `performance` score:
- * `0.6 * successRate + 0.4 * (0.7 * L(p50) + 0.3 * L(p95))` with `L(x) = ref / (ref + x)`; samples
- * are weighted by recency (`0.5 ** (age / halfLife)`) and the result is pulled towards
- * `neutralScore` when few samples exist.
+ * `0.6 * successRate + 0.4 * (0.7 * L(p50) + 0.3 * L(p95))` with `L(x) = ref / (ref + x)` (ref 2 s); samples
+ * are weighted by recency (`0.5 ** (age / 10 min)`) and the result is pulled towards
+ * the neutral 0.5 when few samples exist.
  *
  * @example
  * ```ts
  * summarizePerformance(samples, Date.now()).score
  * ```
  */
-export function summarizePerformance(samples: readonly PerformanceSample[], now: number, options: PerformanceScoringOptions = {}): PerformanceSummary {
-  const reference = options.referenceLatencyMs ?? 2_000;
-  const halfLife = options.halfLifeMs ?? 600_000;
-  const neutral = options.neutralScore ?? 0.5;
-  const prior = options.priorSamples ?? 3;
+export function summarizePerformance(samples: readonly PerformanceSample[], now: number): PerformanceSummary {
+  const reference = REFERENCE_LATENCY_MS;
+  const neutral = NEUTRAL_PERFORMANCE_SCORE;
+  const prior = PRIOR_SAMPLES;
   if (samples.length === 0) return { samples: 0, successRate: Number.NaN, p50Ms: undefined, p95Ms: undefined, score: neutral };
   let weightSum = 0;
   let successWeight = 0;
   const latencies: number[] = [];
   for (const s of samples) {
     const age = Math.max(0, now - s.timestamp);
-    const w = 0.5 ** (age / halfLife);
+    const w = 0.5 ** (age / HALF_LIFE_MS);
     weightSum += w;
     if (s.success) {
       successWeight += w;
@@ -124,16 +109,6 @@ export function summarizePerformance(samples: readonly PerformanceSample[], now:
   const raw = 0.6 * successRate + 0.4 * (0.7 * l(p50) + 0.3 * l(p95));
   const score = (weightSum * raw + prior * neutral) / (weightSum + prior);
   return { samples: samples.length, successRate, p50Ms: p50, p95Ms: p95, score: Math.min(1, Math.max(0, score)) };
-}
-
-/** The weighted sum of a breakdown: `flow_match*w1 + health*w2 + performance*w3 + capability*w4`. */
-export function combineScore(breakdown: ScoreBreakdown, weights: ScoringWeights): number {
-  return (
-    breakdown.flow_match * weights.flow_match +
-    breakdown.health * weights.health +
-    breakdown.performance * weights.performance +
-    breakdown.capability * weights.capability
-  );
 }
 
 /** Default bound of a score adjuster's delta of one component (see {@link adjustBreakdown}). */

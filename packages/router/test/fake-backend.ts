@@ -13,6 +13,7 @@ import {
   type TraceContext,
   type UniversalFlow,
 } from "@afw/contracts";
+import { confidenceLevel, type IntentClassifier } from "../src/intent-classifier.js";
 
 /** A flow description for the fake backend. */
 export interface FakeFlow {
@@ -134,5 +135,19 @@ export function collectingTrace(): TraceContext & { events: TraceEvent[]; ofType
     sink: { emit: (e) => events.push(e) },
     events,
     ofType: (type) => events.filter((e) => e.type === type) as never,
+  };
+}
+
+/** A classifier stub with a fixed answer, so routing tests do not depend on the model. */
+export function fixedClassifier(intent: Intent, confidence: number): IntentClassifier {
+  const thresholds = { high: 0.8, medium: 0.55, low: 0.3 };
+  return {
+    thresholds,
+    warmUp: async () => {},
+    async classify(_question, context) {
+      const explicit = context?.intent && context.intent !== "auto" ? context.intent : undefined;
+      const c = explicit ? 1 : confidence;
+      return { intent: explicit ?? intent, confidence: c, method: explicit ? "explicit" : "hybrid", alternatives: [], level: confidenceLevel(c, thresholds), matches: [], probabilities: {}, durationMs: 0 };
+    },
   };
 }

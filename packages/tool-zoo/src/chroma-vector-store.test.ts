@@ -44,13 +44,13 @@ describe("Chroma store", () => {
       { server: "gitlab", name: "create_issue", description: "Create an issue in a GitLab project.", tags: ["write"] },
       { server: "github", name: "get_issue", description: "Get an issue of a GitHub repository.", tags: ["read"] },
     ]);
-    expect(await store.count()).toBe(3);
+    expect((await store.ids()).length).toBe(3);
     const semantic = await index.search({ query: "create an issue", mode: "semantic", servers: ["gitlab"], top_k: 5 });
     expect(semantic.results.map((r) => r.id)).toEqual(["gitlab/create_issue"]);
     const tagged = await index.search({ query: "issue", mode: "semantic", tags: ["read"], top_k: 5 });
     expect(tagged.results.map((r) => r.id)).toEqual(["github/get_issue"]);
     await index.remove(["github/get_issue"]);
-    expect(await store.count()).toBe(2);
+    expect((await store.ids()).length).toBe(2);
   });
 
   it("fails with SERVER_CONNECTION_FAILED when no server answers", async () => {

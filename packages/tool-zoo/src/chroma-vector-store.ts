@@ -64,7 +64,6 @@ export async function createChromaVectorStore(options: ChromaVectorStoreOptions 
     throw new AfwError("SERVER_CONNECTION_FAILED", `cannot open Chroma collection ${name}: ${(error as Error).message}`, { cause: error });
   }
   return {
-    kind: "chroma",
     async upsert(records) {
       for (let i = 0; i < records.length; i += batchSize) {
         const batch = records.slice(i, i + batchSize);
@@ -110,9 +109,6 @@ export async function createChromaVectorStore(options: ChromaVectorStoreOptions 
         if (page.ids.length < pageSize) break;
       }
       return out;
-    },
-    async count() {
-      return collection.count();
     },
     async close() {},
   };

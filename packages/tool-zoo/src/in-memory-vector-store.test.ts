@@ -6,9 +6,9 @@ import { runVectorStoreSuite } from "./testing/vector-store.suite.js";
 runVectorStoreSuite("in-memory", async () => createInMemoryVectorStore());
 
 describe("matchesFilter", () => {
-  it("treats a missing field as unequal and outside ranges", () => {
+  it("treats a missing field as unequal and outside every list", () => {
     expect(matchesFilter({ a: 1 }, { b: 1 })).toBe(false);
-    expect(matchesFilter({ a: 1 }, { b: { $gt: 0 } })).toBe(false);
+    expect(matchesFilter({ a: 1 }, { b: { $in: [1] } })).toBe(false);
     expect(matchesFilter({ a: 1 }, undefined)).toBe(true);
   });
   it("rejects unknown operators", () => {

@@ -34,7 +34,6 @@ export function createInMemoryVectorStore(): VectorStore {
   };
 
   return {
-    kind: "memory",
     async upsert(records: readonly VectorRecord[]) {
       for (const record of records) {
         if (dimensions === 0) dimensions = record.vector.length;
@@ -105,9 +104,6 @@ export function createInMemoryVectorStore(): VectorStore {
     },
     async ids(filter) {
       return ids.filter((_, slot) => matchesFilter(metadatas[slot]!, filter));
-    },
-    async count() {
-      return ids.length;
     },
     async close() {},
   };

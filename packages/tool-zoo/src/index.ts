@@ -5,11 +5,10 @@
  * @packageDocumentation
  */
 export { createToolIndex, type ToolIndex } from "./tool-index.js";
-export { type ToolIndexOptions, type ToolBundle } from "./tool-index-options.js";
+export { type ToolIndexOptions } from "./tool-index-options.js";
 export type { ServerInfo } from "./domain-detector.js";
 export { parseToolCatalog, loadToolCatalogFile } from "./catalog-files.js";
 export { affordanceSummary } from "./tool-document.js";
-export { createInMemoryUsageStore, type ToolUsageStore } from "./usage-store.js";
 export { type EmbeddingCacheStore } from "./embedding-cache.js";
 export { type VectorStore } from "./vector-store.js";
 export { createInMemoryVectorStore } from "./in-memory-vector-store.js";

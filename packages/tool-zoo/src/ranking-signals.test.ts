@@ -19,7 +19,7 @@ const tool = (server: string, name: string, description: string): ToolDescriptor
 });
 
 async function top(tools: ToolDescriptorInput[], query: string) {
-  const index = createToolIndex({ maxPerServer: 0 });
+  const index = createToolIndex();
   await index.add(tools);
   const { results } = await index.search({ query, mode: "keyword", top_k: 5 });
   return results.map((r) => r.id);

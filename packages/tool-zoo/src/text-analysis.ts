@@ -97,13 +97,8 @@ export interface WeightedTerm {
   readonly weight: number;
 }
 
-/** Options of a {@link TextAnalyzer}: abbreviations, synonym groups, synonym weight (default 0.35), stop words. */
-export interface TextAnalyzerOptions {
-  abbreviations?: Readonly<Record<string, string>>;
-  synonymGroups?: ReadonlyArray<readonly string[]>;
-  synonymWeight?: number;
-  stopWords?: ReadonlySet<string>;
-}
+/** Weight of a synonym of a query word relative to the word. */
+const SYNONYM_WEIGHT = 0.35;
 
 /** Tokeniser + stemmer + abbreviation and synonym expansion shared by indexing and querying. */
 export interface TextAnalyzer {
@@ -146,12 +141,9 @@ export function words(text: string): string[] {
 }
 
 /** Creates the {@link TextAnalyzer} used by the BM25 index and the domain detector. */
-export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnalyzer {
-  const abbreviations = options.abbreviations ?? DEFAULT_ABBREVIATIONS;
-  const stopWords = options.stopWords ?? STOP_WORDS;
-  const synonymWeight = options.synonymWeight ?? 0.35;
+export function createTextAnalyzer(): TextAnalyzer {
   const synonyms = new Map<string, Set<string>>();
-  for (const group of options.synonymGroups ?? DEFAULT_SYNONYM_GROUPS) {
+  for (const group of DEFAULT_SYNONYM_GROUPS) {
     const stems = group.map(cachedStem);
     for (const stem of stems) {
       let set = synonyms.get(stem);
@@ -163,10 +155,10 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
     const out: string[] = [];
     for (const word of words(text)) {
       // Own keys only: words such as "constructor" must not pick up Object.prototype members.
-      const expansion = Object.hasOwn(abbreviations, word) ? abbreviations[word] : undefined;
+      const expansion = Object.hasOwn(DEFAULT_ABBREVIATIONS, word) ? DEFAULT_ABBREVIATIONS[word] : undefined;
       const parts = expansion ? expansion.split(" ") : [word];
       for (const part of parts) {
-        if (stopWords.has(part) || part.length === 0) continue;
+        if (STOP_WORDS.has(part) || part.length === 0) continue;
         out.push(cachedStem(part));
       }
     }
@@ -181,7 +173,7 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
       for (const term of original) weights.set(term, Math.max(weights.get(term) ?? 0, 1));
       for (const term of original) {
         for (const synonym of synonyms.get(term) ?? []) {
-          if ((weights.get(synonym) ?? 0) < synonymWeight) weights.set(synonym, synonymWeight);
+          if ((weights.get(synonym) ?? 0) < SYNONYM_WEIGHT) weights.set(synonym, SYNONYM_WEIGHT);
         }
       }
       return [...weights].map(([term, weight]) => ({ term, weight }));

@@ -3,14 +3,7 @@ import type { Embedder, SearchMode, SearchToolsInputSchema, ToolDescriptor, Tool
 import type { z } from "zod";
 import type { ServerInfo } from "./domain-detector.js";
 import type { ToolField } from "./tool-document.js";
-import type { ToolUsageStore } from "./usage-store.js";
 import type { VectorStore } from "./vector-store.js";
-
-/** A named group of tools (`server/name` ids) exposed together when one of them is selected. */
-export interface ToolBundle {
-  name: string;
-  tools: string[];
-}
 
 /** Default BM25F field weights of the tool index. */
 export const DEFAULT_FIELD_WEIGHTS: Readonly<Record<ToolField, number>> = {
@@ -38,22 +31,10 @@ export interface ToolIndexOptions {
    * until every tool has its vector. A failed background embedding is retried with the next `add`. @default false
    */
   backgroundEmbedding?: boolean;
-  /** `false` turns off the boost of tools whose server the query points at (from the servers' own texts). */
-  domain?: false;
-  /** Search a task of several steps step by step, each result tagged with its step; `false` searches it whole. @default true */
-  multiStep?: boolean;
-  /** At most this many results per server (overflow moves to the end); 0 disables. @default 3 */
-  maxPerServer?: number;
   /** What each server says about itself (`serverInfo` title, `instructions`), by server key. @default {} */
   servers?: Readonly<Record<string, ServerInfo>>;
-  /** Static score boosts per server and per tag (added to the fused score). */
-  boosts?: { servers?: Record<string, number>; tags?: Record<string, number> };
-  /** Usage feedback (the flywheel). @default an in-memory store */
-  usage?: { store?: ToolUsageStore };
   /** Below `threshold` (default 0.3) confidence, `fallbackToolIds` are returned first. */
   confidence?: { threshold?: number; fallbackToolIds?: string[] };
-  /** Tool bundles. @default [] */
-  bundles?: ToolBundle[];
   /** Trace context for search audit events (a per-search context overrides it). */
   trace?: TraceContext;
   /** Clock for usage decay. @default Date.now */
@@ -117,18 +98,16 @@ export interface ToolIndex {
   /** Every indexed tool. */
   list(): ToolDescriptor[];
   /**
-   * Ranks, applies the per-server limit, `top_k`, bundles and the confidence fallback; emits `tool-search-performed`.
+   * Ranks, applies the per-server limit, `top_k` and the confidence fallback; emits `tool-search-performed`.
    * @throws AfwError `INVALID_INPUT` when the input does not match `search_tools`' schema.
    */
   search(input: ToolSearchInput, options?: { trace?: TraceContext; signal?: AbortSignal }): Promise<ToolSearchResult>;
-  /** The full ranking of a query with score components (no limit, no bundles, no trace). */
+  /** The full ranking of a query with score components (no limit, no trace). */
   rank(query: string, options?: RankOptions): Promise<Ranking>;
   /** Records a tool call outcome for a request (usage boosts). */
   recordUsage(query: string, toolId: string, success: boolean, at?: number): Promise<void>;
   /** Sets (or, with `undefined`, clears) what a server says about itself (see {@link ToolIndexOptions.servers}). */
   setServerInfo(server: string, info: ServerInfo | undefined): void;
-  /** Replaces the bundles. */
-  setBundles(bundles: readonly ToolBundle[]): void;
   /** Persists the embedding cache (if a path was configured). Called after every `add`. */
   flush(): Promise<void>;
   /** State of the tool vectors (`building`: searches are keyword-only); `pending` counts tools without one. */

@@ -17,12 +17,12 @@ import { isRequest, splitTaskSteps } from "./task-steps.js";
 import { applyDiversity, createRankingSignals, rankingConfidence } from "./ranking-signals.js";
 import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from "./text-analysis.js";
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
-import { DEFAULT_FIELD_WEIGHTS, type RankedTool, type RankOptions, type Ranking, type ToolBundle, type ToolIndex, type ToolIndexOptions } from "./tool-index-options.js";
+import { DEFAULT_FIELD_WEIGHTS, type RankedTool, type RankOptions, type Ranking, type ToolIndex, type ToolIndexOptions } from "./tool-index-options.js";
 import { createInMemoryUsageStore } from "./usage-store.js";
 import { toolFilter, toolMetadata } from "./tool-records.js";
 import { matchesFilter, type VectorMetadata } from "./vector-store.js";
 
-export type { RankedTool, RankOptions, Ranking, ToolBundle, ToolIndex, ToolIndexOptions, ToolSearchInput } from "./tool-index-options.js";
+export type { RankedTool, RankOptions, Ranking, ToolIndex, ToolIndexOptions, ToolSearchInput } from "./tool-index-options.js";
 
 /** Fusion: weights of the normalised keyword (BM25F) and semantic scores. */
 const KEYWORD_WEIGHT = 0.7;
@@ -44,6 +44,8 @@ const ENTITY_WEIGHT = 0.8;
 const KIND_DOMAIN_FACTOR = 0.5;
 /** Rank of the semantic candidate whose similarity maps to 0 when semantic scores are normalised. */
 const SEMANTIC_FLOOR_RANK = 100;
+/** At most this many results per server (overflow moves to the end), unless the query names the server. */
+const MAX_PER_SERVER = 3;
 /** Keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts. */
 const KEYWORD_CANDIDATES = 200;
 /** Tools interleaved from the steps of a multi-step task (the whole task's ranking follows). */
@@ -57,8 +59,8 @@ const BACKGROUND_CHUNK = 32;
 /**
  * Creates a hybrid tool index: BM25F over tool text (name words, server, first sentence,
  * description, parameters, tags) fused with dense vectors of two views per tool, re-ranked by the
- * server the query points at, static boosts and recorded usage, with a per-server diversity limit,
- * tool bundles and a low-confidence fallback.
+ * server the query points at, the action it asks for and recorded usage, with a per-server diversity limit
+ * and a low-confidence fallback.
  *
  * @example
  * ```ts
@@ -80,15 +82,11 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const embedder = options.embedder;
   const documents = new Map<string, ToolDocument>();
   const metadataById = new Map<string, VectorMetadata>();
-  const detectDomainsOn = options.domain !== false;
-  const maxPerServer = options.maxPerServer ?? 3;
-  const multiStep = options.multiStep !== false;
   const signals = createRankingSignals(analyzer, SIGNAL_WEIGHTS);
-  const usageStore = options.usage?.store ?? createInMemoryUsageStore();
+  const usageStore = createInMemoryUsageStore();
   const threshold = options.confidence?.threshold ?? 0.3;
   const fallbackToolIds = options.confidence?.fallbackToolIds ?? [];
   const now = options.now ?? Date.now;
-  let bundles: ToolBundle[] = [...(options.bundles ?? [])];
   let domainDetector: DomainDetector | undefined;
   const serverInfo = new Map<string, ServerInfo>(Object.entries(options.servers ?? {}));
   let cache: Promise<EmbeddingCache> | undefined;
@@ -295,12 +293,10 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       for (const [id, score] of keywordNorm) fused.set(id, KEYWORD_WEIGHT * score);
       for (const [id, score] of semanticNorm) fused.set(id, (fused.get(id) ?? 0) + SEMANTIC_WEIGHT * score);
     }
-    domainDetector ??= detectDomainsOn ? createDomainDetector(documents.values(), analyzer, serverInfo) : undefined;
+    domainDetector ??= createDomainDetector(documents.values(), analyzer, serverInfo);
     const domains = detectDomains(parts);
     const usage = await usageStore.scores(analyzer.terms(query), now());
     const querySignals = signals.analyse(parts.intent, words(parts.intent));
-    const serverBoosts = options.boosts?.servers ?? {};
-    const tagBoosts = options.boosts?.tags ?? {};
     const tools: RankedTool[] = [];
     for (const [id, base] of fused) {
       const document = documents.get(id);
@@ -309,13 +305,11 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       const domain = DOMAIN_WEIGHT * (domains.get(server) ?? 0);
       const evidence = Math.max(0, usage.get(id) ?? 0);
       const usageBoost = evidence > 0 ? (USAGE_WEIGHT * evidence) / (evidence + USAGE_HALF_SATURATION) : 0;
-      let staticBoost = serverBoosts[server] ?? 0;
-      staticBoost += signals.boost(document, querySignals);
-      for (const tag of document.tool.tags) staticBoost += tagBoosts[tag] ?? 0;
+      const signalBoost = signals.boost(document, querySignals);
       tools.push({
         id,
         server,
-        score: base + domain + usageBoost + staticBoost,
+        score: base + domain + usageBoost + signalBoost,
         keyword: keywordNorm.get(id) ?? 0,
         semantic: semanticScore.get(id) ?? 0,
         domain,
@@ -333,7 +327,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
    * own, merged by rank (round r takes the rank-r tool of the whole task and of each confident step), tagged by step.
    */
   const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
-    const steps = multiStep ? splitTaskSteps(query).filter(isRequest) : [];
+    const steps = splitTaskSteps(query).filter(isRequest);
     if (steps.length < 2) return rankOne(query, rankOptions);
     if (embedder && rankOptions.mode !== "keyword" && withoutVectors.size === 0) {
       // one embedder call for the task and its steps; each step embeds (and degrades) on its own if this fails
@@ -458,7 +452,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       const exempt = new Set<string>();
       for (const [server, strength] of ranking.domains) if (strength >= 1) exempt.add(server);
       // a multi-step ranking is interleaved by step already
-      const ordered = (ranking.steps ? ranking.tools : applyDiversity(ranking.tools, singleServer ? 0 : maxPerServer, exempt)).slice(0, input.top_k);
+      const ordered = (ranking.steps ? ranking.tools : applyDiversity(ranking.tools, singleServer ? 0 : MAX_PER_SERVER, exempt)).slice(0, input.top_k);
       const filter = toolFilter(input.servers, input.tags);
       const allowed = (id: string) => documents.has(id) && (!filter || matchesFilter(metadataById.get(id) ?? {}, filter));
       let hits: ToolSearchHit[] = [];
@@ -472,14 +466,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
           hit.step_text = ranking.steps[tool.step]!;
         }
         hits.push(hit);
-        for (const bundle of bundles) {
-          if (!bundle.tools.includes(tool.id)) continue;
-          for (const member of bundle.tools) {
-            if (seen.has(member) || !allowed(member)) continue;
-            seen.add(member);
-            hits.push(toHit(member, tool.score));
-          }
-        }
       }
       let fallback = false;
       const fallbackIds = fallbackToolIds.filter(allowed);
@@ -524,9 +510,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       if (info) serverInfo.set(server, info);
       else serverInfo.delete(server);
       domainDetector = undefined;
-    },
-    setBundles(next) {
-      bundles = [...next];
     },
     async flush() {
       if (cache) await (await cache).flush();

@@ -6,7 +6,7 @@ export interface ToolUsageRecord {
   at: number;
 }
 
-/** Co-occurrence counts of request terms and successful tool calls (the flywheel); a gateway may share them over Redis. */
+/** Co-occurrence counts of request terms and successful tool calls (the flywheel). */
 export interface ToolUsageStore {
   /** Records one outcome. */
   record(record: ToolUsageRecord): Promise<void>;

@@ -4,21 +4,14 @@ export type MetadataValue = string | number | boolean;
 /** Metadata of a vector record. */
 export type VectorMetadata = Record<string, MetadataValue>;
 
-/** Comparison operators of a {@link MetadataFilter} field condition (Chroma's `where` syntax; a missing field is `$ne`/`$nin` anything). */
+/** A {@link MetadataFilter} field condition (Chroma's `where` syntax): the field is one of the values. */
 export interface MetadataCondition {
-  $eq?: MetadataValue;
-  $ne?: MetadataValue;
-  $in?: MetadataValue[];
-  $nin?: MetadataValue[];
-  $gt?: number;
-  $gte?: number;
-  $lt?: number;
-  $lte?: number;
+  $in: MetadataValue[];
 }
 
 /**
- * A metadata filter in the subset of Chroma's `where` that both stores implement exactly: `{ field: value }`,
- * `{ field: { $eq | $ne | $in | $nin | $gt | $gte | $lt | $lte: … } }`, `$and`, `$or`; several fields must all match.
+ * A metadata filter in the subset of Chroma's `where` that both stores implement exactly (the one the tool index needs):
+ * `{ field: value }`, `{ field: { $in: […] } }`, `$and`, `$or`; several fields must all match.
  */
 export type MetadataFilter =
   | { $and: MetadataFilter[] }
@@ -48,8 +41,6 @@ export interface VectorMatch {
 
 /** Where the tool zoo keeps vectors: in process (exact) or in Chroma, under one test suite. */
 export interface VectorStore {
-  /** Short name of the implementation, e.g. `memory` or `chroma`. */
-  readonly kind: string;
   /** Inserts or replaces records by id. */
   upsert(records: readonly VectorRecord[]): Promise<void>;
   /** Deletes records by id (unknown ids are ignored). */
@@ -58,8 +49,6 @@ export interface VectorStore {
   query(query: VectorQuery): Promise<VectorMatch[]>;
   /** Ids of the records whose metadata match `filter` (every id when no filter). */
   ids(filter?: MetadataFilter): Promise<string[]>;
-  /** Number of records. */
-  count(): Promise<number>;
   /** Releases resources (connections); the data stays where the store keeps it. */
   close(): Promise<void>;
 }
@@ -68,24 +57,11 @@ function isCondition(value: unknown): value is MetadataCondition {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-const OPERATORS: Record<string, (actual: MetadataValue | undefined, expected: unknown) => boolean> = {
-  $eq: (a, e) => a === e,
-  $ne: (a, e) => a !== e,
-  $in: (a, e) => a !== undefined && (e as MetadataValue[]).includes(a),
-  $nin: (a, e) => a === undefined || !(e as MetadataValue[]).includes(a),
-  $gt: (a, e) => typeof a === "number" && a > (e as number),
-  $gte: (a, e) => typeof a === "number" && a >= (e as number),
-  $lt: (a, e) => typeof a === "number" && a < (e as number),
-  $lte: (a, e) => typeof a === "number" && a <= (e as number),
-};
-
 function conditionMatches(actual: MetadataValue | undefined, condition: MetadataValue | MetadataCondition): boolean {
   if (!isCondition(condition)) return actual === condition;
-  return Object.entries(condition).every(([operator, expected]) => {
-    const test = Object.hasOwn(OPERATORS, operator) ? OPERATORS[operator] : undefined;
-    if (!test) throw new Error(`unsupported metadata filter operator ${operator}`);
-    return test(actual, expected);
-  });
+  const operator = Object.keys(condition).find((key) => key !== "$in");
+  if (operator !== undefined) throw new Error(`unsupported metadata filter operator ${operator}`);
+  return actual !== undefined && condition.$in.includes(actual);
 }
 
 /** Evaluates a {@link MetadataFilter} against a record's metadata as Chroma would. @throws Error on other operators. */

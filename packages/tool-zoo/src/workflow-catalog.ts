@@ -22,7 +22,6 @@ import { Bm25Index, normalizeScores } from "./bm25.js";
 import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { createTextAnalyzer, splitIdentifier } from "./text-analysis.js";
-import type { VectorStore } from "./vector-store.js";
 
 type WorkflowField = "title" | "signals" | "keywords" | "description" | "steps";
 
@@ -56,8 +55,6 @@ export interface WorkflowCatalogOptions {
   embedder?: Embedder;
   /** Initial workflows. */
   workflows?: readonly WorkflowDescriptorInput[];
-  /** Vector store. @default in-process */
-  store?: VectorStore;
   /** Persist workflow embeddings here (by content hash). */
   embeddingCachePath?: string;
   /** Default trace context for the audit events. */
@@ -141,7 +138,7 @@ function labelMatches(labels: WorkflowLabels, name: (typeof WORKFLOW_LABEL_NAMES
 export async function createWorkflowCatalog(options: WorkflowCatalogOptions = {}): Promise<WorkflowCatalog> {
   const analyzer = createTextAnalyzer();
   const embedder = options.embedder;
-  const store = options.store ?? createInMemoryVectorStore();
+  const store = createInMemoryVectorStore();
   const versions = new Map<string, WorkflowDescriptor[]>(); // id → versions, newest first
   let bm25 = new Bm25Index<WorkflowField>({ fields: WORKFLOW_FIELD_WEIGHTS });
   let cache: EmbeddingCache | undefined;
