@@ -36,17 +36,12 @@ function summarize(samples: readonly PerformanceSample[]) {
   };
 }
 
-/** True when `hostname:port` of `url` matches a `backendConnect.allowedHosts` pattern (`host`, `host:port`, `[v6]:port`, `*.domain`, `*`). */
-export function isHostAllowed(url: URL, allowedHosts: readonly string[]): boolean {
-  return matchHostPattern(url, allowedHosts) !== undefined;
-}
-
 /** The `backend_connect` SSRF policy: the host must match `allowedHosts`, and every address it resolves to must be allowed for that kind of match — `*` reaches public addresses only; loopback and private ranges need an entry naming the
  * host or its domain; cloud metadata, link-local and other special addresses need an exact entry (see `checkOutboundUrl` in `@afw/downstream`). @throws AfwError `FORBIDDEN` with the reason when refused. */
 export async function checkBackendConnectUrl(url: URL, allowedHosts: readonly string[], resolve?: HostResolver): Promise<void> {
   const decision = await checkOutboundUrl(url, { allowedHosts, ...(resolve ? { resolve } : {}) });
   if (decision.allowed) return;
-  const listed = isHostAllowed(url, allowedHosts);
+  const listed = matchHostPattern(url, allowedHosts) !== undefined;
   throw new AfwError("FORBIDDEN", listed ? `host '${url.host}' is refused: ${decision.reason}` : `host '${url.host}' is not in backendConnect.allowedHosts`, {
     details: { host: url.host },
   });

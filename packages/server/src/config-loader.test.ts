@@ -15,15 +15,12 @@ function write(name: string, text: string): string {
   return file;
 }
 
-async function configError(promise: Promise<unknown>): Promise<AfwError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (AfwError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a CONFIG_INVALID error");
-}
+/** The `AfwError` that `promise` rejects with. */
+const configError = (promise: Promise<unknown>): Promise<AfwError> =>
+  promise.then(
+    () => Promise.reject(new Error("expected a CONFIG_INVALID error")),
+    (error: unknown) => (AfwError.isInstance(error) ? error : Promise.reject(error)),
+  );
 
 describe("loadGatewayConfig", () => {
   it("returns embedded defaults without a file", async () => {
