@@ -1,7 +1,7 @@
 import { BackendError, redactSecrets, type ErrorCode } from "@afw/contracts";
 import { findConnectRefusal } from "./address-policy.js";
 import { parseJsonBounded } from "./json-limits.js";
-import { asRecord } from "./reply-utils.js";
+import { asRecord, nonEmptyString } from "./reply-utils.js";
 
 /** What an error is about: which backend, which flow, what the adapter was doing. */
 export interface ErrorContext {
@@ -150,10 +150,12 @@ export function errorFromStatus(statusCode: number, body: string, retryAfter: st
 }
 
 /**
- * Maps an error event received inside a stream (HTTP 200) to a {@link BackendError}. Flowise
- * reports auth failures this way too (`…buildChatflow - Unauthorized`).
+ * Maps an error event received inside a stream (HTTP 200) to a {@link BackendError}; `data` is the event's data (a
+ * message, or an object with one, e.g. Langflow's `{error}` or `{text}`). Flowise reports auth failures this way too
+ * (`…buildChatflow - Unauthorized`).
  */
-export function errorFromStreamEvent(message: string, context: ErrorContext): BackendError {
+export function errorFromStreamEvent(data: unknown, context: ErrorContext): BackendError {
+  const message = messageOf(data) ?? nonEmptyString(asRecord(data)?.["text"]) ?? (data === undefined || data === null ? "" : JSON.stringify(data));
   const safe = cleanMessage(message, context.secrets);
   const isAuth = UNAUTHORIZED_PATTERN.test(message);
   const isNotFound = /\bnot found\b/i.test(message) && /flow/i.test(message);

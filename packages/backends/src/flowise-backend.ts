@@ -255,7 +255,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
           return;
         }
         case "error":
-          throw errorFromStreamEvent(typeof data === "string" ? data : (nonEmptyString(asRecord(data)?.["message"]) ?? JSON.stringify(data ?? "")), context);
+          throw errorFromStreamEvent(data, context);
         case "abort":
           throw midStreamError(identity, request.flowId, `flow ${request.flowId} was aborted by the backend mid-stream`);
         case "end":

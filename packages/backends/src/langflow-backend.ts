@@ -111,18 +111,6 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
     return toResult(data, parsed, started, http.context("execute", parsed.flowId));
   }
 
-  function streamError(data: unknown, context: ErrorContext): BackendError {
-    const record = asRecord(data);
-    const message =
-      (typeof data === "string" ? data : undefined) ??
-      nonEmptyString(record?.["error"]) ??
-      nonEmptyString(record?.["text"]) ??
-      nonEmptyString(record?.["message"]) ??
-      nonEmptyString(asRecord(record?.["error"])?.["message"]) ??
-      "error event";
-    return errorFromStreamEvent(message, context);
-  }
-
   async function* readEvents(open: OpenResponse, request: FlowExecutionRequest, started: number): AsyncGenerator<FlowStreamChunk> {
     const context = open.context;
     const parser = new JsonStreamParser();
@@ -156,7 +144,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
           return;
         }
         case "error":
-          throw streamError(data, context);
+          throw errorFromStreamEvent(data, context);
         case "end": {
           const endReply = record?.["result"];
           const streamed = tokens.length > 0 ? tokens.join("") : undefined;
