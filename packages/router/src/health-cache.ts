@@ -26,6 +26,8 @@ export interface HealthCache {
   peek(backend: FlowBackendV1): BackendHealth | undefined;
   /** A fresh snapshot: from the store when fresh there, else a probe (deduplicated). */
   get(backend: FlowBackendV1, trace?: TraceContext): Promise<BackendHealth>;
+  /** Probes now, ignoring freshness. */
+  refresh(backend: FlowBackendV1, trace?: TraceContext): Promise<BackendHealth>;
 }
 
 /** Creates a {@link HealthCache}. */
@@ -75,18 +77,20 @@ export function createHealthCache(options: HealthCacheOptions = {}): HealthCache
     return health;
   };
 
-  const refreshDeduplicated = (backend: FlowBackendV1, trace?: TraceContext): Promise<BackendHealth> => {
+  const refreshDeduplicated = (backend: FlowBackendV1, trace?: TraceContext, preferStore = true): Promise<BackendHealth> => {
     let pending = inflight.get(backend.id);
     if (!pending) {
       pending = (async () => {
-        try {
-          const shared = await store.get(backend.id);
-          if (shared) {
-            local.set(backend.id, { health: shared, fetchedAt: now() });
-            return shared;
+        if (preferStore) {
+          try {
+            const shared = await store.get(backend.id);
+            if (shared) {
+              local.set(backend.id, { health: shared, fetchedAt: now() });
+              return shared;
+            }
+          } catch {
+            // fall through to probing
           }
-        } catch {
-          // fall through to probing
         }
         return probe(backend, trace);
       })().finally(() => inflight.delete(backend.id));
@@ -108,6 +112,9 @@ export function createHealthCache(options: HealthCacheOptions = {}): HealthCache
       const entry = local.get(backend.id);
       if (entry && now() - entry.fetchedAt < ttlMs) return entry.health;
       return refreshDeduplicated(backend, trace);
+    },
+    refresh(backend, trace) {
+      return refreshDeduplicated(backend, trace, false);
     },
   };
 }
