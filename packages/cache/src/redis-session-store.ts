@@ -4,7 +4,7 @@ import { matchesGlob, SessionTurnSchema, type HistoryHit, type HistoryPage, type
 import { MAX_QUERY_WORDS, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
 import { idfWeights, meaningScore, searchMode } from "./history-vectors.js";
 import { Keyspace } from "./keyspace.js";
-import { RERANK, RedisHistoryVectors, readMany } from "./redis-history-vectors.js";
+import { RERANK, RedisHistoryVectors } from "./redis-history-vectors.js";
 import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
 import { checkSessionId, checkTurn, limitOf, sessionSettings, type SessionSettings, type SessionStoreOptions } from "./session-store-shared.js";
 import { SessionWriteBuffer, type PendingTurn, type SessionBufferOptions } from "./session-write-buffer.js";
@@ -273,7 +273,7 @@ export class RedisSessionStore implements SessionStore {
         const wanted = offset + limit + 1;
         for (let start = 0; start < ordered.length && hits.length < wanted; start += 100) {
           const batch = ordered.slice(start, start + 100);
-          const replies = await readMany(client, batch.map(([id]) => this.keyspace.historyDoc(id, tenant)), "string");
+          const replies = await client.mget(...batch.map(([id]) => this.keyspace.historyDoc(id, tenant)));
           batch.forEach(([, candidate], i) => {
             const raw = replies[i];
             if (raw === null) missing.push(batch[i]![0]);
