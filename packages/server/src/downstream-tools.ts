@@ -134,7 +134,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     for (const tool of event.tools) idsByName.set(tool.namespacedName, toolId(tool));
     syncChain = syncChain
       .then(async () => {
-        if (event.tools.length > 0) await index.upsert(event.tools);
+        if (event.tools.length > 0) await index.add(event.tools);
         if (removedIds.length > 0) await index.remove(removedIds);
       }).catch((error: unknown) => onError(error, "index downstream tools"));
     return syncChain;

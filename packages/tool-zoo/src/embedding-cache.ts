@@ -9,10 +9,6 @@ export interface EmbeddingCache {
   embedAll(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
   /** Writes the cache file if one is configured and anything changed. */
   flush(): Promise<void>;
-  /** The cached vectors of these texts (undefined where not cached); embeds nothing. */
-  peek(texts: readonly string[]): Array<Float32Array | undefined>;
-  /** Adds vectors computed elsewhere (e.g. a recorded fixture) for these texts. */
-  seed(entries: ReadonlyArray<readonly [text: string, vector: Float32Array]>): void;
 }
 
 /**
@@ -75,14 +71,6 @@ export async function openEmbeddingCache(embedder: Embedder, persistence?: strin
     }
   }
   return {
-    peek: (texts) => texts.map((t) => vectors.get(hashText(embedder.id, t))),
-    seed(entries) {
-      for (const [text, vector] of entries) {
-        if (vector.length !== embedder.dimensions) throw new Error(`vector of length ${vector.length}, expected ${embedder.dimensions}`);
-        vectors.set(hashText(embedder.id, text), vector);
-      }
-      if (entries.length) dirty = true;
-    },
     async embedAll(texts, signal) {
       const keys = texts.map((t) => hashText(embedder.id, t));
       const missing = new Map<string, string>();

@@ -33,12 +33,10 @@ export interface ToolIndexOptions {
   backgroundEmbedding?: boolean;
   /** What each server says about itself (`serverInfo` title, `instructions`), by server key. @default {} */
   servers?: Readonly<Record<string, ServerInfo>>;
-  /** Below `threshold` (default 0.3) confidence, `fallbackToolIds` are returned first. */
-  confidence?: { threshold?: number; fallbackToolIds?: string[] };
+  /** Below a ranking confidence of 0.3, `fallbackToolIds` are returned first. */
+  confidence?: { fallbackToolIds?: string[] };
   /** Trace context for search audit events (a per-search context overrides it). */
   trace?: TraceContext;
-  /** Clock for usage decay. @default Date.now */
-  now?: () => number;
 }
 
 /**
@@ -89,8 +87,6 @@ export interface ToolIndex {
   readonly size: number;
   /** Adds or replaces tools; embeds each changed tool once (cached by content hash). */
   add(tools: readonly ToolDescriptorInput[], options?: { signal?: AbortSignal }): Promise<void>;
-  /** Same as {@link ToolIndex.add}. */
-  upsert(tools: readonly ToolDescriptorInput[], options?: { signal?: AbortSignal }): Promise<void>;
   /** Removes tools by `server/name` id. */
   remove(ids: readonly string[]): Promise<void>;
   /** A tool by id. */
@@ -108,8 +104,6 @@ export interface ToolIndex {
   recordUsage(query: string, toolId: string, success: boolean, at?: number): Promise<void>;
   /** Sets (or, with `undefined`, clears) what a server says about itself (see {@link ToolIndexOptions.servers}). */
   setServerInfo(server: string, info: ServerInfo | undefined): void;
-  /** Persists the embedding cache (if a path was configured). Called after every `add`. */
-  flush(): Promise<void>;
   /** State of the tool vectors (`building`: searches are keyword-only); `pending` counts tools without one. */
   vectorState(): { state: "none" | "building" | "failed" | "ready"; pending: number };
   /** Resolves when no background embedding is under way (at once without `backgroundEmbedding`). */

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import {
   AfwError,
   emitTrace,
+  parseOrThrow,
   SearchToolsInputSchema,
   ToolDescriptorSchema,
   type SearchMode,
@@ -34,6 +35,8 @@ const SIGNAL_WEIGHTS = { actionWeight: 0.15, actionMismatchWeight: 0.1, surfaceW
 /** Largest usage boost, and the usage evidence at which half of it is given. */
 const USAGE_WEIGHT = 0.2;
 const USAGE_HALF_SATURATION = 2;
+/** Below this ranking confidence the fallback tools are returned first. */
+const LOW_CONFIDENCE = 0.3;
 /** Steps of a multi-step task whose own search is less confident than this do not count. */
 const STEP_MIN_CONFIDENCE = 0.2;
 /** Weight of quoted passages of the query relative to its other words. */
@@ -84,9 +87,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const metadataById = new Map<string, VectorMetadata>();
   const signals = createRankingSignals(analyzer, SIGNAL_WEIGHTS);
   const usageStore = createInMemoryUsageStore();
-  const threshold = options.confidence?.threshold ?? 0.3;
   const fallbackToolIds = options.confidence?.fallbackToolIds ?? [];
-  const now = options.now ?? Date.now;
   let domainDetector: DomainDetector | undefined;
   const serverInfo = new Map<string, ServerInfo>(Object.entries(options.servers ?? {}));
   let cache: Promise<EmbeddingCache> | undefined;
@@ -141,13 +142,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
 
   const add = (inputs: readonly ToolDescriptorInput[], addOptions: { signal?: AbortSignal } = {}) =>
     serialize(async () => {
-      const parsed = inputs.map((input, index) => {
-        const result = ToolDescriptorSchema.safeParse(input);
-        if (!result.success) {
-          throw new AfwError("INVALID_INPUT", `tool ${index}: ${result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-        }
-        return result.data;
-      });
+      const parsed = inputs.map((input, index) => parseOrThrow(ToolDescriptorSchema, input, "INVALID_INPUT", `tool ${index}`));
       const changed = parsed
         .map((tool) => buildToolDocument(tool, analyzer))
         .filter((document) => documents.get(document.id)?.contentHash !== document.contentHash);
@@ -295,7 +290,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     }
     domainDetector ??= createDomainDetector(documents.values(), analyzer, serverInfo);
     const domains = detectDomains(parts);
-    const usage = await usageStore.scores(analyzer.terms(query), now());
+    const usage = await usageStore.scores(analyzer.terms(query), Date.now());
     const querySignals = signals.analyse(parts.intent, words(parts.intent));
     const tools: RankedTool[] = [];
     for (const [id, base] of fused) {
@@ -417,7 +412,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       return documents.size;
     },
     add,
-    upsert: add,
     remove: (ids) =>
       serialize(async () => {
         const recordIds: string[] = [];
@@ -436,11 +430,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     list: () => [...documents.values()].map((d) => d.tool),
     rank,
     async search(rawInput, searchOptions = {}) {
-      const parsed = SearchToolsInputSchema.safeParse(rawInput);
-      if (!parsed.success) {
-        throw new AfwError("INVALID_INPUT", `invalid search_tools input: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`);
-      }
-      const input = parsed.data;
+      const input = parseOrThrow(SearchToolsInputSchema, rawInput, "INVALID_INPUT", "search_tools input");
       const trace = searchOptions.trace ?? options.trace;
       const ranking = await rank(input.query, {
         mode: input.mode,
@@ -469,14 +459,14 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       }
       let fallback = false;
       const fallbackIds = fallbackToolIds.filter(allowed);
-      if (ranking.confidence < threshold && fallbackIds.length) {
+      if (ranking.confidence < LOW_CONFIDENCE && fallbackIds.length) {
         fallback = true;
         const rest = hits.filter((h) => !fallbackIds.includes(h.id));
         hits = [...fallbackIds.map((id) => toHit(id, 0)), ...rest].slice(0, Math.max(input.top_k, fallbackIds.length));
         emitTrace(trace, "tool-search-low-confidence", {
           query: input.query,
           confidence: ranking.confidence,
-          threshold,
+          threshold: LOW_CONFIDENCE,
           fallbackIds,
         });
       }
@@ -503,16 +493,13 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         ...(ranking.steps ? { steps: ranking.steps } : {}),
       };
     },
-    async recordUsage(query, id, success, at = now()) {
+    async recordUsage(query, id, success, at = Date.now()) {
       await usageStore.record({ terms: analyzer.terms(query), toolId: id, success, at });
     },
     setServerInfo(server, info) {
       if (info) serverInfo.set(server, info);
       else serverInfo.delete(server);
       domainDetector = undefined;
-    },
-    async flush() {
-      if (cache) await (await cache).flush();
     },
     vectorState() {
       if (!embedder) return { state: "none", pending: 0 };

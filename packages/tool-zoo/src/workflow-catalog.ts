@@ -2,6 +2,7 @@ import {
   AfwError,
   emitTrace,
   EnvironmentSchema,
+  parseOrThrow,
   GetPlaybookDetailsInputSchema,
   PrioritySchema,
   SearchWorkflowCatalogInputSchema,
@@ -10,7 +11,6 @@ import {
   WorkflowDescriptorSchema,
   type Embedder,
   type GetPlaybookDetailsInput,
-  type SearchWorkflowCatalogInput,
   type TraceContext,
   type WorkflowDescriptor,
   type WorkflowDescriptorInput,
@@ -167,14 +167,7 @@ export async function createWorkflowCatalog(options: WorkflowCatalogOptions = {}
   };
 
   const add = async (inputs: readonly WorkflowDescriptorInput[]) => {
-    const parsed = inputs.map((input, index) => {
-      const result = WorkflowDescriptorSchema.safeParse(input);
-      if (!result.success) {
-        const issue = result.error.issues[0]!;
-        throw new AfwError("INVALID_INPUT", `workflow ${index}: ${issue.path.join(".")}: ${issue.message}`);
-      }
-      return result.data;
-    });
+    const parsed = inputs.map((input, index) => parseOrThrow(WorkflowDescriptorSchema, input, "INVALID_INPUT", `workflow ${index}`));
     for (const workflow of parsed) {
       const list = (versions.get(workflow.workflow_id) ?? []).filter((w) => w.version !== workflow.version);
       list.push(workflow);
@@ -220,11 +213,7 @@ export async function createWorkflowCatalog(options: WorkflowCatalogOptions = {}
     add,
     list: latest,
     async searchWorkflowCatalog(rawInput, searchOptions = {}) {
-      const parsed = SearchWorkflowCatalogInputSchema.safeParse(rawInput);
-      if (!parsed.success) {
-        throw new AfwError("INVALID_INPUT", `invalid search_workflow_catalog input: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`);
-      }
-      const input: SearchWorkflowCatalogInput = parsed.data;
+      const input = parseOrThrow(SearchWorkflowCatalogInputSchema, rawInput, "INVALID_INPUT", "search_workflow_catalog input");
       const trace = searchOptions.trace ?? options.trace;
       const filters: Record<string, unknown> = {};
       // Phase 1: exact label filters, then exclusions.
@@ -306,19 +295,17 @@ export async function createWorkflowCatalog(options: WorkflowCatalogOptions = {}
       return { results, degraded, recognized };
     },
     getPlaybookDetails(input, version) {
-      const request = GetPlaybookDetailsInputSchema.safeParse(typeof input === "string" ? { workflow_id: input, ...(version ? { version } : {}) } : input);
-      if (!request.success) {
-        throw new AfwError("INVALID_INPUT", `invalid get_playbook_details input: ${request.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-      }
-      const list = versions.get(request.data.workflow_id);
+      const raw = typeof input === "string" ? { workflow_id: input, ...(version ? { version } : {}) } : input;
+      const request = parseOrThrow(GetPlaybookDetailsInputSchema, raw, "INVALID_INPUT", "get_playbook_details input");
+      const list = versions.get(request.workflow_id);
       if (!list) {
-        throw new AfwError("NOT_FOUND", `unknown workflow ${request.data.workflow_id}`, { details: { workflow_id: request.data.workflow_id } });
+        throw new AfwError("NOT_FOUND", `unknown workflow ${request.workflow_id}`, { details: { workflow_id: request.workflow_id } });
       }
-      const wanted = request.data.version;
+      const wanted = request.version;
       const found = wanted === undefined ? list[0] : list.find((w) => w.version === wanted);
       if (!found) {
-        throw new AfwError("NOT_FOUND", `workflow ${request.data.workflow_id} has no version ${wanted}`, {
-          details: { workflow_id: request.data.workflow_id, version: wanted, available: list.map((w) => w.version) },
+        throw new AfwError("NOT_FOUND", `workflow ${request.workflow_id} has no version ${wanted}`, {
+          details: { workflow_id: request.workflow_id, version: wanted, available: list.map((w) => w.version) },
         });
       }
       return structuredClone(found);

@@ -29,7 +29,7 @@ export async function toolsSearchCommand(options: ToolsSearchOptions, io: Comman
     // Default: `$XDG_CACHE_HOME/afw/tool-embeddings.json` (`~/.cache/afw/...`).
     embeddingCachePath: options.embeddingCache ?? join(process.env["XDG_CACHE_HOME"] || join(homedir(), ".cache"), "afw", "tool-embeddings.json"),
   });
-  await index.upsert(tools);
+  await index.add(tools);
   io.log(`indexed ${tools.length} tools from ${options.catalog} (mode ${mode.data})`);
   await answerJsonLines(io.stdin, io.stdout, async (value) => {
     const input = SearchToolsInputSchema.safeParse({ query: value["query"], top_k: options.topK, mode: mode.data as SearchMode });
