@@ -8,11 +8,10 @@ export { createRedisStores, type RedisStores, type RedisStoresOptions } from "./
 export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from "./memory-stores.js";
 export { LuaScript, RedisConnection, createRedisConnection, type RedisClient, type RedisConnectionOptions } from "./redis-connection.js";
 export { parseRedisUrl, createRedisClient, type RedisConnectionConfig, type RedisClientSettings, type ReconnectOptions } from "./redis-config.js";
-export { prepareCacheKey, type ResponseCacheOptions, type SemanticCacheOptions } from "./response-cache-shared.js";
-export { questionsAgree } from "./semantic-guard.js";
+export type { ResponseCacheOptions, SemanticCacheOptions } from "./response-cache-shared.js";
 export { DEFAULT_CACHE_TTL_POLICY, type CacheTtlPolicy } from "./ttl-policy.js";
-export { createMemoryHealthStore, createMemoryPerformanceStore, createMemoryCircuitStateStore, type PerformanceStoreOptions } from "./shared-state-stores.js";
-export { MemoryMcpSessionRegistry, RedisMcpSessionRegistry, createMemoryMcpSessionRegistry } from "./mcp-session-registry.js";
+export { createMemoryHealthStore, createMemoryPerformanceStore, createMemoryCircuitStateStore } from "./shared-state-stores.js";
+export { MemoryMcpSessionRegistry, RedisMcpSessionRegistry } from "./mcp-session-registry.js";
 export type { RedisRateLimiter, RateLimitRule, SharedRateLimitDecision } from "./redis-rate-limiter.js";
 export type { CacheStoreEvent, CacheStoreEventHandler } from "./store-events.js";
 export type { SessionStoreOptions } from "./session-store-shared.js";

@@ -19,7 +19,7 @@ function checkMcpSessionRecord(record: McpSessionRecord): McpSessionRecord {
   return valid;
 }
 
-/** Options of {@link createMemoryMcpSessionRegistry}. */
+/** Options of {@link MemoryMcpSessionRegistry}. */
 export interface MemoryMcpSessionRegistryOptions {
   /** Clock in epoch ms (inject one to test expiry). @default Date.now */
   now?: (() => number) | undefined;
@@ -30,6 +30,11 @@ export interface MemoryMcpSessionRegistryOptions {
 /**
  * In-process {@link McpSessionRegistry}: records expire `idleTtlMs` after their latest touch.
  * Enough for one gateway process; several instances need the Redis registry.
+ * @example
+ * ```ts
+ * const registry = new MemoryMcpSessionRegistry();
+ * await registry.create({ sessionId, owner: "", protocolVersion: "2025-06-18", createdAt: Date.now(), lastSeenAt: Date.now() }, { idleTtlMs: 1_800_000 });
+ * ```
  */
 export class MemoryMcpSessionRegistry implements McpSessionRegistry {
   // Map order is least recently seen first: touch re-inserts.
@@ -40,11 +45,6 @@ export class MemoryMcpSessionRegistry implements McpSessionRegistry {
   constructor(options: MemoryMcpSessionRegistryOptions = {}) {
     this.now = options.now ?? Date.now;
     this.maxSessions = positiveIntegerOption(options.maxSessions, 100_000, "maxSessions");
-  }
-
-  /** Sessions currently held (expired ones included until they are next looked at). */
-  get size(): number {
-    return this.sessions.size;
   }
 
   async create(record: McpSessionRecord, options: { idleTtlMs: number }): Promise<boolean> {
@@ -90,18 +90,6 @@ export class MemoryMcpSessionRegistry implements McpSessionRegistry {
     }
     return entry;
   }
-}
-
-/**
- * Creates an in-memory {@link McpSessionRegistry}.
- * @example
- * ```ts
- * const registry = createMemoryMcpSessionRegistry();
- * await registry.create({ sessionId, owner: "", protocolVersion: "2025-06-18", createdAt: Date.now(), lastSeenAt: Date.now() }, { idleTtlMs: 1_800_000 });
- * ```
- */
-export function createMemoryMcpSessionRegistry(options: MemoryMcpSessionRegistryOptions = {}): MemoryMcpSessionRegistry {
-  return new MemoryMcpSessionRegistry(options);
 }
 
 /** Refreshes a session for its owner: KEYS[1] the session hash; ARGV owner, ttl ms, now. */

@@ -2,7 +2,7 @@ import { MemoryMcpSessionRegistry } from "./mcp-session-registry.js";
 import { MemoryResponseCache, type MemoryResponseCacheOptions } from "./memory-response-cache.js";
 import { MemorySessionStore, type MemorySessionStoreOptions } from "./memory-session-store.js";
 import type { StoreHealth } from "./redis-connection.js";
-import { MemoryCircuitStateStore, MemoryHealthStore, MemoryPerformanceStore, type PerformanceStoreOptions } from "./shared-state-stores.js";
+import { MemoryCircuitStateStore, MemoryHealthStore, MemoryPerformanceStore } from "./shared-state-stores.js";
 import type { StoreEventOptions } from "./store-events.js";
 
 /** Options of {@link createMemoryStores}. */
@@ -13,8 +13,6 @@ export interface MemoryStoresOptions extends StoreEventOptions {
   responseCache?: Omit<MemoryResponseCacheOptions, "now" | "trace" | "onEvent"> | undefined;
   /** Session memory settings. */
   sessions?: Omit<MemorySessionStoreOptions, "now"> | undefined;
-  /** Performance window settings. */
-  performance?: PerformanceStoreOptions | undefined;
 }
 
 /** The stores of one backend (Redis or memory), each of its own type. */
@@ -53,7 +51,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
   return {
     responseCache: new MemoryResponseCache({ ...options.responseCache, now, trace: options.trace, onEvent: options.onEvent }),
     sessionStore: new MemorySessionStore({ ...options.sessions, now }),
-    performanceStore: new MemoryPerformanceStore(options.performance),
+    performanceStore: new MemoryPerformanceStore(),
     healthStore: new MemoryHealthStore({ now }),
     circuitStateStore: new MemoryCircuitStateStore(),
     mcpSessionRegistry: new MemoryMcpSessionRegistry({ now }),

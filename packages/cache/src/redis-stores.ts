@@ -7,7 +7,7 @@ import { RedisSessionStore, type RedisSessionStoreOptions } from "./redis-sessio
 import type { ResponseCacheOptions } from "./response-cache-shared.js";
 import type { SessionStoreOptions } from "./session-store-shared.js";
 import type { SessionBufferOptions } from "./session-write-buffer.js";
-import { RedisCircuitStateStore, RedisHealthStore, RedisPerformanceStore, type RedisPerformanceStoreOptions } from "./shared-state-stores.js";
+import { RedisCircuitStateStore, RedisHealthStore, RedisPerformanceStore } from "./shared-state-stores.js";
 
 /** Options of {@link createRedisStores}: the connection (see {@link RedisConnectionOptions}) plus per-store settings. */
 export interface RedisStoresOptions extends RedisConnectionOptions {
@@ -17,8 +17,6 @@ export interface RedisStoresOptions extends RedisConnectionOptions {
   responseCache?: ResponseCacheOptions | undefined;
   /** Session memory settings (max turns, sliding TTL, append bound, write-behind buffer, ...). */
   sessions?: (SessionStoreOptions & Pick<RedisSessionStoreOptions, "appendTimeoutMs" | "replayIntervalMs"> & { buffer?: SessionBufferOptions | undefined }) | undefined;
-  /** Performance window settings. */
-  performance?: Pick<RedisPerformanceStoreOptions, "windowSize"> | undefined;
 }
 
 /** The stores on one Redis connection. */
@@ -51,7 +49,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     connection,
     responseCache,
     sessionStore,
-    performanceStore: new RedisPerformanceStore({ ...options.performance, connection, keyPrefix }),
+    performanceStore: new RedisPerformanceStore({ connection, keyPrefix }),
     healthStore: new RedisHealthStore({ connection, keyPrefix }),
     circuitStateStore: new RedisCircuitStateStore({ connection, keyPrefix }),
     mcpSessionRegistry: new RedisMcpSessionRegistry({ connection, keyPrefix }),

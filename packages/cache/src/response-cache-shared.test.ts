@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CacheKeyInput } from "@afw/contracts";
 import { hashNormalizedQuestion, normalizeQuestion } from "./question-hash.js";
-import { decodeEmbedding, encodeEmbedding, entryToStore, flowStatField, prepareCacheKey, resolveCacheKey, semanticSettings, statsFromFields } from "./response-cache-shared.js";
+import { decodeEmbedding, encodeEmbedding, entryToStore, flowStatField, resolveCacheKey, semanticSettings, statsFromFields } from "./response-cache-shared.js";
 import { redactSecrets } from "@afw/contracts";
 
 describe("response cache helpers", () => {
@@ -48,13 +48,6 @@ describe("cache keys", () => {
     expect(resolveCacheKey(key).group).toEqual({ scope: "session", flowId: "flowise:faq", sessionId: "s-1" });
     key.tenant = "acme";
     expect(resolveCacheKey(key).group.tenant).toBe("acme");
-  });
-
-  it("prepareCacheKey returns a frozen, resolved copy and checks the key", () => {
-    const prepared = prepareCacheKey({ scope: "shared", flowId: "flowise:faq", question: "Why?" });
-    expect(Object.isFrozen(prepared)).toBe(true);
-    expect(resolveCacheKey(prepared).hash).toBe(hashNormalizedQuestion(normalizeQuestion("why")));
-    expect(() => prepareCacheKey({ scope: "session", flowId: "flowise:faq", question: "q" })).toThrowError(expect.objectContaining({ code: "INVALID_INPUT" }));
   });
 });
 

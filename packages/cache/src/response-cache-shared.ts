@@ -123,23 +123,6 @@ export function locateCacheKey(keyspace: Keyspace, key: CacheKeyInput): Resolved
   return { ...resolved, entryKey: keyspace.cacheEntry(resolved.group, resolved.hash) };
 }
 
-/**
- * A frozen copy of `key` whose group and question hash are computed now; pass it to `get` and then `set` (the miss path)
- * so the question is normalised and hashed once.
- * @throws AfwError `INVALID_INPUT` when `flowId` is empty or scope `session` has no `sessionId`.
- * @example
- * ```ts
- * const key = prepareCacheKey({ scope: "shared", flowId: "flowise:faq", question });
- * const lookup = await cache.get(key);
- * if (!lookup.hit) await cache.set(key, await answer(question), { ttlSeconds: 3600 });
- * ```
- */
-export function prepareCacheKey(key: CacheKeyInput): Readonly<CacheKeyInput> {
-  const copy = Object.freeze({ ...key });
-  resolveCacheKey(copy);
-  return copy;
-}
-
 /** The embedding a lookup or write of `key` uses: only with semantic hits on, and never for a key with a `variant`. */
 export function semanticEmbedding(semantic: SemanticSettings, key: CacheKeyInput, embedding: Float32Array | undefined): Float32Array | undefined {
   return semantic.enabled && !key.variant ? embedding : undefined;

@@ -14,15 +14,12 @@ import {
 import { Keyspace } from "./keyspace.js";
 import { LuaScript, type RedisConnection } from "./redis-connection.js";
 import type { StoreName } from "./store-events.js";
-import { parseStored, positiveIntegerOption, positiveMs } from "./store-validation.js";
+import { parseStored, positiveMs } from "./store-validation.js";
 
 // The shared gateway state (health snapshots, performance windows, circuit states): in memory and on Redis.
 
-/** Options shared by the Redis and memory performance stores. */
-export interface PerformanceStoreOptions {
-  /** Samples kept per backend and per (backend, flow). @default 100 */
-  windowSize?: number | undefined;
-}
+/** Samples kept per backend and per (backend, flow). */
+const WINDOW_SIZE = 100;
 
 /** Stable identity of a target, for sets and maps. */
 function targetId(target: PerformanceTarget): string {
@@ -83,14 +80,9 @@ export class MemoryHealthStore implements HealthStore {
   }
 }
 
-/** In-process {@link PerformanceStore}: the last `windowSize` samples per backend and per (backend, flow). */
+/** In-process {@link PerformanceStore}: the last 100 samples per backend and per (backend, flow). */
 export class MemoryPerformanceStore implements PerformanceStore {
   private readonly windows = new Map<string, PerformanceSample[]>();
-  private readonly windowSize: number;
-
-  constructor(options: PerformanceStoreOptions = {}) {
-    this.windowSize = positiveIntegerOption(options.windowSize, 100, "windowSize");
-  }
 
   async record(sample: PerformanceSample): Promise<void> {
     const valid = parseOrThrow(PerformanceSampleSchema, sample, "INVALID_INPUT", "performance sample");
@@ -98,7 +90,7 @@ export class MemoryPerformanceStore implements PerformanceStore {
       const id = targetId(target);
       const window = this.windows.get(id) ?? [];
       window.push({ ...valid });
-      if (window.length > this.windowSize) window.splice(0, window.length - this.windowSize);
+      if (window.length > WINDOW_SIZE) window.splice(0, window.length - WINDOW_SIZE);
       this.windows.set(id, window);
     }
   }
@@ -137,8 +129,8 @@ export function createMemoryHealthStore(options: { now?: (() => number) | undefi
 }
 
 /** Creates an in-memory {@link PerformanceStore} (the router's default). */
-export function createMemoryPerformanceStore(options: PerformanceStoreOptions = {}): MemoryPerformanceStore {
-  return new MemoryPerformanceStore(options);
+export function createMemoryPerformanceStore(): MemoryPerformanceStore {
+  return new MemoryPerformanceStore();
 }
 
 /** Creates an in-memory {@link CircuitStateStore} (the router's default). */
@@ -232,9 +224,6 @@ for i = 1, #KEYS do
 end
 return #KEYS`);
 
-/** Options of {@link RedisPerformanceStore}. */
-export type RedisPerformanceStoreOptions = PerformanceStoreOptions & RedisStateStoreOptions;
-
 /** Windows not written for this long (7 days) disappear. */
 const WINDOW_TTL_MS = 7 * 86_400_000;
 
@@ -243,11 +232,8 @@ const WINDOW_TTL_MS = 7 * 86_400_000;
  * targets, so every gateway instance ranks backends on the same numbers.
  */
 export class RedisPerformanceStore extends RedisStateStore implements PerformanceStore {
-  private readonly windowSize: number;
-
-  constructor(options: RedisPerformanceStoreOptions) {
+  constructor(options: RedisStateStoreOptions) {
     super(options, "performance-store");
-    this.windowSize = positiveIntegerOption(options.windowSize, 100, "windowSize");
   }
 
   /** The Redis key of a target's window. */
@@ -261,7 +247,7 @@ export class RedisPerformanceStore extends RedisStateStore implements Performanc
     const index = this.keyspace.performanceTargets;
     await this.connection.run("performance-store", "record", (client) =>
       Promise.all([
-        RECORD_SCRIPT.run(client, targets.map((target) => this.keyOf(target)), [JSON.stringify(valid), this.windowSize, WINDOW_TTL_MS]),
+        RECORD_SCRIPT.run(client, targets.map((target) => this.keyOf(target)), [JSON.stringify(valid), WINDOW_SIZE, WINDOW_TTL_MS]),
         client.sadd(index, ...targets.map(targetId)),
         client.pexpire(index, WINDOW_TTL_MS),
       ]),

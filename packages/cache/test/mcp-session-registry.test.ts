@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { freePort, useTestRedis } from "@afw/testing";
 import { createMemoryStores } from "../src/memory-stores.js";
 import { createRedisConnection } from "../src/redis-connection.js";
-import { RedisMcpSessionRegistry, createMemoryMcpSessionRegistry } from "../src/mcp-session-registry.js";
+import { MemoryMcpSessionRegistry, RedisMcpSessionRegistry } from "../src/mcp-session-registry.js";
 import { createRedisStores, type RedisStores } from "../src/redis-stores.js";
 import { type CacheStoreEvent } from "../src/store-events.js";
 import { hashSlot, manualClock } from "./helpers.js";
@@ -14,7 +14,7 @@ const record = { sessionId: "s-1", owner: "alice", protocolVersion: "2025-06-18"
 
 describeMcpSessionRegistrySuite("memory", async () => {
   const clock = manualClock();
-  const registry = createMemoryMcpSessionRegistry({ now: clock.now });
+  const registry = new MemoryMcpSessionRegistry({ now: clock.now });
   return { registry, other: registry, advance: async (ms) => clock.advance(ms), realTime: false, close: async () => {} };
 });
 
@@ -52,13 +52,13 @@ describe("MCP session registry wiring", () => {
   });
 
   it("keeps at most maxSessions in memory, dropping the least recently seen", async () => {
-    const registry = createMemoryMcpSessionRegistry({ maxSessions: 2 });
+    const registry = new MemoryMcpSessionRegistry({ maxSessions: 2 });
     for (const id of ["a", "b"]) await registry.create({ ...record, sessionId: id }, { idleTtlMs: 60_000 });
     await registry.touch("a", { owner: "alice", idleTtlMs: 60_000 });
     await registry.create({ ...record, sessionId: "c" }, { idleTtlMs: 60_000 });
-    expect(registry.size).toBe(2);
     expect((await registry.get("b")).status).toBe("absent");
     expect((await registry.get("a")).status).toBe("found");
+    expect((await registry.get("c")).status).toBe("found");
   });
 
   it("lays a session out as one hash under the key prefix, in its own hash-tag slot, with a TTL", async () => {

@@ -33,9 +33,9 @@ describeSessionStoreSuite("memory", async (options) => {
   return { store, second: store, advance: async (ms) => clock.advance(ms), close: async () => {} };
 });
 
-describeSharedStateSuite("memory", async ({ windowSize }) => {
+describeSharedStateSuite("memory", async () => {
   const clock = manualClock();
-  const performance = createMemoryPerformanceStore(windowSize === undefined ? {} : { windowSize });
+  const performance = createMemoryPerformanceStore();
   const health = createMemoryHealthStore({ now: clock.now });
   const circuits = createMemoryCircuitStateStore();
   return { performance, health, circuits, other: { performance, health, circuits }, advance: async (ms) => clock.advance(ms), close: async () => {} };

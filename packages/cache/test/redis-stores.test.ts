@@ -68,11 +68,10 @@ describeSessionStoreSuite("redis", async (options) => {
   };
 });
 
-describeSharedStateSuite("redis", async ({ windowSize }) => {
+describeSharedStateSuite("redis", async () => {
   const prefix = `${filePrefix}${++counter}:`;
-  const options = windowSize === undefined ? {} : { performance: { windowSize } };
-  const first = openStores(options, prefix);
-  const second = openStores(options, prefix);
+  const first = openStores({}, prefix);
+  const second = openStores({}, prefix);
   return {
     performance: first.performanceStore,
     health: first.healthStore,

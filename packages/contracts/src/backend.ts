@@ -82,7 +82,7 @@ export const ChatMessageSchema = z.object({
 /** One message of conversation history passed to a backend. */
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 
-/** Zod schema of {@link FlowUpload}. */
+/** Zod schema of a file or URL attached to a question. */
 export const FlowUploadSchema = z.object({
   type: z.enum(["file", "url", "audio"]).default("file"),
   name: z.string().min(1),
@@ -90,19 +90,13 @@ export const FlowUploadSchema = z.object({
   data: z.string().describe("Base64 data (file/audio) or a URL (url)."),
 });
 
-/** A file or URL attached to a question. */
-export type FlowUpload = z.infer<typeof FlowUploadSchema>;
-
-/** Zod schema of {@link FlowParameters}. */
+/** Zod schema of the generation parameters of one execution. */
 export const FlowParametersSchema = z.object({
   temperature: z.number().min(0).max(2).optional(),
   maxTokens: z.number().int().min(1).optional(),
   /** Extra platform-specific overrides (Flowise `overrideConfig`, Langflow `tweaks`). */
   overrides: z.record(z.string(), z.unknown()).optional(),
 });
-
-/** Generation parameters for one execution. */
-export type FlowParameters = z.infer<typeof FlowParametersSchema>;
 
 /** Zod schema of {@link FlowExecutionRequest}. */
 export const FlowExecutionRequestSchema = z.object({

@@ -80,16 +80,13 @@ export const WORKFLOW_LABEL_NAMES = [
   "business-category",
 ] as const;
 
-/** Zod schema of {@link WorkflowStep}. */
+/** Zod schema of one step of a remediation workflow. */
 export const WorkflowStepSchema = z.object({
   name: z.string().min(1),
   action: z.string().min(1).describe("What to do, e.g. a command or an API call."),
   description: z.string().optional(),
   timeout: z.string().optional(),
 });
-
-/** One step of a remediation workflow. */
-export type WorkflowStep = z.infer<typeof WorkflowStepSchema>;
 
 /** Zod schema of {@link WorkflowDescriptor}. */
 export const WorkflowDescriptorSchema = z.object({
@@ -189,11 +186,8 @@ export const SearchToolsInputShape = {
   tags: z.array(z.string().min(1)).max(100).optional().describe("Only tools with one of these tags."),
 } as const;
 
-/** Zod schema of {@link SearchToolsInput}. */
+/** Zod schema of the input of `search_tools`. */
 export const SearchToolsInputSchema = z.object(SearchToolsInputShape).strict();
-
-/** Input of `search_tools`. */
-export type SearchToolsInput = z.infer<typeof SearchToolsInputSchema>;
 
 /** Zod schema of {@link ToolSearchHit}. */
 export const ToolSearchHitSchema = z.object({

@@ -42,10 +42,8 @@ export {
   type ScoreAdjustment,
   type RoutingStrategy,
   type ScoreAdjuster,
-  type ScoreAdjusterCandidate,
   type ScoreAdjusterResult,
   type RoutingVariant,
-  type RoutingVariantRequest,
   type RoutingVariantSelector,
 } from "./routing.js";
 export {
@@ -85,19 +83,16 @@ export {
   type WorkflowSearchHit,
   type GetPlaybookDetailsInput,
   type SearchMode,
-  type SearchToolsInput,
   type ToolSearchHit,
   type ToolSearchResult,
 } from "./catalog.js";
 export {
-  TraceEventBaseShape,
   TraceEventSchema,
   parseTraceEvent,
   emitTrace,
   fanOutTraceSink,
   type TraceEvent,
   type TraceEventType,
-  type TraceEventOf,
   type TraceEventPayload,
   type TraceSink,
   type TraceContext,
@@ -110,8 +105,6 @@ export {
   formatZodError,
   parseOrThrow,
   type ErrorCode,
-  type AfwErrorOptions,
-  type BackendErrorOptions,
 } from "./errors.js";
 export { cosineSimilarity, type Embedder } from "./embedder.js";
 export {

@@ -31,7 +31,7 @@ export const SessionTagsSchema = z
   )
   .max(MAX_TAGS, `at most ${MAX_TAGS} tags`);
 
-/** Zod schema of {@link QueryParameters}. */
+/** Zod schema of the generation parameters of a query. */
 export const QueryParametersSchema = z
   .object({
     temperature: z.number().min(0).max(2).optional().describe("Sampling temperature, 0..2."),
@@ -39,9 +39,6 @@ export const QueryParametersSchema = z
     stream: z.boolean().optional().describe("Stream tokens as MCP progress notifications."),
   })
   .strict();
-
-/** Generation parameters of a query. */
-export type QueryParameters = z.infer<typeof QueryParametersSchema>;
 
 /**
  * The zod shape (object fields) of `universal_query`'s input, for MCP tool registration.
@@ -87,11 +84,8 @@ export const UniversalQueryInputSchema = z.object(UniversalQueryInputShape).stri
  */
 export type UniversalQueryInput = z.infer<typeof UniversalQueryInputSchema>;
 
-/** Zod schema of {@link CacheHitKind}: `false`, `true` (exact) or `"semantic"`. */
-export const CacheHitKindSchema = z.union([z.boolean(), z.literal("semantic")]);
-
 /** Whether an answer came from the cache: `false`, `true` (exact key) or `"semantic"` (near-duplicate). */
-export type CacheHitKind = z.infer<typeof CacheHitKindSchema>;
+export const CacheHitKindSchema = z.union([z.boolean(), z.literal("semantic")]);
 
 /** Zod schema of {@link McpMetadata}. */
 export const McpMetadataSchema = z.object({

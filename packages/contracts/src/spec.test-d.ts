@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, it } from "vitest";
-import type { FlowBackendV1, FlowExecutionRequest, FlowExecutionResult, FlowStreamChunk, BackendHealth, UniversalFlow, TraceEventOf, Intent } from "./index.js";
+import type { FlowBackendV1, FlowExecutionRequest, FlowExecutionResult, FlowStreamChunk, BackendHealth, UniversalFlow, Intent } from "./index.js";
+import type { TraceEventOf } from "./trace-events.js";
 
 describe("FlowBackendV1", () => {
   it("has the v1 shape", () => {

@@ -241,7 +241,7 @@ export interface PerformanceTarget {
 }
 
 /**
- * Rolling performance windows: the last `windowSize` (default 100) samples per backend and per
+ * Rolling performance windows: the last 100 samples per backend and per
  * (backend, flow). `record` adds the sample to both the flow's and the backend's window.
  */
 export interface PerformanceStore {

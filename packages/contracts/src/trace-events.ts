@@ -5,14 +5,13 @@ import { HealthStatusSchema } from "./backend.js";
 import { SearchModeSchema } from "./catalog.js";
 
 /** Fields every trace event carries. */
-export const TraceEventBaseShape = {
+const base = {
   traceId: z.string().min(1).describe("Id shared by every event of one query (and its MCP request)."),
   requestId: z.string().min(1).describe("Id of the MCP/HTTP request that caused the event."),
   sessionId: z.string().optional().describe("Conversation id, when the query had one."),
   timestamp: z.iso.datetime().describe("When the event happened (ISO 8601, UTC)."),
 } as const;
 
-const base = TraceEventBaseShape;
 const outcome = z.enum(["success", "error", "timeout", "aborted"]);
 const cacheScope = z.enum(["shared", "session"]);
 const confidence = z.number().min(0).max(1);
