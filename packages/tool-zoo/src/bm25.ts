@@ -6,11 +6,13 @@ export interface Bm25FieldSettings {
   b?: number;
 }
 
-/** Options of {@link Bm25Index}: the fields with their weights, and term-frequency saturation `k1` (default 1.2). */
+/** Options of {@link Bm25Index}: the fields with their weights. */
 export interface Bm25Options<F extends string> {
   fields: Readonly<Record<F, Bm25FieldSettings>>;
-  k1?: number;
 }
+
+/** Term-frequency saturation. */
+const K1 = 1.2;
 
 interface StoredDocument<F extends string> {
   readonly id: string;
@@ -33,11 +35,9 @@ export class Bm25Index<F extends string> {
   private readonly postingCache = new Map<string, { ids: string[]; saturated: Float64Array }>();
   private readonly totalLength: Record<string, number> = {};
   private readonly fieldNames: F[];
-  private readonly k1: number;
 
   constructor(private readonly options: Bm25Options<F>) {
     this.fieldNames = Object.keys(options.fields) as F[];
-    this.k1 = options.k1 ?? 1.2;
     for (const field of this.fieldNames) this.totalLength[field] = 0;
   }
 
@@ -136,7 +136,7 @@ export class Bm25Index<F extends string> {
         const length = (document.fieldTerms[field] ?? []).length;
         tf += (settings.weight * frequency) / (1 - b + (b * length) / averageLength[field]!);
       }
-      saturated[index] = (tf * (this.k1 + 1)) / (tf + this.k1);
+      saturated[index] = (tf * (K1 + 1)) / (tf + K1);
     });
     const entry = { ids, saturated };
     this.postingCache.set(term, entry);

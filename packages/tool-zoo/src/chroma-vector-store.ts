@@ -1,13 +1,11 @@
 import { AfwError } from "@afw/contracts";
-import type { ChromaClient, Collection, Where } from "chromadb";
+import type { Collection, Where } from "chromadb";
 import type { MetadataFilter, VectorMatch, VectorMetadata, VectorStore } from "./vector-store.js";
 
 /** Options of {@link createChromaVectorStore}. */
 export interface ChromaVectorStoreOptions {
-  /** Chroma server URL, e.g. `http://127.0.0.1:8000`. Ignored when `client` is given. */
+  /** Chroma server URL, e.g. `http://127.0.0.1:8000`. */
   url?: string;
-  /** An existing client (for custom auth, tenants or databases). */
-  client?: ChromaClient;
   /** Collection name. @default "afw-tools" */
   collection?: string;
 }
@@ -41,16 +39,13 @@ export function toChromaWhere(filter: MetadataFilter): Where {
  */
 export async function createChromaVectorStore(options: ChromaVectorStoreOptions = {}): Promise<VectorStore> {
   const batchSize = 500;
-  let client = options.client;
-  if (!client) {
-    const { ChromaClient } = await import("chromadb");
-    const url = new URL(options.url ?? "http://127.0.0.1:8000");
-    client = new ChromaClient({
-      host: url.hostname,
-      port: Number(url.port || (url.protocol === "https:" ? 443 : 80)),
-      ssl: url.protocol === "https:",
-    });
-  }
+  const { ChromaClient } = await import("chromadb");
+  const url = new URL(options.url ?? "http://127.0.0.1:8000");
+  const client = new ChromaClient({
+    host: url.hostname,
+    port: Number(url.port || (url.protocol === "https:" ? 443 : 80)),
+    ssl: url.protocol === "https:",
+  });
   const name = options.collection ?? "afw-tools";
   let collection: Collection;
   try {

@@ -2,19 +2,7 @@ import type { EmbeddingCacheStore } from "./embedding-cache.js";
 import type { Embedder, SearchMode, SearchToolsInputSchema, ToolDescriptor, ToolDescriptorInput, ToolSearchResult, TraceContext } from "@afw/contracts";
 import type { z } from "zod";
 import type { ServerInfo } from "./domain-detector.js";
-import type { ToolField } from "./tool-document.js";
 import type { VectorStore } from "./vector-store.js";
-
-/** Default BM25F field weights of the tool index. */
-export const DEFAULT_FIELD_WEIGHTS: Readonly<Record<ToolField, number>> = {
-  name: 3,
-  server: 2,
-  summary: 1.5,
-  description: 0.6,
-  parameters: 0.6,
-  parameterDescriptions: 0.3,
-  tags: 1.5,
-};
 
 /** Options of `createToolIndex`. */
 export interface ToolIndexOptions {

@@ -18,13 +18,23 @@ import { isRequest, splitTaskSteps } from "./task-steps.js";
 import { applyDiversity, createRankingSignals, rankingConfidence } from "./ranking-signals.js";
 import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from "./text-analysis.js";
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
-import { DEFAULT_FIELD_WEIGHTS, type RankedTool, type RankOptions, type Ranking, type ToolIndex, type ToolIndexOptions } from "./tool-index-options.js";
-import { createInMemoryUsageStore } from "./usage-store.js";
+import type { RankedTool, RankOptions, Ranking, ToolIndex, ToolIndexOptions } from "./tool-index-options.js";
+import { createUsageCounters } from "./usage-store.js";
 import { toolFilter, toolMetadata } from "./tool-records.js";
 import { matchesFilter, type VectorMetadata } from "./vector-store.js";
 
 export type { RankedTool, RankOptions, Ranking, ToolIndex, ToolIndexOptions, ToolSearchInput } from "./tool-index-options.js";
 
+/** BM25F field weights (length normalisation b = 0.75). */
+const FIELD_WEIGHTS: Readonly<Record<ToolField, { weight: number }>> = {
+  name: { weight: 3 },
+  server: { weight: 2 },
+  summary: { weight: 1.5 },
+  description: { weight: 0.6 },
+  parameters: { weight: 0.6 },
+  parameterDescriptions: { weight: 0.3 },
+  tags: { weight: 1.5 },
+};
 /** Fusion: weights of the normalised keyword (BM25F) and semantic scores. */
 const KEYWORD_WEIGHT = 0.7;
 const SEMANTIC_WEIGHT = 0.3;
@@ -74,19 +84,13 @@ const BACKGROUND_CHUNK = 32;
  */
 export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const analyzer: TextAnalyzer = createTextAnalyzer();
-  const bm25 = new Bm25Index<ToolField>({
-    k1: 1.2,
-    fields: Object.fromEntries(Object.entries(DEFAULT_FIELD_WEIGHTS).map(([field, weight]) => [field, { weight, b: 0.75 }])) as Record<
-      ToolField,
-      { weight: number; b: number }
-    >,
-  });
+  const bm25 = new Bm25Index<ToolField>({ fields: FIELD_WEIGHTS });
   const store = options.store ?? createInMemoryVectorStore();
   const embedder = options.embedder;
   const documents = new Map<string, ToolDocument>();
   const metadataById = new Map<string, VectorMetadata>();
   const signals = createRankingSignals(analyzer, SIGNAL_WEIGHTS);
-  const usageStore = createInMemoryUsageStore();
+  const usageCounters = createUsageCounters();
   const fallbackToolIds = options.confidence?.fallbackToolIds ?? [];
   let domainDetector: DomainDetector | undefined;
   const serverInfo = new Map<string, ServerInfo>(Object.entries(options.servers ?? {}));
@@ -290,7 +294,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     }
     domainDetector ??= createDomainDetector(documents.values(), analyzer, serverInfo);
     const domains = detectDomains(parts);
-    const usage = await usageStore.scores(analyzer.terms(query), Date.now());
+    const usage = usageCounters.scores(analyzer.terms(query), Date.now());
     const querySignals = signals.analyse(parts.intent, words(parts.intent));
     const tools: RankedTool[] = [];
     for (const [id, base] of fused) {
@@ -494,7 +498,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       };
     },
     async recordUsage(query, id, success, at = Date.now()) {
-      await usageStore.record({ terms: analyzer.terms(query), toolId: id, success, at });
+      usageCounters.record(analyzer.terms(query), id, success, at);
     },
     setServerInfo(server, info) {
       if (info) serverInfo.set(server, info);
