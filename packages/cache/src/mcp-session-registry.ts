@@ -107,16 +107,12 @@ export interface RedisMcpSessionRegistryOptions {
   connection: RedisConnection;
   /** Prefix of every key. @default "afw:" */
   keyPrefix?: string | undefined;
-  /**
-   * Bound of each registry operation in ms (attempts that time out are retried within it). @default max(1000, the
-   * connection's `operationTimeoutMs`)
-   */
-  operationTimeoutMs?: number | undefined;
 }
 
 /**
  * {@link McpSessionRegistry} on Redis: one hash per session, `<p>mcp-session:{<id>}` (fields `record`, `owner`,
- * `lastSeenAt`) with a sliding TTL, so every gateway instance accepts a session any instance opened.
+ * `lastSeenAt`) with a sliding TTL, so every gateway instance accepts a session any instance opened. Each operation is
+ * bounded by max(1000 ms, the connection's `operationTimeoutMs`); attempts that time out are retried within it.
  */
 export class RedisMcpSessionRegistry implements McpSessionRegistry {
   private readonly connection: RedisConnection;
@@ -125,11 +121,7 @@ export class RedisMcpSessionRegistry implements McpSessionRegistry {
 
   constructor(options: RedisMcpSessionRegistryOptions) {
     this.connection = options.connection;
-    const timeoutMs = options.operationTimeoutMs ?? Math.max(1000, options.connection.operationTimeoutMs);
-    if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > 60_000) {
-      throw new AfwError("CONFIG_INVALID", "MCP session registry operationTimeoutMs must be an integer from 1 to 60000");
-    }
-    this.runOptions = { timeoutMs };
+    this.runOptions = { timeoutMs: Math.max(1000, options.connection.operationTimeoutMs) };
     this.prefix = options.keyPrefix ?? "afw:";
   }
 

@@ -106,23 +106,22 @@ describe("MCP session registry wiring", () => {
     }
   });
 
-  it("rides out a stalled Redis reply within its own bound, where a cache-sized bound refuses", async () => {
+  it("rides out a stalled Redis reply within its own 1 s bound, where a cache-sized bound refuses, and refuses past it", async () => {
     const proxy = await stallingProxy(new URL(redis.url));
     const prefix = `${redis.prefix}${++counter}:`;
     const connection = createRedisConnection({ url: proxy.url, operationTimeoutMs: 50 });
-    const patient = new RedisMcpSessionRegistry({ connection, keyPrefix: prefix });
-    const strict = new RedisMcpSessionRegistry({ connection, keyPrefix: prefix, operationTimeoutMs: 50 });
+    const registry = new RedisMcpSessionRegistry({ connection, keyPrefix: prefix });
     try {
-      expect(await patient.create({ ...record, sessionId: "stalled" }, { idleTtlMs: 60_000 })).toBe(true);
+      expect(await registry.create({ ...record, sessionId: "stalled" }, { idleTtlMs: 60_000 })).toBe(true);
       // Replies held back for 200 ms: every 50 ms attempt times out until the stall ends.
       proxy.stall(200);
       const started = performance.now();
-      const lookup = await patient.touch("stalled", { owner: "alice", idleTtlMs: 60_000 });
+      const lookup = await registry.touch("stalled", { owner: "alice", idleTtlMs: 60_000 });
       expect(lookup.status).toBe("found");
       expect(performance.now() - started).toBeGreaterThanOrEqual(150);
-      // Held back far beyond the strict 50 ms bound, so a busy host's delay cannot end the stall before the reply.
-      proxy.stall(2_000);
-      expect((await strict.touch("stalled", { owner: "alice", idleTtlMs: 60_000 })).status).toBe("unavailable");
+      // Held back far beyond the 1 s bound, so a busy host's delay cannot end the stall before the reply.
+      proxy.stall(3_000);
+      expect((await registry.touch("stalled", { owner: "alice", idleTtlMs: 60_000 })).status).toBe("unavailable");
     } finally {
       await connection.close();
       await proxy.close();
@@ -131,8 +130,8 @@ describe("MCP session registry wiring", () => {
 
   it("refuses at once, not after its bound, when the first connection attempt has failed", async () => {
     const port = await freePort();
-    const connection = createRedisConnection({ url: `redis://127.0.0.1:${port}`, operationTimeoutMs: 50 });
-    const registry = new RedisMcpSessionRegistry({ connection, operationTimeoutMs: 30_000 });
+    const connection = createRedisConnection({ url: `redis://127.0.0.1:${port}`, operationTimeoutMs: 30_000 });
+    const registry = new RedisMcpSessionRegistry({ connection });
     try {
       // The first attempt is refused: from then on the client is reconnecting.
       await new Promise<void>((resolve) => connection.client.once("reconnecting", () => resolve()));
@@ -141,16 +140,6 @@ describe("MCP session registry wiring", () => {
       expect(performance.now() - started).toBeLessThan(5_000);
     } finally {
       await connection.close();
-    }
-  });
-
-  it("rejects an out-of-range operationTimeoutMs", () => {
-    const connection = createRedisConnection({ url: redis.url, operationTimeoutMs: 50 });
-    try {
-      expect(() => new RedisMcpSessionRegistry({ connection, operationTimeoutMs: 0 })).toThrow(/operationTimeoutMs/);
-      expect(() => new RedisMcpSessionRegistry({ connection, operationTimeoutMs: 1.5 })).toThrow(/operationTimeoutMs/);
-    } finally {
-      void connection.close();
     }
   });
 });
