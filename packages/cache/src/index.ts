@@ -6,7 +6,7 @@
  */
 export { createRedisStores, type RedisStores, type RedisStoresOptions } from "./redis-stores.js";
 export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from "./memory-stores.js";
-export { LuaScript, RedisConnection, createRedisConnection, type RedisClient, type RedisConnectionOptions } from "./redis-connection.js";
+export { LuaScript, RedisConnection, type RedisClient, type RedisConnectionOptions } from "./redis-connection.js";
 export { parseRedisUrl, createRedisClient, type RedisConnectionConfig, type RedisClientSettings, type ReconnectOptions } from "./redis-config.js";
 export type { ResponseCacheOptions, SemanticCacheOptions } from "./response-cache-shared.js";
 export { DEFAULT_CACHE_TTL_POLICY, type CacheTtlPolicy } from "./ttl-policy.js";

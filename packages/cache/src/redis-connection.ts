@@ -26,7 +26,7 @@ export interface StoreHealth {
   message?: string | undefined;
 }
 
-/** Options of {@link createRedisConnection}. Give exactly one of `url` and `client`. */
+/** Options of {@link RedisConnection}. Give exactly one of `url` and `client`. */
 export interface RedisConnectionOptions extends RedisClientSettings {
   /** `redis://`, `rediss://`, `redis+sentinel://` or `redis+cluster://` URL; see {@link parseRedisUrl}. */
   url?: string | undefined;
@@ -110,8 +110,13 @@ export class RedisConnection {
   private closed = false;
 
   /**
-   * Prefer {@link createRedisConnection}.
    * @throws AfwError `CONFIG_INVALID` for bad options or a malformed URL.
+   * @example
+   * ```ts
+   * const connection = new RedisConnection({ url: "redis://127.0.0.1:6379", operationTimeoutMs: 100 });
+   * // ...
+   * await connection.close();
+   * ```
    */
   constructor(options: RedisConnectionOptions) {
     for (const [name, ms] of [["operationTimeoutMs", options.operationTimeoutMs], ["commandTimeoutMs", options.commandTimeoutMs]] as const) {
@@ -303,18 +308,4 @@ export class RedisConnection {
     }
     this.client.disconnect();
   }
-}
-
-/**
- * Creates a {@link RedisConnection} shared by the Redis stores.
- * @throws AfwError `CONFIG_INVALID` for bad options or a malformed URL.
- * @example
- * ```ts
- * const connection = createRedisConnection({ url: "redis://127.0.0.1:6379", operationTimeoutMs: 100 });
- * // ...
- * await connection.close();
- * ```
- */
-export function createRedisConnection(options: RedisConnectionOptions): RedisConnection {
-  return new RedisConnection(options);
 }

@@ -50,7 +50,7 @@ const ENTRY_KEY = /:q:[0-9a-f]{64}$/;
 
 /** Options of {@link RedisResponseCache}. */
 export interface RedisResponseCacheOptions extends ResponseCacheOptions {
-  /** The shared connection (see `createRedisConnection`). */
+  /** The shared connection (see `RedisConnection`). */
   connection: RedisConnection;
   /** Prefix of every key. @default "afw:" */
   keyPrefix?: string | undefined;

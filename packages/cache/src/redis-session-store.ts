@@ -41,7 +41,7 @@ return {kept, redis.call('SMEMBERS', KEYS[4])}`);
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions extends SessionStoreOptions {
-  /** The shared connection (see `createRedisConnection`). */
+  /** The shared connection (see `RedisConnection`). */
   connection: RedisConnection;
   /** Prefix of every key. @default "afw:" */
   keyPrefix?: string | undefined;

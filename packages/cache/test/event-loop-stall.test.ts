@@ -4,7 +4,7 @@
 // counts only time the process could run, within STALL_ALLOWANCE times the bound.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestRedis } from "@afw/testing";
-import { createRedisConnection, type RedisConnection } from "../src/redis-connection.js";
+import { RedisConnection } from "../src/redis-connection.js";
 import { RedisMcpSessionRegistry } from "../src/mcp-session-registry.js";
 
 /** Blocks the event loop for `ms` (a synchronous task on a busy machine), without sleeping. */
@@ -29,7 +29,7 @@ async function warmUp(connection: RedisConnection): Promise<boolean> {
 const redis = useTestRedis();
 let connection: RedisConnection;
 beforeAll(async () => {
-  connection = createRedisConnection({ url: redis.url, operationTimeoutMs: 100 });
+  connection = new RedisConnection({ url: redis.url, operationTimeoutMs: 100 });
   expect(await warmUp(connection)).toBe(true);
 });
 afterAll(async () => {
@@ -57,7 +57,7 @@ describe("a Redis bound and an event-loop stall", () => {
 
   it("still fails an operation that Redis does not answer, within its stretched bound", async () => {
     // Its own connection: BLPOP holds it until Redis answers (after 2 s, with nothing to pop).
-    const blocked = createRedisConnection({ url: redis.url, operationTimeoutMs: 100 });
+    const blocked = new RedisConnection({ url: redis.url, operationTimeoutMs: 100 });
     try {
       expect(await warmUp(blocked)).toBe(true);
       const pending = blocked.run("response-cache", "blpop", (client) => client.blpop(`${redis.prefix}never`, 2));

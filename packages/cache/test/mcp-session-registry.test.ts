@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { freePort, useTestRedis } from "@afw/testing";
 import { createMemoryStores } from "../src/memory-stores.js";
-import { createRedisConnection } from "../src/redis-connection.js";
+import { RedisConnection } from "../src/redis-connection.js";
 import { MemoryMcpSessionRegistry, RedisMcpSessionRegistry } from "../src/mcp-session-registry.js";
 import { createRedisStores, type RedisStores } from "../src/redis-stores.js";
 import { type CacheStoreEvent } from "../src/store-events.js";
@@ -109,7 +109,7 @@ describe("MCP session registry wiring", () => {
   it("rides out a stalled Redis reply within its own 1 s bound, where a cache-sized bound refuses, and refuses past it", async () => {
     const proxy = await stallingProxy(new URL(redis.url));
     const prefix = `${redis.prefix}${++counter}:`;
-    const connection = createRedisConnection({ url: proxy.url, operationTimeoutMs: 50 });
+    const connection = new RedisConnection({ url: proxy.url, operationTimeoutMs: 50 });
     const registry = new RedisMcpSessionRegistry({ connection, keyPrefix: prefix });
     try {
       expect(await registry.create({ ...record, sessionId: "stalled" }, { idleTtlMs: 60_000 })).toBe(true);
@@ -130,7 +130,7 @@ describe("MCP session registry wiring", () => {
 
   it("refuses at once, not after its bound, when the first connection attempt has failed", async () => {
     const port = await freePort();
-    const connection = createRedisConnection({ url: `redis://127.0.0.1:${port}`, operationTimeoutMs: 30_000 });
+    const connection = new RedisConnection({ url: `redis://127.0.0.1:${port}`, operationTimeoutMs: 30_000 });
     const registry = new RedisMcpSessionRegistry({ connection });
     try {
       // The first attempt is refused: from then on the client is reconnecting.

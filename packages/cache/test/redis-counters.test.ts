@@ -2,13 +2,13 @@
 // read then awaited it forever, spinning the event loop's microtasks).
 import { expect, it } from "vitest";
 import { useTestRedis } from "@afw/testing";
-import { createRedisConnection } from "../src/redis-connection.js";
+import { RedisConnection } from "../src/redis-connection.js";
 import { RedisCounters } from "../src/redis-counters.js";
 
 const redis = useTestRedis();
 
 it("reads the shared counters after a scheduled flush that had nothing to send", async () => {
-  const connection = createRedisConnection({ url: redis.url, operationTimeoutMs: 2_000 });
+  const connection = new RedisConnection({ url: redis.url, operationTimeoutMs: 2_000 });
   try {
     expect((await connection.run("response-cache", "connect", (client) => client.ping())).ok).toBe(true);
     const counters = new RedisCounters(connection, `${redis.prefix}counters`, 0);

@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRedisConnection, type RedisConnection } from "@afw/cache";
+import { RedisConnection } from "@afw/cache";
 import type { Embedder } from "@afw/contracts";
 import { createHashingEmbedder } from "@afw/embeddings";
 import { freePort } from "@afw/testing";
@@ -94,7 +94,7 @@ describe("tool-vector cache in Redis (real Redis)", () => {
   const redis = useTestRedis();
   let connection: RedisConnection;
   beforeAll(() => {
-    connection = createRedisConnection({ url: redis.url });
+    connection = new RedisConnection({ url: redis.url });
   });
   afterAll(async () => {
     await connection?.close();
@@ -118,7 +118,7 @@ describe("tool-vector cache in Redis (real Redis)", () => {
   });
 
   it("embeds anyway when Redis is away", async () => {
-    const away = createRedisConnection({ url: `redis://127.0.0.1:${await freePort()}`, operationTimeoutMs: 50 });
+    const away = new RedisConnection({ url: `redis://127.0.0.1:${await freePort()}`, operationTimeoutMs: 50 });
     try {
       const { embedder, state } = countingEmbedder();
       const index = await createToolSearchFromConfig(toolsConfig(), { embedder, redis: { connection: away, keyPrefix: redis.prefix } });
