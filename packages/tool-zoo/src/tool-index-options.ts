@@ -79,8 +79,6 @@ export interface ToolIndex {
   remove(ids: readonly string[]): Promise<void>;
   /** A tool by id. */
   get(id: string): ToolDescriptor | undefined;
-  /** Every indexed tool. */
-  list(): ToolDescriptor[];
   /**
    * Ranks, applies the per-server limit, `top_k` and the confidence fallback; emits `tool-search-performed`.
    * @throws AfwError `INVALID_INPUT` when the input does not match `search_tools`' schema.

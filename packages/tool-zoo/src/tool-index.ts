@@ -431,7 +431,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         domainDetector = undefined;
       }),
     get: (id) => documents.get(id)?.tool,
-    list: () => [...documents.values()].map((d) => d.tool),
     rank,
     async search(rawInput, searchOptions = {}) {
       const input = parseOrThrow(SearchToolsInputSchema, rawInput, "INVALID_INPUT", "search_tools input");

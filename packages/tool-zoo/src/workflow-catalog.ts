@@ -70,8 +70,6 @@ export interface WorkflowCatalog {
   readonly size: number;
   /** Adds or replaces workflow versions (by `workflow_id` + `version`). */
   add(workflows: readonly WorkflowDescriptorInput[]): Promise<void>;
-  /** The newest version of every workflow. */
-  list(): WorkflowDescriptor[];
   /**
    * Exact `label.*` filters and `exclude_keywords`, then hybrid ranking of the rest with boosts for what the query
    * names; emits `tool-search-performed` (`target: "workflows"`).
@@ -211,7 +209,6 @@ export async function createWorkflowCatalog(options: WorkflowCatalogOptions = {}
       return n;
     },
     add,
-    list: latest,
     async searchWorkflowCatalog(rawInput, searchOptions = {}) {
       const input = parseOrThrow(SearchWorkflowCatalogInputSchema, rawInput, "INVALID_INPUT", "search_workflow_catalog input");
       const trace = searchOptions.trace ?? options.trace;
