@@ -12,6 +12,7 @@ import {
 import type { CacheGroup, Keyspace } from "./keyspace.js";
 import { hashNormalizedQuestion, normalizeQuestion } from "./question-hash.js";
 import { questionsAgree } from "./semantic-guard.js";
+import { parseStored } from "./store-validation.js";
 
 /** Semantic (near-duplicate) hits; off unless `enabled`. */
 export interface SemanticCacheOptions {
@@ -162,15 +163,8 @@ export function entryToStore(key: CacheKeyInput, group: CacheGroup, result: unkn
  * `group` (and, given, to the question whose {@link normalizeQuestion} is `normalizedQuestion`).
  */
 export function parseStoredEntry(raw: string, group: CacheGroup, normalizedQuestion?: string): { entry: CacheEntry } | { corrupt: string } {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    return { corrupt: "stored value is not JSON" };
-  }
-  const parsed = CacheEntrySchema.safeParse(json);
-  if (!parsed.success) return { corrupt: "stored value does not match the cache entry schema" };
-  const entry = parsed.data;
+  const entry = parseStored(CacheEntrySchema, raw);
+  if (!entry) return { corrupt: "stored value is not JSON of a cache entry" };
   if (entry.flowId !== group.flowId || entry.scope !== group.scope || entry.tenant !== group.tenant || entry.sessionId !== group.sessionId) {
     return { corrupt: "stored entry belongs to another flow, scope, tenant or session" };
   }

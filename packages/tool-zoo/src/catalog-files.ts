@@ -7,19 +7,8 @@ import { z } from "zod";
 
 // Tool and workflow catalogs read from files, with errors naming the file and the field.
 
-const CatalogToolSchema = z.object({
-  id: z.string().optional(),
-  server: z.string().min(1),
-  name: z.string().min(1),
-  title: z.string().optional(),
-  description: z.string().default(""),
-  inputSchema: z.record(z.string(), z.unknown()).default({ type: "object" }),
-  outputSchema: z.record(z.string(), z.unknown()).optional(),
-  annotations: z.record(z.string(), z.unknown()).optional(),
-  tags: z.array(z.string()).default([]),
-});
-
-const ToolCatalogSchema = z.object({ tools: z.array(CatalogToolSchema) });
+/** A catalog's tools: tool descriptors, each with an optional `id` that must be `server/name`. */
+const ToolCatalogSchema = z.object({ tools: z.array(ToolDescriptorSchema.extend({ id: z.string().optional() })) });
 
 /** A field path as `workflows[2].steps[0].action`, after `prefix`. */
 function fieldPath(prefix: string, path: readonly PropertyKey[]): string {
@@ -59,7 +48,7 @@ export function parseToolCatalog(value: unknown, source = "tool catalog"): ToolD
     if (seen.has(id)) throw configError(source, `tools[${index}]`, `duplicate tool id "${id}"`);
     seen.add(id);
     const { id: _id, ...descriptor } = tool;
-    return ToolDescriptorSchema.parse(descriptor);
+    return descriptor;
   });
 }
 
