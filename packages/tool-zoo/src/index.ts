@@ -4,8 +4,8 @@
  *
  * @packageDocumentation
  */
-export { createToolIndex, type ToolIndex } from "./tool-index.js";
-export { type ToolIndexOptions } from "./tool-index-options.js";
+export { createToolIndex } from "./tool-index.js";
+export type { ToolIndex, ToolIndexOptions } from "./tool-index-options.js";
 export type { ServerInfo } from "./domain-detector.js";
 export { parseToolCatalog, loadToolCatalogFile } from "./catalog-files.js";
 export { affordanceSummary } from "./tool-document.js";

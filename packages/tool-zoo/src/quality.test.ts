@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import { createTextAnalyzer } from "./text-analysis.js";
 import { loadToolCatalogFile } from "./catalog-files.js";
 import { buildToolDocument } from "./tool-document.js";
-import { createToolIndex, type ToolIndex } from "./tool-index.js";
+import { createToolIndex } from "./tool-index.js";
+import type { ToolIndex } from "./tool-index-options.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = [process.env["AFW_SHARED_DATA"], resolve(here, "../../../../shared/data"), resolve(here, "../../../shared/data")].find(

@@ -23,8 +23,6 @@ import { createUsageCounters } from "./usage-store.js";
 import { toolFilter, toolMetadata } from "./tool-records.js";
 import { matchesFilter, type VectorMetadata } from "./vector-store.js";
 
-export type { RankedTool, RankOptions, Ranking, ToolIndex, ToolIndexOptions, ToolSearchInput } from "./tool-index-options.js";
-
 /** BM25F field weights (length normalisation b = 0.75). */
 const FIELD_WEIGHTS: Readonly<Record<ToolField, { weight: number }>> = {
   name: { weight: 3 },
