@@ -30,6 +30,11 @@ export interface ToolsChangedEvent {
   updated: string[];
   /** The server's current tools (after the change), e.g. to upsert into a tool index. */
   tools: DownstreamTool[];
+  /**
+   * What the server said about itself when it last connected: `serverInfo.title` (or its `name` when that differs from
+   * the configured name) and its `instructions` (at most 4,000 characters), e.g. for a tool index's server detection.
+   */
+  serverInfo: { title?: string; instructions?: string };
 }
 
 /** Reported through {@link DownstreamManagerOptions.onToolCall} after each successful call. */
@@ -205,6 +210,8 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
   const statusListeners = new Set<(status: DownstreamServerStatus) => void>();
   const catalogListeners = new Set<(event: CatalogChangedEvent) => void>();
   const snapshots = new Map<string, Map<string, string>>();
+  /** What each server said about itself at the last tools event (JSON). */
+  const aboutSnapshots = new Map<string, string>();
   const catalogSnapshots = new Map<string, { resources: string; prompts: string }>();
   const supervisors = new Map<string, ServerSupervisor>();
   let started: Promise<void> | undefined;
@@ -231,9 +238,13 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
       else if (before !== print) updated.push(name);
     }
     for (const name of previous.keys()) if (!next.has(name)) removed.push(name);
-    if (added.length + removed.length + updated.length === 0) return;
+    const serverInfo = supervisor.about();
+    const aboutPrint = JSON.stringify(serverInfo);
+    const aboutChanged = aboutPrint !== (aboutSnapshots.get(supervisor.name) ?? "{}");
+    if (added.length + removed.length + updated.length === 0 && !aboutChanged) return;
     snapshots.set(supervisor.name, next);
-    emit(toolsListeners, { server: supervisor.name, reason, added, removed, updated, tools });
+    aboutSnapshots.set(supervisor.name, aboutPrint);
+    emit(toolsListeners, { server: supervisor.name, reason, added, removed, updated, tools, serverInfo });
   };
 
   for (const server of parsed.servers) {

@@ -11,7 +11,7 @@ import { EMPTY_CATALOG, exposeCatalog, listCatalog, type ServerCatalog } from ".
 import { CallerRegistry, relayProgress, type DownstreamCaller, type DownstreamLogMessage, type DownstreamProgress } from "./forwarding.js";
 import type { DownstreamServerState, DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { closeConnection, coalesced, listAllTools, openClient, type Connection, type SupervisorDependencies } from "./supervisor-transport.js";
+import { closeConnection, coalesced, listAllTools, openClient, type Connection, type ServerAbout, type SupervisorDependencies } from "./supervisor-transport.js";
 
 const STATUS_STDERR_CHARS = 2_048;
 /** A server connected at least this long before failing starts its restart backoff from the beginning again. */
@@ -40,6 +40,8 @@ export class ServerSupervisor {
   private rawTools: Tool[] | undefined;
   /** Resources, resource templates and prompts as the server listed them. */
   private rawCatalog: ServerCatalog = EMPTY_CATALOG;
+  /** What the server said about itself when it last connected (kept while a cold server is disconnected). */
+  private serverAbout: ServerAbout = {};
   private healthy = true;
   private recovering = false;
   private restarts = 0;
@@ -103,6 +105,11 @@ export class ServerSupervisor {
   /** The exposed tools (allow/deny lists and overrides applied). */
   tools(): DownstreamTool[] {
     return this.rawTools ? toDownstreamTools(this.config, this.rawTools, this.available) : [];
+  }
+
+  /** What the server said about itself (`serverInfo` title, `instructions`) when it last connected. */
+  about(): ServerAbout {
+    return this.serverAbout;
   }
 
   /** Resources, templates and prompts under namespaced URIs and names (empty while unavailable). */
@@ -395,7 +402,7 @@ export class ServerSupervisor {
     let opened: Connection | undefined;
     try {
       if (this.stopped) throw new Error("the downstream manager is stopped");
-      const { connection, tools, catalog } = await openClient(this.name, this.config, {
+      const { connection, tools, catalog, about } = await openClient(this.name, this.config, {
         ...this.deps,
         callers: this.callers,
         progressListeners: this.progressListeners,
@@ -416,6 +423,7 @@ export class ServerSupervisor {
       });
       if (this.stopped || generation !== this.generation) throw new Error("connection superseded");
       this.rawCatalog = catalog;
+      this.serverAbout = about;
       connection.connectedAt = Date.now();
       this.connection = connection;
       this.rawTools = tools;

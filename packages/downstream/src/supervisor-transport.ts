@@ -42,6 +42,25 @@ export interface Connection {
   outbound: Agent | undefined;
 }
 
+/** Longest `instructions` text kept from a server (the tool index reads its words). */
+const MAX_INSTRUCTIONS_CHARS = 4_000;
+
+/** What a server says about itself in its `initialize` result: its title and its instructions. @internal */
+export interface ServerAbout {
+  /** `serverInfo.title`, else `serverInfo.name` when it differs from the configured name. */
+  title?: string;
+  /** The server's `instructions`, at most {@link MAX_INSTRUCTIONS_CHARS} characters. */
+  instructions?: string;
+}
+
+/** Reads {@link ServerAbout} from a connected client. @internal */
+export function describeServer(client: Client, configuredName: string): ServerAbout {
+  const info = client.getServerVersion();
+  const title = (info?.title ?? (info?.name !== configuredName ? info?.name : undefined))?.trim().slice(0, 200);
+  const instructions = client.getInstructions()?.trim().slice(0, MAX_INSTRUCTIONS_CHARS);
+  return { ...(title ? { title } : {}), ...(instructions ? { instructions } : {}) };
+}
+
 /** Lists every page of a server's tools. @internal */
 export function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
   return allPages(async (cursor) => {
@@ -149,7 +168,7 @@ export interface ClientHooks extends Pick<SupervisorDependencies, "allowedHosts"
  * Opens an MCP client to a server and lists its tools and catalog.
  * @internal
  */
-export async function openClient(name: string, config: DownstreamServerConfig, hooks: ClientHooks): Promise<{ connection: Connection; tools: Tool[]; catalog: ServerCatalog }> {
+export async function openClient(name: string, config: DownstreamServerConfig, hooks: ClientHooks): Promise<{ connection: Connection; tools: Tool[]; catalog: ServerCatalog; about: ServerAbout }> {
   const outbound = config.transport === "http" ? createOutboundAgent({ policy: outboundConnectPolicy(config.url, { allowedHosts: hooks.allowedHosts }), lookup: hooks.lookupHost }) : undefined;
   const transport = createTransport(config, outbound, hooks.onStderr);
   const client = new Client(CLIENT_INFO, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} } } });
@@ -179,7 +198,7 @@ export async function openClient(name: string, config: DownstreamServerConfig, h
     connection.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
     connection.notifiesToolChanges = client.getServerCapabilities()?.tools?.listChanged === true;
     const [tools, catalog] = await Promise.all([listAllTools(client, config.connectTimeoutMs), listCatalog(client, config.connectTimeoutMs)]);
-    return { connection, tools, catalog };
+    return { connection, tools, catalog, about: describeServer(client, name) };
   } catch (error) {
     connection.closing = true;
     await closeConnection(connection, true);

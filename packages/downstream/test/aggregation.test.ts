@@ -34,7 +34,10 @@ describe("a manager aggregating two stdio servers and one HTTP server", () => {
             tags: ["fixture"],
             toolOverrides: { echo: { description: "Say it back, verbatim.", tags: ["text"] } },
           }, { FIXTURE_DATA_TOKEN: "alpha-data-token-4711" }),
-          stdioFixture("beta", { allow: ["echo", "add", "fail"] }),
+          stdioFixture("beta", { allow: ["echo", "add", "fail"] }, {
+            FIXTURE_TITLE: "Beta Arithmetic",
+            FIXTURE_INSTRUCTIONS: "  Adds numbers and echoes text.  ",
+          }),
           { name: "web", transport: "http", url: http.url, headers: { Authorization: "Bearer http-fixture-token-123" }, pingIntervalMs: 0 },
         ],
       },
@@ -64,6 +67,13 @@ describe("a manager aggregating two stdio servers and one HTTP server", () => {
     expect(connected.find((e) => e.server === "beta")?.toolCount).toBe(3);
     // one change event per server on connect
     expect(changes.filter((c) => c.reason === "connected").map((c) => c.server).sort()).toEqual(["alpha", "beta", "web"]);
+  });
+
+  it("reports what each server said about itself (title, instructions) with its tools", () => {
+    const connected = (server: string) => changes.find((event) => event.server === server && event.reason === "connected");
+    expect(connected("beta")?.serverInfo).toEqual({ title: "Beta Arithmetic", instructions: "Adds numbers and echoes text." });
+    // alpha's serverInfo.name is its configured name, and it sends no instructions
+    expect(connected("alpha")?.serverInfo).toEqual({});
   });
 
   it("lists the tools of every server under namespaced names", () => {

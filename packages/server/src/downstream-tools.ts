@@ -134,6 +134,8 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
     for (const tool of event.tools) idsByName.set(tool.namespacedName, toolId(tool));
     syncChain = syncChain
       .then(async () => {
+        // what the server says about itself (title, instructions) tells the search which requests it serves
+        index.setServerInfo(event.server, Object.keys(event.serverInfo).length > 0 ? event.serverInfo : undefined);
         if (event.tools.length > 0) await index.add(event.tools);
         if (removedIds.length > 0) await index.remove(removedIds);
       }).catch((error: unknown) => onError(error, "index downstream tools"));
