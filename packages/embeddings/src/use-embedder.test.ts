@@ -12,7 +12,7 @@ const sentences = [
 ];
 
 describe("createUseEmbedder (real model)", { timeout: 120_000 }, () => {
-  const embedder = createUseEmbedder({ batchSize: 4 });
+  const embedder = createUseEmbedder();
   // Loading the model is seconds of CPU, far more on a loaded machine: once, under a generous bound.
   beforeAll(() => embedder.warmUp(), 240_000);
 

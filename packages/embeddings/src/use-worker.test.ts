@@ -30,12 +30,11 @@ describe("createUseEmbedder({ thread: 'worker' }) (real model on a worker thread
   it("rejects at once when its queue is full, and aborts a waiting request", async () => {
     // The worker and its queue are shared by the process: wait until what earlier tests asked is answered (FIFO).
     await worker.embed(["the queue is empty once this is answered"]);
-    const small = createUseEmbedder({ thread: "worker", maxQueue: 1 });
-    const first = small.embed(["one sentence that takes the only slot"]);
-    await expect(small.embed(["a second one"])).rejects.toMatchObject({ code: "RATE_LIMITED" });
-    await first;
+    const full = Array.from({ length: 64 }, (_, i) => worker.embed([`sentence ${i} that takes one of the 64 slots`]));
+    await expect(worker.embed(["one too many"])).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    await Promise.all(full);
     const controller = new AbortController();
-    const waiting = small.embed(["aborted while waiting"], controller.signal);
+    const waiting = worker.embed(["aborted while waiting"], controller.signal);
     controller.abort();
     const error = await waiting.catch((e: unknown) => e);
     expect(AfwError.isInstance(error) && error.code).toBe("ABORTED");
