@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Embedder } from "@afw/contracts";
 import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder } from "./index.js";
-import { dot } from "./normalize.js";
+import { dot } from "./testing/dot.js";
 
 describe("createHashingEmbedder", () => {
   const embedder = createHashingEmbedder({ dimensions: 128 });

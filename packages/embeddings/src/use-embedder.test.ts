@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createUseEmbedder } from "./index.js";
-import { dot } from "./normalize.js";
+import { dot } from "./testing/dot.js";
 
 const sentences = [
   "my program crashes with a null pointer exception",

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AfwError } from "@afw/contracts";
+import { AfwError, cosineSimilarity } from "@afw/contracts";
 import { createUseEmbedder } from "./index.js";
-import { dot } from "./normalize.js";
 
 // Loading the model is seconds of CPU, far more on a loaded machine: it happens once, in beforeAll, under a
 // generous bound (a hang still fails), so the tests' own time bounds cover only the embedding they test.
@@ -16,7 +15,7 @@ describe("createUseEmbedder({ thread: 'worker' }) (real model on a worker thread
   it("gives the main thread's vectors and keeps the event loop free while it embeds", async () => {
     const texts = ["my program crashes with a null pointer exception", "", "Write me a short poem about autumn leaves"];
     const [fromWorker, fromMain] = await Promise.all([worker.embed(texts), main.embed(texts)]);
-    texts.forEach((_, i) => expect(dot(fromWorker[i]!, fromMain[i]!)).toBeGreaterThanOrEqual(0.9999));
+    texts.forEach((_, i) => expect(cosineSimilarity(fromWorker[i]!, fromMain[i]!)).toBeGreaterThanOrEqual(0.9999));
     await worker.warmUp();
     // Timers fire while a batch is embedded on the worker: the event loop was not blocked for it.
     let ticks = 0;
