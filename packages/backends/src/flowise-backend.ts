@@ -276,7 +276,6 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     if (!ended) throw midStreamError(identity, request.flowId, `stream of flow ${request.flowId} closed before its end event`, { tokensReceived: tokens.length });
     const reply: FlowisePrediction = {
       text: tokens.length > 0 ? tokens.join("") : undefined,
-      chatId: nonEmptyString(metadata["chatId"]),
       chatMessageId: nonEmptyString(metadata["chatMessageId"]),
       sessionId: nonEmptyString(metadata["sessionId"]),
       memoryType: nonEmptyString(metadata["memoryType"]),
