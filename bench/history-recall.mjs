@@ -25,7 +25,7 @@ const distractors = [];
 for (let i = 0; i < 300; i++) distractors.push([`How do I ${pick(VERBS)} the ${pick(WORDS)} ${pick(WORDS)} of the ${pick(WORDS)}?`, `Go to ${pick(WORDS)} ${pick(WORDS)} and ${pick(VERBS)} the ${pick(WORDS)}.`]);
 for (let i = 0; i < EXTRA; i++) distractors.push([`Why is the ${pick(TOPICS)} of the ${pick(OBJECTS)} ${pick(STATES)}?`, `Check the ${pick(OBJECTS)} ${pick(TOPICS)} settings.`]);
 
-const embedder = createCachingEmbedder(createUseEmbedder({ thread: "worker" }), { maxEntries: 20_000 });
+const embedder = createCachingEmbedder(createUseEmbedder({ thread: "worker" }));
 
 async function fill(store) {
   let at = 1_700_000_000_000;

@@ -14,6 +14,21 @@ export interface AdapterBackend<K extends string> extends FlowBackendV1 {
 /** Largest health, version or streaming-check reply read. */
 export const HEALTH_BODY_BYTES = 64 * 1024;
 
+/** Largest execute or stream reply read (decompressed). */
+export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** Largest flow-listing page (listings carry whole flow graphs). */
+const MAX_DISCOVERY_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** Longest health probe (the backend's `requestTimeoutMs` when that is shorter). */
+const HEALTH_TIMEOUT_MS = 5_000;
+
+/** Longest wait for one listing page. */
+const DISCOVERY_TIMEOUT_MS = 15_000;
+
+/** A health probe slower than this reports `slow`. */
+const SLOW_THRESHOLD_MS = 2_000;
+
 /** Listing page size when the platform paginates. */
 export const PAGE_SIZE = 100;
 
@@ -43,13 +58,14 @@ export function adapterBase<K extends "flowise" | "langflow">(config: BaseBacken
     secrets: apiKey ? [apiKey] : [],
   });
   const identity = { id: config.id, kind };
+  const healthTimeoutMs = Math.min(HEALTH_TIMEOUT_MS, config.timeouts.requestTimeoutMs);
   let version: string | undefined;
   /** The platform's `GET /api/v1/version` (asked until it answers once); undefined when it cannot say. */
   const readVersion = (signal?: AbortSignal): Promise<string | undefined> =>
     version !== undefined
       ? Promise.resolve(version)
       : http
-          .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "version" }, VersionSchema, HEALTH_BODY_BYTES)
+          .requestJson({ method: "GET", path: "/api/v1/version", timeoutMs: healthTimeoutMs, signal, operation: "version" }, VersionSchema, HEALTH_BODY_BYTES)
           .then(({ data }) => (version = data.version))
           .catch(() => undefined);
   /** A health result of this backend. */
@@ -79,7 +95,8 @@ export function adapterBase<K extends "flowise" | "langflow">(config: BaseBacken
         http.close();
       },
     }),
-    idleTimeoutMs: config.timeouts.streamIdleTimeoutMs ?? config.timeouts.requestTimeoutMs,
+    /** Time limit of a health probe. */
+    healthTimeoutMs,
     /** A `POST` about one flow (execute, stream), timed by the request's budget within `requestTimeoutMs`. */
     flowCall: (operation: string, path: string, request: FlowExecutionRequest, json: unknown, signal: AbortSignal | undefined): HttpRequestOptions => ({
       method: "POST",
@@ -92,7 +109,7 @@ export function adapterBase<K extends "flowise" | "langflow">(config: BaseBacken
     }),
     /** Reads, parses and validates a whole JSON reply (bounded by `maxResponseBytes`). */
     readJson: async <S extends z.ZodType>(open: OpenResponse, schema: S): Promise<z.infer<S>> =>
-      parseJsonWith(schema, await http.readText(open, config.limits.maxResponseBytes), open.context, open.status),
+      parseJsonWith(schema, await http.readText(open, MAX_RESPONSE_BYTES), open.context, open.status),
     /**
      * A health check: `probe` asks the platform, given the time since the check began and the version probe; a failure is
      * `down` (never thrown, except for the caller's abort) once the version probe and `others` settled.
@@ -109,17 +126,17 @@ export function adapterBase<K extends "flowise" | "langflow">(config: BaseBacken
         return healthResult("down", elapsedMs(started), { message: error.message, errorCode: error.code });
       }
     },
-    /** `healthy`, or `slow` with a message when the `probe` took longer than `slowThresholdMs`. */
+    /** `healthy`, or `slow` with a message when the `probe` took longer than {@link SLOW_THRESHOLD_MS}. */
     up: async (latencyMs: number, version: Promise<string | undefined>, probe: string): Promise<BackendHealth> => {
-      const slow = latencyMs > config.slowThresholdMs;
-      const message = slow ? `${probe} took ${latencyMs} ms (threshold ${config.slowThresholdMs} ms)` : undefined;
+      const slow = latencyMs > SLOW_THRESHOLD_MS;
+      const message = slow ? `${probe} took ${latencyMs} ms (threshold ${SLOW_THRESHOLD_MS} ms)` : undefined;
       return healthResult(slow ? "slow" : "healthy", latencyMs, { version: await version, message });
     },
     /** `down` with the error code and message. */
     down: (latencyMs: number, errorCode: string, message: string, version?: string): BackendHealth => healthResult("down", latencyMs, { message, errorCode, version }),
-    /** A listing page (`GET path?query` within `discoveryTimeoutMs` and `maxDiscoveryResponseBytes`). */
+    /** A listing page (`GET path?query` within {@link DISCOVERY_TIMEOUT_MS} and {@link MAX_DISCOVERY_RESPONSE_BYTES}). */
     listing: async <S extends z.ZodType>(path: string, query: HttpRequestOptions["query"], schema: S, signal: AbortSignal | undefined): Promise<z.infer<S>> =>
-      (await http.requestJson({ method: "GET", path, query, timeoutMs: config.timeouts.discoveryTimeoutMs, signal, operation: "discover flows" }, schema, config.limits.maxDiscoveryResponseBytes)).data,
+      (await http.requestJson({ method: "GET", path, query, timeoutMs: DISCOVERY_TIMEOUT_MS, signal, operation: "discover flows" }, schema, MAX_DISCOVERY_RESPONSE_BYTES)).data,
     /**
      * Discovery: follows the listing pages (`page` answers one, given the next page and the items so far; none with
      * `discovery: configured-only`), reads each listed flow and merges them with the configured registry.

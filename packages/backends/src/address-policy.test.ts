@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BackendError } from "@afw/contracts";
 import {
+  canonicalAddress,
   checkOutboundUrl,
   classifyAddress,
   ConnectRefusedError,
@@ -14,7 +15,6 @@ import {
   lookupFromResolver,
   matchHostPattern,
   outboundConnectPolicy,
-  parseIpAddress,
   type ConnectPolicy,
   type HostLookup,
   type HostResolver,
@@ -25,7 +25,7 @@ import { HttpClient, iterateBody } from "./http-client.js";
 import { createFlowiseBackend } from "./flowise-backend.js";
 import { createLangflowBackend } from "./langflow-backend.js";
 
-describe("parseIpAddress", () => {
+describe("canonicalAddress", () => {
   it.each([
     ["127.0.0.1", "127.0.0.1"],
     ["2130706433", "127.0.0.1"],
@@ -46,13 +46,13 @@ describe("parseIpAddress", () => {
     ["FD00:EC2::254", "fd00:ec2:0:0:0:0:0:254"],
     ["1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8"],
   ])("reads the form %s as %s", (text, canonical) => {
-    expect(parseIpAddress(text)).toMatchObject({ family: canonical.includes(":") ? 6 : 4, canonical });
+    expect(canonicalAddress(text)).toBe(canonical);
   });
 
   it.each(["localhost", "example.com", "dead.beef", "256.1.1.1", "1.2.3.4.5", "0x1.0x100.1.1", "08.1.1.1", "4294967296", "", "1::2::3", "::g", "[::1"])(
     "refuses %j",
     (text) => {
-      expect(parseIpAddress(text)).toBeUndefined();
+      expect(canonicalAddress(text)).toBeUndefined();
     },
   );
 });
@@ -80,7 +80,7 @@ describe("classifyAddress", () => {
     for (const host of ["2130706433", "0x7f.1", "0177.0.0.01", "127.1", "0x7f.0.0.0x1"]) {
       const url = new URL(`http://${host}:8080/`);
       expect(url.hostname, host).toBe("127.0.0.1");
-      expect(parseIpAddress(host)?.canonical, host).toBe(url.hostname);
+      expect(canonicalAddress(host), host).toBe(url.hostname);
     }
   });
 });

@@ -22,14 +22,6 @@ type IPv6 = ipaddr.IPv6;
  */
 export type AddressClass = "public" | "private" | "loopback" | "link-local" | "metadata" | "unspecified" | "multicast" | "reserved";
 
-/** A parsed IP address literal. */
-export interface ParsedIpAddress {
-  /** 4 or 6. */
-  family: 4 | 6;
-  /** Canonical text: dotted quad, or the full lower-case IPv6 form (8 groups, no compression). */
-  canonical: string;
-}
-
 function parseAddress(text: string): IPv4 | IPv6 | undefined {
   const value = text.trim().toLowerCase();
   if (value.includes(":")) {
@@ -44,17 +36,16 @@ function parseAddress(text: string): IPv4 | IPv6 | undefined {
 }
 
 /**
- * Parses an IP address literal: IPv4 in any `inet_aton` form (dotted, decimal `2130706433`, octal `0177.0.0.1`, hex
- * `0x7f.1`, short `127.1`), or IPv6 (brackets and zone ids allowed, embedded IPv4 tails such as `::ffff:127.0.0.1`).
+ * The canonical text of an IP address literal (a dotted quad, or the full lower-case IPv6 form: 8 groups, no compression):
+ * IPv4 in any `inet_aton` form (dotted, decimal `2130706433`, octal `0177.0.0.1`, hex `0x7f.1`, short `127.1`), or IPv6
+ * (brackets and zone ids allowed, embedded IPv4 tails such as `::ffff:127.0.0.1`); undefined for anything else.
  * @example
  * ```ts
- * parseIpAddress("0x7f.1")?.canonical; // "127.0.0.1"
- * parseIpAddress("[::ffff:7f00:1]")?.family; // 6
+ * canonicalAddress("0x7f.1"); // "127.0.0.1"
  * ```
  */
-export function parseIpAddress(text: string): ParsedIpAddress | undefined {
-  const address = parseAddress(text);
-  return address && { family: address.kind() === "ipv4" ? 4 : 6, canonical: address.toNormalizedString() };
+export function canonicalAddress(text: string): string | undefined {
+  return parseAddress(text)?.toNormalizedString();
 }
 
 /** The special ranges, first match wins; any other address is `public`. */
@@ -121,7 +112,7 @@ export type HostMatch = "exact" | "domain" | "any";
  */
 export function matchHostPattern(url: URL, patterns: readonly string[]): HostMatch | undefined {
   const host = normalizeHostName(url.hostname);
-  const hostAddress = parseIpAddress(host)?.canonical;
+  const hostAddress = canonicalAddress(host);
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
   let best: HostMatch | undefined;
   const rank = { any: 1, domain: 2, exact: 3 } as const;
@@ -149,7 +140,7 @@ export function matchHostPattern(url: URL, patterns: readonly string[]): HostMat
       const suffix = patternHost.slice(1);
       if (hostAddress === undefined && host.endsWith(suffix) && host.length > suffix.length) match = "domain";
     } else {
-      const patternAddress = parseIpAddress(patternHost)?.canonical;
+      const patternAddress = canonicalAddress(patternHost);
       if (patternAddress !== undefined ? patternAddress === hostAddress : host === patternHost) match = "exact";
     }
     if (match && (best === undefined || rank[match] > rank[best])) best = match;
@@ -210,8 +201,8 @@ export async function checkOutboundUrl(url: URL | string, policy: OutboundUrlPol
   if (match === undefined) return { allowed: false, reason: `host '${parsed.host}' is not in the allowlist`, targets: [] };
 
   let addresses: string[];
-  const literal = parseIpAddress(host);
-  if (literal) addresses = [literal.canonical];
+  const literal = canonicalAddress(host);
+  if (literal) addresses = [literal];
   else if (isLoopbackName(host)) addresses = ["127.0.0.1"];
   else {
     try {

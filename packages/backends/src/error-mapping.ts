@@ -24,6 +24,24 @@ function subject(context: ErrorContext): string {
   return `${context.kind} backend '${context.backendId}': ${context.operation}${context.flowId !== undefined ? ` of flow ${context.flowId}` : ""}`;
 }
 
+/** A {@link BackendError} about `context`: the message `<subject> <what>`, `details` with the operation and `extra`. */
+function contextError(
+  context: ErrorContext,
+  code: ErrorCode,
+  what: string,
+  isRetryable: boolean,
+  options: { statusCode?: number | undefined; cause?: unknown; extra?: Record<string, unknown> } = {},
+): BackendError {
+  return new BackendError(code, `${subject(context)} ${what}`, {
+    statusCode: options.statusCode,
+    isRetryable,
+    backendId: context.backendId,
+    flowId: context.flowId,
+    cause: options.cause,
+    details: { operation: context.operation, ...options.extra },
+  });
+}
+
 /**
  * A message taken from a backend made safe to show: secrets redacted in every encoding (see
  * `redactSecrets` of `@afw/contracts`), whitespace collapsed, cut to a readable length.
@@ -136,16 +154,10 @@ export function errorFromStatus(statusCode: number, body: string, retryAfter: st
               ? "BACKEND_UNAVAILABLE"
               : "BACKEND_BAD_RESPONSE";
   const retryAfterMs = parseRetryAfter(retryAfter);
-  return new BackendError(code, `${subject(context)} failed with HTTP ${statusCode}${platformMessage ? `: ${platformMessage}` : ""}`, {
+  const isRetryable = code === "BACKEND_TIMEOUT" || code === "BACKEND_RATE_LIMITED" || code === "BACKEND_UNAVAILABLE";
+  return contextError(context, code, `failed with HTTP ${statusCode}${platformMessage ? `: ${platformMessage}` : ""}`, isRetryable, {
     statusCode,
-    isRetryable: code === "BACKEND_TIMEOUT" || code === "BACKEND_RATE_LIMITED" || code === "BACKEND_UNAVAILABLE",
-    backendId: context.backendId,
-    flowId: context.flowId,
-    details: {
-      operation: context.operation,
-      ...(platformMessage ? { platformMessage } : {}),
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-    },
+    extra: { ...(platformMessage ? { platformMessage } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
   });
 }
 
@@ -160,12 +172,8 @@ export function errorFromStreamEvent(data: unknown, context: ErrorContext): Back
   const isAuth = UNAUTHORIZED_PATTERN.test(message);
   const isNotFound = /\bnot found\b/i.test(message) && /flow/i.test(message);
   const code: ErrorCode = isAuth ? "BACKEND_AUTH_FAILED" : isNotFound ? "FLOW_NOT_FOUND" : "BACKEND_UNAVAILABLE";
-  return new BackendError(code, `${context.kind} backend '${context.backendId}': ${context.operation} of flow ${context.flowId ?? "?"} failed mid-stream: ${safe || "error event"}`, {
-    isRetryable: code === "BACKEND_UNAVAILABLE",
-    backendId: context.backendId,
-    flowId: context.flowId,
-    details: { operation: context.operation, platformMessage: safe, midStream: true },
-  });
+  const extra = { platformMessage: safe, midStream: true };
+  return contextError(context, code, `failed mid-stream: ${safe || "error event"}`, code === "BACKEND_UNAVAILABLE", { extra });
 }
 
 /** The Node (`E…`) or undici (`UND_ERR_…`) network error code in `error` or its causes. */
@@ -191,48 +199,22 @@ export function errorFromException(error: unknown, abortReason: AbortReason, tim
   if (BackendError.isInstance(error)) return error;
   const refusal = findConnectRefusal(error);
   if (refusal) {
+    const { host, address } = refusal;
     const reason = cleanMessage(refusal.reason, context.secrets);
-    const where = `${refusal.host} (${refusal.address})`;
-    return new BackendError("FORBIDDEN", `${subject(context)} refused: connecting to ${where} is not allowed by the connection policy: ${reason}`, {
-      isRetryable: false,
-      backendId: context.backendId,
-      flowId: context.flowId,
-      cause: refusal,
-      details: { operation: context.operation, host: refusal.host, address: refusal.address, reason },
-    });
+    const what = `refused: connecting to ${host} (${address}) is not allowed by the connection policy: ${reason}`;
+    return contextError(context, "FORBIDDEN", what, false, { cause: refusal, extra: { host, address, reason } });
   }
-  const base = { backendId: context.backendId, flowId: context.flowId, cause: error };
-  if (abortReason === "caller") {
-    return new BackendError("ABORTED", `${subject(context)} was aborted by the caller`, {
-      ...base,
-      isRetryable: false,
-      details: { operation: context.operation },
-    });
-  }
+  if (abortReason === "caller") return contextError(context, "ABORTED", "was aborted by the caller", false, { cause: error });
   if (abortReason === "timeout") {
-    return new BackendError("BACKEND_TIMEOUT", `${subject(context)} timed out after ${timeoutMs} ms`, {
-      ...base,
-      isRetryable: true,
-      details: { operation: context.operation, timeoutMs },
-    });
+    return contextError(context, "BACKEND_TIMEOUT", `timed out after ${timeoutMs} ms`, true, { cause: error, extra: { timeoutMs } });
   }
   const code = networkCode(error);
   const reason = code ?? (error instanceof Error ? cleanMessage(error.message, context.secrets) : "network error");
-  return new BackendError("BACKEND_UNAVAILABLE", `${subject(context)} failed: ${reason}`, {
-    ...base,
-    isRetryable: true,
-    details: { operation: context.operation, ...(code ? { networkCode: code } : {}) },
-  });
+  return contextError(context, "BACKEND_UNAVAILABLE", `failed: ${reason}`, true, { cause: error, extra: code ? { networkCode: code } : {} });
 }
 
 /** A `BACKEND_BAD_RESPONSE` error: the reply could not be parsed or did not fit the expected shape. */
 export function badResponse(reason: string, context: ErrorContext, statusCode?: number, cause?: unknown, isRetryable = true): BackendError {
-  return new BackendError("BACKEND_BAD_RESPONSE", `${subject(context)} returned a bad reply: ${cleanMessage(reason, context.secrets)}`, {
-    statusCode,
-    isRetryable,
-    backendId: context.backendId,
-    flowId: context.flowId,
-    cause,
-    details: { operation: context.operation },
-  });
+  const what = `returned a bad reply: ${cleanMessage(reason, context.secrets)}`;
+  return contextError(context, "BACKEND_BAD_RESPONSE", what, isRetryable, { statusCode, cause });
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BackendError, flowKey, parseOrThrow } from "@afw/contracts";
 import type { BackendHealth, FlowBackendV1, FlowExecutionRequest, FlowExecutionResult, FlowStreamChunk, UniversalFlow } from "@afw/contracts";
 import { type AdapterBackend, adapterBase, PAGE_SIZE, callTimeoutMs, createCallOutcomes, elapsedMs, HEALTH_BODY_BYTES, mappingFor } from "./adapter-common.js";
-import { midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames } from "./adapter-common.js";
+import { MAX_RESPONSE_BYTES, midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames } from "./adapter-common.js";
 import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
 import {
   extractFlowiseText,
@@ -58,7 +58,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   const config = parseOrThrow(FlowiseBackendSettingsSchema, settings, "CONFIG_INVALID", "flowise backend settings");
   const apiKey = config.apiKey ?? readEnv("FLOWISE_API_KEY");
   const base = adapterBase(config, "flowise", apiKey, { authorization: `Bearer ${apiKey}` });
-  const { http, identity, idleTimeoutMs, flowCall, readJson } = base;
+  const { http, identity, flowCall, readJson } = base;
   const streamingCache = new Map<string, { value: boolean; expiresAt: number }>();
   const outcomes = createCallOutcomes();
 
@@ -174,7 +174,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     const started = performance.now();
     const sent = predictionBody(parsed, false);
     const call = flowCall("execute", `/api/v1/prediction/${encodeURIComponent(parsed.flowId)}`, parsed, sent.body, signal);
-    const { data } = await http.requestJson(call, FlowisePredictionSchema, config.limits.maxResponseBytes).catch((error: unknown) => {
+    const { data } = await http.requestJson(call, FlowisePredictionSchema, MAX_RESPONSE_BYTES).catch((error: unknown) => {
       forgetOnNotFound(error, parsed.flowId);
       throw error;
     });
@@ -211,7 +211,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     if (!BackendError.isInstance(error) || error.code !== "BACKEND_TIMEOUT") return error;
     streamingCache.delete(flowId);
     try {
-      await isStreaming(flowId, signal, config.timeouts.healthTimeoutMs);
+      await isStreaming(flowId, signal, base.healthTimeoutMs);
     } catch (probe) {
       if (BackendError.isInstance(probe) && probe.code === "FLOW_NOT_FOUND") return probe;
     }
@@ -276,7 +276,6 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     if (!ended) throw midStreamError(identity, request.flowId, `stream of flow ${request.flowId} closed before its end event`, { tokensReceived: tokens.length });
     const reply: FlowisePrediction = {
       text: tokens.length > 0 ? tokens.join("") : undefined,
-      chatId: nonEmptyString(metadata["chatId"]),
       chatMessageId: nonEmptyString(metadata["chatMessageId"]),
       sessionId: nonEmptyString(metadata["sessionId"]),
       memoryType: nonEmptyString(metadata["memoryType"]),
@@ -336,7 +335,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
         yield { type: "end", result: toResult(await readJson(open, FlowisePredictionSchema), parsed, started, open.context, sent) };
         return;
       }
-      body = iterateBody(open, idleTimeoutMs, config.limits.maxResponseBytes, firstByteMs);
+      body = iterateBody(open, config.timeouts.requestTimeoutMs, MAX_RESPONSE_BYTES, firstByteMs);
       first = await body.next();
     } catch (error) {
       throw await diagnoseSilence(error, parsed.flowId, firstByteMs, signal);
@@ -362,7 +361,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
   async function checkAuth(signal: AbortSignal | undefined): Promise<{ message: string } | undefined> {
     if (!apiKey && config.discovery !== "auto") return undefined;
     try {
-      const open = await http.open({ method: "GET", path: "/api/v1/chatflows", query: { page: 1, limit: 1 }, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "auth check" });
+      const open = await http.open({ method: "GET", path: "/api/v1/chatflows", query: { page: 1, limit: 1 }, timeoutMs: base.healthTimeoutMs, signal, operation: "auth check" });
       if (!open.ok) await http.throwForStatus(open);
       open.scope.abort();
       return undefined;
@@ -381,7 +380,7 @@ export function createFlowiseBackend(settings: FlowiseBackendSettings): FlowiseB
     return base.health(
       signal,
       async (elapsed, version) => {
-        const open = await http.open({ method: "GET", path: "/api/v1/ping", headers: { accept: "text/plain, */*" }, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check" });
+        const open = await http.open({ method: "GET", path: "/api/v1/ping", headers: { accept: "text/plain, */*" }, timeoutMs: base.healthTimeoutMs, signal, operation: "health check" });
         if (!open.ok) await http.throwForStatus(open);
         const body = (await http.readText(open, HEALTH_BODY_BYTES)).trim();
         const latencyMs = elapsed();

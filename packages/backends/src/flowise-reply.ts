@@ -18,18 +18,13 @@ export const FlowiseSourceDocumentSchema = z.looseObject({
 export const FlowisePredictionSchema = z.looseObject({
   text: optionalString,
   json: z.unknown().optional(),
-  question: z.unknown().optional(),
-  chatId: optionalString,
   chatMessageId: optionalString,
   sessionId: optionalString,
   memoryType: optionalString,
-  isStreamValid: z.boolean().nullish(),
   followUpPrompts: z.union([z.string(), z.array(z.string())]).nullish(),
   sourceDocuments: z.array(FlowiseSourceDocumentSchema).nullish(),
-  usedTools: z.array(z.unknown()).nullish(),
   agentReasoning: z.array(z.unknown()).nullish(),
   agentFlowExecutedData: z.array(z.unknown()).nullish(),
-  executionId: optionalString,
 });
 
 /** A validated Flowise prediction reply. */

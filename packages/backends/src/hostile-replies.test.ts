@@ -63,9 +63,8 @@ afterAll(async () => {
   await Promise.all([new Promise((r) => platform.server.close(r)), new Promise((r) => elsewhere.server.close(r))]);
 });
 
-const limits = { maxResponseBytes: 1024 * 1024, maxDiscoveryResponseBytes: 1024 * 1024 };
-const flowise = () => createFlowiseBackend({ id: "fw", baseURL: platform.url, apiKey: KEY, limits, discovery: "configured-only", flows: { chat: { name: "Chat" } } });
-const langflow = () => createLangflowBackend({ id: "lf", baseURL: platform.url, apiKey: KEY, limits, discovery: "configured-only", flows: { chat: { name: "Chat" } } });
+const flowise = () => createFlowiseBackend({ id: "fw", baseURL: platform.url, apiKey: KEY, discovery: "configured-only", flows: { chat: { name: "Chat" } } });
+const langflow = () => createLangflowBackend({ id: "lf", baseURL: platform.url, apiKey: KEY, discovery: "configured-only", flows: { chat: { name: "Chat" } } });
 
 async function failure(promise: Promise<unknown>): Promise<BackendError> {
   const error = await promise.then(
@@ -95,7 +94,7 @@ describe.each([
     };
     const error = await failure(create().execute({ flowId: "chat", question: "hi" }));
     expect(error.code).toBe("BACKEND_BAD_RESPONSE");
-    expect(error.message).toMatch(/larger than 1048576 bytes/);
+    expect(error.message).toMatch(/larger than 10485760 bytes/);
     expect(error.isRetryable).toBe(false);
   });
 

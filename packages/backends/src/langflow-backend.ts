@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BackendError, parseOrThrow, type BackendHealth, type FlowBackendV1, type FlowExecutionRequest, type FlowExecutionResult, type FlowStreamChunk, type UniversalFlow } from "@afw/contracts";
 import { type AdapterBackend, adapterBase, PAGE_SIZE, elapsedMs, HEALTH_BODY_BYTES, historyTranscript, mappingFor } from "./adapter-common.js";
-import { midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames } from "./adapter-common.js";
+import { MAX_RESPONSE_BYTES, midStreamError, parseExecutionRequest, placeParameter, readEnv, readFrames } from "./adapter-common.js";
 import { badResponse, errorFromStreamEvent, type ErrorContext } from "./error-mapping.js";
 import { iterateBody, type OpenResponse } from "./http-client.js";
 import { JsonStreamParser } from "./json-stream-parser.js";
@@ -49,7 +49,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
   const config = parseOrThrow(LangflowBackendSettingsSchema, settings, "CONFIG_INVALID", "langflow backend settings");
   const apiKey = config.apiKey ?? readEnv("LANGFLOW_API_KEY");
   const base = adapterBase(config, "langflow", apiKey, { "x-api-key": apiKey ?? "" });
-  const { http, identity, idleTimeoutMs, flowCall, readJson } = base;
+  const { http, identity, flowCall, readJson } = base;
 
   function runBody(request: FlowExecutionRequest): Record<string, unknown> {
     const tweaks: Record<string, unknown> = { ...(request.parameters?.overrides ?? {}) };
@@ -107,7 +107,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
     const parsed = parseExecutionRequest(request);
     const started = performance.now();
     const call = { ...flowCall("execute", `/api/v1/run/${encodeURIComponent(parsed.flowId)}`, parsed, runBody(parsed), signal), query: { stream: false } };
-    const { data } = await http.requestJson(call, LangflowRunResponseSchema, config.limits.maxResponseBytes);
+    const { data } = await http.requestJson(call, LangflowRunResponseSchema, MAX_RESPONSE_BYTES);
     return toResult(data, parsed, started, http.context("execute", parsed.flowId));
   }
 
@@ -168,7 +168,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
 
     try {
       const frames = { push: (chunk: Uint8Array) => parser.push(chunk), finish: () => parser.finish().values };
-      yield* readFrames(iterateBody(open, idleTimeoutMs, config.limits.maxResponseBytes), frames, handle, () => final !== undefined);
+      yield* readFrames(iterateBody(open, config.timeouts.requestTimeoutMs, MAX_RESPONSE_BYTES), frames, handle, () => final !== undefined);
     } catch (error) {
       if (error instanceof SyntaxError) throw badResponse("stream carries invalid JSON", context, 200, error);
       throw error;
@@ -193,7 +193,7 @@ export function createLangflowBackend(settings: LangflowBackendSettings): Langfl
 
   async function checkHealth(signal?: AbortSignal): Promise<BackendHealth> {
     const probe = (path: string) =>
-      http.requestJson({ method: "GET", path, timeoutMs: config.timeouts.healthTimeoutMs, signal, operation: "health check" }, LangflowHealthSchema, HEALTH_BODY_BYTES);
+      http.requestJson({ method: "GET", path, timeoutMs: base.healthTimeoutMs, signal, operation: "health check" }, LangflowHealthSchema, HEALTH_BODY_BYTES);
     return base.health(signal, async (elapsed, version) => {
       const { data } = await probe("/health_check").catch((error: unknown) => {
         if (BackendError.isInstance(error) && error.statusCode === 404) return probe("/health"); // older Langflow has only /health

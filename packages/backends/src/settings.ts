@@ -2,9 +2,6 @@ import { z } from "zod";
 import { BackendIdSchema, IntentSchema } from "@afw/contracts";
 import type { ConnectPolicy, HostLookup } from "./address-policy.js";
 
-/** One megabyte, in bytes. */
-const MEGABYTE = 1024 * 1024;
-
 /**
  * Where a generation parameter goes on the platform: `param` is the Flowise `overrideConfig` key or the Langflow tweak
  * parameter; `node` is the Flowise node id or the Langflow component id.
@@ -61,22 +58,18 @@ export type ConfiguredFlowInput = z.input<typeof ConfiguredFlowSchema>;
 
 /** Zod schema of the timeouts of one backend, in milliseconds. */
 export const BackendTimeoutsSchema = z.strictObject({
-  requestTimeoutMs: z.number().int().positive().default(30_000).describe("Execute/stream: time until the reply headers and between stream chunks."),
-  healthTimeoutMs: z.number().int().positive().default(5_000),
-  discoveryTimeoutMs: z.number().int().positive().default(15_000),
-  streamIdleTimeoutMs: z.number().int().positive().optional().describe("Longest silence inside a stream; defaults to requestTimeoutMs."),
+  requestTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(30_000)
+    .describe("Execute/stream: time until the reply headers and between stream chunks; a health probe gets at most 5 s of it."),
   streamFirstByteTimeoutMs: z
     .number()
     .int()
     .positive()
     .optional()
     .describe("Flowise streams: longest wait for the first byte of a stream (a deleted chatflow's stream never answers); defaults to min(10000, the attempt's budget)."),
-});
-
-/** Zod schema of the reply size limits of one backend. */
-export const BackendLimitsSchema = z.strictObject({
-  maxResponseBytes: z.number().int().positive().default(10 * MEGABYTE).describe("Largest reply body read for health, execute and stream."),
-  maxDiscoveryResponseBytes: z.number().int().positive().default(64 * MEGABYTE).describe("Largest flow-listing page (listings carry whole flow graphs)."),
 });
 
 const connectPolicyFunction = z.custom<ConnectPolicy>((value) => typeof value === "function", "connectPolicy must be a function");
@@ -98,8 +91,6 @@ export const BaseBackendSettingsSchema = z.strictObject({
     .describe("Checked against the address of every new connection, after DNS resolution (SSRF / DNS-rebinding guard); a refusal is a non-retryable FORBIDDEN."),
   lookup: lookupFunction.optional().describe("Host-name resolver of new connections (`dns.lookup` by default)."),
   timeouts: BackendTimeoutsSchema.default(BackendTimeoutsSchema.parse({})),
-  limits: BackendLimitsSchema.default(BackendLimitsSchema.parse({})),
-  slowThresholdMs: z.number().int().nonnegative().default(2_000).describe("A health probe slower than this reports `slow`."),
   flows: z.record(z.string(), ConfiguredFlowSchema).default({}),
   discovery: z.enum(["auto", "configured-only"]).default("auto").describe("`configured-only` never lists the platform's flows."),
   defaultParameterMapping: ParameterMappingSchema.optional(),

@@ -4,11 +4,9 @@
  * @packageDocumentation
  */
 export { startFlowiseServer, type FlowiseServerOptions } from "./testing/flowise-server.js";
-export { startLangflowServer, pythonJson, type LangflowServerOptions } from "./testing/langflow-server.js";
+export { startLangflowServer, type LangflowServerOptions } from "./testing/langflow-server.js";
 export { demoFlows } from "./testing/demo-flows.js";
 export {
-  seededRandom,
-  tokenize,
   type MockAnswer,
   type MockFault,
   type MockFlowDefinition,

@@ -10,7 +10,7 @@ import { mayBeShortenedName, parseNamespacedToolName } from "./namespacing.js";
 import { AttemptFailure } from "./call-errors.js";
 import type { DownstreamServerStatus, ToolsChangeReason } from "./server-status.js";
 import { ServerSupervisor } from "./server-supervisor.js";
-import { lookupFromResolver, type HostResolver } from "@afw/backends";
+import type { HostResolver } from "@afw/backends";
 import type { DownstreamCaller, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
 
 /** Delay between attempts of one tool call. */
@@ -260,7 +260,6 @@ export function createDownstreamManager(config: DownstreamConfigInput | Downstre
         onServerLog: options.onServerLog,
         allowedHosts: parsed.allowedHosts,
         resolveHost: options.resolveHost,
-        lookupHost: options.resolveHost ? lookupFromResolver(options.resolveHost) : undefined,
       }),
     );
   }

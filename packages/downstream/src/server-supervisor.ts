@@ -17,13 +17,6 @@ const STATUS_STDERR_CHARS = 2_048;
 /** A server connected at least this long before failing starts its restart backoff from the beginning again. */
 const RESTART_STABLE_AFTER_MS = 30_000;
 
-/** A timer that does not keep the process alive on its own. */
-function unrefTimer(callback: () => void, delayMs: number): NodeJS.Timeout {
-  const timer = setTimeout(callback, delayMs);
-  timer.unref();
-  return timer;
-}
-
 /**
  * Supervises one downstream server: connection, tool list, idle disconnect, health pings,
  * restarts with backoff, and single call attempts.
@@ -384,7 +377,7 @@ export class ServerSupervisor {
         signal.removeEventListener("abort", done);
         resolve();
       };
-      const timer = unrefTimer(done, timeoutMs);
+      const timer = setTimeout(done, timeoutMs).unref();
       this.stateWaiters.add(done);
       signal.addEventListener("abort", done, { once: true });
     });
@@ -505,7 +498,7 @@ export class ServerSupervisor {
     const delay = computeBackoffDelay(this.consecutiveFailures, this.deps.restartBackoff, this.deps.random);
     this.clearTimer("restartTimer");
     this.nextRestartAt = now + delay;
-    this.restartTimer = unrefTimer(() => this.restartDue(), delay);
+    this.restartTimer = setTimeout(() => this.restartDue(), delay).unref();
     this.setState("backing-off", "failed");
   }
 
@@ -533,22 +526,22 @@ export class ServerSupervisor {
     if (this.config.mode !== "cold" || this.inFlight > 0 || !this.connection || this.stopped) return;
     this.clearTimer("idleTimer");
     const connection = this.connection;
-    this.idleTimer = unrefTimer(() => {
+    this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
       if (this.connection === connection && this.inFlight === 0) void this.disconnect("idle");
-    }, this.config.idleTimeoutMs);
+    }, this.config.idleTimeoutMs).unref();
   }
 
   private schedulePing(connection: Connection): void {
     if (this.config.pingIntervalMs <= 0 || this.stopped) return;
     this.clearTimer("pingTimer");
-    this.pingTimer = unrefTimer(() => {
+    this.pingTimer = setTimeout(() => {
       this.pingTimer = undefined;
       if (this.connection !== connection) return;
       void this.checkHealth(connection).then((healthy) => {
         if (healthy && this.connection === connection) this.schedulePing(connection);
       });
-    }, this.config.pingIntervalMs);
+    }, this.config.pingIntervalMs).unref();
   }
 
   /** Pings the server; on failure it is torn down and restarted. Concurrent checks share one ping. */

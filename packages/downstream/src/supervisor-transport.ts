@@ -15,7 +15,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { DownstreamServerConfig } from "./config.js";
-import { checkOutboundUrl, createOutboundAgent, findConnectRefusal, outboundConnectPolicy, type HostLookup, type HostResolver } from "@afw/backends";
+import { checkOutboundUrl, createOutboundAgent, findConnectRefusal, lookupFromResolver, outboundConnectPolicy, type HostResolver } from "@afw/backends";
 import { allPages, listCatalog, type ServerCatalog } from "./catalog.js";
 import type { BackoffPolicy, TraceContext } from "@afw/contracts";
 import type { CallerRegistry, DownstreamLogMessage, DownstreamProgress } from "./forwarding.js";
@@ -146,14 +146,12 @@ export interface SupervisorDependencies {
   onServerLog: ((message: DownstreamLogMessage) => void) | undefined;
   /** Allowlist of HTTP server hosts (undefined: any configured host; special addresses refused). */
   allowedHosts: readonly string[] | undefined;
-  /** Host-name resolver for the outbound-address check. */
+  /** Host-name resolver for the outbound-address check and of HTTP connections (each resolved address is checked again). */
   resolveHost: HostResolver | undefined;
-  /** Host-name resolver of HTTP connections (each resolved address is checked again). */
-  lookupHost: HostLookup | undefined;
 }
 
 /** What {@link openClient} needs from its supervisor. @internal */
-export interface ClientHooks extends Pick<SupervisorDependencies, "allowedHosts" | "resolveHost" | "lookupHost"> {
+export interface ClientHooks extends Pick<SupervisorDependencies, "allowedHosts" | "resolveHost"> {
   callers: CallerRegistry;
   progressListeners: ReadonlyMap<string, (progress: DownstreamProgress) => void>;
   onOpening(connection: Connection): void;
@@ -169,7 +167,8 @@ export interface ClientHooks extends Pick<SupervisorDependencies, "allowedHosts"
  * @internal
  */
 export async function openClient(name: string, config: DownstreamServerConfig, hooks: ClientHooks): Promise<{ connection: Connection; tools: Tool[]; catalog: ServerCatalog; about: ServerAbout }> {
-  const outbound = config.transport === "http" ? createOutboundAgent({ policy: outboundConnectPolicy(config.url, { allowedHosts: hooks.allowedHosts }), lookup: hooks.lookupHost }) : undefined;
+  const policy = config.transport === "http" ? outboundConnectPolicy(config.url, { allowedHosts: hooks.allowedHosts }) : undefined;
+  const outbound = policy && createOutboundAgent({ policy, lookup: hooks.resolveHost && lookupFromResolver(hooks.resolveHost) });
   const transport = createTransport(config, outbound, hooks.onStderr);
   const client = new Client(CLIENT_INFO, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} } } });
   const connection: Connection = { client, transport, connectedAt: 0, pid: undefined, closing: false, healthCheck: undefined, notifiesToolChanges: false, outbound };

@@ -1,14 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Embedder } from "@afw/contracts";
 
-/** Options of {@link createCachingEmbedder}. */
-export interface CachingEmbedderOptions {
-  /**
-   * Most vectors kept (least recently used are evicted first).
-   * @default 20000
-   */
-  maxEntries?: number;
-}
+/** Most vectors kept (least recently used are evicted first). */
+const MAX_ENTRIES = 20_000;
 
 /** An {@link Embedder} with cache counters. */
 export interface CachingEmbedder extends Embedder {
@@ -21,7 +15,7 @@ export interface CachingEmbedder extends Embedder {
 /**
  * Wraps an embedder so every distinct text (by SHA-256 of the inner embedder's id and the text)
  * is embedded once; concurrent requests for the same text share one computation. The returned
- * vectors are shared: treat them as read-only.
+ * vectors are shared: treat them as read-only. The 20,000 most recently used vectors are kept.
  *
  * @example
  * ```ts
@@ -29,8 +23,7 @@ export interface CachingEmbedder extends Embedder {
  * await embedder.embed(["a", "a"]); // the inner embedder sees "a" once
  * ```
  */
-export function createCachingEmbedder(inner: Embedder, options: CachingEmbedderOptions = {}): CachingEmbedder {
-  const maxEntries = Math.max(1, options.maxEntries ?? 20_000);
+export function createCachingEmbedder(inner: Embedder): CachingEmbedder {
   const cache = new Map<string, Promise<Float32Array>>();
   let hits = 0;
   let misses = 0;
@@ -38,7 +31,7 @@ export function createCachingEmbedder(inner: Embedder, options: CachingEmbedderO
   const touch = (key: string, value: Promise<Float32Array>) => {
     cache.delete(key);
     cache.set(key, value);
-    if (cache.size > maxEntries) {
+    if (cache.size > MAX_ENTRIES) {
       const oldest = cache.keys().next().value;
       if (oldest !== undefined) cache.delete(oldest);
     }

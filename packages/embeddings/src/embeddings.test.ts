@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Embedder } from "@afw/contracts";
 import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder } from "./index.js";
-import { dot } from "./normalize.js";
+import { dot } from "./testing/dot.js";
 
 describe("createHashingEmbedder", () => {
   const embedder = createHashingEmbedder({ dimensions: 128 });
@@ -54,15 +54,17 @@ describe("createCachingEmbedder", () => {
     expect(cached.stats()).toMatchObject({ hits: 2, misses: 3, size: 3 });
   });
 
-  it("evicts the least recently used entry beyond maxEntries", async () => {
+  it("evicts the least recently used entry beyond 20,000 entries", async () => {
     const inner = countingEmbedder();
-    const cached = createCachingEmbedder(inner, { maxEntries: 2 });
+    const cached = createCachingEmbedder(inner);
+    const filler = Array.from({ length: 19_998 }, (_, i) => `filler ${i}`);
     await cached.embed(["a"]);
     await cached.embed(["b"]);
+    await cached.embed(filler);
     await cached.embed(["a"]); // a is now most recent
     await cached.embed(["c"]); // evicts b
     await cached.embed(["b"]);
-    expect(inner.calls).toEqual([["a"], ["b"], ["c"], ["b"]]);
+    expect(inner.calls).toEqual([["a"], ["b"], filler, ["c"], ["b"]]);
   });
 
   it("does not cache failures", async () => {

@@ -8,12 +8,10 @@ export interface HashingEmbedderOptions {
    * @default 256
    */
   dimensions?: number;
-  /**
-   * Also hash character n-grams of this length inside each word (0 disables).
-   * @default 3
-   */
-  charNgram?: number;
 }
+
+/** Length of the character n-grams hashed inside each word. */
+const CHAR_NGRAM = 3;
 
 function fnv1a(text: string, seed: number): number {
   let hash = 0x811c9dc5 ^ seed;
@@ -37,7 +35,6 @@ function fnv1a(text: string, seed: number): number {
  */
 export function createHashingEmbedder(options: HashingEmbedderOptions = {}): Embedder {
   const dimensions = options.dimensions ?? 256;
-  const charNgram = options.charNgram ?? 3;
   if (!Number.isInteger(dimensions) || dimensions < 8) throw new RangeError("dimensions must be an integer >= 8");
   const embedOne = (text: string): Float32Array => {
     const vector = new Float32Array(dimensions);
@@ -49,15 +46,15 @@ export function createHashingEmbedder(options: HashingEmbedderOptions = {}): Emb
     };
     for (const word of words) {
       add(`w:${word}`, 1);
-      if (charNgram > 0 && word.length > charNgram) {
+      if (word.length > CHAR_NGRAM) {
         const padded = `<${word}>`;
-        for (let i = 0; i + charNgram <= padded.length; i++) add(`c:${padded.slice(i, i + charNgram)}`, 0.35);
+        for (let i = 0; i + CHAR_NGRAM <= padded.length; i++) add(`c:${padded.slice(i, i + CHAR_NGRAM)}`, 0.35);
       }
     }
     return normalizeInPlace(vector);
   };
   return {
-    id: `hashing-${dimensions}-${charNgram}`,
+    id: `hashing-${dimensions}-${CHAR_NGRAM}`,
     dimensions,
     async embed(texts) {
       return texts.map(embedOne);

@@ -9,6 +9,6 @@ export { createUseEmbedder } from "./use-embedder.js";
 export { createHashingEmbedder } from "./hashing-embedder.js";
 export { createCachingEmbedder } from "./caching-embedder.js";
 // Types (and schemas) of the signatures above.
-export { type CachingEmbedder, type CachingEmbedderOptions } from "./caching-embedder.js";
+export { type CachingEmbedder } from "./caching-embedder.js";
 export { type HashingEmbedderOptions } from "./hashing-embedder.js";
 export { type UseEmbedder, type UseEmbedderOptions } from "./use-embedder.js";

@@ -7,11 +7,3 @@ export function normalizeInPlace(vector: Float32Array): Float32Array {
   for (let i = 0; i < vector.length; i++) vector[i] = vector[i]! * scale;
   return vector;
 }
-
-/** Dot product of two equal-length vectors (the cosine similarity of unit vectors). */
-export function dot(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) sum += a[i]! * b[i]!;
-  return sum;
-}

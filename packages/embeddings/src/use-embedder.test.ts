@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createUseEmbedder } from "./index.js";
-import { dot } from "./normalize.js";
+import { dot } from "./testing/dot.js";
 
 const sentences = [
   "my program crashes with a null pointer exception",
@@ -12,7 +12,7 @@ const sentences = [
 ];
 
 describe("createUseEmbedder (real model)", { timeout: 120_000 }, () => {
-  const embedder = createUseEmbedder({ batchSize: 4 });
+  const embedder = createUseEmbedder();
   // Loading the model is seconds of CPU, far more on a loaded machine: once, under a generous bound.
   beforeAll(() => embedder.warmUp(), 240_000);
 

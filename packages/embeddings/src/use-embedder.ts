@@ -7,22 +7,18 @@ import { normalizeInPlace } from "./normalize.js";
 /** Options of {@link createUseEmbedder}. */
 export interface UseEmbedderOptions {
   /**
-   * How many texts to send to the model at once.
-   * @default 32
-   */
-  batchSize?: number;
-  /**
    * Where the model runs: `main` (an embedding blocks the event loop for its ~10-30 ms) or `worker`
    * (one `worker_threads` worker per process, shared, idle-unref'd; see {@link UseEmbedder.close}).
    * @default "main"
    */
   thread?: "main" | "worker";
-  /**
-   * Longest queue of the worker thread; more requests reject at once with `AfwError` `RATE_LIMITED`.
-   * @default 64
-   */
-  maxQueue?: number;
 }
+
+/** How many texts go to the model at once. */
+const BATCH_SIZE = 32;
+
+/** Longest queue of the worker thread; more requests reject at once with `AfwError` `RATE_LIMITED`. */
+const MAX_QUEUE = 64;
 
 /** The embedder returned by {@link createUseEmbedder}. */
 export interface UseEmbedder extends Embedder {
@@ -89,11 +85,11 @@ function startWorker() {
   return state;
 }
 
-function askWorker(texts: readonly string[] | undefined, batchSize: number, maxQueue: number, signal?: AbortSignal): Promise<WorkerReply> {
+function askWorker(texts: readonly string[] | undefined, signal?: AbortSignal): Promise<WorkerReply> {
   signal?.throwIfAborted();
   const state = startWorker();
-  if (state.pending.size >= maxQueue) {
-    return Promise.reject(new AfwError("RATE_LIMITED", `the embedding worker has ${state.pending.size} requests waiting (maxQueue ${maxQueue})`));
+  if (state.pending.size >= MAX_QUEUE) {
+    return Promise.reject(new AfwError("RATE_LIMITED", `the embedding worker has ${state.pending.size} requests waiting (at most ${MAX_QUEUE})`));
   }
   const id = state.nextId++;
   return new Promise<WorkerReply>((resolve, reject) => {
@@ -106,7 +102,7 @@ function askWorker(texts: readonly string[] | undefined, batchSize: number, maxQ
     };
     state.pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
     if (state.pending.size === 1) state.worker.ref();
-    state.worker.postMessage({ id, texts, batchSize });
+    state.worker.postMessage({ id, texts });
   });
 }
 
@@ -133,18 +129,16 @@ async function closeWorker(): Promise<void> {
  * ```
  */
 export function createUseEmbedder(options: UseEmbedderOptions = {}): UseEmbedder {
-  const batchSize = Math.max(1, options.batchSize ?? 32);
   if (options.thread === "worker") {
-    const maxQueue = Math.max(1, options.maxQueue ?? 64);
     return {
       id: "use-lite-512",
       dimensions: 512,
       async warmUp() {
-        await askWorker(undefined, batchSize, maxQueue);
+        await askWorker(undefined);
       },
       async embed(texts, signal) {
         if (texts.length === 0) return [];
-        return (await askWorker(texts, batchSize, maxQueue, signal)).vectors!;
+        return (await askWorker(texts, signal)).vectors!;
       },
       close: closeWorker,
     };
@@ -158,9 +152,9 @@ export function createUseEmbedder(options: UseEmbedderOptions = {}): UseEmbedder
     async embed(texts, signal) {
       const model = await loadModel();
       const out: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += batchSize) {
+      for (let i = 0; i < texts.length; i += BATCH_SIZE) {
         signal?.throwIfAborted();
-        const batch = texts.slice(i, i + batchSize).map((t) => (t.trim() ? t : " "));
+        const batch = texts.slice(i, i + BATCH_SIZE).map((t) => (t.trim() ? t : " "));
         for (const v of await model.embed(batch)) out.push(normalizeInPlace(Float32Array.from(v)));
       }
       return out;

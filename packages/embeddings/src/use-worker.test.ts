@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AfwError } from "@afw/contracts";
+import { AfwError, cosineSimilarity } from "@afw/contracts";
 import { createUseEmbedder } from "./index.js";
-import { dot } from "./normalize.js";
 
 // Loading the model is seconds of CPU, far more on a loaded machine: it happens once, in beforeAll, under a
 // generous bound (a hang still fails), so the tests' own time bounds cover only the embedding they test.
@@ -16,7 +15,7 @@ describe("createUseEmbedder({ thread: 'worker' }) (real model on a worker thread
   it("gives the main thread's vectors and keeps the event loop free while it embeds", async () => {
     const texts = ["my program crashes with a null pointer exception", "", "Write me a short poem about autumn leaves"];
     const [fromWorker, fromMain] = await Promise.all([worker.embed(texts), main.embed(texts)]);
-    texts.forEach((_, i) => expect(dot(fromWorker[i]!, fromMain[i]!)).toBeGreaterThanOrEqual(0.9999));
+    texts.forEach((_, i) => expect(cosineSimilarity(fromWorker[i]!, fromMain[i]!)).toBeGreaterThanOrEqual(0.9999));
     await worker.warmUp();
     // Timers fire while a batch is embedded on the worker: the event loop was not blocked for it.
     let ticks = 0;
@@ -30,12 +29,11 @@ describe("createUseEmbedder({ thread: 'worker' }) (real model on a worker thread
   it("rejects at once when its queue is full, and aborts a waiting request", async () => {
     // The worker and its queue are shared by the process: wait until what earlier tests asked is answered (FIFO).
     await worker.embed(["the queue is empty once this is answered"]);
-    const small = createUseEmbedder({ thread: "worker", maxQueue: 1 });
-    const first = small.embed(["one sentence that takes the only slot"]);
-    await expect(small.embed(["a second one"])).rejects.toMatchObject({ code: "RATE_LIMITED" });
-    await first;
+    const full = Array.from({ length: 64 }, (_, i) => worker.embed([`sentence ${i} that takes one of the 64 slots`]));
+    await expect(worker.embed(["one too many"])).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    await Promise.all(full);
     const controller = new AbortController();
-    const waiting = small.embed(["aborted while waiting"], controller.signal);
+    const waiting = worker.embed(["aborted while waiting"], controller.signal);
     controller.abort();
     const error = await waiting.catch((e: unknown) => e);
     expect(AfwError.isInstance(error) && error.code).toBe("ABORTED");

@@ -121,9 +121,8 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
         id: "conformance",
         baseURL: server.url,
         apiKey: API_KEY,
-        // Generous: a loaded CI machine must not turn "healthy" into "slow" or a call into a timeout.
-        slowThresholdMs: 10_000,
-        timeouts: { requestTimeoutMs: 10_000, healthTimeoutMs: 10_000, discoveryTimeoutMs: 10_000 },
+        // Generous: a loaded CI machine must not turn a call into a timeout.
+        timeouts: { requestTimeoutMs: 10_000 },
         flows: {
           [CHAT]: {
             intents: ["conversation"],
@@ -163,11 +162,11 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
         expect(Number.isNaN(Date.parse(health.checkedAt))).toBe(false);
       });
 
-      it("reports slow when the probe takes longer than slowThresholdMs", async () => {
-        server.setFaults([{ route: "health", delayMs: 120 }]);
-        const health = await make({ slowThresholdMs: 40 }).checkHealth();
+      it("reports slow when the probe takes longer than 2 s", async () => {
+        server.setFaults([{ route: "health", delayMs: 2_100 }]);
+        const health = await backend.checkHealth();
         expect(health.status).toBe("slow");
-        expect(health.latencyMs).toBeGreaterThanOrEqual(100);
+        expect(health.latencyMs).toBeGreaterThanOrEqual(2_000);
         expect(health.message).toMatch(/threshold/);
       });
 
@@ -178,10 +177,10 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
         expect(health.errorCode).toBe("BACKEND_UNAVAILABLE");
       });
 
-      it("reports down with BACKEND_TIMEOUT when the probe hangs past healthTimeoutMs", async () => {
+      it("reports down with BACKEND_TIMEOUT when the probe hangs past the backend's requestTimeoutMs", async () => {
         server.setFaults([{ route: "health", hang: true }]);
         const seen = server.waitForRequest((request) => request.route === "health");
-        const health = await make({ timeouts: { healthTimeoutMs: 150 } }).checkHealth();
+        const health = await make({ timeouts: { requestTimeoutMs: 150 } }).checkHealth();
         expect(health.status).toBe("down");
         expect(health.errorCode).toBe("BACKEND_TIMEOUT");
         await expectClientAborted(seen);
@@ -191,7 +190,7 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
         const gone = await options.startServer({});
         const url = gone.url;
         await gone.close();
-        const health = await options.createBackend({ id: "gone", baseURL: url, timeouts: { healthTimeoutMs: 2_000 } }).checkHealth();
+        const health = await options.createBackend({ id: "gone", baseURL: url }).checkHealth();
         expect(health.status).toBe("down");
         expect(health.errorCode).toBe("BACKEND_UNAVAILABLE");
       });
@@ -364,7 +363,7 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
 
       it("times out a stream that goes silent", async () => {
         server.setFaults([{ route: "run", stallAfterTokens: 1 }]);
-        const { error } = await collectUntilError(make({ timeouts: { requestTimeoutMs: 2_000, streamIdleTimeoutMs: 150 } }).stream!({ flowId: DOCS, question: "stall" }));
+        const { error } = await collectUntilError(make({ timeouts: { requestTimeoutMs: 300 } }).stream!({ flowId: DOCS, question: "stall" }));
         expect((error as BackendError).code).toBe("BACKEND_TIMEOUT");
         expect((error as BackendError).isRetryable).toBe(true);
       });
@@ -439,9 +438,9 @@ export function runBackendConformance(options: BackendConformanceOptions): void 
         expect((await rejection(backend.execute({ flowId: CHAT, question: "hello" }))).code).toBe("BACKEND_BAD_RESPONSE");
       });
 
-      it("refuses a reply larger than maxResponseBytes", async () => {
-        server.setFaults([{ route: "run", oversizeBytes: 200_000 }]);
-        const error = await rejection(make({ limits: { maxResponseBytes: 50_000 } }).execute({ flowId: CHAT, question: "hello" }));
+      it("refuses a reply larger than 10 MiB", async () => {
+        server.setFaults([{ route: "run", oversizeBytes: 11 * 1024 * 1024 }]);
+        const error = await rejection(backend.execute({ flowId: CHAT, question: "hello" }));
         expect(error.code).toBe("BACKEND_BAD_RESPONSE");
         expect(error.isRetryable).toBe(false);
       });

@@ -78,18 +78,3 @@ export async function startBackends(options: BackendsOptions = {}): Promise<Back
   };
 }
 
-/**
- * Faults that make `share` (0..1) of the run requests fail, split evenly over five kinds: 500s, connection resets,
- * timeouts (hang), garbage bodies and streams cut mid-way (the connection is destroyed after a few tokens; a
- * non-streamed request with this fault is answered).
- */
-export function thirtyPercentFaults(share = 0.3): MockFault[] {
-  const kinds: MockFault[] = [{ status: 500 }, { reset: true }, { hang: true }, { garbage: true }, { dropAfterTokens: 5 }];
-  const each = share / kinds.length;
-  let left = 1;
-  return kinds.map((kind) => {
-    const probability = each / left;
-    left -= each;
-    return { route: "run", ...kind, probability };
-  });
-}

@@ -7,6 +7,9 @@ import type { GatewayConfigInput } from "@afw/server";
 
 const require = createRequire(import.meta.url);
 
+/** Longest wait for a gateway process to listen. */
+const START_TIMEOUT_MS = 120_000;
+
 /** Path of the built `afw` CLI (`apps/gateway/dist/cli.js`). */
 export function gatewayCliPath(): string {
   return join(dirname(require.resolve("@afw/gateway/package.json")), "dist", "cli.js");
@@ -18,7 +21,6 @@ export interface GatewayProcess {
   readonly url: string;
   /** `http://127.0.0.1:<port>`. */
   readonly origin: string;
-  readonly pid: number;
   readonly child: ChildProcess;
   /** Everything the process wrote to stderr so far. */
   stderr(): string;
@@ -38,20 +40,19 @@ export interface GatewayProcess {
  */
 export async function startGatewayProcess(
   config: GatewayConfigInput,
-  options: { startTimeoutMs?: number; env?: Record<string, string>; /** Node options, e.g. `--max-old-space-size=160`. */ nodeArgs?: string[] } = {},
+  options: { /** Node options, e.g. `--max-old-space-size=160`. */ nodeArgs?: string[] } = {},
 ): Promise<GatewayProcess> {
   const dir = mkdtempSync(join(tmpdir(), "afw-reliability-"));
   const file = join(dir, "afw.json");
   writeFileSync(file, JSON.stringify(config, null, 2));
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), gatewayCliPath(), "serve", "--http", "--config", file, "--port", "0"], {
     stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, ...options.env },
   });
   let stderr = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   void exited.then(() => rmSync(dir, { recursive: true, force: true }));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start within ${options.startTimeoutMs ?? 120_000} ms:\n${stderr}`)), options.startTimeoutMs ?? 120_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start within ${START_TIMEOUT_MS} ms:\n${stderr}`)), START_TIMEOUT_MS);
     child.stderr!.setEncoding("utf8");
     child.stderr!.on("data", (chunk: string) => {
       stderr += chunk;
@@ -78,7 +79,6 @@ export async function startGatewayProcess(
   return {
     url,
     origin,
-    pid: child.pid!,
     child,
     stderr: () => stderr,
     rssBytes() {

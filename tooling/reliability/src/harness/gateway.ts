@@ -19,25 +19,19 @@ export function reliabilityConfig(overrides: GatewayConfigInput = {}): GatewayCo
 
 /** Collects trace events. */
 export interface TraceCollector extends TraceSink {
-  readonly events: TraceEvent[];
   /** Events of one type. */
   of<T extends TraceEvent["type"]>(type: T): Extract<TraceEvent, { type: T }>[];
-  clear(): void;
 }
 
 /** A sink that keeps every event in memory. */
 export function createTraceCollector(): TraceCollector {
   const events: TraceEvent[] = [];
   return {
-    events,
     emit(event) {
       events.push(event);
     },
     of<T extends TraceEvent["type"]>(type: T) {
       return events.filter((e): e is Extract<TraceEvent, { type: T }> => e.type === type);
-    },
-    clear() {
-      events.length = 0;
     },
   };
 }

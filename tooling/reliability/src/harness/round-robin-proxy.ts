@@ -7,8 +7,6 @@ export interface RoundRobinProxy {
   readonly origin: string;
   /** Requests forwarded per target origin. */
   readonly forwarded: Map<string, number>;
-  /** Stops sending new requests to `origin` (as a load balancer's health check would). */
-  remove(origin: string): void;
   close(): Promise<void>;
 }
 
@@ -55,9 +53,6 @@ export async function startRoundRobinProxy(targets: string[]): Promise<RoundRobi
   return {
     origin: `http://127.0.0.1:${port}`,
     forwarded,
-    remove(origin) {
-      live = live.filter((t) => t !== origin);
-    },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

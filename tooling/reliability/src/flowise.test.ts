@@ -1,13 +1,30 @@
+/**
+ * The whole gateway (MCP over Streamable HTTP) against Flowise 3.1.2, one scenario run twice:
+ *
+ * - against the recorded replies of a real Flowise (`fixtures/flowise-3.1.2-gateway.json`), always, asserting on the
+ *   gateway's answers and on what it sent to Flowise;
+ * - opt-in, against a real Flowise 3.1.2 (an OpenAI-compatible stub as its LLM):
+ *
+ *     AFW_FLOWISE_REAL=1 pnpm --filter @afw/reliability exec vitest run src/flowise.test.ts
+ *
+ *   Flowise must be installed once (`AFW_FLOWISE_REAL=1 pnpm --filter @afw/backends test:flowise-real`). With
+ *   `AFW_FLOWISE_RECORD=1` the gateway's exchanges with Flowise are written to the fixture the replay serves.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { expect } from "vitest";
-import type { FlowiseFront, RecordedExchange } from "./flowise-recording.js";
-import { startHttpGateway, type HttpGateway } from "./gateway.js";
-import { connectClient, parseReply, universalQuery, type QueryReply } from "./mcp.js";
-
+import { describe, expect, it } from "vitest";
 import type { LlmCall } from "@afw/testing";
+import { startRecordingProxy, startReplayServer } from "./harness/flowise-recording.js";
+import type { FlowiseFront, FlowiseRecording, RecordedExchange } from "./harness/flowise-recording.js";
+import { FLOWISE_VERSION, startRealFlowise } from "./harness/flowise-real.js";
+import { startHttpGateway, type HttpGateway } from "./harness/gateway.js";
+import { connectClient, parseReply, universalQuery, type QueryReply } from "./harness/mcp.js";
+
+const FIXTURE = fileURLToPath(new URL("../fixtures/flowise-3.1.2-gateway.json", import.meta.url));
 
 /** What the scenario needs: Flowise (real behind a recording proxy, or a replay), its key and chatflows. */
-export interface FlowiseScenarioContext {
+interface FlowiseScenarioContext {
   /** The proxy or replay server the gateway talks to. */
   front: FlowiseFront;
   apiKey: string;
@@ -52,7 +69,7 @@ async function gatewayFor(front: FlowiseFront, apiKey: string): Promise<{ gatewa
  * chatflow and one back (each earlier turn reaches the model exactly once, in order), parameters applied or reported,
  * streaming, a deleted chatflow and a wrong key.
  */
-export async function runFlowiseScenario(context: FlowiseScenarioContext): Promise<void> {
+async function runFlowiseScenario(context: FlowiseScenarioContext): Promise<void> {
   const { front, ids, llm } = context;
   const { gateway, client } = await gatewayFor(front, context.apiKey);
   try {
@@ -152,3 +169,42 @@ export async function runFlowiseScenario(context: FlowiseScenarioContext): Promi
     await wrong.gateway.close();
   }
 }
+
+const recording = JSON.parse(readFileSync(FIXTURE, "utf8")) as FlowiseRecording;
+const KEY = "afw-test-secret-flowise-replay-key";
+
+describe("the gateway against recorded Flowise 3.1.2 replies", () => {
+  it("session memory, parameters, streaming, a deleted chatflow and a wrong key", async () => {
+    expect(recording.flowise).toBe("3.1.2");
+    const front = await startReplayServer(recording, KEY);
+    try {
+      await runFlowiseScenario({ front, apiKey: KEY, ids: recording.ids as FlowiseRecording["ids"] & { memory: string; locked: string; deleted: string } });
+      expect(front.unmatched).toEqual([]);
+    } finally {
+      await front.close();
+    }
+  }, 120_000);
+});
+
+const ENABLED = process.env["AFW_FLOWISE_REAL"] === "1";
+if (!ENABLED) {
+  console.warn("[@afw/reliability] real-Flowise suite skipped: set AFW_FLOWISE_REAL=1 to run it (installs Flowise 3.1.2 from npm on first use; its recorded replay always runs).");
+}
+
+describe.skipIf(!ENABLED)("the gateway against a real Flowise 3.1.2", () => {
+  it("session memory, parameters, streaming, a deleted chatflow and a wrong key", async () => {
+    const flowise = await startRealFlowise();
+    const front = await startRecordingProxy(flowise.url, flowise.apiKey);
+    try {
+      await runFlowiseScenario({ front, apiKey: flowise.apiKey, ids: flowise.ids, llm: flowise.llm, deleteFlow: () => flowise.deleteFlow() });
+      if (process.env["AFW_FLOWISE_RECORD"] === "1") {
+        const recording: FlowiseRecording = { flowise: FLOWISE_VERSION, recordedAt: new Date().toISOString(), ids: flowise.ids, exchanges: front.exchanges };
+        // The key is recorded only as valid/invalid; the replay gets a key of its own.
+        writeFileSync(FIXTURE, `${JSON.stringify(recording, null, 1).replaceAll(flowise.apiKey, "<api-key>")}\n`);
+      }
+    } finally {
+      await front.close();
+      await flowise.close();
+    }
+  }, 600_000);
+});
