@@ -58,8 +58,6 @@ export interface AuditLog extends TraceSink {
   query(query?: AuditQuery): Promise<AuditEvent[]>;
   /** Every event of one trace, oldest first, searched backwards from `to` (default now) within `lookbackMs` (default 24 h). */
   trace(traceId: string, options?: { to?: TimeInput; lookbackMs?: number }): Promise<AuditEvent[]>;
-  /** Matching events as JSON lines (one event per line, each ending in `\n`), oldest first. */
-  exportJsonLines(query?: AuditQuery): Promise<string>;
   /** Resolves once every event emitted so far has been written (or dropped). */
   flush(): Promise<void>;
   /** Current counters. */
@@ -139,10 +137,6 @@ export function createAuditLog(storage: AuditStorage, options: { now: () => numb
         return true;
       });
       return sortByTime(found.reverse());
-    },
-    async exportJsonLines(query = {}) {
-      const events = await select(query);
-      return (query.order === "desc" ? events.reverse() : events).map((event) => `${JSON.stringify(event)}\n`).join("");
     },
     flush: () => storage.flush(),
     stats: () => ({ received, ...storage.stats() }),

@@ -13,7 +13,6 @@ export type { RedisClient, RedisStoreConnectionOptions } from "./redis-support.j
 export type { TimeInput, TimeRange, TimeRangePreset } from "./time-range.js";
 export {
   createMemoryFeedbackStore,
-  FeedbackRecordSchema,
   type FeedbackRecord,
   type FeedbackScale,
   type FeedbackStore,
@@ -26,7 +25,6 @@ export { toCsv, type CsvValue } from "./csv.js";
 export type { ConfiguredBackendFlows, RegistryFlowEntry, SyncFlowRegistryResult, FlowRegistryChange, RegistryFieldChange } from "./sync-flow-registry.js";
 export {
   createLearnedRoutingPrior,
-  applyLearnedAdjustment,
   type LearnedRoutingPrior,
   type LearnedRoutingPriorOptions,
   type LearnedPriorBounds,
@@ -34,14 +32,7 @@ export {
   type RoutingAdjustment,
   type RoutingOutcome,
 } from "./learned-prior.js";
-export {
-  createMemoryPriorStore,
-  createRedisPriorStore,
-  type LearnedPriorStore,
-  type RedisPriorStoreOptions,
-  type PriorEntry,
-  type PriorStats,
-} from "./prior-store.js";
+export { createRedisPriorStore, type LearnedPriorStore, type PriorEntry, type PriorStats } from "./prior-store.js";
 export {
   AbExperimentSchema,
   createAbAssignment,

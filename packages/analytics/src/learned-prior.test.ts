@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fanOutTraceSink } from "@afw/contracts";
-import { applyLearnedAdjustment, createLearnedRoutingPrior, createMemoryAuditLog, createMemoryPriorStore, type LearnedPriorStore } from "./index.js";
+import { createLearnedRoutingPrior, createMemoryAuditLog, type LearnedPriorStore } from "./index.js";
+import { createMemoryPriorStore } from "./prior-store.js";
 import { analyticsDashboard } from "./dashboard.js";
 import { type PriorEntry } from "./prior-store.js";
 import { createTrafficGenerator, type SyntheticFlow } from "./test.js";
@@ -146,7 +147,6 @@ describe("learned routing prior", () => {
         await current.wait;
         return snapshot;
       },
-      clear: () => memory.clear(),
       close: () => memory.close(),
     };
     const prior = createLearnedRoutingPrior({ store: slow, minSamples: 5, now: () => 0, flushIntervalMs: 60_000, refreshIntervalMs: 60_000 });
@@ -169,15 +169,6 @@ describe("learned routing prior", () => {
     expect(prior.adjust("conversation", "f:a").samples).toBe(30);
     expect(gates).toHaveLength(2);
     await prior.close();
-  });
-
-  it("applies an adjustment to a breakdown within 0..1", () => {
-    expect(applyLearnedAdjustment({ flow_match: 1, health: 1, performance: 0.05, capability: 0.5 }, { flow_match: 0.1, performance: -0.1 })).toEqual({
-      flow_match: 1,
-      health: 1,
-      performance: 0,
-      capability: 0.5,
-    });
   });
 });
 

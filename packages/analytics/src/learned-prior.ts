@@ -1,4 +1,4 @@
-import { AfwError, IntentSchema, type Intent, type ScoreAdjuster, type ScoreBreakdown, type TraceSink } from "@afw/contracts";
+import { AfwError, IntentSchema, type Intent, type ScoreAdjuster, type TraceSink } from "@afw/contracts";
 import type { AuditEvent } from "./audit-event.js";
 import { eventTimeMs } from "./audit-event.js";
 import {
@@ -52,7 +52,7 @@ export interface RoutingOutcome {
   at?: number | undefined;
 }
 
-/** A bounded adjustment of two score components for one (intent, flow), with the evidence behind it (see {@link applyLearnedAdjustment}). */
+/** A bounded adjustment of two score components for one (intent, flow), with the evidence behind it. */
 export interface RoutingAdjustment {
   /** Added to `flow_match`; |value| <= maxAdjustment. */
   flow_match: number;
@@ -137,8 +137,7 @@ const keyOf = (intent: Intent, flowId: string) => `${intent}\u0000${flowId}`;
  * ```ts
  * const prior = createLearnedRoutingPrior({ bounds: { maxAdjustment: 0.15 }, halfLifeMs: 3_600_000, minSamples: 20 });
  * const sink = fanOutTraceSink(auditLog, prior);
- * // in the router's scoring:
- * const breakdown = applyLearnedAdjustment(candidate.breakdown, prior.adjust(intent, candidate.flowId));
+ * const router = createRouter({ backends, scoreAdjuster: prior.scoreAdjuster, maxScoreAdjustment: prior.maxAdjustment });
  * ```
  * @throws AfwError `CONFIG_INVALID` for a non-positive half-life, minSamples or maxAdjustment.
  */
@@ -361,21 +360,3 @@ function explain(intent: Intent, flowId: string, a: RoutingAdjustment, enough: b
 
 const pct = (value: number | null) => (value === null ? "n/a" : `${(value * 100).toFixed(1)}%`);
 const signed = (value: number) => (value >= 0 ? `+${value.toFixed(4)}` : value.toFixed(4));
-
-/**
- * Adds a learned adjustment to a score breakdown, clamping each component to 0..1.
- *
- * @example
- * ```ts
- * applyLearnedAdjustment({ flow_match: 1, health: 1, performance: 0.5, capability: 0.6 }, { flow_match: -0.1, performance: 0.05, ... })
- * // { flow_match: 0.9, health: 1, performance: 0.55, capability: 0.6 }
- * ```
- */
-export function applyLearnedAdjustment(breakdown: ScoreBreakdown, adjustment: Pick<RoutingAdjustment, "flow_match" | "performance">): ScoreBreakdown {
-  const unit = (value: number) => Math.max(0, Math.min(1, value));
-  return {
-    ...breakdown,
-    flow_match: unit(breakdown.flow_match + adjustment.flow_match),
-    performance: unit(breakdown.performance + adjustment.performance),
-  };
-}

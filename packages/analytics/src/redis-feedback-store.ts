@@ -1,5 +1,5 @@
 import { AfwError } from "@afw/contracts";
-import { FeedbackRecordSchema, feedbackFilter, type FeedbackRecord, type FeedbackStore } from "./feedback.js";
+import { FeedbackRecordSchema, feedbackBounds, type FeedbackRecord, type FeedbackStore } from "./feedback.js";
 import { LuaScript } from "@afw/cache";
 import { connectStore, type RedisStoreConnectionOptions } from "./redis-support.js";
 
@@ -73,8 +73,8 @@ export function createRedisFeedbackStore(options: RedisFeedbackStoreOptions): Fe
       return outcome.ok;
     },
     async list(query = {}) {
-      const filter = feedbackFilter(query);
-      const ids = await connection.execute((client) => client.zrangebyscore(timeKey, filter.from, filter.to));
+      const { from, to } = feedbackBounds(query);
+      const ids = await connection.execute((client) => client.zrangebyscore(timeKey, from, to));
       if (!ids.ok) throw unavailable(ids.message);
       const out: FeedbackRecord[] = [];
       for (let i = 0; i < ids.value.length; i += 500) {
@@ -83,16 +83,10 @@ export function createRedisFeedbackStore(options: RedisFeedbackStoreOptions): Fe
         if (!values.ok) throw unavailable(values.message);
         for (const raw of values.value) {
           const record = parse(raw);
-          if (record && filter.matches(record)) out.push(record);
+          if (record) out.push(record);
         }
       }
-      out.sort((a, b) => a.createdAt - b.createdAt);
-      return out.slice(Math.max(0, out.length - filter.limit));
-    },
-    async get(id) {
-      const outcome = await connection.execute((client) => client.hget(dataKey, id));
-      if (!outcome.ok) throw unavailable(outcome.message);
-      return parse(outcome.value);
+      return out.sort((a, b) => a.createdAt - b.createdAt);
     },
     close: () => connection.close(),
   };

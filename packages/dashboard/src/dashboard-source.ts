@@ -210,7 +210,7 @@ export interface DashboardSource {
   flows?(): Promise<FlowView[] | undefined>;
   /** The most recent queries, newest first (at most `limit`). */
   recentQueries?(options: { limit: number }): Promise<QuerySummary[] | undefined>;
-  /** One query by trace id. The live feed uses it to attach the question. */
+  /** One query by trace id. The live feed sends its rows from it (without it, only `trace` frames). */
   query?(traceId: string): Promise<QuerySummary | undefined>;
   /** Every trace event of one query, oldest first. */
   queryEvents?(traceId: string): Promise<TraceEvent[] | undefined>;

@@ -96,23 +96,6 @@ describe("GET /api/events (server-sent events)", () => {
     expect(outcomes).toEqual(["success", "success"]);
   });
 
-  it("builds rows from the events it saw when the source has no query lookup", async () => {
-    const listeners = new Set<TraceEventListener>();
-    const source: DashboardSource = {
-      subscribe(listener) {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-    };
-    const server = await start({ source });
-    const stream = await open(server);
-    await stream.waitFor((frame) => frame.event === "ready");
-    for (const event of buildQueryTrace({ traceId: "bare", attempts: [{ backendId: "b", flowId: "b:f", latencyMs: 50 }] })) for (const listener of listeners) listener(event);
-    const row = JSON.parse((await stream.waitFor((frame) => frame.event === "query" && JSON.parse(frame.data).outcome === "success")).data);
-    expect(row).toMatchObject({ traceId: "bare", answeredBy: { backendId: "b", flowId: "b:f" } });
-    expect(row.question).toBeUndefined();
-  });
-
   it("sends heartbeat comments", async () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     try {

@@ -132,18 +132,6 @@ describe("createStoreDashboardSource", () => {
     expect(fresh?.successRate).toBeUndefined();
   });
 
-  it("takes health from health-checked trace events when there is no health store", async () => {
-    const at = new Date(NOW).toISOString();
-    const source = createStoreDashboardSource({
-      backends: async () => [{ id: "fw", kind: "flowise" }],
-      traces: traceLog([
-        { type: "health-checked", traceId: "h1", requestId: "h1", timestamp: at, backendId: "fw", status: "down", latencyMs: 5 },
-        { type: "health-checked", traceId: "h2", requestId: "h2", timestamp: at, backendId: "fw", status: "slow", latencyMs: 1500 },
-      ]),
-    });
-    expect((await source.backends?.())?.[0]).toMatchObject({ health: "slow", healthLatencyMs: 1500, checkedAt: at });
-  });
-
   it("maps flows to views without their metadata", async () => {
     const source = createStoreDashboardSource({
       flows: () => [
@@ -178,7 +166,7 @@ describe("createStoreDashboardSource", () => {
     expect(log.listeners.size).toBe(0);
   });
 
-  it("merges cache counters with entry counts and clears through invalidate", async () => {
+  it("lists cache counters by flow and clears through invalidate", async () => {
     const stats: CacheStats = {
       hits: 3,
       semanticHits: 1,
@@ -197,15 +185,13 @@ describe("createStoreDashboardSource", () => {
           invalidations.push(selector);
           return 7;
         },
-        entriesByFlow: async () => ({ "fw:code": 2, "lf:arch": 1 }),
       },
       traces: traceLog([{ type: "cache-hit", traceId: "t", requestId: "r", timestamp: new Date(NOW - 60_000).toISOString(), scope: "shared", flowId: "fw:code", kind: "exact" }]),
     });
     const cache = await source.cache?.();
     expect(cache?.stats).toBe(stats);
     expect(cache?.byFlow).toEqual([
-      { flowId: "fw:code", hits: 3, misses: 1, writes: 2, entries: 2 },
-      { flowId: "lf:arch", entries: 1 },
+      { flowId: "fw:code", hits: 3, misses: 1, writes: 2 },
     ]);
     expect(cache?.hitRateSeries.at(-1)).toMatchObject({ hits: 1, misses: 0, hitRate: 1 });
     expect(await source.clearCache?.({ flowId: "fw:code" })).toBe(7);

@@ -94,19 +94,6 @@ export function describeAuditLogSuite(name: string, create: (options: AuditLogFa
       expect(await log.trace("no-such-trace")).toEqual([]);
     });
 
-    it("exports JSON lines that parse back to the events", async () => {
-      const clock = manualClock(T0 + 60_000);
-      const { log } = await make({ now: clock.now });
-      const events = [event("query-received", "t1", T0), event("cache-miss", "t1", T0 + 1), event("query-failed", "t1", T0 + 2, { message: 'quote " and\nnewline' })];
-      for (const e of events) log.emit(e);
-      const text = await log.exportJsonLines({ range: "1h" });
-      expect(text.endsWith("\n")).toBe(true);
-      const lines = text.trimEnd().split("\n");
-      expect(lines).toHaveLength(3);
-      expect(lines.map((line) => JSON.parse(line))).toEqual(events);
-      expect(await log.exportJsonLines({ from: T0 + 10 })).toBe("");
-    });
-
     it("keeps at most about maxLength events, the newest", async () => {
       const clock = manualClock(T0 + 1_000_000);
       const subject = await make({ now: clock.now, maxLength: 200 });
