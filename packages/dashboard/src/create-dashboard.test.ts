@@ -199,7 +199,7 @@ describe("JSON endpoints", () => {
     expect(fallback.candidates[0].breakdown).toHaveProperty("flow_match");
 
     const one = await getJson(server, "/api/queries/sample-cached");
-    expect(one.body.query).toMatchObject({ traceId: "sample-cached", cache: "hit", outcome: "success", sessionId: "ops-review-42" });
+    expect(one.body.query).toMatchObject({ traceId: "sample-cached", cache: "exact", outcome: "answered", sessionId: "ops-review-42" });
 
     const events = await getJson(server, "/api/queries/sample-fallback/events");
     expect(events.body.events.map((event: { type: string }) => event.type)).toContain("fallback-triggered");

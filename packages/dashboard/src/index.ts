@@ -17,8 +17,6 @@ export type {
   TimeSeriesPoint,
   FlowView,
   QuerySummary,
-  QueryCacheOutcome,
-  FlowRef,
   CacheView,
   CacheFlowView,
   CacheHitRatePoint,

@@ -151,7 +151,7 @@ describe("createStoreDashboardSource", () => {
     const source = createStoreDashboardSource({ traces: log, questionOf: (traceId) => (traceId === "q1" ? "first?" : undefined) });
     const queries = await source.recentQueries?.({ limit: 10 });
     expect(queries?.map((query) => [query.traceId, query.question, query.cache])).toEqual([
-      ["q2", undefined, "hit"],
+      ["q2", undefined, "exact"],
       ["q1", "first?", "miss"],
     ]);
     expect((await source.query?.("q1"))?.question).toBe("first?");
