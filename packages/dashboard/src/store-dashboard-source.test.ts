@@ -92,7 +92,6 @@ describe("createStoreDashboardSource", () => {
     });
     const source = createStoreDashboardSource({
       now: () => NOW,
-      series: { buckets: 4 },
       backends: () => [
         { id: "fw", kind: "flowise" },
         { id: "lf", kind: "langflow" },
@@ -122,7 +121,8 @@ describe("createStoreDashboardSource", () => {
     const [fw, lf, fresh] = backends ?? [];
     expect(fw).toMatchObject({ kind: "flowise", requestCount: 3, latencyP50Ms: 200, latencyP95Ms: 300, healthLatencyMs: 12 });
     expect(fw?.successRate).toBeCloseTo(2 / 3);
-    expect(fw?.series.map((point) => point.count)).toEqual([2, 0, 0, 1]);
+    // the last hour in 30 buckets of 2 minutes: samples 50, 46 and 5 minutes ago
+    expect(fw?.series.flatMap((point, index) => (point.count > 0 ? [[index, point.count]] : []))).toEqual([[5, 1], [7, 1], [27, 1]]);
     expect(fw?.flows.map((flow) => [flow.flowId, flow.requestCount])).toEqual([
       ["fw:code", 2],
       ["fw:docs", 1],

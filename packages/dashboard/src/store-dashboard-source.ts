@@ -66,8 +66,6 @@ export interface StoreDashboardSourceParts {
   toolServers?: () => MaybePromise<ReadonlyArray<Omit<ToolServerView, "connected"> & { connected?: boolean | undefined }>>;
   /** What `search_tools` returns for a query (contracts `ToolSearchResult` fits). */
   searchTools?: (query: string, options: { limit: number }) => MaybePromise<ToolSearchView>;
-  /** Window and buckets of the charts. @default the last hour in 30 buckets */
-  series?: Omit<SeriesWindow, "now">;
   /** Clock, epoch milliseconds. @default Date.now */
   now?: () => number;
 }
@@ -85,7 +83,7 @@ export interface StoreDashboardSourceParts {
 export function createStoreDashboardSource(parts: StoreDashboardSourceParts): DashboardSource {
   const now = parts.now ?? Date.now;
   const scanLimit = 5_000; // trace events scanned to list queries and the cache hit rate
-  const window = (): SeriesWindow => ({ ...parts.series, now: now() });
+  const window = (): SeriesWindow => ({ now: now() }); // the last hour in 30 buckets
   const source: DashboardSource = {};
   const traces = parts.traces;
 
