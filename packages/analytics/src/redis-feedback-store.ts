@@ -7,11 +7,12 @@ import { connectStore, type RedisStoreConnectionOptions } from "./redis-support.
 export interface RedisFeedbackStoreOptions extends RedisStoreConnectionOptions {
   /** Most records kept; the oldest are evicted. @default 100_000 */
   maxRecords?: number | undefined;
-  /** Records older than this are evicted on write. @default 90 days */
-  maxAgeMs?: number | undefined;
   /** Clock for age eviction. @default Date.now */
   now?: (() => number) | undefined;
 }
+
+/** Records older than 90 days are evicted on write. */
+const MAX_AGE_MS = 90 * 86_400_000;
 
 // KEYS: data hash, time index. ARGV: id, createdAt, json, maxRecords, minCreatedAt.
 const PUT = new LuaScript(`
@@ -50,7 +51,6 @@ export function createRedisFeedbackStore(options: RedisFeedbackStoreOptions): Fe
   const dataKey = key("{feedback}:data");
   const timeKey = key("{feedback}:time");
   const maxRecords = Math.max(1, options.maxRecords ?? 100_000);
-  const maxAgeMs = options.maxAgeMs ?? 90 * 86_400_000;
   const now = options.now ?? Date.now;
 
   const parse = (raw: string | null | undefined): FeedbackRecord | undefined => {
@@ -68,7 +68,7 @@ export function createRedisFeedbackStore(options: RedisFeedbackStoreOptions): Fe
   return {
     async put(record) {
       const outcome = await connection.execute((client) =>
-        PUT.run(client, [dataKey, timeKey], [record.id, record.createdAt, JSON.stringify(record), maxRecords, Math.max(0, now() - maxAgeMs)]),
+        PUT.run(client, [dataKey, timeKey], [record.id, record.createdAt, JSON.stringify(record), maxRecords, Math.max(0, now() - MAX_AGE_MS)]),
       );
       return outcome.ok;
     },
