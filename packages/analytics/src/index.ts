@@ -9,7 +9,7 @@
 export type { AuditEvent, AbAssignedEvent } from "./audit-event.js";
 export { createMemoryAuditLog, type AuditLog, type AuditQuery, type AuditLogStats, type MemoryAuditLogOptions } from "./audit-log.js";
 export { createRedisAuditLog, type RedisAuditLogOptions } from "./redis-audit-log.js";
-export type { RedisClient, RedisStoreConnectionOptions } from "./redis-support.js";
+export type { RedisStoreConnectionOptions } from "./redis-support.js";
 export type { TimeInput, TimeRange, TimeRangePreset } from "./time-range.js";
 export {
   createMemoryFeedbackStore,
