@@ -209,24 +209,3 @@ export function analyticsKpis(summary) {
 
 /** `+0.50 (3)` of a feedback summary, or `—`. */
 export const feedbackText = (feedback) => (feedback?.count > 0 ? `${formatSigned(feedback.mean, 2)} (${feedback.count})` : EMPTY);
-
-/** Splits server-sent-event text into complete frames (`{ event, data, retry? }`) and the unfinished rest. */
-export function parseSseFrames(buffer) {
-  const frames = [];
-  const chunks = buffer.replace(/\r\n?/g, "\n").split("\n\n");
-  const rest = chunks.pop() ?? "";
-  for (const chunk of chunks) {
-    const frame = { event: "message", data: /** @type {string[]} */ ([]), retry: /** @type {number | undefined} */ (undefined) };
-    for (const line of chunk.split("\n")) {
-      if (line === "" || line.startsWith(":")) continue;
-      const colon = line.indexOf(":");
-      const field = colon >= 0 ? line.slice(0, colon) : line;
-      const value = colon >= 0 ? line.slice(colon + 1).replace(/^ /, "") : "";
-      if (field === "event") frame.event = value;
-      else if (field === "data") frame.data.push(value);
-      else if (field === "retry" && /^\d+$/.test(value)) frame.retry = Number(value);
-    }
-    frames.push({ event: frame.event, data: frame.data.join("\n"), retry: frame.retry });
-  }
-  return { frames, rest };
-}

@@ -8,7 +8,6 @@ import {
   formatPercent,
   historyParams,
   overviewItems,
-  parseSseFrames,
   queryFacts,
   questionText,
   semanticCacheItems,
@@ -97,14 +96,3 @@ describe("panel view models", () => {
   });
 });
 
-describe("parseSseFrames", () => {
-  it("splits complete frames from the unfinished rest, joining data lines and reading retry", () => {
-    const { frames, rest } = parseSseFrames('retry: 3000\r\n\r\n: ping\n\nevent: query\ndata: {"a":\ndata: 1}\nid: 4\n\nevent: tra');
-    expect(frames).toEqual([
-      { event: "message", data: "", retry: 3000 },
-      { event: "message", data: "", retry: undefined },
-      { event: "query", data: '{"a":\n1}', retry: undefined },
-    ]);
-    expect(rest).toBe("event: tra");
-  });
-});
