@@ -99,7 +99,6 @@ const SECTION_METHODS = {
 
 /** JSON body of `GET {apiPath}/overview`. */
 export interface DashboardOverview {
-  title: string;
   info?: GatewayInfo | undefined;
   /** Whether user text is hidden. */
   redacted: boolean;
@@ -107,8 +106,6 @@ export interface DashboardOverview {
   sections: Record<keyof typeof SECTION_METHODS, boolean>;
   /** Headline numbers, when the source provides backends and cache. */
   totals: { backends?: number; healthyBackends?: number; openCircuits?: number; cacheHitRate?: number };
-  /** When the overview was computed (ISO 8601). */
-  generatedAt: string;
 }
 
 function isUnder(pathname: string, prefix: string): boolean {
@@ -199,11 +196,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   async function overview(): Promise<DashboardOverview> {
     const body: DashboardOverview = {
-      title: TITLE,
       redacted: settings.redact,
       sections: Object.fromEntries(Object.entries(SECTION_METHODS).map(([section, method]) => [section, !!source[method]])) as DashboardOverview["sections"],
       totals: {},
-      generatedAt: new Date().toISOString(),
     };
     const [info, backends, cache] = await Promise.all([
       source.info?.().catch((error: unknown) => onError(error, `${apiPath}/overview`, "info")),
