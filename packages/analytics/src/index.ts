@@ -63,6 +63,5 @@ export type {
   LowConfidenceQuestion,
   PatternProposal,
   QuestionLookup,
-  QuestionText,
 } from "./pattern-analysis.js";
 export { TrainingExampleSchema, type TrainingExample, type TrainingQuestion } from "./training-export.js";
