@@ -27,7 +27,6 @@ export {
   createLearnedRoutingPrior,
   type LearnedRoutingPrior,
   type LearnedRoutingPriorOptions,
-  type LearnedPriorBounds,
   type LearnedPriorSnapshotEntry,
   type RoutingAdjustment,
   type RoutingOutcome,
