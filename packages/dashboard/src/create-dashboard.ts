@@ -40,9 +40,6 @@ const DashboardSettingsSchema = z.object({
   redact: z.boolean().default(false),
 });
 
-/** The page's title. */
-const TITLE = "Agentic Flywheel";
-
 /** Options of {@link createDashboard}; the defaults are those of the README's options table. */
 export interface DashboardOptions {
   /** Where the data comes from (implemented by the gateway). */
@@ -165,7 +162,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   );
   const page = createPageAssets({
     basePath,
-    html: renderHtmlShell({ title: TITLE, basePath, apiPath, redacted: settings.redact }),
+    html: renderHtmlShell({ basePath, apiPath, redacted: settings.redact }),
   });
 
   const notFound = (): DashboardHttpError => new DashboardHttpError(404, "NOT_FOUND", "no such dashboard endpoint");
