@@ -12,8 +12,6 @@ export interface AuditQuery {
   to?: TimeInput | undefined;
   /** Only events of these types. */
   types?: readonly AuditEventType[] | undefined;
-  /** Only events of this trace. */
-  traceId?: string | undefined;
   /** Only events of this session. */
   sessionId?: string | undefined;
   /** Most events returned. @default 10_000 (at most 1_000_000) */
@@ -104,7 +102,6 @@ export function createAuditLog(storage: AuditStorage, options: { now: () => numb
           time >= from &&
           time <= to &&
           (!types || types.has(event.type)) &&
-          (query.traceId === undefined || event.traceId === query.traceId) &&
           (query.sessionId === undefined || event.sessionId === query.sessionId);
         if (matches) out.push(event);
         return out.length < limit;
