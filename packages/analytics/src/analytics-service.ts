@@ -7,7 +7,7 @@ import { analyticsDashboard, type AnalyticsDashboard } from "./dashboard.js";
 import { exportMetrics, type MetricsExport } from "./export-metrics.js";
 import { createMemoryFeedbackStore, type FeedbackRecord, type FeedbackStore } from "./feedback.js";
 import type { LearnedRoutingPrior } from "./learned-prior.js";
-import { patternAnalysis, type PatternAnalysis, type QuestionLookup, type QuestionText } from "./pattern-analysis.js";
+import { patternAnalysis, type PatternAnalysis, type QuestionLookup } from "./pattern-analysis.js";
 import { recordFeedback, type RecordFeedbackResult, type TurnResolver } from "./record-feedback.js";
 import { syncFlowRegistry, type ConfiguredBackendFlows, type SyncFlowRegistryResult } from "./sync-flow-registry.js";
 import { resolveTimeRange, timeRangeOfInput, type ResolvedTimeRange, type TimeRangeInput } from "./time-range.js";
@@ -74,11 +74,11 @@ export interface AnalyticsService {
   /** `analyze_flow`. */
   analyzeFlow(input: z.input<typeof AnalyzeFlowInputSchema>): Promise<WithMeta<FlowAnalysis>>;
   /**
-   * `pattern_analysis`. Question texts come from `extra.questions` and the configured `questionOf`.
+   * `pattern_analysis`. Question texts come from the configured `questionOf`.
    *
    * @throws AfwError `CONFIG_INVALID` when no embedder is configured.
    */
-  patternAnalysis(input?: z.input<typeof PatternAnalysisInputSchema>, extra?: { questions?: readonly QuestionText[] }): Promise<WithMeta<PatternAnalysis>>;
+  patternAnalysis(input?: z.input<typeof PatternAnalysisInputSchema>): Promise<WithMeta<PatternAnalysis>>;
   /** `export_metrics`. */
   exportMetrics(input?: z.input<typeof ExportMetricsInputSchema>): Promise<WithMeta<MetricsExport>>;
   /** `sync_flow_registry`: proposes (or applies) registry changes, with usage from the last 7 days as evidence. */
@@ -128,13 +128,12 @@ export function createAnalyticsService(options: AnalyticsServiceOptions): Analyt
     analyticsDashboard: (input = {}) => report(AnalyticsDashboardInputSchema, "analytics_dashboard", input, (parsed, data) => analyticsDashboard({ ...data, top: parsed.top })),
     analyzeFlow: (input) =>
       report(AnalyzeFlowInputSchema, "analyze_flow", input, (parsed, data) => analyzeFlow({ ...data, flowId: parsed.flow_id })),
-    patternAnalysis: (input = {}, extra = {}) =>
+    patternAnalysis: (input = {}) =>
       report(PatternAnalysisInputSchema, "pattern_analysis", input, (parsed, data) => {
         if (!options.embedder) throw new AfwError("CONFIG_INVALID", "pattern_analysis needs an embedder: pass one to createAnalyticsService");
         return patternAnalysis({
           ...data,
           embedder: options.embedder,
-          questions: extra.questions,
           questionOf: options.questionOf,
           similarityThreshold: parsed.similarity_threshold,
           minClusterSize: parsed.min_cluster_size,

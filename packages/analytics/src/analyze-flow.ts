@@ -147,7 +147,7 @@ export function analyzeFlow(options: AnalyzeFlowOptions): FlowAnalysis {
     const ranks = list.map((r) => r.candidates.find((c) => c.flowId === flowId)!);
     decisions.set(intent, {
       candidate: list.length,
-      matching: ranks.filter((c) => c.flowMatch >= t.matchThreshold).length,
+      matching: ranks.filter((c) => c.breakdown.flow_match >= t.matchThreshold).length,
       chosen: list.filter((r) => r.chosenFlowId === flowId).length,
       bestRank: Math.min(...ranks.map((c) => c.rank)),
     });

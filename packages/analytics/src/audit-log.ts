@@ -12,8 +12,6 @@ export interface AuditQuery {
   to?: TimeInput | undefined;
   /** Only events of these types. */
   types?: readonly AuditEventType[] | undefined;
-  /** Only events of this trace. */
-  traceId?: string | undefined;
   /** Only events of this session. */
   sessionId?: string | undefined;
   /** Most events returned. @default 10_000 (at most 1_000_000) */
@@ -58,8 +56,6 @@ export interface AuditLog extends TraceSink {
   query(query?: AuditQuery): Promise<AuditEvent[]>;
   /** Every event of one trace, oldest first, searched backwards from `to` (default now) within `lookbackMs` (default 24 h). */
   trace(traceId: string, options?: { to?: TimeInput; lookbackMs?: number }): Promise<AuditEvent[]>;
-  /** Matching events as JSON lines (one event per line, each ending in `\n`), oldest first. */
-  exportJsonLines(query?: AuditQuery): Promise<string>;
   /** Resolves once every event emitted so far has been written (or dropped). */
   flush(): Promise<void>;
   /** Current counters. */
@@ -106,7 +102,6 @@ export function createAuditLog(storage: AuditStorage, options: { now: () => numb
           time >= from &&
           time <= to &&
           (!types || types.has(event.type)) &&
-          (query.traceId === undefined || event.traceId === query.traceId) &&
           (query.sessionId === undefined || event.sessionId === query.sessionId);
         if (matches) out.push(event);
         return out.length < limit;
@@ -139,10 +134,6 @@ export function createAuditLog(storage: AuditStorage, options: { now: () => numb
         return true;
       });
       return sortByTime(found.reverse());
-    },
-    async exportJsonLines(query = {}) {
-      const events = await select(query);
-      return (query.order === "desc" ? events.reverse() : events).map((event) => `${JSON.stringify(event)}\n`).join("");
     },
     flush: () => storage.flush(),
     stats: () => ({ received, ...storage.stats() }),

@@ -45,18 +45,12 @@ export function normalizeRating(rating: number, scale?: FeedbackScale): { score:
   return { score: (rating - 3) / 2, scale: "stars" };
 }
 
-/** What {@link FeedbackStore.list} selects. */
+/** What {@link FeedbackStore.list} selects: records created in [from, to]. */
 export interface FeedbackQuery {
   /** First included `createdAt`. */
   from?: TimeInput | undefined;
   /** Last included `createdAt`. */
   to?: TimeInput | undefined;
-  /** Only feedback on this flow. */
-  flowId?: string | undefined;
-  /** Only feedback of this session. */
-  sessionId?: string | undefined;
-  /** Most records returned (newest kept). @default 10_000 */
-  limit?: number | undefined;
 }
 
 /** Stores feedback records, one per rated turn; on store failure `put` resolves false and `list` rejects with `CACHE_UNAVAILABLE`. */
@@ -65,27 +59,15 @@ export interface FeedbackStore {
   put(record: FeedbackRecord): Promise<boolean>;
   /** Records matching `query`, oldest first. */
   list(query?: FeedbackQuery): Promise<FeedbackRecord[]>;
-  /** The record with `id`, if any. */
-  get(id: string): Promise<FeedbackRecord | undefined>;
   /** Releases resources. Idempotent. */
   close(): Promise<void>;
 }
 
-/** Resolved feedback filters. @internal */
-export function feedbackFilter(query: FeedbackQuery): { from: number; to: number; limit: number; matches: (record: FeedbackRecord) => boolean } {
+/** The bounds of a feedback query in epoch ms. @internal */
+export function feedbackBounds(query: FeedbackQuery): { from: number; to: number } {
   const from = query.from === undefined ? 0 : toEpochMs(query.from, "from");
   const to = query.to === undefined ? Number.MAX_SAFE_INTEGER : toEpochMs(query.to, "to");
-  const limit = Math.max(0, Math.floor(query.limit ?? 10_000));
-  return {
-    from,
-    to,
-    limit,
-    matches: (record) =>
-      record.createdAt >= from &&
-      record.createdAt <= to &&
-      (query.flowId === undefined || record.flowId === query.flowId) &&
-      (query.sessionId === undefined || record.sessionId === query.sessionId),
-  };
+  return { from, to };
 }
 
 /** A {@link FeedbackStore} in process memory, keeping `maxRecords` (default 50,000; the oldest are evicted). */
@@ -100,13 +82,9 @@ export function createMemoryFeedbackStore(options: { maxRecords?: number } = {})
       return true;
     },
     async list(query = {}) {
-      const filter = feedbackFilter(query);
-      const out = [...records.values()].filter(filter.matches).sort((a, b) => a.createdAt - b.createdAt);
-      return out.slice(Math.max(0, out.length - filter.limit)).map((record) => ({ ...record }));
-    },
-    async get(id) {
-      const record = records.get(id);
-      return record ? { ...record } : undefined;
+      const { from, to } = feedbackBounds(query);
+      const out = [...records.values()].filter((record) => record.createdAt >= from && record.createdAt <= to);
+      return out.sort((a, b) => a.createdAt - b.createdAt).map((record) => ({ ...record }));
     },
     async close() {},
   };

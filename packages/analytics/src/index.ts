@@ -9,11 +9,10 @@
 export type { AuditEvent, AbAssignedEvent } from "./audit-event.js";
 export { createMemoryAuditLog, type AuditLog, type AuditQuery, type AuditLogStats, type MemoryAuditLogOptions } from "./audit-log.js";
 export { createRedisAuditLog, type RedisAuditLogOptions } from "./redis-audit-log.js";
-export type { RedisClient, RedisStoreConnectionOptions } from "./redis-support.js";
+export type { RedisStoreConnectionOptions } from "./redis-support.js";
 export type { TimeInput, TimeRange, TimeRangePreset } from "./time-range.js";
 export {
   createMemoryFeedbackStore,
-  FeedbackRecordSchema,
   type FeedbackRecord,
   type FeedbackScale,
   type FeedbackStore,
@@ -26,22 +25,13 @@ export { toCsv, type CsvValue } from "./csv.js";
 export type { ConfiguredBackendFlows, RegistryFlowEntry, SyncFlowRegistryResult, FlowRegistryChange, RegistryFieldChange } from "./sync-flow-registry.js";
 export {
   createLearnedRoutingPrior,
-  applyLearnedAdjustment,
   type LearnedRoutingPrior,
   type LearnedRoutingPriorOptions,
-  type LearnedPriorBounds,
   type LearnedPriorSnapshotEntry,
   type RoutingAdjustment,
   type RoutingOutcome,
 } from "./learned-prior.js";
-export {
-  createMemoryPriorStore,
-  createRedisPriorStore,
-  type LearnedPriorStore,
-  type RedisPriorStoreOptions,
-  type PriorEntry,
-  type PriorStats,
-} from "./prior-store.js";
+export { createRedisPriorStore, type LearnedPriorStore, type PriorEntry, type PriorStats } from "./prior-store.js";
 export {
   AbExperimentSchema,
   createAbAssignment,
@@ -72,6 +62,5 @@ export type {
   LowConfidenceQuestion,
   PatternProposal,
   QuestionLookup,
-  QuestionText,
 } from "./pattern-analysis.js";
 export { TrainingExampleSchema, type TrainingExample, type TrainingQuestion } from "./training-export.js";

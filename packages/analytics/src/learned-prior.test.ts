@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fanOutTraceSink } from "@afw/contracts";
-import { applyLearnedAdjustment, createLearnedRoutingPrior, createMemoryAuditLog, createMemoryPriorStore, type LearnedPriorStore } from "./index.js";
+import { createLearnedRoutingPrior, createMemoryAuditLog, type LearnedPriorStore } from "./index.js";
+import { createMemoryPriorStore } from "./prior-store.js";
 import { analyticsDashboard } from "./dashboard.js";
 import { type PriorEntry } from "./prior-store.js";
 import { createTrafficGenerator, type SyntheticFlow } from "./test.js";
@@ -22,7 +23,7 @@ describe("learned routing prior", () => {
       { flowId: "flowise:steady", intents: ["technical-analysis"], behaviour: () => ({ ok: true, latencyMs: 200 }) },
     ];
     let clock = Date.UTC(2025, 0, 1);
-    const prior = createLearnedRoutingPrior({ bounds: { maxAdjustment: MAX }, halfLifeMs: 10 * MINUTE, minSamples: 20, now: () => clock });
+    const prior = createLearnedRoutingPrior({ maxAdjustment: MAX, halfLifeMs: 10 * MINUTE, minSamples: 20, now: () => clock });
     const auditLog = createMemoryAuditLog({ capacity: 50_000, now: () => clock });
     const traffic = createTrafficGenerator({ flows, start: clock, intervalMs: 1000, prior, sink: fanOutTraceSink(auditLog, prior) });
 
@@ -80,7 +81,7 @@ describe("learned routing prior", () => {
 
   it("never drifts beyond its bound however long a flow keeps failing, and forgets without traffic", () => {
     let clock = 0;
-    const prior = createLearnedRoutingPrior({ bounds: { maxAdjustment: 0.1 }, halfLifeMs: MINUTE, minSamples: 10, now: () => clock });
+    const prior = createLearnedRoutingPrior({ maxAdjustment: 0.1, halfLifeMs: MINUTE, minSamples: 10, now: () => clock });
     for (let i = 0; i < 5000; i++) {
       clock += 100;
       prior.observe({ intent: "rag-retrieval", flowId: "f:bad", success: false, latencyMs: 5000 });
@@ -146,7 +147,6 @@ describe("learned routing prior", () => {
         await current.wait;
         return snapshot;
       },
-      clear: () => memory.clear(),
       close: () => memory.close(),
     };
     const prior = createLearnedRoutingPrior({ store: slow, minSamples: 5, now: () => 0, flushIntervalMs: 60_000, refreshIntervalMs: 60_000 });
@@ -170,21 +170,12 @@ describe("learned routing prior", () => {
     expect(gates).toHaveLength(2);
     await prior.close();
   });
-
-  it("applies an adjustment to a breakdown within 0..1", () => {
-    expect(applyLearnedAdjustment({ flow_match: 1, health: 1, performance: 0.05, capability: 0.5 }, { flow_match: 0.1, performance: -0.1 })).toEqual({
-      flow_match: 1,
-      health: 1,
-      performance: 0,
-      capability: 0.5,
-    });
-  });
 });
 
 describe("learned prior as the router's score adjuster", () => {
   it("adjusts only flows it has seen, with the bounded deltas and reason of adjust()", () => {
     let clock = Date.UTC(2025, 0, 1);
-    const prior = createLearnedRoutingPrior({ bounds: { maxAdjustment: 0.1 }, halfLifeMs: 60 * MINUTE, minSamples: 5, now: () => clock });
+    const prior = createLearnedRoutingPrior({ maxAdjustment: 0.1, halfLifeMs: 60 * MINUTE, minSamples: 5, now: () => clock });
     const breakdown = { flow_match: 1, health: 1, performance: 0.5, capability: 1 };
     expect(prior.scoreAdjuster("conversation", { backendId: "f", flowId: "f:a", breakdown })).toBeUndefined();
     for (let i = 0; i < 30; i++) {

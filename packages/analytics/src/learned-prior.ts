@@ -1,4 +1,4 @@
-import { AfwError, IntentSchema, type Intent, type ScoreAdjuster, type ScoreBreakdown, type TraceSink } from "@afw/contracts";
+import { AfwError, IntentSchema, type Intent, type ScoreAdjuster, type TraceSink } from "@afw/contracts";
 import type { AuditEvent } from "./audit-event.js";
 import { eventTimeMs } from "./audit-event.js";
 import {
@@ -12,17 +12,12 @@ import {
   type PriorStats,
 } from "./prior-store.js";
 
-/** Bounds of the learned adjustments: `maxAdjustment`, the largest absolute adjustment of a score component (default 0.15). */
-export interface LearnedPriorBounds {
-  maxAdjustment?: number;
-}
-
 /** Options of {@link createLearnedRoutingPrior}. */
 export interface LearnedRoutingPriorOptions {
   /** Where the decayed sums live; a shared (Redis) store makes every instance learn. @default in memory */
   store?: LearnedPriorStore | undefined;
-  /** Bounds of the adjustments. */
-  bounds?: LearnedPriorBounds | undefined;
+  /** The largest absolute adjustment of a score component, in (0, 1]. @default 0.15 */
+  maxAdjustment?: number | undefined;
   /** Outcomes lose half their weight every `halfLifeMs`. @default 6 hours */
   halfLifeMs?: number | undefined;
   /** Decayed outcomes of an (intent, flow) needed before it is adjusted at all. @default 20 */
@@ -52,7 +47,7 @@ export interface RoutingOutcome {
   at?: number | undefined;
 }
 
-/** A bounded adjustment of two score components for one (intent, flow), with the evidence behind it (see {@link applyLearnedAdjustment}). */
+/** A bounded adjustment of two score components for one (intent, flow), with the evidence behind it. */
 export interface RoutingAdjustment {
   /** Added to `flow_match`; |value| <= maxAdjustment. */
   flow_match: number;
@@ -135,21 +130,20 @@ const keyOf = (intent: Intent, flowId: string) => `${intent}\u0000${flowId}`;
  *
  * @example
  * ```ts
- * const prior = createLearnedRoutingPrior({ bounds: { maxAdjustment: 0.15 }, halfLifeMs: 3_600_000, minSamples: 20 });
+ * const prior = createLearnedRoutingPrior({ maxAdjustment: 0.15, halfLifeMs: 3_600_000, minSamples: 20 });
  * const sink = fanOutTraceSink(auditLog, prior);
- * // in the router's scoring:
- * const breakdown = applyLearnedAdjustment(candidate.breakdown, prior.adjust(intent, candidate.flowId));
+ * const router = createRouter({ backends, scoreAdjuster: prior.scoreAdjuster, maxScoreAdjustment: prior.maxAdjustment });
  * ```
  * @throws AfwError `CONFIG_INVALID` for a non-positive half-life, minSamples or maxAdjustment.
  */
 export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = {}): LearnedRoutingPrior {
-  const maxAdjustment = options.bounds?.maxAdjustment ?? 0.15;
+  const maxAdjustment = options.maxAdjustment ?? 0.15;
   const halfLifeMs = options.halfLifeMs ?? 6 * 3_600_000;
   const minSamples = options.minSamples ?? 20;
   const successScale = 0.25;
   const maxTracked = 10_000;
   const now = options.now ?? Date.now;
-  if (!(maxAdjustment > 0 && maxAdjustment <= 1)) throw new AfwError("CONFIG_INVALID", "bounds.maxAdjustment must be in (0, 1]");
+  if (!(maxAdjustment > 0 && maxAdjustment <= 1)) throw new AfwError("CONFIG_INVALID", "maxAdjustment must be in (0, 1]");
   if (!(halfLifeMs > 0)) throw new AfwError("CONFIG_INVALID", "halfLifeMs must be positive");
   if (!(minSamples > 0)) throw new AfwError("CONFIG_INVALID", "minSamples must be positive");
   const store = options.store ?? createMemoryPriorStore();
@@ -361,21 +355,3 @@ function explain(intent: Intent, flowId: string, a: RoutingAdjustment, enough: b
 
 const pct = (value: number | null) => (value === null ? "n/a" : `${(value * 100).toFixed(1)}%`);
 const signed = (value: number) => (value >= 0 ? `+${value.toFixed(4)}` : value.toFixed(4));
-
-/**
- * Adds a learned adjustment to a score breakdown, clamping each component to 0..1.
- *
- * @example
- * ```ts
- * applyLearnedAdjustment({ flow_match: 1, health: 1, performance: 0.5, capability: 0.6 }, { flow_match: -0.1, performance: 0.05, ... })
- * // { flow_match: 0.9, health: 1, performance: 0.55, capability: 0.6 }
- * ```
- */
-export function applyLearnedAdjustment(breakdown: ScoreBreakdown, adjustment: Pick<RoutingAdjustment, "flow_match" | "performance">): ScoreBreakdown {
-  const unit = (value: number) => Math.max(0, Math.min(1, value));
-  return {
-    ...breakdown,
-    flow_match: unit(breakdown.flow_match + adjustment.flow_match),
-    performance: unit(breakdown.performance + adjustment.performance),
-  };
-}

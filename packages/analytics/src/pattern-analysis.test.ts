@@ -54,7 +54,6 @@ describe("patternAnalysis", () => {
       range: "24h",
       now: generator.now(),
       embedder: createHashingEmbedder({ dimensions: 512 }),
-      questions: generator.questions().slice(0, 10),
       questionOf: (traceId) => generator.questions().find((q) => q.traceId === traceId)?.question,
       similarityThreshold: 0.3,
       minClusterSize: 3,
@@ -133,7 +132,7 @@ describe("patternAnalysis with the Universal Sentence Encoder", () => {
       range: "24h",
       now: generator.now(),
       embedder: createUseEmbedder(),
-      questions: generator.questions(),
+      questionOf: (traceId) => generator.questions().find((q) => q.traceId === traceId)?.question,
       similarityThreshold: 0.45,
       minClusterSize: 2,
     });

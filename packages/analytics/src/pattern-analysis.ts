@@ -4,12 +4,6 @@ import { distinctiveKeywords } from "./keywords.js";
 import type { QueryRecord } from "./query-records.js";
 import { groupBy, increment, mean, rankCounts, ratio, round } from "./statistics.js";
 
-/** The text of a query, passed beside the audit log (trace events carry only its length). */
-export interface QuestionText {
-  traceId: string;
-  question: string;
-}
-
 /** Looks up the question of a trace (e.g. from the session store or a side channel). */
 export type QuestionLookup = (traceId: string) => string | undefined | Promise<string | undefined>;
 
@@ -103,9 +97,7 @@ export interface PatternAnalysis {
 export interface PatternAnalysisOptions extends AnalyticsData {
   /** Embeds the questions for clustering. */
   embedder: Embedder;
-  /** Question texts by trace id. */
-  questions?: readonly QuestionText[] | undefined;
-  /** Looks up a question text missing from `questions`. */
+  /** Looks up the question text of a trace. */
   questionOf?: QuestionLookup | undefined;
   /** Cosine similarity to a cluster's centre needed to join it. @default 0.75 */
   similarityThreshold?: number | undefined;
@@ -115,8 +107,6 @@ export interface PatternAnalysisOptions extends AnalyticsData {
   maxClusters?: number | undefined;
   /** Intent confidence under this is low. @default 0.5 */
   lowConfidenceThreshold?: number | undefined;
-  /** Cancels embedding. */
-  signal?: AbortSignal | undefined;
 }
 
 interface Item {
@@ -143,20 +133,17 @@ export async function patternAnalysis(options: PatternAnalysisOptions): Promise<
   const { range, records } = prepareData(options);
 
   // question texts
-  const given = new Map<string, string>();
-  for (const entry of options.questions ?? []) given.set(entry.traceId, entry.question);
   const items: Item[] = [];
   const textOf = new Map<string, string>();
   for (const record of records.slice(Math.max(0, records.length - maxQuestions))) {
-    let question = given.get(record.traceId);
-    if (question === undefined && options.questionOf) question = await options.questionOf(record.traceId);
+    const question = await options.questionOf?.(record.traceId);
     if (question !== undefined && question.trim().length > 0) {
       items.push({ record, question });
       textOf.set(record.traceId, question);
     }
   }
 
-  const clusters = await clusterQuestions(items, options.embedder, similarityThreshold, options.signal);
+  const clusters = await clusterQuestions(items, options.embedder, similarityThreshold);
   const corpus = items.map((item) => item.question);
   const reported: QuestionCluster[] = clusters
     .filter((cluster) => cluster.members.length >= minClusterSize)
@@ -250,7 +237,7 @@ interface Cluster {
   members: Array<{ item: Item; vector: Float32Array }>;
 }
 
-async function clusterQuestions(items: readonly Item[], embedder: Embedder, threshold: number, signal?: AbortSignal): Promise<Cluster[]> {
+async function clusterQuestions(items: readonly Item[], embedder: Embedder, threshold: number): Promise<Cluster[]> {
   if (items.length === 0) return [];
   // Embed each distinct question once.
   const distinct = [...new Set(items.map((item) => normalizeQuestion(item.question)))];
@@ -258,7 +245,7 @@ async function clusterQuestions(items: readonly Item[], embedder: Embedder, thre
   const batch = 64;
   for (let i = 0; i < distinct.length; i += batch) {
     const texts = distinct.slice(i, i + batch);
-    const embedded = await embedder.embed(texts, signal);
+    const embedded = await embedder.embed(texts);
     texts.forEach((text, j) => vectors.set(text, embedded[j]!));
   }
   const clusters: Cluster[] = [];

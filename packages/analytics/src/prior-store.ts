@@ -60,8 +60,6 @@ export interface LearnedPriorStore {
   add(entries: readonly PriorEntry[], halfLifeMs: number): Promise<boolean>;
   /** Every stored entry, or undefined when the store failed. */
   load(): Promise<PriorEntry[] | undefined>;
-  /** Removes every entry. */
-  clear(): Promise<void>;
   /** Releases resources. Idempotent. */
   close(): Promise<void>;
 }
@@ -85,20 +83,14 @@ export function createMemoryPriorStore(): LearnedPriorStore {
     async load() {
       return [...entries.values()].map((entry) => ({ ...entry, stats: { ...entry.stats } }));
     },
-    async clear() {
-      entries.clear();
-    },
     async close() {},
   };
 }
 
-/** Options of {@link createRedisPriorStore}. */
-export interface RedisPriorStoreOptions extends RedisStoreConnectionOptions {
-  /** Hashes expire after this long without an update. @default 30 days */
-  ttlMs?: number | undefined;
-}
+/** A hash expires 30 days after its last update. */
+const TTL_MS = 30 * 86_400_000;
 
-// KEYS[1]: the intent's hash. ARGV: halfLifeMs, ttlMs, then (flowId, json) pairs.
+// KEYS[1]: the intent's hash. ARGV: halfLifeMs, TTL_MS, then (flowId, json) pairs.
 const MERGE = new LuaScript(`
 local half = tonumber(ARGV[1])
 local names = {'n', 's', 'l', 'ln', 'f', 'fn'}
@@ -142,9 +134,8 @@ function parseStats(raw: string): PriorStats | undefined {
  * ```
  * @throws AfwError `CONFIG_INVALID` when neither or both of `url` and `client` are given.
  */
-export function createRedisPriorStore(options: RedisPriorStoreOptions): LearnedPriorStore {
+export function createRedisPriorStore(options: RedisStoreConnectionOptions): LearnedPriorStore {
   const { connection, key } = connectStore(options);
-  const ttlMs = Math.max(1000, Math.floor(options.ttlMs ?? 30 * 86_400_000));
   const keyOf = (intent: Intent) => key(`prior:${intent}`);
   return {
     shared: true,
@@ -153,7 +144,7 @@ export function createRedisPriorStore(options: RedisPriorStoreOptions): LearnedP
       const byIntent = new Map<Intent, Array<string | number>>();
       for (const entry of entries) {
         let args = byIntent.get(entry.intent);
-        if (!args) byIntent.set(entry.intent, (args = [halfLifeMs, ttlMs]));
+        if (!args) byIntent.set(entry.intent, (args = [halfLifeMs, TTL_MS]));
         args.push(entry.flowId, JSON.stringify(entry.stats));
       }
       const outcome = await connection.execute(async (client) => {
@@ -173,9 +164,6 @@ export function createRedisPriorStore(options: RedisPriorStoreOptions): LearnedP
         }
       });
       return entries;
-    },
-    async clear() {
-      await connection.execute((client) => Promise.all(INTENTS.map((intent) => client.del(keyOf(intent)))));
     },
     close: () => connection.close(),
   };

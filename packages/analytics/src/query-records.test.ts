@@ -39,7 +39,7 @@ describe("buildQueryRecords", () => {
       ["flowise:a", 1, "timeout", "BACKEND_TIMEOUT"],
       ["flowise:a", 2, "success", undefined],
     ]);
-    expect(record!.candidates.map((c) => [c.flowId, c.rank, c.flowMatch])).toEqual([
+    expect(record!.candidates.map((c) => [c.flowId, c.rank, c.breakdown.flow_match])).toEqual([
       ["flowise:a", 1, 1],
       ["flowise:b", 2, 1],
     ]);

@@ -1,4 +1,4 @@
-import type { ClassificationMethod, Intent, IntentAlternative, RoutingDecision, ScoreBreakdown, TraceEvent, TraceEventPayload } from "@afw/contracts";
+import type { ClassificationMethod, Intent, IntentAlternative, RoutingCandidate, RoutingDecision, TraceEvent, TraceEventPayload } from "@afw/contracts";
 import { eventTimeMs, type AuditEvent } from "./audit-event.js";
 import { sortByTime } from "./audit-log.js";
 
@@ -8,18 +8,8 @@ export type AttemptRecord = TraceEventPayload<"backend-call-end"> & { hedged?: b
 /** One fallback of a query: its `fallback-triggered` event's fields. */
 export type FallbackRecord = TraceEventPayload<"fallback-triggered">;
 
-/** One routing candidate of a query's decision (a compact view of `RoutingCandidate`). */
-export interface CandidateRecord {
-  backendId: string;
-  flowId: string;
-  flowName: string;
-  rank: number;
-  score: number;
-  flowMatch: number;
-  /** The score's components. */
-  breakdown: ScoreBreakdown;
-  excluded?: string | undefined;
-}
+/** One routing candidate of a query's decision: these fields of its `RoutingCandidate`. */
+export type CandidateRecord = Pick<RoutingCandidate, "backendId" | "flowId" | "flowName" | "rank" | "score" | "breakdown" | "excluded">;
 
 /**
  * Everything the audit log knows about one query (one trace), folded from its events. The unit
@@ -144,16 +134,9 @@ function foldTrace(traceId: string, events: readonly AuditEvent[]): QueryRecord 
         if (decision.experiment) record.experiment ??= { experimentId: decision.experiment.experimentId, arm: decision.experiment.arm };
         record.chosenFlowId = decision.chosen?.flowId;
         record.chosenBackendId = decision.chosen?.backendId;
-        record.candidates = decision.candidates.map((candidate) => ({
-          backendId: candidate.backendId,
-          flowId: candidate.flowId,
-          flowName: candidate.flowName,
-          rank: candidate.rank,
-          score: candidate.score,
-          flowMatch: candidate.breakdown.flow_match,
-          breakdown: candidate.breakdown,
-          ...(candidate.excluded === undefined ? {} : { excluded: candidate.excluded }),
-        }));
+        record.candidates = decision.candidates.map(({ backendId, flowId, flowName, rank, score, breakdown, excluded }) => {
+          return { backendId, flowId, flowName, rank, score, breakdown, ...(excluded === undefined ? {} : { excluded }) };
+        });
         break;
       }
       case "backend-call-start":

@@ -1,5 +1,5 @@
 import { AfwError } from "@afw/contracts";
-import { FeedbackRecordSchema, feedbackFilter, type FeedbackRecord, type FeedbackStore } from "./feedback.js";
+import { FeedbackRecordSchema, feedbackBounds, type FeedbackRecord, type FeedbackStore } from "./feedback.js";
 import { LuaScript } from "@afw/cache";
 import { connectStore, type RedisStoreConnectionOptions } from "./redis-support.js";
 
@@ -7,11 +7,12 @@ import { connectStore, type RedisStoreConnectionOptions } from "./redis-support.
 export interface RedisFeedbackStoreOptions extends RedisStoreConnectionOptions {
   /** Most records kept; the oldest are evicted. @default 100_000 */
   maxRecords?: number | undefined;
-  /** Records older than this are evicted on write. @default 90 days */
-  maxAgeMs?: number | undefined;
   /** Clock for age eviction. @default Date.now */
   now?: (() => number) | undefined;
 }
+
+/** Records older than 90 days are evicted on write. */
+const MAX_AGE_MS = 90 * 86_400_000;
 
 // KEYS: data hash, time index. ARGV: id, createdAt, json, maxRecords, minCreatedAt.
 const PUT = new LuaScript(`
@@ -50,7 +51,6 @@ export function createRedisFeedbackStore(options: RedisFeedbackStoreOptions): Fe
   const dataKey = key("{feedback}:data");
   const timeKey = key("{feedback}:time");
   const maxRecords = Math.max(1, options.maxRecords ?? 100_000);
-  const maxAgeMs = options.maxAgeMs ?? 90 * 86_400_000;
   const now = options.now ?? Date.now;
 
   const parse = (raw: string | null | undefined): FeedbackRecord | undefined => {
@@ -68,13 +68,13 @@ export function createRedisFeedbackStore(options: RedisFeedbackStoreOptions): Fe
   return {
     async put(record) {
       const outcome = await connection.execute((client) =>
-        PUT.run(client, [dataKey, timeKey], [record.id, record.createdAt, JSON.stringify(record), maxRecords, Math.max(0, now() - maxAgeMs)]),
+        PUT.run(client, [dataKey, timeKey], [record.id, record.createdAt, JSON.stringify(record), maxRecords, Math.max(0, now() - MAX_AGE_MS)]),
       );
       return outcome.ok;
     },
     async list(query = {}) {
-      const filter = feedbackFilter(query);
-      const ids = await connection.execute((client) => client.zrangebyscore(timeKey, filter.from, filter.to));
+      const { from, to } = feedbackBounds(query);
+      const ids = await connection.execute((client) => client.zrangebyscore(timeKey, from, to));
       if (!ids.ok) throw unavailable(ids.message);
       const out: FeedbackRecord[] = [];
       for (let i = 0; i < ids.value.length; i += 500) {
@@ -83,16 +83,10 @@ export function createRedisFeedbackStore(options: RedisFeedbackStoreOptions): Fe
         if (!values.ok) throw unavailable(values.message);
         for (const raw of values.value) {
           const record = parse(raw);
-          if (record && filter.matches(record)) out.push(record);
+          if (record) out.push(record);
         }
       }
-      out.sort((a, b) => a.createdAt - b.createdAt);
-      return out.slice(Math.max(0, out.length - filter.limit));
-    },
-    async get(id) {
-      const outcome = await connection.execute((client) => client.hget(dataKey, id));
-      if (!outcome.ok) throw unavailable(outcome.message);
-      return parse(outcome.value);
+      return out.sort((a, b) => a.createdAt - b.createdAt);
     },
     close: () => connection.close(),
   };

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { UniversalFlowSchema, type UniversalFlow, type UniversalFlowInput } from "@afw/contracts";
 import { type ConfiguredBackendFlows } from "./index.js";
 import { syncFlowRegistry } from "./sync-flow-registry.js";
-import { inferIntentsFromText } from "./sync-flow-registry.js";
 import { createTrafficGenerator } from "./test.js";
 
 const flow = (input: Omit<UniversalFlowInput, "id" | "backendKind"> & { backendKind?: string }): UniversalFlow =>
@@ -65,7 +64,7 @@ describe("syncFlowRegistry", () => {
       { intent: "conversation", source: "discovery" },
     ]);
     expect(sheets!.entry).toMatchObject({ id: "sheets", name: "Spreadsheet helper", intents: ["data-processing", "conversation"], keywords: ["spreadsheet"] });
-    expect(poet!.inferredIntents).toEqual([{ intent: "creative-orientation", source: "keywords" }]);
+    expect(poet!.inferredIntents).toEqual([]); // discovery found no intents and nothing used it
   });
 
   it("applies exactly what it proposed and names the flows whose cache to invalidate", () => {
@@ -101,11 +100,5 @@ describe("syncFlowRegistry", () => {
     expect(done.skipped.map((c) => c.flowId)).toEqual(["flowise:coder", "flowise:sheets", "flowise:poet"]);
     expect(done.invalidateFlowIds).toEqual(["flowise:gone"]);
     expect(done.registry.find((b) => b.backendId === "flowise")!.flows.map((e) => e.id)).toEqual(["docs", "coder"]);
-  });
-
-  it("infers intents from text", () => {
-    expect(inferIntentsFromText("Docs QA", "answers from the handbook")).toEqual(["rag-retrieval"]);
-    expect(inferIntentsFromText("SQL report builder")).toEqual(["data-processing"]);
-    expect(inferIntentsFromText("Zebra")).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { INTENTS, flowKey, type Intent, type UniversalFlow } from "@afw/contracts";
+import { flowKey, type Intent, type UniversalFlow } from "@afw/contracts";
 import type { AuditEvent } from "./audit-event.js";
 import { buildQueryRecords } from "./query-records.js";
 import { increment } from "./statistics.js";
@@ -35,8 +35,8 @@ export interface FlowRegistryChange {
   previous?: RegistryFlowEntry | undefined;
   /** Changed fields (update). */
   fields?: RegistryFieldChange[] | undefined;
-  /** Intents inferred for the flow, best first, and where they came from. */
-  inferredIntents?: Array<{ intent: Intent; source: "usage" | "discovery" | "keywords"; evidence?: number }> | undefined;
+  /** Intents inferred for the flow, best first, and where they came from (discovery infers them from the flow's texts). */
+  inferredIntents?: Array<{ intent: Intent; source: "usage" | "discovery"; evidence?: number }> | undefined;
   /** Why, in one sentence. */
   reason: string;
 }
@@ -76,41 +76,13 @@ export interface SyncFlowRegistryResult {
   unchanged: number;
 }
 
-/** Keyword stems per intent, for flows whose discovery inferred nothing. */
-const INTENT_STEMS: Record<Intent, readonly string[]> = {
-  "rag-retrieval": ["rag", "retriev", "document", "docs", "knowledge", "faq", "pdf", "search", "wiki", "manual", "qa"],
-  "technical-analysis": ["code", "debug", "bug", "program", "developer", "technical", "api", "engineer", "devops", "error", "review"],
-  "structural-thinking": ["architect", "design", "structur", "system", "plan", "diagram", "organi", "process", "roadmap", "strategy"],
-  "creative-orientation": ["creativ", "story", "write", "writer", "writing", "poem", "brainstorm", "vision", "idea", "marketing", "content"],
-  "data-processing": ["data", "csv", "json", "etl", "transform", "sql", "analytic", "spreadsheet", "excel", "clean", "extract", "report"],
-  conversation: ["chat", "assistant", "conversation", "general", "helper", "bot", "support"],
-};
-
-/** Intents suggested by a flow's name, description and tags with the keyword table above, best first. */
-export function inferIntentsFromText(...texts: ReadonlyArray<string | undefined>): Intent[] {
-  const words = texts
-    .filter((t): t is string => !!t)
-    .join(" ")
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-  const scores = new Map<Intent, number>();
-  for (const word of words) {
-    for (const intent of INTENTS) {
-      if (INTENT_STEMS[intent].some((stem) => (stem.length <= 3 ? word === stem : word.startsWith(stem)))) increment(scores, intent);
-    }
-  }
-  return [...scores.entries()].sort((a, b) => b[1] - a[1] || INTENTS.indexOf(a[0]) - INTENTS.indexOf(b[0])).map(([intent]) => intent);
-}
-
 const onPlatform = (flow: UniversalFlow) => flow.source !== "configured" && flow.metadata?.["discovered"] !== false;
 
 const clone = <T>(value: T): T => structuredClone(value);
 
 /**
  * Compares discovery with the configured registry and proposes `add` (listed, unconfigured; with
- * intents inferred from usage, then discovery, then keywords), `update` (missing intents, intents
+ * intents inferred from usage, then discovery), `update` (missing intents, intents
  * served 5+ times, missing name or streaming flag) and `remove` (no longer listed). A dry
  * run changes nothing; `apply: true` returns the new registry with exactly the proposed changes
  * (or those of `only`). Pure: the inputs are never mutated.
@@ -224,12 +196,6 @@ function inferIntents(flow: UniversalFlow, usage: Usage | undefined): NonNullabl
     if (seen.has(intent)) continue;
     seen.add(intent);
     out.push({ intent, source: "discovery" });
-  }
-  if (out.length === 0) {
-    for (const intent of inferIntentsFromText(flow.name, flow.description, flow.tags.join(" "))) {
-      seen.add(intent);
-      out.push({ intent, source: "keywords" });
-    }
   }
   return out;
 }

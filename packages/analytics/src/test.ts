@@ -13,5 +13,6 @@ export {
   type SyntheticOutcome,
   type SyntheticQuery,
   type SyntheticQueryResult,
+  type QuestionText,
 } from "./testing/traffic-generator.js";
 export { parseCsv } from "./testing/parse-csv.js";

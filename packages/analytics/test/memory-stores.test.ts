@@ -1,4 +1,5 @@
-import { createMemoryAuditLog, createMemoryFeedbackStore, createMemoryPriorStore } from "../src/index.js";
+import { createMemoryAuditLog, createMemoryFeedbackStore } from "../src/index.js";
+import { createMemoryPriorStore } from "../src/prior-store.js";
 import { describeAuditLogSuite } from "./suites/audit-log.case.js";
 import { describeFeedbackStoreSuite } from "./suites/feedback-store.case.js";
 import { describePriorStoreSuite } from "./suites/prior-store.case.js";

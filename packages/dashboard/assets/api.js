@@ -3,7 +3,7 @@
  * bearer token in an `Authorization` header (never in a URL). The live feed is read with fetch
  * streaming, not EventSource, which cannot send headers.
  */
-import { parseSseFrames } from "./format.js";
+import { createParser } from "eventsource-parser";
 
 const meta = (name) => document.querySelector(`meta[name="${name}"]`)?.getAttribute("content") ?? "";
 export const apiPath = meta("afw-api-path") || "/api";
@@ -64,22 +64,21 @@ export async function streamEvents(signal, onFrame, onRetry) {
   if (response.status === 501) return "unavailable";
   if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
   session.onAuthorized();
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return "closed";
-    const { frames, rest } = parseSseFrames(buffer + value);
-    buffer = rest;
-    for (const frame of frames) {
-      if (frame.retry !== undefined) onRetry(frame.retry);
-      if (!frame.data) continue;
+  const parser = createParser({
+    onRetry,
+    onEvent({ event = "message", data }) {
       try {
-        onFrame(frame.event, JSON.parse(frame.data));
+        onFrame(event, JSON.parse(data));
       } catch {
         // a frame that is not JSON is ignored
       }
-    }
+    },
+  });
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return "closed";
+    parser.feed(value);
   }
 }
 

@@ -1,20 +1,20 @@
 /** The live routing feed: one row per query, expandable into candidates, attempts, fallbacks and trace events. */
 import { useState } from "preact/hooks";
 import { api, redacted } from "./api.js";
-import { CACHE_LABELS, attemptText, eventDetails, formatMs, formatPercent, formatTime, isoOf, queryFacts, questionText, routeOf, shortFlow } from "./format.js";
+import { CACHE_LABELS, answeredOf, attemptText, chosenOf, eventDetails, formatMs, formatPercent, formatTime, isoOf, queryFacts, questionText, routeOf, shortFlow } from "./format.js";
 import { DataTable, Loaded, Muted, Panel, html, useLoad } from "./ui.js";
 
 const BREAKDOWN = ["flow_match", "health", "performance", "capability"];
 
 function OutcomeBadge({ summary }) {
-  if (summary.outcome === "error") return html`<span class="badge outcome-error">failed: ${summary.errorCode ?? "error"}</span>`;
+  if (summary.outcome === "failed") return html`<span class="badge outcome-failed">failed: ${summary.errorCode ?? "error"}</span>`;
   if (summary.outcome === "pending") return html`<span class="badge outcome-pending">in progress</span>`;
-  return html`<span class="badge outcome-success">answered</span>`;
+  return html`<span class="badge outcome-answered">answered</span>`;
 }
 
 function TraceEvents({ summary }) {
   const { traceId } = summary;
-  const state = useLoad(() => api(`/queries/${encodeURIComponent(traceId)}/events`), [traceId, summary.outcome, summary.eventCount]);
+  const state = useLoad(() => api(`/queries/${encodeURIComponent(traceId)}/events`), [traceId, summary.outcome, (summary.attempts ?? []).length]);
   return html`<${Loaded} state=${state} className="trace-events" render=${({ events }) => {
     const start = Date.parse(events?.[0]?.timestamp);
     return html`<${DataTable}
@@ -35,7 +35,7 @@ function QueryDetails({ summary }) {
   const candidates = summary.candidates ?? [];
   const attempts = summary.attempts ?? [];
   const fallbacks = summary.fallbacks ?? [];
-  const isChosen = (candidate) => summary.chosen?.flowId === candidate.flowId && summary.chosen?.backendId === candidate.backendId;
+  const isChosen = (candidate) => summary.chosenFlowId === candidate.flowId && summary.chosenBackendId === candidate.backendId;
   return html`<div class="feed-details">
     <dl class="facts">${queryFacts(summary).map(([term, value]) => html`<div><dt>${term}</dt><dd>${value}</dd></div>`)}</dl>
     <h4>Candidates</h4>
@@ -54,7 +54,7 @@ function QueryDetails({ summary }) {
             )}
           </tbody>
         </table></div>`
-      : html`<${Muted}>${summary.cache === "hit" || summary.cache === "semantic-hit" ? "Served from the cache; no routing needed." : "No routing decision recorded."}<//>`}
+      : html`<${Muted}>${summary.cacheHit ? "Served from the cache; no routing needed." : "No routing decision recorded."}<//>`}
     <h4>Attempts</h4>
     ${attempts.length ? html`<ol class="attempts">${attempts.map((attempt) => html`<li class=${`attempt attempt-${attempt.outcome}`}>${attemptText(attempt)}</li>`)}</ol>` : html`<${Muted}>No backend calls.<//>`}
     ${fallbacks.length > 0 &&
@@ -74,8 +74,8 @@ function QueryRow({ summary }) {
         <time class="feed-time" datetime=${isoOf(summary.startedAt)}>${formatTime(summary.startedAt)}</time>
         <span class=${`feed-question${summary.questionRedacted ? " redacted" : ""}`}>${questionText(summary)}</span>
         <span class="feed-intent">${summary.intent ? `${summary.intent} ${formatPercent(summary.confidence)}` : "intent —"}</span>
-        <span class="feed-route">${routeOf(summary.answeredBy ?? summary.chosen)}</span>
-        <span class=${`badge cache-${summary.cache}`}>${CACHE_LABELS[summary.cache] ?? summary.cache}</span>
+        <span class="feed-route">${routeOf(answeredOf(summary) ?? chosenOf(summary))}</span>
+        <span class=${`badge cache-${summary.cache ?? "unknown"}`}>${CACHE_LABELS[summary.cache ?? "unknown"] ?? summary.cache}</span>
         ${fallbacks > 0 && html`<span class="badge fallback-badge">fallback ×${fallbacks}</span>`}
         <span class="feed-latency">${formatMs(summary.durationMs)}</span>
         <${OutcomeBadge} summary=${summary} />

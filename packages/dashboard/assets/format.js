@@ -52,6 +52,10 @@ export function shortFlow(flowId) {
 /** `backend / flow` of a flow reference. */
 export const routeOf = (ref) => (ref ? `${ref.backendId} / ${shortFlow(ref.flowId)}` : EMPTY);
 
+/** The router's first choice of a feed row, and the flow that answered it, as flow references. */
+export const chosenOf = (summary) => (summary.chosenFlowId === undefined ? undefined : { backendId: summary.chosenBackendId, flowId: summary.chosenFlowId });
+export const answeredOf = (summary) => (summary.answeredFlowId === undefined ? undefined : { backendId: summary.answeredBackendId, flowId: summary.answeredFlowId });
+
 /** The question of a feed row, or what is known of it. */
 export function questionText(summary) {
   if (summary.questionRedacted) return `[redacted] (${summary.questionLength ?? "?"} characters)`;
@@ -59,7 +63,7 @@ export function questionText(summary) {
   return summary.questionLength !== undefined ? `(question not recorded, ${summary.questionLength} characters)` : "(question not recorded)";
 }
 
-export const CACHE_LABELS = { hit: "cache hit", "semantic-hit": "semantic cache hit", miss: "cache miss", bypass: "cache bypassed", unknown: "cache —" };
+export const CACHE_LABELS = { exact: "cache hit", semantic: "semantic cache hit", miss: "cache miss", bypass: "cache bypassed", unknown: "cache —" };
 
 /** The facts list of an expanded feed row, without empty ones. */
 export function queryFacts(summary) {
@@ -71,8 +75,8 @@ export function queryFacts(summary) {
     ["Tool", summary.tool],
     ["Intent", intent],
     ["Strategy", summary.strategy],
-    ["First choice", summary.chosen && routeOf(summary.chosen)],
-    ["Answered by", summary.answeredBy && routeOf(summary.answeredBy)],
+    ["First choice", chosenOf(summary) && routeOf(chosenOf(summary))],
+    ["Answered by", answeredOf(summary) && routeOf(answeredOf(summary))],
     ["Latency", summary.durationMs !== undefined ? formatMs(summary.durationMs) : undefined],
     ["Error", error],
   ];
@@ -110,7 +114,7 @@ export function eventDetails(event) {
 export function upsertRow(rows, summary, max = 100) {
   if (!summary || typeof summary.traceId !== "string") return rows;
   const others = rows.filter((row) => row.traceId !== summary.traceId);
-  const started = (row) => Date.parse(row.startedAt) || 0;
+  const started = (row) => Number(row.startedAt) || 0;
   return [...others, summary].sort((a, b) => started(b) - started(a)).slice(0, max);
 }
 
@@ -205,24 +209,3 @@ export function analyticsKpis(summary) {
 
 /** `+0.50 (3)` of a feedback summary, or `—`. */
 export const feedbackText = (feedback) => (feedback?.count > 0 ? `${formatSigned(feedback.mean, 2)} (${feedback.count})` : EMPTY);
-
-/** Splits server-sent-event text into complete frames (`{ event, data, retry? }`) and the unfinished rest. */
-export function parseSseFrames(buffer) {
-  const frames = [];
-  const chunks = buffer.replace(/\r\n?/g, "\n").split("\n\n");
-  const rest = chunks.pop() ?? "";
-  for (const chunk of chunks) {
-    const frame = { event: "message", data: /** @type {string[]} */ ([]), retry: /** @type {number | undefined} */ (undefined) };
-    for (const line of chunk.split("\n")) {
-      if (line === "" || line.startsWith(":")) continue;
-      const colon = line.indexOf(":");
-      const field = colon >= 0 ? line.slice(0, colon) : line;
-      const value = colon >= 0 ? line.slice(colon + 1).replace(/^ /, "") : "";
-      if (field === "event") frame.event = value;
-      else if (field === "data") frame.data.push(value);
-      else if (field === "retry" && /^\d+$/.test(value)) frame.retry = Number(value);
-    }
-    frames.push({ event: frame.event, data: frame.data.join("\n"), retry: frame.retry });
-  }
-  return { frames, rest };
-}

@@ -208,7 +208,7 @@ describe("renderIntentPatternsYaml", () => {
         proposal({ intent: "made-up-intent", keywords: ["x1"] }),
         proposal({ intent: "rag-retrieval", keywords: ['"}\nrouting: evil', "a b", "<script>", "handbuch"] }),
       ],
-      { weight: 3, label: "the last 1h" },
+      { label: "the last 1h" },
     );
     expect(yaml).toBe(
       [
@@ -219,12 +219,12 @@ describe("renderIntentPatternsYaml", () => {
         "  intentPatterns:",
         "    data-processing: # 5 questions",
         "      keywords:",
-        '        "parquet": 3',
-        '        "arrow": 3',
-        '        "feather": 3',
+        '        "parquet": 2',
+        '        "arrow": 2',
+        '        "feather": 2',
         "    rag-retrieval: # 3 questions",
         "      keywords:",
-        '        "handbuch": 3',
+        '        "handbuch": 2',
         "",
       ].join("\n"),
     );

@@ -3,10 +3,11 @@ import { IntentSchema } from "@afw/contracts";
 /** A keyword that is safe and meaningful as a `routing.intentPatterns` keyword: one word. */
 const KEYWORD = /^[\p{L}\p{N}][\p{L}\p{N}_-]{0,63}$/u;
 
+/** Weight of every proposed keyword (the router's keyword weights are -10..10). */
+const KEYWORD_WEIGHT = 2;
+
 /** Options of {@link renderIntentPatternsYaml}. */
 export interface IntentPatternsYamlOptions {
-  /** Weight of every proposed keyword (the router's keyword weights are -10..10). @default 2 */
-  weight?: number;
   /** Label of the report in the header comment, e.g. `the last 24h`. */
   label?: string;
 }
@@ -20,7 +21,6 @@ export interface IntentPatternsYamlOptions {
  * nothing is proposed.
  */
 export function renderIntentPatternsYaml(proposals: ReadonlyArray<{ kind: string; intent: string | null; keywords: readonly string[]; support: number; reason?: string }>, options: IntentPatternsYamlOptions = {}): string | undefined {
-  const weight = Math.max(-10, Math.min(10, Number.isFinite(options.weight) ? (options.weight as number) : 2));
   const byIntent = new Map<string, { keywords: Set<string>; support: number }>();
   for (const proposal of proposals) {
     if (proposal.kind !== "intent-pattern" || !IntentSchema.safeParse(proposal.intent).success) continue;
@@ -43,7 +43,7 @@ export function renderIntentPatternsYaml(proposals: ReadonlyArray<{ kind: string
   ];
   for (const [intent, { keywords, support }] of [...byIntent.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     lines.push(`    ${intent}: # ${support} question${support === 1 ? "" : "s"}`, "      keywords:");
-    for (const keyword of keywords) lines.push(`        ${JSON.stringify(keyword)}: ${weight}`);
+    for (const keyword of keywords) lines.push(`        ${JSON.stringify(keyword)}: ${KEYWORD_WEIGHT}`);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -37,7 +37,6 @@ describe("createDashboard options", () => {
       expect(() => createDashboard({ source, basePath })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
     }
     expect(() => createDashboard({ source, basePath: "/x", apiPath: "/x/" })).toThrow(/must differ/);
-    expect(() => createDashboard({ source, title: "" })).toThrow(AfwError);
     expect(() => createDashboard({ source: undefined as unknown as DashboardSource })).toThrow(/source/);
   });
 
@@ -99,7 +98,7 @@ describe("routing", () => {
 
 describe("page shell and assets", () => {
   it("serves the shell with a strict CSP, no inline script or style, and escaped settings", async () => {
-    const server = await start({ source: {}, title: `Ops ${HOSTILE}`, basePath: "/ops", apiPath: "/ops/api" });
+    const server = await start({ source: {}, basePath: "/ops", apiPath: "/ops/api" });
     const response = await fetch(`${server.url}/ops/`);
     const html = await response.text();
     expect(response.status).toBe(200);
@@ -118,8 +117,7 @@ describe("page shell and assets", () => {
     expect(html).not.toMatch(/<[^>]*\son[a-z]+=/i);
     expect(html).not.toMatch(/<[^>]*\sstyle=/i);
     expect(html).toContain(`<meta name="afw-api-path" content="/ops/api">`);
-    expect(html).toContain("Ops &lt;img src=x onerror=alert(1)&gt;");
-    expect(html).not.toContain(HOSTILE);
+    expect(html).toContain("<title>Agentic Flywheel — dashboard</title>");
     // the entry module renders the page (landmarks, live region: see test/browser.test.ts)
     expect(html).toContain('<link rel="stylesheet" href="/ops/assets/dashboard.css">');
   });
@@ -201,7 +199,7 @@ describe("JSON endpoints", () => {
     expect(fallback.candidates[0].breakdown).toHaveProperty("flow_match");
 
     const one = await getJson(server, "/api/queries/sample-cached");
-    expect(one.body.query).toMatchObject({ traceId: "sample-cached", cache: "hit", outcome: "success", sessionId: "ops-review-42" });
+    expect(one.body.query).toMatchObject({ traceId: "sample-cached", cache: "exact", outcome: "answered", sessionId: "ops-review-42" });
 
     const events = await getJson(server, "/api/queries/sample-fallback/events");
     expect(events.body.events.map((event: { type: string }) => event.type)).toContain("fallback-triggered");
@@ -435,7 +433,7 @@ describe("POST cache/clear", () => {
 
   it("refuses cross-site and cross-origin requests even with a JSON content type", async () => {
     const source = createSampleDashboardSource();
-    const server = await start({ source, allowedOrigins: ["https://ops.example.com"] });
+    const server = await start({ source });
     const host = new URL(server.url).host;
     const body = JSON.stringify({ all: true });
     const base = { "content-type": "application/json", "content-length": String(body.length) };
@@ -453,12 +451,11 @@ describe("POST cache/clear", () => {
     expect(source.clearCacheCalls).toEqual([]);
     for (const headers of [
       { ...base, origin: `http://${host}`, "sec-fetch-site": "same-origin" },
-      { ...base, origin: "https://ops.example.com" },
     ]) {
       const response = await rawRequest(server, { method: "POST", path: "/api/cache/clear", headers, body });
       expect(response.status).toBe(200);
     }
-    expect(source.clearCacheCalls).toHaveLength(2);
+    expect(source.clearCacheCalls).toHaveLength(1);
   });
 
   it("validates the body: JSON, exactly one selector, bounded size", async () => {

@@ -38,8 +38,6 @@ const DashboardSettingsSchema = z.object({
   basePath: PathSchema.default("/dashboard"),
   apiPath: PathSchema.default("/api"),
   redact: z.boolean().default(false),
-  title: z.string().min(1).max(80).default("Agentic Flywheel"),
-  allowedOrigins: z.array(z.url()).default([]),
 });
 
 /** Options of {@link createDashboard}; the defaults are those of the README's options table. */
@@ -52,10 +50,6 @@ export interface DashboardOptions {
   apiPath?: string;
   /** Hide user text: questions (only their length is shown), session turns and tool-search queries. @default false */
   redact?: boolean;
-  /** Title of the page. @default "Agentic Flywheel" */
-  title?: string;
-  /** Origins besides the request's own host allowed to POST (e.g. behind a proxy that rewrites `Host`). @default [] */
-  allowedOrigins?: string[];
   /** Receives every error the source throws (the client sees a generic 500), for logging. */
   onError?: (error: unknown, context: { path: string; operation: string }) => void;
 }
@@ -102,7 +96,6 @@ const SECTION_METHODS = {
 
 /** JSON body of `GET {apiPath}/overview`. */
 export interface DashboardOverview {
-  title: string;
   info?: GatewayInfo | undefined;
   /** Whether user text is hidden. */
   redacted: boolean;
@@ -110,8 +103,6 @@ export interface DashboardOverview {
   sections: Record<keyof typeof SECTION_METHODS, boolean>;
   /** Headline numbers, when the source provides backends and cache. */
   totals: { backends?: number; healthyBackends?: number; openCircuits?: number; cacheHitRate?: number };
-  /** When the overview was computed (ISO 8601). */
-  generatedAt: string;
 }
 
 function isUnder(pathname: string, prefix: string): boolean {
@@ -153,7 +144,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   if (settings.basePath === settings.apiPath) throw new AfwError("CONFIG_INVALID", "invalid dashboard options: basePath and apiPath must differ");
   const { basePath, apiPath } = settings;
   const presentation: PresentationOptions = { redact: settings.redact };
-  const allowedOriginHosts = new Set(settings.allowedOrigins.map((origin) => hostOf(origin)).filter((host): host is string => !!host));
   const onError = (error: unknown, path: string, operation: string): void => {
     try {
       reportError?.(error, { path, operation });
@@ -172,7 +162,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   );
   const page = createPageAssets({
     basePath,
-    html: renderHtmlShell({ title: settings.title, basePath, apiPath, redacted: settings.redact }),
+    html: renderHtmlShell({ basePath, apiPath, redacted: settings.redact }),
   });
 
   const notFound = (): DashboardHttpError => new DashboardHttpError(404, "NOT_FOUND", "no such dashboard endpoint");
@@ -193,7 +183,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     if (typeof origin === "string" && origin !== "null") {
       const originHost = hostOf(origin);
       const host = req.headers.host?.toLowerCase();
-      if (!originHost || (originHost !== host && !allowedOriginHosts.has(originHost))) {
+      if (!originHost || originHost !== host) {
         throw new DashboardHttpError(403, "FORBIDDEN", "cross-origin requests may not change state");
       }
     } else if (origin === "null") {
@@ -203,11 +193,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   async function overview(): Promise<DashboardOverview> {
     const body: DashboardOverview = {
-      title: settings.title,
       redacted: settings.redact,
       sections: Object.fromEntries(Object.entries(SECTION_METHODS).map(([section, method]) => [section, !!source[method]])) as DashboardOverview["sections"],
       totals: {},
-      generatedAt: new Date().toISOString(),
     };
     const [info, backends, cache] = await Promise.all([
       source.info?.().catch((error: unknown) => onError(error, `${apiPath}/overview`, "info")),

@@ -4,7 +4,6 @@ import type {
   HealthStatus,
   HistoryPage,
   HistoryQuery,
-  RoutingCandidate,
   SessionRecord,
   SessionSummary,
   ToolSearchHit,
@@ -65,49 +64,17 @@ export interface BackendView extends PerformanceFigures {
 export type FlowView = Pick<UniversalFlow, "id" | "backendId" | "name" | "intents" | "description"> &
   Partial<Pick<UniversalFlow, "generalPurpose" | "cacheable" | "cacheClass">>;
 
-/** How a query used the answer cache. */
-export type QueryCacheOutcome = "hit" | "semantic-hit" | "miss" | "bypass" | "unknown";
-
-/** A backend and one of its flows (gateway-wide flow id). */
-export interface FlowRef {
-  backendId: string;
-  flowId: string;
-}
-
 /**
- * One routed query as the live feed shows it: its trace events folded by `@afw/analytics`, plus
- * the question, which no trace event carries (it comes from {@link DashboardSource.query}).
+ * One routed query as the live feed shows it: `@afw/analytics`' {@link QueryRecord} (the one fold of a trace's events,
+ * times in epoch ms), plus the question, which no trace event carries (it comes from {@link DashboardSource.query}).
  */
-export type QuerySummary = Pick<
-  QueryRecord,
-  "traceId" | "sessionId" | "tool" | "questionLength" | "intent" | "confidence" | "method" | "errorCode" | "errorMessage" | "durationMs" | "fallbacks"
-> & {
-  requestId?: string | undefined;
-  /** When the query entered the gateway (ISO 8601). */
-  startedAt: string;
-  /** When it was answered or failed (ISO 8601). */
-  finishedAt?: string | undefined;
+export type QuerySummary = QueryRecord & {
   /** The question (truncated, or hidden in redacted mode); absent when the source does not know it. */
   question?: string | undefined;
   /** True when the dashboard hid the question (redacted mode). */
   questionRedacted?: boolean | undefined;
   /** True when the dashboard shortened the question. */
   questionTruncated?: boolean | undefined;
-  /** Routing strategy (`direct`, `hedge`, …). */
-  strategy?: string | undefined;
-  /** The router's first choice. */
-  chosen?: FlowRef | undefined;
-  /** The flow that produced the answer (differs from `chosen` after a fallback). */
-  answeredBy?: FlowRef | undefined;
-  /** Every scored candidate, best first, with its score breakdown. */
-  candidates: Pick<RoutingCandidate, "backendId" | "flowId" | "flowName" | "rank" | "score" | "breakdown" | "excluded">[];
-  /** Every ended attempt (`backend-call-end`), in order. */
-  attempts: Array<Omit<QueryRecord["attempts"][number], "at">>;
-  cache: QueryCacheOutcome;
-  /** `pending` while no final event was seen. */
-  outcome: "success" | "error" | "pending";
-  /** Number of trace events the summary was built from. */
-  eventCount: number;
 };
 
 /** Entries and counters the cache keeps for one flow. */
@@ -210,7 +177,7 @@ export interface DashboardSource {
   flows?(): Promise<FlowView[] | undefined>;
   /** The most recent queries, newest first (at most `limit`). */
   recentQueries?(options: { limit: number }): Promise<QuerySummary[] | undefined>;
-  /** One query by trace id. The live feed uses it to attach the question. */
+  /** One query by trace id. The live feed sends its rows from it (without it, only `trace` frames). */
   query?(traceId: string): Promise<QuerySummary | undefined>;
   /** Every trace event of one query, oldest first. */
   queryEvents?(traceId: string): Promise<TraceEvent[] | undefined>;

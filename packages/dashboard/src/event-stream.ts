@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TraceEvent } from "@afw/contracts";
 import type { DashboardSource, QuerySummary } from "./dashboard-source.js";
 import { DashboardHttpError, setSecurityHeaders, toSafeJson } from "./http-responses.js";
-import { buildQuerySummary, isQueryLifecycleEvent } from "./query-summary.js";
+import { isQueryLifecycleEvent } from "./query-summary.js";
 
 /** Interval of the heartbeat comments. */
 const HEARTBEAT_MS = 15_000;
@@ -23,10 +23,7 @@ interface Client {
   onDrain: () => void;
 }
 
-// The hub keeps the events of the last 256 traces (200 each) to build a feed row when the source cannot,
-// and builds at most 500 rows at once (further lifecycle events only go out as `trace` frames).
-const LOCAL_TRACE_LIMIT = 256;
-const LOCAL_EVENTS_PER_TRACE = 200;
+// The hub looks up at most 500 rows at once (further lifecycle events only go out as `trace` frames).
 const MAX_PENDING_SUMMARIES = 500;
 
 /**
@@ -34,7 +31,7 @@ const MAX_PENDING_SUMMARIES = 500;
  *
  * One subscription to the source is held while at least one page is connected. Every event goes
  * out as an `event: trace` frame; query lifecycle events (`query-received`, `query-answered`,
- * `query-failed`) also produce an `event: query` frame with the feed row. Writes to a slow page
+ * `query-failed`) also produce an `event: query` frame with the feed row (from the source's `query`). Writes to a slow page
  * are queued up to a bound; when the bound is exceeded the oldest frames are dropped and the page
  * receives an `event: gap` frame (`{ "dropped": n }`) once it catches up, so it can reload.
  */
@@ -45,7 +42,6 @@ export class EventStreamHub {
   private nextId = 1;
   private chain: Promise<void> = Promise.resolve();
   private pendingSummaries = 0;
-  private readonly localTraces = new Map<string, TraceEvent[]>();
 
   constructor(
     private readonly source: DashboardSource,
@@ -124,7 +120,6 @@ export class EventStreamHub {
       this.heartbeat = undefined;
       const subscription = this.subscription;
       this.subscription = undefined;
-      this.localTraces.clear();
       subscription?.then(
         (unsubscribe) => unsubscribe?.(),
         () => undefined,
@@ -182,34 +177,20 @@ export class EventStreamHub {
     }
   }
 
-  private remember(event: TraceEvent): void {
-    let list = this.localTraces.get(event.traceId);
-    if (!list) {
-      list = [];
-      this.localTraces.set(event.traceId, list);
-      if (this.localTraces.size > LOCAL_TRACE_LIMIT) {
-        const oldest = this.localTraces.keys().next().value;
-        if (oldest !== undefined) this.localTraces.delete(oldest);
-      }
-    }
-    if (list.length < LOCAL_EVENTS_PER_TRACE) list.push(event);
-  }
-
   private onEvent(event: TraceEvent): void {
     if (this.clients.size === 0) return;
     try {
-      this.remember(event);
       this.broadcast(this.frame("trace", this.present.event(event)));
     } catch (error) {
       this.onError(error, "trace event");
       return;
     }
-    if (!isQueryLifecycleEvent(event) || this.pendingSummaries >= MAX_PENDING_SUMMARIES) return;
+    if (!isQueryLifecycleEvent(event) || !this.source.query || this.pendingSummaries >= MAX_PENDING_SUMMARIES) return;
     this.pendingSummaries++;
     // Rows are built one after another so a slow lookup cannot reorder a query's updates.
     this.chain = this.chain.then(async () => {
       try {
-        const summary = await this.summarize(event.traceId);
+        const summary = await this.source.query?.(event.traceId);
         if (summary && this.clients.size > 0) this.broadcast(this.frame("query", this.present.query(summary)));
       } catch (error) {
         this.onError(error, "query summary");
@@ -217,18 +198,5 @@ export class EventStreamHub {
         this.pendingSummaries--;
       }
     });
-  }
-
-  private async summarize(traceId: string): Promise<QuerySummary | undefined> {
-    const local = this.localTraces.get(traceId) ?? [];
-    if (this.source.query) {
-      const summary = await this.source.query(traceId);
-      if (summary) return summary;
-    }
-    if (this.source.queryEvents) {
-      const events = await this.source.queryEvents(traceId);
-      if (events && events.length > 0) return buildQuerySummary(events);
-    }
-    return buildQuerySummary(local);
   }
 }

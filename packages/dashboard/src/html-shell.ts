@@ -5,7 +5,7 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => 
  * The page shell: settings in `<meta>` tags, the stylesheet and the entry module, which renders
  * the page. No data and no inline script or style are in the shell.
  */
-export function renderHtmlShell(options: { title: string; basePath: string; apiPath: string; redacted: boolean }): string {
+export function renderHtmlShell(options: { basePath: string; apiPath: string; redacted: boolean }): string {
   const base = escapeHtml(options.basePath);
   return `<!doctype html>
 <html lang="en">
@@ -16,7 +16,7 @@ export function renderHtmlShell(options: { title: string; basePath: string; apiP
 <meta name="referrer" content="no-referrer">
 <meta name="afw-api-path" content="${escapeHtml(options.apiPath)}">
 <meta name="afw-redacted" content="${options.redacted ? "true" : "false"}">
-<title>${escapeHtml(options.title)} — dashboard</title>
+<title>Agentic Flywheel — dashboard</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${base}/assets/dashboard.css">
 <script type="module" src="${base}/assets/dashboard.js"></script>

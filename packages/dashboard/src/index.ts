@@ -17,8 +17,6 @@ export type {
   TimeSeriesPoint,
   FlowView,
   QuerySummary,
-  QueryCacheOutcome,
-  FlowRef,
   CacheView,
   CacheFlowView,
   CacheHitRatePoint,
@@ -38,4 +36,3 @@ export type {
 } from "./analytics-views.js";
 export { renderIntentPatternsYaml, type IntentPatternsYamlOptions } from "./analytics-format.js";
 export { createStoreDashboardSource, type StoreDashboardSourceParts, type DashboardCacheAccess, type TraceEventLog } from "./store-dashboard-source.js";
-export type { SeriesWindow } from "./time-series.js";

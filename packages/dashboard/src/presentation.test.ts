@@ -8,13 +8,16 @@ const hidden = { ...open, redact: true };
 
 const summary = (question?: string): QuerySummary => ({
   traceId: "t",
-  startedAt: "2026-01-01T00:00:00.000Z",
+  requestId: "r",
+  startedAt: Date.parse("2026-01-01T00:00:00.000Z"),
+  alternatives: [],
   candidates: [],
   attempts: [],
   fallbacks: [],
   cache: "miss",
-  outcome: "success",
-  eventCount: 1,
+  outcome: "answered",
+  fallbackUsed: false,
+  cacheHit: false,
   ...(question === undefined ? {} : { question }),
 });
 

@@ -16,13 +16,14 @@ const JS = "text/javascript; charset=utf-8";
 /** The page's own modules and style (in the assets directory). */
 const PAGE_ASSETS = ["dashboard.js", "api.js", "format.js", "ui.js", "feed.js", "panels.js", "cache-panel.js", "analytics.js", "history.js", "dashboard.css"];
 const requireFromHere = createRequire(import.meta.url);
-/** preact and htm as ES modules from their packages, by served name, with the bare specifier that names each. */
+/** preact, htm and eventsource-parser as ES modules from their packages, by served name, with the bare specifier that names each. */
 const VENDOR: Readonly<Record<string, { specifier: string; path: () => string }>> = {
   "preact.js": { specifier: "preact", path: () => requireFromHere.resolve("preact") },
   "hooks.js": { specifier: "preact/hooks", path: () => requireFromHere.resolve("preact/hooks") },
   "htm.js": { specifier: "htm", path: () => join(dirname(requireFromHere.resolve("htm")), "htm.mjs") },
+  "eventsource-parser.js": { specifier: "eventsource-parser", path: () => join(dirname(requireFromHere.resolve("eventsource-parser")), "index.js") },
 };
-const BARE_IMPORT = /(\bfrom\s*|\bimport\s*)(["'])(preact\/hooks|preact|htm)\2/g;
+const BARE_IMPORT = /(\bfrom\s*|\bimport\s*)(["'])(preact\/hooks|preact|htm|eventsource-parser)\2/g;
 
 // Both src/ (tests) and dist/ (built) sit one level below the package root, next to assets/.
 const ASSETS_DIRECTORY = fileURLToPath(new URL("../assets/", import.meta.url));
@@ -44,7 +45,7 @@ function sendStatic(req: IncomingMessage, res: ServerResponse, { body, contentTy
 
 /**
  * The page and its files under `basePath`: the HTML shell, the page's modules and style, and
- * preact and htm served from their packages. Bare imports (`preact`, `preact/hooks`, `htm`) in
+ * preact, htm and eventsource-parser served from their packages. Bare imports (`preact`, `preact/hooks`, `htm`, `eventsource-parser`) in
  * the served scripts are pointed at `{basePath}/assets/vendor/…`, so the browser needs neither an
  * import map (an inline script, which the CSP forbids) nor a bundler.
  */
@@ -55,7 +56,7 @@ export function createPageAssets(options: { basePath: string; html: string }) {
   const fileOf = (rest: string): string | undefined => {
     const page = /^\/assets\/([a-z-]+\.(?:js|css))$/.exec(rest)?.[1];
     if (page !== undefined) return PAGE_ASSETS.includes(page) ? join(ASSETS_DIRECTORY, page) : undefined;
-    const vendor = VENDOR[/^\/assets\/vendor\/([a-z]+\.js)$/.exec(rest)?.[1] ?? ""];
+    const vendor = VENDOR[/^\/assets\/vendor\/([a-z-]+\.js)$/.exec(rest)?.[1] ?? ""];
     return vendor?.path();
   };
   const load = (rest: string, file: string): Promise<StaticAsset> => {

@@ -92,7 +92,6 @@ describe("createStoreDashboardSource", () => {
     });
     const source = createStoreDashboardSource({
       now: () => NOW,
-      series: { buckets: 4 },
       backends: () => [
         { id: "fw", kind: "flowise" },
         { id: "lf", kind: "langflow" },
@@ -122,7 +121,8 @@ describe("createStoreDashboardSource", () => {
     const [fw, lf, fresh] = backends ?? [];
     expect(fw).toMatchObject({ kind: "flowise", requestCount: 3, latencyP50Ms: 200, latencyP95Ms: 300, healthLatencyMs: 12 });
     expect(fw?.successRate).toBeCloseTo(2 / 3);
-    expect(fw?.series.map((point) => point.count)).toEqual([2, 0, 0, 1]);
+    // the last hour in 30 buckets of 2 minutes: samples 50, 46 and 5 minutes ago
+    expect(fw?.series.flatMap((point, index) => (point.count > 0 ? [[index, point.count]] : []))).toEqual([[5, 1], [7, 1], [27, 1]]);
     expect(fw?.flows.map((flow) => [flow.flowId, flow.requestCount])).toEqual([
       ["fw:code", 2],
       ["fw:docs", 1],
@@ -130,18 +130,6 @@ describe("createStoreDashboardSource", () => {
     expect(lf).toMatchObject({ healthMessage: "HTTP 503", circuitFailures: 5, nextProbeAt: NOW + 29_000, successRate: 0 });
     expect(fresh).toMatchObject({ requestCount: 0, flows: [] });
     expect(fresh?.successRate).toBeUndefined();
-  });
-
-  it("takes health from health-checked trace events when there is no health store", async () => {
-    const at = new Date(NOW).toISOString();
-    const source = createStoreDashboardSource({
-      backends: async () => [{ id: "fw", kind: "flowise" }],
-      traces: traceLog([
-        { type: "health-checked", traceId: "h1", requestId: "h1", timestamp: at, backendId: "fw", status: "down", latencyMs: 5 },
-        { type: "health-checked", traceId: "h2", requestId: "h2", timestamp: at, backendId: "fw", status: "slow", latencyMs: 1500 },
-      ]),
-    });
-    expect((await source.backends?.())?.[0]).toMatchObject({ health: "slow", healthLatencyMs: 1500, checkedAt: at });
   });
 
   it("maps flows to views without their metadata", async () => {
@@ -163,7 +151,7 @@ describe("createStoreDashboardSource", () => {
     const source = createStoreDashboardSource({ traces: log, questionOf: (traceId) => (traceId === "q1" ? "first?" : undefined) });
     const queries = await source.recentQueries?.({ limit: 10 });
     expect(queries?.map((query) => [query.traceId, query.question, query.cache])).toEqual([
-      ["q2", undefined, "hit"],
+      ["q2", undefined, "exact"],
       ["q1", "first?", "miss"],
     ]);
     expect((await source.query?.("q1"))?.question).toBe("first?");
@@ -178,7 +166,7 @@ describe("createStoreDashboardSource", () => {
     expect(log.listeners.size).toBe(0);
   });
 
-  it("merges cache counters with entry counts and clears through invalidate", async () => {
+  it("lists cache counters by flow and clears through invalidate", async () => {
     const stats: CacheStats = {
       hits: 3,
       semanticHits: 1,
@@ -197,15 +185,13 @@ describe("createStoreDashboardSource", () => {
           invalidations.push(selector);
           return 7;
         },
-        entriesByFlow: async () => ({ "fw:code": 2, "lf:arch": 1 }),
       },
       traces: traceLog([{ type: "cache-hit", traceId: "t", requestId: "r", timestamp: new Date(NOW - 60_000).toISOString(), scope: "shared", flowId: "fw:code", kind: "exact" }]),
     });
     const cache = await source.cache?.();
     expect(cache?.stats).toBe(stats);
     expect(cache?.byFlow).toEqual([
-      { flowId: "fw:code", hits: 3, misses: 1, writes: 2, entries: 2 },
-      { flowId: "lf:arch", entries: 1 },
+      { flowId: "fw:code", hits: 3, misses: 1, writes: 2 },
     ]);
     expect(cache?.hitRateSeries.at(-1)).toMatchObject({ hits: 1, misses: 0, hitRate: 1 });
     expect(await source.clearCache?.({ flowId: "fw:code" })).toBe(7);

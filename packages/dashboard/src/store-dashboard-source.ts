@@ -1,5 +1,4 @@
 import type {
-  BackendHealth,
   CacheInvalidation,
   CacheStats,
   CircuitStateStore,
@@ -39,19 +38,17 @@ export interface DashboardCacheAccess {
   stats(): Promise<CacheStats>;
   /** Removes matching entries; resolves to how many were removed. */
   invalidate(selector: CacheInvalidation): Promise<number>;
-  /** Entries currently stored by flow id, when the cache can count them. */
-  entriesByFlow?(): Promise<Record<string, number>>;
 }
 
 /** Parts of the gateway {@link createStoreDashboardSource} reads. Leave out what you do not have. */
 export interface StoreDashboardSourceParts {
   /** Gateway name/version. */
-  info?: GatewayInfo | (() => MaybePromise<GatewayInfo>);
+  info?: GatewayInfo;
   /** The configured backends. Required for the backends section. */
   backends?: () => MaybePromise<ReadonlyArray<Pick<BackendView, "id" | "kind">>>;
   /** Every known flow (contracts `UniversalFlow` fits; other fields are dropped). */
   flows?: () => MaybePromise<readonly FlowView[]>;
-  /** Shared health snapshots; without it, the latest `health-checked` trace event is used. */
+  /** Shared health snapshots. */
   healthStore?: HealthStore;
   /** Shared circuit-breaker states (keys `<backendId>` and `<backendId>:<flowId>`). */
   circuitStore?: CircuitStateStore;
@@ -69,8 +66,6 @@ export interface StoreDashboardSourceParts {
   toolServers?: () => MaybePromise<ReadonlyArray<Omit<ToolServerView, "connected"> & { connected?: boolean | undefined }>>;
   /** What `search_tools` returns for a query (contracts `ToolSearchResult` fits). */
   searchTools?: (query: string, options: { limit: number }) => MaybePromise<ToolSearchView>;
-  /** Window and buckets of the charts. @default the last hour in 30 buckets */
-  series?: Omit<SeriesWindow, "now">;
   /** Clock, epoch milliseconds. @default Date.now */
   now?: () => number;
 }
@@ -88,30 +83,25 @@ export interface StoreDashboardSourceParts {
 export function createStoreDashboardSource(parts: StoreDashboardSourceParts): DashboardSource {
   const now = parts.now ?? Date.now;
   const scanLimit = 5_000; // trace events scanned to list queries and the cache hit rate
-  const window = (): SeriesWindow => ({ ...parts.series, now: now() });
+  const window = (): SeriesWindow => ({ now: now() }); // the last hour in 30 buckets
   const source: DashboardSource = {};
   const traces = parts.traces;
 
   if (parts.info !== undefined) {
     const info = parts.info;
-    source.info = async () => (typeof info === "function" ? info() : info);
+    source.info = async () => info;
   }
 
   if (parts.backends) {
     const listBackends = parts.backends;
     source.backends = async () => {
-      const [descriptors, healthList, circuits, targets, healthEvents] = await Promise.all([
+      const [descriptors, healthList, circuits, targets] = await Promise.all([
         listBackends(),
         parts.healthStore?.all(),
         parts.circuitStore?.all(),
         parts.performanceStore?.targets(),
-        !parts.healthStore && traces ? traces.recent({ limit: scanLimit, types: ["health-checked"] }) : undefined,
       ]);
-      const health = new Map<string, Pick<BackendHealth, "status" | "message" | "checkedAt" | "latencyMs">>();
-      for (const snapshot of healthList ?? []) health.set(snapshot.backendId, snapshot);
-      for (const event of healthEvents ?? []) {
-        if (event.type === "health-checked") health.set(event.backendId, { status: event.status, checkedAt: event.timestamp, latencyMs: event.latencyMs });
-      }
+      const health = new Map((healthList ?? []).map((snapshot) => [snapshot.backendId, snapshot]));
       const circuitByKey = new Map((circuits ?? []).map((state) => [state.key, state]));
       const currentWindow = window();
       return Promise.all(
@@ -167,17 +157,11 @@ export function createStoreDashboardSource(parts: StoreDashboardSourceParts): Da
   if (parts.cache) {
     const cache = parts.cache;
     source.cache = async () => {
-      const [stats, entries, events] = await Promise.all([
-        cache.stats(),
-        cache.entriesByFlow?.(),
-        traces ? traces.recent({ limit: scanLimit, types: ["cache-hit", "cache-miss"] }) : [],
-      ]);
-      const byFlow = new Map<string, CacheFlowView>();
-      for (const [flowId, counters] of Object.entries(stats.byFlow)) byFlow.set(flowId, { flowId, ...counters });
-      for (const [flowId, count] of Object.entries(entries ?? {})) byFlow.set(flowId, { ...(byFlow.get(flowId) ?? { flowId }), entries: count });
+      const [stats, events] = await Promise.all([cache.stats(), traces ? traces.recent({ limit: scanLimit, types: ["cache-hit", "cache-miss"] }) : []]);
+      const byFlow: CacheFlowView[] = Object.entries(stats.byFlow).map(([flowId, counters]) => ({ flowId, ...counters }));
       return {
         stats,
-        byFlow: [...byFlow.values()].sort((a, b) => a.flowId.localeCompare(b.flowId)),
+        byFlow: byFlow.sort((a, b) => a.flowId.localeCompare(b.flowId)),
         hitRateSeries: cacheHitRateSeries(events, window()),
       };
     };

@@ -116,7 +116,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
         ],
       }),
     );
-    const row = page.locator('#feed-list > li[data-trace-id="live-fallback"].row-success');
+    const row = page.locator('#feed-list > li[data-trace-id="live-fallback"].row-answered');
     await row.waitFor();
     // newest first, in the live region
     expect(await page.locator("#feed-list > li").first().getAttribute("data-trace-id")).toBe("live-fallback");
@@ -142,7 +142,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
   it("renders a hostile question as text, never as markup", async () => {
     const page = await openLive();
     source.recordQuery(HOSTILE, buildQueryTrace({ traceId: "hostile", attempts: [{ backendId: "flowise-local", flowId: "flowise-local:code-helper" }] }));
-    const question = page.locator('#feed-list > li[data-trace-id="hostile"].row-success .feed-question');
+    const question = page.locator('#feed-list > li[data-trace-id="hostile"].row-answered .feed-question');
     await question.waitFor();
     expect(await question.textContent()).toBe(HOSTILE);
     expect(await page.locator("#feed-list img").count()).toBe(0);
@@ -368,11 +368,11 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
       dropSource.recordQuery("asked while the feed was down", buildQueryTrace({ traceId: "missed", attempts: [{ backendId: "flowise-local", flowId: "flowise-local:code-helper" }] }));
       await page.waitForSelector('#live-status:not([data-state="live"])');
       await page.waitForSelector('#live-status[data-state="live"]');
-      await page.waitForSelector('#feed-list > li[data-trace-id="missed"].row-success');
+      await page.waitForSelector('#feed-list > li[data-trace-id="missed"].row-answered');
       // and live updates flow again
       await dropSource.waitForSubscribers((count) => count === 1);
       dropSource.recordQuery("after the reconnect", buildQueryTrace({ traceId: "after", attempts: [{ backendId: "flowise-local", flowId: "flowise-local:code-helper" }] }));
-      await page.waitForSelector('#feed-list > li[data-trace-id="after"].row-success');
+      await page.waitForSelector('#feed-list > li[data-trace-id="after"].row-answered');
     } finally {
       await dropServer.close();
     }
@@ -423,7 +423,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
       await page.waitForSelector(".backend-card");
       expect(await page.locator("#auth-notice").isVisible()).toBe(false);
       tokenSource.recordQuery("token-protected question", buildQueryTrace({ traceId: "with-token", attempts: [{ backendId: "flowise-local", flowId: "flowise-local:code-helper" }] }));
-      await page.waitForSelector('#feed-list > li[data-trace-id="with-token"].row-success');
+      await page.waitForSelector('#feed-list > li[data-trace-id="with-token"].row-answered');
       expect(requested.some((requestUrl) => requestUrl.includes("/api/events"))).toBe(true);
       expect(requested.filter((requestUrl) => requestUrl.includes(token))).toEqual([]);
     } finally {

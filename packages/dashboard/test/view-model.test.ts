@@ -8,7 +8,6 @@ import {
   formatPercent,
   historyParams,
   overviewItems,
-  parseSseFrames,
   queryFacts,
   questionText,
   semanticCacheItems,
@@ -30,19 +29,19 @@ describe("formatting", () => {
 });
 
 describe("feed rows", () => {
-  const row = (traceId: string, startedAt: string, outcome = "pending") => ({ traceId, startedAt, outcome });
+  const row = (traceId: string, startedAt: string, outcome = "pending") => ({ traceId, startedAt: Date.parse(startedAt), outcome });
 
   it("keeps rows newest first, replaces a row by trace id and caps the list", () => {
     let rows = upsertRow([], row("a", "2026-01-01T10:00:00Z"));
     rows = upsertRow(rows, row("b", "2026-01-01T10:05:00Z"));
-    rows = upsertRow(rows, row("a", "2026-01-01T10:00:00Z", "success"));
-    expect(rows.map((r: any) => `${r.traceId}:${r.outcome}`)).toEqual(["b:pending", "a:success"]);
+    rows = upsertRow(rows, row("a", "2026-01-01T10:00:00Z", "answered"));
+    expect(rows.map((r: any) => `${r.traceId}:${r.outcome}`)).toEqual(["b:pending", "a:answered"]);
     expect(upsertRow(rows, row("c", "2026-01-01T09:00:00Z"), 2).map((r: any) => r.traceId)).toEqual(["b", "a"]);
     expect(upsertRow(rows, { nope: true })).toBe(rows);
   });
 
   it("lists the facts of a query and its attempts", () => {
-    const summary = { traceId: "t", intent: "conversation", confidence: 0.74, method: "hybrid", chosen: { backendId: "lf", flowId: "lf:arch" }, errorCode: "ALL_BACKENDS_FAILED", errorMessage: "no luck" };
+    const summary = { traceId: "t", intent: "conversation", confidence: 0.74, method: "hybrid", chosenBackendId: "lf", chosenFlowId: "lf:arch", errorCode: "ALL_BACKENDS_FAILED", errorMessage: "no luck" };
     expect(queryFacts(summary)).toEqual([
       ["Trace id", "t"],
       ["Intent", "conversation (74.0%, hybrid)"],
@@ -97,14 +96,3 @@ describe("panel view models", () => {
   });
 });
 
-describe("parseSseFrames", () => {
-  it("splits complete frames from the unfinished rest, joining data lines and reading retry", () => {
-    const { frames, rest } = parseSseFrames('retry: 3000\r\n\r\n: ping\n\nevent: query\ndata: {"a":\ndata: 1}\nid: 4\n\nevent: tra');
-    expect(frames).toEqual([
-      { event: "message", data: "", retry: 3000 },
-      { event: "message", data: "", retry: undefined },
-      { event: "query", data: '{"a":\n1}', retry: undefined },
-    ]);
-    expect(rest).toBe("event: tra");
-  });
-});

@@ -86,7 +86,7 @@ export function createGatewayLearning(config: GatewayConfig, options: GatewayLea
     options.prior ??
     (settings.enabled
       ? createLearnedRoutingPrior({
-          bounds: { maxAdjustment: settings.maxAdjustment },
+          maxAdjustment: settings.maxAdjustment,
           halfLifeMs: settings.halfLifeMs,
           minSamples: settings.minSamples,
           ...(config.redis ? { store: createRedisPriorStore(analyticsRedis(config.redis)) } : {}),

@@ -78,7 +78,7 @@ beforeAll(async () => {
     },
   };
   // The prior of the gateway's settings, on a clock the test moves (outcomes dated by it).
-  prior = createLearnedRoutingPrior({ bounds: { maxAdjustment: MAX_ADJUSTMENT }, minSamples: MIN_SAMPLES, halfLifeMs: HALF_LIFE_MS, now: () => clock, eventTime: "clock" });
+  prior = createLearnedRoutingPrior({ maxAdjustment: MAX_ADJUSTMENT, minSamples: MIN_SAMPLES, halfLifeMs: HALF_LIFE_MS, now: () => clock, eventTime: "clock" });
   gateway = await startTestGateway({ config, learnedPrior: prior });
   await gateway.gateway.warmUp();
 });

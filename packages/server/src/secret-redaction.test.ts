@@ -104,7 +104,7 @@ describe("secrets in every output", () => {
       record(`GET ${path}`, await response.text());
     }
     record("trace ring buffer", gateway.traces?.recent({ limit: 10_000 }) ?? []);
-    const audit = await gateway.auditLog.exportJsonLines();
+    const audit = (await gateway.auditLog.query()).map((event) => JSON.stringify(event)).join("\n");
     expect(audit.length).toBeGreaterThan(100);
     record("audit log", audit);
     for (const line of logLines) record("log line", line);

@@ -10,7 +10,6 @@ import {
   type ScoringWeights,
 } from "@afw/contracts";
 import type { AuditEvent } from "../audit-event.js";
-import type { QuestionText } from "../pattern-analysis.js";
 
 /** One call of a synthetic flow, passed to its {@link SyntheticFlow.behaviour}. */
 export interface SyntheticCall {
@@ -52,6 +51,12 @@ export interface SyntheticFlow {
   capability?: number | undefined;
   /** What each call does. @default success in 100 ms */
   behaviour?: ((call: SyntheticCall) => SyntheticOutcome) | undefined;
+}
+
+/** The text of a query, kept beside the audit log (trace events carry only its length). */
+export interface QuestionText {
+  traceId: string;
+  question: string;
 }
 
 /** Options of {@link createTrafficGenerator}. */

@@ -25,19 +25,14 @@ export function describeFeedbackStoreSuite(name: string, create: (options: { max
       return subject.store;
     };
 
-    it("stores, gets and lists records by time, flow and session", async () => {
+    it("stores and lists records by time", async () => {
       const store = await make();
       const a = record("s1#t1", T0, { flowId: "flowise:a", comment: 'with "quotes", commas', score: -0.5, rating: -0.5, traceId: "t1", linked: true });
       const b = record("s1#t2", T0 + 1000, { flowId: "flowise:b" });
       const c = record("s2#t3", T0 + 2000, { flowId: "flowise:a" });
       for (const r of [c, a, b]) expect(await store.put(r)).toBe(true);
-      expect(await store.get("s1#t1")).toEqual(a);
-      expect(await store.get("missing")).toBeUndefined();
       expect(await store.list()).toEqual([a, b, c]);
       expect(await store.list({ from: T0 + 500, to: T0 + 1500 })).toEqual([b]);
-      expect(await store.list({ flowId: "flowise:a" })).toEqual([a, c]);
-      expect(await store.list({ sessionId: "s1" })).toEqual([a, b]);
-      expect(await store.list({ limit: 2 })).toEqual([b, c]);
     });
 
     it("replaces a record with the same id", async () => {
@@ -53,7 +48,6 @@ export function describeFeedbackStoreSuite(name: string, create: (options: { max
       const store = await make(3);
       for (let i = 0; i < 5; i++) await store.put(record(`s#${i}`, T0 + i));
       expect((await store.list()).map((r) => r.id)).toEqual(["s#2", "s#3", "s#4"]);
-      expect(await store.get("s#0")).toBeUndefined();
     });
   });
 }
