@@ -81,7 +81,6 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
     createIntentClassifier({
       embedder: classifierEmbedder(),
       patterns: routerIntentPatterns(patterns),
-      thresholds: { ...routing.thresholds },
     });
   let classifier = buildClassifier(routing.intentPatterns);
   let classifierRevision = 0;

@@ -27,7 +27,7 @@ export function adapterSettings(config: BackendConfig, options: BackendFactoryOp
     baseURL: config.baseURL,
     ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
     headers: config.headers,
-    timeouts: { requestTimeoutMs: config.requestTimeoutMs, ...(config.streamFirstByteTimeoutMs === undefined ? {} : { streamFirstByteTimeoutMs: config.streamFirstByteTimeoutMs }) },
+    timeouts: { requestTimeoutMs: config.requestTimeoutMs },
     flows,
     discovery: config.discoverFlows ? ("auto" as const) : ("configured-only" as const),
     ...(config.capabilities === undefined ? {} : { capabilities: config.capabilities }),

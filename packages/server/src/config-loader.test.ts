@@ -190,7 +190,6 @@ http:
       /routing\.intentPatterns\.conversation\.0: must be a valid regular expression/,
     );
     expect(attempt({ http: { authTokens: ["short"] } })).toMatch(/http\.authTokens\.0: .*at least 16/);
-    expect(attempt({ routing: { thresholds: { high: 0.2, medium: 0.5, low: 0.1 } } })).toMatch(/high >= medium >= low/);
     expect(attempt([1, 2])).toMatch(/must be a mapping/);
   });
 

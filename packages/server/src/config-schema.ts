@@ -64,8 +64,6 @@ export const BackendConfigSchema = z
     apiKey: z.string().min(1).optional().describe("API key (Flowise bearer key, Langflow `x-api-key`). Redacted everywhere."),
     headers: z.record(z.string(), z.string()).default({}).describe("Extra request headers. Values of credential-like headers (Authorization, *key*, *token*, …) are redacted."),
     requestTimeoutMs: z.number().int().positive().max(600_000).default(30_000).describe("Timeout of one backend call."),
-    streamFirstByteTimeoutMs: z.number().int().positive().max(600_000).optional()
-      .describe("Flowise: longest wait for a stream's first byte (a deleted chatflow's stream never answers); default min(10000, the attempt's budget)."),
     enabled: z.boolean().default(true).describe("Disabled backends are not created."),
     discoverFlows: z.boolean().default(true).describe("List flows from the platform (else only `flows` are used)."),
     capabilities: z.partialRecord(IntentSchema, unit).optional()
@@ -140,12 +138,6 @@ const RoutingConfigSchema = z
         performance: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.performance),
         capability: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.capability),
       }).strict().default({ ...DEFAULT_SCORING_WEIGHTS }).describe("score = Σ weight × component."),
-    thresholds: z
-      .object({
-        high: unit.default(0.8).describe("At or above: route directly."),
-        medium: unit.default(0.5).describe("At or above: route, may hedge."),
-        low: unit.default(0.3).describe("At or above: prefer general-purpose flows; below: default flow."),
-      }).strict().default({ high: 0.8, medium: 0.5, low: 0.3 }),
     defaultFlow: z.string().min(1).optional().describe("Gateway-wide flow id (`backendId:flowId`) for unclassifiable questions."),
     classifierEmbedder: z.enum(["use", "hashing"]).default("use")
       .describe("Embedder of the router's semantic stage: `use` (offline Universal Sentence Encoder) or `hashing` (fast, weaker)."),
@@ -193,7 +185,6 @@ const CacheConfigSchema = z
       .describe("TTL per flow cache class (`flows[].cacheClass`): technical 7 days, creative and strategic 30 days, volatile and document-qa 1 day."),
     ttlByIntent: z.partialRecord(IntentSchema, z.number().int().positive()).default(DEFAULT_TTL_BY_INTENT)
       .describe("TTL per intent when the flow has no class (each intent's class in the default policy of `@afw/cache`)."),
-    maxEntries: z.number().int().positive().default(10_000).describe("In-memory cache only: entries kept (LRU)."),
     semantic: z
       .object({
         enabled: z.boolean().default(false).describe("Serve a cached answer to a question close in meaning (same tenant, route, scope and session)."),
@@ -271,9 +262,8 @@ const TraceConfigSchema = z
   .object({
     log: z
       .object({
-        enabled: z.boolean().default(true),
-        level: LogLevelSchema.default("debug").describe("Level at which trace events are logged."),
-      }).strict().default({ enabled: true, level: "debug" }),
+        level: LogLevelSchema.default("debug").describe("Level at which trace events are logged (`silent`: not logged)."),
+      }).strict().default({ level: "debug" }),
     otlp: z
       .object({
         endpoint: z.url({ protocol: /^https?$/ }).describe("OTLP/HTTP base URL; spans are POSTed as JSON to `<endpoint>/v1/traces`."),
@@ -376,10 +366,6 @@ export const GatewayConfigSchema = z
       if (experimentIds.has(experiment.id)) ctx.addIssue({ code: "custom", path: ["analytics", "experiments", index, "id"], message: `duplicate experiment id '${experiment.id}'` });
       experimentIds.add(experiment.id);
     });
-    const { high, medium, low } = config.routing.thresholds;
-    if (!(high >= medium && medium >= low)) {
-      ctx.addIssue({ code: "custom", path: ["routing", "thresholds"], message: "thresholds must satisfy high >= medium >= low" });
-    }
     if (config.routing.defaultFlow !== undefined && !config.routing.defaultFlow.includes(":")) {
       ctx.addIssue({ code: "custom", path: ["routing", "defaultFlow"], message: "defaultFlow must be a gateway-wide id `<backendId>:<flowId>`" });
     }

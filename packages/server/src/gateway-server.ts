@@ -74,7 +74,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     : undefined;
   const sinks: TraceSink[] = [metrics.sink, ...(otlp ? [otlp] : [])];
   const { log } = config.trace;
-  if (log.enabled && log.level !== "silent") sinks.push(createLogTraceSink(logger, log.level === "trace" || log.level === "debug" ? log.level : "info"));
+  if (log.level !== "silent") sinks.push(createLogTraceSink(logger, log.level === "trace" || log.level === "debug" ? log.level : "info"));
   // The ring buffer and the audit log keep the same redacted events.
   const { auditLog, feedbackStore } = createGatewayAnalyticsStores(config, { now });
   sinks.push(createRedactingSink(fanOutTraceSink(ring, auditLog), redactor));
@@ -110,7 +110,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   // The first connection (a Cluster's slot map, a Sentinel's master lookup) is awaited before serving: a request arriving first found Redis still
   // connecting and, at `initialize`, answered with an MCP session the other instances refused as not found.
   await redisStores?.connection.execute((client) => client.ping(), { timeoutMs: REDIS_FIRST_CONNECTION_WAIT_MS });
-  const defaultStores = redisStores ?? createMemoryStores({ now, responseCache: { maxEntries: config.cache.maxEntries, semantic: semantic.cacheSemantic }, sessions: sessionOptions });
+  const defaultStores = redisStores ?? createMemoryStores({ now, responseCache: { semantic: semantic.cacheSemantic }, sessions: sessionOptions });
   const stores: GatewayStores = {
     cache: defaultStores.responseCache,
     sessions: defaultStores.sessionStore,

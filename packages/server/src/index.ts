@@ -8,7 +8,7 @@ export { describeSetup, type SetupReport, type BackendSetupStatus } from "./setu
 export { type WorkflowCatalogPort, type WorkflowSearchResult } from "./ports.js";
 export { createGatewayDashboardSource } from "./gateway-dashboard.js";
 export { type TraceRingBuffer } from "./trace-sinks.js";
-export { startHttpTransport, type HttpTransportHandle, type HttpTransportOptions, type HttpRoute } from "./http-transport.js";
+export { startHttpTransport, type HttpTransportHandle, type HttpTransportOptions } from "./http-transport.js";
 export { startStdioTransport, type StdioTransportOptions, type StdioTransportHandle } from "./stdio-transport.js";
 export { exportTraining, TrainingExportOptionsSchema, type TrainingExportOptions } from "./training-export.js";
 export { type BackendFactory, type BackendFactoryOptions } from "./backend-factory.js";
