@@ -147,7 +147,6 @@ const RoutingConfigSchema = z
         "Extra patterns per intent, added to the built-in ones: a list of regular expressions (case-insensitive), or rules `{ keywords: {word: weight}, phrases: {text: weight}, regex: [{pattern, weight}] }`.",
       ),
     retries: z.number().int().min(0).max(3).default(1).describe("Retries of the same candidate after a retryable error."),
-    retryDelayMs: z.number().int().min(0).max(10_000).default(50),
     circuitBreaker: z
       .object({
         failureThreshold: z.number().int().positive().default(5).describe("Consecutive failures that open a backend's circuit."),
@@ -157,8 +156,7 @@ const RoutingConfigSchema = z
       .object({
         intervalMs: z.number().int().min(0).default(30_000).describe("Background health probes; 0 disables them."),
         timeoutMs: z.number().int().positive().default(5_000),
-        ttlMs: z.number().int().positive().default(90_000).describe("How long a health snapshot stays valid."),
-      }).strict().default({ intervalMs: 30_000, timeoutMs: 5_000, ttlMs: 90_000 }),
+      }).strict().default({ intervalMs: 30_000, timeoutMs: 5_000 }),
     elicitation: z
       .object({
         enabled: z.boolean().default(true).describe("Ask clients that declared elicitation to confirm or choose the flow of uncertain questions."),
@@ -278,15 +276,11 @@ const AnalyticsConfigSchema = z
     learning: z
       .object({
         enabled: z.boolean().default(true).describe("Adjust routing from the gateway's own outcomes (a learned prior on `flow_match` and `performance`)."),
-        maxAdjustment: z.number().gt(0).max(0.5).default(0.15).describe("Largest change of one score component by the learned prior."),
-        halfLifeMs: z.number().int().positive().default(6 * 3_600_000).describe("Learned evidence loses half its weight this often (6 hours)."),
-        minSamples: z.number().positive().default(20).describe("Weighted outcomes of an (intent, flow) before the prior adjusts it."),
       }).strict().prefault({}).describe("The learned routing prior. With `redis`, every instance learns from every instance's traffic."),
     experiments: z.array(AbExperimentSchema).default([])
       .describe(
         "A/B routing: `{ id, intent?, share, unit: session|request, enabled, variant: { weights?, strategy?, label? } }`. A `share` of the intent's traffic is routed with the variant's weights or strategy; the first enabled experiment matching a request's intent applies.",
       ),
-    experimentSeed: z.string().min(1).default("afw").describe("Seed of the A/B assignment hash; change it to reshuffle every experiment."),
   }).strict();
 
 /** Zod schema of {@link GatewayConfig}. */

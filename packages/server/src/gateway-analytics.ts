@@ -64,7 +64,7 @@ export interface GatewayLearning {
   readonly ab: AbAssignment | undefined;
   /** Variant selector over the current experiments (undefined when none is configured). */
   variantSelector(): RoutingVariantSelector | undefined;
-  /** Replaces the experiments (configuration reload); assignments stay sticky for unchanged ids and seed. @throws AfwError `CONFIG_INVALID` for invalid experiments. */
+  /** Replaces the experiments (configuration reload); assignments stay sticky for unchanged ids. @throws AfwError `CONFIG_INVALID` for invalid experiments. */
   setExperiments(analytics: GatewayConfig["analytics"]): void;
   /** Flushes and closes the prior (when the gateway created it). Idempotent. */
   close(): Promise<void>;
@@ -77,8 +77,8 @@ export interface GatewayLearningOptions {
   now?: (() => number) | undefined;
 }
 
-/** Creates the gateway's {@link GatewayLearning} from `config.analytics`: a learned prior with `learning.maxAdjustment`, `halfLifeMs` and `minSamples` — on a Redis prior store under `<redis.keyPrefix>analytics:` when `redis` is configured, so every instance learns from
- * every instance's traffic — and the A/B assignment of `experiments` (seeded by `experimentSeed`), recording every assignment as an `ab-assigned` audit event. @throws AfwError `CONFIG_INVALID` for invalid learning settings or experiments. */
+/** Creates the gateway's {@link GatewayLearning} from `config.analytics`: a learned prior with the defaults of `@afw/analytics` — on a Redis prior store under `<redis.keyPrefix>analytics:` when `redis` is configured, so every instance learns from
+ * every instance's traffic — and the A/B assignment of `experiments`, recording every assignment as an `ab-assigned` audit event. @throws AfwError `CONFIG_INVALID` for invalid experiments. */
 export function createGatewayLearning(config: GatewayConfig, options: GatewayLearningOptions = {}): GatewayLearning {
   const settings = config.analytics.learning;
   const ownPrior = options.prior === undefined && settings.enabled;
@@ -86,9 +86,6 @@ export function createGatewayLearning(config: GatewayConfig, options: GatewayLea
     options.prior ??
     (settings.enabled
       ? createLearnedRoutingPrior({
-          bounds: { maxAdjustment: settings.maxAdjustment },
-          halfLifeMs: settings.halfLifeMs,
-          minSamples: settings.minSamples,
           ...(config.redis ? { store: createRedisPriorStore(analyticsRedis(config.redis)) } : {}),
           ...(options.now ? { now: options.now } : {}),
         })
@@ -98,7 +95,6 @@ export function createGatewayLearning(config: GatewayConfig, options: GatewayLea
       ? undefined
       : createAbAssignment({
           experiments: analytics.experiments,
-          seed: analytics.experimentSeed,
           ...(options.recorder ? { recorder: options.recorder } : {}),
           ...(options.now ? { now: options.now } : {}),
         });

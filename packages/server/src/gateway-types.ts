@@ -67,7 +67,7 @@ export interface ReadinessReport {
 export interface GatewayReloadReport {
   /** `routing.intentPatterns` changed: the classifier was rebuilt. */
   intentPatterns: boolean;
-  /** `analytics.experiments` or `analytics.experimentSeed` changed: the A/B assignment was replaced. */
+  /** `analytics.experiments` changed: the A/B assignment was replaced. */
   experiments: boolean;
   /** Backends whose flow registry (`backends[].flows`) changed and that were rebuilt. */
   backends: string[];
