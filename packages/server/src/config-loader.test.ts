@@ -38,7 +38,6 @@ describe("loadGatewayConfig", () => {
     const day = 86_400;
     // Answer TTL by flow type: technical 7 days, creative/strategic 30 days, volatile/document-QA 1 day.
     expect(cache.ttlByClass).toEqual({ technical: 7 * day, creative: 30 * day, strategic: 30 * day, volatile: day, "document-qa": day });
-    expect(cache.ttlByIntent).toMatchObject({ "technical-analysis": 7 * day, "creative-orientation": 30 * day, "structural-thinking": 30 * day, "rag-retrieval": day });
     expect(cache.defaultTtlSeconds).toBe(day);
     // The last 5 turns go to the backend; idle sessions live 7 days (as the session store and the guide say).
     expect(sessions.contextTurns).toBe(5);

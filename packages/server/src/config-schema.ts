@@ -168,21 +168,16 @@ const RoutingConfigSchema = z
       .describe("Asking when unsure (MCP elicitation): the confirm and clarify confidence tiers."),
   }).strict();
 
-/** Seconds per intent, from the intent -> class mapping of the default policy of `@afw/cache`. */
-const DEFAULT_TTL_BY_INTENT: Partial<Record<z.infer<typeof IntentSchema>, number>> = Object.fromEntries(
-  Object.entries(DEFAULT_CACHE_TTL_POLICY.intentClasses).map(([intent, cacheClass]) => [intent, DEFAULT_CACHE_TTL_POLICY.classes[cacheClass]!]),
-);
-
-/** Response cache policy: TTL by flow class and intent, and the semantic answer cache. */
+/** Response cache policy: TTL by flow class (else the intent's class), and the semantic answer cache. */
 const CacheConfigSchema = z
   .object({
     enabled: z.boolean().default(true),
     defaultTtlSeconds: z.number().int().positive().default(DEFAULT_CACHE_TTL_POLICY.defaultTtlSeconds)
-      .describe("TTL when neither the flow's class nor the intent has one (1 day)."),
+      .describe("TTL when neither the flow's class nor its intent's class has one (1 day)."),
     ttlByClass: z.record(z.string(), z.number().int().positive()).default({ ...DEFAULT_CACHE_TTL_POLICY.classes })
-      .describe("TTL per flow cache class (`flows[].cacheClass`): technical 7 days, creative and strategic 30 days, volatile and document-qa 1 day."),
-    ttlByIntent: z.partialRecord(IntentSchema, z.number().int().positive()).default(DEFAULT_TTL_BY_INTENT)
-      .describe("TTL per intent when the flow has no class (each intent's class in the default policy of `@afw/cache`)."),
+      .describe(
+        "TTL per cache class: the flow's (`flows[].cacheClass`), else its intent's in `@afw/cache`'s default policy (technical-analysis and data-processing: technical; creative-orientation: creative; structural-thinking: strategic; rag-retrieval: document-qa). Technical 7 days, creative and strategic 30 days, volatile and document-qa 1 day.",
+      ),
     semantic: z
       .object({
         enabled: z.boolean().default(false).describe("Serve a cached answer to a question close in meaning (same tenant, route, scope and session)."),
