@@ -153,7 +153,6 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         tools: config.tools,
         index: toolSearch,
         sink,
-        ...(parts.downstreamEnv ? { env: parts.downstreamEnv } : {}),
         onError: (error, where) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)), where }, "downstream tools"),
         // Log messages sent outside of one client's call stay in the gateway's log.
         onServerLog: (message) => logger.debug({ server: message.server, level: message.level, logger: message.logger, data: redactor.redactValue(message.data) }, "downstream log message"),

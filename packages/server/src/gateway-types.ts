@@ -49,8 +49,6 @@ export interface GatewayParts {
   logDestination?: DestinationStream;
   /** Secrets to redact besides those in the configuration (e.g. keys of injected backends). */
   secrets?: string[];
-  /** Variables for `${VAR}` in the imported `downstream.mcpJson`. @default process.env */
-  downstreamEnv?: Record<string, string | undefined>;
   /** @default Date.now */
   now?: () => number;
 }
