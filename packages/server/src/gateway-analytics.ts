@@ -129,7 +129,6 @@ export function createRedactingSink(target: TraceSink, redactor: Redactor): Trac
 /** What {@link createAnalyticsTools} needs from the gateway: `prior` (linked `record_feedback` ratings adjust routing too) and
  * `embedder` (for `pattern_analysis`, which answers `CONFIG_INVALID` without one) are optional. */
 export interface AnalyticsToolDependencies {
-  config: GatewayConfig;
   registry: BackendRegistry;
   pipeline: QueryPipeline;
   stores: GatewayStores;
@@ -155,17 +154,9 @@ const ANNOTATIONS: Record<AnalyticsToolName, GatewayTool["annotations"]> = {
   record_feedback: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
 };
 
-/** The configured flow registry of every backend, as `sync_flow_registry` compares it. */
-function configuredRegistry(config: GatewayConfig, registry: BackendRegistry): ConfiguredBackendFlows[] {
-  const byId = new Map<string, ConfiguredBackendFlows>();
-  for (const backend of config.backends) {
-    if (!backend.enabled) continue;
-    byId.set(backend.id, { backendId: backend.id, flows: backend.flows.map((flow) => ({ ...flow })) as ConfiguredBackendFlows["flows"] });
-  }
-  for (const entry of registry.entries()) {
-    if (!byId.has(entry.backend.id)) byId.set(entry.backend.id, { backendId: entry.backend.id, flows: (entry.config?.flows ?? []).map((flow) => ({ ...flow })) as ConfiguredBackendFlows["flows"] });
-  }
-  return [...byId.values()];
+/** The configured flow registry of every backend (from the configuration or `backend_connect`), as `sync_flow_registry` compares it. */
+function configuredRegistry(registry: BackendRegistry): ConfiguredBackendFlows[] {
+  return registry.entries().map((entry) => ({ backendId: entry.backend.id, flows: (entry.config?.flows ?? []).map((flow) => ({ ...flow })) as ConfiguredBackendFlows["flows"] }));
 }
 
 /** Builds the analytics service over the gateway's audit log, feedback store, sessions and query pipeline, and its six MCP tools (`analytics_dashboard`, `analyze_flow`, `pattern_analysis`,
@@ -196,7 +187,7 @@ export function createAnalyticsTools(deps: AnalyticsToolDependencies): Analytics
       const discovered = await deps.registry.flows();
       return service.syncFlowRegistry(args, {
         discovered,
-        configured: configuredRegistry(deps.config, deps.registry),
+        configured: configuredRegistry(deps.registry),
         invalidate: async (flowId) => {
           pipeline.invalidateFlow(flowId, context.tenant);
           await cache.invalidate({ flowId, ...(context.tenant === undefined ? {} : { tenant: context.tenant }) });

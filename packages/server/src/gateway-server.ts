@@ -191,7 +191,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     },
   });
   const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, now, embedQuestion: semantic.embedQuestion });
-  const analytics = createAnalyticsTools({ config, registry, pipeline, stores, auditLog, feedbackStore, embedder: catalogEmbedder, prior: learning.prior, now });
+  const analytics = createAnalyticsTools({ registry, pipeline, stores, auditLog, feedbackStore, embedder: catalogEmbedder, prior: learning.prior, now });
   const tools = createGatewayTools({ config, registry, router, pipeline, stores, toolSearch, workflowCatalog, backendFactory, redactor }).concat(analytics.tools);
   const serverInfo = { name: config.server.name, version: config.server.version ?? packageVersion() };
   const probeAll = () => void router.checkHealth().catch(() => undefined);
