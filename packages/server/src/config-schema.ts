@@ -115,10 +115,6 @@ export const HttpConfigSchema = z
         burst: z.number().int().positive().optional().describe("Bucket size. Defaults to a tenth of the per-minute rate, at least 10."),
       }).strict().default({ enabled: true, requestsPerMinute: 600 }),
     metricsAuth: z.boolean().default(true).describe("Require a bearer token on `/metrics` when tokens are configured."),
-    sessionIdleTimeoutMs: z.number().int().positive().default(30 * 60_000)
-      .describe(
-        "Stateful mode: an instance closes the MCP sessions it holds after this long without a request to it, and the session registry (Redis when `redis` is configured, so every instance accepts every session; else memory) forgets a session after this long without a request to any instance.",
-      ),
     headersTimeoutMs: z.number().int().positive().max(600_000).default(30_000)
       .describe("Time a client has to send its request headers; slower clients get a JSON 408 and are disconnected (slow-loris guard)."),
     bodyTimeoutMs: z.number().int().positive().max(600_000).default(30_000)

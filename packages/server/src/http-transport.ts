@@ -47,7 +47,7 @@ export interface HttpTransportHandle {
  * @throws AfwError `FORBIDDEN` when asked to bind a non-loopback address without auth tokens.
  */
 export async function startHttpTransport(gateway: GatewayServer, options: HttpTransportOptions = {}): Promise<HttpTransportHandle> {
-  const { host, port, path: mcpPath, stateless, bodyLimitBytes, headersTimeoutMs, bodyTimeoutMs, metricsAuth, authTokens, cors, rateLimit, sessionIdleTimeoutMs } = {
+  const { host, port, path: mcpPath, stateless, bodyLimitBytes, headersTimeoutMs, bodyTimeoutMs, metricsAuth, authTokens, cors, rateLimit } = {
     ...gateway.config.http,
     ...options,
   };
@@ -81,13 +81,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     : undefined;
   const underPath = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
   const pooled = createStatelessMcp(gateway);
-  const sessions = stateless
-    ? undefined
-    : createMcpSessions(gateway, {
-        registry: gateway.stores.mcpSessions,
-        idleTimeoutMs: sessionIdleTimeoutMs,
-        pooled,
-      });
+  const sessions = stateless ? undefined : createMcpSessions(gateway, { registry: gateway.stores.mcpSessions, pooled });
   let closing: Promise<void> | undefined;
   const handleMcp = async (request: IncomingMessage, response: ServerResponse, client: AuthenticatedClient | undefined, headers: Record<string, string>) => {
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
