@@ -246,13 +246,9 @@ export type WorkflowsConfig = z.infer<typeof WorkflowsConfigSchema>;
 
 const LogLevelSchema = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
-/** Trace sinks: structured logs and optional OTLP export. */
+/** Trace export besides the log (trace events are logged at `debug`, problems at `warn`): optional OTLP export. */
 const TraceConfigSchema = z
   .object({
-    log: z
-      .object({
-        level: LogLevelSchema.default("debug").describe("Level at which trace events are logged (`silent`: not logged)."),
-      }).strict().default({ level: "debug" }),
     otlp: z
       .object({
         endpoint: z.url({ protocol: /^https?$/ }).describe("OTLP/HTTP base URL; spans are POSTed as JSON to `<endpoint>/v1/traces`."),

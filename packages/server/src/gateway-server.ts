@@ -73,8 +73,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     ? createOtlpTraceSink({ ...config.trace.otlp, redactor, onError: (error) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)) }, "OTLP export failed") })
     : undefined;
   const sinks: TraceSink[] = [metrics.sink, ...(otlp ? [otlp] : [])];
-  const { log } = config.trace;
-  if (log.level !== "silent") sinks.push(createLogTraceSink(logger, log.level === "trace" || log.level === "debug" ? log.level : "info"));
+  sinks.push(createLogTraceSink(logger));
   // The ring buffer and the audit log keep the same redacted events.
   const { auditLog, feedbackStore } = createGatewayAnalyticsStores(config, { now });
   sinks.push(createRedactingSink(fanOutTraceSink(ring, auditLog), redactor));

@@ -12,7 +12,6 @@ export function reliabilityConfig(overrides: GatewayConfigInput = {}): GatewayCo
     http: { ...overrides.http, rateLimit: { enabled: false, ...overrides.http?.rateLimit } },
     dashboard: { enabled: false, ...overrides.dashboard },
     logging: { level: "silent", ...overrides.logging },
-    trace: { log: { level: "silent" }, ...overrides.trace },
     metrics: { defaultMetrics: false, ...overrides.metrics },
   };
 }
