@@ -31,18 +31,11 @@ if (role === "backend") {
     logging: { level: "info" },
   });
   await gateway.warmUp();
-  const http = await startHttpTransport(gateway, {
-    port: 0,
-    routes: [
-      {
-        methods: ["GET"],
-        path: "/__bench/cpu",
-        auth: false,
-        handle: (_request, response) => response.writeHead(200, { "content-type": "application/json" }).end(cpuJson()),
-      },
-    ],
-  });
-  console.log(JSON.stringify({ url: http.url, cpuUrl: `http://127.0.0.1:${http.port}/__bench/cpu` }));
+  const http = await startHttpTransport(gateway, { port: 0 });
+  // The CPU probe listens on a port of its own, in the gateway's process.
+  const probe = createServer((_request, response) => response.writeHead(200, { "content-type": "application/json" }).end(cpuJson()));
+  await new Promise((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  console.log(JSON.stringify({ url: http.url, cpuUrl: `http://127.0.0.1:${probe.address().port}/__bench/cpu` }));
 } else if (role === "echo") {
   const { McpServer } = await import(fromServer("@modelcontextprotocol/sdk/dist/esm/server/mcp.js"));
   const { StreamableHTTPServerTransport } = await import(fromServer("@modelcontextprotocol/sdk/dist/esm/server/streamableHttp.js"));

@@ -19,6 +19,10 @@ import type { GatewayStores } from "./gateway-types.js";
 import type { ExecutionOutcome, RouterPort } from "./ports.js";
 import { newTraceContext } from "./trace-context.js";
 
+/** Base delay of the retry backoff, and how long a health snapshot stays valid. */
+const RETRY_DELAY_MS = 50;
+const HEALTH_TTL_MS = 90_000;
+
 /** Options of {@link createAfwRouterPort}. */
 export interface AfwRouterPortOptions {
   config: GatewayConfig;
@@ -81,7 +85,6 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
     createIntentClassifier({
       embedder: classifierEmbedder(),
       patterns: routerIntentPatterns(patterns),
-      thresholds: { ...routing.thresholds },
     });
   let classifier = buildClassifier(routing.intentPatterns);
   let classifierRevision = 0;
@@ -104,11 +107,11 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
           classifier,
           weights: { ...routing.weights },
           stores: { performance: stores.performance, health: stores.health, circuits: stores.circuits },
-          healthTtlMs: routing.health.ttlMs,
+          healthTtlMs: HEALTH_TTL_MS,
           healthProbeTimeoutMs: routing.health.timeoutMs,
           flowSource,
           circuitBreaker: { ...routing.circuitBreaker },
-          execution: { retry: { retries: routing.retries, baseDelayMs: routing.retryDelayMs } },
+          execution: { retry: { retries: routing.retries, baseDelayMs: RETRY_DELAY_MS } },
           hedging: { enabled: routing.hedge },
           ...(routing.defaultFlow ? { defaultFlowId: routing.defaultFlow } : {}),
           ...(options.now ? { now: options.now } : {}),
@@ -166,7 +169,7 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
         health: current.health,
         attemptTimeoutMs,
         ...(remaining === undefined ? {} : { overallTimeoutMs: remaining }),
-        retry: { retries: routing.retries, baseDelayMs: routing.retryDelayMs },
+        retry: { retries: routing.retries, baseDelayMs: RETRY_DELAY_MS },
         intent: decision.intent,
         ...(executeOptions.trace ? { trace: executeOptions.trace } : {}),
         ...(executeOptions.signal ? { signal: executeOptions.signal } : {}),

@@ -7,27 +7,16 @@ import type { BackendConfig } from "./config-schema.js";
  * discovery mode and capabilities, and the connection policy and resolver from the factory options (`backend_connect`). */
 export function adapterSettings(config: BackendConfig, options: BackendFactoryOptions = {}) {
   const flows: Record<string, ConfiguredFlowInput> = {};
-  for (const flow of config.flows) {
-    flows[flow.id] = {
-      ...(flow.name === undefined ? {} : { name: flow.name }),
-      ...(flow.description === undefined ? {} : { description: flow.description }),
-      ...(flow.intents.length > 0 ? { intents: flow.intents } : {}),
-      ...(flow.keywords.length > 0 ? { keywords: flow.keywords } : {}),
-      ...(flow.tags.length > 0 ? { tags: flow.tags } : {}),
-      ...(flow.capabilities.length > 0 ? { capabilities: flow.capabilities } : {}),
-      generalPurpose: flow.generalPurpose,
-      cacheable: flow.cacheable,
-      ...(flow.cacheClass === undefined ? {} : { cacheClass: flow.cacheClass }),
-      ...(flow.streaming === undefined ? {} : { streaming: flow.streaming }),
-      ...(flow.parameterMapping === undefined ? {} : { parameterMapping: flow.parameterMapping }),
-    };
+  for (const { id, ...flow } of config.flows) {
+    // Empty lists are left out: the adapter infers a flow's intents, keywords, tags and capabilities then.
+    flows[id] = Object.fromEntries(Object.entries(flow).filter(([, value]) => value !== undefined && !(Array.isArray(value) && value.length === 0)));
   }
   return {
     id: config.id,
     baseURL: config.baseURL,
     ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
     headers: config.headers,
-    timeouts: { requestTimeoutMs: config.requestTimeoutMs, ...(config.streamFirstByteTimeoutMs === undefined ? {} : { streamFirstByteTimeoutMs: config.streamFirstByteTimeoutMs }) },
+    timeouts: { requestTimeoutMs: config.requestTimeoutMs },
     flows,
     discovery: config.discoverFlows ? ("auto" as const) : ("configured-only" as const),
     ...(config.capabilities === undefined ? {} : { capabilities: config.capabilities }),

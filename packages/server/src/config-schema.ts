@@ -64,8 +64,6 @@ export const BackendConfigSchema = z
     apiKey: z.string().min(1).optional().describe("API key (Flowise bearer key, Langflow `x-api-key`). Redacted everywhere."),
     headers: z.record(z.string(), z.string()).default({}).describe("Extra request headers. Values of credential-like headers (Authorization, *key*, *token*, …) are redacted."),
     requestTimeoutMs: z.number().int().positive().max(600_000).default(30_000).describe("Timeout of one backend call."),
-    streamFirstByteTimeoutMs: z.number().int().positive().max(600_000).optional()
-      .describe("Flowise: longest wait for a stream's first byte (a deleted chatflow's stream never answers); default min(10000, the attempt's budget)."),
     enabled: z.boolean().default(true).describe("Disabled backends are not created."),
     discoverFlows: z.boolean().default(true).describe("List flows from the platform (else only `flows` are used)."),
     capabilities: z.partialRecord(IntentSchema, unit).optional()
@@ -117,10 +115,6 @@ export const HttpConfigSchema = z
         burst: z.number().int().positive().optional().describe("Bucket size. Defaults to a tenth of the per-minute rate, at least 10."),
       }).strict().default({ enabled: true, requestsPerMinute: 600 }),
     metricsAuth: z.boolean().default(true).describe("Require a bearer token on `/metrics` when tokens are configured."),
-    sessionIdleTimeoutMs: z.number().int().positive().default(30 * 60_000)
-      .describe(
-        "Stateful mode: an instance closes the MCP sessions it holds after this long without a request to it, and the session registry (Redis when `redis` is configured, so every instance accepts every session; else memory) forgets a session after this long without a request to any instance.",
-      ),
     headersTimeoutMs: z.number().int().positive().max(600_000).default(30_000)
       .describe("Time a client has to send its request headers; slower clients get a JSON 408 and are disconnected (slow-loris guard)."),
     bodyTimeoutMs: z.number().int().positive().max(600_000).default(30_000)
@@ -140,12 +134,6 @@ const RoutingConfigSchema = z
         performance: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.performance),
         capability: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.capability),
       }).strict().default({ ...DEFAULT_SCORING_WEIGHTS }).describe("score = Σ weight × component."),
-    thresholds: z
-      .object({
-        high: unit.default(0.8).describe("At or above: route directly."),
-        medium: unit.default(0.5).describe("At or above: route, may hedge."),
-        low: unit.default(0.3).describe("At or above: prefer general-purpose flows; below: default flow."),
-      }).strict().default({ high: 0.8, medium: 0.5, low: 0.3 }),
     defaultFlow: z.string().min(1).optional().describe("Gateway-wide flow id (`backendId:flowId`) for unclassifiable questions."),
     classifierEmbedder: z.enum(["use", "hashing"]).default("use")
       .describe("Embedder of the router's semantic stage: `use` (offline Universal Sentence Encoder) or `hashing` (fast, weaker)."),
@@ -155,7 +143,6 @@ const RoutingConfigSchema = z
         "Extra patterns per intent, added to the built-in ones: a list of regular expressions (case-insensitive), or rules `{ keywords: {word: weight}, phrases: {text: weight}, regex: [{pattern, weight}] }`.",
       ),
     retries: z.number().int().min(0).max(3).default(1).describe("Retries of the same candidate after a retryable error."),
-    retryDelayMs: z.number().int().min(0).max(10_000).default(50),
     circuitBreaker: z
       .object({
         failureThreshold: z.number().int().positive().default(5).describe("Consecutive failures that open a backend's circuit."),
@@ -165,8 +152,7 @@ const RoutingConfigSchema = z
       .object({
         intervalMs: z.number().int().min(0).default(30_000).describe("Background health probes; 0 disables them."),
         timeoutMs: z.number().int().positive().default(5_000),
-        ttlMs: z.number().int().positive().default(90_000).describe("How long a health snapshot stays valid."),
-      }).strict().default({ intervalMs: 30_000, timeoutMs: 5_000, ttlMs: 90_000 }),
+      }).strict().default({ intervalMs: 30_000, timeoutMs: 5_000 }),
     elicitation: z
       .object({
         enabled: z.boolean().default(true).describe("Ask clients that declared elicitation to confirm or choose the flow of uncertain questions."),
@@ -178,22 +164,16 @@ const RoutingConfigSchema = z
       .describe("Asking when unsure (MCP elicitation): the confirm and clarify confidence tiers."),
   }).strict();
 
-/** Seconds per intent, from the intent -> class mapping of the default policy of `@afw/cache`. */
-const DEFAULT_TTL_BY_INTENT: Partial<Record<z.infer<typeof IntentSchema>, number>> = Object.fromEntries(
-  Object.entries(DEFAULT_CACHE_TTL_POLICY.intentClasses).map(([intent, cacheClass]) => [intent, DEFAULT_CACHE_TTL_POLICY.classes[cacheClass]!]),
-);
-
-/** Response cache policy: TTL by flow class and intent, and the semantic answer cache. */
+/** Response cache policy: TTL by flow class (else the intent's class), and the semantic answer cache. */
 const CacheConfigSchema = z
   .object({
     enabled: z.boolean().default(true),
     defaultTtlSeconds: z.number().int().positive().default(DEFAULT_CACHE_TTL_POLICY.defaultTtlSeconds)
-      .describe("TTL when neither the flow's class nor the intent has one (1 day)."),
+      .describe("TTL when neither the flow's class nor its intent's class has one (1 day)."),
     ttlByClass: z.record(z.string(), z.number().int().positive()).default({ ...DEFAULT_CACHE_TTL_POLICY.classes })
-      .describe("TTL per flow cache class (`flows[].cacheClass`): technical 7 days, creative and strategic 30 days, volatile and document-qa 1 day."),
-    ttlByIntent: z.partialRecord(IntentSchema, z.number().int().positive()).default(DEFAULT_TTL_BY_INTENT)
-      .describe("TTL per intent when the flow has no class (each intent's class in the default policy of `@afw/cache`)."),
-    maxEntries: z.number().int().positive().default(10_000).describe("In-memory cache only: entries kept (LRU)."),
+      .describe(
+        "TTL per cache class: the flow's (`flows[].cacheClass`), else its intent's in `@afw/cache`'s default policy (technical-analysis and data-processing: technical; creative-orientation: creative; structural-thinking: strategic; rag-retrieval: document-qa). Technical 7 days, creative and strategic 30 days, volatile and document-qa 1 day.",
+      ),
     semantic: z
       .object({
         enabled: z.boolean().default(false).describe("Serve a cached answer to a question close in meaning (same tenant, route, scope and session)."),
@@ -266,14 +246,9 @@ export type WorkflowsConfig = z.infer<typeof WorkflowsConfigSchema>;
 
 const LogLevelSchema = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
-/** Trace sinks: structured logs and optional OTLP export. */
+/** Trace export besides the log (trace events are logged at `debug`, problems at `warn`): optional OTLP export. */
 const TraceConfigSchema = z
   .object({
-    log: z
-      .object({
-        enabled: z.boolean().default(true),
-        level: LogLevelSchema.default("debug").describe("Level at which trace events are logged."),
-      }).strict().default({ enabled: true, level: "debug" }),
     otlp: z
       .object({
         endpoint: z.url({ protocol: /^https?$/ }).describe("OTLP/HTTP base URL; spans are POSTed as JSON to `<endpoint>/v1/traces`."),
@@ -288,15 +263,11 @@ const AnalyticsConfigSchema = z
     learning: z
       .object({
         enabled: z.boolean().default(true).describe("Adjust routing from the gateway's own outcomes (a learned prior on `flow_match` and `performance`)."),
-        maxAdjustment: z.number().gt(0).max(0.5).default(0.15).describe("Largest change of one score component by the learned prior."),
-        halfLifeMs: z.number().int().positive().default(6 * 3_600_000).describe("Learned evidence loses half its weight this often (6 hours)."),
-        minSamples: z.number().positive().default(20).describe("Weighted outcomes of an (intent, flow) before the prior adjusts it."),
       }).strict().prefault({}).describe("The learned routing prior. With `redis`, every instance learns from every instance's traffic."),
     experiments: z.array(AbExperimentSchema).default([])
       .describe(
         "A/B routing: `{ id, intent?, share, unit: session|request, enabled, variant: { weights?, strategy?, label? } }`. A `share` of the intent's traffic is routed with the variant's weights or strategy; the first enabled experiment matching a request's intent applies.",
       ),
-    experimentSeed: z.string().min(1).default("afw").describe("Seed of the A/B assignment hash; change it to reshuffle every experiment."),
   }).strict();
 
 /** Zod schema of {@link GatewayConfig}. */
@@ -376,10 +347,6 @@ export const GatewayConfigSchema = z
       if (experimentIds.has(experiment.id)) ctx.addIssue({ code: "custom", path: ["analytics", "experiments", index, "id"], message: `duplicate experiment id '${experiment.id}'` });
       experimentIds.add(experiment.id);
     });
-    const { high, medium, low } = config.routing.thresholds;
-    if (!(high >= medium && medium >= low)) {
-      ctx.addIssue({ code: "custom", path: ["routing", "thresholds"], message: "thresholds must satisfy high >= medium >= low" });
-    }
     if (config.routing.defaultFlow !== undefined && !config.routing.defaultFlow.includes(":")) {
       ctx.addIssue({ code: "custom", path: ["routing", "defaultFlow"], message: "defaultFlow must be a gateway-wide id `<backendId>:<flowId>`" });
     }

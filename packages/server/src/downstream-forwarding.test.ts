@@ -49,8 +49,8 @@ beforeAll(async () => {
     }),
   });
   await gateway.downstream!.settled();
-  stateless = await startHttpTransport(gateway, { port: 0, stateless: true, dashboard: false });
-  stateful = await startHttpTransport(gateway, { port: 0, stateless: false, dashboard: false });
+  stateless = await startHttpTransport(gateway, { port: 0, stateless: true });
+  stateful = await startHttpTransport(gateway, { port: 0, stateless: false });
 }, 30_000);
 afterAll(async () => {
   await stateless?.close();

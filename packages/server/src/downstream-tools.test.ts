@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { namespaceToolName } from "@afw/downstream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { callTool, startTestGateway, testConfig } from "../test/helpers.js";
 import type { GatewayConfigInput } from "./config-schema.js";
 import { createGatewayDashboardSource } from "./gateway-dashboard.js";
@@ -31,7 +31,9 @@ interface Harness {
 
 async function startHarness(config: GatewayConfigInput): Promise<Harness> {
   const events: TraceEvent[] = [];
-  const started = await startTestGateway({ config, downstreamEnv: { TOOLS_KIND: "notes" }, traceSinks: [{ emit: (event) => void events.push(event) }] });
+  // `${TOOLS_KIND}` of the imported mcp.json comes from the environment.
+  vi.stubEnv("TOOLS_KIND", "notes");
+  const started = await startTestGateway({ config, traceSinks: [{ emit: (event) => void events.push(event) }] });
   await started.gateway.downstream!.settled();
   let waiters: (() => void)[] = [];
   started.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {

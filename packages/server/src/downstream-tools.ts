@@ -72,7 +72,7 @@ export interface DownstreamTools {
   close(): Promise<void>;
 }
 
-/** Options of {@link createDownstreamTools}: the `downstream` section (`mcpJson` resolved to an absolute path, its `${VAR}` from `env`), the `tools`
+/** Options of {@link createDownstreamTools}: the `downstream` section (`mcpJson` resolved to an absolute path, its `${VAR}` from the environment), the `tools`
  * section, the tool index downstream tools are kept in (`rank` drives routed mode), and handlers of failed background steps and of server log
  * messages that belong to no client's call. */
 export interface DownstreamToolsOptions {
@@ -80,14 +80,13 @@ export interface DownstreamToolsOptions {
   tools: ToolsConfig;
   index: ToolIndex;
   sink: TraceSink;
-  env?: Record<string, string | undefined>;
   onError?: (error: unknown, where: string) => void;
   onServerLog?: (message: DownstreamLogMessage) => void;
 }
 
 /** The downstream configuration to give `createDownstreamManager`: the section's servers plus those of its `mcpJson` file (servers of the section
  * win on a name clash). @throws AfwError `CONFIG_INVALID` when the `mcp.json` file cannot be read or is invalid. */
-function downstreamManagerConfig(section: DownstreamSectionConfig, env: Record<string, string | undefined> = process.env): DownstreamConfigInput {
+function downstreamManagerConfig(section: DownstreamSectionConfig): DownstreamConfigInput {
   const { mcpJson, ...config } = section;
   if (mcpJson === undefined) return config;
   let text: string;
@@ -96,7 +95,7 @@ function downstreamManagerConfig(section: DownstreamSectionConfig, env: Record<s
   } catch (error) {
     throw new AfwError("CONFIG_INVALID", `cannot read downstream.mcpJson '${mcpJson}': ${(error as NodeJS.ErrnoException).code ?? "unreadable"}`);
   }
-  const imported = importMcpJson(text, { env });
+  const imported = importMcpJson(text, { env: process.env });
   const names = new Set(config.servers.map((server) => server.name));
   return { ...config, servers: [...config.servers, ...imported.servers.filter((server) => !names.has(server.name))] };
 }
@@ -110,7 +109,7 @@ export function createDownstreamTools(options: DownstreamToolsOptions): Downstre
   const managerTrace = newTraceContext(sink, { requestId: "downstream" });
   const sessions = new Set<DownstreamSessionState>();
   const contextOf = (session: DownstreamSessionState | undefined) => (session ? session.recent.join("\n") : "");
-  const manager = createDownstreamManager(downstreamManagerConfig(options.downstream, options.env), {
+  const manager = createDownstreamManager(downstreamManagerConfig(options.downstream), {
     trace: managerTrace,
     ...(options.onServerLog ? { onServerLog: options.onServerLog } : {}),
     onToolCall: (report) => {

@@ -32,7 +32,7 @@ beforeAll(async () => {
         { id: "flowise", kind: "flowise", baseURL: flowise.url, flows: [{ id: CHAT, intents: ["conversation"] }, { id: DOCS, intents: ["rag-retrieval"] }] },
         { id: "langflow", kind: "langflow", baseURL: langflow.url, flows: [{ id: TALK, intents: ["technical-analysis"] }] },
       ],
-      routing: { retryDelayMs: 0, hedge: false, circuitBreaker: { failureThreshold: 2, cooldownMs: 600_000 } },
+      routing: { hedge: false, circuitBreaker: { failureThreshold: 2, cooldownMs: 600_000 } },
       cache: { enabled: false },
     },
   });

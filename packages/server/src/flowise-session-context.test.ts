@@ -32,7 +32,7 @@ afterEach(async () => {
 afterAll(() => server.close());
 
 async function start() {
-  current = await startTestGateway({ backends: [createFlowiseBackend({ id: "fw", baseURL: server.url })], config: { routing: { retryDelayMs: 0 } } });
+  current = await startTestGateway({ backends: [createFlowiseBackend({ id: "fw", baseURL: server.url })] });
   return current.client;
 }
 

@@ -64,7 +64,7 @@ export interface GatewayLearning {
   readonly ab: AbAssignment | undefined;
   /** Variant selector over the current experiments (undefined when none is configured). */
   variantSelector(): RoutingVariantSelector | undefined;
-  /** Replaces the experiments (configuration reload); assignments stay sticky for unchanged ids and seed. @throws AfwError `CONFIG_INVALID` for invalid experiments. */
+  /** Replaces the experiments (configuration reload); assignments stay sticky for unchanged ids. @throws AfwError `CONFIG_INVALID` for invalid experiments. */
   setExperiments(analytics: GatewayConfig["analytics"]): void;
   /** Flushes and closes the prior (when the gateway created it). Idempotent. */
   close(): Promise<void>;
@@ -77,8 +77,8 @@ export interface GatewayLearningOptions {
   now?: (() => number) | undefined;
 }
 
-/** Creates the gateway's {@link GatewayLearning} from `config.analytics`: a learned prior with `learning.maxAdjustment`, `halfLifeMs` and `minSamples` — on a Redis prior store under `<redis.keyPrefix>analytics:` when `redis` is configured, so every instance learns from
- * every instance's traffic — and the A/B assignment of `experiments` (seeded by `experimentSeed`), recording every assignment as an `ab-assigned` audit event. @throws AfwError `CONFIG_INVALID` for invalid learning settings or experiments. */
+/** Creates the gateway's {@link GatewayLearning} from `config.analytics`: a learned prior with the defaults of `@afw/analytics` — on a Redis prior store under `<redis.keyPrefix>analytics:` when `redis` is configured, so every instance learns from
+ * every instance's traffic — and the A/B assignment of `experiments`, recording every assignment as an `ab-assigned` audit event. @throws AfwError `CONFIG_INVALID` for invalid experiments. */
 export function createGatewayLearning(config: GatewayConfig, options: GatewayLearningOptions = {}): GatewayLearning {
   const settings = config.analytics.learning;
   const ownPrior = options.prior === undefined && settings.enabled;
@@ -86,9 +86,6 @@ export function createGatewayLearning(config: GatewayConfig, options: GatewayLea
     options.prior ??
     (settings.enabled
       ? createLearnedRoutingPrior({
-          maxAdjustment: settings.maxAdjustment,
-          halfLifeMs: settings.halfLifeMs,
-          minSamples: settings.minSamples,
           ...(config.redis ? { store: createRedisPriorStore(analyticsRedis(config.redis)) } : {}),
           ...(options.now ? { now: options.now } : {}),
         })
@@ -98,7 +95,6 @@ export function createGatewayLearning(config: GatewayConfig, options: GatewayLea
       ? undefined
       : createAbAssignment({
           experiments: analytics.experiments,
-          seed: analytics.experimentSeed,
           ...(options.recorder ? { recorder: options.recorder } : {}),
           ...(options.now ? { now: options.now } : {}),
         });
@@ -133,7 +129,6 @@ export function createRedactingSink(target: TraceSink, redactor: Redactor): Trac
 /** What {@link createAnalyticsTools} needs from the gateway: `prior` (linked `record_feedback` ratings adjust routing too) and
  * `embedder` (for `pattern_analysis`, which answers `CONFIG_INVALID` without one) are optional. */
 export interface AnalyticsToolDependencies {
-  config: GatewayConfig;
   registry: BackendRegistry;
   pipeline: QueryPipeline;
   stores: GatewayStores;
@@ -159,17 +154,9 @@ const ANNOTATIONS: Record<AnalyticsToolName, GatewayTool["annotations"]> = {
   record_feedback: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
 };
 
-/** The configured flow registry of every backend, as `sync_flow_registry` compares it. */
-function configuredRegistry(config: GatewayConfig, registry: BackendRegistry): ConfiguredBackendFlows[] {
-  const byId = new Map<string, ConfiguredBackendFlows>();
-  for (const backend of config.backends) {
-    if (!backend.enabled) continue;
-    byId.set(backend.id, { backendId: backend.id, flows: backend.flows.map((flow) => ({ ...flow })) as ConfiguredBackendFlows["flows"] });
-  }
-  for (const entry of registry.entries()) {
-    if (!byId.has(entry.backend.id)) byId.set(entry.backend.id, { backendId: entry.backend.id, flows: (entry.config?.flows ?? []).map((flow) => ({ ...flow })) as ConfiguredBackendFlows["flows"] });
-  }
-  return [...byId.values()];
+/** The configured flow registry of every backend (from the configuration or `backend_connect`), as `sync_flow_registry` compares it. */
+function configuredRegistry(registry: BackendRegistry): ConfiguredBackendFlows[] {
+  return registry.entries().map((entry) => ({ backendId: entry.backend.id, flows: (entry.config?.flows ?? []).map((flow) => ({ ...flow })) as ConfiguredBackendFlows["flows"] }));
 }
 
 /** Builds the analytics service over the gateway's audit log, feedback store, sessions and query pipeline, and its six MCP tools (`analytics_dashboard`, `analyze_flow`, `pattern_analysis`,
@@ -200,7 +187,7 @@ export function createAnalyticsTools(deps: AnalyticsToolDependencies): Analytics
       const discovered = await deps.registry.flows();
       return service.syncFlowRegistry(args, {
         discovered,
-        configured: configuredRegistry(deps.config, deps.registry),
+        configured: configuredRegistry(deps.registry),
         invalidate: async (flowId) => {
           pipeline.invalidateFlow(flowId, context.tenant);
           await cache.invalidate({ flowId, ...(context.tenant === undefined ? {} : { tenant: context.tenant }) });

@@ -3,6 +3,7 @@
  * data: queries sent over MCP (Streamable HTTP) are routed to the local Flowise and Langflow
  * reproductions (one Flowise flow fails half its runs), then the endpoints report them.
  */
+import { createLearnedRoutingPrior } from "@afw/analytics";
 import { parseCsv } from "@afw/analytics/test";
 import { startFlowiseServer, startLangflowServer, type MockFlowDefinition, type MockPlatformServer } from "@afw/backends/test/servers";
 import { flowKey, type UniversalQueryResult } from "@afw/contracts";
@@ -61,16 +62,16 @@ beforeAll(async () => {
         { id: "flowise", kind: "flowise", baseURL: flowise.url, flows: [{ id: FLAKY, intents: ["technical-analysis"] }, { id: CHAT, intents: ["conversation"] }] },
         { id: "langflow", kind: "langflow", baseURL: langflow.url, flows: [{ id: STEADY, intents: ["structural-thinking", "technical-analysis"] }] },
       ],
-      routing: { retries: 0, retryDelayMs: 0, hedge: false, circuitBreaker: { failureThreshold: 1_000, cooldownMs: 1_000 } },
+      routing: { retries: 0, hedge: false, circuitBreaker: { failureThreshold: 1_000, cooldownMs: 1_000 } },
       cache: { enabled: false },
       tools: { embedder: "hashing" },
       http: { authTokens: [TOKEN, { token: TENANT_TOKEN, name: "acme-ci", tenant: "acme" }] },
       analytics: {
-        learning: { minSamples: 4, maxAdjustment: 0.15 },
         experiments: [{ id: "hedge-chat", intent: "conversation", share: 0.5, variant: { strategy: "hedge", label: "hedged" } }],
-        experimentSeed: "dashboard-seed",
       },
     }),
+    // Learns from a handful of outcomes (the gateway's own prior waits for 20).
+    learnedPrior: createLearnedRoutingPrior({ minSamples: 4 }),
   });
   http = await startHttpTransport(gateway, { port: 0 });
   base = new URL(http.url).origin;

@@ -69,7 +69,7 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
   /** One MCP server (connection) of the gateway, as the forwarding of downstream messages needs it. */
   interface Connection {
     readonly mcp: McpServer;
-    readonly session: DownstreamSessionState | undefined;
+    session: DownstreamSessionState | undefined;
     /** The level the client set with `logging/setLevel` (undefined: every message). */
     logLevel: LoggingLevel | undefined;
   }
@@ -237,13 +237,11 @@ export function createMcpServerFactory({ config, tools, downstream, redactor, si
       );
     }
     const stopCatalogNotifications = registerResourcesAndPrompts(mcp, { tools: byName, downstream, redactor, sink });
-    let session: DownstreamSessionState | undefined;
     const connection: Connection = { mcp, session: undefined, logLevel: undefined };
     if (downstream) {
       const tools = downstream;
       const state = tools.openSession(() => mcp.sendToolListChanged());
-      session = state;
-      (connection as { session: DownstreamSessionState | undefined }).session = state;
+      connection.session = state;
       mcp.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
         connection.logLevel = request.params.level;
         return {};

@@ -161,7 +161,7 @@ describe("universal_query", () => {
       behavior: { fail: "BACKEND_UNAVAILABLE" },
     });
     const secondary = createFakeBackend({ id: "secondary", kind: "langflow", flows: [{ id: "code2", intents: ["technical-analysis"] }] });
-    const { client, gateway } = await start({ backends: [primary, secondary], config: { routing: { retryDelayMs: 0 } } });
+    const { client, gateway } = await start({ backends: [primary, secondary] });
     const { isError, body } = await callTool<UniversalQueryResult>(client, "universal_query", { question: "debug this exception", intent: "technical-analysis" });
     expect(isError).toBe(false);
     expect(body._mcp_metadata).toMatchObject({ backend_used: "secondary", fallback_used: true, attempt: 3, backends_tried: ["primary", "secondary"] });

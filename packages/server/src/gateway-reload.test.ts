@@ -66,7 +66,7 @@ describe("gateway.reload", () => {
       testConfig({
         http: { port: 9999 },
         routing: { retries: 2 },
-        analytics: { learning: { maxAdjustment: 0.3 } },
+        analytics: { learning: { enabled: false } },
         backends: [
           { id: "fw", kind: "flowise", baseURL: "http://127.0.0.1:9", flows: [{ id: "etl", intents: ["data-processing"] }] },
           { id: "other", kind: "langflow", baseURL: "http://127.0.0.1:10" },

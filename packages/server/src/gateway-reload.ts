@@ -42,14 +42,13 @@ export async function reloadGateway({ config, router, learning, registry, backen
     }
   }
   if (!same(nextRouting, currentRouting)) report.restartRequired.push("routing");
-  const { experiments, experimentSeed, ...nextLearning } = next.analytics;
-  if (!same({ experiments, experimentSeed }, { experiments: config.analytics.experiments, experimentSeed: config.analytics.experimentSeed })) {
+  const { experiments, ...nextLearning } = next.analytics;
+  if (!same(experiments, config.analytics.experiments)) {
     learning.setExperiments(next.analytics);
     config.analytics.experiments = experiments;
-    config.analytics.experimentSeed = experimentSeed;
     report.experiments = true;
   }
-  const { experiments: _experiments, experimentSeed: _seed, ...currentLearning } = config.analytics;
+  const { experiments: _experiments, ...currentLearning } = config.analytics;
   if (!same(nextLearning, currentLearning)) report.restartRequired.push("analytics.learning");
   const backendShape = (b: GatewayConfig["backends"][number]) => ({ ...b, flows: undefined });
   for (const backendConfig of next.backends) {

@@ -112,7 +112,7 @@ describe("session resources over HTTP with tenant tokens", () => {
     gateway = await createGatewayServer({
       config: testConfig({ http: { authTokens: [{ token: ALICE, name: "alice", tenant: "acme" }, { token: BOB, name: "bob", tenant: "globex" }] } }),
     });
-    http = await startHttpTransport(gateway, { port: 0, dashboard: false });
+    http = await startHttpTransport(gateway, { port: 0 });
     await gateway.stores.sessions.append("acme-plans", { question: `my token is ${ALICE}`, answer: "noted", askedAt: 1_000, answeredAt: 2_000 }, { tenant: "acme" });
   });
   afterAll(async () => {

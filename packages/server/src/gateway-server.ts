@@ -73,8 +73,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     ? createOtlpTraceSink({ ...config.trace.otlp, redactor, onError: (error) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)) }, "OTLP export failed") })
     : undefined;
   const sinks: TraceSink[] = [metrics.sink, ...(otlp ? [otlp] : [])];
-  const { log } = config.trace;
-  if (log.enabled && log.level !== "silent") sinks.push(createLogTraceSink(logger, log.level === "trace" || log.level === "debug" ? log.level : "info"));
+  sinks.push(createLogTraceSink(logger));
   // The ring buffer and the audit log keep the same redacted events.
   const { auditLog, feedbackStore } = createGatewayAnalyticsStores(config, { now });
   sinks.push(createRedactingSink(fanOutTraceSink(ring, auditLog), redactor));
@@ -110,7 +109,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
   // The first connection (a Cluster's slot map, a Sentinel's master lookup) is awaited before serving: a request arriving first found Redis still
   // connecting and, at `initialize`, answered with an MCP session the other instances refused as not found.
   await redisStores?.connection.execute((client) => client.ping(), { timeoutMs: REDIS_FIRST_CONNECTION_WAIT_MS });
-  const defaultStores = redisStores ?? createMemoryStores({ now, responseCache: { maxEntries: config.cache.maxEntries, semantic: semantic.cacheSemantic }, sessions: sessionOptions });
+  const defaultStores = redisStores ?? createMemoryStores({ now, responseCache: { semantic: semantic.cacheSemantic }, sessions: sessionOptions });
   const stores: GatewayStores = {
     cache: defaultStores.responseCache,
     sessions: defaultStores.sessionStore,
@@ -153,7 +152,6 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
         tools: config.tools,
         index: toolSearch,
         sink,
-        ...(parts.downstreamEnv ? { env: parts.downstreamEnv } : {}),
         onError: (error, where) => logger.warn({ err: redactor.redact(String((error as Error)?.message ?? error)), where }, "downstream tools"),
         // Log messages sent outside of one client's call stay in the gateway's log.
         onServerLog: (message) => logger.debug({ server: message.server, level: message.level, logger: message.logger, data: redactor.redactValue(message.data) }, "downstream log message"),
@@ -192,7 +190,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     },
   });
   const pipeline = createQueryPipeline({ config, registry, router, cache: stores.cache, sessions: stores.sessions, now, embedQuestion: semantic.embedQuestion });
-  const analytics = createAnalyticsTools({ config, registry, pipeline, stores, auditLog, feedbackStore, embedder: catalogEmbedder, prior: learning.prior, now });
+  const analytics = createAnalyticsTools({ registry, pipeline, stores, auditLog, feedbackStore, embedder: catalogEmbedder, prior: learning.prior, now });
   const tools = createGatewayTools({ config, registry, router, pipeline, stores, toolSearch, workflowCatalog, backendFactory, redactor }).concat(analytics.tools);
   const serverInfo = { name: config.server.name, version: config.server.version ?? packageVersion() };
   const probeAll = () => void router.checkHealth().catch(() => undefined);

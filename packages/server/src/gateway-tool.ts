@@ -34,20 +34,9 @@ export interface GatewayTool {
   readonly annotations: GatewayToolDefinition["annotations"];
   /** Runs the tool; returns a JSON-serialisable value or throws (`AfwError`, {@link ToolFailure}). */
   run(args: never, context: ToolContext): Promise<unknown>;
-  /** Builds the error body of this tool (default: {@link ToolErrorBody}). */
+  /** Builds the error body of this tool (default: `{ error, code, details?, trace_id? }`). */
   errorBody?(error: AfwError, context: { trace: TraceContext; elapsedMs: number }): Record<string, unknown>;
 }
-
-/** The JSON body of every failed tool call (besides `universal_query`'s richer error). */
-export const ToolErrorBodySchema = z.object({
-  error: z.string().describe("Human-readable message (no secrets)."),
-  code: z.string().describe("Stable error code from contracts' ERROR_CODES."),
-  details: z.record(z.string(), z.unknown()).optional(),
-  trace_id: z.string().optional(),
-});
-
-/** The JSON body of a failed tool call: `{ error, code, details?, trace_id? }`. */
-export type ToolErrorBody = z.infer<typeof ToolErrorBodySchema>;
 
 /** Thrown by a tool to return a prepared error body (e.g. a `UniversalQueryError`). */
 export class ToolFailure extends Error {

@@ -416,11 +416,12 @@ describe("failure containment and redaction", () => {
   it("turns an unexpected exception into INTERNAL without its message", async () => {
     const { client } = await start({
       workflowCatalog: {
-        size: 0,
-        search: async () => {
+        searchWorkflowCatalog: async () => {
           throw new TypeError("cannot read properties of undefined (reading 'secretThing')");
         },
-        get: async () => undefined,
+        getPlaybookDetails: () => {
+          throw new TypeError("not called");
+        },
       },
     });
     const { isError, body, text } = await callTool(client, "search_workflow_catalog", { query: "anything" });

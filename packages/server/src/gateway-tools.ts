@@ -152,16 +152,10 @@ export function createGatewayTools(deps: ToolDependencies): GatewayTool[] {
     }),
     tool("search_tools", (args, context) => deps.toolSearch.search(args, { trace: context.trace, signal: context.signal })),
     tool("search_workflow_catalog", async (args, context) => {
-      const found = await deps.workflowCatalog.search(args, { trace: context.trace, signal: context.signal });
+      const found = await deps.workflowCatalog.searchWorkflowCatalog(args, { trace: context.trace, signal: context.signal });
       return { count: found.results.length, results: found.results, ...(found.degraded ? { degraded: true } : {}) };
     }),
-    tool("get_playbook_details", async (args) => {
-      const workflow = await deps.workflowCatalog.get(args);
-      if (!workflow) {
-        throw new AfwError("NOT_FOUND", `no workflow '${args.workflow_id}'${args.version ? ` version ${args.version}` : ""}`, { details: { ...args } });
-      }
-      return workflow;
-    }),
+    tool("get_playbook_details", async (args) => deps.workflowCatalog.getPlaybookDetails(args)),
     tool("explain_routing", async (args, context) => {
       const { question, intent, backend, flow_id: flowId } = args;
       const { classification, decision } = await deps.router.decide({ question, intent, backend, ...(flowId === undefined ? {} : { flowId }) }, context);

@@ -49,8 +49,6 @@ export interface GatewayParts {
   logDestination?: DestinationStream;
   /** Secrets to redact besides those in the configuration (e.g. keys of injected backends). */
   secrets?: string[];
-  /** Variables for `${VAR}` in the imported `downstream.mcpJson`. @default process.env */
-  downstreamEnv?: Record<string, string | undefined>;
   /** @default Date.now */
   now?: () => number;
 }
@@ -67,7 +65,7 @@ export interface ReadinessReport {
 export interface GatewayReloadReport {
   /** `routing.intentPatterns` changed: the classifier was rebuilt. */
   intentPatterns: boolean;
-  /** `analytics.experiments` or `analytics.experimentSeed` changed: the A/B assignment was replaced. */
+  /** `analytics.experiments` changed: the A/B assignment was replaced. */
   experiments: boolean;
   /** Backends whose flow registry (`backends[].flows`) changed and that were rebuilt. */
   backends: string[];

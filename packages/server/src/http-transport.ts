@@ -19,22 +19,8 @@ import { createMcpSessions } from "./mcp-sessions.js";
 import { createSharedRateLimiter } from "./rate-limiter.js";
 import { createStatelessMcp } from "./stateless-mcp.js";
 
-/** An extra HTTP route served next to `/mcp` (its exact `path`, for its `methods`; behind the bearer auth unless `auth: false`). */
-export interface HttpRoute {
-  methods: readonly string[];
-  path: string;
-  auth?: boolean;
-  /** Handles the request; must end the response. */
-  handle(request: IncomingMessage, response: ServerResponse): void | Promise<void>;
-}
-
 /** Options of {@link startHttpTransport}; each defaults to the gateway's `http` configuration (tokens, CORS and rate limit are only configured there). */
-export interface HttpTransportOptions extends Partial<Omit<HttpConfig, "cors" | "rateLimit" | "authTokens">> {
-  /** Extra routes (e.g. a benchmark's CPU probe). */
-  routes?: HttpRoute[];
-  /** `false`: no operator dashboard, whatever the gateway's `dashboard.enabled` says. */
-  dashboard?: false;
-}
+export type HttpTransportOptions = Partial<Omit<HttpConfig, "cors" | "rateLimit" | "authTokens">>;
 
 /** A listening HTTP transport. */
 export interface HttpTransportHandle {
@@ -61,7 +47,7 @@ export interface HttpTransportHandle {
  * @throws AfwError `FORBIDDEN` when asked to bind a non-loopback address without auth tokens.
  */
 export async function startHttpTransport(gateway: GatewayServer, options: HttpTransportOptions = {}): Promise<HttpTransportHandle> {
-  const { host, port, path: mcpPath, stateless, bodyLimitBytes, headersTimeoutMs, bodyTimeoutMs, metricsAuth, authTokens, cors, rateLimit, sessionIdleTimeoutMs } = {
+  const { host, port, path: mcpPath, stateless, bodyLimitBytes, headersTimeoutMs, bodyTimeoutMs, metricsAuth, authTokens, cors, rateLimit } = {
     ...gateway.config.http,
     ...options,
   };
@@ -83,8 +69,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       ? createSharedRateLimiter({ requestsPerMinute, ...(burst === undefined ? {} : { burst }) }, gateway.stores.rateLimits)
       : undefined,
   });
-  const routes = options.routes ?? [];
-  const dashboardSettings = options.dashboard === false || !gateway.config.dashboard.enabled ? undefined : gateway.config.dashboard;
+  const dashboardSettings = gateway.config.dashboard.enabled ? gateway.config.dashboard : undefined;
   const dashboard: Dashboard | undefined = dashboardSettings
     ? createDashboard({
         source: createGatewayDashboardSource(gateway, { startedAt: new Date().toISOString() }),
@@ -96,13 +81,7 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     : undefined;
   const underPath = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
   const pooled = createStatelessMcp(gateway);
-  const sessions = stateless
-    ? undefined
-    : createMcpSessions(gateway, {
-        registry: gateway.stores.mcpSessions,
-        idleTimeoutMs: sessionIdleTimeoutMs,
-        pooled,
-      });
+  const sessions = stateless ? undefined : createMcpSessions(gateway, { registry: gateway.stores.mcpSessions, pooled });
   let closing: Promise<void> | undefined;
   const handleMcp = async (request: IncomingMessage, response: ServerResponse, client: AuthenticatedClient | undefined, headers: Record<string, string>) => {
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
@@ -165,15 +144,13 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       if (await dashboard.handle(request, response, { tenant: client?.tenant })) return;
       return sendError(response, 404, "NOT_FOUND", `no route for ${method} ${path.slice(0, 200)}`, headers);
     }
-    const route = routes.find((r) => r.methods.includes(method) && path === r.path);
     const isMcp = path === mcpPath;
     const isMetrics = path === "/metrics" && method === "GET";
     if (isMcp) routeLabel = mcpPath;
     else if (isMetrics) routeLabel = "/metrics";
-    else if (route) routeLabel = route.path;
     else return sendError(response, 404, "NOT_FOUND", `no route for ${method} ${path.slice(0, 200)}`, headers);
     const client = auth.enabled ? auth.authenticate(request.headers.authorization) : undefined;
-    if (auth.enabled && !client && (isMcp || (isMetrics && metricsAuth) || (route !== undefined && route.auth !== false))) {
+    if (auth.enabled && !client && (isMcp || (isMetrics && metricsAuth))) {
       return guards.unauthenticated(request, response, headers);
     }
     if (!isMetrics && !(await guards.allow(request, response, client, headers))) return;
@@ -182,7 +159,6 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       response.writeHead(200, { ...headers, "content-type": gateway.metrics.contentType });
       return void response.end(text);
     }
-    if (route) return route.handle(request, response);
     await handleMcp(request, response, client, headers);
   };
   // Idle-connection checks run at this interval; Node's default (30 s) would let a slow-loris client keep its connection well past headersTimeout.

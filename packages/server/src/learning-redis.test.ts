@@ -9,7 +9,7 @@ const gateways: GatewayServer[] = [];
 beforeAll(async () => {
   const backend = createFakeBackend({ id: "f", flows: [{ id: "chat", intents: ["conversation"] }] });
   for (let i = 0; i < 2; i++) {
-    gateways.push(await createGatewayServer({ backends: [backend], config: testConfig({ redis: { url: redis.url, keyPrefix: redis.prefix }, analytics: { learning: { minSamples: 5 } } }) }));
+    gateways.push(await createGatewayServer({ backends: [backend], config: testConfig({ redis: { url: redis.url, keyPrefix: redis.prefix } }) }));
   }
 });
 
@@ -20,14 +20,14 @@ afterAll(async () => {
 describe("learned prior with redis", () => {
   it("is shared: what one instance learns, the other adjusts by", async () => {
     const [a, b] = gateways as [GatewayServer, GatewayServer];
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 40; i++) {
       a.learning.prior!.observe({ intent: "conversation", flowId: "f:chat", success: i % 4 !== 0, latencyMs: 100 });
       a.learning.prior!.observe({ intent: "conversation", flowId: "f:other", success: true, latencyMs: 100 });
     }
     await a.learning.prior!.flush();
     await b.learning.prior!.refresh();
     const adjustment = b.learning.prior!.adjust("conversation", "f:chat");
-    expect(adjustment.samples).toBeCloseTo(20, 0);
+    expect(adjustment.samples).toBeCloseTo(40, 0);
     expect(adjustment.successRate).toBeCloseTo(0.75, 2);
     expect(adjustment.flow_match).toBeLessThan(0);
   });

@@ -9,6 +9,9 @@ import type { GatewayServer } from "./gateway-types.js";
 import { jsonRpcError } from "./http-guards.js";
 import type { StatelessMcp } from "./stateless-mcp.js";
 
+/** An instance closes the MCP sessions it holds after this long without a request to it, and the session registry (Redis when
+ * `redis` is configured, so every instance accepts every session; else memory) forgets a session after this long without a request. */
+const SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
 /** Longest `clientInfo.name`/`version` kept in the session registry. */
 const MAX_CLIENT_INFO_LENGTH = 256;
 
@@ -53,7 +56,7 @@ export interface McpSessions {
 
 /** Stateful MCP sessions with `Mcp-Session-Id`: `initialize` opens a session in this process (an SDK transport and MCP server of its own) and registers it in
  * `registry` (owner, tenant, protocol version, client info) before answering; every request refreshes the registry's idle TTL. */
-export function createMcpSessions(gateway: GatewayServer, { registry, idleTimeoutMs, pooled }: { registry: McpSessionRegistry; idleTimeoutMs: number; pooled: StatelessMcp }): McpSessions {
+export function createMcpSessions(gateway: GatewayServer, { registry, pooled }: { registry: McpSessionRegistry; pooled: StatelessMcp }): McpSessions {
   const sessions = new Map<string, Session>();
   const closeSession = async (id: string) => {
     const session = sessions.get(id);
@@ -64,10 +67,10 @@ export function createMcpSessions(gateway: GatewayServer, { registry, idleTimeou
   };
   const sweeper = setInterval(
     () => {
-      const cutoff = Date.now() - idleTimeoutMs;
+      const cutoff = Date.now() - SESSION_IDLE_TIMEOUT_MS;
       for (const [id, session] of sessions) if (session.lastSeen < cutoff) void closeSession(id);
     },
-    Math.min(60_000, Math.max(1_000, Math.floor(idleTimeoutMs / 2))),
+    Math.min(60_000, Math.max(1_000, Math.floor(SESSION_IDLE_TIMEOUT_MS / 2))),
   );
   sweeper.unref();
   // Registry trouble is logged at most once per interval (the store also emits `cache-unavailable` trace events).
@@ -82,7 +85,7 @@ export function createMcpSessions(gateway: GatewayServer, { registry, idleTimeou
     );
   };
   const touch = (sessionId: string, owner: string) =>
-    registry.touch(sessionId, { owner, idleTtlMs: idleTimeoutMs }).catch((error: unknown) => ({ status: "unavailable" as const, message: String((error as Error)?.message ?? error) }));
+    registry.touch(sessionId, { owner, idleTtlMs: SESSION_IDLE_TIMEOUT_MS }).catch((error: unknown) => ({ status: "unavailable" as const, message: String((error as Error)?.message ?? error) }));
   const unavailable = (response: ServerResponse) => jsonRpcError(response, 503, -32000, "Session registry unavailable: retry shortly", { "retry-after": "1" });
   /** A session this process holds: the SDK transport serves it; the registry is kept in step. */
   const serveHeld = async (sessionId: string, session: Session, request: IncomingMessage, response: ServerResponse, body: unknown) => {
@@ -104,7 +107,7 @@ export function createMcpSessions(gateway: GatewayServer, { registry, idleTimeou
         jsonRpcError(response, 404, -32001, "Session not found");
         return;
       } else {
-        session.synced = await registry.create({ ...session.record, lastSeenAt: Date.now() }, { idleTtlMs: idleTimeoutMs }).catch(() => false);
+        session.synced = await registry.create({ ...session.record, lastSeenAt: Date.now() }, { idleTtlMs: SESSION_IDLE_TIMEOUT_MS }).catch(() => false);
       }
     }
     session.lastSeen = Date.now();
@@ -155,7 +158,7 @@ export function createMcpSessions(gateway: GatewayServer, { registry, idleTimeou
           const tenant = authInfo?.extra?.["tenant"];
           const session: Session = { transport, server, owner, lastSeen: now, synced: false, record: sessionRecordOf(id, body, owner, typeof tenant === "string" ? tenant : undefined, now) };
           sessions.set(id, session);
-          session.synced = await registry.create(session.record, { idleTtlMs: idleTimeoutMs }).catch(() => false);
+          session.synced = await registry.create(session.record, { idleTtlMs: SESSION_IDLE_TIMEOUT_MS }).catch(() => false);
           if (!session.synced) registryTrouble("create");
         },
       });

@@ -35,7 +35,6 @@ beforeAll(async () => {
     testConfig({
       backends: [{ id: "flowise", kind: "flowise", baseURL: "http://127.0.0.1:1", flows: [{ id: fid("Docs QA"), intents: ["rag-retrieval"], cacheClass: "technical" }] }],
       http: { authTokens: [TOKEN] },
-      routing: { retryDelayMs: 0 },
       backendConnect: { allowedHosts: ["127.0.0.1"] },
     }),
     { env: { FLOWISE_BASE_URL: flowise.url, FLOWISE_API_KEY: FLOWISE_KEY, LANGFLOW_BASE_URL: langflow.url, LANGFLOW_API_KEY: LANGFLOW_KEY } },

@@ -3,16 +3,13 @@ import type {
   BackendHealth,
   FlowExecutionResult,
   Intent,
-  GetPlaybookDetailsInput,
   IntentClassification,
   RoutingCandidate,
   RoutingDecision,
-  SearchWorkflowCatalogInput,
   TraceContext,
   UniversalFlow,
-  WorkflowDescriptor,
-  WorkflowSearchHit,
 } from "@afw/contracts";
+import type { WorkflowCatalog } from "@afw/tool-zoo";
 
 /** What the router needs to decide where a question goes: `intent` and `backend` (a kind or an id) default to `auto`; an explicit `backend` or
  * `flowId` (gateway-wide `backendId:flowId` or a platform id) is binding unless `allowFallback`. */
@@ -77,22 +74,8 @@ export interface RouterPort {
   close(): Promise<void>;
 }
 
-/** Result of a workflow-catalog search. */
-export interface WorkflowSearchResult {
-  results: WorkflowSearchHit[];
-  /** True when the semantic stage was unavailable and keyword ranking was used. */
-  degraded?: boolean;
-}
-
-/** Searches the workflow catalog and returns playbooks. */
-export interface WorkflowCatalogPort {
-  /** Number of workflows (all versions). */
-  readonly size: number;
-  /** `search_workflow_catalog`. */
-  search(input: SearchWorkflowCatalogInput, options?: { trace?: TraceContext; signal?: AbortSignal }): Promise<WorkflowSearchResult>;
-  /** `get_playbook_details`: the workflow, newest version unless `version` is given. */
-  get(input: GetPlaybookDetailsInput): Promise<WorkflowDescriptor | undefined>;
-}
+/** The workflow catalog the gateway's `search_workflow_catalog` and `get_playbook_details` tools use (`@afw/tool-zoo`'s, or a test's). */
+export type WorkflowCatalogPort = Pick<WorkflowCatalog, "searchWorkflowCatalog" | "getPlaybookDetails">;
 
 /** Flows of every backend, for the router and `list_flows`. */
 export interface FlowSource {

@@ -18,6 +18,7 @@ import {
   type UniversalQueryInput,
   type UniversalQueryResult,
 } from "@afw/contracts";
+import { DEFAULT_CACHE_TTL_POLICY } from "@afw/cache";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { RouterPort } from "./ports.js";
@@ -76,13 +77,10 @@ function cacheTarget(input: UniversalQueryInput): string {
   return input.flow_id ?? `auto:${input.backend}:${input.intent}`;
 }
 
-/** TTL of an answer: flow cache class, else intent, else the default. */
+/** TTL of an answer: that of the flow's cache class, else of its intent's class (`@afw/cache`'s default policy), else the default. */
 export function cacheTtlSeconds(config: GatewayConfig["cache"], flow: UniversalFlow | undefined, intent: Intent): number {
-  if (flow?.cacheClass !== undefined) {
-    const byClass = config.ttlByClass[flow.cacheClass];
-    if (byClass !== undefined) return byClass;
-  }
-  return config.ttlByIntent[intent] ?? config.defaultTtlSeconds;
+  const byClass = (cacheClass: string | undefined) => (cacheClass === undefined ? undefined : config.ttlByClass[cacheClass]);
+  return byClass(flow?.cacheClass) ?? byClass(DEFAULT_CACHE_TTL_POLICY.intentClasses[intent]) ?? config.defaultTtlSeconds;
 }
 
 /** Appends an answered turn to its session and says in the answer's metadata whether it is kept: `session_saved` true when written or buffered for

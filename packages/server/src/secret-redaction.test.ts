@@ -51,7 +51,7 @@ beforeAll(async () => {
         { id: "langflow", kind: "langflow", baseURL: langflow.url, apiKey: LANGFLOW_KEY },
       ],
       http: { authTokens: [{ token: TOKEN, name: "ops" }] },
-      routing: { retryDelayMs: 0, classifierEmbedder: "hashing" },
+      routing: { classifierEmbedder: "hashing" },
       logging: { level: "debug" },
     }),
     { env: {} },

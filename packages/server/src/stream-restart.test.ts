@@ -19,7 +19,6 @@ beforeAll(async () => {
   gateway = await startTestGateway({
     config: {
       backends: [{ id: "flowise", kind: "flowise", baseURL: flowise.url, flows: [{ id: FLOW, intents: ["conversation"], generalPurpose: true }] }],
-      routing: { retryDelayMs: 0 },
       cache: { enabled: false },
     },
   });

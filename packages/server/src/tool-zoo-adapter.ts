@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { RedisConnection } from "@afw/cache";
-import { AfwError, type Embedder, type TraceSink } from "@afw/contracts";
+import type { Embedder, TraceSink } from "@afw/contracts";
 import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
 import {
   createChromaVectorStore,
@@ -14,7 +14,6 @@ import {
   type WorkflowCatalog,
 } from "@afw/tool-zoo";
 import type { GatewayConfig, ToolsConfig, WorkflowsConfig } from "./config-schema.js";
-import type { WorkflowCatalogPort } from "./ports.js";
 import { newTraceContext } from "./trace-context.js";
 
 /** The embedder named by `tools.embedder` (`none` gives undefined: keyword search only). */
@@ -98,27 +97,6 @@ export async function createToolSearchFromConfig(
   return index;
 }
 
-/** Adapts a `@afw/tool-zoo` {@link WorkflowCatalog} to the server's {@link WorkflowCatalogPort}. */
-export function workflowCatalogPort(catalog: WorkflowCatalog): WorkflowCatalogPort {
-  return {
-    get size() {
-      return catalog.size;
-    },
-    async search(input, options) {
-      const response = await catalog.searchWorkflowCatalog(input, options);
-      return { results: response.results, ...(response.degraded ? { degraded: true } : {}) };
-    },
-    async get(input) {
-      try {
-        return catalog.getPlaybookDetails(input);
-      } catch (error) {
-        if (AfwError.isInstance(error) && error.code === "NOT_FOUND") return undefined;
-        throw error;
-      }
-    },
-  };
-}
-
 /** Builds the workflow catalog with `@afw/tool-zoo` from `workflows.catalogs` (files or directories of JSON/YAML playbooks).
  * @throws AfwError `CONFIG_INVALID` when a catalog cannot be read or a workflow is invalid. */
 export async function createWorkflowCatalogFromConfig(
@@ -129,12 +107,12 @@ export async function createWorkflowCatalogFromConfig(
     /** JSON file the workflow vectors are cached in (by content hash), so a restart does not load the model to embed them again. */
     embeddingCachePath?: string;
   } = {},
-): Promise<WorkflowCatalogPort> {
+): Promise<WorkflowCatalog> {
   const catalog = await createWorkflowCatalog({
     ...(options.embedder ? { embedder: options.embedder } : {}),
     ...(options.embedder && options.embeddingCachePath ? { embeddingCachePath: options.embeddingCachePath } : {}),
     ...(options.sink ? { trace: newTraceContext(options.sink, { requestId: "workflow-catalog" }) } : {}),
   });
   if (workflows.catalogs.length > 0) await catalog.add(loadWorkflowCatalog(workflows.catalogs));
-  return workflowCatalogPort(catalog);
+  return catalog;
 }

@@ -64,16 +64,16 @@ export function createTraceRingBuffer(options: { capacity?: number } = {}): Trac
 
 const WARNING_TYPES: ReadonlySet<TraceEventType> = new Set<TraceEventType>(["query-failed", "circuit-opened"]);
 
-/** A sink that writes trace events as structured JSON log lines (pino): `query-failed` and `circuit-opened` at `warn`, every other event at `level` (so at the
- * default logger level `info`, only problems are logged; set the level to `debug` to log every decision). @default "debug" */
-export function createLogTraceSink(logger: Logger, level: "trace" | "debug" | "info" = "debug"): TraceSink {
+/** A sink that writes trace events as structured JSON log lines (pino): `query-failed` and `circuit-opened` at `warn`, every other event at `debug` (so at the
+ * default logger level `info`, only problems are logged; set the level to `debug` to log every decision). */
+export function createLogTraceSink(logger: Logger): TraceSink {
   return {
     emit(event) {
       if (WARNING_TYPES.has(event.type)) {
         logger.warn({ trace: event }, event.type);
         return;
       }
-      if (logger.isLevelEnabled(level)) logger[level]({ trace: event }, event.type);
+      if (logger.isLevelEnabled("debug")) logger.debug({ trace: event }, event.type);
     },
   };
 }

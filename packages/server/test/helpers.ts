@@ -9,7 +9,7 @@ export { closeAfter, useTestRedis } from "@afw/testing";
 export function testConfig(overrides: GatewayConfigInput = {}): GatewayConfigInput {
   return {
     ...overrides,
-    routing: { classifierEmbedder: "hashing", ...overrides.routing, health: { intervalMs: 0, timeoutMs: 2_000, ttlMs: 60_000, ...overrides.routing?.health } },
+    routing: { classifierEmbedder: "hashing", ...overrides.routing, health: { intervalMs: 0, timeoutMs: 2_000, ...overrides.routing?.health } },
     // keyword search unless a test asks for an embedder: no model load, no background embedding
     tools: { embedder: "none", ...overrides.tools },
     logging: { level: "silent", ...overrides.logging },

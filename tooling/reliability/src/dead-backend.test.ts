@@ -73,7 +73,7 @@ describe.each<Mode>(["refused", "silent"])("one backend dead (%s)", (mode) => {
     const alive = await startFlowiseServer({ port, flows: [{ id: CHAT_FLOW_ID, name: "Chat", answer: (input) => expectedAnswer("flowise", input.question) }] });
     gateway = await startHttpGateway({
       backends: backends.configs({ flowise: { baseURL: `http://127.0.0.1:${port}`, requestTimeoutMs: 500 } }),
-      routing: { circuitBreaker: { failureThreshold: 3, cooldownMs: 1_500 }, retryDelayMs: 0, health: { ttlMs: 600_000 } },
+      routing: { circuitBreaker: { failureThreshold: 3, cooldownMs: 1_500 } },
       cache: { enabled: false },
     });
     await gateway.gateway.warmUp();

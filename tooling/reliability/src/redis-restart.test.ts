@@ -35,7 +35,7 @@ beforeAll(async () => {
   backends = await startBackends();
   // Logging as `afw serve` does by default (info, trace events at debug), to count warnings.
   gateway = await startHttpGateway(
-    { backends: backends.configs(), redis: { url: redis.url, keyPrefix: "afw-rel:" }, logging: { level: "info" }, trace: { log: { enabled: true, level: "debug" } } },
+    { backends: backends.configs(), redis: { url: redis.url, keyPrefix: "afw-rel:" }, logging: { level: "info" } },
     { logDestination: { write: (line: string) => void logLines.push({ level: (JSON.parse(line) as { level: number }).level, at: performance.now() }) } },
   );
   clients = await Promise.all(Array.from({ length: WORKERS }, (_, i) => connectClient(gateway.url, `redis-${i}`)));

@@ -37,7 +37,7 @@ describe.each([2, 3])("%i gateway instances on one Redis behind a round-robin pr
     redis = await startRedisServer();
     fleet = await startGatewayFleet(count, {
       redis: { url: redis.url, keyPrefix: "afw-scale:" },
-      routing: { circuitBreaker: { failureThreshold: 3, cooldownMs: 120_000 }, retryDelayMs: 0, health: { ttlMs: 600_000 } },
+      routing: { circuitBreaker: { failureThreshold: 3, cooldownMs: 120_000 } },
       sessions: { contextTurns: CONTEXT_TURNS },
     });
     ({ backends, instances, proxy } = fleet);

@@ -8,11 +8,10 @@ import { createGatewayServer, startHttpTransport, type GatewayConfigInput, type 
 export function reliabilityConfig(overrides: GatewayConfigInput = {}): GatewayConfigInput {
   return {
     ...overrides,
-    routing: { classifierEmbedder: "hashing", ...overrides.routing, health: { intervalMs: 0, timeoutMs: 2_000, ttlMs: 60_000, ...overrides.routing?.health } },
+    routing: { classifierEmbedder: "hashing", ...overrides.routing, health: { intervalMs: 0, timeoutMs: 2_000, ...overrides.routing?.health } },
     http: { ...overrides.http, rateLimit: { enabled: false, ...overrides.http?.rateLimit } },
     dashboard: { enabled: false, ...overrides.dashboard },
     logging: { level: "silent", ...overrides.logging },
-    trace: { log: { enabled: false, level: "debug" }, ...overrides.trace },
     metrics: { defaultMetrics: false, ...overrides.metrics },
   };
 }
