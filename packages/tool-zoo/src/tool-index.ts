@@ -336,8 +336,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
 
   /**
    * Ranks a task: one query, or, for a task of several requests (context sentences are not steps), each step on its
-   * own (boosted by the servers the whole task points at), fused by reciprocal rank (the whole task's list and each
-   * confident step's), tagged by step.
+   * own (boosted by the servers the whole task points at), fused by reciprocal rank (the whole task's list, whose best
+   * tool leads, and each confident step's), tagged by step.
    */
   const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
     const steps = splitTaskSteps(query).filter(isRequest);
@@ -363,13 +363,15 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       return best === undefined ? tool : { ...tool, step: best };
     };
     const lists = [whole, ...useful.map((step) => perStep[step]!)];
-    // reciprocal rank fusion of the first tools of each list: a tool first in any list leads, ties broken by the
-    // other lists that rank it too; a tool serves the step whose list ranks it best
+    // reciprocal rank fusion of the first tools of each list: after the whole task's best tool, a tool first in any
+    // list comes before any list's second, ordered by the other lists that rank it too; a tool serves the step whose
+    // list ranks it best
     const fused = new Map<string, { tool: RankedTool; list: number; rank: number; score: number }>();
     lists.forEach((list, at) => {
       list.tools.slice(0, FUSED_PER_LIST).forEach((tool, rank) => {
         const entry = fused.get(tool.id) ?? { tool, list: at, rank, score: 0 };
-        entry.score += 1 / (FUSION_K + rank);
+        // the whole task's best tool leads whatever the steps say
+        entry.score += at === 0 && rank === 0 ? Number.POSITIVE_INFINITY : 1 / (FUSION_K + rank);
         if (rank < entry.rank) Object.assign(entry, { tool, list: at, rank });
         fused.set(tool.id, entry);
       });
