@@ -60,8 +60,9 @@ const MAX_PER_SERVER = 3;
 /** Keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts. */
 const KEYWORD_CANDIDATES = 200;
 /**
- * Strength, relative to the whole task's, with which the servers a multi-step task points at boost the tools of each
- * step ("list the keys in Redis …, then delete the stale one": the second step means Redis too).
+ * Strength with which the servers a multi-step task names (detected at full strength: the server's name or title, or a
+ * word only its tools' names use) point at them in each step ("list the keys in Redis …, then delete the stale one":
+ * the second step means Redis too); weaker hints of the whole task do not carry over.
  */
 const TASK_DOMAIN_FACTOR = 0.8;
 /** Tools fused from the steps of a multi-step task (the rest of the whole task's ranking follows). */
@@ -306,7 +307,9 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     domainDetector ??= createDomainDetector(documents.values(), analyzer, serverInfo);
     const domains = detectDomains(parts);
     const boosts = new Map(domains);
-    for (const [server, strength] of taskDomains ?? []) boosts.set(server, Math.max(boosts.get(server) ?? 0, strength * TASK_DOMAIN_FACTOR));
+    for (const [server, strength] of taskDomains ?? []) {
+      if (strength >= 1) boosts.set(server, Math.max(boosts.get(server) ?? 0, TASK_DOMAIN_FACTOR));
+    }
     const usage = usageCounters.scores(analyzer.terms(query), Date.now());
     const querySignals = signals.analyse(parts.intent, words(parts.intent));
     const tools: RankedTool[] = [];
@@ -336,7 +339,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
 
   /**
    * Ranks a task: one query, or, for a task of several requests (context sentences are not steps), each step on its
-   * own (boosted by the servers the whole task points at), fused by reciprocal rank (the whole task's list, whose best
+   * own (boosted by the servers the whole task names), fused by reciprocal rank (the whole task's list, whose best
    * tool leads, and each confident step's), tagged by step.
    */
   const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
