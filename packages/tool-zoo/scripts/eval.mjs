@@ -2,6 +2,7 @@
 // Retrieval quality per catalog: top-1 / hit@5 / needed@5 / MRR for plain BM25, keyword and hybrid.
 //   pnpm --filter @afw/tool-zoo eval                     # the table
 //   pnpm --filter @afw/tool-zoo eval -- --misses bfcl    # also the hybrid misses of one tuning set
+//   pnpm --filter @afw/tool-zoo eval -- --tuning --only dev --modes hybrid   # tuning sets of one catalog, one ranking
 // Catalogs: the development catalog (398 tools; ../shared/data) with its task sets, and the public
 // catalogs of eval/DATA-SOURCES.md (found through $AFW_TOOL_EVAL_DATA). Sets marked `unseen` were
 // never looked at while tuning; their misses are printed only with --unseen-misses (for a final
@@ -15,6 +16,7 @@ import { embeddingCachePath, loadExternalCatalogs, loadTasks, pct, scoreRankings
 const argv = process.argv.slice(2);
 const missesOf = argv.includes("--misses") ? argv[argv.indexOf("--misses") + 1] : undefined;
 const unseenMisses = argv.includes("--unseen-misses");
+const tuningOnly = argv.includes("--tuning");
 const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
 const modes = argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1].split(",") : ["bm25", "keyword", "hybrid"];
 const embedder = createCachingEmbedder(createUseEmbedder());
@@ -30,6 +32,7 @@ if (dataDir) {
       { name: "dev tasks", role: "tuning", tasks: loadTasks(dataDir) },
       { name: "authored-1", role: "tuning", tasks: authored("authored-tasks.json") },
       { name: "authored-3", role: "tuning", tasks: authored("authored-tasks-3.json") },
+      { name: "authored-4 multi", role: "tuning", tasks: authored("authored-tasks-4.json") },
       { name: "authored-2", role: "unseen", tasks: authored("authored-tasks-2.json") },
     ],
   });
@@ -85,6 +88,7 @@ for (const { catalog, tools, sets } of catalogs) {
     await indexes.hybrid.add(tools);
   }
   for (const set of sets) {
+    if (tuningOnly && set.role !== "tuning") continue;
     for (const mode of modes) {
       const result = await evaluate(indexes[mode], mode, set.tasks);
       rows.push({ catalog: `${catalog} (${tools.length} tools, ${servers} servers)`, name: catalog, set: set.name, role: set.role, n: set.tasks.length, mode, result });

@@ -8,6 +8,11 @@ describe("splitTaskSteps", () => {
       "write a summary to a file",
       "post it to Slack",
     ]);
+    expect(splitTaskSteps("type 40 into the hours field, choose Engineering in the dropdown and load the rows into the table")).toEqual([
+      "type 40 into the hours field",
+      "choose Engineering in the dropdown",
+      "load the rows into the table",
+    ]);
   });
 
   it("keeps conjoined objects in one step", () => {

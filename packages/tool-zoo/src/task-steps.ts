@@ -11,14 +11,16 @@ export const MAX_TASK_STEPS = 8;
  */
 const STEP_VERBS: ReadonlySet<string> = new Set(
   (
-    "add analyse analyze append approve archive ask assign attach book browse build calculate call cancel capture change check " +
-    "clean clear click clone close commit compare compile compute convert copy count create delete deploy describe download draft " +
-    "draw edit email estimate evaluate execute explain export extract fetch file fill filter find fix fork forget generate get go " +
-    "grab identify import insert inspect install invite label launch list locate log look make mark merge message migrate modify " +
-    "monitor move navigate note notify open order parse paste pay plot post predict print publish pull push put query read record " +
-    "refund register reload remember remove rename reply report request reserve reset resolve restart restore retrieve return review " +
-    "run save scan schedule scrape search see select send set share show sort split star start stop store submit summarise summarize " +
-    "switch sync tag take tell test track transfer translate trigger type unstar update upload validate verify view visit watch write"
+    "add analyse analyze append apply approve archive ask assign attach book browse build calculate call cancel capture change " +
+    "check choose clean clear click clone close commit compare compile compute convert copy count create delete deploy " +
+    "describe disable download draft draw drop edit email enable estimate evaluate exec execute explain export extract fetch " +
+    "file fill filter find fix forget fork generate get go grab identify import insert inspect install invite label launch " +
+    "list load locate log look make mark merge message migrate modify monitor move navigate note notify open order parse paste " +
+    "pay pick ping plot post predict print publish pull push put query read record refund register reload remember remove " +
+    "rename reply report request rerun reserve reset resolve restart restore retrieve return review rollback run save scale " +
+    "scan schedule scrape search see select send set share show sort split star start stop store submit summarise summarize " +
+    "switch sync tag take tell test track transfer translate trigger type uninstall unstar update upgrade upload validate " +
+    "verify view visit watch write"
   ).split(" "),
 );
 

@@ -265,4 +265,13 @@ describe("multi-step tasks", () => {
     expect(context.steps).toEqual(["Merge PR 12", "close issue 3"]);
     expect((await index.search({ query: "Our team ships every Friday. Merge PR 12.", top_k: 5, mode: "keyword" })).steps).toBeUndefined();
   });
+
+  it("ranks a step that names no server by the servers the whole task points at", async () => {
+    const index = await build();
+    const result = await index.search({ query: "Create a merge request in GitLab for my branch. Then create an issue for the follow-up.", top_k: 5, mode: "keyword" });
+    expect(result.steps).toEqual(["Create a merge request in GitLab for my branch", "create an issue for the follow-up"]);
+    const ids = result.results.map((hit) => hit.id);
+    expect(ids.slice(0, 2)).toEqual(expect.arrayContaining(["gitlab/create_merge_request", "gitlab/create_issue"]));
+    expect(ids.indexOf("gitlab/create_issue")).toBeLessThan(ids.indexOf("github/create_issue") >>> 0);
+  });
 });

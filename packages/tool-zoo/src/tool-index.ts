@@ -59,8 +59,21 @@ const SEMANTIC_FLOOR_RANK = 100;
 const MAX_PER_SERVER = 3;
 /** Keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts. */
 const KEYWORD_CANDIDATES = 200;
-/** Tools interleaved from the steps of a multi-step task (the whole task's ranking follows). */
+/**
+ * Strength with which the servers a multi-step task names (detected at full strength: the server's name or title, or a
+ * word only its tools' names use) point at them in each step ("list the keys in Redis …, then delete the stale one":
+ * the second step means Redis too); weaker hints of the whole task do not carry over.
+ */
+const TASK_DOMAIN_FACTOR = 0.8;
+/** Tools fused from the steps of a multi-step task (the rest of the whole task's ranking follows). */
 const MERGED_CANDIDATES = 100;
+/** Leading tools of each list (the whole task's and each step's) fused for a multi-step task. */
+const FUSED_PER_LIST = 20;
+/**
+ * Rank offset of the reciprocal rank fusion of a multi-step task's lists: small, so that each list's first tool comes
+ * before any list's second (one slot per step and round) and agreement between lists orders tools within a round.
+ */
+const FUSION_K = 1;
 
 /** Metadata field of a stored vector record: hash of the embedder id and the tool's content. */
 const VECTOR_KEY = "vectorKey";
@@ -237,7 +250,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     });
   };
 
-  const rankOne = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
+  /** Ranks one query; `taskDomains` are the servers the whole task points at when the query is one of its steps. */
+  const rankOne = async (query: string, rankOptions: RankOptions = {}, taskDomains?: ReadonlyMap<string, number>): Promise<Ranking> => {
     const requested = rankOptions.mode ?? "hybrid";
     const parts = splitQuotedContent(query);
     const filter = toolFilter(rankOptions.servers, rankOptions.tags);
@@ -292,6 +306,10 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     }
     domainDetector ??= createDomainDetector(documents.values(), analyzer, serverInfo);
     const domains = detectDomains(parts);
+    const boosts = new Map(domains);
+    for (const [server, strength] of taskDomains ?? []) {
+      if (strength >= 1) boosts.set(server, Math.max(boosts.get(server) ?? 0, TASK_DOMAIN_FACTOR));
+    }
     const usage = usageCounters.scores(analyzer.terms(query), Date.now());
     const querySignals = signals.analyse(parts.intent, words(parts.intent));
     const tools: RankedTool[] = [];
@@ -299,7 +317,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       const document = documents.get(id);
       if (!document) continue;
       const server = document.tool.server;
-      const domain = DOMAIN_WEIGHT * (domains.get(server) ?? 0);
+      const domain = DOMAIN_WEIGHT * (boosts.get(server) ?? 0);
       const evidence = Math.max(0, usage.get(id) ?? 0);
       const usageBoost = evidence > 0 ? (USAGE_WEIGHT * evidence) / (evidence + USAGE_HALF_SATURATION) : 0;
       const signalBoost = signals.boost(document, querySignals);
@@ -321,7 +339,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
 
   /**
    * Ranks a task: one query, or, for a task of several requests (context sentences are not steps), each step on its
-   * own, merged by rank (round r takes the rank-r tool of the whole task and of each confident step), tagged by step.
+   * own (boosted by the servers the whole task names), fused by reciprocal rank (the whole task's list, whose best
+   * tool leads, and each confident step's), tagged by step.
    */
   const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
     const steps = splitTaskSteps(query).filter(isRequest);
@@ -332,7 +351,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     }
     const whole = await rankOne(query, rankOptions);
     const perStep: Ranking[] = [];
-    for (const step of steps) perStep.push(await rankOne(step, rankOptions));
+    for (const step of steps) perStep.push(await rankOne(step, rankOptions, whole.domains));
     // chit-chat ("Thanks!") finds nothing with confidence: not a step
     const useful = steps.flatMap((_, step) => (perStep[step]!.confidence >= STEP_MIN_CONFIDENCE && perStep[step]!.tools.length ? [step] : []));
     if (useful.length < 2) return whole;
@@ -347,16 +366,25 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       return best === undefined ? tool : { ...tool, step: best };
     };
     const lists = [whole, ...useful.map((step) => perStep[step]!)];
+    // reciprocal rank fusion of the first tools of each list: after the whole task's best tool, a tool first in any
+    // list comes before any list's second, ordered by the other lists that rank it too; a tool serves the step whose
+    // list ranks it best
+    const fused = new Map<string, { tool: RankedTool; list: number; rank: number; score: number }>();
+    lists.forEach((list, at) => {
+      list.tools.slice(0, FUSED_PER_LIST).forEach((tool, rank) => {
+        const entry = fused.get(tool.id) ?? { tool, list: at, rank, score: 0 };
+        // the whole task's best tool leads whatever the steps say
+        entry.score += at === 0 && rank === 0 ? Number.POSITIVE_INFINITY : 1 / (FUSION_K + rank);
+        if (rank < entry.rank) Object.assign(entry, { tool, list: at, rank });
+        fused.set(tool.id, entry);
+      });
+    });
     const merged: RankedTool[] = [];
     const seen = new Set<string>();
-    const longest = Math.max(...lists.map((list) => list.tools.length));
-    for (let round = 0; round < longest && merged.length < MERGED_CANDIDATES; round++) {
-      lists.forEach((list, at) => {
-        const tool = list.tools[round];
-        if (!tool || seen.has(tool.id)) return;
-        seen.add(tool.id);
-        merged.push(at === 0 ? stepOf(tool) : { ...tool, step: useful[at - 1]! });
-      });
+    for (const { tool, list } of [...fused.values()].sort((x, y) => y.score - x.score || x.rank - y.rank)) {
+      if (merged.length >= MERGED_CANDIDATES) break;
+      seen.add(tool.id);
+      merged.push(list === 0 ? stepOf(tool) : { ...tool, step: useful[list - 1]! });
     }
     for (const tool of whole.tools) if (!seen.has(tool.id)) merged.push(tool);
     const domains = new Map(whole.domains);
