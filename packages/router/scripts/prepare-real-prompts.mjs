@@ -6,7 +6,6 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 
 const mirrors = process.env.AFW_MIRRORS ?? "/work/.mirror";
 const out = process.env.AFW_SHARED_DATA;
@@ -55,14 +54,7 @@ for (const [i, r] of qed.filter((_, i) => i % 12 === 0).slice(0, 110).entries())
   items.push({ id: `qed-${r.example_id}`, question: i % 2 ? `${q}\n\n${r.paragraph_text}` : `${r.paragraph_text}\n\n${q}`, intent: "rag-retrieval", source: "QED qed-dev.jsonlines" });
 }
 
-// openai/human-eval (MIT): hand-written Python function signatures with docstrings, to complete -> technical-analysis.
-const HE = "openai+human-eval";
-const he = gunzipSync(show(HE, "data/HumanEval.jsonl.gz")).toString().trim().split("\n").map((l) => JSON.parse(l));
-for (const r of he.filter((_, i) => i % 3 !== 2).slice(0, 100)) {
-  items.push({ id: `he-${r.task_id.split("/")[1]}`, question: r.prompt.trim(), intent: "technical-analysis", source: "human-eval data/HumanEval.jsonl.gz" });
-}
-
-const commits = Object.fromEntries([NLU, WTQ, QED, HE].map((r) => [r.replace("+", "/"), commit(r)]));
+const commits = Object.fromEntries([NLU, WTQ, QED].map((r) => [r.replace("+", "/"), commit(r)]));
 writeFileSync(trainingPath, JSON.stringify(items, null, 1) + "\n");
 const counts = {};
 for (const it of items) counts[it.intent] = (counts[it.intent] ?? 0) + 1;

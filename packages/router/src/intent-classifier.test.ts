@@ -296,6 +296,9 @@ describe("intent classifier with the Universal Sentence Encoder (bundled model)"
     ["Hoe kunnen we de facturatie loskoppelen van de rest van het platform?", "structural-thinking"],
     ["Calcola la media degli ordini per cliente da questo foglio.", "data-processing"],
     ["Is it worth learning chess as an adult, or is it mostly for kids?", "conversation"],
+    // Greetings: code in training data once taught the model that "hello" (a doctest string) means code.
+    ["hello there", "conversation"],
+    ["hello again", "conversation"],
   ] as const;
   it.each(cases)("%s -> %s", async (question, expected) => {
     const c = await classifier.classify(question);
