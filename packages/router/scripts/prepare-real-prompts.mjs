@@ -54,7 +54,17 @@ for (const [i, r] of qed.filter((_, i) => i % 12 === 0).slice(0, 110).entries())
   items.push({ id: `qed-${r.example_id}`, question: i % 2 ? `${q}\n\n${r.paragraph_text}` : `${r.paragraph_text}\n\n${q}`, intent: "rag-retrieval", source: "QED qed-dev.jsonlines" });
 }
 
-const commits = Object.fromEntries([NLU, WTQ, QED].map((r) => [r.replace("+", "/"), commit(r)]));
+// CoNaLa (Yin et al. 2018; StackOverflow question titles, CC BY-SA 4.0), as copied in
+// shilliscmu/TranxConalaBaseline: Python programming questions -> technical-analysis. Titles naming
+// data tools (pandas, DataFrame, numpy, CSV, Excel, SQL) are left out: they may ask for data processing.
+const CONALA = "shilliscmu+TranxConalaBaseline";
+const titles = [...new Set(JSON.parse(show(CONALA, "conala-train.json").toString()).map((r) => r.intent.trim()))];
+const dataTools = /pandas|data ?frame|numpy|\bcsv\b|excel|\bsql/i;
+for (const [i, title] of titles.filter((t) => !dataTools.test(t) && t.split(/\s+/).length >= 4).entries()) {
+  if (i % 12 === 0) items.push({ id: `conala-${i}`, question: title, intent: "technical-analysis", source: "CoNaLa conala-train.json" });
+}
+
+const commits = Object.fromEntries([NLU, WTQ, QED, CONALA].map((r) => [r.replace("+", "/"), commit(r)]));
 writeFileSync(trainingPath, JSON.stringify(items, null, 1) + "\n");
 const counts = {};
 for (const it of items) counts[it.intent] = (counts[it.intent] ?? 0) + 1;
