@@ -3,7 +3,8 @@
 // Universal Sentence Encoder embedding per decision, every question distinct so the embedding
 // cache misses), and scoring alone (explicit intent); plus one embedding alone. In-process fake backends: no network.
 // Targets (issue 4): p50 <= 1 ms on the fast path, p99 <= 40 ms with one model embedding.
-import { createRouter, createIntentClassifier } from "../packages/router/dist/index.js";
+import { createRouter, createIntentClassifier, DEFAULT_INTENT_PATTERNS } from "../packages/router/dist/index.js";
+import { loadBundledIntentModel } from "../packages/router/dist/training.js";
 import { createUseEmbedder } from "../packages/embeddings/dist/index.js";
 import { loadavg, cpus } from "node:os";
 import { measure, summarize, report, round } from "./_lib.mjs";
@@ -53,8 +54,12 @@ function fakeBackend(id, kind, flowCount) {
 const backends = [fakeBackend("flowise", "flowise", 200), fakeBackend("langflow", "langflow", 200)];
 const classifier = createIntentClassifier();
 const router = createRouter({ backends, classifier });
-// Every question pays the embedding here (no rules-only fast path, no embedding-free first stage).
-const modelClassifier = createIntentClassifier({ fastPath: false, firstStage: false });
+// Every question pays the embedding here: patterns that never decide alone, and a first stage without a threshold.
+const bundled = await loadBundledIntentModel();
+const modelClassifier = createIntentClassifier({
+  patterns: { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } },
+  model: { ...bundled, firstStage: { ...bundled.firstStage, threshold: undefined } },
+});
 const modelRouter = createRouter({ backends, classifier: modelClassifier });
 const loadStarted = performance.now();
 await classifier.warmUp();

@@ -51,8 +51,13 @@ function language(text) {
 
 const embedder = diskCacheEmbedder(createUseEmbedder());
 const combined = createIntentClassifier({ embedder });
-const modelOnly = createIntentClassifier({ embedder, fastPath: false });
-const fullModel = createIntentClassifier({ embedder, fastPath: false, firstStage: false });
+// Without the fast path (patterns that never decide alone) and, for the full model, without the
+// first stage's threshold (every question embedded).
+const noFastPath = { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } };
+const bundled = await loadBundledIntentModel();
+const modelOnly = createIntentClassifier({ embedder, patterns: noFastPath });
+const alwaysEmbedding = { ...bundled, firstStage: { ...bundled.firstStage, threshold: undefined } };
+const fullModel = createIntentClassifier({ embedder, patterns: noFastPath, model: alwaysEmbedding });
 const matcher = compileIntentPatterns(DEFAULT_INTENT_PATTERNS);
 await combined.warmUp();
 await modelOnly.warmUp();

@@ -5,12 +5,12 @@
 // AFW_PROMPT_CHARS=2000 pads each question into a prompt of about that many characters: the
 // question, a pasted log (AFW_PASTE=log, the default) or prose paragraphs (AFW_PASTE=prose), and a closing request.
 import { readFileSync } from "node:fs";
-import { BUNDLED_INTENT_EXEMPLARS_URL, createIntentClassifier, parseIntentExemplars } from "../dist/training.js";
+import { BUNDLED_INTENT_EXEMPLARS_URL, DEFAULT_INTENT_PATTERNS, createIntentClassifier, parseIntentExemplars } from "../dist/training.js";
 
 const count = Number(process.argv[2] ?? 200);
 const exemplars = parseIntentExemplars(readFileSync(BUNDLED_INTENT_EXEMPLARS_URL, "utf8"));
 const questions = [...new Set(exemplars.map((e) => e.text))];
-const classifier = createIntentClassifier({ fastPath: false });
+const classifier = createIntentClassifier({ patterns: { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } } });
 await classifier.warmUp();
 // A few warm-up calls on questions outside the timed sample (JIT, WebAssembly tiers).
 for (const q of questions.slice(-20)) await classifier.classify(q);

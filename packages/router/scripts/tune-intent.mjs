@@ -37,8 +37,10 @@ const model = await trainIntentModel({
   features: process.env.AFW_FEATURES ? JSON.parse(process.env.AFW_FEATURES) : {},
   training: process.env.AFW_TRAINING ? JSON.parse(process.env.AFW_TRAINING) : {},
 });
+// Patterns that never decide alone: every question reaches the model.
+const NO_FAST_PATH = { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } };
 const combined = createIntentClassifier({ embedder, model });
-const modelOnly = createIntentClassifier({ embedder, model, fastPath: false });
+const modelOnly = createIntentClassifier({ embedder, model, patterns: NO_FAST_PATH });
 const matcher = compileIntentPatterns(DEFAULT_INTENT_PATTERNS);
 const line = [`CV ${model.evaluation ? (model.evaluation.accuracy * 100).toFixed(1) : "-"} ll ${model.evaluation?.logLoss.toFixed(3) ?? "-"} T ${model.temperature}`];
 let totalC = 0;
@@ -97,7 +99,7 @@ if (process.env.AFW_LOLO) {
     const test = exemplars.filter((e) => lang(e.text) === l);
     const train = exemplars.filter((e) => lang(e.text) !== l);
     const m = await trainIntentModel({ exemplars: train, embedder, patterns: DEFAULT_INTENT_PATTERNS, folds: 0, features: process.env.AFW_FEATURES ? JSON.parse(process.env.AFW_FEATURES) : {}, training: process.env.AFW_TRAINING ? JSON.parse(process.env.AFW_TRAINING) : {} });
-    const cl = createIntentClassifier({ embedder, model: m, fastPath: false });
+    const cl = createIntentClassifier({ embedder, model: m, patterns: NO_FAST_PATH });
     let k = 0;
     for (const e of test) {
       const got = (await cl.classify(e.text)).intent;

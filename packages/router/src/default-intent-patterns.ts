@@ -13,7 +13,8 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         artwork: 2, art: 1, illustration: 1.5, illustrations: 1.5, screenplay: 2.5, comic: 1.5, zine: 2, character: 1.5,
         characters: 1.5, worldbuilding: 3, fantasy: 1.5, fictional: 2.5, fiction: 2, plot: 1.5, premise: 2, logline: 2.5,
         loglines: 2.5, villain: 2, protagonist: 2, brainstorm: 1.5, concept: 1, manifesto: 2, backstory: 2.5, mythology: 2,
-        outcome: 1, outcomes: 1, goal: 0.5, goals: 0.5,
+        outcome: 1, outcomes: 1, goal: 0.5, goals: 0.5, limerick: 2.5, haiku: 2.5, sonnet: 2.5, slogan: 2, slogans: 2,
+        tagline: 2, taglines: 2, jingle: 1.5, rhyme: 1.5, rhyming: 1.5,
         // es / pt / fr / de
         visión: 2.5, visão: 2.5, imaginar: 2, imaginer: 2, vorstellen: 1.5,
         sueño: 2, sueno: 2, sonho: 2, reve: 2, traum: 2, "traum*": 2, cuento: 2, conto: 2, contos: 2, cancion: 2, canciones: 2,
@@ -86,7 +87,8 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         coupling: 2, cqrs: 3, ddd: 2.5, hexagonal: 2.5, "trade-off": 1.5, tradeoff: 1.5, "trade-offs": 1.5, tradeoffs: 1.5,
         scalable: 1, "scalab*": 1, gateway: 0.5, pubsub: 1.5, topology: 2, workflow: 1, stages: 1.5, handoffs: 1.5,
         "hand-offs": 1.5, ownership: 1, responsibilities: 1.5, orchestration: 1.5, "design": 0.5, model: 0.5, modelled: 1,
-        modeled: 1, diagram: 1, "multi-tenant": 2,
+        modeled: 1, diagram: 1, "multi-tenant": 2, sharding: 2, "shard*": 1.5, replication: 1, failover: 2, outline: 1.5,
+        agenda: 1.5, syllabus: 2, curriculum: 1,
         // es / pt / fr / de
         arquitectura: 2.5, arquitetura: 2.5, architektur: 2.5, estructura: 1.5, estrutura: 1.5, struktur: 1.5,
         estructurar: 2, estruturar: 2, structurer: 2, strukturieren: 2, organizar: 1.5, organiser: 1.5, organisieren: 1.5,
@@ -104,7 +106,8 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         "message bus": 2, "message queue": 1.5, "service mesh": 2, "org structure": 2.5, "org chart": 2.5,
         "how should we structure": 3, "how should we organize": 3, "how would you organize": 3,
         "how should i structure": 3, "how should i organize": 3, "where should": 1.5, "should live": 1.5,
-        "single responsibility": 2, "bounded context": 3, "folder structure": 2.5,
+        "single responsibility": 2, "bounded context": 3, "folder structure": 2.5, "load balancer": 2, "load balancing": 2,
+        "high availability": 2, "distributed system": 2.5, "distributed systems": 2.5, "fault tolerant": 2, "fault tolerance": 2,
 
         "modelo de datos": 2.5, "modelo de dados": 2.5, "modele de donnees": 2.5,
         "come organizzare": 2.5, "hoe structureren": 3,

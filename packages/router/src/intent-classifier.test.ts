@@ -8,7 +8,7 @@ import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 import { confidenceLevel, createIntentClassifier, type IntentClassifier } from "./intent-classifier.js";
 import { hashIntentLexicon } from "./intent-lexicon.js";
 import { compileIntentPatterns } from "./intent-patterns.js";
-import { hashIntentExemplars, hashIntentPatterns, parseIntentExemplars, trainIntentModel } from "./intent-model.js";
+import { hashIntentExemplars, hashIntentPatterns, parseIntentExemplars, trainIntentModel, type IntentModel } from "./intent-model.js";
 import { BUNDLED_INTENT_EXEMPLARS_URL, loadBundledIntentModel } from "./intent-model-file.js";
 import { collectingTrace } from "../test/fake-backend.js";
 import { LONG_PROMPT_CASES } from "../test/long-prompts.js";
@@ -28,8 +28,15 @@ const sharedDataFile = (name: string): string | undefined => {
   console.warn(`[@afw/router] ${name} not found: set AFW_SHARED_DATA to the folder holding it (data/DATA-SOURCES.md); the checks that need it are skipped`);
   return undefined;
 };
+/** The default patterns with the fast path turned off, so every question reaches the model. */
+const NO_FAST_PATH = { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } };
+/** A bundled model whose first stage never answers alone (no threshold), so every question is embedded. */
+async function alwaysEmbedding(embedderId?: string): Promise<IntentModel> {
+  const model = (await loadBundledIntentModel(embedderId))!;
+  return { ...model, firstStage: { ...model.firstStage!, threshold: undefined } };
+}
 const realPromptsPath = sharedDataFile("intent-real-prompts.json");
-const realHeldOutPath = sharedDataFile("real-heldout-self-instruct-user-oriented.json");
+const realHeldOutPaths = ["real-heldout-self-instruct-user-oriented.json", "real-heldout-ifeval.json"].map(sharedDataFile);
 
 describe("bundled intent model", () => {
   it("was trained on the current exemplars, patterns and cue lexicon (run `pnpm --filter @afw/router train` after editing them)", async () => {
@@ -54,12 +61,12 @@ describe("bundled intent model", () => {
       expect(model.exemplarsHash).toBe(hashIntentExemplars(exemplars));
     }
   });
-  it.skipIf(!realHeldOutPath)("trains on no prompt of the real held-out set (data/DATA-SOURCES.md)", async () => {
-    const heldOutItems = JSON.parse(await readFile(realHeldOutPath!, "utf8")) as { question: string }[];
-    const heldOut = new Set(heldOutItems.map((r) => r.question.trim().toLowerCase()));
-    const model = (await loadBundledIntentModel())!;
-    expect(heldOut.size).toBeGreaterThan(100);
-    expect(model.exemplars.filter((e) => heldOut.has(e.text.trim().toLowerCase()))).toEqual([]);
+  it.skipIf(!realPromptsPath || realHeldOutPaths.includes(undefined))("trains on no prompt of the real held-out sets (data/DATA-SOURCES.md)", async () => {
+    const read = async (path: string) => (JSON.parse(await readFile(path, "utf8")) as { question: string }[]).map((r) => r.question.trim().toLowerCase());
+    const heldOut = new Set((await Promise.all(realHeldOutPaths.map((p) => read(p!)))).flat());
+    const trained = [...(await loadBundledIntentModel())!.exemplars.map((e) => e.text.trim().toLowerCase()), ...(await read(realPromptsPath!))];
+    expect(heldOut.size).toBeGreaterThan(200);
+    expect(trained.filter((text) => heldOut.has(text))).toEqual([]);
   });
   it("has at least 60 exemplars per intent and a cross-validated evaluation", async () => {
     const model = (await loadBundledIntentModel())!;
@@ -76,6 +83,8 @@ describe("intent classifier (hashing embedder, model retrained at first use)", (
     embedder = spyEmbedder();
     classifier = createIntentClassifier({ embedder, trainingEpochs: 8 });
     await classifier.warmUp();
+    // Trains the model the classifiers without the fast path below share (one per patterns configuration and process).
+    await createIntentClassifier({ embedder, patterns: NO_FAST_PATH, trainingEpochs: 8 }).warmUp();
   });
 
   it("explicit intent always wins", async () => {
@@ -123,7 +132,7 @@ describe("intent classifier (hashing embedder, model retrained at first use)", (
     const started = performance.now();
     // The request at the end is decisive for the patterns; without the fast path the model sees the text.
     expect((await classifier.classify(long)).method).toBe("pattern");
-    const c = await createIntentClassifier({ embedder, fastPath: false, trainingEpochs: 8 }).classify(long);
+    const c = await createIntentClassifier({ embedder, patterns: NO_FAST_PATH, trainingEpochs: 8 }).classify(long);
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(INTENTS).toContain(c.intent);
     const sent = embedder.seen.at(-1)!;
@@ -138,9 +147,9 @@ describe("intent classifier (hashing embedder, model retrained at first use)", (
   });
 
   it("falls back to words and patterns when the embedder fails", async () => {
-    // Same embedder id as above, so the model trained in beforeAll is reused from the process cache.
+    // Same embedder id and patterns as above, so the model trained in beforeAll is reused from the process cache.
     const broken: Embedder = { id: embedder.id, dimensions: embedder.dimensions, embed: () => Promise.reject(new Error("model crashed")) };
-    const c = await createIntentClassifier({ embedder: broken, fastPath: false, trainingEpochs: 8 }).classify("merge these two CSV files and remove duplicate rows");
+    const c = await createIntentClassifier({ embedder: broken, patterns: NO_FAST_PATH, trainingEpochs: 8 }).classify("merge these two CSV files and remove duplicate rows");
     expect(c).toMatchObject({ intent: "data-processing", method: "lexical" });
     expect(c.confidence).toBeLessThan(0.9);
   });
@@ -148,13 +157,13 @@ describe("intent classifier (hashing embedder, model retrained at first use)", (
   it("rejects with ABORTED when the signal aborts", async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(createIntentClassifier({ embedder, fastPath: false, trainingEpochs: 8 }).classify("some question", { signal: controller.signal })).rejects.toMatchObject({ code: "ABORTED" });
+    await expect(createIntentClassifier({ embedder, patterns: NO_FAST_PATH, trainingEpochs: 8 }).classify("some question", { signal: controller.signal })).rejects.toMatchObject({ code: "ABORTED" });
   });
 
   it("trains on custom exemplars at first use", async () => {
     const custom = createIntentClassifier({
       embedder,
-      fastPath: false,
+      patterns: NO_FAST_PATH,
       trainingEpochs: 20,
       exemplars: [
         { text: "zorblat the frobnicator", intent: "data-processing" },
@@ -226,24 +235,29 @@ describe("embedding-free first stage (bundled models)", () => {
 
   it("decides a question it is sure of without embedding it (method lexical), and embeds the others", async () => {
     const embedder = countingEmbedder("use-lite-512", 512);
-    const classifier = createIntentClassifier({ embedder, fastPath: false });
+    const classifier = createIntentClassifier({ embedder, patterns: NO_FAST_PATH });
     const threshold = (await loadBundledIntentModel())!.firstStage!.threshold!;
     const sure = await classifier.classify("Write a short poem about autumn leaves for my grandmother's birthday card");
     expect(sure).toMatchObject({ intent: "creative-orientation", method: "lexical" });
     expect(sure.confidence).toBeGreaterThanOrEqual(threshold);
     expect(embedder.texts).toBe(0);
-    const unsure = await classifier.classify("the thing with the blue box again");
+    const unsure = await classifier.classify("hmm and the other one?");
     expect(["semantic", "hybrid"]).toContain(unsure.method);
     expect(embedder.texts).toBe(1);
-    // firstStage: false sends every question to the embedding.
-    await createIntentClassifier({ embedder, fastPath: false, firstStage: false }).classify("Write a short poem about autumn leaves for my grandmother's birthday card");
+    // Without a threshold the first stage never answers alone: every question is embedded.
+    await createIntentClassifier({ embedder, patterns: NO_FAST_PATH, model: await alwaysEmbedding() }).classify("Write a short poem about autumn leaves for my grandmother's birthday card");
     expect(embedder.texts).toBe(2);
   });
 
   it("answers from the first stage, less sure, when the embedder is overloaded or too slow", async () => {
     const question = "Merge these two CSV exports on customer id and count the duplicates";
     for (const behaviour of ["overloaded", "never"] as const) {
-      const classifier = createIntentClassifier({ embedder: countingEmbedder("use-lite-512", 512, behaviour), fastPath: false, firstStage: false, embeddingTimeoutMs: 5 });
+      const classifier = createIntentClassifier({
+        embedder: countingEmbedder("use-lite-512", 512, behaviour),
+        patterns: NO_FAST_PATH,
+        model: await alwaysEmbedding(),
+        embeddingTimeoutMs: 5,
+      });
       const c = await classifier.classify(question);
       expect(c).toMatchObject({ intent: "data-processing", method: "lexical" });
       expect(c.confidence).toBeLessThanOrEqual(0.6 + 0.4 / INTENTS.length + 1e-9);
@@ -253,12 +267,12 @@ describe("embedding-free first stage (bundled models)", () => {
   it("uses the bundled model of the hashing embedder: nothing is trained at first use", async () => {
     const inner = createHashingEmbedder();
     const embedder = countingEmbedder(inner.id, inner.dimensions);
-    const classifier = createIntentClassifier({ embedder, fastPath: false, firstStage: false });
+    const classifier = createIntentClassifier({ embedder, patterns: NO_FAST_PATH });
     await classifier.warmUp();
     const c = await classifier.classify("Why does my Docker build fail with permission denied on the volume?");
     expect(c.intent).toBe("technical-analysis");
-    // Training would embed every exemplar; only the warm-up sentence and the question were embedded.
-    expect(embedder.texts).toBe(2);
+    // Training would embed every exemplar; only the warm-up sentence and at most the question were embedded.
+    expect(embedder.texts).toBeLessThanOrEqual(2);
   });
 });
 
@@ -282,6 +296,9 @@ describe("intent classifier with the Universal Sentence Encoder (bundled model)"
     ["Hoe kunnen we de facturatie loskoppelen van de rest van het platform?", "structural-thinking"],
     ["Calcola la media degli ordini per cliente da questo foglio.", "data-processing"],
     ["Is it worth learning chess as an adult, or is it mostly for kids?", "conversation"],
+    // Greetings: code in training data once taught the model that "hello" (a doctest string) means code.
+    ["hello there", "conversation"],
+    ["hello again", "conversation"],
   ] as const;
   it.each(cases)("%s -> %s", async (question, expected) => {
     const c = await classifier.classify(question);

@@ -84,19 +84,6 @@ export interface IntentClassifierOptions {
    */
   defaultIntent?: Intent;
   /**
-   * Let decisive patterns answer without the model.
-   * @default true
-   */
-  fastPath?: boolean;
-  /**
-   * Let the embedding-free first stage of the model (words, character n-grams, cue concepts and
-   * pattern scores) answer alone when it is at least as sure as its threshold, chosen by
-   * cross-validation on the training data (method `lexical`). Only the other questions pay for
-   * the sentence embedding.
-   * @default true
-   */
-  firstStage?: boolean;
-  /**
    * Longest wait for the embedder; after it the first stage answers alone, with its confidence shrunk towards uniform.
    * @default 5000
    */
@@ -167,8 +154,6 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
   const matcher = compileIntentPatterns(options.patterns ?? DEFAULT_INTENT_PATTERNS);
   const thresholds: ConfidenceThresholds = { ...DEFAULT_CONFIDENCE_THRESHOLDS, ...options.thresholds };
   const defaultIntent = options.defaultIntent ?? "conversation";
-  const fastPath = options.fastPath ?? true;
-  const firstStage = options.firstStage ?? true;
   const embeddingTimeoutMs = options.embeddingTimeoutMs ?? 5_000;
   let loaded: IntentModel | undefined = options.model;
   if (loaded && loaded.embedderId !== embedder.id) {
@@ -259,7 +244,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
         return finish(started, context, { intent: defaultIntent, confidence: 0, method: "default", alternatives: [], matches: [], probabilities: {} });
       }
       const { structure, pattern } = readPrompt(matcher, text);
-      if (fastPath && pattern.decisive && pattern.top) {
+      if (pattern.decisive && pattern.top) {
         const confidence = loaded?.fastPathPrecision ?? 0.95;
         const alternatives: IntentAlternative[] = [];
         let total = 0;
@@ -299,7 +284,9 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
           probabilities: Object.fromEntries(INTENTS.map((intent, i) => [intent, confidenceOf(i)])),
         });
       };
-      const threshold = stage && firstStage ? stage.threshold : undefined;
+      // The embedding-free first stage answers alone when at least as sure as its threshold (chosen
+      // by cross-validation on the training data); only the other questions pay for the embedding.
+      const threshold = stage?.threshold;
       if (cheap && threshold !== undefined && Math.max(...cheap) >= threshold) return answer(cheap, 1, "lexical");
       const modelText = intentModelText(structure.request, model.features);
       const vectors = await raceTimeout(embedder.embed([modelText], context?.signal), embeddingTimeoutMs, context?.signal);
