@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { matchesGlob, SessionTurnSchema, type HistoryHit, type HistoryPage, type HistoryQuery, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
+import { matchesGlob, redactSecrets, SessionTurnSchema, type HistoryHit, type HistoryPage, type HistoryQuery, type SessionAppendResult, type SessionRecord, type SessionStore, type SessionSummary, type SessionTurn } from "@afw/contracts";
 import { MAX_QUERY_WORDS, cursorAt, cursorOffset, pageSize, passesFilters, stemmedWords, turnWords } from "./history-search.js";
 import { idfWeights, meaningScore, searchMode } from "./history-vectors.js";
 import { Keyspace } from "./keyspace.js";
@@ -159,7 +159,11 @@ export class RedisSessionStore implements SessionStore {
           return [client.zadd(tagIndex, "GT", entry.at, entry.sessionId), client.pexpire(tagIndex, this.settings.ttlMs)];
         }),
       ).catch(ignore);
-      await this.indexHistory(client, entry).catch(ignore);
+      // The turn is saved either way; a turn the history index missed is not found by `search_history`: say so.
+      await this.indexHistory(client, entry).catch((error: unknown) => {
+        const message = redactSecrets(error instanceof Error ? error.message : String(error));
+        this.connection.report({ type: "cache-unavailable", store: "session-store", operation: "history-index", message });
+      });
       this.vectors?.kick();
       return Number(count);
     };
@@ -181,7 +185,9 @@ export class RedisSessionStore implements SessionStore {
     const pipeline = client.pipeline();
     pipeline.set(this.keyspace.historyDoc(entry.id, entry.tenant), JSON.stringify({ s: entry.sessionId, t: entry.turn }), "PX", ttl);
     for (const key of sets) pipeline.zadd(key, at, entry.id).pexpire(key, ttl);
-    await pipeline.exec();
+    // a pipeline answers each command's error in its replies instead of rejecting
+    const failed = (await pipeline.exec())?.find(([error]) => error);
+    if (failed) throw failed[0];
     // After the document is written (the indexer drops a pending turn without one), and on its own: the pending set is
     // shared by every tenant, so on a Cluster it lives in another slot than the tenant's keys.
     if (this.vectors) await client.sadd(this.keyspace.historyPending, this.vectors.pendingMember(entry.id, entry.tenant));

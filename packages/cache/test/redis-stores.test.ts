@@ -182,6 +182,27 @@ describe("redis stores", () => {
     }
   });
 
+  it("keep a turn the history index could not take, and report it (cache-unavailable, history-index)", async () => {
+    const prefix = `${filePrefix}${++counter}:`;
+    const events: CacheStoreEvent[] = [];
+    const stores = openStores({ onEvent: (event) => events.push(event) }, prefix);
+    try {
+      // A key of the wrong type where the tag's index goes: that ZADD fails inside the indexing pipeline.
+      await admin.set(`${prefix}history:{h}:tag:blocked`, "not a sorted set");
+      const result = await stores.sessionStore.append("s-1", { ...turn(1), question: "where is the falcon report?", tags: ["blocked"] });
+      expect(result).toMatchObject({ saved: true });
+      expect((await stores.sessionStore.recent("s-1", 10)).map((t) => t.question)).toEqual(["where is the falcon report?"]);
+      const reported = events.filter((event) => event.type === "cache-unavailable" && event.operation === "history-index");
+      expect(reported).toHaveLength(1);
+      expect(reported[0]).toMatchObject({ store: "session-store", message: expect.stringMatching(/WRONGTYPE/) });
+      // the rest of the index was written: the turn is found by its words
+      const found = await stores.sessionStore.search!({ text: "falcon", mode: "keyword" });
+      expect(found.hits.map((hit) => hit.turn.question)).toEqual(["where is the falcon report?"]);
+    } finally {
+      await stores.close();
+    }
+  });
+
   it("renew a session's TTL on every append", async () => {
     const stores = openStores({ sessions: { ttlMs: 60_000 } });
     try {
