@@ -76,6 +76,8 @@ function summarizeAttempts(attempts: readonly ExecutionAttempt[]) {
 export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRouterPort {
   const { config, registry, stores } = options;
   const routing = config.routing;
+  /** Retry of one candidate, for the router's own executions and for `execute` below. */
+  const retry = { retries: routing.retries, baseDelayMs: RETRY_DELAY_MS };
   // One embedder for every classifier built (a reload must not load the model again).
   let embedder: Embedder | undefined;
   let sentenceEncoder: ReturnType<typeof createUseEmbedder> | undefined;
@@ -111,7 +113,7 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
           healthProbeTimeoutMs: routing.health.timeoutMs,
           flowSource,
           circuitBreaker: { ...routing.circuitBreaker },
-          execution: { retry: { retries: routing.retries, baseDelayMs: RETRY_DELAY_MS } },
+          execution: { retry },
           hedging: { enabled: routing.hedge },
           ...(routing.defaultFlow ? { defaultFlowId: routing.defaultFlow } : {}),
           ...(options.now ? { now: options.now } : {}),
@@ -169,7 +171,7 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
         health: current.health,
         attemptTimeoutMs,
         ...(remaining === undefined ? {} : { overallTimeoutMs: remaining }),
-        retry: { retries: routing.retries, baseDelayMs: RETRY_DELAY_MS },
+        retry,
         intent: decision.intent,
         ...(executeOptions.trace ? { trace: executeOptions.trace } : {}),
         ...(executeOptions.signal ? { signal: executeOptions.signal } : {}),

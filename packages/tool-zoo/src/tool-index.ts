@@ -306,7 +306,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     }
     domainDetector ??= createDomainDetector(documents.values(), analyzer, serverInfo);
     const domains = detectDomains(parts);
-    const boosts = new Map(domains);
+    // a single query ranks by its own domains; only a step of a multi-step task gets a copy with the task's
+    const boosts = taskDomains ? new Map(domains) : domains;
     for (const [server, strength] of taskDomains ?? []) {
       if (strength >= 1) boosts.set(server, Math.max(boosts.get(server) ?? 0, TASK_DOMAIN_FACTOR));
     }
