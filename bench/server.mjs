@@ -41,12 +41,12 @@ process.on("warning", (warning) => {
 const canPin = cpus().length >= 2 && spawnSync("taskset", ["-c", "0", "true"]).status === 0;
 if (canPin) spawnSync("taskset", ["-p", "-c", "0", String(process.pid)], { stdio: "ignore" });
 const children = [];
-// SERVER_BENCH_PROFILE_DIR=dir: the gateway and echo children write V8 CPU profiles there
+// SERVER_BENCH_PROFILE_DIR=dir: the gateway and echo children write V8 CPU profiles in dir/<role>/, one per thread
 // (`node --cpu-prof`) when they exit, for a look at self time per function.
 const profileDir = process.env.SERVER_BENCH_PROFILE_DIR;
 async function startChild(role, ...args) {
   const core = role === "backend" ? "0" : "1";
-  const nodeArgs = [...(profileDir && role !== "backend" ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${role}.cpuprofile`] : []), childScript, role, ...args];
+  const nodeArgs = [...(profileDir && role !== "backend" ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}/${role}`] : []), childScript, role, ...args];
   const child = canPin
     ? spawn("taskset", ["-c", core, process.execPath, ...nodeArgs], { stdio: ["ignore", "pipe", "pipe"] })
     : spawn(process.execPath, nodeArgs, { stdio: ["ignore", "pipe", "pipe"] });
