@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { createRedactor, fanOutTraceSink, toAfwError, type TraceSink } from "@afw/contracts";
 import { createMemoryStores, createRedisStores } from "@afw/cache";
-import { defaultBackendFactory } from "./backend-adapters.js";
+import { defaultBackendFactory } from "./backend-factory.js";
 import { createBackendRegistry } from "./backend-registry.js";
-import { createAfwRouterPort } from "./afw-router-adapter.js";
+import { createRouterPort } from "./router-port.js";
 import { parseGatewayConfig } from "./config-loader.js";
 import { GatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from "./config-schema.js";
 import { createAnalyticsTools, createGatewayAnalyticsStores, createGatewayLearning, createRedactingSink } from "./gateway-analytics.js";
@@ -16,7 +16,7 @@ import { createGatewayLogger } from "./logger.js";
 import { createStoreStateLog } from "./store-state-log.js";
 import { createGatewayMetrics } from "./metrics.js";
 import { createOtlpTraceSink } from "./otlp-trace-sink.js";
-import type { WorkflowCatalogPort } from "./ports.js";
+import type { WorkflowCatalogPort } from "./gateway-types.js";
 import type { ToolIndex } from "@afw/tool-zoo";
 import { createQueryPipeline } from "./query-pipeline.js";
 import { semanticParts } from "./semantic-options.js";
@@ -177,7 +177,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       () => undefined,
     );
   }
-  const router = createAfwRouterPort({
+  const router = createRouterPort({
     config,
     registry,
     stores,
