@@ -1,11 +1,9 @@
 import type { TraceSink } from "@afw/contracts";
 import { eventTimeMs, type AuditEvent, type AuditEventType } from "./audit-event.js";
-import { resolveTimeRange, toEpochMs, type TimeInput, type TimeRange } from "./time-range.js";
+import { toEpochMs, type TimeInput } from "./time-range.js";
 
 /** What {@link AuditLog.query} selects. Every field is optional; all given filters must match. */
 export interface AuditQuery {
-  /** A preset or explicit range; `from`/`to` below override its bounds. */
-  range?: TimeRange | undefined;
   /** First included time. @default the beginning of the log */
   from?: TimeInput | undefined;
   /** Last included time. @default now */
@@ -46,7 +44,7 @@ export interface AuditLogStats {
  * @example
  * ```ts
  * const auditLog = createMemoryAuditLog({ capacity: 50_000 });
- * const failures = await auditLog.query({ range: "1h", types: ["query-failed"] });
+ * const failures = await auditLog.query({ from: Date.now() - 3_600_000, types: ["query-failed"] });
  * ```
  */
 export interface AuditLog extends TraceSink {
@@ -89,9 +87,8 @@ export function createAuditLog(storage: AuditStorage, options: { now: () => numb
   const select = async (query: AuditQuery): Promise<AuditEvent[]> => {
     await storage.flush();
     const at = now();
-    const base = query.range === undefined ? { from: 0, to: at } : resolveTimeRange(query.range, at);
-    const from = Math.max(query.from === undefined ? base.from : toEpochMs(query.from, "from"), oldest());
-    const to = query.to === undefined ? base.to : toEpochMs(query.to, "to");
+    const from = Math.max(query.from === undefined ? 0 : toEpochMs(query.from, "from"), oldest());
+    const to = query.to === undefined ? at : toEpochMs(query.to, "to");
     const limit = Math.max(0, Math.min(1_000_000, Math.floor(query.limit ?? 10_000)));
     const types = query.types && query.types.length > 0 ? new Set<string>(query.types) : undefined;
     const out: AuditEvent[] = [];

@@ -74,7 +74,7 @@ export interface AnalyticsDashboardOptions extends AnalyticsData {
  *
  * @example
  * ```ts
- * const report = analyticsDashboard({ events: await auditLog.query({ range: "24h", limit: 200_000 }), range: "24h" });
+ * const report = analyticsDashboard({ events: await auditLog.query({ from: Date.now() - 86_400_000, limit: 200_000 }), range: "24h" });
  * report.totals.successRate; // e.g. 0.97
  * ```
  * @throws AfwError `INVALID_INPUT` for a malformed range.

@@ -71,7 +71,7 @@ const QUERY_EVENT_TYPES = new Set(["query-received", "query-answered", "query-fa
  *
  * @example
  * ```ts
- * const records = buildQueryRecords(await auditLog.query({ range: "24h" }));
+ * const records = buildQueryRecords(await auditLog.query({ from: Date.now() - 86_400_000 }));
  * const failed = records.filter((r) => r.outcome === "failed").length;
  * ```
  */

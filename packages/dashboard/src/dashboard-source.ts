@@ -10,8 +10,7 @@ import type {
   TraceEvent,
   UniversalFlow,
 } from "@afw/contracts";
-import type { QueryRecord } from "@afw/analytics";
-import type { AnalyticsRange, AnalyticsSummaryView, FlowAnalysisView, LearnedPriorView, MetricsExportView, PatternAnalysisView } from "./analytics-views.js";
+import type { AnalyticsDashboard, FlowAnalysis, PatternAnalysis, QueryRecord, TimeRangePreset as AnalyticsRange } from "@afw/analytics";
 
 /** One bucket of a chart, starting at `t` (epoch ms); rates and latencies are absent when `count` is 0. */
 export interface TimeSeriesPoint {
@@ -202,11 +201,47 @@ export interface DashboardSource {
   /** The `analytics_dashboard` report of a range (at most `top` flows). Without it the page hides its Analytics panel. */
   analyticsSummary?(options: { range: AnalyticsRange; top: number }): Promise<AnalyticsSummaryView | undefined>;
   /** One flow's analysis with recommendations (`analyze_flow`). */
-  flowAnalysis?(flowId: string, options: { range: AnalyticsRange }): Promise<FlowAnalysisView | undefined>;
+  flowAnalysis?(flowId: string, options: { range: AnalyticsRange }): Promise<FlowAnalysis | undefined>;
   /** Question patterns and proposals (`pattern_analysis`); `undefined` when the gateway cannot compute them (no embedder). */
-  patternAnalysis?(options: { range: AnalyticsRange }): Promise<PatternAnalysisView | undefined>;
+  patternAnalysis?(options: { range: AnalyticsRange }): Promise<PatternAnalysis | undefined>;
   /** The learned routing prior's current adjustments, optionally of one intent. */
   learnedPrior?(options: { intent?: string | undefined }): Promise<LearnedPriorView | undefined>;
   /** Metrics per backend, flow or intent (`export_metrics`); the dashboard writes them as JSON or CSV. */
   exportMetrics?(options: { range: AnalyticsRange; groupBy: MetricsExportView["groupBy"] }): Promise<MetricsExportView | undefined>;
+}
+
+/** `GET {apiPath}/analytics/summary`: the `analytics_dashboard` report, `truncated` when the range held more events than one report reads. */
+export type AnalyticsSummaryView = AnalyticsDashboard & { truncated?: boolean | undefined };
+
+/** The learned prior's current adjustment of one (intent, flow). */
+export interface LearnedAdjustmentView {
+  intent: string;
+  /** Gateway-wide flow id. */
+  flowId: string;
+  /** Added to the `flow_match` score component (bounded). */
+  flowMatch: number;
+  /** Added to the `performance` score component (bounded). */
+  performance: number;
+  /** Decayed number of outcomes behind it. */
+  samples: number;
+  /** Decayed success rate of the flow for the intent. */
+  successRate: number | null;
+  /** One-line explanation (as `explain_routing` shows it). */
+  reason: string;
+}
+
+/** `GET {apiPath}/analytics/learned`: the learned routing prior, bounded by `maxAdjustment`. */
+export interface LearnedPriorView {
+  maxAdjustment: number;
+  /** Every (intent, flow) the prior knows. */
+  adjustments: LearnedAdjustmentView[];
+}
+
+/** What `GET {apiPath}/analytics/export` writes as JSON or CSV (`export_metrics`): one row per group, `columns` in CSV order. */
+export interface MetricsExportView {
+  /** Bounds of the export (ISO 8601). */
+  range: { from: string; to: string };
+  groupBy: "backend" | "flow" | "intent";
+  columns: string[];
+  rows: Array<Record<string, string | number | null>>;
 }

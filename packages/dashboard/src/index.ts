@@ -24,15 +24,10 @@ export type {
   ToolSearchView,
   GatewayInfo,
   SemanticCacheStatsView,
-} from "./dashboard-source.js";
-export type {
-  AnalyticsRange,
   AnalyticsSummaryView,
-  FlowAnalysisView,
-  PatternAnalysisView,
   LearnedPriorView,
   LearnedAdjustmentView,
   MetricsExportView,
-} from "./analytics-views.js";
+} from "./dashboard-source.js";
 export { renderIntentPatternsYaml, type IntentPatternsYamlOptions } from "./analytics-format.js";
 export { createStoreDashboardSource, type StoreDashboardSourceParts, type DashboardCacheAccess, type TraceEventLog } from "./store-dashboard-source.js";

@@ -1,5 +1,5 @@
 import type { SessionRecord, SessionTurn, TraceEvent } from "@afw/contracts";
-import type { PatternAnalysisView } from "./analytics-views.js";
+import type { PatternAnalysis } from "@afw/analytics";
 import type { QuerySummary } from "./dashboard-source.js";
 
 /** How user text is shown: hidden (`redact`), or cut to {@link QUESTION_PREVIEW_LENGTH} / {@link ANSWER_PREVIEW_LENGTH}. */
@@ -70,7 +70,7 @@ export function presentTraceEvent(event: TraceEvent, options: PresentationOption
 }
 
 /** A pattern analysis as sent to the page: its questions truncated, or redacted (keywords stay: they are what the proposals are about). */
-export function presentPatternAnalysis(report: PatternAnalysisView, options: PresentationOptions): PatternAnalysisView {
+export function presentPatternAnalysis(report: PatternAnalysis, options: PresentationOptions): PatternAnalysis {
   const question = (text: string): string => (options.redact ? REDACTED_TEXT : truncateText(text, QUESTION_PREVIEW_LENGTH).text);
   return {
     ...report,

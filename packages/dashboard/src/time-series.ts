@@ -1,10 +1,9 @@
 import { percentile, type PerformanceSample, type TraceEvent } from "@afw/contracts";
 import type { CacheHitRatePoint, PerformanceFigures, TimeSeriesPoint } from "./dashboard-source.js";
 
-/** How a time window (ending `now`, default the last hour) is cut into buckets (default 30). */
+/** How the last hour (ending `now`) is cut into buckets (default 30). */
 export interface SeriesWindow {
   now?: number | undefined;
-  windowMs?: number | undefined;
   buckets?: number | undefined;
 }
 
@@ -18,10 +17,8 @@ interface ResolvedWindow {
 
 function resolveWindow(window: SeriesWindow): ResolvedWindow {
   const now = window.now ?? Date.now();
-  const windowMs = Math.max(1, window.windowMs ?? HOUR_MS);
   const buckets = Math.max(1, Math.floor(window.buckets ?? 30));
-  const bucketMs = windowMs / buckets;
-  return { start: now - windowMs, bucketMs, buckets };
+  return { start: now - HOUR_MS, bucketMs: HOUR_MS / buckets, buckets };
 }
 
 function bucketIndex(window: ResolvedWindow, timestamp: number): number | undefined {

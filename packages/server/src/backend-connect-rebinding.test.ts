@@ -9,8 +9,7 @@ import type { FlowBackendV1, UniversalQueryResult } from "@afw/contracts";
 import type { HostLookup } from "@afw/backends";
 import { startFlowiseServer } from "@afw/backends/test/servers";
 import { describe, expect, it } from "vitest";
-import { defaultBackendFactory } from "./backend-adapters.js";
-import type { BackendFactoryOptions } from "./backend-factory.js";
+import { defaultBackendFactory, type BackendFactoryOptions } from "./backend-factory.js";
 import type { BackendConfig } from "./config-schema.js";
 import { callTool, closeAfter, startTestGateway } from "../test/helpers.js";
 

@@ -1,5 +1,5 @@
-import type { ConnectPolicy, HostLookup } from "@afw/backends";
-import type { FlowBackendV1 } from "@afw/contracts";
+import { createFlowiseBackend, createLangflowBackend, type ConfiguredFlowInput, type ConnectPolicy, type HostLookup } from "@afw/backends";
+import { AfwError, toAfwError, type FlowBackendV1 } from "@afw/contracts";
 import type { BackendConfig } from "./config-schema.js";
 
 /** What the gateway asks of a backend it creates, beyond its configuration. */
@@ -23,3 +23,43 @@ export interface BackendFactoryOptions {
  * ```
  */
 export type BackendFactory = (config: BackendConfig, options?: BackendFactoryOptions) => FlowBackendV1 | Promise<FlowBackendV1>;
+
+/** The adapter settings (`@afw/backends`) of a configured backend: base URL, key, headers, request timeout, flow registry (by platform flow id),
+ * discovery mode and capabilities, and the connection policy and resolver from the factory options (`backend_connect`). */
+export function adapterSettings(config: BackendConfig, options: BackendFactoryOptions = {}) {
+  const flows: Record<string, ConfiguredFlowInput> = {};
+  for (const { id, ...flow } of config.flows) {
+    // Empty lists are left out: the adapter infers a flow's intents, keywords, tags and capabilities then.
+    flows[id] = Object.fromEntries(Object.entries(flow).filter(([, value]) => value !== undefined && !(Array.isArray(value) && value.length === 0)));
+  }
+  return {
+    id: config.id,
+    baseURL: config.baseURL,
+    ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
+    headers: config.headers,
+    timeouts: { requestTimeoutMs: config.requestTimeoutMs },
+    flows,
+    discovery: config.discoverFlows ? ("auto" as const) : ("configured-only" as const),
+    ...(config.capabilities === undefined ? {} : { capabilities: config.capabilities }),
+    ...(config.defaultParameterMapping === undefined ? {} : { defaultParameterMapping: config.defaultParameterMapping }),
+    ...(options.connectPolicy === undefined ? {} : { connectPolicy: options.connectPolicy }),
+    ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+  };
+}
+
+const ADAPTERS: Readonly<Record<string, (settings: ReturnType<typeof adapterSettings>) => FlowBackendV1>> = { flowise: createFlowiseBackend, langflow: createLangflowBackend };
+
+/** The default {@link BackendFactory}: `flowise` and `langflow` through the `@afw/backends` adapters. @throws AfwError `CONFIG_INVALID` for another kind. */
+export const defaultBackendFactory: BackendFactory = (config, options) => {
+  const create = ADAPTERS[config.kind];
+  if (!create) {
+    throw new AfwError("CONFIG_INVALID", `no adapter for backend kind '${config.kind}' (backend '${config.id}'); known kinds: flowise, langflow`, {
+      details: { backendId: config.id, kind: config.kind },
+    });
+  }
+  try {
+    return create(adapterSettings(config, options));
+  } catch (error) {
+    throw toAfwError(error, "CONFIG_INVALID");
+  }
+};

@@ -10,7 +10,6 @@ import {
   type UniversalFlow,
 } from "@afw/contracts";
 import type { BackendConfig, FlowRegistryEntry } from "./config-schema.js";
-import type { FlowSource } from "./ports.js";
 import { newTraceContext } from "./trace-context.js";
 
 /** A backend known to the gateway, with where it came from. */
@@ -52,7 +51,9 @@ export interface BackendLease {
 }
 
 /** The gateway's live set of backends and their flows. */
-export interface BackendRegistry extends FlowSource {
+export interface BackendRegistry {
+  /** Every known flow; `refresh` forces rediscovery. */
+  flows(options?: { refresh?: boolean; signal?: AbortSignal; trace?: TraceContext }): Promise<UniversalFlow[]>;
   /** Every backend, in registration order. */
   list(): FlowBackendV1[];
   /** Increases on every add and remove (lets a router rebuild its view). */

@@ -6,7 +6,7 @@
 import type { FlowBackendV1, RoutingDecision, UniversalQueryResult } from "@afw/contracts";
 import { startFlowiseServer } from "@afw/backends/test/servers";
 import { describe, expect, it } from "vitest";
-import { defaultBackendFactory } from "./backend-adapters.js";
+import { defaultBackendFactory } from "./backend-factory.js";
 import type { BackendConfig, GatewayConfigInput } from "./config-schema.js";
 import { callTool, closeAfter, startTestGateway, testConfig } from "../test/helpers.js";
 

@@ -1,13 +1,11 @@
-import { METRICS_COLUMNS, type AnalyticsService, type LearnedRoutingPrior } from "@afw/analytics";
+import { METRICS_COLUMNS, type AnalyticsService, type FlowAnalysis, type LearnedRoutingPrior, type PatternAnalysis } from "@afw/analytics";
 import { AfwError, type Intent } from "@afw/contracts";
 import {
   createStoreDashboardSource,
   type AnalyticsSummaryView,
   type DashboardSource,
-  type FlowAnalysisView,
   type LearnedPriorView,
   type MetricsExportView,
-  type PatternAnalysisView,
 } from "@afw/dashboard";
 import type { GatewayServer } from "./gateway-types.js";
 import { semanticCacheStats } from "./semantic-options.js";
@@ -23,10 +21,10 @@ export function createAnalyticsDashboardSource(analytics: AnalyticsService, prio
       const report = await analytics.analyticsDashboard({ range, top });
       return { ...report, truncated: report.meta.truncated };
     },
-    async flowAnalysis(flowId, { range }): Promise<FlowAnalysisView> {
+    async flowAnalysis(flowId, { range }): Promise<FlowAnalysis> {
       return analytics.analyzeFlow({ flow_id: flowId, range });
     },
-    async patternAnalysis({ range }): Promise<PatternAnalysisView | undefined> {
+    async patternAnalysis({ range }): Promise<PatternAnalysis | undefined> {
       try {
         return await analytics.patternAnalysis({ range });
       } catch (error) {

@@ -2,12 +2,11 @@ import { flowKey } from "@afw/contracts";
 import type { Logger } from "pino";
 import type { BackendFactory } from "./backend-factory.js";
 import type { BackendRegistry } from "./backend-registry.js";
-import type { ReloadableRouterPort } from "./afw-router-adapter.js";
 import { parseGatewayConfig } from "./config-loader.js";
 import type { GatewayConfig, GatewayConfigInput } from "./config-schema.js";
 import type { GatewayLearning } from "./gateway-analytics.js";
 import type { GatewayReloadReport, GatewayStores } from "./gateway-types.js";
-import type { RouterPort } from "./ports.js";
+import type { RouterPort } from "./router-port.js";
 import type { QueryPipeline } from "./query-pipeline.js";
 
 /** What {@link reloadGateway} changes in place. */
@@ -32,14 +31,9 @@ export async function reloadGateway({ config, router, learning, registry, backen
   const { intentPatterns: nextPatterns, ...nextRouting } = next.routing;
   const { intentPatterns: currentPatterns, ...currentRouting } = config.routing;
   if (!same(nextPatterns, currentPatterns)) {
-    const reloadable = router as Partial<ReloadableRouterPort>;
-    if (typeof reloadable.reload === "function") {
-      config.routing.intentPatterns = nextPatterns;
-      reloadable.reload(config);
-      report.intentPatterns = true;
-    } else {
-      report.restartRequired.push("routing.intentPatterns (the injected router cannot reload)");
-    }
+    config.routing.intentPatterns = nextPatterns;
+    router.reload(config);
+    report.intentPatterns = true;
   }
   if (!same(nextRouting, currentRouting)) report.restartRequired.push("routing");
   const { experiments, ...nextLearning } = next.analytics;

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { createRedactor, fanOutTraceSink, toAfwError, type TraceSink } from "@afw/contracts";
 import { createMemoryStores, createRedisStores } from "@afw/cache";
-import { defaultBackendFactory } from "./backend-adapters.js";
+import { defaultBackendFactory } from "./backend-factory.js";
 import { createBackendRegistry } from "./backend-registry.js";
-import { createAfwRouterPort } from "./afw-router-adapter.js";
+import { createRouterPort } from "./router-port.js";
 import { parseGatewayConfig } from "./config-loader.js";
 import { GatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from "./config-schema.js";
 import { createAnalyticsTools, createGatewayAnalyticsStores, createGatewayLearning, createRedactingSink } from "./gateway-analytics.js";
@@ -16,7 +16,7 @@ import { createGatewayLogger } from "./logger.js";
 import { createStoreStateLog } from "./store-state-log.js";
 import { createGatewayMetrics } from "./metrics.js";
 import { createOtlpTraceSink } from "./otlp-trace-sink.js";
-import type { WorkflowCatalogPort } from "./ports.js";
+import type { WorkflowCatalogPort } from "./gateway-types.js";
 import type { ToolIndex } from "@afw/tool-zoo";
 import { createQueryPipeline } from "./query-pipeline.js";
 import { semanticParts } from "./semantic-options.js";
@@ -177,7 +177,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       () => undefined,
     );
   }
-  const router = createAfwRouterPort({
+  const router = createRouterPort({
     config,
     registry,
     stores,
@@ -235,15 +235,14 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
     },
     async readiness(options = {}) {
       const signal = options.signal ?? AbortSignal.timeout(config.routing.health.timeoutMs);
-      const checks: ReadinessReport["checks"] = [];
-      const entries = registry.entries();
-      const healths = await Promise.all(
-        entries.map(async (entry) => (await router.latestHealth(entry.backend.id)) ?? (await router.checkHealth(entry.backend.id))[0]),
-      );
-      entries.forEach((entry, index) => {
-        const health = healths[index];
-        checks.push({ name: `backend:${entry.backend.id}`, ok: health !== undefined && health.status !== "down", ...(health ? { status: health.status } : {}) });
-      });
+      // Nothing to route to (none configured, all unreachable, or keys refused): not ready, and say what to configure.
+      const setup = await describeSetup({ registry, router }, { signal });
+      const checks: ReadinessReport["checks"] = setup.backends.map((status) => ({
+        name: `backend:${status.id}`,
+        ok: status.health !== undefined && status.health !== "down" && status.state !== "unauthorized",
+        ...(status.health ? { status: status.health } : {}),
+        ...(status.state === "ready" ? {} : { message: redactor.redact(`${status.id} ${status.message}`) }),
+      }));
       const probes: { name: string; check: () => Promise<unknown> }[] = [{ name: "cache", check: () => stores.cache.stats() }];
       if (redisStores) probes.push({ name: "redis", check: () => redisStores.health().then((health) => health.ok || Promise.reject(new Error(health.message ?? `redis is ${health.status}`))) });
       for (const probe of probes) {
@@ -257,15 +256,7 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       if (downstream) checks.push(...downstreamReadinessChecks(downstream.manager, redactor));
       const backendChecks = checks.filter((c) => c.name.startsWith("backend:"));
       const otherChecks = checks.filter((c) => !c.name.startsWith("backend:"));
-      // Nothing to route to (none configured, all unreachable, or keys refused): not ready, and say what to configure.
-      const setup = await describeSetup({ registry, router }, { signal });
       if (backendChecks.length === 0) checks.push({ name: "backends", ok: false, message: setup.hint! });
-      for (const status of setup.backends) {
-        const check = checks.find((c) => c.name === `backend:${status.id}`);
-        if (!check || status.state === "ready") continue;
-        if (status.state === "unauthorized") check.ok = false;
-        check.message = redactor.redact(`${status.id} ${status.message}`);
-      }
       const ready = otherChecks.every((c) => c.ok) && backendChecks.some((c) => c.ok);
       return { ready, checks, ...(setup.hint ? { hint: redactor.redact(setup.hint) } : {}) };
     },

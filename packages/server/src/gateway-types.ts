@@ -1,7 +1,7 @@
 import type { CircuitStateStore, FlowBackendV1, HealthStore, McpSessionRegistry, PerformanceStore, Redactor, ResponseCache, SessionStore, TraceSink } from "@afw/contracts";
 import type { RedisRateLimiter } from "@afw/cache";
 import type { AuditLog, LearnedRoutingPrior } from "@afw/analytics";
-import type { ToolIndex } from "@afw/tool-zoo";
+import type { ToolIndex, WorkflowCatalog } from "@afw/tool-zoo";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { DestinationStream, Logger } from "pino";
@@ -12,9 +12,12 @@ import type { AnalyticsTools, GatewayLearning } from "./gateway-analytics.js";
 import type { GatewayTool } from "./gateway-tool.js";
 import type { DownstreamTools } from "./downstream-tools.js";
 import type { GatewayMetrics } from "./metrics.js";
-import type { RouterPort, WorkflowCatalogPort } from "./ports.js";
+import type { RouterPort } from "./router-port.js";
 import type { QueryPipeline } from "./query-pipeline.js";
 import type { TraceRingBuffer } from "./trace-sinks.js";
+
+/** The workflow catalog the gateway's `search_workflow_catalog` and `get_playbook_details` tools use (`@afw/tool-zoo`'s, or a test's). */
+export type WorkflowCatalogPort = Pick<WorkflowCatalog, "searchWorkflowCatalog" | "getPlaybookDetails">;
 
 /** The shared-state stores the gateway uses (contracts interfaces). */
 export interface GatewayStores {

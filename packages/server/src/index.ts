@@ -1,11 +1,10 @@
 /** `@afw/server`: the Agentic Flywheel MCP server — the query pipeline, the MCP tools, the stdio and Streamable
  * HTTP transports, the configuration schema and loader, trace sinks and metrics. */
-export { GatewayConfigSchema, FlowRegistryEntrySchema, type GatewayConfigInput, type BackendConfigInput, type FlowRegistryEntry, BackendConfigSchema, type GatewayConfig, type BackendConfig } from "./config-schema.js";
+export { GatewayConfigSchema, type GatewayConfigInput, type BackendConfigInput, type FlowRegistryEntry, type GatewayConfig, type BackendConfig } from "./config-schema.js";
 export { loadGatewayConfig, CONFIG_ENV_VARIABLES } from "./config-loader.js";
 export { createGatewayServer } from "./gateway-server.js";
-export type { GatewayServer, GatewayParts, GatewayStores, ReadinessReport, GatewayReloadReport } from "./gateway-types.js";
+export type { GatewayServer, GatewayParts, GatewayStores, ReadinessReport, GatewayReloadReport, WorkflowCatalogPort } from "./gateway-types.js";
 export { describeSetup, type SetupReport, type BackendSetupStatus } from "./setup-report.js";
-export { type WorkflowCatalogPort } from "./ports.js";
 export { createGatewayDashboardSource } from "./gateway-dashboard.js";
 export { type TraceRingBuffer } from "./trace-sinks.js";
 export { startHttpTransport, type HttpTransportHandle, type HttpTransportOptions } from "./http-transport.js";

@@ -21,7 +21,7 @@ import {
 import { DEFAULT_CACHE_TTL_POLICY } from "@afw/cache";
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
-import type { RouterPort } from "./ports.js";
+import type { RouterPort } from "./router-port.js";
 import { elicitRoute, type RouteElicitation } from "./route-elicitation.js";
 import { routingSetupHint } from "./setup-report.js";
 import type { QuestionEmbedding } from "./semantic-options.js";
@@ -308,10 +308,14 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           question: input.question,
           ...(input.session_id === undefined ? {} : { sessionId: input.session_id }),
           ...(history.length > 0 ? { history } : {}),
-          parameters: {
-            ...(input.parameters?.temperature === undefined ? {} : { temperature: input.parameters.temperature }),
-            ...(input.parameters?.max_tokens === undefined ? {} : { maxTokens: input.parameters.max_tokens }),
-          },
+          ...(input.parameters?.temperature === undefined && input.parameters?.max_tokens === undefined
+            ? {}
+            : {
+                parameters: {
+                  ...(input.parameters.temperature === undefined ? {} : { temperature: input.parameters.temperature }),
+                  ...(input.parameters.max_tokens === undefined ? {} : { maxTokens: input.parameters.max_tokens }),
+                },
+              }),
           stream: input.parameters?.stream === true && call.onToken !== undefined,
           requestId: trace.requestId,
         },

@@ -90,7 +90,7 @@ describe("what to configure when nothing can be routed to", () => {
   it("a working backend: reachable, authenticated, its flows counted; ready and no hint", async () => {
     const flowise = track(await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hello" }], apiKey: KEY }));
     const { setup, readiness, answer } = await gatewayWith({ baseURL: flowise.url, apiKey: KEY });
-    expect(setup).toEqual({ backends: [{ id: "flowise", kind: "flowise", state: "ready", flows: 1, message: "reachable, authenticated, 1 flow found" }] });
+    expect(setup).toEqual({ backends: [{ id: "flowise", kind: "flowise", state: "ready", flows: 1, message: "reachable, authenticated, 1 flow found", health: "healthy" }] });
     expect(readiness.ready).toBe(true);
     expect(readiness.hint).toBeUndefined();
     expect(answer.isError).toBe(false);

@@ -14,6 +14,8 @@ export interface BackendSetupStatus {
   flows: number;
   /** One secret-free sentence: what was found, or what is wrong and what to change. */
   message: string;
+  /** The latest health status (probed now when none is fresh), absent when the probe failed. */
+  health?: BackendHealth["status"] | undefined;
 }
 
 /** Whether the gateway has something to route to, per backend, with what to configure if not. */
@@ -61,7 +63,7 @@ export async function describeSetup({ registry, router }: Pick<GatewayServer, "r
           .catch(() => undefined),
       ]);
       const problem = registry.discoveryProblems().find((p) => p.backendId === backend.id);
-      return classify(backend.id, backend.kind, health, problem, flows);
+      return { ...classify(backend.id, backend.kind, health, problem, flows), ...(health ? { health: health.status } : {}) };
     }),
   );
   if (backends.some((b) => b.state === "ready")) return { backends };

@@ -1,20 +1,20 @@
 import type { CacheStoreEvent, CacheStoreEventHandler } from "@afw/cache";
 import type { Logger } from "pino";
 
-/** Options of {@link createStoreStateLog}: one summary line per `summaryIntervalMs` (30 s) while Redis stays unavailable; a new outage within
- * `flapWindowMs` (5 s) of the last announced one is folded into the summaries (a flapping Redis). */
+/** Options of {@link createStoreStateLog}: one summary line per `summaryIntervalMs` (30 s) while Redis stays unavailable. */
 export interface StoreStateLogOptions {
   summaryIntervalMs?: number;
-  flapWindowMs?: number;
   now?: () => number;
 }
+
+/** A new outage within this time of the last announced one is folded into the summaries (a flapping Redis). */
+const FLAP_WINDOW_MS = 5_000;
 
 /** The one place that logs the shared stores' state: a line when Redis becomes unavailable, a summary every `summaryIntervalMs` while it stays so (operations
  * failed, session turns buffered, dropped), a line when it recovers and when the buffered session turns have all been replayed. */
 export function createStoreStateLog(logger: Logger, options: StoreStateLogOptions = {}): CacheStoreEventHandler {
   const interval = options.summaryIntervalMs ?? 30_000;
   const now = options.now ?? Date.now;
-  const flapWindow = options.flapWindowMs ?? 5_000;
   let lastAnnounced = -Infinity;
   let lastReplayLine = -Infinity;
   let down = false;
@@ -35,7 +35,7 @@ export function createStoreStateLog(logger: Logger, options: StoreStateLogOption
           down = true;
           since = now();
           counts.outages += 1;
-          loud = since - lastAnnounced >= flapWindow;
+          loud = since - lastAnnounced >= FLAP_WINDOW_MS;
           if (loud) {
             lastAnnounced = since;
             line("warn", { store: event.store, operation: event.operation, error: event.message }, "Redis unavailable: stores degrade to misses, session turns are buffered for replay");
@@ -51,7 +51,7 @@ export function createStoreStateLog(logger: Logger, options: StoreStateLogOption
         break;
       case "session-turns-replayed":
         counts.turnsReplayed += event.turns;
-        if (event.buffered === 0 && !down && now() - lastReplayLine >= flapWindow) {
+        if (event.buffered === 0 && !down && now() - lastReplayLine >= FLAP_WINDOW_MS) {
           lastReplayLine = now();
           line("info", { stillBuffered: 0 }, "Redis: buffered session turns replayed");
         }

@@ -3,8 +3,6 @@ import type { Logger } from "pino";
 
 /** An in-memory ring buffer of recent trace events, queryable by trace id (for the dashboard). */
 export interface TraceRingBuffer extends TraceSink {
-  /** Most events kept; older ones are overwritten. */
-  readonly capacity: number;
   /** Events currently kept. */
   readonly size: number;
   /** Every kept event of one trace, oldest first. */
@@ -15,7 +13,7 @@ export interface TraceRingBuffer extends TraceSink {
   subscribe(listener: (event: TraceEvent) => void): () => void;
 }
 
-/** Creates a {@link TraceRingBuffer} (the gateway feeds it redacted events, see `createRedactingSink`). */
+/** Creates a {@link TraceRingBuffer} of the last `capacity` events (the gateway feeds it redacted events, see `createRedactingSink`). */
 export function createTraceRingBuffer(options: { capacity?: number } = {}): TraceRingBuffer {
   const capacity = Math.max(1, options.capacity ?? 5_000);
   const slots: (TraceEvent | undefined)[] = new Array<TraceEvent | undefined>(capacity);
@@ -32,7 +30,6 @@ export function createTraceRingBuffer(options: { capacity?: number } = {}): Trac
     return out;
   };
   return {
-    capacity,
     get size() {
       return size;
     },

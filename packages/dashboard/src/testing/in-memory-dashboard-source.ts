@@ -1,5 +1,6 @@
 import { matchesGlob, type CacheStats, type HistoryHit, type HistoryQuery, type SessionRecord, type ToolSearchHit, type TraceEvent } from "@afw/contracts";
-import type { AnalyticsRange, AnalyticsSummaryView, FlowAnalysisView, LearnedPriorView, MetricsExportView, PatternAnalysisView } from "../analytics-views.js";
+import type { FlowAnalysis, PatternAnalysis, TimeRangePreset as AnalyticsRange } from "@afw/analytics";
+import type { AnalyticsSummaryView, LearnedPriorView, MetricsExportView } from "../dashboard-source.js";
 import type {
   BackendView,
   CacheFlowView,
@@ -75,9 +76,9 @@ export interface InMemoryAnalyticsData {
   /** The summary of each range (a range without one resolves `undefined`). */
   summaries?: Partial<Record<AnalyticsRange, AnalyticsFixture<AnalyticsSummaryView>>>;
   /** Flow analyses by gateway-wide flow id (an unknown flow resolves `undefined`, a 404). */
-  flowAnalyses?: Record<string, AnalyticsFixture<FlowAnalysisView>>;
+  flowAnalyses?: Record<string, AnalyticsFixture<FlowAnalysis>>;
   /** The pattern analysis (whatever the range). */
-  patterns?: AnalyticsFixture<PatternAnalysisView>;
+  patterns?: AnalyticsFixture<PatternAnalysis>;
   /** The learned prior. */
   learned?: LearnedPriorView;
   /** Metrics rows by grouping (whatever the range). */
@@ -374,14 +375,14 @@ export function createInMemoryDashboardSource(init: InMemoryDashboardSourceInit 
     const analyses = new Map(Object.entries(analytics.flowAnalyses));
     source.flowAnalysis = async (flowId, options) => {
       analyticsCalls.push({ method: "flowAnalysis", options: { flowId, ...options } });
-      return analyses.get(flowId) as FlowAnalysisView | undefined;
+      return analyses.get(flowId) as FlowAnalysis | undefined;
     };
   }
   if (analytics?.patterns) {
     const patterns = analytics.patterns;
     source.patternAnalysis = async (options) => {
       analyticsCalls.push({ method: "patternAnalysis", options: { ...options } });
-      return patterns as PatternAnalysisView;
+      return patterns as PatternAnalysis;
     };
   }
   if (analytics?.learned) {

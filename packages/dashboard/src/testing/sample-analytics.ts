@@ -1,4 +1,5 @@
-import type { AnalyticsRange, MetricsExportView } from "../analytics-views.js";
+import type { TimeRangePreset as AnalyticsRange } from "@afw/analytics";
+import type { MetricsExportView } from "../dashboard-source.js";
 import type { InMemoryAnalyticsData } from "./in-memory-dashboard-source.js";
 
 const HOUR_MS = 3_600_000;

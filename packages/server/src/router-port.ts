@@ -1,4 +1,18 @@
-import { AfwError, type Embedder, type RoutingVariantSelector, type ScoreAdjuster, type TraceSink } from "@afw/contracts";
+import {
+  AfwError,
+  type BackendHealth,
+  type Embedder,
+  type FlowExecutionRequest,
+  type FlowExecutionResult,
+  type Intent,
+  type IntentClassification,
+  type RoutingCandidate,
+  type RoutingDecision,
+  type RoutingVariantSelector,
+  type ScoreAdjuster,
+  type TraceContext,
+  type TraceSink,
+} from "@afw/contracts";
 import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
 import {
   createIntentClassifier,
@@ -16,15 +30,67 @@ import {
 import type { BackendRegistry } from "./backend-registry.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { GatewayStores } from "./gateway-types.js";
-import type { ExecutionOutcome, RouterPort } from "./ports.js";
 import { newTraceContext } from "./trace-context.js";
+
+/** What the router needs to decide where a question goes: `intent` and `backend` (a kind or an id) default to `auto`; an explicit `backend` or
+ * `flowId` (gateway-wide `backendId:flowId` or a platform id) is binding unless `allowFallback`. */
+export interface RoutingRequest {
+  question: string;
+  intent?: Intent | "auto";
+  backend?: string;
+  flowId?: string;
+  allowFallback?: boolean;
+}
+
+/** What to run once a decision is made (the executor sets the flow id and the time budget); `stream` asks for tokens through
+ * {@link ExecuteOptions.onToken}. */
+export type ExecutionRequest = Omit<FlowExecutionRequest, "flowId" | "timeoutMs"> & { stream?: boolean };
+
+/** Options of one execution: `deadline` (epoch ms) bounds every attempt; `onToken` receives streamed tokens in order, `onRestart` is called when
+ * another attempt starts over after some tokens were sent. */
+export interface ExecuteOptions {
+  signal?: AbortSignal;
+  deadline?: number;
+  trace?: TraceContext;
+  onToken?: (text: string) => void;
+  onRestart?: () => void;
+}
+
+/** A successful execution: the answering candidate, the attempts made (the successful one included), why the first candidate did not answer
+ * when `fallbackUsed` (its error code, or `hedge`), and the backend ids tried in order (a first choice skipped for its open circuit included). */
+export interface ExecutionOutcome {
+  result: FlowExecutionResult;
+  candidate: RoutingCandidate;
+  attempts: number;
+  fallbackUsed: boolean;
+  fallbackReason?: string;
+  backendsTried: string[];
+}
+
+/** Ranks candidates and executes with retry, fallback and circuit breaking, through `@afw/router`. */
+export interface RouterPort {
+  /** Classifies the question (unless the intent is explicit) and scores every (backend, flow) candidate; executes nothing. */
+  decide(request: RoutingRequest, options?: { signal?: AbortSignal; trace?: TraceContext }): Promise<{ classification: IntentClassification; decision: RoutingDecision }>;
+  execute(decision: RoutingDecision, request: ExecutionRequest, options?: ExecuteOptions): Promise<ExecutionOutcome>;
+  /** Probes backends now (every one, or `backendId`) with the router's health cache, which shares the snapshots through the health store. */
+  checkHealth(backendId?: string, trace?: TraceContext): Promise<BackendHealth[]>;
+  /** The latest fresh health snapshot of a backend in the shared health store, if any. */
+  latestHealth(backendId: string): Promise<BackendHealth | undefined>;
+  /** Loads models and warms caches so the first query is fast. */
+  warmUp(): Promise<void>;
+  /** Rebuilds the classifier with `config.routing.intentPatterns` and the router on the next decision; learned and measured state stays
+   * (it lives in the shared stores and the prior). */
+  reload(config: GatewayConfig): void;
+  /** Releases resources (not the backends: the registry owns them). */
+  close(): Promise<void>;
+}
 
 /** Base delay of the retry backoff, and how long a health snapshot stays valid. */
 const RETRY_DELAY_MS = 50;
 const HEALTH_TTL_MS = 90_000;
 
-/** Options of {@link createAfwRouterPort}. */
-export interface AfwRouterPortOptions {
+/** Options of {@link createRouterPort}. */
+export interface RouterPortOptions {
   config: GatewayConfig;
   /** The live backends; the router is rebuilt when backends are added or removed. */
   registry: BackendRegistry;
@@ -40,13 +106,6 @@ export interface AfwRouterPortOptions {
     maxScoreAdjustment?: number | undefined;
     variantSelector?: RoutingVariantSelector | undefined;
   };
-}
-
-/** A {@link RouterPort} that can take a reloaded configuration's intent patterns. */
-export interface ReloadableRouterPort extends RouterPort {
-  /** Rebuilds the classifier with `config.routing.intentPatterns` and the router on the next
-   * decision; learned and measured state stays (it lives in the shared stores and the prior). */
-  reload(config: GatewayConfig): void;
 }
 
 /** The router's pattern configuration: built-in patterns plus `routing.intentPatterns`. */
@@ -73,7 +132,7 @@ function summarizeAttempts(attempts: readonly ExecutionAttempt[]) {
 
 /** Wires `@afw/router` into the server's {@link RouterPort}: its hybrid intent classifier, scoring with shared health/performance/circuit
  * stores, and `executeWithFallback` / `executeStream` (retry with backoff, fallback, circuit breaking, hedging). */
-export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRouterPort {
+export function createRouterPort(options: RouterPortOptions): RouterPort {
   const { config, registry, stores } = options;
   const routing = config.routing;
   /** Retry of one candidate, for the router's own executions and for `execute` below. */
@@ -176,14 +235,7 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
         ...(executeOptions.trace ? { trace: executeOptions.trace } : {}),
         ...(executeOptions.signal ? { signal: executeOptions.signal } : {}),
       };
-      const flowRequest = {
-        question: request.question,
-        ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-        ...(request.history && request.history.length > 0 ? { history: request.history } : {}),
-        ...(request.parameters && Object.keys(request.parameters).length > 0 ? { parameters: request.parameters } : {}),
-        ...(request.requestId === undefined ? {} : { requestId: request.requestId }),
-        ...(remaining === undefined ? {} : { timeoutMs: remaining }),
-      };
+      const { stream: _stream, ...flowRequest } = { ...request, ...(remaining === undefined ? {} : { timeoutMs: remaining }) };
       try {
         if (request.stream && executeOptions.onToken) {
           // @afw/router restarts a stream that breaks after its first token (retry, then fallback, within the deadline,
