@@ -1,5 +1,5 @@
 import { AfwError, type Embedder, type RoutingVariantSelector, type ScoreAdjuster, type TraceSink } from "@afw/contracts";
-import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
+import { createCachingEmbedder, createHashingEmbedder, createStaticEmbedder, createUseEmbedder } from "@afw/embeddings";
 import {
   createIntentClassifier,
   DEFAULT_INTENT_PATTERNS,
@@ -82,7 +82,10 @@ export function createAfwRouterPort(options: AfwRouterPortOptions): ReloadableRo
   let embedder: Embedder | undefined;
   let sentenceEncoder: ReturnType<typeof createUseEmbedder> | undefined;
   const classifierEmbedder = (): Embedder =>
-    (embedder ??= createCachingEmbedder(routing.classifierEmbedder === "hashing" ? createHashingEmbedder() : (sentenceEncoder = createUseEmbedder({ thread: "worker" }))));
+    (embedder ??=
+      routing.classifierEmbedder === "static"
+        ? createStaticEmbedder()
+        : createCachingEmbedder(routing.classifierEmbedder === "hashing" ? createHashingEmbedder() : (sentenceEncoder = createUseEmbedder({ thread: "worker" }))));
   const buildClassifier = (patterns: GatewayConfig["routing"]["intentPatterns"]): IntentClassifier =>
     createIntentClassifier({
       embedder: classifierEmbedder(),
