@@ -1,11 +1,11 @@
 // Routing decision latency of @afw/router (classify + score + select) with warm caches, over
-// 2 backends x 200 flows, for: the fast path (patterns decide, no embedding), the model path (one
-// Universal Sentence Encoder embedding per decision, every question distinct so the embedding
-// cache misses), and scoring alone (explicit intent); plus one embedding alone. In-process fake backends: no network.
+// 2 backends x 200 flows, for: the fast path (patterns decide, no embedding), the model path (the
+// static embedding and the model on every question), and scoring alone (explicit intent); plus one
+// static embedding alone and one Universal Sentence Encoder embedding alone (its teacher, for comparison).
+// In-process fake backends: no network.
 // Targets (issue 4): p50 <= 1 ms on the fast path, p99 <= 40 ms with one model embedding.
 import { createRouter, createIntentClassifier, DEFAULT_INTENT_PATTERNS } from "../packages/router/dist/index.js";
-import { loadBundledIntentModel } from "../packages/router/dist/training.js";
-import { createUseEmbedder } from "../packages/embeddings/dist/index.js";
+import { createStaticEmbedder, createUseEmbedder } from "../packages/embeddings/dist/index.js";
 import { loadavg, cpus } from "node:os";
 import { measure, summarize, report, round } from "./_lib.mjs";
 import { sixIntentQuestion } from "./six-intent-questions.mjs";
@@ -54,12 +54,8 @@ function fakeBackend(id, kind, flowCount) {
 const backends = [fakeBackend("flowise", "flowise", 200), fakeBackend("langflow", "langflow", 200)];
 const classifier = createIntentClassifier();
 const router = createRouter({ backends, classifier });
-// Every question pays the embedding here: patterns that never decide alone, and a first stage without a threshold.
-const bundled = await loadBundledIntentModel();
-const modelClassifier = createIntentClassifier({
-  patterns: { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } },
-  model: { ...bundled, firstStage: { ...bundled.firstStage, threshold: undefined } },
-});
+// Every question reaches the model here: patterns that never decide alone.
+const modelClassifier = createIntentClassifier({ patterns: { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } } });
 const modelRouter = createRouter({ backends, classifier: modelClassifier });
 const loadStarted = performance.now();
 await classifier.warmUp();
@@ -99,12 +95,14 @@ for (const q of fastQuestions) {
 
 const fast = await measure((i) => router.route({ question: fastQuestions[i % fastQuestions.length] }), { iterations: 2000, warmup: 200 });
 const scoring = await measure((i) => router.route({ question: "anything", intent: INTENTS[i % INTENTS.length] }), { iterations: 2000, warmup: 200 });
-// Model path and its baseline (the same model embedding one distinct sentence, no routing) are
-// measured interleaved, so load changes on the machine hit both alike.
-const rawEmbedder = createUseEmbedder();
-await rawEmbedder.warmUp();
+// Model path and its baselines (one distinct sentence embedded, no routing: the static embedder and
+// its teacher) are measured interleaved, so load changes on the machine hit them alike.
+const rawEmbedder = createStaticEmbedder();
+const teacher = createUseEmbedder();
+await teacher.warmUp();
 const model = [];
 const embedOnly = [];
+const teacherOnly = [];
 for (let i = 0; i < 320; i++) {
   let t = performance.now();
   await modelRouter.route({ question: `${modelQuestions[i % modelQuestions.length]} (case ${i})` });
@@ -112,15 +110,19 @@ for (let i = 0; i < 320; i++) {
   t = performance.now();
   await rawEmbedder.embed([`${modelQuestions[(i + 3) % modelQuestions.length]} (baseline ${i})`]);
   const embedMs = performance.now() - t;
+  t = performance.now();
+  await teacher.embed([`${modelQuestions[(i + 4) % modelQuestions.length]} (teacher ${i})`]);
+  const teacherMs = performance.now() - t;
   if (i >= 20) {
     model.push(routeMs);
     embedOnly.push(embedMs);
+    teacherOnly.push(teacherMs);
   }
 }
 const decided = await modelRouter.route({ question: `${modelQuestions[0]} (check)` });
 
 // The six-intent mix (one distinct question per intent in turn) through the default classifier:
-// rules alone, the embedding-free first stage, or the embedding on the worker thread.
+// rules alone, else the model with the static embedding.
 const mixMethods = new Map();
 const mixLatency = [];
 let mixAsWritten = 0;
@@ -167,20 +169,21 @@ const row = (name, samples, target) => {
 };
 const rows = [
   row("fast path (patterns decide)", fast, "p50 <= 1 ms"),
-  row("model path (1 USE embedding)", model, "p99 <= 40 ms"),
+  row("model path (static embedding + model)", model, "p99 <= 40 ms"),
   row("six-intent mix (default classifier)", mixLatency, "-"),
   row("~2,000-character prompts (default classifier)", longLatency, "p99 <= 20 ms"),
   row("score + select only (explicit intent)", scoring, "-"),
-  row("baseline: one USE embedding alone", embedOnly, "-"),
+  row("baseline: one static embedding alone", embedOnly, "-"),
+  row("baseline: one USE lite embedding alone (the teacher, not used by the default classifier)", teacherOnly, "-"),
 ];
 report("router", rows, {
   notes: [
     `2 backends x 200 flows = 400 candidates per decision; warm flow/health/performance caches; classifier load ${round(loadMs, 0)} ms (once)`,
-    `model-path decisions use method ${decided.method} (fast path and first stage off); every model-path question is distinct, so the embedding cache misses`,
+    `model-path decisions use method ${decided.method} (fast path off); every model-path question is distinct`,
     `six-intent mix (${MIX} distinct questions, bench/six-intent-questions.mjs), which path decided: ${shares(mixMethods, MIX)}; intent as written for the question: ${round((mixAsWritten / MIX) * 100, 1)}%`,
     `~2,000-character prompts (${longLatency.length}, mean ${Math.round(longChars / longLatency.length)} characters), which path decided: ${shares(longMethods, longLatency.length)}`,
-    "default classifier: rules alone (pattern), else the embedding-free first stage when at least as sure as its cross-validated threshold (lexical), else the sentence embedding on the worker thread (hybrid/semantic)",
-    "USE lite of @energetic-ai/embeddings on the tfjs wasm backend; model path and embeddings alone measured interleaved",
+    "default classifier: rules alone (pattern), else one softmax model over words, patterns and the static embedding (hybrid/semantic), on the event loop",
+    "USE lite of @energetic-ai/embeddings on the tfjs wasm backend, main thread; model path and embeddings alone measured interleaved",
     "in-process fake backends, no network",
     `load average during the run: ${loadavg().map((x) => x.toFixed(1)).join(" / ")} (1/5/15 min) on ${cpus().length} cores; other work on the machine inflates the tail`,
   ],

@@ -221,7 +221,7 @@ try {
   const methodShares = Object.fromEntries([...methods.entries()].sort((a, b) => b[1] - a[1]).map(([m, n]) => [m, round(n / agree.total, 3)]));
   const notes = [
     `six-intent mix: server CPU per cache-miss universal_query (auto intent) / per bare echo in the same rounds: ${round(mixRatio, 2)}x (target <= 1.5x): ${mixRatio <= 1.5 ? "met" : "NOT met"}; per round: ${mixRoundRatios.map((r) => round(r, 2)).join(", ")} (median ${round(median(mixRoundRatios), 2)}x)`,
-    `six-intent mix, which path decided (${agree.total} questions): ${Object.entries(methodShares).map(([m, share]) => `${m} ${round(share * 100, 1)}%`).join(", ")} (pattern: rules alone; lexical: the embedding-free first stage; hybrid/semantic: the sentence embedding on the worker thread); intent as written for the question: ${round((agree.same / agree.total) * 100, 1)}%`,
+    `six-intent mix, which path decided (${agree.total} questions): ${Object.entries(methodShares).map(([m, share]) => `${m} ${round(share * 100, 1)}%`).join(", ")} (pattern: rules alone; hybrid/semantic: the model with the configured classifier embedder; lexical: the model without an embedding that failed); intent as written for the question: ${round((agree.same / agree.total) * 100, 1)}%`,
     `server CPU per universal_query (miss, explicit intent) / per bare echo: ${round(ratio, 2)}x (target <= 1.3x): ${ratio <= 1.3 ? "met" : "NOT met"}; per round: ${roundRatios.map((r) => round(r, 2)).join(", ")}`,
     `cache hit p50 ${round(hit.p50)} ms vs miss p50 ${round(miss.p50)} ms; CPU ${round(hit.cpuPerCallUs, 1)} vs ${round(missCpu, 1)} µs: hit ${hit.p50 < miss.p50 ? "faster" : "NOT faster"}`,
     `median of the per-round ratios: ${round(median(roundRatios), 2)}x`,

@@ -10,6 +10,8 @@ const checks = {
   async "@afw/embeddings"(m) {
     const [v] = await m.createHashingEmbedder({ dimensions: 32 }).embed(["hello"]);
     assert.equal(v.length, 32);
+    // The static embedder's table ships in the package's data/ folder.
+    assert.equal(m.createStaticEmbedder().embedSync("hello").length, 256);
   },
   async "@afw/backends"(m) {
     assert.equal(typeof m.createFlowiseBackend, "function");
@@ -17,7 +19,9 @@ const checks = {
     assert.equal(backend.specificationVersion, "v1");
   },
   async "@afw/router"(m) {
-    assert.equal(typeof m.createIntentClassifier, "function");
+    // Classifies with the shipped model and the default static embedder (both from the tarballs' data/ folders).
+    const c = await m.createIntentClassifier().classify("Why does my build fail with ENOENT after the upgrade?");
+    assert.equal(c.intent, "technical-analysis");
   },
   async "@afw/cache"(m) {
     const stores = m.createMemoryStores();

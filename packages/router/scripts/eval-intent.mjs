@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { INTENTS } from "@afw/contracts";
-import { createUseEmbedder } from "@afw/embeddings";
+import { createHashingEmbedder, createStaticEmbedder, createUseEmbedder } from "@afw/embeddings";
 import { DEFAULT_INTENT_PATTERNS, buildCalibrationTable, compileIntentPatterns, createIntentClassifier, loadBundledIntentModel } from "../dist/training.js";
 import { diskCacheEmbedder } from "./disk-cache-embedder.mjs";
 
@@ -49,15 +49,13 @@ function language(text) {
   return best === "en" ? "english" : "other languages";
 }
 
-const embedder = diskCacheEmbedder(createUseEmbedder());
+// AFW_EMBEDDER: static (default), use or hashing: which shipped model is evaluated.
+const embedderName = process.env.AFW_EMBEDDER ?? "static";
+const embedder = embedderName === "use" ? diskCacheEmbedder(createUseEmbedder()) : embedderName === "hashing" ? createHashingEmbedder() : createStaticEmbedder();
 const combined = createIntentClassifier({ embedder });
-// Without the fast path (patterns that never decide alone) and, for the full model, without the
-// first stage's threshold (every question embedded).
+// Without the fast path (patterns that never decide alone): the model on every question.
 const noFastPath = { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } };
-const bundled = await loadBundledIntentModel();
 const modelOnly = createIntentClassifier({ embedder, patterns: noFastPath });
-const alwaysEmbedding = { ...bundled, firstStage: { ...bundled.firstStage, threshold: undefined } };
-const fullModel = createIntentClassifier({ embedder, patterns: noFastPath, model: alwaysEmbedding });
 const matcher = compileIntentPatterns(DEFAULT_INTENT_PATTERNS);
 await combined.warmUp();
 await modelOnly.warmUp();
@@ -67,10 +65,9 @@ for (const item of dev) {
   const p = matcher.score(item.question);
   const c = await combined.classify(item.question);
   const m = await modelOnly.classify(item.question);
-  const f = await fullModel.classify(item.question);
-  rows.push({ full: f, ...item, code: item.lang ?? (language(item.question) === "english" ? "en" : "other"), lang: item.lang ? (item.lang === "en" ? "english" : "other languages") : language(item.question), fast: p.decisive ? p.top : undefined, patternTop: p.top, combined: c, model: m });
+  rows.push({ ...item, code: item.lang ?? (language(item.question) === "english" ? "en" : "other"), lang: item.lang ? (item.lang === "en" ? "english" : "other languages") : language(item.question), fast: p.decisive ? p.top : undefined, patternTop: p.top, combined: c, model: m });
 }
-embedder.save();
+embedder.save?.();
 
 const pct = (n, d) => (d ? `${((100 * n) / d).toFixed(1)}%` : "-");
 function groupAccuracy(key, pick) {
@@ -88,8 +85,7 @@ const report = { devPath, items: rows.length, paths: {} };
 const paths = {
   "fast path (patterns decide alone)": (r) => r.fast,
   "patterns, forced (top pattern or default)": (r) => r.patternTop ?? "conversation",
-  "model path (no fast path; first stage when sure, else the embedding)": (r) => r.model.intent,
-  "full model (no fast path, no first stage: always the embedding)": (r) => r.full.intent,
+  "model (no fast path)": (r) => r.model.intent,
   "combined classifier": (r) => r.combined.intent,
 };
 console.log(`dev set: ${devPath} (${rows.length} items)\n`);
@@ -143,7 +139,7 @@ if (errors.length) {
   console.log("\n== errors of the combined classifier");
   for (const r of errors) console.log(`  ${r.id} (${r.difficulty}) ${r.intent} -> ${r.combined.intent} @ ${r.combined.confidence.toFixed(2)} [${r.combined.method}]`);
 }
-const model = await loadBundledIntentModel();
+const model = await loadBundledIntentModel(embedder.id);
 if (model.evaluation) {
   const ev = model.evaluation;
   console.log(`\n== ${ev.folds}-fold cross-validation on the ${model.exemplars.length} exemplars (model path): ${pct(ev.accuracy * 1000, 1000)}, log loss ${ev.logLoss.toFixed(3)}`);

@@ -1,14 +1,13 @@
 // Trains the intent models on data/intent-exemplars.yaml and $AFW_SHARED_DATA/intent-real-prompts.json and
 // writes one model file per embedder the gateway's configuration offers: data/intent-model.json
-// (Universal Sentence Encoder lite) and data/intent-model-hashing-256-3.json (hashing embedder),
-// so no request pays for training. Each model carries its embedding-free first stage and the
-// threshold at which that stage decides alone (chosen by 5-fold cross-validation on this data).
+// (the static embedder, the default), data/intent-model-use-lite-512.json (Universal Sentence Encoder
+// lite) and data/intent-model-hashing-256-3.json (hashing embedder), so no request pays for training.
 // Run: pnpm --filter @afw/router train   (AFW_DRY_RUN=1: print figures, write nothing;
-// AFW_EMBEDDERS=use or hashing: train only that one)
+// AFW_EMBEDDERS=static, use or hashing (comma-separated): train only those)
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
+import { createHashingEmbedder, createStaticEmbedder, createUseEmbedder } from "@afw/embeddings";
 import {
   BUNDLED_INTENT_EXEMPLARS_URL,
   bundledIntentModelUrl,
@@ -34,8 +33,9 @@ const exemplars = [...handWritten, ...real.map((r) => ({ text: r.question.trim()
 const calibrationIndices = real.map((_, i) => handWritten.length + i);
 const featureOverrides = process.env.AFW_FEATURES ? JSON.parse(process.env.AFW_FEATURES) : {};
 const trainingOverrides = process.env.AFW_TRAINING ? JSON.parse(process.env.AFW_TRAINING) : {};
-const wanted = (process.env.AFW_EMBEDDERS ?? "use,hashing").split(",");
+const wanted = (process.env.AFW_EMBEDDERS ?? "static,use,hashing").split(",");
 const embedders = [
+  ["static", () => createStaticEmbedder()],
   ["use", () => diskCacheEmbedder(createUseEmbedder())],
   ["hashing", () => createHashingEmbedder()],
 ].filter(([name]) => wanted.includes(name));
@@ -60,16 +60,11 @@ for (const [name, make] of embedders) {
   // (data/DATA-SOURCES.md). `exemplarsHash` still covers everything the model was trained on.
   if (!process.env.AFW_DRY_RUN) await writeFile(url, serializeIntentModel({ ...model, exemplars: model.exemplars.slice(0, handWritten.length) }));
   const ev = model.evaluation;
-  const fs = model.firstStage;
   const pct = (x) => `${(x * 100).toFixed(1)}%`;
   console.log(`\n== ${name}: exemplars: ${exemplars.length}, embedder: ${model.embedderId}, temperature: ${model.temperature}`);
   console.log(`5-fold cross-validated accuracy: ${pct(ev.accuracy)}  log loss: ${ev.logLoss.toFixed(3)}`);
   for (const [intent, acc] of Object.entries(ev.perIntent)) console.log(`  ${intent.padEnd(22)} ${pct(acc)}`);
   console.log(`fast path on exemplars: decided ${ev.fastPath.decided}, correct ${ev.fastPath.correct}, precision used ${model.fastPathPrecision.toFixed(3)}`);
-  const fe = fs.evaluation;
-  console.log(
-    `first stage (no embedding): alone ${pct(fe.accuracy)}, temperature ${fs.temperature}, threshold ${fs.threshold}: decides ${pct(fe.decidedShare)} of the items at ${pct(fe.decidedAccuracy)}; cascade ${pct(fe.cascadeAccuracy)} vs full model ${pct(fe.fullAccuracy)}`,
-  );
   if (process.env.AFW_SHOW_ERRORS) for (const e of ev.errors) console.log(`  x ${e.intent} -> ${e.predicted} @${e.confidence}: ${e.text}`);
   console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s${process.env.AFW_DRY_RUN ? " (dry run, model not written)" : ""}`);
 }

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createUseEmbedder } from "@afw/embeddings";
+import { createStaticEmbedder, createUseEmbedder } from "@afw/embeddings";
 import {
   BUNDLED_INTENT_EXEMPLARS_URL,
   DEFAULT_INTENT_PATTERNS,
@@ -28,7 +28,8 @@ const sets = {
   ...(process.env.AFW_EXTRA_SET ? { X: process.env.AFW_EXTRA_SET } : {}),
 };
 const exemplars = parseIntentExemplars(readFileSync(process.env.AFW_EXEMPLARS ?? BUNDLED_INTENT_EXEMPLARS_URL, "utf8"));
-const embedder = diskCacheEmbedder(createUseEmbedder());
+// The shipped default embedder; AFW_EMBEDDER=use for the Universal Sentence Encoder.
+const embedder = process.env.AFW_EMBEDDER === "use" ? diskCacheEmbedder(createUseEmbedder()) : createStaticEmbedder();
 const model = await trainIntentModel({
   exemplars,
   embedder,
@@ -112,6 +113,6 @@ if (process.env.AFW_LOLO) {
   }
   line.push(`LOLO ${ok}/${n} (${parts.join(" ")})`);
 }
-embedder.save();
+embedder.save?.();
 line.push(`sum ${totalC}/${totalN}`);
 console.log(line.join(" | "));

@@ -8,7 +8,7 @@ import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 import { confidenceLevel, createIntentClassifier, type IntentClassifier } from "./intent-classifier.js";
 import { hashIntentLexicon } from "./intent-lexicon.js";
 import { compileIntentPatterns } from "./intent-patterns.js";
-import { hashIntentExemplars, hashIntentPatterns, parseIntentExemplars, trainIntentModel, type IntentModel } from "./intent-model.js";
+import { hashIntentExemplars, hashIntentPatterns, parseIntentExemplars, trainIntentModel } from "./intent-model.js";
 import { BUNDLED_INTENT_EXEMPLARS_URL, loadBundledIntentModel } from "./intent-model-file.js";
 import { collectingTrace } from "../test/fake-backend.js";
 import { LONG_PROMPT_CASES } from "../test/long-prompts.js";
@@ -30,11 +30,6 @@ const sharedDataFile = (name: string): string | undefined => {
 };
 /** The default patterns with the fast path turned off, so every question reaches the model. */
 const NO_FAST_PATH = { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } };
-/** A bundled model whose first stage never answers alone (no threshold), so every question is embedded. */
-async function alwaysEmbedding(embedderId?: string): Promise<IntentModel> {
-  const model = (await loadBundledIntentModel(embedderId))!;
-  return { ...model, firstStage: { ...model.firstStage!, threshold: undefined } };
-}
 const realPromptsPath = sharedDataFile("intent-real-prompts.json");
 const realHeldOutPaths = ["real-heldout-self-instruct-user-oriented.json", "real-heldout-ifeval.json"].map(sharedDataFile);
 
@@ -42,7 +37,7 @@ describe("bundled intent model", () => {
   it("was trained on the current exemplars, patterns and cue lexicon (run `pnpm --filter @afw/router train` after editing them)", async () => {
     const handWritten = parseIntentExemplars(await readFile(BUNDLED_INTENT_EXEMPLARS_URL, "utf8"));
     // One model per embedder the gateway's configuration offers (routing.classifierEmbedder), so no request pays for training.
-    for (const embedderId of ["use-lite-512", "hashing-256-3"]) {
+    for (const embedderId of ["static-use-lite-256", "use-lite-512", "hashing-256-3"]) {
       const model = (await loadBundledIntentModel(embedderId))!;
       // The file lists the hand-written exemplars only; the labelled real prompts it was also
       // trained on are fetched data, kept out of git (their hash is checked below, with the data).
@@ -56,7 +51,7 @@ describe("bundled intent model", () => {
   it.skipIf(!realPromptsPath)("was trained on exactly the hand-written exemplars and the labelled real prompts", async () => {
     const real = JSON.parse(await readFile(realPromptsPath!, "utf8")) as { question: string; intent: Intent }[];
     const exemplars = [...parseIntentExemplars(await readFile(BUNDLED_INTENT_EXEMPLARS_URL, "utf8")), ...real.map((r) => ({ text: r.question.trim(), intent: r.intent }))];
-    for (const embedderId of ["use-lite-512", "hashing-256-3"]) {
+    for (const embedderId of ["static-use-lite-256", "use-lite-512", "hashing-256-3"]) {
       const model = (await loadBundledIntentModel(embedderId))!;
       expect(model.exemplarsHash).toBe(hashIntentExemplars(exemplars));
     }
@@ -215,52 +210,18 @@ function countingEmbedder(id: string, dimensions: number, behaviour: "zeros" | "
   return embedder;
 }
 
-describe("embedding-free first stage (bundled models)", () => {
-  it("each bundled model has a first stage whose threshold was chosen by cross-validation on the training data", async () => {
-    for (const embedderId of ["use-lite-512", "hashing-256-3"]) {
-      const stage = (await loadBundledIntentModel(embedderId))!.firstStage!;
-      expect(stage.weights.denseDimensions).toBe(INTENTS.length);
-      expect(stage.threshold).toBeGreaterThanOrEqual(0.3);
-      expect(stage.threshold).toBeLessThanOrEqual(1);
-      const ev = stage.evaluation!;
-      expect(ev.cascadeAccuracy).toBeGreaterThanOrEqual(ev.fullAccuracy - 0.005);
-      expect(ev.decidedShare).toBeGreaterThan(0.3);
-      // The stored curve: a lower threshold lets the first stage decide more, and the stored threshold is on it.
-      const curve = ev.curve!;
-      expect(curve.length).toBe(71);
-      for (let i = 1; i < curve.length; i++) expect(curve[i]!.decidedShare).toBeLessThanOrEqual(curve[i - 1]!.decidedShare);
-      expect(curve.find((p) => p.threshold === stage.threshold)?.decidedShare).toBeCloseTo(ev.decidedShare, 3);
-    }
-  });
-
-  it("decides a question it is sure of without embedding it (method lexical), and embeds the others", async () => {
-    const embedder = countingEmbedder("use-lite-512", 512);
-    const classifier = createIntentClassifier({ embedder, patterns: NO_FAST_PATH });
-    const threshold = (await loadBundledIntentModel())!.firstStage!.threshold!;
-    const sure = await classifier.classify("Write a short poem about autumn leaves for my grandmother's birthday card");
-    expect(sure).toMatchObject({ intent: "creative-orientation", method: "lexical" });
-    expect(sure.confidence).toBeGreaterThanOrEqual(threshold);
-    expect(embedder.texts).toBe(0);
-    const unsure = await classifier.classify("hmm and the other one?");
-    expect(["semantic", "hybrid"]).toContain(unsure.method);
-    expect(embedder.texts).toBe(1);
-    // Without a threshold the first stage never answers alone: every question is embedded.
-    await createIntentClassifier({ embedder, patterns: NO_FAST_PATH, model: await alwaysEmbedding() }).classify("Write a short poem about autumn leaves for my grandmother's birthday card");
-    expect(embedder.texts).toBe(2);
-  });
-
-  it("answers from the first stage, less sure, when the embedder is overloaded or too slow", async () => {
+describe("bundled models", () => {
+  it("embeds every question the rules leave open, and answers less sure when an embedder passed in is overloaded or too slow", async () => {
     const question = "Merge these two CSV exports on customer id and count the duplicates";
+    const embedder = countingEmbedder("use-lite-512", 512);
+    const c = await createIntentClassifier({ embedder, patterns: NO_FAST_PATH }).classify(question);
+    expect(c).toMatchObject({ intent: "data-processing", method: "hybrid" });
+    expect(embedder.texts).toBe(1);
     for (const behaviour of ["overloaded", "never"] as const) {
-      const classifier = createIntentClassifier({
-        embedder: countingEmbedder("use-lite-512", 512, behaviour),
-        patterns: NO_FAST_PATH,
-        model: await alwaysEmbedding(),
-        embeddingTimeoutMs: 5,
-      });
-      const c = await classifier.classify(question);
-      expect(c).toMatchObject({ intent: "data-processing", method: "lexical" });
-      expect(c.confidence).toBeLessThanOrEqual(0.6 + 0.4 / INTENTS.length + 1e-9);
+      const classifier = createIntentClassifier({ embedder: countingEmbedder("use-lite-512", 512, behaviour), patterns: NO_FAST_PATH, embeddingTimeoutMs: 5 });
+      const slow = await classifier.classify(question);
+      expect(slow).toMatchObject({ intent: "data-processing", method: "lexical" });
+      expect(slow.confidence).toBeLessThanOrEqual(0.6 + 0.4 / INTENTS.length + 1e-9);
     }
   });
 
@@ -276,7 +237,7 @@ describe("embedding-free first stage (bundled models)", () => {
   });
 });
 
-describe("intent classifier with the Universal Sentence Encoder (bundled model)", () => {
+describe("intent classifier with the default static embedder (bundled model)", () => {
   let classifier: IntentClassifier;
   beforeAll(async () => {
     classifier = createIntentClassifier();

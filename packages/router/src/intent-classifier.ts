@@ -9,10 +9,10 @@ import {
   type IntentClassification,
   type TraceContext,
 } from "@afw/contracts";
-import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
+import { createStaticEmbedder } from "@afw/embeddings";
 import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 import { compileIntentPatterns, type IntentPatternConfigInput, type PatternMatch } from "./intent-patterns.js";
-import { buildIntentFeatureRow, firstStageRow, hashIntentExemplars, hashIntentPatterns, intentModelText, trainIntentModel, type IntentExemplar, type IntentModel } from "./intent-model.js";
+import { buildIntentFeatureRow, hashIntentExemplars, hashIntentPatterns, intentModelText, trainIntentModel, type IntentExemplar, type IntentModel } from "./intent-model.js";
 import { loadBundledIntentModel } from "./intent-model-file.js";
 import { readPrompt } from "./prompt-structure.js";
 import { softmaxInPlace, softmaxLogits } from "./softmax-regression.js";
@@ -63,8 +63,8 @@ export interface IntentClassificationResult extends IntentClassification {
 /** Options of {@link createIntentClassifier}. */
 export interface IntentClassifierOptions {
   /**
-   * Sentence embedder of the semantic stage (only questions the first stage is unsure of reach it).
-   * @default createCachingEmbedder(createUseEmbedder({ thread: "worker" })): the Universal Sentence Encoder on a worker thread
+   * Sentence embedder whose vectors are features of the model, beside the words and patterns of the question.
+   * @default createStaticEmbedder(): the static embedder distilled from the Universal Sentence Encoder (microseconds, on the calling thread)
    */
   embedder?: Embedder;
   /**
@@ -84,7 +84,8 @@ export interface IntentClassifierOptions {
    */
   defaultIntent?: Intent;
   /**
-   * Longest wait for the embedder; after it the first stage answers alone, with its confidence shrunk towards uniform.
+   * Longest wait for an embedder passed in; after it the model answers without the embedding, with its confidence shrunk towards
+   * uniform (the default static embedder answers at once).
    * @default 5000
    */
   embeddingTimeoutMs?: number;
@@ -103,7 +104,7 @@ export interface IntentClassifier {
   warmUp(): Promise<void>;
   /** The effective confidence thresholds. */
   readonly thresholds: Readonly<ConfidenceThresholds>;
-  /** Stops the worker thread of the default embedder (an embedder passed in is the caller's to close). */
+  /** Releases what the classifier holds (nothing for the default embedder; an embedder passed in is the caller's to close). */
   close?(): Promise<void>;
 }
 
@@ -149,8 +150,7 @@ function raceTimeout<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): 
  * ```
  */
 export function createIntentClassifier(options: IntentClassifierOptions = {}): IntentClassifier {
-  const ownEncoder = options.embedder ? undefined : createUseEmbedder({ thread: "worker" });
-  const embedder = options.embedder ?? createCachingEmbedder(ownEncoder!);
+  const embedder = options.embedder ?? createStaticEmbedder();
   const matcher = compileIntentPatterns(options.patterns ?? DEFAULT_INTENT_PATTERNS);
   const thresholds: ConfidenceThresholds = { ...DEFAULT_CONFIDENCE_THRESHOLDS, ...options.thresholds };
   const defaultIntent = options.defaultIntent ?? "conversation";
@@ -218,9 +218,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
 
   return {
     thresholds,
-    async close() {
-      await ownEncoder?.close();
-    },
+    async close() {},
     async warmUp() {
       await resolveModel();
       const maybeWarm = embedder as Embedder & { warmUp?: () => Promise<void> };
@@ -262,43 +260,28 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
       }
       if (context?.signal?.aborted) throw new AfwError("ABORTED", "intent classification was aborted", { cause: context.signal.reason });
       const model = loaded ?? (await resolveModel());
-      // One feature row for both stages: the lexical part is computed once, the embedding slots stay zero until needed.
       const row = buildIntentFeatureRow(structure.request, undefined, pattern.scores, model.features, model.dimensions);
-      const stage = model.firstStage;
-      const cheap = stage ? softmaxInPlace(softmaxLogits(stage.weights, firstStageRow(row, model.dimensions)), stage.temperature) : undefined;
-      const answer = (probabilities: Float64Array, shrink: number, method: IntentClassificationResult["method"]) => {
-        const order = INTENTS.map((_, i) => i).sort((a, b) => probabilities[b]! - probabilities[a]!);
-        // A less sure answer (no embedding) is shrunk towards uniform.
-        const confidenceOf = (i: number) => shrink * probabilities[i]! + (1 - shrink) / INTENTS.length;
-        const alternatives = order
-          .slice(1)
-          .map((i) => ({ intent: INTENTS[i]!, confidence: confidenceOf(i) }))
-          .filter((a) => a.confidence >= 0.01)
-          .slice(0, 3);
-        return finish(started, context, {
-          intent: INTENTS[order[0]!]!,
-          confidence: confidenceOf(order[0]!),
-          method,
-          alternatives,
-          matches: pattern.matches,
-          probabilities: Object.fromEntries(INTENTS.map((intent, i) => [intent, confidenceOf(i)])),
-        });
-      };
-      // The embedding-free first stage answers alone when at least as sure as its threshold (chosen
-      // by cross-validation on the training data); only the other questions pay for the embedding.
-      const threshold = stage?.threshold;
-      if (cheap && threshold !== undefined && Math.max(...cheap) >= threshold) return answer(cheap, 1, "lexical");
       const modelText = intentModelText(structure.request, model.features);
       const vectors = await raceTimeout(embedder.embed([modelText], context?.signal), embeddingTimeoutMs, context?.signal);
       const embedding = vectors?.[0];
-      if (!embedding) {
-        // Embedder failed, overloaded or too slow: the first stage answers, less sure.
-        if (cheap) return answer(cheap, EMBEDDING_MISSING_SHRINK, "lexical");
-        return answer(softmaxInPlace(softmaxLogits(model.weights, row), model.temperature), EMBEDDING_MISSING_SHRINK, "pattern");
-      }
-      const scale = model.features.embeddingScale;
-      for (let i = 0; i < model.dimensions; i++) row.dense[i] = (embedding[i] ?? 0) * scale;
-      return answer(softmaxInPlace(softmaxLogits(model.weights, row), model.temperature), 1, pattern.matches.length > 0 ? "hybrid" : "semantic");
+      // Without the embedding (an embedder passed in failed, is overloaded or too slow) the model answers less sure.
+      const shrink = embedding ? 1 : EMBEDDING_MISSING_SHRINK;
+      if (embedding) for (let i = 0; i < model.dimensions; i++) row.dense[i] = (embedding[i] ?? 0) * model.features.embeddingScale;
+      const probabilities = softmaxInPlace(softmaxLogits(model.weights, row), model.temperature);
+      const order = INTENTS.map((_, i) => i).sort((a, b) => probabilities[b]! - probabilities[a]!);
+      const confidenceOf = (i: number) => shrink * probabilities[i]! + (1 - shrink) / INTENTS.length;
+      return finish(started, context, {
+        intent: INTENTS[order[0]!]!,
+        confidence: confidenceOf(order[0]!),
+        method: !embedding ? "lexical" : pattern.matches.length > 0 ? "hybrid" : "semantic",
+        alternatives: order
+          .slice(1)
+          .map((i) => ({ intent: INTENTS[i]!, confidence: confidenceOf(i) }))
+          .filter((a) => a.confidence >= 0.01)
+          .slice(0, 3),
+        matches: pattern.matches,
+        probabilities: Object.fromEntries(INTENTS.map((intent, i) => [intent, confidenceOf(i)])),
+      });
     },
   };
 }

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { AfwError } from "@afw/contracts";
-import type { IntentFirstStage, IntentModel } from "./intent-model.js";
+import type { IntentModel } from "./intent-model.js";
 import type { SoftmaxWeights } from "./softmax-regression.js";
 
 // The model file: (de)serialisation of a trained model and the models shipped in `data/`.
@@ -60,16 +60,8 @@ function deserializeWeights(w: Record<string, unknown>): SoftmaxWeights {
 
 /** Serialises a model to JSON, weights as base64 little-endian Float32 (sparse weights keep only non-zero entries). */
 export function serializeIntentModel(model: IntentModel): string {
-  const { weights, firstStage, ...rest } = model;
-  return `${JSON.stringify(
-    {
-      ...rest,
-      weights: serializeWeights(weights),
-      ...(firstStage ? { firstStage: { ...firstStage, weights: serializeWeights(firstStage.weights) } } : {}),
-    },
-    null,
-    1,
-  )}\n`;
+  const { weights, ...rest } = model;
+  return `${JSON.stringify({ ...rest, weights: serializeWeights(weights) }, null, 1)}\n`;
 }
 
 /**
@@ -84,23 +76,23 @@ export function deserializeIntentModel(text: string): IntentModel {
     throw new AfwError("CONFIG_INVALID", "intent model is not valid JSON", { cause: error });
   }
   if (raw.format !== "afw-intent-model" || raw.version !== 1) throw new AfwError("CONFIG_INVALID", "not an afw intent model (format/version)");
-  const weights = deserializeWeights(raw.weights as Record<string, unknown>);
-  const stage = raw.firstStage as (Record<string, unknown> & { weights: Record<string, unknown> }) | undefined;
-  const firstStage = stage ? ({ ...stage, weights: deserializeWeights(stage.weights) } as unknown as IntentFirstStage) : undefined;
-  return { ...(raw as unknown as IntentModel), weights, firstStage };
+  // Older files also hold an embedding-free first stage, no longer used.
+  const { firstStage: _unused, ...model } = raw;
+  return { ...(model as unknown as IntentModel), weights: deserializeWeights(raw.weights as Record<string, unknown>) };
 }
 
 /** Model files shipped with the package (`data/`), by the id of the embedder they were trained with. */
 const BUNDLED_INTENT_MODEL_FILES: Readonly<Record<string, string>> = Object.freeze({
-  "use-lite-512": "intent-model.json",
+  "static-use-lite-256": "intent-model.json",
+  "use-lite-512": "intent-model-use-lite-512.json",
   "hashing-256-3": "intent-model-hashing-256-3.json",
 });
 
 /**
- * Location of the model file shipped with the package for an embedder id (`data/intent-model.json` for the Universal Sentence
- * Encoder lite), or `undefined` when none is shipped for it.
+ * Location of the model file shipped with the package for an embedder id (`data/intent-model.json` for the static embedder of
+ * `@afw/embeddings`), or `undefined` when none is shipped for it.
  */
-export function bundledIntentModelUrl(embedderId = "use-lite-512"): URL | undefined {
+export function bundledIntentModelUrl(embedderId = "static-use-lite-256"): URL | undefined {
   const file = BUNDLED_INTENT_MODEL_FILES[embedderId];
   return file ? new URL(`../data/${file}`, import.meta.url) : undefined;
 }
@@ -111,11 +103,11 @@ export const BUNDLED_INTENT_EXEMPLARS_URL: URL = new URL("../data/intent-exempla
 const bundled = new Map<string, Promise<IntentModel>>();
 
 /**
- * Loads the model shipped with the package for `embedderId` (default: the Universal Sentence Encoder lite); `undefined` when none
+ * Loads the model shipped with the package for `embedderId` (default: the static embedder); `undefined` when none
  * is shipped for that embedder.
  * @throws AfwError `CONFIG_INVALID` when the file is missing or corrupt.
  */
-export async function loadBundledIntentModel(embedderId = "use-lite-512"): Promise<IntentModel | undefined> {
+export async function loadBundledIntentModel(embedderId = "static-use-lite-256"): Promise<IntentModel | undefined> {
   const url = bundledIntentModelUrl(embedderId);
   if (!url) return undefined;
   let promise = bundled.get(embedderId);

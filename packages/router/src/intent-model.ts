@@ -98,41 +98,6 @@ export interface IntentModelEvaluation {
   errors: { text: string; intent: Intent; predicted: Intent; confidence: number }[];
 }
 
-/**
- * The embedding-free first stage of a model: its own softmax regression over the same words, character n-grams, cue concepts,
- * speech acts and pattern scores, without the sentence embedding.
- */
-export interface IntentFirstStage {
-  weights: SoftmaxWeights;
-  /** Softmax temperature fitted on out-of-fold predictions (1 when trained without folds). */
-  temperature: number;
-  /**
-   * Confidence at or above which the first stage decides alone, chosen by cross-validation on the training data (absent when
-   * trained without folds: the first stage then only stands in when the embedding is unavailable).
-   */
-  threshold?: number | undefined;
-  /** Cross-validated figures of the cascade at `threshold` (on the training data). */
-  evaluation?:
-    | {
-        /** Out-of-fold accuracy of the first stage alone. */
-        accuracy: number;
-        /** Share of training items it decided alone at `threshold`. */
-        decidedShare: number;
-        /** Accuracy on the items it decided alone. */
-        decidedAccuracy: number;
-        /** Out-of-fold accuracy of the cascade (first stage when sure, else the full model). */
-        cascadeAccuracy: number;
-        /** Out-of-fold accuracy of the full model on every item. */
-        fullAccuracy: number;
-        /**
-         * The trade-off at every threshold from 0.30 to 1.00 (step 0.01), out of fold: share of items the first stage decides
-         * alone and the cascade's accuracy (absent in older models).
-         */
-        curve?: { threshold: number; decidedShare: number; cascadeAccuracy: number }[] | undefined;
-      }
-    | undefined;
-}
-
 /** A trained intent model: feature settings, weights, calibration and the exemplars. */
 export interface IntentModel {
   format: "afw-intent-model";
@@ -153,8 +118,6 @@ export interface IntentModel {
   /** Smoothed precision of the fast path on the exemplars: the confidence it reports. */
   fastPathPrecision: number;
   weights: SoftmaxWeights;
-  /** The embedding-free first stage (absent in older models). */
-  firstStage?: IntentFirstStage | undefined;
   evaluation?: IntentModelEvaluation | undefined;
   exemplars: IntentExemplar[];
 }
@@ -210,50 +173,6 @@ export function buildIntentFeatureRow(
   });
   if (settings.lexicalScale !== 1) for (let i = 0; i < lexical.values.length; i++) lexical.values[i] = lexical.values[i]! * settings.lexicalScale;
   return { dense, sparse: lexical };
-}
-
-/**
- * The first stage's view of a feature row built by {@link buildIntentFeatureRow}: the pattern scores and the lexical features,
- * without the embedding (shares the row's arrays).
- */
-export function firstStageRow(row: FeatureRow, dimensions: number): FeatureRow {
-  return { dense: row.dense.subarray(dimensions), sparse: row.sparse };
-}
-
-/** Largest loss of cross-validated accuracy (half a point) the first stage may cost when it decides alone. */
-const FIRST_STAGE_TOLERANCE = 0.005;
-
-/**
- * Chooses the first stage's threshold from out-of-fold predictions: the lowest confidence (on a
- * 0.01 grid) at which the cascade (first stage when at least that sure, else the full model) is
- * at most `tolerance` less accurate than the full model on every item.
- */
-function chooseFirstStageThreshold(cheapConfidence: number[], cheapCorrect: boolean[], fullCorrect: boolean[], tolerance: number) {
-  const n = cheapConfidence.length;
-  const fullAccuracy = fullCorrect.filter(Boolean).length / n;
-  const curve: { threshold: number; decidedShare: number; cascadeAccuracy: number }[] = [];
-  let chosen: { threshold: number; decidedShare: number; decidedAccuracy: number; cascadeAccuracy: number; fullAccuracy: number } | undefined;
-  for (let step = 30; step <= 100; step++) {
-    const threshold = step / 100;
-    let right = 0;
-    let decided = 0;
-    let decidedRight = 0;
-    for (let i = 0; i < n; i++) {
-      if (cheapConfidence[i]! >= threshold) {
-        decided++;
-        if (cheapCorrect[i]) {
-          decidedRight++;
-          right++;
-        }
-      } else if (fullCorrect[i]) right++;
-    }
-    const round = (x: number) => Math.round(x * 10_000) / 10_000;
-    curve.push({ threshold, decidedShare: round(decided / n), cascadeAccuracy: round(right / n) });
-    if (!chosen && (right / n >= fullAccuracy - tolerance || step === 100)) {
-      chosen = { threshold, decidedShare: decided / n, decidedAccuracy: decided ? decidedRight / decided : Number.NaN, cascadeAccuracy: right / n, fullAccuracy };
-    }
-  }
-  return { ...chosen!, curve };
 }
 
 /** Options of {@link trainIntentModel}. */
@@ -342,9 +261,6 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
   const rows = read.map((r, i) => buildIntentFeatureRow(r.structure.request, vectors[i], patternScores[i]!.scores, features, embedder.dimensions));
   const labels = exemplars.map((e) => INTENTS.indexOf(e.intent));
   const shape = { classes: INTENTS.length, denseDimensions: embedder.dimensions + INTENTS.length, sparseDimensions: 2 ** features.hashBits };
-  const cheapRows = rows.map((row) => firstStageRow(row, embedder.dimensions));
-  const cheapShape = { ...shape, denseDimensions: INTENTS.length };
-  let firstStageFit: Omit<IntentFirstStage, "weights"> | undefined;
 
   let fastDecided = 0;
   let fastCorrect = 0;
@@ -357,7 +273,6 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
   let evaluation: IntentModelEvaluation | undefined;
   if (folds > 1) {
     const outOfFold: Float64Array[] = new Array(rows.length);
-    const cheapOutOfFold: Float64Array[] = new Array(rows.length);
     for (let fold = 0; fold < folds; fold++) {
       options.signal?.throwIfAborted();
       progress(`cross-validation fold ${fold + 1}/${folds}`);
@@ -368,15 +283,8 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
         shape,
         training,
       );
-      const cheapWeights = trainSoftmaxRegression(
-        train.map((i) => cheapRows[i]!),
-        train.map((i) => labels[i]!),
-        cheapShape,
-        training,
-      );
       for (let i = fold; i < rows.length; i += folds) {
         outOfFold[i] = softmaxLogits(weights, rows[i]!);
-        cheapOutOfFold[i] = softmaxLogits(cheapWeights, cheapRows[i]!);
       }
     }
     const calibrateOn = options.calibrationIndices?.length ? options.calibrationIndices : rows.map((_, i) => i);
@@ -385,36 +293,13 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
       calibrateOn.map((i) => labels[i]!),
     );
     temperature = fitted.temperature;
-    const cheapTemperature = fitTemperature(
-      calibrateOn.map((i) => cheapOutOfFold[i]!),
-      calibrateOn.map((i) => labels[i]!),
-    ).temperature;
     const top = (z: Float64Array, t: number) => {
       const p = softmaxInPlace(Float64Array.from(z), t);
       let best = 0;
       for (let c = 1; c < p.length; c++) if (p[c]! > p[best]!) best = c;
       return { best, confidence: p[best]! };
     };
-    const cheapTop = cheapOutOfFold.map((z) => top(z, cheapTemperature));
     const fullTop = outOfFold.map((z) => top(z, temperature));
-    const chosen = chooseFirstStageThreshold(
-      cheapTop.map((t) => t.confidence),
-      cheapTop.map((t, i) => t.best === labels[i]),
-      fullTop.map((t, i) => t.best === labels[i]),
-      FIRST_STAGE_TOLERANCE,
-    );
-    firstStageFit = {
-      temperature: cheapTemperature,
-      threshold: chosen.threshold,
-      evaluation: {
-        accuracy: cheapTop.filter((t, i) => t.best === labels[i]).length / rows.length,
-        decidedShare: chosen.decidedShare,
-        decidedAccuracy: chosen.decidedAccuracy,
-        cascadeAccuracy: chosen.cascadeAccuracy,
-        fullAccuracy: chosen.fullAccuracy,
-        curve: chosen.curve,
-      },
-    };
     const confidences: number[] = [];
     const correct: boolean[] = [];
     const perIntentTotals = INTENTS.map(() => ({ n: 0, ok: 0 }));
@@ -442,8 +327,6 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
   options.signal?.throwIfAborted();
   progress("training the final model on every exemplar");
   const weights = trainSoftmaxRegression(rows, labels, shape, training);
-  const cheapWeights = trainSoftmaxRegression(cheapRows, labels, cheapShape, training);
-  const firstStage: IntentFirstStage = { temperature: 1, ...firstStageFit, weights: cheapWeights };
   const fast = { decided: fastDecided, correct: fastCorrect };
   return {
     format: "afw-intent-model",
@@ -458,7 +341,6 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
     temperature,
     fastPathPrecision: (fast.correct + 1) / (fast.decided + 2),
     weights,
-    firstStage,
     evaluation,
     exemplars: exemplars.map((e) => ({ text: e.text, intent: e.intent })),
   };

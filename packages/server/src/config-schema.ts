@@ -135,8 +135,8 @@ const RoutingConfigSchema = z
         capability: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.capability),
       }).strict().default({ ...DEFAULT_SCORING_WEIGHTS }).describe("score = Σ weight × component."),
     defaultFlow: z.string().min(1).optional().describe("Gateway-wide flow id (`backendId:flowId`) for unclassifiable questions."),
-    classifierEmbedder: z.enum(["use", "hashing"]).default("use")
-      .describe("Embedder of the router's semantic stage: `use` (offline Universal Sentence Encoder) or `hashing` (fast, weaker)."),
+    classifierEmbedder: z.enum(["static", "use", "hashing"]).default("static")
+      .describe("Embedder of the router's intent model: `static` (distilled from the Universal Sentence Encoder, microseconds, on the event loop), `use` (the Universal Sentence Encoder itself on a worker thread, ~10 ms of CPU per question) or `hashing` (word pieces, for tests)."),
     hedge: z.boolean().default(true).describe("Run the top two backends in parallel for low-confidence questions."),
     intentPatterns: z.partialRecord(IntentSchema, z.union([z.array(RegexSourceSchema), IntentPatternRulesSchema])).default({})
       .describe(

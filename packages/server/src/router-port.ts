@@ -13,7 +13,7 @@ import {
   type TraceContext,
   type TraceSink,
 } from "@afw/contracts";
-import { createCachingEmbedder, createHashingEmbedder, createUseEmbedder } from "@afw/embeddings";
+import { createCachingEmbedder, createHashingEmbedder, createStaticEmbedder, createUseEmbedder } from "@afw/embeddings";
 import {
   createIntentClassifier,
   DEFAULT_INTENT_PATTERNS,
@@ -141,7 +141,10 @@ export function createRouterPort(options: RouterPortOptions): RouterPort {
   let embedder: Embedder | undefined;
   let sentenceEncoder: ReturnType<typeof createUseEmbedder> | undefined;
   const classifierEmbedder = (): Embedder =>
-    (embedder ??= createCachingEmbedder(routing.classifierEmbedder === "hashing" ? createHashingEmbedder() : (sentenceEncoder = createUseEmbedder({ thread: "worker" }))));
+    (embedder ??=
+      routing.classifierEmbedder === "static"
+        ? createStaticEmbedder()
+        : createCachingEmbedder(routing.classifierEmbedder === "hashing" ? createHashingEmbedder() : (sentenceEncoder = createUseEmbedder({ thread: "worker" }))));
   const buildClassifier = (patterns: GatewayConfig["routing"]["intentPatterns"]): IntentClassifier =>
     createIntentClassifier({
       embedder: classifierEmbedder(),

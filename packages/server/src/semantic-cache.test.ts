@@ -56,7 +56,8 @@ describe("search_history by meaning (sessions.searchEmbedder)", () => {
   it("is on by default when the router runs the sentence encoder (auto), off when it does not", () => {
     const defaults = GatewayConfigSchema.parse({});
     expect(defaults.sessions.searchEmbedder).toBe("auto");
-    expect(historyEmbedderKind(defaults)).toBe("use");
+    expect(historyEmbedderKind(defaults)).toBe("none");
+    expect(historyEmbedderKind(GatewayConfigSchema.parse({ routing: { classifierEmbedder: "use" } }))).toBe("use");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ routing: { classifierEmbedder: "hashing" } }))).toBe("none");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ routing: { classifierEmbedder: "hashing" }, sessions: { searchEmbedder: "use" } }))).toBe("use");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ sessions: { searchEmbedder: "none" } }))).toBe("none");
