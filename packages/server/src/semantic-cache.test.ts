@@ -53,13 +53,15 @@ describe("semantic answer cache (gateway option)", () => {
 });
 
 describe("search_history by meaning (sessions.searchEmbedder)", () => {
-  it("is on by default when the router runs the sentence encoder (auto), off when it does not", () => {
+  it("is on by default when the process runs the sentence encoder for tool search or routing (auto), off when it runs none", () => {
     const defaults = GatewayConfigSchema.parse({});
     expect(defaults.sessions.searchEmbedder).toBe("auto");
-    expect(historyEmbedderKind(defaults)).toBe("none");
-    expect(historyEmbedderKind(GatewayConfigSchema.parse({ routing: { classifierEmbedder: "use" } }))).toBe("use");
-    expect(historyEmbedderKind(GatewayConfigSchema.parse({ routing: { classifierEmbedder: "hashing" } }))).toBe("none");
-    expect(historyEmbedderKind(GatewayConfigSchema.parse({ routing: { classifierEmbedder: "hashing" }, sessions: { searchEmbedder: "use" } }))).toBe("use");
+    expect(defaults.routing.classifierEmbedder).toBe("static");
+    expect(historyEmbedderKind(defaults)).toBe("use");
+    expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" } }))).toBe("none");
+    expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" }, routing: { classifierEmbedder: "use" } }))).toBe("use");
+    expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "hashing" }, routing: { classifierEmbedder: "hashing" } }))).toBe("none");
+    expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" }, sessions: { searchEmbedder: "use" } }))).toBe("use");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ sessions: { searchEmbedder: "none" } }))).toBe("none");
   });
 

@@ -19,7 +19,7 @@ export interface SemanticParts {
 }
 
 /** The semantic parts of a gateway config: the answer cache's option and question embedding (`cache.semantic`), the history index's embedder (`sessions.searchEmbedder`). */
-export function semanticParts(config: Pick<GatewayConfig, "cache" | "sessions" | "routing">): SemanticParts {
+export function semanticParts(config: Pick<GatewayConfig, "cache" | "sessions" | "routing" | "tools">): SemanticParts {
   const cacheSemantic = cacheSemanticOf(config);
   const cacheEmbedder = cacheSemantic.enabled ? embedderFromConfig(config.cache.semantic.embedder) : undefined;
   const historyEmbedder = config.sessions.enabled ? embedderFromConfig(historyEmbedderKind(config)) : undefined;
@@ -30,12 +30,13 @@ export function semanticParts(config: Pick<GatewayConfig, "cache" | "sessions" |
   };
 }
 
-/** `sessions.searchEmbedder` resolved: `auto` is `use` when the router's classifier already runs the sentence encoder
- * (one model on one worker thread per process serves both, so meaning search costs no second model), else `none`. */
-export function historyEmbedderKind(config: Pick<GatewayConfig, "sessions" | "routing">): "none" | "use" | "hashing" {
+/** `sessions.searchEmbedder` resolved: `auto` is `use` when the process already runs the sentence encoder for the router's
+ * classifier or the tool index (one model on one worker thread per process serves all, so meaning search costs no second
+ * model), else `none`. */
+export function historyEmbedderKind(config: Pick<GatewayConfig, "sessions" | "routing" | "tools">): "none" | "use" | "hashing" {
   const kind = config.sessions.searchEmbedder;
   if (kind !== "auto") return kind;
-  return config.routing.classifierEmbedder === "use" ? "use" : "none";
+  return config.routing.classifierEmbedder === "use" || config.tools.embedder === "use" ? "use" : "none";
 }
 
 /** The response cache's `semantic` option of a gateway config (on only when the cache is). */
