@@ -1,18 +1,14 @@
 import { z } from "zod";
 import { AfwError } from "@afw/contracts";
 
-/** Length in milliseconds of each named time range. */
-export const TIME_RANGE_PRESETS = Object.freeze({
-  "1h": 3_600_000,
-  "24h": 86_400_000,
-  "7d": 604_800_000,
-} as const);
-
 /** Zod schema of {@link TimeRangePreset}. */
 export const TimeRangePresetSchema = z.enum(["1h", "24h", "7d"]);
 
 /** A named time range ending now: the last hour, day or week. */
 export type TimeRangePreset = z.infer<typeof TimeRangePresetSchema>;
+
+/** Length in milliseconds of each named time range. */
+const PRESET_MS: Readonly<Record<string, number>> = { "1h": 3_600_000, "24h": 86_400_000, "7d": 604_800_000 };
 
 /** A point in time: epoch milliseconds, an ISO 8601 string or a `Date`. */
 export type TimeInput = number | string | Date;
@@ -54,7 +50,7 @@ export function toEpochMs(value: TimeInput, what = "time"): number {
  */
 export function resolveTimeRange(range: TimeRange, now: number = Date.now()): ResolvedTimeRange {
   if (typeof range === "string") {
-    const length = (TIME_RANGE_PRESETS as Record<string, number>)[range];
+    const length = PRESET_MS[range];
     if (length === undefined) throw new AfwError("INVALID_INPUT", `unknown time range '${range}' (use 1h, 24h or 7d)`);
     return { from: now - length, to: now };
   }

@@ -35,9 +35,7 @@ export function createAnalyticsDashboardSource(analytics: AnalyticsService, prio
     },
     async exportMetrics({ range, groupBy }): Promise<MetricsExportView> {
       const report = await analytics.exportMetrics({ range, format: "json", group_by: groupBy });
-      const columns: string[] = [...METRICS_COLUMNS];
-      const rows = report.rows.map((row) => Object.fromEntries(METRICS_COLUMNS.map((column) => [column, row[column] as MetricsExportView["rows"][number][string]])));
-      return { range: report.range, groupBy: report.groupBy, columns, rows };
+      return { range: report.range, groupBy: report.groupBy, columns: [...METRICS_COLUMNS], rows: report.rows.map((row) => ({ ...row })) };
     },
   };
   if (prior) {
