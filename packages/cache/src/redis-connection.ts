@@ -62,12 +62,12 @@ export class LuaScript {
   }
 
   /** Runs the script with `keys` and `args` on `client`. */
-  run(client: RedisClient, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+  run(client: RedisClient, keys: readonly string[], args: ReadonlyArray<string | number | Buffer>): Promise<unknown> {
     if (!this.definedOn.has(client)) {
       client.defineCommand(this.name, { lua: this.source });
       this.definedOn.add(client);
     }
-    const command = (client as unknown as Record<string, (...values: Array<string | number>) => Promise<unknown>>)[this.name]!;
+    const command = (client as unknown as Record<string, (...values: Array<string | number | Buffer>) => Promise<unknown>>)[this.name]!;
     return command.call(client, keys.length, ...keys, ...args);
   }
 }

@@ -2,7 +2,7 @@ import { cosineSimilarity, type Embedder } from "@afw/contracts";
 import { randomBytes } from "node:crypto";
 import { EMBED_BATCH, SKETCH_BITS, SignSketch, SketchLogMirror, embeddedText, nearestSketches, quantize } from "./history-vectors.js";
 import type { Keyspace } from "./keyspace.js";
-import type { RedisClient, RedisConnection } from "./redis-connection.js";
+import { LuaScript, type RedisClient, type RedisConnection } from "./redis-connection.js";
 
 /** Candidates of the sketch stage whose vectors are read and compared exactly. */
 export const RERANK = 500;
@@ -20,10 +20,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The copy starts with a random record (its id has no vector, so it is never a hit): the first record changes, which
  * tells every {@link SketchLogMirror} to read the log afresh.
  */
-const REPLACE_LOG_SCRIPT = `
+const REPLACE_LOG_SCRIPT = new LuaScript(`
 if redis.call('STRLEN', KEYS[1]) ~= tonumber(ARGV[2]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
-return 1`;
+return 1`);
 
 const idBytes = (id: string) => Buffer.from(id.replace(/-/g, ""), "hex");
 const idOf = (bytes: Uint8Array) => {
@@ -164,8 +164,7 @@ export class RedisHistoryVectors {
       const exists = (await check.exec()) ?? [];
       exists.forEach(([, found], i) => found === 1 && kept.push(chunk.subarray(i * RECORD_BYTES, (i + 1) * RECORD_BYTES)));
     }
-    // Rare: EVAL (not a cached script) because the copy is binary.
-    await client.eval(REPLACE_LOG_SCRIPT, 1, log, Buffer.concat([randomBytes(RECORD_BYTES), ...kept]), raw.length, this.ttlMs);
+    await REPLACE_LOG_SCRIPT.run(client, [log], [Buffer.concat([randomBytes(RECORD_BYTES), ...kept]), raw.length, this.ttlMs]);
   }
 
   /** Embeds a query; undefined when the embedder fails (the search then runs by keyword). */

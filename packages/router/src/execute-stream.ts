@@ -1,6 +1,7 @@
 import { AfwError, BackendError, emitTrace, type FlowExecutionRequest, type FlowStreamChunk, type RoutingCandidate, type RoutingDecision } from "@afw/contracts";
 import type { ExecuteOptions, ExecutionOutcome, ExecutionRequest, ExecutionStreamChunk } from "./execute.js";
-import { AttemptTimeout, ExecutionRun, HedgeCancelled, normalizeError, sleep } from "./execution-run.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { AttemptTimeout, ExecutionRun, HedgeCancelled, normalizeError } from "./execution-run.js";
 
 /**
  * Streaming variant of {@link executeWithFallback}: yields the chunks of `backend.stream` (or one `end` chunk from `execute` for
@@ -114,7 +115,7 @@ export async function* executeStream(decision: RoutingDecision, request: Executi
         const delayMs = run.retryDelay(candidate, retry, failure);
         if (delayMs === undefined) break;
         try {
-          await sleep(delayMs, options.signal ?? new AbortController().signal);
+          await sleep(delayMs, undefined, options.signal ? { signal: options.signal } : {});
         } catch {
           break;
         }

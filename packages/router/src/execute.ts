@@ -13,7 +13,8 @@ import {
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import type { HealthCache } from "./health-cache.js";
 import type { PerformanceTracker } from "./performance-tracker.js";
-import { AttemptTimeout, ExecutionRun, HedgeCancelled, normalizeError, sleep, type FailureOutcome } from "./execution-run.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { AttemptTimeout, ExecutionRun, HedgeCancelled, normalizeError, type FailureOutcome } from "./execution-run.js";
 
 /** One try against one (backend, flow). */
 export interface ExecutionAttempt {
@@ -179,7 +180,7 @@ async function runCandidate(run: ExecutionRun, candidate: RoutingCandidate, hedg
     if (delayMs === undefined) break;
     const signals = [run.options.signal, cancel].filter((s): s is AbortSignal => s !== undefined);
     try {
-      await sleep(delayMs, signals.length ? AbortSignal.any(signals) : new AbortController().signal);
+      await sleep(delayMs, undefined, { signal: AbortSignal.any(signals) });
     } catch {
       break;
     }

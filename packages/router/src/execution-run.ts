@@ -34,20 +34,6 @@ export function attemptBudgetMs(remainingMs: number, attemptTimeoutMs: number, a
 export const backendMap = (backends: ExecuteOptions["backends"]): ReadonlyMap<string, FlowBackendV1> =>
   backends instanceof Map ? backends : new Map((backends as readonly FlowBackendV1[]).map((b) => [b.id, b]));
 
-export const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-
 export type FailureOutcome = "error" | "timeout" | "aborted";
 
 export class AttemptTimeout extends Error {}

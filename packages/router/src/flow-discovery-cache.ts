@@ -5,6 +5,23 @@ const TTL_MS = 300_000;
 /** Longest wait for one discovery; then the stale list is served. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
 
+/** Runs `task` with a signal aborted after `ms`, rejecting with `Error(message)` then even when `task` ignores the signal. */
+export async function withinMs<T>(ms: number, message: string, task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(message));
+    }, ms);
+  });
+  try {
+    return await Promise.race([task(controller.signal), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Options of {@link createFlowDiscoveryCache}. */
 export interface FlowDiscoveryCacheOptions {
   /** Clock (epoch ms). @default Date.now */
@@ -37,18 +54,8 @@ export function createFlowDiscoveryCache(options: FlowDiscoveryCacheOptions = {}
     let pending = inflight.get(backend.id);
     if (pending) return pending;
     pending = (async () => {
-      const controller = new AbortController();
-      let timer: NodeJS.Timeout | undefined;
       try {
-        const flows = await Promise.race([
-          backend.discoverFlows(controller.signal),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => {
-              controller.abort();
-              reject(new Error(`flow discovery of ${backend.id} timed out after ${DISCOVERY_TIMEOUT_MS} ms`));
-            }, DISCOVERY_TIMEOUT_MS);
-          }),
-        ]);
+        const flows = await withinMs(DISCOVERY_TIMEOUT_MS, `flow discovery of ${backend.id} timed out after ${DISCOVERY_TIMEOUT_MS} ms`, (signal) => backend.discoverFlows(signal));
         entries.set(backend.id, { flows, fetchedAt: now() });
         emitTrace(trace ?? options.trace, "flows-discovered", { backendId: backend.id, count: flows.length, stale: false });
         return flows;
@@ -62,7 +69,6 @@ export function createFlowDiscoveryCache(options: FlowDiscoveryCacheOptions = {}
         }
         throw error;
       } finally {
-        clearTimeout(timer);
         inflight.delete(backend.id);
       }
     })();

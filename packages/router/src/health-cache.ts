@@ -1,5 +1,6 @@
 import { emitTrace, type BackendHealth, type FlowBackendV1, type HealthStore, type TraceContext } from "@afw/contracts";
 import { createMemoryHealthStore } from "@afw/cache";
+import { withinMs } from "./flow-discovery-cache.js";
 
 /** Options of {@link createHealthCache}. */
 export interface HealthCacheOptions {
@@ -40,20 +41,10 @@ export function createHealthCache(options: HealthCacheOptions = {}): HealthCache
   const inflight = new Map<string, Promise<BackendHealth>>();
 
   const probe = async (backend: FlowBackendV1, trace?: TraceContext): Promise<BackendHealth> => {
-    const controller = new AbortController();
     const started = performance.now();
-    let timer: NodeJS.Timeout | undefined;
     let health: BackendHealth;
     try {
-      health = await Promise.race([
-        backend.checkHealth(controller.signal),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            controller.abort();
-            reject(new Error("timeout"));
-          }, probeTimeoutMs);
-        }),
-      ]);
+      health = await withinMs(probeTimeoutMs, "timeout", (signal) => backend.checkHealth(signal));
     } catch (error) {
       health = {
         backendId: backend.id,
@@ -64,8 +55,6 @@ export function createHealthCache(options: HealthCacheOptions = {}): HealthCache
         message: (error as Error)?.message === "timeout" ? `health probe timed out after ${probeTimeoutMs} ms` : "health probe failed",
         errorCode: (error as Error)?.message === "timeout" ? "BACKEND_TIMEOUT" : "BACKEND_UNAVAILABLE",
       };
-    } finally {
-      clearTimeout(timer);
     }
     local.set(backend.id, { health, fetchedAt: now() });
     emitTrace(trace ?? options.trace, "health-checked", { backendId: backend.id, status: health.status, latencyMs: health.latencyMs });

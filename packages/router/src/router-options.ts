@@ -11,7 +11,7 @@ import type {
   TraceContext,
 } from "@afw/contracts";
 import type { CircuitBreakerOptions } from "./circuit-breaker.js";
-import type { ExecutionOutcome, ExecutionRequest, RetryOptions } from "./execute.js";
+import type { ExecuteOptions, ExecutionOutcome, ExecutionRequest } from "./execute.js";
 import type { BackendFlowSource } from "./flow-discovery-cache.js";
 import type { IntentClassificationResult, IntentClassifier, IntentClassifierOptions } from "./intent-classifier.js";
 import type { CapabilityTable } from "./scoring.js";
@@ -39,19 +39,8 @@ export interface RouterOptions {
   flowSource?: BackendFlowSource;
   /** Circuit breaker settings (its store is `stores.circuits`). */
   circuitBreaker?: Omit<CircuitBreakerOptions, "store" | "now">;
-  /** Execution settings. */
-  execution?: {
-    /** @default 30000 */
-    attemptTimeoutMs?: number;
-    /** @default 45000 */
-    overallTimeoutMs?: number;
-    retry?: RetryOptions;
-    /** @default 3 */
-    maxCandidates?: number;
-    random?: () => number;
-    /** Restarts of a stream that broke after its first token (see `ExecuteOptions.maxStreamRestarts`). @default maxCandidates */
-    maxStreamRestarts?: number;
-  };
+  /** Execution settings (see {@link ExecuteOptions}). */
+  execution?: Pick<ExecuteOptions, "attemptTimeoutMs" | "overallTimeoutMs" | "retry" | "maxCandidates">;
   /** Hedging: low-confidence questions run the top two backends in parallel. @default { enabled: true } */
   hedging?: { enabled?: boolean };
   /** Flow used first when the confidence level is `none` (gateway-wide id, platform id or name). */

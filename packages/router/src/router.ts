@@ -452,15 +452,9 @@ export class Router {
   }
 
   private executeOptions(input: RouterExecuteInput, decision: RoutingDecision): ExecuteOptions {
-    const e = this.options.execution ?? {};
     return {
+      ...this.options.execution,
       backends: this.backends,
-      attemptTimeoutMs: e.attemptTimeoutMs,
-      overallTimeoutMs: e.overallTimeoutMs,
-      retry: e.retry,
-      maxCandidates: e.maxCandidates,
-      random: e.random,
-      ...(e.maxStreamRestarts === undefined ? {} : { maxStreamRestarts: e.maxStreamRestarts }),
       hedge: decision.strategy === "hedge",
       circuitBreaker: this.circuits,
       performance: this.executionTracker,

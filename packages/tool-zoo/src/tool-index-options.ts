@@ -19,8 +19,6 @@ export interface ToolIndexOptions {
    * until every tool has its vector. A failed background embedding is retried with the next `add`. @default false
    */
   backgroundEmbedding?: boolean;
-  /** What each server says about itself (`serverInfo` title, `instructions`), by server key. @default {} */
-  servers?: Readonly<Record<string, ServerInfo>>;
   /** Below a ranking confidence of 0.3, `fallbackToolIds` are returned first. */
   confidence?: { fallbackToolIds?: string[] };
   /** Trace context for search audit events (a per-search context overrides it). */
@@ -88,7 +86,7 @@ export interface ToolIndex {
   rank(query: string, options?: RankOptions): Promise<Ranking>;
   /** Records a tool call outcome for a request (usage boosts). */
   recordUsage(query: string, toolId: string, success: boolean, at?: number): Promise<void>;
-  /** Sets (or, with `undefined`, clears) what a server says about itself (see {@link ToolIndexOptions.servers}). */
+  /** Sets (or, with `undefined`, clears) what a server says about itself (`serverInfo` title, `instructions`). */
   setServerInfo(server: string, info: ServerInfo | undefined): void;
   /** State of the tool vectors (`building`: searches are keyword-only); `pending` counts tools without one. */
   vectorState(): { state: "none" | "building" | "failed" | "ready"; pending: number };

@@ -104,7 +104,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const usageCounters = createUsageCounters();
   const fallbackToolIds = options.confidence?.fallbackToolIds ?? [];
   let domainDetector: DomainDetector | undefined;
-  const serverInfo = new Map<string, ServerInfo>(Object.entries(options.servers ?? {}));
+  const serverInfo = new Map<string, ServerInfo>();
   let cache: Promise<EmbeddingCache> | undefined;
   const queryVectors = new Map<string, Float32Array>();
   let queue: Promise<unknown> = Promise.resolve();

@@ -42,7 +42,7 @@ describe("render", () => {
     });
     expect(rows.map((r) => [r.name, r.required])).toEqual([["a", true], ["a.b", true], ["c", false]]);
     expect(rows[1].description).toContain(">= 1");
-    expect(rows[2].description).toContain('default "x"');
+    expect(rows[2].description).toContain('default `"x"`');
   });
 });
 

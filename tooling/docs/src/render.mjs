@@ -16,24 +16,6 @@ export function typeLabel(schema) {
 
 const escapeCell = (text) => String(text).replace(/(?<!\\)\|/g, "\\|").replace(/\n+/g, " ");
 
-/** Rows `{ name, type, required, description }` for the properties of an object schema, nested objects flattened with dots. */
-export function propertyRows(schema, prefix = "", skip = new Set()) {
-  const rows = [];
-  const required = new Set(schema.required ?? []);
-  for (const [name, prop] of Object.entries(schema.properties ?? {})) {
-    if (skip.has(name)) continue;
-    const path = prefix ? `${prefix}.${name}` : name;
-    const bounds = [];
-    if (prop.minimum !== undefined) bounds.push(`>= ${prop.minimum}`);
-    if (prop.maximum !== undefined && prop.maximum < Number.MAX_SAFE_INTEGER) bounds.push(`<= ${prop.maximum}`);
-    if (prop.default !== undefined) bounds.push(`default ${JSON.stringify(prop.default)}`);
-    const description = [prop.description, bounds.join(", ")].filter(Boolean).join(" — ");
-    rows.push({ name: path, type: prop.type === "object" && prop.properties ? "object" : typeLabel(prop), required: required.has(name), description });
-    if (prop.type === "object" && prop.properties) rows.push(...propertyRows(prop, path));
-  }
-  return rows;
-}
-
 /** A Markdown table of property rows. */
 export function table(rows) {
   if (rows.length === 0) return "_no fields_\n";
@@ -69,20 +51,24 @@ export function renderTraceEventReference(traceEventSchema) {
   return out.join("\n");
 }
 
-/** Config rows `{ name, type, required, description }`: objects flattened with dots, list items with `[]`, object variants of unions included. */
-export function configRows(schema, prefix = "") {
+/**
+ * Rows `{ name, type, required, description }` for the properties of an object schema (except `skip`): nested objects
+ * flattened with dots, list items with `[]`, object variants of unions included.
+ */
+export function propertyRows(schema, prefix = "", skip = new Set()) {
   const rows = [];
   const objects = [schema, ...(schema.anyOf ?? schema.oneOf ?? [])].filter((s) => s.properties);
   for (const object of objects) {
     for (const [name, prop] of Object.entries(object.properties)) {
+      if (skip.has(name)) continue;
       const path = prefix ? `${prefix}.${name}` : name;
       const bounds = [prop.minimum !== undefined ? `>= ${prop.minimum}` : "", prop.maximum !== undefined && prop.maximum < Number.MAX_SAFE_INTEGER ? `<= ${prop.maximum}` : ""];
       const fallback = prop.default === undefined ? "" : `default \`${JSON.stringify(prop.default)}\``;
       const description = [prop.description, [...bounds, fallback].filter(Boolean).join(", ")].filter(Boolean).join(" — ");
       rows.push({ name: path, type: prop.type === "object" && prop.properties ? "object" : typeLabel(prop), required: object.required?.includes(name) ?? false, description });
-      rows.push(...configRows(prop, path));
+      rows.push(...propertyRows(prop, path));
       const items = prop.items ?? (prop.anyOf ?? prop.oneOf ?? []).find((v) => v.items)?.items;
-      if (items) rows.push(...configRows(items, `${path}[]`));
+      if (items) rows.push(...propertyRows(items, `${path}[]`));
     }
   }
   return rows;
@@ -97,7 +83,7 @@ export function renderConfigReference(configSchema, envVariables) {
     "",
     "Every section is optional. Strings may use `${VAR}` or `${VAR:-default}` to read the environment.",
     "",
-    table(configRows(configSchema)),
+    table(propertyRows(configSchema)),
     "## Environment overrides",
     "",
     "| Variable | Overrides |",
