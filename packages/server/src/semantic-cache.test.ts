@@ -13,7 +13,7 @@ const ask = (client: Parameters<typeof callTool>[0], question: string) =>
 
 describe("semantic answer cache (gateway option)", () => {
   it("is off by default", () => {
-    const parts = semanticParts({ cache: { enabled: true, semantic: { enabled: false, threshold: 0.9, embedder: "use" } } as never, sessions: { enabled: true, searchEmbedder: "none" } as never, routing: { classifierEmbedder: "use" } as never });
+    const parts = semanticParts({ cache: { enabled: true, semantic: { enabled: false, threshold: 0.9, embedder: "use" } } as never, sessions: { enabled: true, searchEmbedder: "none" } as never, routing: { classifierEmbedder: "use" } as never, tools: {} as never });
     expect(parts.embedQuestion).toBeUndefined();
     expect(parts.cacheSemantic.enabled).toBe(false);
   });
