@@ -30,9 +30,10 @@ type ProtocolState = { _responseHandlers?: { size: number }; _requestHandlerAbor
  * `McpError` for the answers it still awaits from the client, and aborts the handlers still running; when there are neither (the usual
  * case: the response is over), nothing ever reads that error, so its stack trace, most of the cost of a close, is not captured.
  */
+const stackLimitWritable = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit")?.writable === true;
 function closeTransport(transport: StreamableHTTPServerTransport, server: McpServer): Promise<void> {
   const state = server.server as unknown as ProtocolState;
-  if (state._responseHandlers?.size !== 0 || state._requestHandlerAbortControllers?.size !== 0) return transport.close();
+  if (!stackLimitWritable || state._responseHandlers?.size !== 0 || state._requestHandlerAbortControllers?.size !== 0) return transport.close();
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
