@@ -25,12 +25,14 @@ const isRequestMessage = (m: Message): m is Message & { id: RequestId } =>
 /** The SDK's in-flight bookkeeping of one MCP server (internal fields; undefined when the SDK renames them). */
 type ProtocolState = { _responseHandlers?: { size: number }; _requestHandlerAbortControllers?: { size: number } };
 
+/** Whether `Error.stackTraceLimit` can be set (it can in Node; a frozen `Error` keeps the SDK's close as it is). */
+const stackLimitWritable = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit")?.writable === true;
+
 /**
  * Closes a POST's transport (the SDK's Protocol then resets the pooled server). On every close the SDK builds a "Connection closed"
  * `McpError` for the answers it still awaits from the client, and aborts the handlers still running; when there are neither (the usual
  * case: the response is over), nothing ever reads that error, so its stack trace, most of the cost of a close, is not captured.
  */
-const stackLimitWritable = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit")?.writable === true;
 function closeTransport(transport: StreamableHTTPServerTransport, server: McpServer): Promise<void> {
   const state = server.server as unknown as ProtocolState;
   if (!stackLimitWritable || state._responseHandlers?.size !== 0 || state._requestHandlerAbortControllers?.size !== 0) return transport.close();
