@@ -239,6 +239,17 @@ describe("Streamable HTTP transport: probes, metrics, CORS, streaming, sessions"
     expect(messages.join("")).toBe("f/chat: stream me please");
   });
 
+  it("serves stateless POSTs one after another on pooled servers, and leaves Error.stackTraceLimit as it was", async () => {
+    const { http } = await startGateway();
+    const client = await connect(http);
+    const limit = Error.stackTraceLimit;
+    for (let i = 0; i < 5; i++) {
+      const raw = await client.callTool({ name: "universal_query", arguments: { question: `pooled question ${i}` } });
+      expect(parseResult<UniversalQueryResult>(raw).body.result).toBe(`f/chat: pooled question ${i}`);
+    }
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
+
   it("supports stateful sessions when configured", async () => {
     const { http } = await startGateway({ http: { stateless: false } });
     const transport = new StreamableHTTPClientTransport(new URL(http.url));

@@ -80,6 +80,9 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
       })
     : undefined;
   const underPath = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+  // A request target that is exactly the MCP path (the usual one) is its own path when the MCP path parses to itself; any other target is parsed.
+  const pathOf = (target: string) => new URL(target, "http://gateway.invalid").pathname;
+  const mcpPathAsIs = pathOf(mcpPath) === mcpPath;
   const pooled = createStatelessMcp(gateway);
   const sessions = stateless ? undefined : createMcpSessions(gateway, { registry: gateway.stores.mcpSessions, pooled });
   let closing: Promise<void> | undefined;
@@ -109,7 +112,8 @@ export async function startHttpTransport(gateway: GatewayServer, options: HttpTr
     const started = performance.now();
     let routeLabel = "other";
     response.on("finish", () => gateway.metrics.observeHttpRequest(routeLabel, request.method ?? "GET", response.statusCode, (performance.now() - started) / 1000));
-    const path = new URL(request.url ?? "/", "http://gateway.invalid").pathname;
+    const target = request.url ?? "/";
+    const path = target === mcpPath && mcpPathAsIs ? mcpPath : pathOf(target);
     const method = request.method ?? "GET";
     const headers = guards.corsHeaders(request);
     // DNS-rebinding and cross-site protection, then CORS preflights.

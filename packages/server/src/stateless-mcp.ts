@@ -12,9 +12,38 @@ import { jsonRpcError } from "./http-guards.js";
 const SERVER_POOL_SIZE = 64;
 
 type RequestId = string | number;
-type Message = { id?: unknown; method?: unknown; params?: { requestId?: unknown; name?: unknown; _meta?: { progressToken?: unknown } }; result?: unknown; error?: unknown };
+type Message = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { requestId?: unknown; name?: unknown; _meta?: { progressToken?: unknown } }; result?: unknown; error?: unknown };
 
 const key = (owner: string, id: RequestId) => `${owner}\u0000${typeof id}:${String(id)}`;
+
+/** Whether a message of a POST is a JSON-RPC request, as far as routing its cancellations needs: `jsonrpc` "2.0", a method and a string or
+ * integer id (the SDK's `isJSONRPCRequest` also runs its strict zod schema; a message failing only that is refused by the SDK with its
+ * transport, so listing its id for the life of that transport routes nothing differently). */
+const isRequestMessage = (m: Message): m is Message & { id: RequestId } =>
+  m?.jsonrpc === "2.0" && typeof m.method === "string" && (typeof m.id === "string" || Number.isInteger(m.id));
+
+/** The SDK's in-flight bookkeeping of one MCP server (internal fields; undefined when the SDK renames them). */
+type ProtocolState = { _responseHandlers?: { size: number }; _requestHandlerAbortControllers?: { size: number } };
+
+/** Whether `Error.stackTraceLimit` can be set (it can in Node; a frozen `Error` keeps the SDK's close as it is). */
+const stackLimitWritable = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit")?.writable === true;
+
+/**
+ * Closes a POST's transport (the SDK's Protocol then resets the pooled server). On every close the SDK builds a "Connection closed"
+ * `McpError` for the answers it still awaits from the client, and aborts the handlers still running; when there are neither (the usual
+ * case: the response is over), nothing ever reads that error, so its stack trace, most of the cost of a close, is not captured.
+ */
+function closeTransport(transport: StreamableHTTPServerTransport, server: McpServer): Promise<void> {
+  const state = server.server as unknown as ProtocolState;
+  if (!stackLimitWritable || state._responseHandlers?.size !== 0 || state._requestHandlerAbortControllers?.size !== 0) return transport.close();
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return transport.close();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
 
 /** Stateless MCP over the SDK's Streamable HTTP transport on pooled MCP servers. */
 export interface StatelessMcp {
@@ -71,12 +100,13 @@ export function createStatelessMcp(gateway: GatewayServer): StatelessMcp {
       const server = pool.pop() ?? gateway.createMcpServer();
       await server.connect(transport);
       const local = deliverElsewhere(transport, messages, owner, authInfo);
-      const ids = local.filter((m) => isJSONRPCRequest(m)).map((m) => key(owner, m.id as RequestId));
+      const ids = local.filter(isRequestMessage).map((m) => key(owner, m.id));
       for (const id of ids) requests.set(id, transport);
       // A server-to-client request gets a listener-wide id that leads the client's answer back here.
       const send = transport.send.bind(transport);
       transport.send = (message, options) => {
-        if (!isJSONRPCRequest(message)) return send(message, options);
+        // Answers and notifications (no id or no method) go out as they are; only requests to the client get a listener-wide id.
+        if (!("method" in message && "id" in message) || !isJSONRPCRequest(message)) return send(message, options);
         const id = `afw-${randomUUID()}`;
         outgoing.set(id, { transport, id: message.id, owner });
         return send({ ...message, id }, options);
@@ -89,7 +119,7 @@ export function createStatelessMcp(gateway: GatewayServer): StatelessMcp {
       };
       // Closed once the response is over (after the SDK's own bookkeeping of the request).
       response.once("close", () => {
-        void transport.close().then(() => {
+        void closeTransport(transport, server).then(() => {
           if (!closed && pool.length < SERVER_POOL_SIZE) pool.push(server);
         });
       });
