@@ -5,17 +5,14 @@ import { describe, expect, it } from "vitest";
 import { teacherFingerprint } from "../scripts/distill-static.mjs";
 import { createStaticEmbedder, STATIC_EMBEDDINGS_URL, type StaticEmbeddingTable } from "./static-embedder.js";
 import { dot } from "./testing/dot.js";
+import { SAMPLE_SENTENCES } from "./testing/sentences.js";
 
+// The shared sentences plus segmentation edge cases: whitespace runs, NFKC (full-width, fractions), CJK, ZWJ emoji, a stack trace.
 const sentences = [
-  "my program crashes with a null pointer exception",
-  "Write me a short poem about autumn leaves 🍂",
-  "¿Dónde está la biblioteca más cercana?",
-  "",
-  "ok",
+  ...SAMPLE_SENTENCES,
   "   two  spaces\tand a tab\nand a new line",
   "ＦＵＬＬＷＩＤＴＨ ｌｅｔｔｅｒｓ and ½ fractions, 中文字符, emoji 👩‍💻 and ☃",
   "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    main()\nKeyError: 'user_id'",
-  "Summarise the attached quarterly report and list the three biggest risks it mentions, with page numbers. ".repeat(6),
 ];
 
 describe("createStaticEmbedder", () => {

@@ -1,15 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createUseEmbedder } from "./index.js";
 import { dot } from "./testing/dot.js";
+import { SAMPLE_SENTENCES } from "./testing/sentences.js";
 
-const sentences = [
-  "my program crashes with a null pointer exception",
-  "Write me a short poem about autumn leaves 🍂",
-  "¿Dónde está la biblioteca más cercana?",
-  "",
-  "ok",
-  "Summarise the attached quarterly report and list the three biggest risks it mentions, with page numbers. ".repeat(6),
-];
+const sentences = SAMPLE_SENTENCES;
 
 describe("createUseEmbedder (real model)", { timeout: 120_000 }, () => {
   const embedder = createUseEmbedder();
