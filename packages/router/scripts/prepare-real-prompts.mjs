@@ -1,8 +1,10 @@
 // Builds the labelled real-prompt files of the intent classifier from public data sets, by the
-// source-to-intent rules of data/DATA-SOURCES.md (no item is labelled one by one here).
+// source-to-intent rules of data/DATA-SOURCES.md (and, for awesome-chatgpt-prompts, the one-by-one
+// labels written below, made by the labelling rules before any model ran on them).
 // Needs git snapshots of the source repositories (AFW_MIRRORS: a folder holding <owner>+<name>/repo)
-// and rewrites $AFW_SHARED_DATA/intent-real-prompts.json: its self-instruct seed items stay, the items
-// of the sources below are replaced. Run: node scripts/prepare-real-prompts.mjs
+// and rewrites $AFW_SHARED_DATA/intent-real-prompts.json (its self-instruct seed items stay, the items
+// of the sources below are replaced) and the held-out $AFW_SHARED_DATA/real-heldout-gitbugs-seamonkey.json.
+// Deterministic. Run: node scripts/prepare-real-prompts.mjs
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
