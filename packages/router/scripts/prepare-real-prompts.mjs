@@ -1,17 +1,21 @@
 // Builds the labelled real-prompt files of the intent classifier from public data sets, by the
-// source-to-intent rules of data/DATA-SOURCES.md (no item is labelled one by one here).
+// source-to-intent rules of data/DATA-SOURCES.md (and, for awesome-chatgpt-prompts, the one-by-one
+// labels written below, made by the labelling rules before any model ran on them).
 // Needs git snapshots of the source repositories (AFW_MIRRORS: a folder holding <owner>+<name>/repo)
-// and rewrites $AFW_SHARED_DATA/intent-real-prompts.json: its self-instruct seed items stay, the items
-// of the sources below are replaced. Run: node scripts/prepare-real-prompts.mjs
+// and rewrites $AFW_SHARED_DATA/intent-real-prompts.json (its self-instruct seed items stay, the items
+// of the sources below are replaced) and the held-out $AFW_SHARED_DATA/real-heldout-gitbugs-seamonkey.json.
+// Deterministic. Run: node scripts/prepare-real-prompts.mjs
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse as parseCsv } from "csv-parse/sync";
+import { parse as parseYaml } from "yaml";
 
 const mirrors = process.env.AFW_MIRRORS ?? "/work/.mirror";
 const out = process.env.AFW_SHARED_DATA;
 if (!out) throw new Error("set AFW_SHARED_DATA");
 const git = (repo, ...args) => execFileSync("git", ["-C", join(mirrors, repo, "repo"), ...args], { maxBuffer: 1 << 28 });
-const show = (repo, path) => git(repo, "show", `HEAD:${path}`);
+const show = (repo, path, commitId = "HEAD") => git(repo, "show", `${commitId}:${path}`);
 const list = (repo) => git(repo, "ls-tree", "-r", "--name-only", "HEAD").toString().split("\n");
 const commit = (repo) => git(repo, "rev-parse", "HEAD").toString().trim();
 const sentence = (q) => q.charAt(0).toUpperCase() + q.slice(1) + (/[?.!]$/.test(q) ? "" : "?");
@@ -64,7 +68,61 @@ for (const [i, title] of titles.filter((t) => !dataTools.test(t) && t.split(/\s+
   if (i % 12 === 0) items.push({ id: `conala-${i}`, question: title, intent: "technical-analysis", source: "CoNaLa conala-train.json" });
 }
 
-const commits = Object.fromEntries([NLU, WTQ, QED, CONALA].map((r) => [r.replace("+", "/"), commit(r)]));
+
+// gunthercox/chatterbot-corpus (BSD-3-Clause): what people said first to a chat bot, in the small-talk
+// categories -> conversation (utterances of at least two words, at most 15 per category). Knowledge
+// categories (trivia, science, history, literature, politics, money, movies, sports) and the
+// programming ones (coding, computers, tech_support) are left out.
+const CHATTERBOT = "gunthercox+chatterbot-corpus";
+for (const category of ["greetings", "conversations", "emotion", "humor", "botprofile", "ai", "food", "gossip", "health", "psychology"]) {
+  const seen = new Set();
+  for (const conversation of parseYaml(show(CHATTERBOT, `chatterbot_corpus/data/english/${category}.yml`).toString()).conversations) {
+    const text = String(conversation[0]).trim();
+    if (seen.size >= 15 || text.split(/\s+/).length < 2 || seen.has(text.toLowerCase())) continue;
+    seen.add(text.toLowerCase());
+    items.push({ id: `chatterbot-${category}-${seen.size}`, question: text, intent: "conversation", source: `chatterbot-corpus english/${category}.yml` });
+  }
+}
+
+// f/awesome-chatgpt-prompts (CC0-1.0) prompts.csv at 32cb65f4 (the 170 role prompts before the
+// collection moved to a database; later commits hold the file only above the snapshot size limit).
+// Labelled one by one by the labelling rules of data/DATA-SOURCES.md (row index -> intent; rows not
+// listed are left out: translation, proofreading, word-level linguistics, games, interpreters of
+// non-code, maths, role plays without a request, and requests that fit no intent clearly).
+const AWESOME = "f+awesome-chatgpt-prompts";
+const AWESOME_COMMIT = "32cb65f4bae5f46bfa7c1cb8af2aeb6c1a57b098";
+const awesomeLabels = {
+  "creative-orientation": [12, 13, 14, 15, 17, 18, 20, 21, 24, 25, 26, 36, 62, 69, 74, 79, 84, 93, 94, 114, 130, 134, 144, 149, 168],
+  "technical-analysis": [0, 2, 5, 65, 66, 101, 109, 112, 115, 117, 121, 122, 124, 127, 132, 138, 158],
+  "structural-thinking": [43, 73, 82, 145],
+  "data-processing": [6, 87, 166],
+  conversation: [9, 11, 16, 23, 27, 34, 38, 39, 41, 42, 44, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 67, 68, 70, 78, 80, 81, 83, 90, 91, 96, 97, 98, 103, 105, 106, 107, 108, 118, 119, 125, 135, 141, 146, 147, 148, 154, 155, 157, 165],
+};
+const awesome = parseCsv(show(AWESOME, "prompts.csv", AWESOME_COMMIT), { columns: true });
+for (const [intent, rows] of Object.entries(awesomeLabels)) {
+  for (const row of rows) items.push({ id: `awesome-${row}`, question: awesome[row].prompt.trim(), intent, source: `awesome-chatgpt-prompts prompts.csv (${awesome[row].act})` });
+}
+
+// av9ash/gitbugs (CC BY 4.0; Apache Hadoop JIRA bug reports): a bug report whose description holds
+// pasted code, a stack trace or error output -> technical-analysis (summary, blank line, description;
+// at most 6,000 characters; every 5th such report, at most 120).
+const GITBUGS = "av9ash+gitbugs";
+const pastedCodeOrTrace = /(\n\s*at [\w$.<>]+\(.*:\d+\)|Traceback \(most recent call last\)|\{code|\{noformat|Exception in thread|^\s*#\d+\s+0x[0-9a-f]+|Assertion failure|error: |Error: |JavaScript error)/m;
+const bugReports = (path) =>
+  parseCsv(show(GITBUGS, path), { columns: true, relax_quotes: true })
+    .filter((r) => r.Description && pastedCodeOrTrace.test(r.Description))
+    .map((r) => ({ id: r["Issue id"], question: `${r.Summary.trim()}\n\n${r.Description.trim()}`.slice(0, 6000) }));
+for (const [i, r] of bugReports("hadoop/hadoop_bugs.csv").entries()) {
+  if (i % 5 === 0 && i / 5 < 120) items.push({ id: `gitbugs-hadoop-${r.id}`, question: r.question, intent: "technical-analysis", source: "gitbugs hadoop/hadoop_bugs.csv" });
+}
+
+// Held out, never trained on: the SeaMonkey (Mozilla Bugzilla) bug reports of the same collection with
+// pasted code, traces or error output -> technical-analysis, written to real-heldout-gitbugs-seamonkey.json.
+// Another project, tracker and language than the Hadoop training reports (same collector).
+const seamonkey = bugReports("seamonkey/SeaMonkey_bugs.csv").map((r) => ({ id: `gitbugs-seamonkey-${r.id}`, question: r.question, intent: "technical-analysis", source: "gitbugs seamonkey/SeaMonkey_bugs.csv" }));
+writeFileSync(join(out, "real-heldout-gitbugs-seamonkey.json"), JSON.stringify(seamonkey, null, 1) + "\n");
+
+const commits = Object.fromEntries([NLU, WTQ, QED, CONALA, CHATTERBOT, AWESOME, GITBUGS].map((r) => [r.replace("+", "/"), r === AWESOME ? AWESOME_COMMIT : commit(r)]));
 writeFileSync(trainingPath, JSON.stringify(items, null, 1) + "\n");
 const counts = {};
 for (const it of items) counts[it.intent] = (counts[it.intent] ?? 0) + 1;

@@ -31,7 +31,7 @@ const sharedDataFile = (name: string): string | undefined => {
 /** The default patterns with the fast path turned off, so every question reaches the model. */
 const NO_FAST_PATH = { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } };
 const realPromptsPath = sharedDataFile("intent-real-prompts.json");
-const realHeldOutPaths = ["real-heldout-self-instruct-user-oriented.json", "real-heldout-ifeval.json"].map(sharedDataFile);
+const realHeldOutPaths = ["real-heldout-self-instruct-user-oriented.json", "real-heldout-ifeval.json", "real-heldout-gitbugs-seamonkey.json"].map(sharedDataFile);
 
 describe("bundled intent model", () => {
   it("was trained on the current exemplars, patterns and cue lexicon (run `pnpm --filter @afw/router train` after editing them)", async () => {
