@@ -15,6 +15,7 @@ import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
 import { isRequest, splitTaskSteps } from "./task-steps.js";
+import { associatedTerms } from "./term-associations.js";
 import { applyDiversity, createRankingSignals, rankingConfidence } from "./ranking-signals.js";
 import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from "./text-analysis.js";
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
@@ -49,6 +50,8 @@ const LOW_CONFIDENCE = 0.3;
 const STEP_MIN_CONFIDENCE = 0.2;
 /** Weight of quoted passages of the query relative to its other words. */
 const QUOTED_WEIGHT = 0.3;
+/** Weight of tool-text terms learned to go with the query's words (times the association's strength). */
+const ASSOCIATION_WEIGHT = 0.6;
 /** Weight of the words standing for recognised entities (`file` for `src/a.ts`) relative to typed words. */
 const ENTITY_WEIGHT = 0.8;
 /** Strength, relative to a typed word, with which entity words point at a server. */
@@ -132,6 +135,11 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     for (const { term, weight } of analyzer.queryTerms(intent)) {
       const w = kindTerms.has(term) ? weight * ENTITY_WEIGHT : weight;
       weights.set(term, Math.max(weights.get(term) ?? 0, w));
+    }
+    // learned associations of the typed and entity words (not of synonyms or quoted content)
+    const typed = [...weights].filter(([, weight]) => weight >= ENTITY_WEIGHT).map(([term, weight]) => ({ term, weight }));
+    for (const { term, weight } of associatedTerms(typed, ASSOCIATION_WEIGHT)) {
+      if ((weights.get(term) ?? 0) < weight) weights.set(term, weight);
     }
     for (const { term, weight } of analyzer.queryTerms(quoted.join(" "))) {
       const w = weight * QUOTED_WEIGHT;
