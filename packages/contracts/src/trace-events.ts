@@ -281,16 +281,17 @@ export function emitTrace<T extends TraceEventType>(context: TraceContext | unde
   }
 }
 
-/** The current time as ISO 8601, formatted once per millisecond (a query emits a dozen events within a few). */
-let isoMs = Number.NaN;
-let isoText = "";
+/** The current time as ISO 8601: the date and time up to the second formatted once per second, the milliseconds appended. */
+let isoSecond = Number.NaN;
+let isoPrefix = "";
 function isoNow(): string {
   const ms = Date.now();
-  if (ms !== isoMs) {
-    isoMs = ms;
-    isoText = new Date(ms).toISOString();
+  const second = Math.floor(ms / 1000) * 1000;
+  if (second !== isoSecond) {
+    isoSecond = second;
+    isoPrefix = new Date(second).toISOString().slice(0, -4);
   }
-  return isoText;
+  return `${isoPrefix}${String(ms - second).padStart(3, "0")}Z`;
 }
 
 /** A sink that forwards each event to every sink given. */
