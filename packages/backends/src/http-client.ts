@@ -287,7 +287,8 @@ function readBounded(body: Readable, maxBytes: number, tooBig: () => Error): Pro
     });
     body.once("end", () => resolve(chunks));
     body.once("error", reject);
-    body.once("close", () => reject(Object.assign(new Error("the connection closed mid-reply"), { code: "ECONNRESET" })));
+    // Every reply closes after its end: the error (and its stack) only for one that closed before.
+    body.once("close", () => body.readableEnded || reject(Object.assign(new Error("the connection closed mid-reply"), { code: "ECONNRESET" })));
   });
 }
 

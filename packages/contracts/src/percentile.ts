@@ -11,7 +11,7 @@
  */
 export function percentile(values: readonly number[], p: number): number | undefined {
   if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = new Float64Array(values).sort();
   const rank = Math.ceil((Math.min(100, Math.max(0, p)) / 100) * sorted.length);
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
 }

