@@ -247,7 +247,7 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
   const { exemplars, embedder } = options;
   if (exemplars.length === 0) throw new AfwError("CONFIG_INVALID", "cannot train an intent model without exemplars");
   const features: IntentFeatureSettings = { ...DEFAULT_INTENT_FEATURE_SETTINGS, ...options.features };
-  const training: Required<SoftmaxTrainingOptions> = { epochs: 30, learningRate: 0.01, l2: 3e-4, seed: 1, seeds: 5, ...options.training };
+  const training: Required<SoftmaxTrainingOptions> = { epochs: 30, learningRate: 0.01, l2: 3e-4, seed: 1, seeds: 5, balanceClasses: true, ...options.training };
   const folds = options.folds ?? 5;
   const matcher = compileIntentPatterns(options.patterns);
   const progress = options.onProgress ?? (() => {});

@@ -29,4 +29,20 @@ describe("softmax regression", () => {
     averaged.dense.forEach((w, i) => expect(w).toBeCloseTo((one.dense[i]! + two.dense[i]!) / 2, 5));
     averaged.bias.forEach((w, i) => expect(w).toBeCloseTo((one.bias[i]! + two.bias[i]!) / 2, 5));
   });
+
+  it("balanceClasses lowers the bias of a frequent class by its log share and leaves an absent class alone", () => {
+    // Class 0 has more rows than class 1; class 2 has none.
+    const skewed = rows.filter((_, i) => labels[i] !== 2).filter((_, i) => i % 4 !== 3 || labels[i] === 0);
+    const skewedLabels = skewed.map((row) => (row.dense[0] === 1 ? 0 : 1));
+    const n0 = skewedLabels.filter((l) => l === 0).length;
+    const n1 = skewedLabels.length - n0;
+    expect(n0).toBeGreaterThan(n1);
+    const plain = trainSoftmaxRegression(skewed, skewedLabels, shape, { epochs: 5, seed: 1 });
+    const balanced = trainSoftmaxRegression(skewed, skewedLabels, shape, { epochs: 5, seed: 1, balanceClasses: true });
+    const half = Math.log(n0 / n1) / 2;
+    expect(balanced.bias[0]).toBeCloseTo(plain.bias[0]! - half, 5);
+    expect(balanced.bias[1]).toBeCloseTo(plain.bias[1]! + half, 5);
+    expect(balanced.bias[2]).toBe(plain.bias[2]);
+    expect(Array.from(balanced.dense)).toEqual(Array.from(plain.dense));
+  });
 });

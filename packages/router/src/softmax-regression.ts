@@ -34,6 +34,12 @@ export interface SoftmaxTrainingOptions {
    * @default 1
    */
   seeds?: number;
+  /**
+   * Logit adjustment for unequal class sizes: after training, each class's bias loses the log of its share of the
+   * training rows (centred), so the model scores as if every class were equally frequent.
+   * @default false
+   */
+  balanceClasses?: boolean;
 }
 
 /** Computes the logits of `row` into `out` (length `classes`) and returns `out`. */
@@ -77,6 +83,25 @@ export function trainSoftmaxRegression(
   labels: readonly number[],
   shape: { classes: number; denseDimensions: number; sparseDimensions: number },
   options: SoftmaxTrainingOptions = {},
+): SoftmaxWeights {
+  const weights = trainSeeds(rows, labels, shape, options);
+  if (options.balanceClasses) {
+    const counts = new Float64Array(shape.classes);
+    for (const label of labels) counts[label]! += 1;
+    // Only classes with training rows move: an absent class must not gain from its zero share.
+    const present = Array.from(counts.keys()).filter((c) => counts[c]! > 0);
+    const logShare = (c: number) => Math.log(counts[c]! / labels.length);
+    const mean = present.reduce((sum, c) => sum + logShare(c), 0) / present.length;
+    for (const c of present) weights.bias[c] = weights.bias[c]! - (logShare(c) - mean);
+  }
+  return weights;
+}
+
+function trainSeeds(
+  rows: readonly FeatureRow[],
+  labels: readonly number[],
+  shape: { classes: number; denseDimensions: number; sparseDimensions: number },
+  options: SoftmaxTrainingOptions,
 ): SoftmaxWeights {
   const seeds = Math.max(1, Math.floor(options.seeds ?? 1));
   if (seeds === 1) return trainOnce(rows, labels, shape, options);
