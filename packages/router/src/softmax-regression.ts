@@ -84,25 +84,6 @@ export function trainSoftmaxRegression(
   shape: { classes: number; denseDimensions: number; sparseDimensions: number },
   options: SoftmaxTrainingOptions = {},
 ): SoftmaxWeights {
-  const weights = trainSeeds(rows, labels, shape, options);
-  if (options.balanceClasses) {
-    const counts = new Float64Array(shape.classes);
-    for (const label of labels) counts[label]! += 1;
-    // Only classes with training rows move: an absent class must not gain from its zero share.
-    const present = Array.from(counts.keys()).filter((c) => counts[c]! > 0);
-    const logShare = (c: number) => Math.log(counts[c]! / labels.length);
-    const mean = present.reduce((sum, c) => sum + logShare(c), 0) / present.length;
-    for (const c of present) weights.bias[c] = weights.bias[c]! - (logShare(c) - mean);
-  }
-  return weights;
-}
-
-function trainSeeds(
-  rows: readonly FeatureRow[],
-  labels: readonly number[],
-  shape: { classes: number; denseDimensions: number; sparseDimensions: number },
-  options: SoftmaxTrainingOptions,
-): SoftmaxWeights {
   const seeds = Math.max(1, Math.floor(options.seeds ?? 1));
   if (seeds === 1) return trainOnce(rows, labels, shape, options);
   const first = options.seed ?? 1;
@@ -192,5 +173,16 @@ function trainOnce(
       }
     }
   }
+  if (options.balanceClasses) balanceBias(weights, labels);
   return weights;
+}
+
+/** Logit adjustment: each class with rows loses the centred log of its share (an absent class must not gain from it). */
+function balanceBias(weights: SoftmaxWeights, labels: readonly number[]): void {
+  const counts = new Float64Array(weights.classes);
+  for (const label of labels) counts[label]! += 1;
+  const present = Array.from(counts.keys()).filter((c) => counts[c]! > 0);
+  const logShare = (c: number) => Math.log(counts[c]! / labels.length);
+  const mean = present.reduce((sum, c) => sum + logShare(c), 0) / present.length;
+  for (const c of present) weights.bias[c] = weights.bias[c]! - (logShare(c) - mean);
 }
