@@ -103,6 +103,74 @@ for (const [intent, rows] of Object.entries(awesomeLabels)) {
   for (const row of rows) items.push({ id: `awesome-${row}`, question: awesome[row].prompt.trim(), intent, source: `awesome-chatgpt-prompts prompts.csv (${awesome[row].act})` });
 }
 
+// The same file at 9fb34617 (2025-11-29, the last version before the collection moved to a database; CC0-1.0):
+// rows 173-222 are the 53 prompts added after 32cb65f4 (rows 170-172 and every earlier row are prompts of the
+// older file, some edited). Labelled one by one by the same rules before any model ran on them; rows not listed
+// are left out (games, reasoning protocols, prompt generators, rephrasing, role plays without a request,
+// requests that fit no intent clearly: DAX code, a book summary with no book given, hardware troubleshooting).
+const AWESOME_2025_COMMIT = "9fb34617abf2aca7f87fcd45f917398f6b67e230";
+const awesome2025Labels = {
+  "creative-orientation": [178, 192, 197, 199, 212, 222],
+  "structural-thinking": [182, 201, 207, 213, 215],
+  "technical-analysis": [174, 179, 180, 183, 184, 209, 216, 217, 220],
+  conversation: [175, 177, 185, 187, 188, 191, 202, 204, 206, 219],
+  "rag-retrieval": [173, 176, 203],
+  "data-processing": [221],
+};
+const awesome2025 = parseCsv(show(AWESOME, "prompts.csv", AWESOME_2025_COMMIT), { columns: true });
+const awesomeOld = new Set(awesome.map((r) => r.prompt.trim()));
+for (const [intent, rows] of Object.entries(awesome2025Labels)) {
+  for (const row of rows) {
+    const prompt = awesome2025[row].prompt.trim();
+    if (awesomeOld.has(prompt)) throw new Error(`awesome-chatgpt-prompts row ${row} is already in the older file`);
+    items.push({ id: `awesome-2025-${row}`, question: prompt, intent, source: `awesome-chatgpt-prompts prompts.csv at 9fb34617 (${awesome2025[row].act})` });
+  }
+}
+
+// The same file at 24641836 (2026-03-20; CC0-1.0), rows added after 9fb34617 by the community: only TEXT rows whose
+// title names a plan, outline, agenda, checklist, roadmap, syllabus, curriculum, itinerary or schedule were read
+// (34 rows), and they were labelled one by one by the same rules before any model ran on them; the rest are left
+// out (agent or skill system prompts, images, HTML, translation, a truncated request, requests that fit no intent
+// clearly, and a repeated row). Many of these newer prompts read as written with an LLM's help.
+const AWESOME_2026_COMMIT = "246418367f3d80857def4696c14e635cc51c4a0c";
+const awesome2026Labels = {
+  "structural-thinking": [313, 354, 372, 411, 444, 459, 836, 881, 913, 1069, 1072, 1139, 1222, 1422, 1456],
+  "technical-analysis": [241, 341, 748, 953, 1408],
+};
+const awesome2026 = parseCsv(show(AWESOME, "prompts.csv", AWESOME_2026_COMMIT), { columns: true });
+const awesome2025Set = new Set(awesome2025.map((r) => r.prompt.trim()));
+for (const [intent, rows] of Object.entries(awesome2026Labels)) {
+  for (const row of rows) {
+    const prompt = awesome2026[row].prompt.trim();
+    if (awesomeOld.has(prompt) || awesome2025Set.has(prompt)) throw new Error(`awesome-chatgpt-prompts row ${row} is already in an older file`);
+    items.push({ id: `awesome-2026-${row}`, question: prompt, intent, source: `awesome-chatgpt-prompts prompts.csv at 24641836 (${awesome2026[row].act})` });
+  }
+}
+
+// EQ-bench/EQ-Bench (MIT, Samuel Paech) data/creative_writing_prompts.json: the 19 writing prompts of its
+// creative-writing benchmark, written by the author -> creative-orientation (all of them). The <SEED> slot is filled
+// with the prompt's first seed modifier, as the benchmark fills it with one of them.
+const EQBENCH = "EQ-bench+EQ-Bench";
+for (const [key, p] of Object.entries(JSON.parse(show(EQBENCH, "data/creative_writing_prompts.json").toString()))) {
+  items.push({ id: `eqbench-creative-${key}`, question: p.writing_prompt.replace("<SEED>", p.seed_modifiers[0]).trim(), intent: "creative-orientation", source: "EQ-Bench data/creative_writing_prompts.json" });
+}
+
+// NExTplusplus/TAT-QA (CC BY 4.0; questions written by finance experts over tables and paragraphs of real
+// annual reports), dataset_raw/tatqa_dataset_dev.json: of each even-numbered report, the first question answered by
+// arithmetic or counting over the table alone, with the table pasted (tab-separated, as copied from a spreadsheet)
+// -> data-processing; question before or after the table, alternately. (The text questions of the odd-numbered
+// reports, as rag-retrieval, cost 7 of the 474 tuning items and were dropped: decision record 2026-11-30.)
+const TATQA = "NExTplusplus+TAT-QA";
+const tatqa = JSON.parse(show(TATQA, "dataset_raw/tatqa_dataset_dev.json").toString());
+let tatqaData = 0;
+for (const [i, report] of tatqa.entries()) {
+  const q = i % 2 === 0 && report.questions.find((x) => x.answer_from === "table" && (x.answer_type === "arithmetic" || x.answer_type === "count"));
+  if (!q) continue;
+  const table = report.table.table.map((row) => row.map((cell) => cell.trim()).join("\t")).join("\n");
+  items.push({ id: `tatqa-${q.uid}`, question: tatqaData % 2 ? `${q.question.trim()}\n\n${table}` : `${table}\n\n${q.question.trim()}`, intent: "data-processing", source: "TAT-QA dataset_raw/tatqa_dataset_dev.json" });
+  tatqaData++;
+}
+
 // av9ash/gitbugs (CC BY 4.0; Apache Hadoop JIRA bug reports): a bug report whose description holds
 // pasted code, a stack trace or error output -> technical-analysis (summary, blank line, description;
 // at most 6,000 characters; every 5th such report, at most 120).
@@ -122,7 +190,7 @@ for (const [i, r] of bugReports("hadoop/hadoop_bugs.csv").entries()) {
 const seamonkey = bugReports("seamonkey/SeaMonkey_bugs.csv").map((r) => ({ id: `gitbugs-seamonkey-${r.id}`, question: r.question, intent: "technical-analysis", source: "gitbugs seamonkey/SeaMonkey_bugs.csv" }));
 writeFileSync(join(out, "real-heldout-gitbugs-seamonkey.json"), JSON.stringify(seamonkey, null, 1) + "\n");
 
-const commits = Object.fromEntries([NLU, WTQ, QED, CONALA, CHATTERBOT, AWESOME, GITBUGS].map((r) => [r.replace("+", "/"), r === AWESOME ? AWESOME_COMMIT : commit(r)]));
+const commits = Object.fromEntries([NLU, WTQ, QED, CONALA, CHATTERBOT, AWESOME, GITBUGS, TATQA, EQBENCH].map((r) => [r.replace("+", "/"), r === AWESOME ? `${AWESOME_COMMIT}, ${AWESOME_2025_COMMIT}, ${AWESOME_2026_COMMIT}` : commit(r)]));
 writeFileSync(trainingPath, JSON.stringify(items, null, 1) + "\n");
 const counts = {};
 for (const it of items) counts[it.intent] = (counts[it.intent] ?? 0) + 1;
