@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 import { compileIntentPatterns } from "./intent-patterns.js";
-import { analyzePrompt, readPrompt } from "./prompt-structure.js";
+import { analyzePrompt, readPrompt, withoutAnswerForm } from "./prompt-structure.js";
 
 // Prompts written for these tests from general knowledge (not from any evaluation set).
 const pythonTrace = [
@@ -93,7 +93,8 @@ describe("analyzePrompt", () => {
     const s = analyzePrompt(story);
     expect(s.pasted).toEqual(["document"]);
     expect(s.request.startsWith("Make this more vivid:")).toBe(true);
-    expect(s.request.endsWith("Keep it under 300 words.")).toBe(true);
+    // The last paragraph only limits the answer's length, so it is not part of the request.
+    expect(s.request).not.toContain("Keep it under 300 words.");
     expect(s.request).not.toContain("clock was ticking");
   });
 
@@ -131,5 +132,44 @@ describe("readPrompt", () => {
   it("scores a short question exactly like the matcher", () => {
     const q = "What does the handbook say about remote work?";
     expect(readPrompt(matcher, q).pattern.scores).toEqual(matcher.score(q).scores);
+  });
+});
+
+describe("withoutAnswerForm", () => {
+  // Prompts written for these tests from general knowledge (not from any evaluation set).
+  it("drops sentences that only set the answer's length, case, language or wording", () => {
+    expect(withoutAnswerForm("Tell me about the history of tea in Britain. Keep it under 200 words. Do not use any emojis.")).toBe(
+      "Tell me about the history of tea in Britain.",
+    );
+    expect(withoutAnswerForm("Describe a sunset over the harbour. Your entire response should be in lowercase letters.")).toBe(
+      "Describe a sunset over the harbour.",
+    );
+    expect(withoutAnswerForm("Why do cats purr? Please respond only in Spanish, no other language is allowed.")).toBe("Why do cats purr?");
+    expect(withoutAnswerForm("Give me three tips for sleeping better. Include the keywords \"routine\" and \"light\".")).toBe(
+      "Give me three tips for sleeping better.",
+    );
+  });
+
+  it("drops a constraint that opens the prompt but keeps a first sentence that asks", () => {
+    expect(withoutAnswerForm("Do not use commas in your answer. Write a poem about the sea in winter.")).toBe("Write a poem about the sea in winter.");
+    expect(withoutAnswerForm("Write a 300 word story about a lighthouse keeper. Use at most 3 paragraphs.")).toBe(
+      "Write a 300 word story about a lighthouse keeper.",
+    );
+  });
+
+  it("keeps sentences about a program's output and prompts that are only a constraint", () => {
+    const technical = "The output should be 5 but my function returns 4. Why does the loop stop early?";
+    expect(withoutAnswerForm(technical)).toBe(technical);
+    expect(withoutAnswerForm("Answer in at most 50 words, please, and no emojis at all.")).toBe("Answer in at most 50 words, please, and no emojis at all.");
+  });
+
+  it("is what analyzePrompt hands on for a short prompt, marked reduced", () => {
+    const s = analyzePrompt("Suggest a name for my bakery. Your answer must be in all capital letters.");
+    expect(s).toEqual({ request: "Suggest a name for my bakery.", pasted: [], reduced: true });
+  });
+
+  it("stays fast on a long run of sentence-like text", () => {
+    const long = `${"a".repeat(50_000)} ${"word. ".repeat(5_000)}`;
+    expect(withoutAnswerForm(long).length).toBeGreaterThan(0);
   });
 });

@@ -51,6 +51,48 @@ const QUOTE = /^\s*>/;
 const ASKING_START =
   /^(please|pls|can|could|would|will|should|how|why|what|which|where|when|who|is|are|does|do|did|help|make|write|rewrite|fix|explain|tell|give|show|create|summari[sz]e|translate|convert|improve|review|find|list|suggest|turn|add|remove|change|edit|draft|compose|generate|debug|refactor|optimi[sz]e|design|compare|analy[sz]e|calculate|clean|extract|i need|i want|i'd like|i would like|we need|my question)\b/i;
 
+/**
+ * Sentences that only set the form of the answer — its length, letter case, language, punctuation, words to use or avoid, how it
+ * starts, ends or is wrapped — and not what is asked. Written from general knowledge of how people constrain an answer ("keep it
+ * under 200 words", "your response must be in French", "don't use emojis"); not derived from any evaluation set. Every pattern is
+ * bounded (no nested quantifiers), so matching stays linear in the sentence.
+ */
+const ANSWER_FORM: readonly RegExp[] = [
+  /\b(at (least|most)|no (more|less|fewer) than|fewer than|less than|more than|under|exactly|up to|a maximum of|a minimum of)\s+\d[\d,]{0,8}\+?\s*(words?|sentences?|paragraphs?|characters?|lines?|bullet points?|bullets?)\b/i,
+  /\b\d[\d,]{0,8}\+?\s*(words?|sentences?|paragraphs?|characters?)\s+(or (less|fewer|more)|max(imum)?|min(imum)?|long|limit)\b/i,
+  /^(please\s+)?((make sure|ensure|be sure)\s+(that\s+)?)?your\s+(entire\s+|whole\s+|full\s+|final\s+)?(response|answer|reply)s?\s+(should|must|has to|needs to|will|shall|is to|cannot|can't|may not)\b/i,
+  /\b(entire|whole) (response|answer|reply|output)\b/i,
+  /\b(all|only|entirely)\s+(in\s+)?(lower ?case|upper ?case|capital|capitali[sz]ed|small)\s+letters\b/i,
+  /\b(do not|don't|never|without|avoid)\s+(using\s+|use\s+|including\s+|include\s+)?(any\s+)?(commas?|punctuation|emojis?|hashtags?|exclamation marks?)\b/i,
+  /\b(do not|don't|never|without|avoid)\s+(using|use|saying|say|mentioning|mention|including|include)\s+(the\s+)?(key ?words?|words?|letters?|phrases?)\b/i,
+  /\b(include|use|contain|mention)(s|ing)?\s+(the\s+)?(key ?words?|words?|letters?|phrases?)\s+["'\u201c]/i,
+  /\bthe\s+(key ?word|word|letter|phrase)s?\s+["'\u201c]?[\p{L}\d-]{1,30}["'\u201d]?\s+(should|must|has to|needs to)\s+(appear|be used|occur)\b/iu,
+  /\b(start|begin|end|finish|conclude)\s+(your|the)\s+(entire\s+)?(response|answer|reply|output)\s+with\b/i,
+  /\b(wrap|enclose|surround)(s|ing)?\s+(your|the)\s+(entire\s+|whole\s+)?(response|answer|reply|output)\b/i,
+  /\b(respond|answer|reply)\b.{0,40}\b(only|entirely|solely)\s+in\s+\p{L}+/iu,
+  /\bno other language\b/i,
+];
+/** Leading words of a sentence that constrains the answer when the sentence is the prompt's first. */
+const FORM_LEAD = /^(please\s+)?(do not|don't|never|avoid|make sure|ensure|be sure|keep it|keep your|limit|use only|respond|answer|reply|your|the (entire|whole) (response|answer|reply|output))\b/i;
+
+/**
+ * Drops the sentences of `request` that only constrain the form of the answer ({@link ANSWER_FORM}); the first sentence is dropped
+ * only when it opens as a constraint. Keeps the request when nothing else would remain.
+ */
+export function withoutAnswerForm(request: string): string {
+  if (request.length < 40) return request;
+  const sentences = request.match(/[^.!?\n]+(?:[.!?]+|\n|$)/g);
+  if (!sentences || sentences.length < 2) return request;
+  const kept = sentences.filter((raw, index) => {
+    const sentence = raw.trim();
+    if (sentence.length === 0 || !ANSWER_FORM.some((re) => re.test(sentence))) return true;
+    return index === 0 && !FORM_LEAD.test(sentence);
+  });
+  if (kept.length === sentences.length) return request;
+  const text = kept.join("").trim();
+  return text.length === 0 ? request : text;
+}
+
 type LineKind = "prose" | "blank" | PastedKind;
 
 function commaFields(line: string): number {
@@ -72,11 +114,18 @@ function kindOf(line: string, previous: LineKind): LineKind {
   return "prose";
 }
 
+/** A short prompt with no pasted material: the request is the prompt without its answer-form sentences. */
+function shortPrompt(prompt: string): PromptStructure {
+  const trimmed = prompt.trim();
+  const request = withoutAnswerForm(trimmed);
+  return { request, pasted: [], reduced: request !== trimmed };
+}
+
 /** Splits a prompt into its request and the kinds of material pasted around it. */
 export function analyzePrompt(prompt: string): PromptStructure {
   const text = prompt.length > MAX_SCAN_CHARACTERS ? prompt.slice(0, MAX_SCAN_CHARACTERS) : prompt;
   const lines = text.split(/\r?\n/);
-  if (lines.length < 3 && prompt.length <= SHORT_PROMPT) return { request: prompt.trim(), pasted: [], reduced: false };
+  if (lines.length < 3 && prompt.length <= SHORT_PROMPT) return shortPrompt(prompt);
   const kinds: LineKind[] = [];
   let inFence = false;
   let previous: LineKind = "blank";
@@ -114,7 +163,7 @@ export function analyzePrompt(prompt: string): PromptStructure {
   }
   flush();
   const prose = paragraphs.join("\n");
-  if (pasted.length === 0 && prompt.length <= SHORT_PROMPT) return { request: prompt.trim(), pasted: [], reduced: false };
+  if (pasted.length === 0 && prompt.length <= SHORT_PROMPT) return shortPrompt(prompt);
   // Paragraphs other than the last, and the first when material precedes it, keep only their asking sentences; the rest
   // of a long one is a pasted document (a draft, an article, a mail body).
   const asking = (sentence: string) => sentence.endsWith("?") || ASKING_START.test(sentence);
@@ -131,7 +180,7 @@ export function analyzePrompt(prompt: string): PromptStructure {
     if (asks.length < sentences.length && paragraph.length > 200) middleDocument = true;
   });
   if (middleDocument) pasted.push("document");
-  let request = picked.join("\n").trim();
+  let request = withoutAnswerForm(picked.join("\n").trim());
   if (request.length === 0) request = prose.trim() || prompt.trim();
   if (request.length > MAX_REQUEST_CHARACTERS) {
     const head = Math.floor(MAX_REQUEST_CHARACTERS * 0.6);

@@ -20,7 +20,10 @@ import { summarize } from "./harness/stats.js";
 
 const WORKERS = 4;
 const PER_PHASE = sized("RELIABILITY_REDIS_PHASE_QUERIES", 120, 600);
-/** Bound of one query while Redis is away: a few bounded (100 ms) operations on top of the backend. */
+/**
+ * What Redis being away may add to one query: a few bounded (100 ms) operations. The bound of a query is this on top of the
+ * slowest query while Redis was up, so that a loaded machine (every query slower) does not read as a stall.
+ */
 const QUERY_BOUND_MS = 1_000;
 const SHARED_QUESTIONS = 40;
 
@@ -127,11 +130,12 @@ describe("Redis killed and restarted mid-run (AOF on)", () => {
 
     // No query failed, every answer is complete, and none waited past the bound.
     expect(failures).toEqual([]);
+    const bound = QUERY_BOUND_MS + latencies("before").maxMs;
     for (const s of samples) {
       if (s.reply.kind !== "answer") continue;
       expect(s.reply.result.result).toMatch(COMPLETE);
       expect(s.reply.result.result).toContain(`answers "${s.question}"`);
-      expect(s.reply.latencyMs).toBeLessThan(QUERY_BOUND_MS);
+      expect(s.reply.latencyMs).toBeLessThan(bound);
     }
     // While Redis was down nothing was served from it: no query sent after the kill completed was a cache hit
     // (a query sent before the kill and answered after it may have read Redis just before it died).
