@@ -58,8 +58,13 @@ const ENTITY_WEIGHT = 0.8;
 const KIND_DOMAIN_FACTOR = 0.5;
 /** Rank of the semantic candidate whose similarity maps to 0 when semantic scores are normalised. */
 const SEMANTIC_FLOOR_RANK = 100;
-/** At most this many results per server (overflow moves to the end), unless the query names the server. */
+/** At most this many results per server (overflow moves down), unless the query names the server. */
 const MAX_PER_SERVER = 3;
+/**
+ * Score a tool beyond its server's `MAX_PER_SERVER` loses: it moves behind other servers' tools within this much of
+ * it, not behind clearly worse ones (a catalog of two servers, a task all about one of them).
+ */
+const DIVERSITY_PENALTY = 0.1;
 /** Keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts. */
 const KEYWORD_CANDIDATES = 200;
 /**
@@ -480,7 +485,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       const exempt = new Set<string>();
       for (const [server, strength] of ranking.domains) if (strength >= 1) exempt.add(server);
       // a multi-step ranking is interleaved by step already
-      const ordered = (ranking.steps ? ranking.tools : applyDiversity(ranking.tools, singleServer ? 0 : MAX_PER_SERVER, exempt)).slice(0, input.top_k);
+      const ordered = (ranking.steps ? ranking.tools : applyDiversity(ranking.tools, singleServer ? 0 : MAX_PER_SERVER, exempt, DIVERSITY_PENALTY)).slice(0, input.top_k);
       const filter = toolFilter(input.servers, input.tags);
       const allowed = (id: string) => documents.has(id) && (!filter || matchesFilter(metadataById.get(id) ?? {}, filter));
       let hits: ToolSearchHit[] = [];
