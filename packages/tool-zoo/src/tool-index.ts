@@ -14,6 +14,7 @@ import { createDomainDetector, type DomainDetector, type ServerInfo } from "./do
 import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
+import { completeIdDependencies, idProfile, type IdProfile } from "./id-dependencies.js";
 import { isRequest, splitTaskSteps } from "./task-steps.js";
 import { associatedTerms } from "./term-associations.js";
 import { applyDiversity, createRankingSignals, rankingConfidence } from "./ranking-signals.js";
@@ -107,6 +108,14 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const store = options.store ?? createInMemoryVectorStore();
   const embedder = options.embedder;
   const documents = new Map<string, ToolDocument>();
+  const idProfiles = new WeakMap<ToolDocument, IdProfile>();
+  const idProfileOf = (id: string): IdProfile | undefined => {
+    const document = documents.get(id);
+    if (!document) return undefined;
+    let profile = idProfiles.get(document);
+    if (!profile) idProfiles.set(document, (profile = idProfile(document, analyzer)));
+    return profile;
+  };
   const metadataById = new Map<string, VectorMetadata>();
   const signals = createRankingSignals(analyzer, SIGNAL_WEIGHTS);
   const usageCounters = createUsageCounters();
@@ -485,7 +494,9 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       const exempt = new Set<string>();
       for (const [server, strength] of ranking.domains) if (strength >= 1) exempt.add(server);
       // a multi-step ranking is interleaved by step already
-      const ordered = (ranking.steps ? ranking.tools : applyDiversity(ranking.tools, singleServer ? 0 : MAX_PER_SERVER, exempt, DIVERSITY_PENALTY)).slice(0, input.top_k);
+      const diversified = ranking.steps ? ranking.tools : applyDiversity(ranking.tools, singleServer ? 0 : MAX_PER_SERVER, exempt, DIVERSITY_PENALTY);
+      // a leading tool that needs the id of something the task names gets the tool that finds it
+      const ordered = completeIdDependencies(diversified, idProfileOf, input.query).slice(0, input.top_k);
       const filter = toolFilter(input.servers, input.tags);
       const allowed = (id: string) => documents.has(id) && (!filter || matchesFilter(metadataById.get(id) ?? {}, filter));
       let hits: ToolSearchHit[] = [];
