@@ -20,6 +20,7 @@ const catalog = [
   tool("films", "popular_movies", "The popular movies of today."),
   tool("films", "search_movies", "Search for movies by their title."),
   tool("films", "search_people", "Search for people by name. Does not search movies."),
+  tool("films", "list_movie_genres", "The genres of movies."),
   tool("music", "get_album", "Get an album.", ["id"]),
   tool("music", "search", "Search for albums, artists and tracks."),
   tool("other", "search_movies", "Search for movies somewhere else."),
@@ -36,9 +37,10 @@ describe("idProfile", () => {
   });
 
   it("reads what a finder finds from its name and first sentence only", () => {
-    expect([...profiles.get("films/search_movies")!.finds]).toContain("movi");
+    expect(profiles.get("films/search_movies")!.finds.get("movi")).toBe(0);
     expect(profiles.get("films/search_people")!.finds.has("movi")).toBe(false);
-    expect(profiles.get("music/search")!.finds.has("album")).toBe(true);
+    expect(profiles.get("music/search")!.finds.get("album")).toBe(2);
+    expect(profiles.get("films/list_movie_genres")!.finds.get("movi")).toBe(1);
     // no search or list verb in its name: no finder
     expect(profiles.get("films/popular_movies")!.finds.size).toBe(0);
   });
@@ -66,6 +68,11 @@ describe("completeIdDependencies", () => {
     expect(ids(completeIdDependencies(list, (id) => profiles.get(id), "credits of movie 55012"))).toEqual(ids(list));
     const found = ranked("films/get_movie_credits", "films/search_movies", "films/get_movie_reviews", "films/popular_movies", "films/get_person", "films/search_people");
     expect(ids(completeIdDependencies(found, (id) => profiles.get(id), "who starred in Heat"))).toEqual(ids(found));
+  });
+
+  it("prefers a search tool with the entity in its name to a less direct finder among the first five", () => {
+    const genres = ranked("films/get_movie_credits", "films/list_movie_genres", "films/get_movie_reviews", "films/popular_movies", "films/get_person", "films/search_movies");
+    expect(ids(completeIdDependencies(genres, (id) => profiles.get(id), "who starred in Heat")).slice(0, 5)).toContain("films/search_movies");
   });
 
   it("tags the finder with the step of the tool that needs it", () => {

@@ -8,8 +8,10 @@ import { ACTION_CLASSES } from "./ranking-signals.js";
 import { splitIdentifier, STOP_WORDS, type TextAnalyzer } from "./text-analysis.js";
 import { toolParameters, type ToolDocument } from "./tool-document.js";
 
-/** Words of a tool name that find or list things (general English, `ACTION_CLASSES`' search and list verbs). */
-const FINDER_WORDS: ReadonlySet<string> = new Set([...ACTION_CLASSES["search"]!, ...ACTION_CLASSES["list"]!].filter((w) => w !== "all" && w !== "show"));
+/** Words of a tool name that find things (general English, `ACTION_CLASSES`' search verbs). */
+const SEARCH_WORDS: ReadonlySet<string> = new Set(ACTION_CLASSES["search"]);
+/** Words of a tool name that list things (`ACTION_CLASSES`' list verbs). */
+const LIST_WORDS: ReadonlySet<string> = new Set(ACTION_CLASSES["list"]!.filter((w) => w !== "all" && w !== "show"));
 /** Words of a tool name that are no entity: operation verbs of any class and HTTP methods. */
 const OPERATION_WORDS: ReadonlySet<string> = new Set([...Object.values(ACTION_CLASSES).flat(), "put", "post", "patch", "head"]);
 
@@ -17,8 +19,12 @@ const OPERATION_WORDS: ReadonlySet<string> = new Set([...Object.values(ACTION_CL
 export interface IdProfile {
   /** Entities whose id a required parameter takes (`movie` for `movie_id`). */
   needs: string[];
-  /** Entities a finder tool (a search or list verb in its name, no required id) finds: words of its name and first sentence. */
-  finds: ReadonlySet<string>;
+  /**
+   * Entities a finder tool (a search or list verb in its name, no required id) finds — words of its name and first
+   * sentence — each with how directly: 0 a search verb and the entity in its name (`search_movies`), 1 a list verb and
+   * the entity in its name (`list_channels`, `genre_movie_list`), 2 the entity in its first sentence only.
+   */
+  finds: ReadonlyMap<string, number>;
 }
 
 /** The {@link IdProfile} of a tool document. */
@@ -34,9 +40,13 @@ export function idProfile(document: ToolDocument, analyzer: TextAnalyzer): IdPro
     const stems = entity.flatMap((w) => analyzer.terms(w));
     if (stems.length) needs.push(stems.at(-1)!);
   }
-  const isFinder = needs.length === 0 && nameWords.some((w) => FINDER_WORDS.has(w));
-  // what a finder finds: the words of its name and first sentence (not the rest: "does not comment on …")
-  const finds = isFinder ? new Set([...document.fields.name, ...document.fields.summary]) : new Set<string>();
+  const searches = nameWords.some((w) => SEARCH_WORDS.has(w));
+  const finds = new Map<string, number>();
+  if (needs.length === 0 && (searches || nameWords.some((w) => LIST_WORDS.has(w)))) {
+    // what a finder finds: the words of its name and first sentence (not the rest: "does not comment on …")
+    for (const term of document.fields.name) finds.set(term, searches ? 0 : 1);
+    for (const term of document.fields.summary) if (!finds.has(term)) finds.set(term, 2);
+  }
   return { needs: [...new Set(needs)], finds };
 }
 
@@ -54,9 +64,9 @@ const MAX_FINDERS = 2;
 
 /**
  * Completes the leading results of a ranking with the finders their id needs call for: for each of the first three
- * results that requires the id of an entity no result in the first five finds, the best-ranked finder of that entity
- * on the same server moves into the first five (taking its last places, at most two), tagged with the step of the
- * result that needs it. Unchanged when the task gives ids itself.
+ * results that requires the id of an entity, the most direct finder of that entity on the same server (the
+ * best-ranked among equally direct ones) moves into the first five unless it is there (taking their last places, at
+ * most two), tagged with the step of the result that needs it. Unchanged when the task gives ids itself.
  */
 export function completeIdDependencies<T extends { id: string; server: string; step?: number }>(
   ranked: readonly T[],
@@ -64,14 +74,19 @@ export function completeIdDependencies<T extends { id: string; server: string; s
   task: string,
 ): T[] {
   if (ranked.length <= RESULT_PLACES || givesIds(task)) return [...ranked];
-  const lead = ranked.slice(0, RESULT_PLACES);
-  const found = (entity: string, among: readonly T[]) => among.some((tool) => profileOf(tool.id)?.finds.has(entity));
   const added: T[] = [];
   for (const tool of ranked.slice(0, NEEDING_RESULTS)) {
     for (const entity of profileOf(tool.id)?.needs ?? []) {
-      if (added.length >= MAX_FINDERS || found(entity, lead) || found(entity, added)) continue;
-      const finder = ranked.slice(RESULT_PLACES).find((other) => other.server === tool.server && profileOf(other.id)?.finds.has(entity));
-      if (finder && !added.includes(finder)) added.push(tool.step === undefined ? finder : { ...finder, step: tool.step });
+      if (added.length >= MAX_FINDERS) break;
+      // the most direct finder of the entity on the tool's server, the best-ranked among equally direct ones
+      let best: { at: number; tier: number } | undefined;
+      ranked.forEach((other, at) => {
+        const tier = other.server === tool.server ? profileOf(other.id)?.finds.get(entity) : undefined;
+        if (tier !== undefined && (!best || tier < best.tier)) best = { at, tier };
+      });
+      if (!best || best.at < RESULT_PLACES) continue;
+      const finder = ranked[best.at]!;
+      if (!added.some((other) => other.id === finder.id)) added.push(tool.step === undefined ? finder : { ...finder, step: tool.step });
     }
   }
   if (!added.length) return [...ranked];
