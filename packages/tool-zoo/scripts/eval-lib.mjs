@@ -27,7 +27,7 @@ export function evalDataDir() {
  * Which public catalogs may be looked at while tuning (`tuning`) and which are only measured
  * (`unseen`: their misses are never printed by the tuning scripts).
  */
-export const CATALOG_ROLES = { bfcl: "tuning", "bfcl-live": "unseen", "mcp-bench": "unseen" };
+export const CATALOG_ROLES = { bfcl: "tuning", "bfcl-live": "unseen", "mcp-bench": "unseen", restbench: "tuning" };
 
 /** The public catalogs: `{ catalog, source, tools, tasks: [{ id, query, needed, kind }] }`. */
 export function loadExternalCatalogs(dir = evalDataDir()) {

@@ -7,7 +7,7 @@ import { createDomainDetector } from "./domain-detector.js";
 import { splitQuotedContent } from "./query-text.js";
 import { createTextAnalyzer, words } from "./text-analysis.js";
 import { buildToolDocument } from "./tool-document.js";
-import { createRankingSignals, type SignalWeights } from "./ranking-signals.js";
+import { applyDiversity, createRankingSignals, type SignalWeights } from "./ranking-signals.js";
 import { createToolIndex } from "./tool-index.js";
 import { ToolDescriptorSchema } from "@afw/contracts";
 
@@ -144,5 +144,26 @@ describe("paraphrases reach the right server through general language knowledge"
   it("'what do you know about …' asks to look something up in memory", async () => {
     const found = await top(tools, "what do you know about Alice?");
     expect(["memory/search_nodes", "memory/open_nodes"]).toContain(found[0]);
+  });
+});
+
+describe("applyDiversity", () => {
+  const tool = (id: string, server: string, score: number) => ({ id, server, score });
+  const ranked = [tool("a1", "a", 1), tool("a2", "a", 0.95), tool("a3", "a", 0.9), tool("a4", "a", 0.85), tool("b1", "b", 0.8), tool("b2", "b", 0.3)];
+  const ids = (tools: readonly { id: string }[]) => tools.map((t) => t.id);
+
+  it("moves a server's overflow to the end with an infinite penalty", () => {
+    expect(ids(applyDiversity(ranked, 3, new Set()))).toEqual(["a1", "a2", "a3", "b1", "b2", "a4"]);
+  });
+
+  it("moves the overflow only behind other servers' tools within the penalty", () => {
+    // a4 (0.85 - 0.1 = 0.75) goes behind b1 (0.8) but stays ahead of the clearly worse b2 (0.3)
+    expect(ids(applyDiversity(ranked, 3, new Set(), 0.1))).toEqual(["a1", "a2", "a3", "b1", "a4", "b2"]);
+    expect(ids(applyDiversity(ranked, 3, new Set(), 0.01))).toEqual(["a1", "a2", "a3", "a4", "b1", "b2"]);
+  });
+
+  it("leaves exempt servers and a limit of 0 alone", () => {
+    expect(ids(applyDiversity(ranked, 3, new Set(["a"]), 0.1))).toEqual(ids(ranked));
+    expect(ids(applyDiversity(ranked, 0, new Set()))).toEqual(ids(ranked));
   });
 });

@@ -166,18 +166,23 @@ export function rankingConfidence(tools: readonly RankedTool[], coverage: number
   return Math.max(0, Math.min(1, evidence));
 }
 
-/** At most `limit` leading places per server (overflow moves to the end; `exempt` servers unlimited; 0 disables). */
-export function applyDiversity<T extends { server: string }>(tools: readonly T[], limit: number, exempt: ReadonlySet<string>): T[] {
+/**
+ * At most `limit` leading places per server: a tool beyond its server's `limit` ranks with its score lowered by
+ * `penalty`, so it moves behind the other servers' tools that come within `penalty` of it but not behind clearly worse
+ * ones (`Infinity`: the overflow moves to the end). `exempt` servers are unlimited; a `limit` of 0 disables.
+ */
+export function applyDiversity<T extends { server: string; score: number }>(
+  tools: readonly T[],
+  limit: number,
+  exempt: ReadonlySet<string>,
+  penalty = Number.POSITIVE_INFINITY,
+): T[] {
   if (limit <= 0) return [...tools];
   const perServer = new Map<string, number>();
-  const kept: T[] = [];
-  const overflow: T[] = [];
-  for (const tool of tools) {
+  const scored = tools.map((tool, at) => {
     const count = perServer.get(tool.server) ?? 0;
-    if (count < limit || exempt.has(tool.server)) {
-      kept.push(tool);
-      perServer.set(tool.server, count + 1);
-    } else overflow.push(tool);
-  }
-  return [...kept, ...overflow];
+    perServer.set(tool.server, count + 1);
+    return { tool, at, score: count < limit || exempt.has(tool.server) ? tool.score : tool.score - penalty };
+  });
+  return scored.sort((x, y) => y.score - x.score || x.at - y.at).map((entry) => entry.tool);
 }

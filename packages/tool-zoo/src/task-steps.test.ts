@@ -49,7 +49,24 @@ describe("splitTaskSteps", () => {
     expect(splitTaskSteps("'".repeat(50_000) + " and send it").length).toBeLessThanOrEqual(2);
   });
 
+  it("starts a step at a verb in no list when an object word follows it, and after a quoted passage's sentence end", () => {
+    expect(splitTaskSteps("show me the unstaged diff, stage the files under src/auth and roll it back")).toEqual([
+      "show me the unstaged diff",
+      "stage the files under src/auth",
+      "roll it back",
+    ]);
+    expect(splitTaskSteps('commit them with the message "fix it". I\'d also like a branch')).toEqual(['commit them with the message "fix it"', "I'd also like a branch"]);
+    // plural nouns, gerunds and names are no verbs
+    expect(splitTaskSteps("list the pods and services the team uses")).toEqual(["list the pods and services the team uses"]);
+    expect(splitTaskSteps("find the voltage of the field, assuming the field is 5 N/C")).toEqual(["find the voltage of the field, assuming the field is 5 N/C"]);
+  });
+
   it("tells requests from context sentences", () => {
+    // an imperative whose verb is in no list: a word that can be a verb, then an object word
+    for (const request of ["grep the logs for timeouts", "geocode it", "Geocode the trailhead"]) expect(isRequest(request)).toBe(true);
+    for (const context of ["Suddenly, the driver brakes", "Point A with coordinates [3, 2]", "Dependabot keeps nagging us", "Yesterday the site went down"]) {
+      expect(isRequest(context)).toBe(false);
+    }
     for (const request of ["get the weather in Paris", "Could you tell me the time in Tokyo", "I'd like the latest release notes", "what is the price of AAPL?"]) expect(isRequest(request)).toBe(true);
     for (const context of ["I'm a teacher in Berlin", "Our team ships every Friday", "Steps"]) expect(isRequest(context)).toBe(false);
   });

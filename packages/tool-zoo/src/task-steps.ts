@@ -35,10 +35,40 @@ const REQUEST_WORDS: ReadonlySet<string> = new Set(
  */
 export function isRequest(step: string): boolean {
   if (step.includes("?")) return true;
-  return step
-    .toLowerCase()
-    .split(/[^a-z']+/)
-    .some((word) => STEP_VERBS.has(word) || REQUEST_WORDS.has(word));
+  const typed = step.split(/[^A-Za-z']+/).filter(Boolean);
+  const lower = typed.map((word) => word.toLowerCase());
+  // the object word as typed: "Point A with …" is a name, not "point a …"
+  return lower.some((word) => STEP_VERBS.has(word) || REQUEST_WORDS.has(word)) || (typed[1] === lower[1] && imperativeShape(lower[0], lower[1]));
+}
+
+/**
+ * Words that start no imperative: pronouns, determiners, prepositions, conjunctions, time adverbs (general English).
+ * A clause whose first word is none of these and whose second is an object word ("grep the logs", "geocode it") is
+ * read as an imperative even when its verb is in no list.
+ */
+const NON_VERB_STARTS: ReadonlySet<string> = new Set(
+  (
+    "i i'm i've i'd we we're you he she it it's they this that these those there here the a an my our your his her its their " +
+    "if when while before after since because as so but or and nor yet for of in on at by with from to into about over " +
+    "yesterday today tomorrow tonight now then last next every each all some any no not also just maybe perhaps thanks thank"
+  ).split(" "),
+);
+/** Words that typically follow a transitive imperative verb: determiners and object pronouns. */
+const OBJECT_WORDS: ReadonlySet<string> = new Set(
+  "the a an my our your his her its their this these those all each every some it them me us him one two three".split(" "),
+);
+
+/**
+ * Whether a lower-case word can be an imperative verb: no function word, no plural noun ("services"), no gerund
+ * ("assuming"), no adverb in -ly ("suddenly"; "apply", "reply" are verbs).
+ */
+function verbShaped(word: string): boolean {
+  return /^[a-z][a-z-]+$/.test(word) && !NON_VERB_STARTS.has(word) && !/[^s]s$|[a-z]{3}ing$|[^p]ly$/.test(word);
+}
+
+/** Whether two leading lower-case words read as an imperative verb and its object ("stage the", "roll it"). */
+function imperativeShape(first: string | undefined, second: string | undefined): boolean {
+  return first !== undefined && second !== undefined && verbShaped(first) && OBJECT_WORDS.has(second);
 }
 
 /** Abbreviations whose final dot ends no sentence. */
@@ -75,10 +105,27 @@ export function splitTaskSteps(task: string): string[] {
     pendingComma = pendingAnd = -1;
     previous = "";
   };
+  // a word after "and" or a comma that is in no verb list and no plural: a step starts there if an object word follows
+  // ("stage the files", "roll it back"; not "pods and services the team uses")
+  let candidate: { cutAt: number; at: number } | undefined;
   for (let match = token.exec(text); match; match = token.exec(text)) {
     const value = match[0];
     const at = match.index;
-    if (protectedChars[at]) continue;
+    if (protectedChars[at]) {
+      // a sentence end right after a quoted passage (`… "done". Then …`) still ends the sentence
+      const last = at + value.length - 1;
+      if (!protectedChars[last] && /[.!?;]/.test(text[last]!)) {
+        cut(last + 1, last + 1);
+        reset();
+        candidate = undefined;
+      }
+      continue;
+    }
+    if (candidate && !/^\s+$/.test(value)) {
+      const next = value.replace(/[.!?;:]+$/, "");
+      if (OBJECT_WORDS.has(next)) cut(candidate.cutAt, candidate.at);
+      candidate = undefined;
+    }
     // "1." starts an enumeration at the start or after a colon, "2." continues it ("issue 3." ends a sentence)
     const number = /^\d{1,2}[.)]$/.test(value) ? Number.parseInt(value, 10) : 0;
     if (value.includes("\n") || (number > 0 && number === enumerated + 1 && (number > 1 || previous === "" || previous === ":"))) {
@@ -115,7 +162,9 @@ export function splitTaskSteps(task: string): string[] {
       continue;
     }
     if (word === "please" && (previous === "and" || previous === ",")) continue;
-    if (STEP_VERBS.has(word) && (pendingAnd >= 0 || (previous === "," && pendingComma >= 0))) cut(pendingAnd >= 0 ? pendingAnd : pendingComma, at);
+    const pendingCut = pendingAnd >= 0 ? pendingAnd : previous === "," && pendingComma >= 0 ? pendingComma : -1;
+    if (pendingCut >= 0 && STEP_VERBS.has(word)) cut(pendingCut, at);
+    else if (pendingCut >= 0 && !trailing && value === word && verbShaped(word)) candidate = { cutAt: pendingCut, at };
     pendingComma = pendingAnd = -1;
     previous = trailing.includes(":") ? ":" : word;
     if (sentenceEnd) {

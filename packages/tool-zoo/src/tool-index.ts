@@ -14,6 +14,7 @@ import { createDomainDetector, type DomainDetector, type ServerInfo } from "./do
 import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
+import { completeIdDependencies, idProfile, type IdProfile } from "./id-dependencies.js";
 import { isRequest, splitTaskSteps } from "./task-steps.js";
 import { associatedTerms } from "./term-associations.js";
 import { applyDiversity, createRankingSignals, rankingConfidence } from "./ranking-signals.js";
@@ -58,8 +59,13 @@ const ENTITY_WEIGHT = 0.8;
 const KIND_DOMAIN_FACTOR = 0.5;
 /** Rank of the semantic candidate whose similarity maps to 0 when semantic scores are normalised. */
 const SEMANTIC_FLOOR_RANK = 100;
-/** At most this many results per server (overflow moves to the end), unless the query names the server. */
+/** At most this many results per server (overflow moves down), unless the query names the server. */
 const MAX_PER_SERVER = 3;
+/**
+ * Score a tool beyond its server's `MAX_PER_SERVER` loses: it moves behind other servers' tools within this much of
+ * it, not behind clearly worse ones (a catalog of two servers, a task all about one of them).
+ */
+const DIVERSITY_PENALTY = 0.1;
 /** Keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts. */
 const KEYWORD_CANDIDATES = 200;
 /**
@@ -102,6 +108,14 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const store = options.store ?? createInMemoryVectorStore();
   const embedder = options.embedder;
   const documents = new Map<string, ToolDocument>();
+  const idProfiles = new WeakMap<ToolDocument, IdProfile>();
+  const idProfileOf = (id: string): IdProfile | undefined => {
+    const document = documents.get(id);
+    if (!document) return undefined;
+    let profile = idProfiles.get(document);
+    if (!profile) idProfiles.set(document, (profile = idProfile(document, analyzer)));
+    return profile;
+  };
   const metadataById = new Map<string, VectorMetadata>();
   const signals = createRankingSignals(analyzer, SIGNAL_WEIGHTS);
   const usageCounters = createUsageCounters();
@@ -480,7 +494,9 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       const exempt = new Set<string>();
       for (const [server, strength] of ranking.domains) if (strength >= 1) exempt.add(server);
       // a multi-step ranking is interleaved by step already
-      const ordered = (ranking.steps ? ranking.tools : applyDiversity(ranking.tools, singleServer ? 0 : MAX_PER_SERVER, exempt)).slice(0, input.top_k);
+      const diversified = ranking.steps ? ranking.tools : applyDiversity(ranking.tools, singleServer ? 0 : MAX_PER_SERVER, exempt, DIVERSITY_PENALTY);
+      // a leading tool that needs the id of something the task names gets the tool that finds it
+      const ordered = completeIdDependencies(diversified, idProfileOf, input.query).slice(0, input.top_k);
       const filter = toolFilter(input.servers, input.tags);
       const allowed = (id: string) => documents.has(id) && (!filter || matchesFilter(metadataById.get(id) ?? {}, filter));
       let hits: ToolSearchHit[] = [];
