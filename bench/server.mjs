@@ -225,7 +225,7 @@ try {
     `server CPU per universal_query (miss, explicit intent) / per bare echo: ${round(ratio, 2)}x (target <= 1.3x): ${ratio <= 1.3 ? "met" : "NOT met"}; per round: ${roundRatios.map((r) => round(r, 2)).join(", ")}`,
     `cache hit p50 ${round(hit.p50)} ms vs miss p50 ${round(miss.p50)} ms; CPU ${round(hit.cpuPerCallUs, 1)} vs ${round(missCpu, 1)} µs: hit ${hit.p50 < miss.p50 ? "faster" : "NOT faster"}`,
     `median of the per-round ratios: ${round(median(roundRatios), 2)}x`,
-    "the miss path includes the gateway's own HTTP call to the backend (node:http keep-alive), routing, cache and session writes, and Prometheus/ring-buffer/audit-log tracing; the echo server does no outbound call",
+    "the miss path includes the gateway's own HTTP call to the backend (undici keep-alive: the client side only, the Flowise reproduction runs in its own process on CPU 0 and its CPU is not counted), routing, cache and session writes, and Prometheus/ring-buffer/audit-log tracing; the echo server does no outbound call",
     "same protocol for both: MCP Streamable HTTP, stateless, JSON responses, one SDK Client each; not like for like: the echo server builds a new McpServer + SDK transport per request, the gateway serves a fresh SDK transport on pooled McpServers",
     `process warnings in the driver (e.g. MaxListenersExceededWarning from the SDK client): ${warnings}`,
     canPin ? "pinned: server under test on CPU 1, driver and backend on CPU 0 (taskset)" : "not pinned (taskset or a second core unavailable)",

@@ -190,7 +190,29 @@ export function midStreamError(backend: { id: string; kind: string }, flowId: st
  * @throws AfwError `INVALID_INPUT` when the request does not fit the contract.
  */
 export function parseExecutionRequest(request: FlowExecutionRequest): FlowExecutionRequest {
-  return parseOrThrow(FlowExecutionRequestSchema, request, "INVALID_INPUT", "flow execution request");
+  return plainExecutionRequest(request) ?? parseOrThrow(FlowExecutionRequestSchema, request, "INVALID_INPUT", "flow execution request");
+}
+
+/** The optional fields of {@link FlowExecutionRequestSchema} in its order, copied as the schema copies them when present (also as undefined). */
+const OPTIONAL_KEYS = ["sessionId", "history", "parameters", "uploads", "timeoutMs", "requestId"] as const;
+
+/**
+ * What {@link FlowExecutionRequestSchema} returns for the common request (scalar fields only: no history, parameters
+ * or uploads), checked by hand at a fraction of the schema's cost on the call path; undefined for anything else, which
+ * the schema then decides (so every refusal and its message come from the schema). Accepts only what the schema
+ * accepts: `adapter-common.test.ts` compares the two.
+ */
+export function plainExecutionRequest(request: unknown): FlowExecutionRequest | undefined {
+  if (typeof request !== "object" || request === null) return undefined;
+  const input = request as Record<string, unknown>;
+  const { flowId, question, sessionId, timeoutMs, requestId } = input;
+  if (typeof flowId !== "string" || flowId.length === 0 || typeof question !== "string" || question.length === 0) return undefined;
+  if (input["history"] !== undefined || input["parameters"] !== undefined || input["uploads"] !== undefined) return undefined;
+  if ((sessionId !== undefined && typeof sessionId !== "string") || (requestId !== undefined && typeof requestId !== "string")) return undefined;
+  if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) return undefined;
+  const parsed: Record<string, unknown> = { flowId, question };
+  for (const key of OPTIONAL_KEYS) if (key in input) parsed[key] = input[key];
+  return parsed as FlowExecutionRequest;
 }
 
 /**

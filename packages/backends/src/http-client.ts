@@ -127,7 +127,12 @@ export class HttpClient {
   /** New connections opened so far (a failed request that opened none ran on a reused socket). */
   private connections = 0;
 
+  /** Headers of every request, built once: ours, then the user's, then the authentication headers. */
+  private readonly baseHeaders: Readonly<Record<string, string>>;
+
   constructor(readonly config: HttpClientConfig) {
+    // No accept-encoding: small JSON replies and streams cost less uncompressed (compressed ones are still decoded).
+    this.baseHeaders = { accept: "application/json", "user-agent": "node", ...config.headers };
     this.agent = createOutboundAgent({ policy: config.connectPolicy, lookup: config.lookup, onConnect: () => this.connections++ });
   }
 
@@ -138,11 +143,19 @@ export class HttpClient {
 
   /** Builds the absolute URL of `path` with `query`. */
   url(path: string, query?: HttpRequestOptions["query"]): string {
+    return this.parsedUrl(path, query).toString();
+  }
+
+  /** The absolute URL of `path` with `query`, parsed once (the common request has no query). */
+  private parsedUrl(path: string, query?: HttpRequestOptions["query"]): URL {
     const url = new URL(this.config.baseURL + path);
-    for (const [key, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
+    if (query !== undefined) {
+      for (const key in query) {
+        const value = query[key];
+        if (value !== undefined) url.searchParams.set(key, String(value));
+      }
     }
-    return url.toString();
+    return url;
   }
 
   /**
@@ -155,13 +168,8 @@ export class HttpClient {
     const context = this.context(options.operation, options.flowId);
     if (options.signal?.aborted) throw errorFromException(options.signal.reason, "caller", options.timeoutMs, context);
     const scope = new RequestScope(options.timeoutMs, options.signal);
-    // No accept-encoding: small JSON replies and streams cost less uncompressed (compressed ones are still decoded).
-    const headers: Record<string, string> = {
-      accept: "application/json",
-      "user-agent": "node",
-      ...this.config.headers,
-      ...options.headers,
-    };
+    // A copy per request: a redirect may drop `content-type` from it.
+    const headers: Record<string, string> = options.headers === undefined ? { ...this.baseHeaders } : { ...this.baseHeaders, ...options.headers };
     let body: string | undefined;
     if (options.json !== undefined) {
       headers["content-type"] = "application/json";
@@ -170,7 +178,7 @@ export class HttpClient {
     try {
       // Redirects are followed by hand, within the backend's origin only: a reply must not send
       // the API key (or the gateway) to another host.
-      let url = new URL(this.url(options.path, options.query));
+      let url = this.parsedUrl(options.path, options.query);
       let method: string = options.method;
       for (let redirects = 0; ; redirects++) {
         const reply = await this.send(url, method, headers, body, scope);
