@@ -30,8 +30,8 @@ describe.skipIf(!existsSync(CHROMIUM))("gateway dashboard in Chromium", () => {
   const problems: string[] = [];
   const base = () => http.url.replace(/\/mcp$/, "");
 
-  async function ask(question: string): Promise<Record<string, any>> {
-    const result = (await client.callTool({ name: "universal_query", arguments: { question } })) as { content: Array<{ text: string }> };
+  async function ask(question: string, extra: Record<string, unknown> = {}): Promise<Record<string, any>> {
+    const result = (await client.callTool({ name: "universal_query", arguments: { question, ...extra } })) as { content: Array<{ text: string }> };
     return JSON.parse(result.content[0]!.text);
   }
 
@@ -82,11 +82,14 @@ describe.skipIf(!existsSync(CHROMIUM))("gateway dashboard in Chromium", () => {
   });
 
   it("shows the fallback when the chosen backend fails", async () => {
-    const probe = await ask("Why does my Rust build fail with a borrow checker error in the parser module?");
+    // An explicit intent: a low-confidence classification would hedge (both backends at once), and a hedged partner's
+    // answer is reported as fallback_reason "hedge", which the feed does not count as a fallback.
+    const technical = { intent: "technical-analysis" };
+    const probe = await ask("Why does my Rust build fail with a borrow checker error in the parser module?", technical);
     const failing = probe["_mcp_metadata"]["backend_used"] === "langflow" ? demo.langflow : demo.flowise;
     failing.setFaults([{ route: "run", status: 503, message: "overloaded" }]);
     try {
-      const answer = await ask("My Go service leaks goroutines under load; how do I find where?");
+      const answer = await ask("My Go service leaks goroutines under load; how do I find where?", technical);
       expect(answer["_mcp_metadata"]["fallback_used"]).toBe(true);
       const row = page.locator(`#feed-list > li[data-trace-id="${answer["_mcp_metadata"]["trace_id"]}"]`);
       await row.locator(".fallback-badge").waitFor();
