@@ -15,7 +15,6 @@ import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
 import { completeIdDependencies, idProfile, type IdProfile } from "./id-dependencies.js";
-import { fuseStepRankings } from "./step-fusion.js";
 import { isRequest, splitTaskSteps } from "./task-steps.js";
 import { associatedTerms } from "./term-associations.js";
 import { applyDiversity, createRankingSignals, rankingConfidence } from "./ranking-signals.js";
@@ -79,6 +78,11 @@ const TASK_DOMAIN_FACTOR = 0.8;
 const MERGED_CANDIDATES = 100;
 /** Leading tools of each list (the whole task's and each step's) fused for a multi-step task. */
 const FUSED_PER_LIST = 20;
+/**
+ * Rank offset of the reciprocal rank fusion of a multi-step task's lists: small, so that each list's first tool comes
+ * before any list's second (one slot per step and round) and agreement between lists orders tools within a round.
+ */
+const FUSION_K = 1;
 
 /** Metadata field of a stored vector record: hash of the embedder id and the tool's content. */
 const VECTOR_KEY = "vectorKey";
@@ -358,7 +362,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
 
   /**
    * Ranks a task: one query, or, for a task of several requests (context sentences are not steps), each step on its
-   * own (boosted by the servers the whole task names), fused by rounds (`fuseStepRankings`: the whole task's list, whose best
+   * own (boosted by the servers the whole task names), fused by reciprocal rank (the whole task's list, whose best
    * tool leads, and each confident step's), tagged by step.
    */
   const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
@@ -385,11 +389,23 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       return best === undefined ? tool : { ...tool, step: best };
     };
     const lists = [whole, ...useful.map((step) => perStep[step]!)];
-    // fused by rounds: after the whole task's best tool, every list's first tool comes before any list's second,
-    // ordered by the other lists that rank it too; a tool serves the step whose list ranks it best
+    // reciprocal rank fusion of the first tools of each list: after the whole task's best tool, a tool first in any
+    // list comes before any list's second, ordered by the other lists that rank it too; a tool serves the step whose
+    // list ranks it best
+    const fused = new Map<string, { tool: RankedTool; list: number; rank: number; score: number }>();
+    lists.forEach((list, at) => {
+      list.tools.slice(0, FUSED_PER_LIST).forEach((tool, rank) => {
+        const entry = fused.get(tool.id) ?? { tool, list: at, rank, score: 0 };
+        // the whole task's best tool leads whatever the steps say
+        entry.score += at === 0 && rank === 0 ? Number.POSITIVE_INFINITY : 1 / (FUSION_K + rank);
+        if (rank < entry.rank) Object.assign(entry, { tool, list: at, rank });
+        fused.set(tool.id, entry);
+      });
+    });
     const merged: RankedTool[] = [];
     const seen = new Set<string>();
-    for (const { item: tool, list } of fuseStepRankings(lists.map((list) => list.tools), FUSED_PER_LIST, MERGED_CANDIDATES)) {
+    for (const { tool, list } of [...fused.values()].sort((x, y) => y.score - x.score || x.rank - y.rank)) {
+      if (merged.length >= MERGED_CANDIDATES) break;
       seen.add(tool.id);
       merged.push(list === 0 ? stepOf(tool) : { ...tool, step: useful[list - 1]! });
     }
