@@ -72,6 +72,8 @@ const ANSWER_FORM: readonly RegExp[] = [
   /\b(respond|answer|reply)\b.{0,40}\b(only|entirely|solely)\s+in\s+\p{L}+/iu,
   /\bno other language\b/i,
 ];
+/** A sentence: text up to its closing punctuation, a line end or the end (linear: each character is read once). */
+const SENTENCE = /[^.!?\n]+(?:[.!?]+|\n|$)/g;
 /** Leading words of a sentence that constrains the answer when the sentence is the prompt's first. */
 const FORM_LEAD = /^(please\s+)?(do not|don't|never|avoid|make sure|ensure|be sure|keep it|keep your|limit|use only|respond|answer|reply|your|the (entire|whole) (response|answer|reply|output))\b/i;
 
@@ -81,7 +83,7 @@ const FORM_LEAD = /^(please\s+)?(do not|don't|never|avoid|make sure|ensure|be su
  */
 export function withoutAnswerForm(request: string): string {
   if (request.length < 40) return request;
-  const sentences = request.match(/[^.!?\n]+(?:[.!?]+|\n|$)/g);
+  const sentences = request.match(SENTENCE);
   if (!sentences || sentences.length < 2) return request;
   const kept = sentences.filter((raw, index) => {
     const sentence = raw.trim();
@@ -174,7 +176,7 @@ export function analyzePrompt(prompt: string): PromptStructure {
       picked.push(paragraph);
       return;
     }
-    const sentences = paragraph.match(/[^.!?]+[.!?]*/g) ?? [paragraph];
+    const sentences = paragraph.match(SENTENCE) ?? [paragraph];
     const asks = sentences.map((s) => s.trim()).filter((s) => s.length > 0 && asking(s));
     if (asks.length) picked.push(asks.join(" "));
     if (asks.length < sentences.length && paragraph.length > 200) middleDocument = true;
