@@ -3,8 +3,9 @@
  * running as its own process (`afw serve --http`), against healthy backends.
  *
  * Asserts: zero errors; bounded memory (the gateway runs with a capped V8 old space, so a leak
- * would kill it; its heap and RSS, sampled through `/metrics` and /proc, grow by less than a
- * bound between the first quarter of the run and its end); no
+ * would kill it; its V8 heap and its external memory (Buffers, typed arrays), sampled through
+ * `/metrics`, grow by less than a bound between the first quarter of the run and its end, and its
+ * RSS, read from /proc, stays under a ceiling); no
  * listener leak (no MaxListenersExceededWarning in the gateway's stderr or in this process).
  * Reports throughput and latency. CI: 20 clients x 10 s; `pnpm report`: 20 x 60 s.
  * `RELIABILITY_LOAD_TRACE_MEMORY=1` prints the memory samples every 5 s while it runs.
@@ -26,9 +27,18 @@ const SESSIONS = 40;
  * (a leak), it would die of heap exhaustion during the run and the queries would fail.
  */
 const OLD_SPACE_MB = sized("RELIABILITY_LOAD_OLD_SPACE_MB", 160, 160);
-/** Allowed growth of the gateway's heap / RSS from the first quarter of the run to its end. */
+/** Allowed growth of the gateway's V8 heap / external memory from the first quarter of the run to its end. */
 const HEAP_GROWTH_BOUND_MB = 48;
-const RSS_GROWTH_BOUND_MB = 96;
+const EXTERNAL_GROWTH_BOUND_MB = 32;
+/**
+ * Ceiling on the gateway's RSS at any sample. RSS is not bounded by its growth: under load the
+ * process's native allocations (malloc arenas of its threads, compiled code) rise from ~120 MB
+ * to ~300 MB over roughly its first 1,500 queries while the V8 heap stays near 60 MB, so a
+ * "first quarter to end" difference measures how far a loaded machine got through that ramp,
+ * not a leak (CI at 61 queries/s: 186 -> 308 MB; 150 s at 428/s with every bounded cache full:
+ * a plateau near 465 MB; measured 2026-11-29). A leak large enough to matter crosses the ceiling.
+ */
+const RSS_CEILING_MB = 640;
 
 let backends: Backends;
 let gateway: GatewayProcess;
@@ -62,13 +72,13 @@ describe(`sustained load: ${CLIENTS} clients for ${SECONDS} s through one gatewa
   it("answers everything with bounded memory and no listener leak", { timeout: (SECONDS + 60) * 1000 }, async () => {
     const latencies: number[] = [];
     const errors: string[] = [];
-    const memory: { atS: number; heapMb: number; rssMb: number }[] = [];
+    const memory: { atS: number; heapMb: number; externalMb: number; totalMb: number; rssMb: number }[] = [];
     let cacheHits = 0;
     const started = performance.now();
     const endAt = started + SECONDS * 1000;
     const mb = (bytes: number | undefined) => Math.round(((bytes ?? 0) / 1024 / 1024) * 10) / 10;
     const sample = async () => {
-      memory.push({ atS: Math.round((performance.now() - started) / 100) / 10, heapMb: mb(await gateway.metric("afw_nodejs_heap_size_used_bytes")), rssMb: mb(gateway.rssBytes()) });
+      memory.push({ atS: Math.round((performance.now() - started) / 100) / 10, heapMb: mb(await gateway.metric("afw_nodejs_heap_size_used_bytes")), externalMb: mb(await gateway.metric("afw_nodejs_external_memory_bytes")), totalMb: mb(await gateway.metric("afw_nodejs_heap_size_total_bytes")), rssMb: mb(gateway.rssBytes()) });
     };
     await sample();
     const sampler = setInterval(() => void sample(), Math.max(1_000, (SECONDS * 1000) / 20));
@@ -114,7 +124,8 @@ describe(`sustained load: ${CLIENTS} clients for ${SECONDS} s through one gatewa
 
     expect(errors).toEqual([]);
     expect(last.heapMb - quarter.heapMb).toBeLessThan(HEAP_GROWTH_BOUND_MB);
-    expect(last.rssMb - quarter.rssMb).toBeLessThan(RSS_GROWTH_BOUND_MB);
+    expect(last.externalMb - quarter.externalMb).toBeLessThan(EXTERNAL_GROWTH_BOUND_MB);
+    expect(Math.max(...memory.map((m) => m.rssMb))).toBeLessThan(RSS_CEILING_MB);
     expect(stderr).not.toMatch(/MaxListenersExceededWarning|memory leak/i);
     expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
   });
