@@ -1,7 +1,7 @@
 /** The live routing feed: one row per query, expandable into candidates, attempts, fallbacks and trace events. */
 import { useState } from "preact/hooks";
 import { api, redacted } from "./api.js";
-import { CACHE_LABELS, answeredOf, attemptText, chosenOf, eventDetails, formatMs, formatPercent, formatTime, isoOf, queryFacts, questionText, routeOf, shortFlow } from "./format.js";
+import { CACHE_LABELS, answeredOf, attemptText, chosenOf, eventDetails, formatMs, formatPercent, formatTime, hedgeBadge, isoOf, queryFacts, questionText, routeOf, shortFlow } from "./format.js";
 import { DataTable, Loaded, Muted, Panel, html, useLoad } from "./ui.js";
 
 const BREAKDOWN = ["flow_match", "health", "performance", "capability"];
@@ -68,6 +68,7 @@ function QueryDetails({ summary }) {
 function QueryRow({ summary }) {
   const [open, setOpen] = useState(false);
   const fallbacks = (summary.fallbacks ?? []).length;
+  const hedge = hedgeBadge(summary);
   return html`<li class=${`feed-row row-${summary.outcome}${fallbacks ? " has-fallback" : ""}`} data-trace-id=${summary.traceId}>
     <details class="feed-item" onToggle=${(event) => setOpen(event.currentTarget.open)}>
       <summary class="feed-summary">
@@ -77,6 +78,7 @@ function QueryRow({ summary }) {
         <span class="feed-route">${routeOf(answeredOf(summary) ?? chosenOf(summary))}</span>
         <span class=${`badge cache-${summary.cache ?? "unknown"}`}>${CACHE_LABELS[summary.cache ?? "unknown"] ?? summary.cache}</span>
         ${fallbacks > 0 && html`<span class="badge fallback-badge">fallback ×${fallbacks}</span>`}
+        ${hedge && html`<span class="badge hedge-badge" title="two candidates ran in parallel for an uncertain question">${hedge}</span>`}
         <span class="feed-latency">${formatMs(summary.durationMs)}</span>
         <${OutcomeBadge} summary=${summary} />
       </summary>

@@ -83,6 +83,19 @@ export function queryFacts(summary) {
   return facts.filter(([, value]) => value !== undefined && value !== "");
 }
 
+/**
+ * The feed's hedge badge: `hedge won` when the answer came from the partner that ran in parallel
+ * (the query's `fallback_used` with reason `hedge`), `hedged` when a partner ran but the first
+ * choice answered, `undefined` when nothing was hedged.
+ */
+export function hedgeBadge(summary) {
+  const hedged = (summary.attempts ?? []).filter((attempt) => attempt.hedged);
+  if (hedged.length === 0) return undefined;
+  const answered = answeredOf(summary);
+  const won = hedged.some((attempt) => attempt.outcome === "success" && attempt.flowId === answered?.flowId && attempt.backendId === answered?.backendId);
+  return won ? "hedge won" : "hedged";
+}
+
 /** One attempt as a line: `backend / flow (attempt 1): error CODE HTTP 503, 45 ms (hedged)`. */
 export function attemptText(attempt) {
   return [

@@ -6,6 +6,7 @@ import {
   eventDetails,
   formatMs,
   formatPercent,
+  hedgeBadge,
   historyParams,
   overviewItems,
   queryFacts,
@@ -54,6 +55,18 @@ describe("feed rows", () => {
     expect(eventDetails({ type: "routing-decided", traceId: "t", decision: { intent: "conversation", confidence: 0.5, strategy: "direct", candidates: [{}], chosen: { flowId: "lf:arch" } } })).toBe(
       "intent=conversation  confidence=50.0%  strategy=direct  candidates=1  chosen=lf:arch",
     );
+  });
+});
+
+describe("hedge badge", () => {
+  const attempt = (backendId: string, flowId: string, outcome: string, hedged?: boolean) => ({ backendId, flowId, attempt: 1, outcome, ...(hedged ? { hedged } : {}) });
+
+  it("says whether the parallel partner's answer was kept", () => {
+    const attempts = [attempt("lf", "lf:arch", "aborted"), attempt("fw", "fw:code", "success", true)];
+    expect(hedgeBadge({ attempts, answeredBackendId: "fw", answeredFlowId: "fw:code" })).toBe("hedge won");
+    expect(hedgeBadge({ attempts: [attempt("lf", "lf:arch", "success"), attempt("fw", "fw:code", "aborted", true)], answeredBackendId: "lf", answeredFlowId: "lf:arch" })).toBe("hedged");
+    expect(hedgeBadge({ attempts: [attempt("lf", "lf:arch", "error"), attempt("fw", "fw:code", "success")], answeredBackendId: "fw", answeredFlowId: "fw:code" })).toBeUndefined();
+    expect(hedgeBadge({})).toBeUndefined();
   });
 });
 
