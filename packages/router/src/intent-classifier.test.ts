@@ -31,7 +31,18 @@ const sharedDataFile = (name: string): string | undefined => {
 /** The default patterns with the fast path turned off, so every question reaches the model. */
 const NO_FAST_PATH = { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } };
 const realPromptsPath = sharedDataFile("intent-real-prompts.json");
-const realHeldOutPaths = ["real-heldout-self-instruct-user-oriented.json", "real-heldout-ifeval.json", "real-heldout-gitbugs-seamonkey.json"].map(sharedDataFile);
+/** The real held-out sets (data/DATA-SOURCES.md, HELDOUT-SETS-*.md) present in the shared data folder. */
+const realHeldOutPaths = [
+  "real-heldout-self-instruct-user-oriented.json",
+  "real-heldout-ifeval.json",
+  "real-heldout-gitbugs-seamonkey.json",
+  "real-heldout-ifeval-2.json",
+  "real-heldout-koala.json",
+  "real-heldout-wizardlm.json",
+  "real-heldout-alpaca-eval.json",
+]
+  .map(sharedDataFile)
+  .filter((path): path is string => path !== undefined);
 
 describe("bundled intent model", () => {
   it("was trained on the current exemplars, patterns and cue lexicon (run `pnpm --filter @afw/router train` after editing them)", async () => {
@@ -56,9 +67,9 @@ describe("bundled intent model", () => {
       expect(model.exemplarsHash).toBe(hashIntentExemplars(exemplars));
     }
   });
-  it.skipIf(!realPromptsPath || realHeldOutPaths.includes(undefined))("trains on no prompt of the real held-out sets (data/DATA-SOURCES.md)", async () => {
+  it.skipIf(!realPromptsPath || realHeldOutPaths.length === 0)("trains on no prompt of the real held-out sets (data/DATA-SOURCES.md)", async () => {
     const read = async (path: string) => (JSON.parse(await readFile(path, "utf8")) as { question: string }[]).map((r) => r.question.trim().toLowerCase());
-    const heldOut = new Set((await Promise.all(realHeldOutPaths.map((p) => read(p!)))).flat());
+    const heldOut = new Set((await Promise.all(realHeldOutPaths.map((p) => read(p)))).flat());
     const trained = [...(await loadBundledIntentModel())!.exemplars.map((e) => e.text.trim().toLowerCase()), ...(await read(realPromptsPath!))];
     expect(heldOut.size).toBeGreaterThan(200);
     expect(trained.filter((text) => heldOut.has(text))).toEqual([]);
