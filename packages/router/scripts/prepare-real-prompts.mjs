@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseCsv } from "csv-parse/sync";
 import { parse as parseYaml } from "yaml";
+import { technicalPrompts } from "./real-prompts-technical.mjs";
 
 const mirrors = process.env.AFW_MIRRORS ?? "/work/.mirror";
 const out = process.env.AFW_SHARED_DATA;
@@ -189,6 +190,9 @@ for (const [i, r] of bugReports("hadoop/hadoop_bugs.csv").entries()) {
 // Another project, tracker and language than the Hadoop training reports (same collector).
 const seamonkey = bugReports("seamonkey/SeaMonkey_bugs.csv").map((r) => ({ id: `gitbugs-seamonkey-${r.id}`, question: r.question, intent: "technical-analysis", source: "gitbugs seamonkey/SeaMonkey_bugs.csv" }));
 writeFileSync(join(out, "real-heldout-gitbugs-seamonkey.json"), JSON.stringify(seamonkey, null, 1) + "\n");
+
+// StackEval, MBPP and NL2Bash programming prompts -> technical-analysis (scripts/real-prompts-technical.mjs).
+items.push(...technicalPrompts(show, items));
 
 const commits = Object.fromEntries([NLU, WTQ, QED, CONALA, CHATTERBOT, AWESOME, GITBUGS, TATQA, EQBENCH].map((r) => [r.replace("+", "/"), r === AWESOME ? `${AWESOME_COMMIT}, ${AWESOME_2025_COMMIT}, ${AWESOME_2026_COMMIT}` : commit(r)]));
 writeFileSync(trainingPath, JSON.stringify(items, null, 1) + "\n");
