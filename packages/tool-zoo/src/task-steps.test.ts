@@ -87,6 +87,11 @@ describe("splitTaskSteps", () => {
       "book a table near it",
       "list the museums and parks there worth a visit this week",
     ]);
+    // a condition cut off by its comma stays with its request
+    expect(requestSteps("List the pods in the payments namespace. If it is the new deployment, roll it back.")).toEqual([
+      "List the pods in the payments namespace",
+      "If it is the new deployment, roll it back",
+    ]);
     // an imperative that refers back is a step of its own
     expect(requestSteps("Summarise the report. Save it.")).toEqual(["Summarise the report", "Save it"]);
   });

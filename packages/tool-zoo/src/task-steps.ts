@@ -96,9 +96,10 @@ const askedOfYou = (words: readonly string[]) => /^(?:can|could|would|will)$/.te
 
 /**
  * The steps of a task that ask for something, in order: context sentences left out, an opening question for help
- * before two or more steps left out ("Can you help me with a few things?"), and a question that only refers back
+ * before two or more steps left out ("Can you help me with a few things?"), a question that only refers back
  * ("Can you solve these for me?", "Could you find that for me?") joined to the context sentence before it, or left
- * out after a request.
+ * out after a request, and a condition joined to the request it was cut from ("If it is the new deployment, roll it
+ * back").
  */
 export function requestSteps(task: string): string[] {
   const steps = splitTaskSteps(task);
@@ -112,8 +113,10 @@ export function requestSteps(task: string): string[] {
       previousWasRequest = true;
       return;
     }
+    // "If it is the new deployment, roll it back": the condition belongs to the request after it
+    const condition = at > 0 && !previousWasRequest && /^(?:if|when|once|unless|whenever)$/.test(stepWords(steps[at - 1]!)[0] ?? "");
     previousWasRequest = isRequest(step);
-    if (previousWasRequest) requests.push(step);
+    if (previousWasRequest) requests.push(condition ? `${steps[at - 1]}, ${step}` : step);
   });
   const first = stepWords(requests[0] ?? "");
   const opening = askedOfYou(first) && (first.includes("help") || first.includes("assist"));
