@@ -87,6 +87,11 @@ describe("splitTaskSteps", () => {
       "book a table near it",
       "list the museums and parks there worth a visit this week",
     ]);
+    // a request that refers back to the context sentence before it is joined to it
+    expect(requestSteps("Get the weather in Paris. I'm staying at the Hilton for 5 nights. Could you tell me how much that would cost?")).toEqual([
+      "Get the weather in Paris",
+      "I'm staying at the Hilton for 5 nights, Could you tell me how much that would cost",
+    ]);
     // a condition cut off by its comma stays with its request
     expect(requestSteps("List the pods in the payments namespace. If it is the new deployment, roll it back.")).toEqual([
       "List the pods in the payments namespace",

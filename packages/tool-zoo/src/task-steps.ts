@@ -81,7 +81,9 @@ const NO_CONTENT: ReadonlySet<string> = new Set([
 /** Most content words of an opening question for help ("Can you help me plan a day out?") that is no step. */
 const MAX_OPENING_WORDS = 4;
 /** Words that refer back to what the task said before ("solve these", "find that for me"). */
-const BACK_REFERENCES: ReadonlySet<string> = new Set("these those that them it this".split(" "));
+const BACK_REFERENCES: ReadonlySet<string> = new Set("these those that them it its this".split(" "));
+/** Words that open a condition. */
+const CONDITIONS: ReadonlySet<string> = new Set("if when once unless whenever".split(" "));
 
 /** The lower-case words of a step, contractions as their first word. */
 function stepWords(step: string): string[] {
@@ -95,11 +97,11 @@ function stepWords(step: string): string[] {
 const askedOfYou = (words: readonly string[]) => /^(?:can|could|would|will)$/.test(words[0] ?? "") && words[1] === "you";
 
 /**
- * The steps of a task that ask for something, in order: context sentences left out, an opening question for help
- * before two or more steps left out ("Can you help me with a few things?"), a question that only refers back
- * ("Can you solve these for me?", "Could you find that for me?") joined to the context sentence before it, or left
- * out after a request, and a condition joined to the request it was cut from ("If it is the new deployment, roll it
- * back").
+ * The steps of a task that ask for something, in order: context sentences left out, except that a request referring
+ * back to the context sentence right before it, or cut from a condition, is joined to it ("I'm staying at the Hilton
+ * for 5 nights. Could you tell me how much that would cost?", "If it is the new deployment, roll it back"); a question
+ * that only refers back to a request ("Can you solve these for me?") and an opening question for help before two or
+ * more steps ("Can you help me with a few things?") left out.
  */
 export function requestSteps(task: string): string[] {
   const steps = splitTaskSteps(task);
@@ -107,16 +109,12 @@ export function requestSteps(task: string): string[] {
   let previousWasRequest = false;
   steps.forEach((step, at) => {
     const words = stepWords(step);
-    if (at > 0 && askedOfYou(words) && words.some((word) => BACK_REFERENCES.has(word)) && words.filter((word) => !NO_CONTENT.has(word)).length <= 1) {
-      // "Could you find that for me?" after a context sentence: that sentence is the request
-      if (!previousWasRequest) requests.push(`${steps[at - 1]}, ${step}`);
-      previousWasRequest = true;
-      return;
-    }
-    // "If it is the new deployment, roll it back": the condition belongs to the request after it
-    const condition = at > 0 && !previousWasRequest && /^(?:if|when|once|unless|whenever)$/.test(stepWords(steps[at - 1]!)[0] ?? "");
+    const refersBack = words.some((word) => BACK_REFERENCES.has(word));
+    if (previousWasRequest && askedOfYou(words) && refersBack && words.filter((word) => !NO_CONTENT.has(word)).length <= 1) return;
+    const before = at > 0 && !previousWasRequest ? steps[at - 1]! : undefined;
+    const joins = before !== undefined && (refersBack || CONDITIONS.has(stepWords(before)[0] ?? ""));
     previousWasRequest = isRequest(step);
-    if (previousWasRequest) requests.push(condition ? `${steps[at - 1]}, ${step}` : step);
+    if (previousWasRequest) requests.push(joins ? `${before}, ${step}` : step);
   });
   const first = stepWords(requests[0] ?? "");
   const opening = askedOfYou(first) && (first.includes("help") || first.includes("assist"));
