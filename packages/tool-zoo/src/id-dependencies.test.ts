@@ -86,5 +86,16 @@ describe("completeIdDependencies", () => {
     expect(givesIds("track 4uLU6hMCjMI75M1A2tKUQC")).toBe(true);
     expect(givesIds("movies of 2021 rated above 7")).toBe(false);
     expect(givesIds("the 2 Broke Girls poster")).toBe(false);
+    expect(givesIds("release v2-beta of 1999-2024")).toBe(false);
+    expect(givesIds("ticket ab-0123")).toBe(true);
+  });
+
+  it("reads long hyphenated runs in one pass (no backtracking over their boundaries)", () => {
+    // every hyphen is a word boundary a backtracking pattern would restart from
+    const words = "a-".repeat(50_000);
+    expect(givesIds(words)).toBe(false);
+    expect(givesIds(`${words}7`)).toBe(true);
+    expect(givesIds(`-${"-".repeat(50_000)}x9`)).toBe(false);
+    expect(givesIds(`${"1-".repeat(50_000)}x`)).toBe(true);
   });
 });

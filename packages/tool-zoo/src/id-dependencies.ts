@@ -50,9 +50,21 @@ export function idProfile(document: ToolDocument, analyzer: TextAnalyzer): IdPro
   return { needs: [...new Set(needs)], finds };
 }
 
-/** Whether a task gives ids itself (a number of 3+ digits that is no year, or a long code mixing letters and digits). */
+/**
+ * Whether a task gives ids itself: a word of 3+ digits that is no year, or a code of 10+ characters (letters, digits,
+ * `_` and inner `-`) mixing letters and digits. One linear pass over the runs of word characters and hyphens.
+ */
 export function givesIds(task: string): boolean {
-  return /\b(?!(?:19|20)\d\d\b)\d{3,}\b|\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{10,}\b/.test(task);
+  for (const [run] of task.matchAll(/[\w-]+/g)) {
+    let start = 0;
+    let end = run.length;
+    while (run[start] === "-") start++;
+    while (end > start && run[end - 1] === "-") end--;
+    const code = run.slice(start, end);
+    if (code.length >= 10 && /\d/.test(code) && /[A-Za-z]/.test(code)) return true;
+    if (run.split("-").some((word) => /^\d{3,}$/.test(word) && !/^(?:19|20)\d\d$/.test(word))) return true;
+  }
+  return false;
 }
 
 /** Leading results whose id needs are looked at. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isRequest, MAX_TASK_STEPS, splitTaskSteps } from "./task-steps.js";
+import { isRequest, MAX_TASK_STEPS, requestSteps, splitTaskSteps } from "./task-steps.js";
 
 describe("splitTaskSteps", () => {
   it("splits at commas and conjunctions that start a new verb", () => {
@@ -61,13 +61,55 @@ describe("splitTaskSteps", () => {
     expect(splitTaskSteps("find the voltage of the field, assuming the field is 5 N/C")).toEqual(["find the voltage of the field, assuming the field is 5 N/C"]);
   });
 
+  it("pairs quotes of one kind, and reads a task wrapped in quotes as a whole as unquoted", () => {
+    // a backtick does not close a double quote
+    expect(splitTaskSteps('Say "hi to `x` now. Then" and stop. Then list the `pods`.')).toEqual(['Say "hi to `x` now. Then"', "stop", "list the `pods`"]);
+    expect(splitTaskSteps('"Get the weather in Paris. Then book a table."')).toEqual(["Get the weather in Paris", "book a table"]);
+  });
+
+  it("keeps the steps that ask for something: no context, no opening question for help, no bare back-reference", () => {
+    expect(requestSteps("Can you help me with a few things? First, get the weather in Paris. Second, convert 30 C to F. Can you do these for me?")).toEqual([
+      "get the weather in Paris",
+      "convert 30 C to F",
+    ]);
+    // a question that only refers back asks for the context sentence before it
+    expect(requestSteps("Get the weather in Paris. I'm curious about who invented the telephone. Could you find that for me?")).toEqual([
+      "Get the weather in Paris",
+      "I'm curious about who invented the telephone",
+    ]);
+    expect(requestSteps("Get the weather in Paris. The telephone was invented long ago. Could you find that for me?")).toEqual([
+      "Get the weather in Paris",
+      "The telephone was invented long ago, Could you find that for me",
+    ]);
+    // an opening question with a request of its own, or before a single step, is a step
+    expect(requestSteps("Can you help me find the Slack user Bob and his manager? Then message him.")).toEqual(["Can you help me find the Slack user Bob and his manager", "message him"]);
+    expect(requestSteps("Could you help me find a hotel? Then book a table near it. Also list the museums and parks there worth a visit this week.")).toEqual([
+      "book a table near it",
+      "list the museums and parks there worth a visit this week",
+    ]);
+    // a request that refers back to the context sentence before it is joined to it
+    expect(requestSteps("Get the weather in Paris. I'm staying at the Hilton for 5 nights. Could you tell me how much that would cost?")).toEqual([
+      "Get the weather in Paris",
+      "I'm staying at the Hilton for 5 nights, Could you tell me how much that would cost",
+    ]);
+    // a condition cut off by its comma stays with its request
+    expect(requestSteps("List the pods in the payments namespace. If it is the new deployment, roll it back.")).toEqual([
+      "List the pods in the payments namespace",
+      "If it is the new deployment, roll it back",
+    ]);
+    // an imperative that refers back is a step of its own
+    expect(requestSteps("Summarise the report. Save it.")).toEqual(["Summarise the report", "Save it"]);
+  });
+
   it("tells requests from context sentences", () => {
     // an imperative whose verb is in no list: a word that can be a verb, then an object word
     for (const request of ["grep the logs for timeouts", "geocode it", "Geocode the trailhead"]) expect(isRequest(request)).toBe(true);
     for (const context of ["Suddenly, the driver brakes", "Point A with coordinates [3, 2]", "Dependabot keeps nagging us", "Yesterday the site went down"]) {
       expect(isRequest(context)).toBe(false);
     }
-    for (const request of ["get the weather in Paris", "Could you tell me the time in Tokyo", "I'd like the latest release notes", "what is the price of AAPL?"]) expect(isRequest(request)).toBe(true);
+    for (const request of ["get the weather in Paris", "Could you tell me the time in Tokyo", "I'd like the latest release notes", "what is the price of AAPL?", "I'm curious about the chess rating of Magnus Carlsen"]) {
+      expect(isRequest(request)).toBe(true);
+    }
     for (const context of ["I'm a teacher in Berlin", "Our team ships every Friday", "Steps"]) expect(isRequest(context)).toBe(false);
   });
 });

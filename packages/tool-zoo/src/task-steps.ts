@@ -26,7 +26,7 @@ const STEP_VERBS: ReadonlySet<string> = new Set(
 
 /** Words that make a sentence a request rather than context ("I'd like …", "could you …", "what is …?"). */
 const REQUEST_WORDS: ReadonlySet<string> = new Set(
-  "give provide need want like help please could can would let what which who whom whose where when why how".split(" "),
+  "give provide need want like help please could can would let what which who whom whose where when why how interested curious wonder wondering".split(" "),
 );
 
 /**
@@ -71,6 +71,57 @@ function imperativeShape(first: string | undefined, second: string | undefined):
   return first !== undefined && second !== undefined && verbShaped(first) && OBJECT_WORDS.has(second);
 }
 
+/** Words of a request that name no content: modals, pronouns, "help", "for me" (general English). */
+const NO_CONTENT: ReadonlySet<string> = new Set([
+  ..."can could would will you me us for with do help assist please kindly".split(" "),
+  ...REQUEST_WORDS,
+  ...OBJECT_WORDS,
+  ...NON_VERB_STARTS,
+]);
+/** Most content words of an opening question for help ("Can you help me plan a day out?") that is no step. */
+const MAX_OPENING_WORDS = 4;
+/** Words that refer back to what the task said before ("solve these", "find that for me"). */
+const BACK_REFERENCES: ReadonlySet<string> = new Set("these those that them it its this".split(" "));
+/** Words that open a condition. */
+const CONDITIONS: ReadonlySet<string> = new Set("if when once unless whenever".split(" "));
+
+/** The lower-case words of a step, contractions as their first word. */
+function stepWords(step: string): string[] {
+  return step
+    .split(/[^A-Za-z']+/)
+    .filter(Boolean)
+    .map((word) => word.toLowerCase().split("'")[0]!);
+}
+
+/** Whether a step is a question put to the assistant ("can you …", "could you please …"). */
+const askedOfYou = (words: readonly string[]) => /^(?:can|could|would|will)$/.test(words[0] ?? "") && words[1] === "you";
+
+/**
+ * The steps of a task that ask for something, in order: context sentences left out, except that a request referring
+ * back to the context sentence right before it, or cut from a condition, is joined to it ("I'm staying at the Hilton
+ * for 5 nights. Could you tell me how much that would cost?", "If it is the new deployment, roll it back"); a question
+ * that only refers back to a request ("Can you solve these for me?") and an opening question for help before two or
+ * more steps ("Can you help me with a few things?") left out.
+ */
+export function requestSteps(task: string): string[] {
+  const steps = splitTaskSteps(task);
+  const requests: string[] = [];
+  let previousWasRequest = false;
+  steps.forEach((step, at) => {
+    const words = stepWords(step);
+    const refersBack = words.some((word) => BACK_REFERENCES.has(word));
+    if (previousWasRequest && askedOfYou(words) && refersBack && words.filter((word) => !NO_CONTENT.has(word)).length <= 1) return;
+    const before = at > 0 && !previousWasRequest ? steps[at - 1]! : undefined;
+    const joins = before !== undefined && (refersBack || CONDITIONS.has(stepWords(before)[0] ?? ""));
+    previousWasRequest = isRequest(step);
+    if (previousWasRequest) requests.push(joins ? `${before}, ${step}` : step);
+  });
+  const first = stepWords(requests[0] ?? "");
+  const opening = askedOfYou(first) && (first.includes("help") || first.includes("assist"));
+  if (requests.length >= 3 && opening && first.filter((word) => !NO_CONTENT.has(word)).length <= MAX_OPENING_WORDS) requests.shift();
+  return requests;
+}
+
 /** Abbreviations whose final dot ends no sentence. */
 const ABBREVIATIONS: ReadonlySet<string> = new Set(["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "no", "approx"]);
 
@@ -82,10 +133,10 @@ const ALWAYS = /^(?:and\s+then|then|after\s+that|afterwards|afterward|finally|ne
  * "then", "after that", "also", and "and" or a comma before a verb; never inside quotes.
  */
 export function splitTaskSteps(task: string): string[] {
-  const text = task.slice(0, MAX_TASK_CHARS);
+  const text = unwrapQuotes(task.slice(0, MAX_TASK_CHARS));
   // protect quoted passages: their characters never split
   const protectedChars = new Uint8Array(text.length);
-  const quote = /(["“`])[^"”`\n]{0,300}?["”`]|(^|[\s(:=,])'[^'\n]{1,300}?'(?=$|[\s).,;:!?])/g;
+  const quote = /"[^"\n]{0,300}?"|“[^“”\n]{0,300}?[”"]|`[^`\n]{0,300}?`|(^|[\s(:=,])'[^'\n]{1,300}?'(?=$|[\s).,;:!?])/g;
   for (let match = quote.exec(text); match; match = quote.exec(text)) protectedChars.fill(1, match.index, match.index + match[0].length);
 
   const steps: string[] = [];
@@ -176,6 +227,13 @@ export function splitTaskSteps(task: string): string[] {
   if (steps.length <= 1) return [task.trim()].filter(Boolean);
   if (steps.length > MAX_TASK_STEPS) steps.splice(MAX_TASK_STEPS - 1, steps.length, steps.slice(MAX_TASK_STEPS - 1).join("; "));
   return steps;
+}
+
+/** A task wrapped in one pair of double quotes as a whole, without them (its sentences are no quoted passage). */
+function unwrapQuotes(text: string): string {
+  const trimmed = text.trim();
+  const inner = trimmed.slice(1, -1);
+  return /^["“]/.test(trimmed) && /["”]$/.test(trimmed) && !/["“”]/.test(inner) ? inner : text;
 }
 
 /** A step without leading connectors and punctuation; empty when no word of 2+ letters is left. */

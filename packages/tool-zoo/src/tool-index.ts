@@ -15,7 +15,7 @@ import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
 import { completeIdDependencies, idProfile, type IdProfile } from "./id-dependencies.js";
-import { isRequest, splitTaskSteps } from "./task-steps.js";
+import { requestSteps } from "./task-steps.js";
 import { associatedTerms } from "./term-associations.js";
 import { applyDiversity, createRankingSignals, rankingConfidence } from "./ranking-signals.js";
 import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from "./text-analysis.js";
@@ -366,7 +366,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
    * tool leads, and each confident step's), tagged by step.
    */
   const rank = async (query: string, rankOptions: RankOptions = {}): Promise<Ranking> => {
-    const steps = splitTaskSteps(query).filter(isRequest);
+    const steps = requestSteps(query);
     if (steps.length < 2) return rankOne(query, rankOptions);
     if (embedder && rankOptions.mode !== "keyword" && withoutVectors.size === 0) {
       // one embedder call for the task and its steps; each step embeds (and degrades) on its own if this fails
