@@ -4,8 +4,7 @@
 // Needs git snapshots of the source repositories (AFW_MIRRORS: a folder holding <owner>+<name>/repo)
 // and rewrites $AFW_SHARED_DATA/intent-real-prompts.json (its self-instruct seed items stay, the items
 // of the sources below are replaced) and the held-out $AFW_SHARED_DATA/real-heldout-gitbugs-seamonkey.json.
-// Deterministic. Run: node scripts/prepare-real-prompts.mjs   (AFW_CANDIDATE_SOURCES=1: also add the fourth round's candidate
-// sources, tried and not adopted: docs/decisions/2026-11-29-router-training-data-4.md; point AFW_SHARED_DATA at a folder of your own)
+// Deterministic. Run: node scripts/prepare-real-prompts.mjs
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -195,58 +194,55 @@ writeFileSync(join(out, "real-heldout-gitbugs-seamonkey.json"), JSON.stringify(s
 // StackEval, MBPP and NL2Bash programming prompts -> technical-analysis (scripts/real-prompts-technical.mjs).
 items.push(...technicalPrompts(show, items));
 
-// Fourth round's candidate sources (AFW_CANDIDATE_SOURCES=1), tried and not adopted: they cost 1-4 of the 474 tuning items
-// (docs/decisions/2026-11-29-router-training-data-4.md). Rules and one-by-one labels as in data/DATA-SOURCES.md.
-const CANDIDATES = process.env.AFW_CANDIDATE_SOURCES === "1";
+// Fourth round's further sources, adopted with the technical prompts above (docs/decisions/2026-11-29-router-training-data-4.md,
+// lead addendum). Rules and one-by-one labels as in data/DATA-SOURCES.md.
 const LONGWRITER = "THUDM+LongWriter";
 const COUNSEL = "nbertagnolli+counsel-chat";
 const EXPERTQA = "chaitanyamalaviya+ExpertQA";
-if (CANDIDATES) {
-  // f/awesome-chatgpt-prompts at 24641836, TEXT rows not in the older files read by title: 71 naming a story, poem, song,
-  // letter, post, blog, script, copy, narrative, character or brainstorm and 43 naming a strategy, framework, template,
-  // decision, breakdown, structure, workflow, study, course or proposal; labelled one by one, the rest left out.
-  const candidateRows = {
-    "creative-orientation": [189, 222, 223, 234, 237, 408, 463, 536, 616, 619, 810, 835, 918, 1000, 1031, 1102, 1273],
-    "structural-thinking": [219, 971, 1025, 1224, 1226, 1338],
-  };
-  for (const [intent, rows] of Object.entries(candidateRows)) {
-    for (const row of rows) {
-      if (awesomeOld.has(awesome2026[row].prompt.trim()) || awesome2025Set.has(awesome2026[row].prompt.trim())) throw new Error(`awesome-chatgpt-prompts row ${row} is already in an older file`);
-      items.push({ id: `awesome-2026-${row}`, question: awesome2026[row].prompt.trim(), intent, source: `awesome-chatgpt-prompts prompts.csv at 24641836 (${awesome2026[row].act})` });
-    }
-  }
-  // EQ-bench/EQ-Bench at 9bed19f5 (an earlier version, MIT): the 10 prompts the newest version no longer holds -> creative.
-  const eqHead = new Set(Object.values(JSON.parse(show(EQBENCH, "data/creative_writing_prompts.json").toString())).map((p) => p.writing_prompt.slice(0, 60)));
-  for (const [key, p] of Object.entries(JSON.parse(show(EQBENCH, "data/creative_writing_prompts.json", "9bed19f5d51ba17cd34d4b75019de5359c069e07").toString()))) {
-    if (!eqHead.has(p.writing_prompt.slice(0, 60))) items.push({ id: `eqbench-creative-2024-${key}`, question: p.writing_prompt.replace("<SEED>", p.seed_modifiers[0]).trim(), intent: "creative-orientation", source: "EQ-Bench data/creative_writing_prompts.json at 9bed19f5" });
-  }
-  // THUDM/LongWriter (Apache-2.0) evaluation/longbench_write_en.jsonl: the 60 English LongBench-Write requests, labelled one by
-  // one (line -> intent); 25 left out (see DATA-SOURCES.md).
-  const longWriterLabels = {
-    "creative-orientation": [1, 4, 5, 6, 7, 8, 10, 12, 13, 17, 20, 21, 22, 23, 26, 28, 29, 38, 41, 43, 47, 50, 51, 52, 54, 55, 57, 58],
-    "structural-thinking": [0, 25, 39],
-    conversation: [3, 11, 18, 32],
-  };
-  const longWriter = show(LONGWRITER, "evaluation/longbench_write_en.jsonl").toString().trim().split("\n").map((l) => JSON.parse(l));
-  for (const [intent, lines] of Object.entries(longWriterLabels)) {
-    for (const line of lines) items.push({ id: `longwriter-${line}`, question: longWriter[line].prompt.trim(), intent, source: `LongWriter evaluation/longbench_write_en.jsonl (${longWriter[line].type})` });
-  }
-  // nbertagnolli/counsel-chat (MIT): questions people asked therapists, each once, every 13th -> conversation (advice).
-  const counselIds = new Set();
-  const counsel = parseCsv(show(COUNSEL, "data/20200325_counsel_chat.csv"), { columns: true }).filter((r) => !counselIds.has(r.questionID) && counselIds.add(r.questionID));
-  for (const [i, r] of counsel.entries()) {
-    if (i % 13 === 0) items.push({ id: `counsel-${r.questionID}`, question: `${r.questionTitle.trim()}\n${r.questionText.trim()}`, intent: "conversation", source: `counsel-chat data/20200325_counsel_chat.csv (${r.topic})` });
-  }
-  // chaitanyamalaviya/ExpertQA (MIT) data/r1_data_anon.jsonl: experts' questions about their field -> conversation, without the
-  // fields Engineering and Technology, Mathematics and Other, requests for resources and questions under six words; every 24th.
-  const experts = show(EXPERTQA, "data/r1_data_anon.jsonl").toString().trim().split("\n").map((l) => JSON.parse(l))
-    .filter((r) => !["Engineering and Technology", "Mathematics", "Other"].includes(r.metadata.field) && !r.metadata.question_type.includes("list of resources") && r.question.trim().split(/\s+/).length >= 6);
-  for (const [i, r] of experts.entries()) {
-    if (i % 24 === 0) items.push({ id: `expertqa-${i}`, question: r.question.trim(), intent: "conversation", source: `ExpertQA data/r1_data_anon.jsonl (${r.metadata.field})` });
+// f/awesome-chatgpt-prompts at 24641836, TEXT rows not in the older files read by title: 71 naming a story, poem, song,
+// letter, post, blog, script, copy, narrative, character or brainstorm and 43 naming a strategy, framework, template,
+// decision, breakdown, structure, workflow, study, course or proposal; labelled one by one, the rest left out.
+const candidateRows = {
+  "creative-orientation": [189, 222, 223, 234, 237, 408, 463, 536, 616, 619, 810, 835, 918, 1000, 1031, 1102, 1273],
+  "structural-thinking": [219, 971, 1025, 1224, 1226, 1338],
+};
+for (const [intent, rows] of Object.entries(candidateRows)) {
+  for (const row of rows) {
+    if (awesomeOld.has(awesome2026[row].prompt.trim()) || awesome2025Set.has(awesome2026[row].prompt.trim())) throw new Error(`awesome-chatgpt-prompts row ${row} is already in an older file`);
+    items.push({ id: `awesome-2026-${row}`, question: awesome2026[row].prompt.trim(), intent, source: `awesome-chatgpt-prompts prompts.csv at 24641836 (${awesome2026[row].act})` });
   }
 }
+// EQ-bench/EQ-Bench at 9bed19f5 (an earlier version, MIT): the 10 prompts the newest version no longer holds -> creative.
+const eqHead = new Set(Object.values(JSON.parse(show(EQBENCH, "data/creative_writing_prompts.json").toString())).map((p) => p.writing_prompt.slice(0, 60)));
+for (const [key, p] of Object.entries(JSON.parse(show(EQBENCH, "data/creative_writing_prompts.json", "9bed19f5d51ba17cd34d4b75019de5359c069e07").toString()))) {
+  if (!eqHead.has(p.writing_prompt.slice(0, 60))) items.push({ id: `eqbench-creative-2024-${key}`, question: p.writing_prompt.replace("<SEED>", p.seed_modifiers[0]).trim(), intent: "creative-orientation", source: "EQ-Bench data/creative_writing_prompts.json at 9bed19f5" });
+}
+// THUDM/LongWriter (Apache-2.0) evaluation/longbench_write_en.jsonl: the 60 English LongBench-Write requests, labelled one by
+// one (line -> intent); 25 left out (see DATA-SOURCES.md).
+const longWriterLabels = {
+  "creative-orientation": [1, 4, 5, 6, 7, 8, 10, 12, 13, 17, 20, 21, 22, 23, 26, 28, 29, 38, 41, 43, 47, 50, 51, 52, 54, 55, 57, 58],
+  "structural-thinking": [0, 25, 39],
+  conversation: [3, 11, 18, 32],
+};
+const longWriter = show(LONGWRITER, "evaluation/longbench_write_en.jsonl").toString().trim().split("\n").map((l) => JSON.parse(l));
+for (const [intent, lines] of Object.entries(longWriterLabels)) {
+  for (const line of lines) items.push({ id: `longwriter-${line}`, question: longWriter[line].prompt.trim(), intent, source: `LongWriter evaluation/longbench_write_en.jsonl (${longWriter[line].type})` });
+}
+// nbertagnolli/counsel-chat (MIT): questions people asked therapists, each once, every 13th -> conversation (advice).
+const counselIds = new Set();
+const counsel = parseCsv(show(COUNSEL, "data/20200325_counsel_chat.csv"), { columns: true }).filter((r) => !counselIds.has(r.questionID) && counselIds.add(r.questionID));
+for (const [i, r] of counsel.entries()) {
+  if (i % 13 === 0) items.push({ id: `counsel-${r.questionID}`, question: `${r.questionTitle.trim()}\n${r.questionText.trim()}`, intent: "conversation", source: `counsel-chat data/20200325_counsel_chat.csv (${r.topic})` });
+}
+// chaitanyamalaviya/ExpertQA (MIT) data/r1_data_anon.jsonl: experts' questions about their field -> conversation, without the
+// fields Engineering and Technology, Mathematics and Other, requests for resources and questions under six words; every 24th.
+const experts = show(EXPERTQA, "data/r1_data_anon.jsonl").toString().trim().split("\n").map((l) => JSON.parse(l))
+  .filter((r) => !["Engineering and Technology", "Mathematics", "Other"].includes(r.metadata.field) && !r.metadata.question_type.includes("list of resources") && r.question.trim().split(/\s+/).length >= 6);
+for (const [i, r] of experts.entries()) {
+  if (i % 24 === 0) items.push({ id: `expertqa-${i}`, question: r.question.trim(), intent: "conversation", source: `ExpertQA data/r1_data_anon.jsonl (${r.metadata.field})` });
+}
 
-const commits = Object.fromEntries([NLU, WTQ, QED, CONALA, CHATTERBOT, AWESOME, GITBUGS, TATQA, EQBENCH, ...(CANDIDATES ? [LONGWRITER, COUNSEL, EXPERTQA] : [])].map((r) => [r.replace("+", "/"), r === AWESOME ? `${AWESOME_COMMIT}, ${AWESOME_2025_COMMIT}, ${AWESOME_2026_COMMIT}` : commit(r)]));
+const commits = Object.fromEntries([NLU, WTQ, QED, CONALA, CHATTERBOT, AWESOME, GITBUGS, TATQA, EQBENCH, LONGWRITER, COUNSEL, EXPERTQA].map((r) => [r.replace("+", "/"), r === AWESOME ? `${AWESOME_COMMIT}, ${AWESOME_2025_COMMIT}, ${AWESOME_2026_COMMIT}` : commit(r)]));
 writeFileSync(trainingPath, JSON.stringify(items, null, 1) + "\n");
 const counts = {};
 for (const it of items) counts[it.intent] = (counts[it.intent] ?? 0) + 1;
