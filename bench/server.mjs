@@ -105,7 +105,12 @@ const ROUNDS = Number(process.env.SERVER_BENCH_ROUNDS ?? 5);
  */
 async function runInterleaved(scenarios) {
   const acc = new Map(scenarios.map((s) => [s.name, { samples: [], concurrentCalls: 0, concurrentSeconds: 0, cpuMicros: 0, calls: 0, roundCpu: [] }]));
-  for (const s of scenarios) for (let i = 0; i < (s.warmup ?? 100); i++) await s.call(`warm-${i}`);
+  // Warm-up in interleaved chunks too: a server left idle while the others warm up loses its optimised code (V8 flushes
+  // what has not run for a while) and would be measured mid-recompilation.
+  const WARM_CHUNK = 200;
+  for (let done = 0; scenarios.some((s) => done < (s.warmup ?? 100)); done += WARM_CHUNK) {
+    for (const s of scenarios) for (let i = done; i < Math.min(done + WARM_CHUNK, s.warmup ?? 100); i++) await s.call(`warm-${i}`);
+  }
   for (let round = 0; round < ROUNDS; round++) {
     for (const s of scenarios) {
       const a = acc.get(s.name);
@@ -168,40 +173,42 @@ try {
         await response.json();
       },
     },
-    // The echo's first rounds: it is still warming up here (dearer per call than in the rounds below), so no ratio uses it.
+    // The echo's first rounds: it is still warming up here (dearer per call than in the rounds below), so no ratio uses it;
+    // kept as a row to show the warm-up.
     { name: "bare SDK echo tool", cpuUrl: echo.cpuUrl, call: async (tag) => text(await echoClient.callTool({ name: "echo", arguments: { text: `echo ${tag}` } })) },
+  ]);
+  // The ratios: cache hits, cache misses with an explicit intent, and the six-intent mix (cache misses whose
+  // intent is classified, one distinct question per intent in turn), interleaved with the bare echo baseline in
+  // the same rounds, so all compare against the same echo. Each first takes SERVER_BENCH_MIX_WARMUP (8,000)
+  // unmeasured calls, in interleaved chunks: both servers' costs per call fall with warm-up (the gateway's until
+  // ~4,000 calls, the echo's until ~8,000-16,000), so fewer calls measure JIT tiering (bench/README.md, 2026-11-29).
+  const methods = new Map();
+  const agree = { same: 0, total: 0 };
+  let mixIndex = 0;
+  await runInterleaved([
+    { name: "bare SDK echo tool (six-intent rounds)", cpuUrl: echo.cpuUrl, iterations: Math.min(ITERATIONS, 1200), warmup: Number(process.env.SERVER_BENCH_MIX_WARMUP ?? 8000), call: async (tag) => text(await echoClient.callTool({ name: "echo", arguments: { text: `echo ${tag}` } })) },
     {
       name: "universal_query, cache hit",
       cpuUrl: gateway.cpuUrl,
+      iterations: Math.min(ITERATIONS, 1200),
+      warmup: Number(process.env.SERVER_BENCH_MIX_WARMUP ?? 8000),
       call: async () => {
         const body = JSON.parse(text(await gatewayClient.callTool({ name: "universal_query", arguments: { question: "the one cached question", intent: "conversation" } })));
         if (body._mcp_metadata.cache_hit !== true) throw new Error("expected a cache hit");
       },
     },
-  ]);
-  // The ratios: cache misses with an explicit intent, and the six-intent mix (cache misses whose intent
-  // is classified, one distinct question per intent in turn), interleaved with the bare echo baseline
-  // in the same rounds, so both compare against the same echo. Each of the three first takes
-  // SERVER_BENCH_MIX_WARMUP (4,000) unmeasured calls: the gateway's cost per call falls until about
-  // 4,000 calls (JIT tiering of far more code than the echo's), the echo's is flat from ~1,500 and
-  // rises again by ~8,000 (bench/README.md, 2026-11-29), so 4,000 compares both near their cheapest.
-  const methods = new Map();
-  const agree = { same: 0, total: 0 };
-  let mixIndex = 0;
-  await runInterleaved([
-    { name: "bare SDK echo tool (six-intent rounds)", cpuUrl: echo.cpuUrl, iterations: Math.min(ITERATIONS, 1200), warmup: Number(process.env.SERVER_BENCH_MIX_WARMUP ?? 4000), call: async (tag) => text(await echoClient.callTool({ name: "echo", arguments: { text: `echo ${tag}` } })) },
     {
       name: "universal_query, cache miss (explicit intent)",
       cpuUrl: gateway.cpuUrl,
       iterations: Math.min(ITERATIONS, 1200),
-      warmup: Number(process.env.SERVER_BENCH_MIX_WARMUP ?? 4000),
+      warmup: Number(process.env.SERVER_BENCH_MIX_WARMUP ?? 8000),
       call: async (tag) => text(await gatewayClient.callTool({ name: "universal_query", arguments: { question: `miss question ${tag} ${Math.random()}`, intent: "conversation" } })),
     },
     {
       name: "universal_query, cache miss, six-intent mix (auto intent)",
       cpuUrl: gateway.cpuUrl,
       iterations: Math.min(ITERATIONS, 1200),
-      warmup: Number(process.env.SERVER_BENCH_MIX_WARMUP ?? 4000),
+      warmup: Number(process.env.SERVER_BENCH_MIX_WARMUP ?? 8000),
       call: async () => {
         const { intent, question } = sixIntentQuestion(mixIndex++);
         const body = JSON.parse(text(await gatewayClient.callTool({ name: "universal_query", arguments: { question } })));
