@@ -40,6 +40,7 @@ const realHeldOutPaths = [
   "real-heldout-koala.json",
   "real-heldout-wizardlm.json",
   "real-heldout-alpaca-eval.json",
+  "real-heldout-instructwild.json",
 ]
   .map(sharedDataFile)
   .filter((path): path is string => path !== undefined);
