@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseCsv } from "csv-parse/sync";
 import { parse as parseYaml } from "yaml";
+import { FLOWGPT, structuralPrompts } from "./real-prompts-structural.mjs";
 import { technicalPrompts } from "./real-prompts-technical.mjs";
 
 const mirrors = process.env.AFW_MIRRORS ?? "/work/.mirror";
@@ -242,7 +243,12 @@ for (const [i, r] of experts.entries()) {
   if (i % 24 === 0) items.push({ id: `expertqa-${i}`, question: r.question.trim(), intent: "conversation", source: `ExpertQA data/r1_data_anon.jsonl (${r.metadata.field})` });
 }
 
+// Fifth round (2026-11-29): FlowGPT prompts that name a structure, labelled one by one, mostly structural-thinking
+// (scripts/real-prompts-structural.mjs; docs/decisions/2026-11-29-router-structural-data.md).
+items.push(...structuralPrompts(show, items));
+
 const commits = Object.fromEntries([NLU, WTQ, QED, CONALA, CHATTERBOT, AWESOME, GITBUGS, TATQA, EQBENCH, LONGWRITER, COUNSEL, EXPERTQA].map((r) => [r.replace("+", "/"), r === AWESOME ? `${AWESOME_COMMIT}, ${AWESOME_2025_COMMIT}, ${AWESOME_2026_COMMIT}` : commit(r)]));
+commits[FLOWGPT.repo.replace("+", "/")] = FLOWGPT.commit;
 writeFileSync(trainingPath, JSON.stringify(items, null, 1) + "\n");
 const counts = {};
 for (const it of items) counts[it.intent] = (counts[it.intent] ?? 0) + 1;
