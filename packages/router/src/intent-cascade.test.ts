@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AfwError, INTENTS, type Embedder } from "@afw/contracts";
 import { createIntentClassifier, type IntentClassifier } from "./intent-classifier.js";
 import { combineCascade, parseCascadeSettings } from "./intent-cascade.js";
-import { collectingTrace } from "../test/fake-backend.js";
+import { createRouter } from "./router.js";
+import { collectingTrace, createFakeBackend } from "../test/fake-backend.js";
 
 /**
  * Stands in for the second model's embedder (the id of the Universal Sentence Encoder lite, so the bundled model of that
@@ -105,6 +106,11 @@ describe("intent classifier cascade", () => {
     const trace = collectingTrace();
     await classifier.classify(VAGUE, { trace });
     expect(trace.ofType("intent-classified")[0]).toMatchObject({ cascade: "escalated" });
+    // The router's decision carries the stage too.
+    const backend = createFakeBackend({ id: "flowise", kind: "flowise", flows: [{ id: "chat", name: "Chat", intents: ["conversation"], generalPurpose: true }] });
+    const router = createRouter({ backends: [backend], classifier: createIntentClassifier({ cascade: { embedder: fakeSecondEmbedder(), threshold: 1 } }) });
+    expect((await router.route({ question: VAGUE })).cascade).toBe("escalated");
+    expect((await router.route({ question: VAGUE, intent: "conversation" })).cascade).toBeUndefined();
   });
 
   it("validates its settings and averages the two models when asked", () => {
