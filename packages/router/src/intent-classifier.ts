@@ -235,8 +235,10 @@ async function modelProbabilities(
  * Creates the intent classifier: explicit intent wins; otherwise configurable patterns decide
  * alone when one intent clearly leads (fast path, ~10 µs); otherwise a softmax regression over
  * the sentence embedding, hashed words/character n-grams and the pattern scores decides, with a
- * temperature-calibrated confidence.
+ * temperature-calibrated confidence. With `cascade`, a second model (by default the USE lite model, its embedding on the
+ * process's worker thread) answers the questions that model is unsure of; the result's `cascade` says which stage answered.
  *
+ * @throws AfwError `CONFIG_INVALID` when `cascade` settings are out of range or a model was trained for another embedder.
  * @example
  * ```ts
  * const classifier = createIntentClassifier();
