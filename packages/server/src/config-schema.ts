@@ -193,7 +193,7 @@ export const SessionsConfigSchema = z
     maxTurns: z.number().int().positive().max(10_000).default(50).describe("Turns kept per session."),
     ttlSeconds: z.number().int().positive().default(7 * 86_400).describe("Idle sessions expire after this (7 days; slides on every turn)."),
     searchEmbedder: z.enum(["auto", "none", "use", "hashing"]).default("auto")
-      .describe("Embedder of `search_history` by meaning: `use` (offline Universal Sentence Encoder lite; turns are embedded in the background), `hashing` (word pieces only, for tests), `none` (keyword search only), `auto` (`use` when the process runs it already, for the tool index, `tools.embedder: use`, the default, or the router's classifier, `routing.classifierEmbedder: use`, so the one model serves all; else `none`)."),
+      .describe("Embedder of `search_history` by meaning: `use` (offline Universal Sentence Encoder lite; turns are embedded in the background), `hashing` (word pieces only, for tests), `none` (keyword search only), `auto` (`use` when the process runs it already, for the tool index, `tools.embedder: use`, the default, or the router's classifier, `routing.classifierEmbedder: use` or `cascade`, so the one model serves all; else `none`)."),
   }).strict();
 
 /** Zod schema of {@link ToolsConfig}. */
