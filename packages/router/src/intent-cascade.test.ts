@@ -86,6 +86,22 @@ describe("intent classifier cascade", () => {
     expect((await waiting).cascade).toBe("escalated");
   });
 
+  it("keeps the first answer at once while 16 escalations are waiting (overload), without queueing more", async () => {
+    const second = fakeSecondEmbedder("held");
+    const classifier = createIntentClassifier({ cascade: { embedder: second, threshold: 1 } });
+    const waiting = Array.from({ length: 16 }, () => classifier.classify(VAGUE));
+    await vi.waitFor(() => expect(second.calls).toBe(16));
+    expect((await classifier.classify(VAGUE)).cascade).toBe("escalation-failed");
+    expect(second.calls).toBe(16);
+    second.release();
+    expect((await Promise.all(waiting)).map((c) => c.cascade)).toEqual(Array(16).fill("escalated"));
+    // Answered embeddings free their places.
+    const next = classifier.classify(VAGUE);
+    await vi.waitFor(() => expect(second.calls).toBe(17));
+    second.release();
+    expect((await next).cascade).toBe("escalated");
+  });
+
   it("rejects with ABORTED when the caller aborts while the second model runs", async () => {
     const classifier = createIntentClassifier({ cascade: { embedder: fakeSecondEmbedder("never"), threshold: 1 } });
     const controller = new AbortController();

@@ -29,7 +29,8 @@ export type IntentCascadeSettings = z.infer<typeof IntentCascadeSettingsSchema>;
  * A two-model cascade of {@link IntentClassifierOptions.cascade}: the classifier's own (fast) model answers every question
  * the patterns leave open; when its top confidence is below `threshold`, a second model — by default the Universal Sentence
  * Encoder lite model with its embedding on the process's worker thread — answers instead. The second model's failure,
- * overload (a full worker queue) or a wait longer than `timeoutMs` keeps the first model's answer; the result's `cascade`
+ * overload (16 of its embeddings still unanswered, or a full worker queue) or a wait longer than `timeoutMs` keeps the first
+ * model's answer; the result's `cascade`
  * field says which stage answered.
  */
 export interface IntentCascadeOptions {

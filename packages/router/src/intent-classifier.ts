@@ -129,6 +129,12 @@ const modelCache = new Map<string, Promise<IntentModel>>();
 /** Longest wait of `warmUp` for a cascade's second model (its embedding worker loads the model). */
 const CASCADE_WARM_UP_MS = 60_000;
 
+/**
+ * Most second-model embeddings of one cascade waiting at once; more escalations keep the first answer at once. At ~20 ms of
+ * worker time each, 16 waiting take ~320 ms, within the default 500 ms timeout.
+ */
+const MAX_PENDING_ESCALATIONS = 16;
+
 /** Confidence multiplier (towards uniform) of an answer given without the sentence embedding. */
 const EMBEDDING_MISSING_SHRINK = 0.6;
 
@@ -279,12 +285,26 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
    * The second model's probabilities, or undefined when it failed, is overloaded or was too slow (the first answer stands).
    * @throws AfwError `ABORTED` when `signal` aborts.
    */
+  // Second-model embeddings not yet answered (also those whose wait timed out: the worker still computes them).
+  let pendingEscalations = 0;
+  const countedSecondEmbedder: Embedder | undefined = second && {
+    id: second.embedder.id,
+    dimensions: second.embedder.dimensions,
+    embed(texts, signal) {
+      pendingEscalations++;
+      const settled = () => void pendingEscalations--;
+      const vectors = second.embedder.embed(texts, signal);
+      vectors.then(settled, settled);
+      return vectors;
+    },
+  };
   const secondOpinion = async (request: string, patternScores: Float64Array, signal: AbortSignal | undefined): Promise<Float64Array | undefined> => {
-    // A closed classifier does not start the embedding worker again.
-    if (closed) return undefined;
+    // A closed classifier does not start the embedding worker again; a busy one answers with the first model at once
+    // rather than queue work it could not finish within the timeout.
+    if (closed || pendingEscalations >= MAX_PENDING_ESCALATIONS) return undefined;
     try {
       const model = second!.current() ?? (await second!.load());
-      const answer = await modelProbabilities(model, second!.embedder, request, patternScores, cascadeSettings!.timeoutMs, signal);
+      const answer = await modelProbabilities(model, countedSecondEmbedder!, request, patternScores, cascadeSettings!.timeoutMs, signal);
       return answer.embedded ? answer.probabilities : undefined;
     } catch (error) {
       if (signal?.aborted) throw AfwError.isInstance(error) && error.code === "ABORTED" ? error : new AfwError("ABORTED", "intent classification was aborted", { cause: error });
