@@ -70,6 +70,13 @@ describe("intent classifier cascade", () => {
     expect(c).toMatchObject({ intent: alone.intent, confidence: alone.confidence, method: alone.method, cascade: "escalation-failed" });
   });
 
+  it("keeps the first model's answer when the second model cannot be loaded in time", async () => {
+    // No model ships for this embedder id: it would be trained at first use, on embeddings that never come.
+    const stuck: Embedder = { id: "no-bundled-model-64", dimensions: 64, embed: () => new Promise<Float32Array[]>(() => {}) };
+    const classifier = createIntentClassifier({ cascade: { embedder: stuck, threshold: 1, timeoutMs: 5 } });
+    expect((await classifier.classify(VAGUE)).cascade).toBe("escalation-failed");
+  });
+
   it("answers other questions while one waits for the second model (the wait does not block)", async () => {
     const second = fakeSecondEmbedder("held");
     const classifier = createIntentClassifier({ cascade: { embedder: second, threshold: 0.5 } });

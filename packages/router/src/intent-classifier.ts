@@ -302,14 +302,13 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
     // A closed classifier does not start the embedding worker again; a busy one answers with the first model at once
     // rather than queue work it could not finish within the timeout.
     if (closed || pendingEscalations >= MAX_PENDING_ESCALATIONS) return undefined;
-    try {
+    const escalation = (async () => {
       const model = second!.current() ?? (await second!.load());
       const answer = await modelProbabilities(model, countedSecondEmbedder!, request, patternScores, cascadeSettings!.timeoutMs, signal);
       return answer.embedded ? answer.probabilities : undefined;
-    } catch (error) {
-      if (signal?.aborted) throw AfwError.isInstance(error) && error.code === "ABORTED" ? error : new AfwError("ABORTED", "intent classification was aborted", { cause: error });
-      return undefined;
-    }
+    })();
+    // One bound for loading the model (trained at first use with own exemplars) and embedding; failures resolve undefined.
+    return raceTimeout(escalation, cascadeSettings!.timeoutMs, signal);
   };
 
   return {
