@@ -17,7 +17,7 @@ export const IntentCascadeSettingsSchema = z
     threshold: z.number().min(0).max(1).default(DEFAULT_CASCADE_THRESHOLD)
       .describe("Top confidence of the first model below which the second model is asked."),
     timeoutMs: z.number().int().positive().max(60_000).default(DEFAULT_CASCADE_TIMEOUT_MS)
-      .describe("Longest wait for the second model's embedding; after it the first model's answer stands."),
+      .describe("Longest wait for the second model (its loading and embedding); after it the first model's answer stands."),
     combine: CascadeCombinationSchema.default("replace").describe("How the second model's probabilities are used."),
   })
   .strict();
@@ -30,8 +30,12 @@ export type IntentCascadeSettings = z.infer<typeof IntentCascadeSettingsSchema>;
  * the patterns leave open; when its top confidence is below `threshold`, a second model — by default the Universal Sentence
  * Encoder lite model with its embedding on the process's worker thread — answers instead. The second model's failure,
  * overload (16 of its embeddings still unanswered, or a full worker queue) or a wait longer than `timeoutMs` keeps the first
- * model's answer; the result's `cascade`
- * field says which stage answered.
+ * model's answer; the result's `cascade` field says which stage answered.
+ *
+ * @example
+ * ```ts
+ * const classifier = createIntentClassifier({ cascade: { threshold: 0.7, timeoutMs: 500 } });
+ * ```
  */
 export interface IntentCascadeOptions {
   /**
