@@ -1,6 +1,7 @@
 // Routing decision latency of @afw/router (classify + score + select) with warm caches, over
 // 2 backends x 200 flows, for: the fast path (patterns decide, no embedding), the model path (the
-// static embedding and the model on every question), and scoring alone (explicit intent); plus one
+// static embedding and the model on every question), the six-intent mix through the default classifier and through the
+// cascade (which path decided each question, CPU per decision), and scoring alone (explicit intent); plus one
 // static embedding alone and one Universal Sentence Encoder embedding alone (its teacher, for comparison).
 // In-process fake backends: no network.
 // Targets (issue 4): p50 <= 1 ms on the fast path, p99 <= 40 ms with one model embedding.
@@ -8,7 +9,7 @@ import { createRouter, createIntentClassifier, DEFAULT_INTENT_PATTERNS } from ".
 import { createStaticEmbedder, createUseEmbedder } from "../packages/embeddings/dist/index.js";
 import { loadavg, cpus } from "node:os";
 import { measure, summarize, report, round } from "./_lib.mjs";
-import { sixIntentQuestion } from "./six-intent-questions.mjs";
+import { pathLedger, sixIntentQuestion } from "./six-intent-questions.mjs";
 
 const INTENTS = ["creative-orientation", "technical-analysis", "structural-thinking", "conversation", "rag-retrieval", "data-processing"];
 
@@ -57,11 +58,17 @@ const router = createRouter({ backends, classifier });
 // Every question reaches the model here: patterns that never decide alone.
 const modelClassifier = createIntentClassifier({ patterns: { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } } });
 const modelRouter = createRouter({ backends, classifier: modelClassifier });
+// The cascade (the gateway's `routing.classifierEmbedder: cascade`): the static model, and the USE lite model on the
+// embedding worker thread for the questions the static model is unsure of.
+const cascadeClassifier = createIntentClassifier({ cascade: {} });
+const cascadeRouter = createRouter({ backends, classifier: cascadeClassifier });
 const loadStarted = performance.now();
 await classifier.warmUp();
 await router.warmUp();
 await modelClassifier.warmUp();
 await modelRouter.warmUp();
+await cascadeClassifier.warmUp();
+await cascadeRouter.warmUp();
 const loadMs = performance.now() - loadStarted;
 
 // Performance history for every flow, so the performance component is real work.
@@ -121,20 +128,32 @@ for (let i = 0; i < 320; i++) {
 }
 const decided = await modelRouter.route({ question: `${modelQuestions[0]} (check)` });
 
-// The six-intent mix (one distinct question per intent in turn) through the default classifier:
-// rules alone, else the model with the static embedding.
-const mixMethods = new Map();
-const mixLatency = [];
-let mixAsWritten = 0;
+// The six-intent mix (one distinct question per intent in turn) through the default classifier (rules alone, else the model
+// with the static embedding) and through the cascade, interleaved; CPU per question from process.cpuUsage(), which counts the
+// embedding worker thread too.
+const cpuMicros = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
 const MIX = 600;
+const mixRuns = {
+  default: { router, latency: [], cpu: 0, asWritten: 0, paths: pathLedger() },
+  cascade: { router: cascadeRouter, latency: [], cpu: 0, asWritten: 0, paths: pathLedger() },
+};
 for (let i = 0; i < MIX + 24; i++) {
-  const { intent, question } = sixIntentQuestion(10_000 + i);
-  const t = performance.now();
-  const d = await router.route({ question });
-  if (i < 24) continue;
-  mixLatency.push(performance.now() - t);
-  mixMethods.set(d.method, (mixMethods.get(d.method) ?? 0) + 1);
-  if (d.intent === intent) mixAsWritten++;
+  const mixQuestion = sixIntentQuestion(10_000 + i);
+  for (const run of Object.values(mixRuns)) {
+    const c = cpuMicros();
+    const t = performance.now();
+    const d = await run.router.route({ question: mixQuestion.question });
+    const ms = performance.now() - t;
+    const cpu = cpuMicros() - c;
+    if (i < 24) continue;
+    run.latency.push(ms);
+    run.cpu += cpu;
+    run.paths.add(mixQuestion, d);
+    if (d.intent === mixQuestion.intent) run.asWritten++;
+  }
 }
 // ~2,000-character prompts: a question of the mix with pasted material (a log for technical
 // questions, CSV rows for data questions, prose paragraphs otherwise) and a closing line.
@@ -170,7 +189,8 @@ const row = (name, samples, target) => {
 const rows = [
   row("fast path (patterns decide)", fast, "p50 <= 1 ms"),
   row("model path (static embedding + model)", model, "p99 <= 40 ms"),
-  row("six-intent mix (default classifier)", mixLatency, "-"),
+  row("six-intent mix (default classifier)", mixRuns.default.latency, "-"),
+  row("six-intent mix (cascade: static model, USE lite on the worker when unsure)", mixRuns.cascade.latency, "-"),
   row("~2,000-character prompts (default classifier)", longLatency, "p99 <= 20 ms"),
   row("score + select only (explicit intent)", scoring, "-"),
   row("baseline: one static embedding alone", embedOnly, "-"),
@@ -180,7 +200,10 @@ report("router", rows, {
   notes: [
     `2 backends x 200 flows = 400 candidates per decision; warm flow/health/performance caches; classifier load ${round(loadMs, 0)} ms (once)`,
     `model-path decisions use method ${decided.method} (fast path off); every model-path question is distinct`,
-    `six-intent mix (${MIX} distinct questions, bench/six-intent-questions.mjs), which path decided: ${shares(mixMethods, MIX)}; intent as written for the question: ${round((mixAsWritten / MIX) * 100, 1)}%`,
+    ...Object.entries(mixRuns).flatMap(([name, run]) => [
+      `six-intent mix (${MIX} distinct questions, bench/six-intent-questions.mjs), ${name} classifier: CPU ${round(run.cpu / MIX, 1)} µs per routing decision (worker thread included); intent as written for the question: ${round((run.asWritten / MIX) * 100, 1)}%; ${run.paths.lines()[0]}`,
+      ...run.paths.lines().slice(1),
+    ]),
     `~2,000-character prompts (${longLatency.length}, mean ${Math.round(longChars / longLatency.length)} characters), which path decided: ${shares(longMethods, longLatency.length)}`,
     "default classifier: rules alone (pattern), else one softmax model over words, patterns and the static embedding (hybrid/semantic), on the event loop",
     "USE lite of @energetic-ai/embeddings on the tfjs wasm backend, main thread; model path and embeddings alone measured interleaved",
@@ -189,7 +212,7 @@ report("router", rows, {
   ],
   extra: {
     flows: 400,
-    sixIntentMix: { questions: MIX, methods: Object.fromEntries(mixMethods), intentAsWritten: mixAsWritten / MIX },
+    sixIntentMix: Object.fromEntries(Object.entries(mixRuns).map(([name, run]) => [name, { questions: MIX, cpuMicrosPerDecision: run.cpu / MIX, paths: run.paths.summary(), intentAsWritten: run.asWritten / MIX }])),
     longPrompts: { prompts: longLatency.length, meanCharacters: longChars / longLatency.length, methods: Object.fromEntries(longMethods) },
     load: loadavg(),
     targets: { fastPathP50Ms: 1, modelPathP99Ms: 40, longPromptP99Ms: 20 },
@@ -197,3 +220,5 @@ report("router", rows, {
 });
 await router.close();
 await modelRouter.close();
+await cascadeRouter.close();
+await cascadeClassifier.close();

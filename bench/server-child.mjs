@@ -28,6 +28,7 @@ if (role === "backend") {
   const gateway = await createGatewayServer({
     backends: [{ id: "flowise", kind: "flowise", baseURL: backendUrl, flows: [{ id: FLOW, intents: ["conversation"], generalPurpose: true, cacheClass: "conversation" }] }],
     http: { rateLimit: { requestsPerMinute: 1_000_000_000, burst: 1_000_000_000 } },
+    ...(process.env.SERVER_BENCH_CLASSIFIER ? { routing: { classifierEmbedder: process.env.SERVER_BENCH_CLASSIFIER } } : {}),
     logging: { level: "info" },
   });
   await gateway.warmUp();
@@ -35,7 +36,7 @@ if (role === "backend") {
   // The CPU probe listens on a port of its own, in the gateway's process.
   const probe = createServer((_request, response) => response.writeHead(200, { "content-type": "application/json" }).end(cpuJson()));
   await new Promise((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  console.log(JSON.stringify({ url: http.url, cpuUrl: `http://127.0.0.1:${probe.address().port}/__bench/cpu` }));
+  console.log(JSON.stringify({ url: http.url, cpuUrl: `http://127.0.0.1:${probe.address().port}/__bench/cpu`, classifierEmbedder: gateway.config.routing.classifierEmbedder }));
 } else if (role === "echo") {
   const { McpServer } = await import(fromServer("@modelcontextprotocol/sdk/dist/esm/server/mcp.js"));
   const { StreamableHTTPServerTransport } = await import(fromServer("@modelcontextprotocol/sdk/dist/esm/server/streamableHttp.js"));

@@ -18,13 +18,14 @@ import { cpus } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { measure, summarize, report, round, runConcurrently } from "./_lib.mjs";
-import { sixIntentQuestion } from "./six-intent-questions.mjs";
+import { pathLedger, sixIntentQuestion } from "./six-intent-questions.mjs";
 
 const fromServer = (path) => new URL(`../packages/server/node_modules/${path}`, import.meta.url).href;
 const { Client } = await import(fromServer("@modelcontextprotocol/sdk/dist/esm/client/index.js"));
 const { StreamableHTTPClientTransport } = await import(fromServer("@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.js"));
 
 const ITERATIONS = Number(process.env.SERVER_BENCH_OPS ?? 2000);
+// SERVER_BENCH_CLASSIFIER=static|use|cascade|hashing: the gateway's routing.classifierEmbedder (default: the gateway's default).
 const CONCURRENCY = 8;
 const FLOW = "b0000000-0000-4000-8000-000000000001";
 const childScript = fileURLToPath(new URL("./server-child.mjs", import.meta.url));
@@ -151,6 +152,7 @@ async function runInterleaved(scenarios) {
 try {
   const backend = await startChild("backend");
   const gateway = await startChild("gateway", backend.url);
+  const { classifierEmbedder } = gateway;
   const echo = await startChild("echo");
   const gatewayClient = await connect(gateway.url);
   const echoClient = await connect(echo.url);
@@ -183,6 +185,8 @@ try {
   // unmeasured calls, in interleaved chunks: both servers' costs per call fall with warm-up (the gateway's until
   // ~4,000 calls, the echo's until ~8,000-16,000), so fewer calls measure JIT tiering (bench/README.md, 2026-11-29).
   const methods = new Map();
+  // Which path decided each measured question (warm-up calls excluded).
+  const paths = pathLedger();
   const agree = { same: 0, total: 0 };
   let mixIndex = 0;
   await runInterleaved([
@@ -209,11 +213,13 @@ try {
       cpuUrl: gateway.cpuUrl,
       iterations: Math.min(ITERATIONS, 1200),
       warmup: Number(process.env.SERVER_BENCH_MIX_WARMUP ?? 8000),
-      call: async () => {
-        const { intent, question } = sixIntentQuestion(mixIndex++);
+      call: async (tag) => {
+        const mixQuestion = sixIntentQuestion(mixIndex++);
+        const { intent, question } = mixQuestion;
         const body = JSON.parse(text(await gatewayClient.callTool({ name: "universal_query", arguments: { question } })));
         const meta = body._mcp_metadata;
         if (meta.cache_hit) throw new Error("expected a cache miss");
+        if (!tag.startsWith("warm-")) paths.add(mixQuestion, { method: meta.intent_method, cascade: meta.intent_cascade });
         methods.set(meta.intent_method, (methods.get(meta.intent_method) ?? 0) + 1);
         agree.total++;
         if (meta.intent_classified === intent) agree.same++;
@@ -235,7 +241,8 @@ try {
   const methodShares = Object.fromEntries([...methods.entries()].sort((a, b) => b[1] - a[1]).map(([m, n]) => [m, round(n / agree.total, 3)]));
   const notes = [
     `six-intent mix: server CPU per cache-miss universal_query (auto intent) / per bare echo in the same rounds: ${round(mixRatio, 2)}x (target <= 1.5x): ${mixRatio <= 1.5 ? "met" : "NOT met"}; per round: ${mixRoundRatios.map((r) => round(r, 2)).join(", ")} (median ${round(median(mixRoundRatios), 2)}x)`,
-    `six-intent mix, which path decided (${agree.total} questions): ${Object.entries(methodShares).map(([m, share]) => `${m} ${round(share * 100, 1)}%`).join(", ")} (pattern: rules alone; hybrid/semantic: the model with the configured classifier embedder; lexical: the model without an embedding that failed); intent as written for the question: ${round((agree.same / agree.total) * 100, 1)}%`,
+    `six-intent mix, classifier \`routing.classifierEmbedder: ${classifierEmbedder}\`, methods (${agree.total} questions, warm-up included): ${Object.entries(methodShares).map(([m, share]) => `${m} ${round(share * 100, 1)}%`).join(", ")} (pattern: rules alone; hybrid/semantic: a model with its embedding; lexical: the model without an embedding that failed); intent as written for the question: ${round((agree.same / agree.total) * 100, 1)}%`,
+    ...paths.lines().map((line, i) => (i === 0 ? `six-intent mix, measured calls, ${line}` : line)),
     `server CPU per universal_query (miss, explicit intent) / per bare echo in the same rounds: ${round(ratio, 2)}x (target <= 1.3x): ${ratio <= 1.3 ? "met" : "NOT met"}; per round: ${roundRatios.map((r) => round(r, 2)).join(", ")}`,
     `cache hit p50 ${round(hit.p50)} ms vs miss p50 ${round(miss.p50)} ms; CPU ${round(hit.cpuPerCallUs, 1)} vs ${round(missCpu, 1)} µs: hit ${hit.p50 < miss.p50 ? "faster" : "NOT faster"}`,
     `median of the per-round ratios: ${round(median(roundRatios), 2)}x`,
@@ -250,7 +257,7 @@ try {
       ratio,
       roundRatios,
       medianRoundRatio: median(roundRatios),
-      sixIntentMix: { cpuRatio: mixRatio, roundRatios: mixRoundRatios, methodShares, questions: agree.total, intentAsWritten: agree.same / agree.total },
+      sixIntentMix: { classifierEmbedder, cpuRatio: mixRatio, roundRatios: mixRoundRatios, methodShares, paths: paths.summary(), questions: agree.total, intentAsWritten: agree.same / agree.total },
       load: (await import("node:os")).loadavg(),
       targets: { cpuRatioMax: 1.3, sixIntentCpuRatioMax: 1.5, cacheHitFaster: hit.p50 < miss.p50 },
     } });

@@ -83,5 +83,54 @@ export function sixIntentQuestion(n) {
   const subject = SUBJECTS[Math.floor(k / templates.length) % SUBJECTS.length];
   const round = Math.floor(k / (templates.length * SUBJECTS.length));
   const question = template.replace("{s}", subject);
-  return { intent, question: round === 0 ? question : `${question} (take ${round + 1})` };
+  return { intent, template, question: round === 0 ? question : `${question} (take ${round + 1})` };
+}
+
+/**
+ * Which path decided a classification or routing decision (`{ method, cascade? }`): `rules` (patterns alone), `static model`
+ * (the static model; in a cascade, confident), `USE model` (a cascade's second model, asked because the static one was unsure),
+ * `static model, USE failed` (asked, but failed, overloaded or too slow), `model without embedding` (lexical), `explicit`.
+ */
+export function decisionPath({ method, cascade }) {
+  if (method === "explicit" || method === "default") return method;
+  if (method === "pattern") return "rules";
+  if (cascade === "escalated") return "USE model";
+  if (cascade === "escalation-failed") return "static model, USE failed";
+  if (method === "lexical") return "model without embedding";
+  return "static model";
+}
+
+/** Collects which path decided each question of the mix; `lines()` states it per intent and per question template. */
+export function pathLedger() {
+  const byIntent = new Map();
+  const byTemplate = new Map();
+  let total = 0;
+  const bump = (map, key, path) => {
+    const counts = map.get(key) ?? new Map();
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+    map.set(key, counts);
+  };
+  const shares = (counts) => {
+    const n = [...counts.values()].reduce((a, b) => a + b, 0);
+    return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([path, k]) => `${path} ${((100 * k) / n).toFixed(1)}%`).join(", ");
+  };
+  return {
+    add(question, decision) {
+      const path = decisionPath(decision);
+      total++;
+      bump(byIntent, "all", path);
+      bump(byIntent, question.intent, path);
+      bump(byTemplate, question.template, path);
+      return path;
+    },
+    summary: () => Object.fromEntries([...byIntent.entries()].map(([key, counts]) => [key, Object.fromEntries(counts)])),
+    lines() {
+      const out = [`which path decided (${total} questions): ${shares(byIntent.get("all") ?? new Map())}`];
+      for (const intent of SIX_INTENTS) if (byIntent.has(intent)) out.push(`  ${intent}: ${shares(byIntent.get(intent))}`);
+      // The question templates some of whose questions took another path than the rules or the static model.
+      const other = [...byTemplate.entries()].filter(([, counts]) => [...counts.keys()].some((p) => p !== "rules" && p !== "static model"));
+      if (other.length) out.push(`  question templates (x ${SUBJECTS.length} subjects) that took another path: ${other.map(([template, counts]) => `"${template}" (${shares(counts)})`).join("; ")}`);
+      return out;
+    },
+  };
 }

@@ -7,6 +7,8 @@ export {
   INTENTS,
   IntentSchema,
   type Intent,
+  CascadeStepSchema,
+  type CascadeStep,
   type ClassificationMethod,
   type IntentAlternative,
   type IntentClassification,

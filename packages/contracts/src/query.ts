@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IntentSchema } from "./intent.js";
+import { CascadeStepSchema, IntentSchema } from "./intent.js";
 import { RoutingExperimentArmSchema, ScoreAdjustmentSchema, ScoreBreakdownSchema } from "./routing.js";
 import { ErrorCodeSchema } from "./errors.js";
 import { BackendIdSchema, SourceDocumentSchema } from "./backend.js";
@@ -101,6 +101,7 @@ export const McpMetadataSchema = z.object({
   intent_classified: IntentSchema,
   intent_confidence: z.number().min(0).max(1),
   intent_method: z.string().optional(),
+  intent_cascade: CascadeStepSchema.optional().describe("With a classifier cascade: which stage decided the intent (`confident`, `escalated`, `escalation-failed`)."),
   execution_time_ms: z.number().nonnegative(),
   fallback_used: z.boolean().describe("True when the answer came from another candidate than the first choice."),
   fallback_reason: z

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConfidenceLevelSchema, IntentAlternativeSchema, IntentSchema, ClassificationMethodSchema, type Intent } from "./intent.js";
+import { CascadeStepSchema, ConfidenceLevelSchema, IntentAlternativeSchema, IntentSchema, ClassificationMethodSchema, type Intent } from "./intent.js";
 
 const unit = z.number().min(0).max(1);
 
@@ -97,6 +97,7 @@ export const RoutingDecisionSchema = z.object({
   confidence: unit,
   confidenceLevel: ConfidenceLevelSchema,
   method: ClassificationMethodSchema,
+  cascade: CascadeStepSchema.optional().describe("With a classifier cascade: which stage decided the intent."),
   alternatives: z.array(IntentAlternativeSchema).default([]),
   weights: ScoringWeightsSchema,
   candidates: z.array(RoutingCandidateSchema).describe("Ranked, best first."),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ClassificationMethodSchema, IntentAlternativeSchema, IntentSchema } from "./intent.js";
+import { CascadeStepSchema, ClassificationMethodSchema, IntentAlternativeSchema, IntentSchema } from "./intent.js";
 import { RoutingDecisionSchema } from "./routing.js";
 import { HealthStatusSchema } from "./backend.js";
 import { SearchModeSchema } from "./catalog.js";
@@ -52,6 +52,7 @@ const IntentClassifiedEventSchema = event("intent-classified", {
   intent: IntentSchema,
   confidence,
   method: ClassificationMethodSchema,
+  cascade: CascadeStepSchema.optional().describe("With a classifier cascade: which stage answered."),
   alternatives: z.array(IntentAlternativeSchema),
   durationMs: ms,
 }).describe("the intent of a question was decided.");

@@ -49,25 +49,45 @@ function language(text) {
   return best === "en" ? "english" : "other languages";
 }
 
-// AFW_EMBEDDER: static (default), use or hashing: which shipped model is evaluated.
+// AFW_EMBEDDER: static (default), use, hashing or cascade: which shipped model is evaluated. cascade: the static model, and
+// the USE lite model on the embedding worker thread below AFW_CASCADE_THRESHOLD (default: the classifier's default);
+// AFW_CASCADE_COMBINE=replace|average. The cascade's wait for the worker is not bounded here (60 s), so a loaded machine
+// does not change its answers; its CPU per question (worker thread included) is printed.
 const embedderName = process.env.AFW_EMBEDDER ?? "static";
 const embedder = embedderName === "use" ? diskCacheEmbedder(createUseEmbedder()) : embedderName === "hashing" ? createHashingEmbedder() : createStaticEmbedder();
-const combined = createIntentClassifier({ embedder });
+const cascade =
+  embedderName === "cascade"
+    ? {
+        timeoutMs: 60_000,
+        ...(process.env.AFW_CASCADE_THRESHOLD ? { threshold: Number(process.env.AFW_CASCADE_THRESHOLD) } : {}),
+        ...(process.env.AFW_CASCADE_COMBINE ? { combine: process.env.AFW_CASCADE_COMBINE } : {}),
+      }
+    : undefined;
+const combined = createIntentClassifier({ embedder, ...(cascade ? { cascade } : {}) });
 // Without the fast path (patterns that never decide alone): the model on every question.
 const noFastPath = { ...DEFAULT_INTENT_PATTERNS, fastPath: { minScore: Number.MAX_VALUE, minMargin: 0 } };
-const modelOnly = createIntentClassifier({ embedder, patterns: noFastPath });
+const modelOnly = createIntentClassifier({ embedder, patterns: noFastPath, ...(cascade ? { cascade } : {}) });
 const matcher = compileIntentPatterns(DEFAULT_INTENT_PATTERNS);
 await combined.warmUp();
 await modelOnly.warmUp();
 
 const rows = [];
+let combinedCpuMicros = 0;
+const cpuMicros = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
 for (const item of dev) {
   const p = matcher.score(item.question);
+  const cpuBefore = cpuMicros();
   const c = await combined.classify(item.question);
+  combinedCpuMicros += cpuMicros() - cpuBefore;
   const m = await modelOnly.classify(item.question);
   rows.push({ ...item, code: item.lang ?? (language(item.question) === "english" ? "en" : "other"), lang: item.lang ? (item.lang === "en" ? "english" : "other languages") : language(item.question), fast: p.decisive ? p.top : undefined, patternTop: p.top, combined: c, model: m });
 }
 embedder.save?.();
+await combined.close?.();
+await modelOnly.close?.();
 
 const pct = (n, d) => (d ? `${((100 * n) / d).toFixed(1)}%` : "-");
 function groupAccuracy(key, pick) {
@@ -133,11 +153,19 @@ console.log(`per confidence level: ${["high", "medium", "low", "none"].filter((l
 const methods = new Map();
 for (const r of rows) methods.set(r.combined.method, (methods.get(r.combined.method) ?? 0) + 1);
 console.log(`methods used: ${[...methods.entries()].map(([m, n]) => `${m} ${n}`).join(", ")}`);
+if (cascade) {
+  const steps = new Map();
+  for (const r of rows) if (r.combined.cascade) steps.set(r.combined.cascade, (steps.get(r.combined.cascade) ?? 0) + 1);
+  console.log(`cascade (threshold ${process.env.AFW_CASCADE_THRESHOLD ?? "default"}): ${[...steps.entries()].map(([m, n]) => `${m} ${n}`).join(", ")}; sent to the USE model: ${pct(steps.get("escalated") ?? 0, rows.length)} of all`);
+  report.cascade = Object.fromEntries(steps);
+}
+console.log(`CPU per question, combined classifier (process, worker thread included): ${(combinedCpuMicros / rows.length).toFixed(0)} µs`);
+report.cpuMicrosPerQuestion = combinedCpuMicros / rows.length;
 
 const errors = rows.filter((r) => r.combined.intent !== r.intent);
 if (errors.length) {
   console.log("\n== errors of the combined classifier");
-  for (const r of errors) console.log(`  ${r.id} (${r.difficulty}) ${r.intent} -> ${r.combined.intent} @ ${r.combined.confidence.toFixed(2)} [${r.combined.method}]`);
+  for (const r of errors) console.log(`  ${r.id} (${r.difficulty}) ${r.intent} -> ${r.combined.intent} @ ${r.combined.confidence.toFixed(2)} [${r.combined.method}${r.combined.cascade ? `, ${r.combined.cascade}` : ""}]`);
 }
 const model = await loadBundledIntentModel(embedder.id);
 if (model.evaluation) {

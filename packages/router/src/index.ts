@@ -5,6 +5,14 @@
  * @packageDocumentation
  */
 export { createIntentClassifier, type IntentClassifier, type IntentClassifierOptions } from "./intent-classifier.js";
+export {
+  CascadeCombinationSchema,
+  DEFAULT_CASCADE_THRESHOLD,
+  DEFAULT_CASCADE_TIMEOUT_MS,
+  IntentCascadeSettingsSchema,
+  type IntentCascadeOptions,
+  type IntentCascadeSettings,
+} from "./intent-cascade.js";
 export { loadIntentPatterns, mergeIntentPatterns, IntentPatternRulesSchema, type IntentPatternRules } from "./intent-patterns.js";
 export { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
 export { type BackendFlowSource } from "./flow-discovery-cache.js";

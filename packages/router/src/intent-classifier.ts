@@ -6,14 +6,16 @@ import {
   type Embedder,
   type Intent,
   type IntentAlternative,
+  type CascadeStep,
   type IntentClassification,
   type TraceContext,
 } from "@afw/contracts";
-import { createStaticEmbedder } from "@afw/embeddings";
+import { createStaticEmbedder, createUseEmbedder } from "@afw/embeddings";
 import { DEFAULT_INTENT_PATTERNS } from "./default-intent-patterns.js";
-import { compileIntentPatterns, type IntentPatternConfigInput, type PatternMatch } from "./intent-patterns.js";
+import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatternMatcher, type PatternMatch } from "./intent-patterns.js";
 import { buildIntentFeatureRow, hashIntentExemplars, hashIntentPatterns, intentModelText, trainIntentModel, type IntentExemplar, type IntentModel } from "./intent-model.js";
 import { loadBundledIntentModel } from "./intent-model-file.js";
+import { combineCascade, parseCascadeSettings, type IntentCascadeOptions } from "./intent-cascade.js";
 import { readPrompt } from "./prompt-structure.js";
 import { softmaxInPlace, softmaxLogits } from "./softmax-regression.js";
 
@@ -91,6 +93,17 @@ export interface IntentClassifierOptions {
   embeddingTimeoutMs?: number;
   /** Epochs when a model must be trained at first use. @default 30 */
   trainingEpochs?: number;
+  /**
+   * A second, slower model asked only when this classifier's model is unsure (see {@link IntentCascadeOptions}); `{}` takes
+   * the defaults: the Universal Sentence Encoder lite model on the process's embedding worker thread below confidence 0.7.
+   * @default no cascade
+   * @example
+   * ```ts
+   * const classifier = createIntentClassifier({ cascade: { threshold: 0.7 } });
+   * const { intent, cascade } = await classifier.classify("Any thoughts on my week?"); // cascade: "confident" | "escalated" | "escalation-failed"
+   * ```
+   */
+  cascade?: IntentCascadeOptions;
 }
 
 /** Classifies questions into the six routing intents. */
@@ -104,11 +117,23 @@ export interface IntentClassifier {
   warmUp(): Promise<void>;
   /** The effective confidence thresholds. */
   readonly thresholds: Readonly<ConfidenceThresholds>;
-  /** Releases what the classifier holds (nothing for the default embedder; an embedder passed in is the caller's to close). */
+  /**
+   * Releases what the classifier holds: the embedding worker of a cascade it created (nothing for the default embedder; an
+   * embedder passed in is the caller's to close).
+   */
   close?(): Promise<void>;
 }
 
 const modelCache = new Map<string, Promise<IntentModel>>();
+
+/** Longest wait of `warmUp` for a cascade's second model (its embedding worker loads the model). */
+const CASCADE_WARM_UP_MS = 60_000;
+
+/**
+ * Most second-model embeddings of one cascade waiting at once; more escalations keep the first answer at once. At ~20 ms of
+ * worker time each, 16 waiting take ~320 ms, within the default 500 ms timeout.
+ */
+const MAX_PENDING_ESCALATIONS = 16;
 
 /** Confidence multiplier (towards uniform) of an answer given without the sentence embedding. */
 const EMBEDDING_MISSING_SHRINK = 0.6;
@@ -137,31 +162,22 @@ function raceTimeout<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): 
   });
 }
 
-/**
- * Creates the intent classifier: explicit intent wins; otherwise configurable patterns decide
- * alone when one intent clearly leads (fast path, ~10 µs); otherwise a softmax regression over
- * the sentence embedding, hashed words/character n-grams and the pattern scores decides, with a
- * temperature-calibrated confidence.
- *
- * @example
- * ```ts
- * const classifier = createIntentClassifier();
- * const { intent, confidence, level } = await classifier.classify("Why does my build fail with ENOENT?");
- * ```
- */
-export function createIntentClassifier(options: IntentClassifierOptions = {}): IntentClassifier {
-  const embedder = options.embedder ?? createStaticEmbedder();
-  const matcher = compileIntentPatterns(options.patterns ?? DEFAULT_INTENT_PATTERNS);
-  const thresholds: ConfidenceThresholds = { ...DEFAULT_CONFIDENCE_THRESHOLDS, ...options.thresholds };
-  const defaultIntent = options.defaultIntent ?? "conversation";
-  const embeddingTimeoutMs = options.embeddingTimeoutMs ?? 5_000;
-  let loaded: IntentModel | undefined = options.model;
+interface ModelLoader {
+  embedder: Embedder;
+  /** The model once loaded. */
+  current(): IntentModel | undefined;
+  /** Loads (or trains) the model once; a failed load is retried by the next call. */
+  load(): Promise<IntentModel>;
+}
+
+/** Lazily resolves the model of `embedder`: the one given, else the bundled one, else one trained at first use (once per process). */
+function modelLoader(embedder: Embedder, given: IntentModel | undefined, matcher: IntentPatternMatcher, options: IntentClassifierOptions): ModelLoader {
+  let loaded = given;
   if (loaded && loaded.embedderId !== embedder.id) {
     throw new AfwError("CONFIG_INVALID", `intent model was trained for embedder ${loaded.embedderId}, not ${embedder.id}`);
   }
   let loading: Promise<IntentModel> | undefined = loaded ? Promise.resolve(loaded) : undefined;
-
-  const resolveModel = (): Promise<IntentModel> => {
+  const load = (): Promise<IntentModel> => {
     loading ??= (async () => {
       let exemplars = options.exemplars;
       if (!exemplars) {
@@ -198,6 +214,54 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
     );
     return loading;
   };
+  return { embedder, current: () => loaded, load };
+}
+
+/**
+ * The calibrated probabilities of `model` for a request, with the embedding when `embedder` gave it within `timeoutMs`
+ * (`embedded` false otherwise: the probabilities are then the model's on the other features).
+ * @throws AfwError `ABORTED` when `signal` aborts.
+ */
+async function modelProbabilities(
+  model: IntentModel,
+  embedder: Embedder,
+  request: string,
+  patternScores: Float64Array,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<{ probabilities: Float64Array; embedded: boolean }> {
+  const row = buildIntentFeatureRow(request, undefined, patternScores, model.features, model.dimensions);
+  const vectors = await raceTimeout(embedder.embed([intentModelText(request, model.features)], signal), timeoutMs, signal);
+  const embedding = vectors?.[0];
+  if (embedding) for (let i = 0; i < model.dimensions; i++) row.dense[i] = (embedding[i] ?? 0) * model.features.embeddingScale;
+  return { probabilities: softmaxInPlace(softmaxLogits(model.weights, row), model.temperature), embedded: embedding !== undefined };
+}
+
+/**
+ * Creates the intent classifier: explicit intent wins; otherwise configurable patterns decide
+ * alone when one intent clearly leads (fast path, ~10 µs); otherwise a softmax regression over
+ * the sentence embedding, hashed words/character n-grams and the pattern scores decides, with a
+ * temperature-calibrated confidence. With `cascade`, a second model (by default the USE lite model, its embedding on the
+ * process's worker thread) answers the questions that model is unsure of; the result's `cascade` says which stage answered.
+ *
+ * @throws AfwError `CONFIG_INVALID` when `cascade` settings are out of range or a model was trained for another embedder.
+ * @example
+ * ```ts
+ * const classifier = createIntentClassifier();
+ * const { intent, confidence, level } = await classifier.classify("Why does my build fail with ENOENT?");
+ * ```
+ */
+export function createIntentClassifier(options: IntentClassifierOptions = {}): IntentClassifier {
+  const embedder = options.embedder ?? createStaticEmbedder();
+  const matcher = compileIntentPatterns(options.patterns ?? DEFAULT_INTENT_PATTERNS);
+  const thresholds: ConfidenceThresholds = { ...DEFAULT_CONFIDENCE_THRESHOLDS, ...options.thresholds };
+  const defaultIntent = options.defaultIntent ?? "conversation";
+  const embeddingTimeoutMs = options.embeddingTimeoutMs ?? 5_000;
+  const first = modelLoader(embedder, options.model, matcher, options);
+  const cascadeSettings = options.cascade ? parseCascadeSettings(options.cascade) : undefined;
+  const ownedCascadeEmbedder = options.cascade && !options.cascade.embedder ? createUseEmbedder({ thread: "worker" }) : undefined;
+  let closed = false;
+  const second = options.cascade ? modelLoader(options.cascade.embedder ?? ownedCascadeEmbedder!, options.cascade.model, matcher, options) : undefined;
 
   const finish = (
     started: number,
@@ -210,20 +274,54 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
       intent: out.intent,
       confidence: out.confidence,
       method: out.method,
+      ...(out.cascade ? { cascade: out.cascade } : {}),
       alternatives: out.alternatives,
       durationMs,
     });
     return out;
   };
 
+  /**
+   * The second model's probabilities, or undefined when it failed, is overloaded or was too slow (the first answer stands).
+   * @throws AfwError `ABORTED` when `signal` aborts.
+   */
+  // Second-model embeddings not yet answered (also those whose wait timed out: the worker still computes them).
+  let pendingEscalations = 0;
+  const countedSecondEmbedder: Embedder | undefined = second && {
+    id: second.embedder.id,
+    dimensions: second.embedder.dimensions,
+    embed(texts, signal) {
+      pendingEscalations++;
+      const settled = () => void pendingEscalations--;
+      const vectors = second.embedder.embed(texts, signal);
+      vectors.then(settled, settled);
+      return vectors;
+    },
+  };
+  const secondOpinion = async (request: string, patternScores: Float64Array, signal: AbortSignal | undefined): Promise<Float64Array | undefined> => {
+    // A closed classifier does not start the embedding worker again; a busy one answers with the first model at once
+    // rather than queue work it could not finish within the timeout.
+    if (closed || pendingEscalations >= MAX_PENDING_ESCALATIONS) return undefined;
+    const escalation = (async () => {
+      const model = second!.current() ?? (await second!.load());
+      const answer = await modelProbabilities(model, countedSecondEmbedder!, request, patternScores, cascadeSettings!.timeoutMs, signal);
+      return answer.embedded ? answer.probabilities : undefined;
+    })();
+    // One bound for loading the model (trained at first use with own exemplars) and embedding; failures resolve undefined.
+    return raceTimeout(escalation, cascadeSettings!.timeoutMs, signal);
+  };
+
   return {
     thresholds,
-    async close() {},
+    async close() {
+      closed = true;
+      await ownedCascadeEmbedder?.close();
+    },
     async warmUp() {
-      await resolveModel();
-      const maybeWarm = embedder as Embedder & { warmUp?: () => Promise<void> };
-      if (typeof maybeWarm.warmUp === "function") await maybeWarm.warmUp();
-      await embedder.embed(["warm up"]);
+      await first.load();
+      await warmEmbedder(embedder);
+      // The second model is optional: a cascade whose model cannot load (or not within a bounded wait) answers with the first one.
+      if (second && !closed) await raceTimeout(Promise.all([second.load(), warmEmbedder(second.embedder)]), CASCADE_WARM_UP_MS);
     },
     async classify(question, context) {
       const started = performance.now();
@@ -243,7 +341,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
       }
       const { structure, pattern } = readPrompt(matcher, text);
       if (pattern.decisive && pattern.top) {
-        const confidence = loaded?.fastPathPrecision ?? 0.95;
+        const confidence = first.current()?.fastPathPrecision ?? 0.95;
         const alternatives: IntentAlternative[] = [];
         let total = 0;
         pattern.scores.forEach((s, i) => {
@@ -259,29 +357,45 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
         return finish(started, context, { intent: pattern.top, confidence, method: "pattern", alternatives, matches: pattern.matches, probabilities: {} });
       }
       if (context?.signal?.aborted) throw new AfwError("ABORTED", "intent classification was aborted", { cause: context.signal.reason });
-      const model = loaded ?? (await resolveModel());
-      const row = buildIntentFeatureRow(structure.request, undefined, pattern.scores, model.features, model.dimensions);
-      const modelText = intentModelText(structure.request, model.features);
-      const vectors = await raceTimeout(embedder.embed([modelText], context?.signal), embeddingTimeoutMs, context?.signal);
-      const embedding = vectors?.[0];
+      const model = first.current() ?? (await first.load());
+      const answer = await modelProbabilities(model, embedder, structure.request, pattern.scores, embeddingTimeoutMs, context?.signal);
       // Without the embedding (an embedder passed in failed, is overloaded or too slow) the model answers less sure.
-      const shrink = embedding ? 1 : EMBEDDING_MISSING_SHRINK;
-      if (embedding) for (let i = 0; i < model.dimensions; i++) row.dense[i] = (embedding[i] ?? 0) * model.features.embeddingScale;
-      const probabilities = softmaxInPlace(softmaxLogits(model.weights, row), model.temperature);
+      const shrink = answer.embedded ? 1 : EMBEDDING_MISSING_SHRINK;
+      let probabilities: Float64Array = answer.probabilities.map((p) => shrink * p + (1 - shrink) / INTENTS.length);
+      let embedded = answer.embedded;
+      let cascade: CascadeStep | undefined;
+      if (cascadeSettings) {
+        cascade = "confident";
+        if (Math.max(...probabilities) < cascadeSettings.threshold) {
+          const secondProbabilities = await secondOpinion(structure.request, pattern.scores, context?.signal);
+          cascade = secondProbabilities ? "escalated" : "escalation-failed";
+          if (secondProbabilities) {
+            probabilities = combineCascade(probabilities, secondProbabilities, cascadeSettings.combine);
+            embedded = true;
+          }
+        }
+      }
       const order = INTENTS.map((_, i) => i).sort((a, b) => probabilities[b]! - probabilities[a]!);
-      const confidenceOf = (i: number) => shrink * probabilities[i]! + (1 - shrink) / INTENTS.length;
       return finish(started, context, {
         intent: INTENTS[order[0]!]!,
-        confidence: confidenceOf(order[0]!),
-        method: !embedding ? "lexical" : pattern.matches.length > 0 ? "hybrid" : "semantic",
+        confidence: probabilities[order[0]!]!,
+        method: !embedded ? "lexical" : pattern.matches.length > 0 ? "hybrid" : "semantic",
+        ...(cascade ? { cascade } : {}),
         alternatives: order
           .slice(1)
-          .map((i) => ({ intent: INTENTS[i]!, confidence: confidenceOf(i) }))
+          .map((i) => ({ intent: INTENTS[i]!, confidence: probabilities[i]! }))
           .filter((a) => a.confidence >= 0.01)
           .slice(0, 3),
         matches: pattern.matches,
-        probabilities: Object.fromEntries(INTENTS.map((intent, i) => [intent, confidenceOf(i)])),
+        probabilities: Object.fromEntries(INTENTS.map((intent, i) => [intent, probabilities[i]!])),
       });
     },
   };
+}
+
+/** Loads an embedder's model (when it has `warmUp`) and runs one embedding. */
+async function warmEmbedder(embedder: Embedder): Promise<void> {
+  const maybeWarm = embedder as Embedder & { warmUp?: () => Promise<void> };
+  if (typeof maybeWarm.warmUp === "function") await maybeWarm.warmUp();
+  await embedder.embed(["warm up"]);
 }

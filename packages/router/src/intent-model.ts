@@ -194,6 +194,11 @@ export interface TrainIntentModelOptions {
   calibrationIndices?: readonly number[];
   /** Progress messages (e.g. `console.error`). */
   onProgress?: (message: string) => void;
+  /**
+   * Receives the calibrated out-of-fold probabilities of every exemplar (in `exemplars` order, one per intent of {@link INTENTS})
+   * after cross-validation, e.g. to tune a cascade on predictions no model was trained on.
+   */
+  onOutOfFold?: (probabilities: readonly Float64Array[]) => void;
 }
 
 /** Builds an accuracy-per-confidence table (reliability table) from predictions. */
@@ -300,6 +305,7 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
       return { best, confidence: p[best]! };
     };
     const fullTop = outOfFold.map((z) => top(z, temperature));
+    options.onOutOfFold?.(outOfFold.map((z) => softmaxInPlace(Float64Array.from(z), temperature)));
     const confidences: number[] = [];
     const correct: boolean[] = [];
     const perIntentTotals = INTENTS.map(() => ({ n: 0, ok: 0 }));

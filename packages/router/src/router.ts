@@ -386,6 +386,7 @@ export class Router {
       confidence: classification.confidence,
       confidenceLevel: level,
       method: classification.method,
+      ...(classification.cascade ? { cascade: classification.cascade } : {}),
       alternatives: classification.alternatives,
       weights: { ...w },
       candidates,

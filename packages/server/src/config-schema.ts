@@ -6,7 +6,7 @@ import {
 } from "@afw/contracts";
 import { ParameterMappingSchema } from "@afw/backends";
 import { DEFAULT_CACHE_TTL_POLICY, parseRedisUrl } from "@afw/cache";
-import { IntentPatternRulesSchema } from "@afw/router";
+import { IntentCascadeSettingsSchema, IntentPatternRulesSchema } from "@afw/router";
 import { AbExperimentSchema } from "@afw/analytics";
 import { DownstreamConfigSchema } from "@afw/downstream";
 import { z } from "zod";
@@ -135,8 +135,10 @@ const RoutingConfigSchema = z
         capability: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.capability),
       }).strict().default({ ...DEFAULT_SCORING_WEIGHTS }).describe("score = Σ weight × component."),
     defaultFlow: z.string().min(1).optional().describe("Gateway-wide flow id (`backendId:flowId`) for unclassifiable questions."),
-    classifierEmbedder: z.enum(["static", "use", "hashing"]).default("static")
-      .describe("Embedder of the router's intent model: `static` (distilled from the Universal Sentence Encoder, microseconds, on the event loop), `use` (the Universal Sentence Encoder itself on a worker thread, ~10 ms of CPU per question) or `hashing` (word pieces, for tests)."),
+    classifierEmbedder: z.enum(["static", "use", "hashing", "cascade"]).default("static")
+      .describe("Embedder of the router's intent model: `static` (distilled from the Universal Sentence Encoder, microseconds, on the event loop), `use` (the Universal Sentence Encoder itself on a worker thread, ~10 ms of CPU per question), `cascade` (the static model answers; below `routing.cascade.threshold` the Universal Sentence Encoder model answers, on the worker thread; its failure, overload or timeout keeps the static answer) or `hashing` (word pieces, for tests)."),
+    cascade: IntentCascadeSettingsSchema.prefault({})
+      .describe("Settings of `classifierEmbedder: cascade`: `threshold` (static model's top confidence below which the USE model is asked), `timeoutMs` (longest wait for it), `combine` (`replace`: the USE model answers; `average`: the mean of both)."),
     hedge: z.boolean().default(true).describe("Run the top two backends in parallel for low-confidence questions."),
     intentPatterns: z.partialRecord(IntentSchema, z.union([z.array(RegexSourceSchema), IntentPatternRulesSchema])).default({})
       .describe(
@@ -191,7 +193,7 @@ export const SessionsConfigSchema = z
     maxTurns: z.number().int().positive().max(10_000).default(50).describe("Turns kept per session."),
     ttlSeconds: z.number().int().positive().default(7 * 86_400).describe("Idle sessions expire after this (7 days; slides on every turn)."),
     searchEmbedder: z.enum(["auto", "none", "use", "hashing"]).default("auto")
-      .describe("Embedder of `search_history` by meaning: `use` (offline Universal Sentence Encoder lite; turns are embedded in the background), `hashing` (word pieces only, for tests), `none` (keyword search only), `auto` (`use` when the process runs it already, for the tool index, `tools.embedder: use`, the default, or the router's classifier, `routing.classifierEmbedder: use`, so the one model serves all; else `none`)."),
+      .describe("Embedder of `search_history` by meaning: `use` (offline Universal Sentence Encoder lite; turns are embedded in the background), `hashing` (word pieces only, for tests), `none` (keyword search only), `auto` (`use` when the process runs it already, for the tool index, `tools.embedder: use`, the default, or the router's classifier, `routing.classifierEmbedder: use` or `cascade`, so the one model serves all; else `none`)."),
   }).strict();
 
 /** Zod schema of {@link ToolsConfig}. */

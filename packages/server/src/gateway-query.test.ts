@@ -64,6 +64,16 @@ describe("universal_query", () => {
     expect(flowise.calls).toHaveLength(0);
   });
 
+  it("with classifierEmbedder: cascade, says which stage of the cascade decided the intent", async () => {
+    const { flowise, langflow } = twoBackends();
+    // threshold 1: every question the patterns leave open goes to the USE model (on the embedding worker thread).
+    const { client } = await start({ backends: [flowise, langflow], config: { routing: { classifierEmbedder: "cascade", cascade: { threshold: 1, timeoutMs: 60_000 } } } });
+    const open = await callTool<UniversalQueryResult>(client, "universal_query", { question: "Could you help me think through what to do next with it?" });
+    expect(open.body._mcp_metadata).toMatchObject({ intent_cascade: "escalated", intent_method: "semantic" });
+    const explicit = await callTool<UniversalQueryResult>(client, "universal_query", { question: "Could you help me think it through again?", intent: "conversation" });
+    expect(explicit.body._mcp_metadata.intent_cascade).toBeUndefined();
+  }, 60_000);
+
   it("honours every argument: intent, backend, flow_id, session_id, parameters, timeout", async () => {
     const { flowise, langflow } = twoBackends();
     const { client } = await start({ backends: [flowise, langflow] });

@@ -348,6 +348,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
           intent_classified: classification.intent,
           intent_confidence: classification.confidence,
           intent_method: classification.method,
+          ...(classification.cascade ? { intent_cascade: classification.cascade } : {}),
           execution_time_ms: 0,
           fallback_used: outcome.fallbackUsed,
           ...(outcome.fallbackUsed && outcome.fallbackReason ? { fallback_reason: outcome.fallbackReason } : {}),

@@ -140,15 +140,21 @@ export function createRouterPort(options: RouterPortOptions): RouterPort {
   // One embedder for every classifier built (a reload must not load the model again).
   let embedder: Embedder | undefined;
   let sentenceEncoder: ReturnType<typeof createUseEmbedder> | undefined;
+  const sentenceEmbedder = (): Embedder => createCachingEmbedder((sentenceEncoder = createUseEmbedder({ thread: "worker" })));
   const classifierEmbedder = (): Embedder =>
     (embedder ??=
-      routing.classifierEmbedder === "static"
+      routing.classifierEmbedder === "static" || routing.classifierEmbedder === "cascade"
         ? createStaticEmbedder()
-        : createCachingEmbedder(routing.classifierEmbedder === "hashing" ? createHashingEmbedder() : (sentenceEncoder = createUseEmbedder({ thread: "worker" }))));
+        : routing.classifierEmbedder === "hashing"
+          ? createCachingEmbedder(createHashingEmbedder())
+          : sentenceEmbedder());
+  // The cascade's second model: the USE lite model on the process's embedding worker (closed with the port).
+  let cascadeEmbedder: Embedder | undefined;
   const buildClassifier = (patterns: GatewayConfig["routing"]["intentPatterns"]): IntentClassifier =>
     createIntentClassifier({
       embedder: classifierEmbedder(),
       patterns: routerIntentPatterns(patterns),
+      ...(routing.classifierEmbedder === "cascade" ? { cascade: { ...routing.cascade, embedder: (cascadeEmbedder ??= sentenceEmbedder()) } } : {}),
     });
   let classifier = buildClassifier(routing.intentPatterns);
   let classifierRevision = 0;

@@ -60,6 +60,7 @@ describe("search_history by meaning (sessions.searchEmbedder)", () => {
     expect(historyEmbedderKind(defaults)).toBe("use");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" } }))).toBe("none");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" }, routing: { classifierEmbedder: "use" } }))).toBe("use");
+    expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" }, routing: { classifierEmbedder: "cascade" } }))).toBe("use");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "hashing" }, routing: { classifierEmbedder: "hashing" } }))).toBe("none");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" }, sessions: { searchEmbedder: "use" } }))).toBe("use");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ sessions: { searchEmbedder: "none" } }))).toBe("none");

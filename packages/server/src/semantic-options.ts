@@ -31,12 +31,13 @@ export function semanticParts(config: Pick<GatewayConfig, "cache" | "sessions" |
 }
 
 /** `sessions.searchEmbedder` resolved: `auto` is `use` when the process already runs the sentence encoder for the router's
- * classifier or the tool index (one model on one worker thread per process serves all, so meaning search costs no second
+ * classifier (`use` or `cascade`) or the tool index (one model on one worker thread per process serves all, so meaning search costs no second
  * model), else `none`. */
 export function historyEmbedderKind(config: Pick<GatewayConfig, "sessions" | "routing" | "tools">): "none" | "use" | "hashing" {
   const kind = config.sessions.searchEmbedder;
   if (kind !== "auto") return kind;
-  return config.routing.classifierEmbedder === "use" || config.tools.embedder === "use" ? "use" : "none";
+  const classifierRunsUse = config.routing.classifierEmbedder === "use" || config.routing.classifierEmbedder === "cascade";
+  return classifierRunsUse || config.tools.embedder === "use" ? "use" : "none";
 }
 
 /** The response cache's `semantic` option of a gateway config (on only when the cache is). */
