@@ -4,7 +4,9 @@
     python3 eval/prepare-nestful.py <NESTFUL checkout or bare git dir> <out dir>
 
 NESTFUL's released evaluation data (`data/`) holds 300 requests, each with the nested sequence of API calls that
-answers it, over three tool sets that are pooled here into one catalog of 133 tools:
+answers it, over three tool sets, written here as three catalogs (`nestful-rapidapi.json`, `nestful-sgd.json`,
+`nestful-glaive.json`): the sets were built independently and overlap in what they do (flight, hotel, restaurant and
+news search in each), so a pooled catalog would mark a right tool of another set as a miss.
 
 - `executable/`: 85 requests over 39 real RapidAPI endpoints; a tool's server is the first label of its RapidAPI
   host without trailing digits (`tripadvisor16.p.rapidapi.com` -> `tripadvisor`, `last10k-company-v1` -> `last10k-company`);
@@ -14,7 +16,7 @@ answers it, over three tool sets that are pooled here into one catalog of 133 to
   `functions` (as `prepare-bfcl.mjs` does for undotted names).
 
 The needed tools of a request are the distinct tools of its gold call sequence (the final `var_result` is the
-answer, not a call); 7 Glaive requests call a function missing from the spec and are dropped. A task is `multi` when
+answer, not a call); 10 Glaive requests that call one of 7 functions missing from the spec are dropped. A task is `multi` when
 it needs two or more tools. Deterministic: same input, same bytes.
 """
 import json, os, re, subprocess, sys
@@ -74,9 +76,10 @@ def to_tool(part, spec):
     return {"server": server, "name": name, "description": clean(spec.get("description")), "inputSchema": schema(parameters)}
 
 
-tools, tasks, dropped = [], [], 0
+CATALOG = {"executable": "nestful-rapidapi", "sgd": "nestful-sgd", "glaive": "nestful-glaive"}
+os.makedirs(out_dir, exist_ok=True)
 for part, data_path, spec_path in PARTS:
-    ids = {}
+    tools, tasks, dropped, ids = [], [], 0, {}
     for spec in json.loads(read(spec_path)):
         if spec["name"] in ids:
             continue  # the Glaive spec repeats 5 functions (6 times in all), the same text each time
@@ -90,15 +93,13 @@ for part, data_path, spec_path in PARTS:
             continue
         needed = list(dict.fromkeys(ids[call] for call in calls))
         tasks.append({"id": f"{part}-{i}", "query": clean(item["input"]), "needed": needed, "kind": "multi" if len(needed) > 1 else "single"})
-
-os.makedirs(out_dir, exist_ok=True)
-with open(os.path.join(out_dir, "nestful.json"), "w", encoding="utf8") as out:
-    json.dump({
-        "catalog": "nestful",
-        "source": {"repository": "https://github.com/IBM/NESTFUL", "commit": commit(), "licence": "Apache-2.0",
-                   "files": [path for _, data, spec in PARTS for path in (data, spec)]},
-        "tools": tools,
-        "tasks": tasks,
-    }, out, ensure_ascii=False)
-multi = sum(task["kind"] == "multi" for task in tasks)
-print(f"nestful: {len(tools)} tools of {len({t['server'] for t in tools})} servers, {multi} multi + {len(tasks) - multi} single tasks ({dropped} dropped: a call missing from the spec)")
+    with open(os.path.join(out_dir, f"{CATALOG[part]}.json"), "w", encoding="utf8") as out:
+        json.dump({
+            "catalog": CATALOG[part],
+            "source": {"repository": "https://github.com/IBM/NESTFUL", "commit": commit(), "licence": "Apache-2.0", "files": [data_path, spec_path]},
+            "tools": tools,
+            "tasks": tasks,
+        }, out, ensure_ascii=False)
+    multi = sum(task["kind"] == "multi" for task in tasks)
+    print(f"{CATALOG[part]}: {len(tools)} tools of {len({t['server'] for t in tools})} servers, {multi} multi + {len(tasks) - multi} single tasks"
+          + (f" ({dropped} dropped: a call missing from the spec)" if dropped else ""))

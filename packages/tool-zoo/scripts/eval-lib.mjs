@@ -31,7 +31,7 @@ export function evalDataDirs() {
  * Which public catalogs may be looked at while tuning (`tuning`) and which are only measured
  * (`unseen`: their misses are never printed by the tuning scripts). A catalog not listed is unseen.
  */
-export const CATALOG_ROLES = { bfcl: "tuning", "bfcl-live": "unseen", "mcp-bench": "unseen", nestful: "tuning", restbench: "tuning" };
+export const CATALOG_ROLES = { bfcl: "tuning", "bfcl-live": "unseen", "mcp-bench": "unseen", "nestful-glaive": "tuning", "nestful-rapidapi": "tuning", "nestful-sgd": "tuning", restbench: "tuning" };
 
 /**
  * The public catalogs of the given folders: `{ catalog, source, tools, tasks: [{ id, query, needed, kind }], role }`,
