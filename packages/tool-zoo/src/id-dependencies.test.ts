@@ -80,6 +80,22 @@ describe("idProfile: finders and pointers beyond search and list verbs", () => {
     expect(completed.slice(0, 5)).not.toContain("trips/Trips_Search_Restaurant_Location");
   });
 
+  it("prefers a finder that takes a name or query to one that lists by filters, for a thing the task names", () => {
+    const films = [
+      described("films", "get_movie_release_dates", "Release dates of a movie.", { movie_id: "The movie." }),
+      described("films", "discover_movie", "Discover movies by filters.", {}),
+      described("films", "search_movie", "Search for movies.", { query: "The text to search for." }),
+      described("films", "movie_upcoming", "Upcoming movies.", {}),
+      described("films", "movie_popular", "Popular movies.", {}),
+      described("films", "movie_now_playing", "Movies in theatres.", {}),
+    ];
+    const filmProfiles = new Map(films.map((t) => [`${t.server}/${t.name}`, idProfile(buildToolDocument(t, analyzer), analyzer)]));
+    const list = ranked("films/get_movie_release_dates", "films/movie_upcoming", "films/discover_movie", "films/movie_popular", "films/movie_now_playing", "films/search_movie");
+    expect(filmProfiles.get("films/search_movie")!.byName).toBe(true);
+    expect(filmProfiles.get("films/discover_movie")!.byName).toBe(false);
+    expect(ids(completeIdDependencies(list, (id) => filmProfiles.get(id), 'the release date of "The Matrix"')).slice(0, 5)).toContain("films/search_movie");
+  });
+
   it("finds an artist's id through the tool named for it", () => {
     const list = ranked("songs/get_artist_overview", "trips/Trips_Weather", "songs/list_top_tracks", "trips/TripsSearchHotels", "trips/Trips_Hotel_Photos", "songs/get_artist_id_by_name");
     expect(ids(completeIdDependencies(list, profileOf, "a biography of Bad Bunny")).slice(0, 5)).toContain("songs/get_artist_id_by_name");

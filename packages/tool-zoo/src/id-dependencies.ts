@@ -40,7 +40,12 @@ export interface IdProfile {
   pointers: Pointer[];
   /** The words of the tool's name that its server's name does not hold (`search location` for `TripadvisorSearchLocation`). */
   ownNameWords: string[];
+  /** Whether the tool requires a text query or name (`query`, `q`, `keyword`, `name`, `title`, `*_name`): it finds things by name. */
+  byName: boolean;
 }
+
+/** Names of parameters that carry a text query or a name (general API vocabulary). */
+const QUERY_PARAMETER = /^(?:q|query|queries|keywords?|search|term|text|name|title)$|_(?:name|query|title)$|(?:Name|Query|Title)$/;
 
 /** The {@link IdProfile} of a tool document. */
 export function idProfile(document: ToolDocument, analyzer: TextAnalyzer): IdProfile {
@@ -77,7 +82,8 @@ export function idProfile(document: ToolDocument, analyzer: TextAnalyzer): IdPro
   }
   const serverWords = new Set(splitIdentifier(document.tool.server));
   const ownNameWords = nameWords.filter((w) => !serverWords.has(w) && w !== "api");
-  return { needs: [...new Set(needs)], finds, pointers, ownNameWords };
+  const byName = toolParameters(document.tool).some((parameter) => parameter.required && QUERY_PARAMETER.test(parameter.name));
+  return { needs: [...new Set(needs)], finds, pointers, ownNameWords, byName };
 }
 
 /** Fewest own name words of a tool that a parameter description must name, in order, to point at it. */
@@ -120,7 +126,8 @@ const MAX_FINDERS = 2;
  * Completes the leading results of a ranking with the finders their id needs call for: for each of the first three
  * results, the tool of the same server that a required parameter's description names (its own name words as one run,
  * at least two, the most fully named one), then for each entity whose id it requires the most direct finder of that
- * entity on the same server (the best-ranked among equally direct ones), moves into the first five unless it is there
+ * entity on the same server (among equally direct ones, one that takes a name or text query before one that lists by
+ * filters, then the best-ranked), moves into the first five unless it is there
  * (taking their last places, at most two), tagged with the step of the result that needs it. Unchanged when the task
  * gives ids itself.
  */
@@ -157,7 +164,10 @@ export function completeIdDependencies<T extends { id: string; server: string; s
       // the most direct finder of the entity on the tool's server, the best-ranked among equally direct ones
       let best: { at: number; tier: number } | undefined;
       ranked.forEach((other, at) => {
-        const tier = other.server === tool.server ? profileOf(other.id)?.finds.get(entity) : undefined;
+        const found = other.server === tool.server ? profileOf(other.id) : undefined;
+        const direct = found?.finds.get(entity);
+        // a finder that takes a name or query finds a named thing before one that lists by filters
+        const tier = direct === undefined ? undefined : direct * 2 + (found!.byName ? 0 : 1);
         if (tier !== undefined && (!best || tier < best.tier)) best = { at, tier };
       });
       if (!best || best.at < RESULT_PLACES) continue;
