@@ -1,6 +1,6 @@
 // Shared helpers of the retrieval evaluation (used by scripts/eval.mjs and the quality test).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { delimiter, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -15,28 +15,38 @@ export function sharedDataDir() {
 }
 
 /**
- * Where the public cross-catalog data lives (see eval/DATA-SOURCES.md): $AFW_TOOL_EVAL_DATA, else
- * ../shared/tool-eval beside the repo, else eval/data in the package (not committed).
+ * Where the public cross-catalog data lives (see eval/DATA-SOURCES.md): the folders $AFW_TOOL_EVAL_DATA lists
+ * (separated like PATH: `/work/afw-data/tool-eval:/tmp/tool-eval-extra`), else ../shared/tool-eval beside the repo,
+ * else eval/data in the package (not committed).
  */
-export function evalDataDir() {
-  const candidates = [process.env.AFW_TOOL_EVAL_DATA, resolve(packageRoot, "../../../shared/tool-eval"), resolve(packageRoot, "../../shared/tool-eval"), resolve(packageRoot, "eval/data")];
-  return candidates.find((dir) => dir && existsSync(dir) && readdirSync(dir).some((f) => f.endsWith(".json")));
+export function evalDataDirs() {
+  const hasData = (dir) => dir && existsSync(dir) && readdirSync(dir).some((f) => f.endsWith(".json"));
+  const listed = (process.env.AFW_TOOL_EVAL_DATA ?? "").split(delimiter).filter(hasData);
+  if (listed.length > 0) return listed;
+  const fallback = [resolve(packageRoot, "../../../shared/tool-eval"), resolve(packageRoot, "../../shared/tool-eval"), resolve(packageRoot, "eval/data")].find(hasData);
+  return fallback ? [fallback] : [];
 }
 
 /**
  * Which public catalogs may be looked at while tuning (`tuning`) and which are only measured
- * (`unseen`: their misses are never printed by the tuning scripts).
+ * (`unseen`: their misses are never printed by the tuning scripts). A catalog not listed is unseen.
  */
-export const CATALOG_ROLES = { bfcl: "tuning", "bfcl-live": "unseen", "mcp-bench": "unseen", restbench: "tuning" };
+export const CATALOG_ROLES = { bfcl: "tuning", "bfcl-live": "unseen", "mcp-bench": "unseen", "nestful-glaive": "tuning", "nestful-rapidapi": "tuning", "nestful-sgd": "tuning", restbench: "tuning" };
 
-/** The public catalogs: `{ catalog, source, tools, tasks: [{ id, query, needed, kind }] }`. */
-export function loadExternalCatalogs(dir = evalDataDir()) {
-  if (!dir) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => JSON.parse(readFileSync(resolve(dir, f), "utf8")))
-    .filter((c) => Array.isArray(c.tools) && Array.isArray(c.tasks))
+/**
+ * The public catalogs of the given folders: `{ catalog, source, tools, tasks: [{ id, query, needed, kind }], role }`,
+ * by file name; a catalog found in two folders is read from the first.
+ */
+export function loadExternalCatalogs(dirs = evalDataDirs()) {
+  const seen = new Set();
+  return dirs
+    .flatMap((dir) =>
+      readdirSync(dir)
+        .filter((f) => f.endsWith(".json"))
+        .sort()
+        .map((f) => JSON.parse(readFileSync(resolve(dir, f), "utf8"))),
+    )
+    .filter((c) => Array.isArray(c.tools) && Array.isArray(c.tasks) && !seen.has(c.catalog) && seen.add(c.catalog))
     .map((c) => ({ ...c, role: CATALOG_ROLES[c.catalog] ?? "unseen" }));
 }
 

@@ -46,6 +46,62 @@ describe("idProfile", () => {
   });
 });
 
+describe("idProfile: finders and pointers beyond search and list verbs", () => {
+  const described = (server: string, name: string, description: string, parameters: Record<string, string>) =>
+    ToolDescriptorSchema.parse({
+      server,
+      name,
+      description,
+      inputSchema: { type: "object", properties: Object.fromEntries(Object.entries(parameters).map(([p, d]) => [p, { type: "string", description: d }])), required: Object.keys(parameters) },
+    } satisfies ToolDescriptorInput);
+  const travel = [
+    described("trips", "TripsSearchLocation", "Search for locations using a query string.", { query: "A city name." }),
+    described("trips", "Trips_Search_Restaurant_Location", "Location details for restaurants.", { query: "The place." }),
+    described("trips", "TripsSearchHotels", "Available hotels in a location.", { geoId: "Geo ID of the location retrieved from the Search Location API." }),
+    described("trips", "Trips_Weather", "The weather.", { city: "The city." }),
+    described("trips", "Trips_Hotel_Photos", "Photos of a hotel.", { hotelId: "The hotel id." }),
+    described("songs", "get_artist_id_by_name", "The artist's id from their name.", { name: "The artist's name." }),
+    described("songs", "get_artist_overview", "An artist's biography.", { artistId: "The id of the artist." }),
+    described("songs", "list_top_tracks", "Top tracks.", { region: "A region." }),
+  ];
+  const travelProfiles = new Map<string, IdProfile>(travel.map((t) => [`${t.server}/${t.name}`, idProfile(buildToolDocument(t, analyzer), analyzer)]));
+  const profileOf = (id: string) => travelProfiles.get(id);
+
+  it("reads a tool whose name says it gives an entity's id as a finder of that entity", () => {
+    expect(profileOf("songs/get_artist_id_by_name")!.finds.get("artist")).toBe(0);
+    expect(profileOf("songs/get_artist_overview")!.finds.size).toBe(0);
+    expect(profileOf("trips/TripsSearchLocation")!.ownNameWords).toEqual(["search", "location"]);
+  });
+
+  it("adds the tool a required parameter's description names, not the tool whose name merely holds its words", () => {
+    const list = ranked("trips/TripsSearchHotels", "trips/Trips_Weather", "songs/list_top_tracks", "trips/Trips_Hotel_Photos", "songs/get_artist_overview", "trips/Trips_Search_Restaurant_Location", "trips/TripsSearchLocation");
+    const completed = ids(completeIdDependencies(list, profileOf, "hotels in Lisbon for May 3, 2025"));
+    expect(completed.slice(0, 5)).toContain("trips/TripsSearchLocation");
+    expect(completed.slice(0, 5)).not.toContain("trips/Trips_Search_Restaurant_Location");
+  });
+
+  it("prefers a finder that takes a name or query to one that lists by filters, for a thing the task names", () => {
+    const films = [
+      described("films", "get_movie_release_dates", "Release dates of a movie.", { movie_id: "The movie." }),
+      described("films", "discover_movie", "Discover movies by filters.", {}),
+      described("films", "search_movie", "Search for movies.", { query: "The text to search for." }),
+      described("films", "movie_upcoming", "Upcoming movies.", {}),
+      described("films", "movie_popular", "Popular movies.", {}),
+      described("films", "movie_now_playing", "Movies in theatres.", {}),
+    ];
+    const filmProfiles = new Map(films.map((t) => [`${t.server}/${t.name}`, idProfile(buildToolDocument(t, analyzer), analyzer)]));
+    const list = ranked("films/get_movie_release_dates", "films/movie_upcoming", "films/discover_movie", "films/movie_popular", "films/movie_now_playing", "films/search_movie");
+    expect(filmProfiles.get("films/search_movie")!.byName).toBe(true);
+    expect(filmProfiles.get("films/discover_movie")!.byName).toBe(false);
+    expect(ids(completeIdDependencies(list, (id) => filmProfiles.get(id), 'the release date of "The Matrix"')).slice(0, 5)).toContain("films/search_movie");
+  });
+
+  it("finds an artist's id through the tool named for it", () => {
+    const list = ranked("songs/get_artist_overview", "trips/Trips_Weather", "songs/list_top_tracks", "trips/TripsSearchHotels", "trips/Trips_Hotel_Photos", "songs/get_artist_id_by_name");
+    expect(ids(completeIdDependencies(list, profileOf, "a biography of Bad Bunny")).slice(0, 5)).toContain("songs/get_artist_id_by_name");
+  });
+});
+
 describe("completeIdDependencies", () => {
   const list = ranked(
     "films/get_movie_credits",

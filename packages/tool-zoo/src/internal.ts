@@ -9,5 +9,6 @@ export * from "./index.js";
 export { Bm25Index } from "./bm25.js";
 export { createTextAnalyzer } from "./text-analysis.js";
 export { splitQuotedContent } from "./query-text.js";
+export { requestSteps, splitTaskSteps } from "./task-steps.js";
 export { buildToolDocument } from "./tool-document.js";
 export { openEmbeddingCache } from "./embedding-cache.js";
