@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AfwError, INTENTS, IntentSchema, formatZodError, type Intent } from "@afw/contracts";
-import { foldText, splitWords } from "./text-normalization.js";
+import { foldText, foldedWords, splitWords } from "./text-normalization.js";
 import { parseConfigText, readConfigFile } from "./config-text.js";
 
 const weight = z.number().min(-10).max(10);
@@ -163,7 +163,7 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
         scores[target.intentIndex] = scores[target.intentIndex]! + target.weight;
         matches.push({ intent: INTENTS[target.intentIndex]!, rule: target.rule, weight: target.weight });
       };
-      const words = splitWords(foldText(question));
+      const { words } = foldedWords(question);
       for (let i = 0; i < words.length; i++) {
         const word = words[i]!;
         const exact = keywords.get(word);
