@@ -15,7 +15,7 @@ import { compileIntentPatterns, type IntentPatternConfigInput, type PatternMatch
 import { buildIntentFeatureRow, hashIntentExemplars, hashIntentPatterns, intentModelText, trainIntentModel, type IntentExemplar, type IntentModel } from "./intent-model.js";
 import { loadBundledIntentModel } from "./intent-model-file.js";
 import { readPrompt } from "./prompt-structure.js";
-import { softmaxInPlace, softmaxLogits } from "./softmax-regression.js";
+import { createSoftmaxScorer, softmaxInPlace } from "./softmax-regression.js";
 
 /** Confidence bands: a confidence `>= high` is `high`, `>= medium` is `medium`, `>= low` is `low`, else `none`. */
 export interface ConfidenceThresholds {
@@ -160,6 +160,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
     throw new AfwError("CONFIG_INVALID", `intent model was trained for embedder ${loaded.embedderId}, not ${embedder.id}`);
   }
   let loading: Promise<IntentModel> | undefined = loaded ? Promise.resolve(loaded) : undefined;
+  let scorer: { model: IntentModel; logits: ReturnType<typeof createSoftmaxScorer> } | undefined;
 
   const resolveModel = (): Promise<IntentModel> => {
     loading ??= (async () => {
@@ -267,7 +268,8 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
       // Without the embedding (an embedder passed in failed, is overloaded or too slow) the model answers less sure.
       const shrink = embedding ? 1 : EMBEDDING_MISSING_SHRINK;
       if (embedding) for (let i = 0; i < model.dimensions; i++) row.dense[i] = (embedding[i] ?? 0) * model.features.embeddingScale;
-      const probabilities = softmaxInPlace(softmaxLogits(model.weights, row), model.temperature);
+      if (scorer?.model !== model) scorer = { model, logits: createSoftmaxScorer(model.weights) };
+      const probabilities = softmaxInPlace(scorer.logits(row), model.temperature);
       const order = INTENTS.map((_, i) => i).sort((a, b) => probabilities[b]! - probabilities[a]!);
       const confidenceOf = (i: number) => shrink * probabilities[i]! + (1 - shrink) / INTENTS.length;
       return finish(started, context, {
