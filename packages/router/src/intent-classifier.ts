@@ -161,6 +161,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
   }
   let loading: Promise<IntentModel> | undefined = loaded ? Promise.resolve(loaded) : undefined;
   let scorer: { model: IntentModel; logits: ReturnType<typeof createSoftmaxScorer> } | undefined;
+  const scorerOf = (model: IntentModel) => (scorer?.model === model ? scorer : (scorer = { model, logits: createSoftmaxScorer(model.weights) }));
 
   const resolveModel = (): Promise<IntentModel> => {
     loading ??= (async () => {
@@ -221,7 +222,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
     thresholds,
     async close() {},
     async warmUp() {
-      await resolveModel();
+      scorerOf(await resolveModel());
       const maybeWarm = embedder as Embedder & { warmUp?: () => Promise<void> };
       if (typeof maybeWarm.warmUp === "function") await maybeWarm.warmUp();
       await embedder.embed(["warm up"]);
@@ -268,8 +269,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
       // Without the embedding (an embedder passed in failed, is overloaded or too slow) the model answers less sure.
       const shrink = embedding ? 1 : EMBEDDING_MISSING_SHRINK;
       if (embedding) for (let i = 0; i < model.dimensions; i++) row.dense[i] = (embedding[i] ?? 0) * model.features.embeddingScale;
-      if (scorer?.model !== model) scorer = { model, logits: createSoftmaxScorer(model.weights) };
-      const probabilities = softmaxInPlace(scorer.logits(row), model.temperature);
+      const probabilities = softmaxInPlace(scorerOf(model).logits(row), model.temperature);
       const order = INTENTS.map((_, i) => i).sort((a, b) => probabilities[b]! - probabilities[a]!);
       const confidenceOf = (i: number) => shrink * probabilities[i]! + (1 - shrink) / INTENTS.length;
       return finish(started, context, {
