@@ -144,6 +144,6 @@ export {
 } from "./stores.js";
 export { generateJsonSchemas } from "./json-schemas.js";
 export { GlobPatternSchema, matchesGlob } from "./glob.js";
-export { percentile } from "./percentile.js";
+export { percentile, percentiles } from "./percentile.js";
 export { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
 export { createRedactor, redactSecrets, type Redactor } from "./redact.js";

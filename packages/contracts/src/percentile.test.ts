@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { percentile } from "./percentile.js";
+import { percentile, percentiles } from "./percentile.js";
 
 describe("percentile", () => {
   it("uses the nearest rank", () => {
@@ -19,5 +19,14 @@ describe("percentile", () => {
     expect(percentile(values, -5)).toBe(1);
     expect(percentile(values, 250)).toBe(3);
     expect(values).toEqual([3, 1, 2]);
+  });
+});
+
+describe("percentiles", () => {
+  it("gives percentile() of each p, sorting once", () => {
+    const values = [12, 5, 7, 30, 1, 9, 14];
+    expect(percentiles(values, [50, 95, 0])).toEqual([percentile(values, 50), percentile(values, 95), percentile(values, 0)]);
+    expect(percentiles([], [50, 95])).toEqual([undefined, undefined]);
+    expect(values).toEqual([12, 5, 7, 30, 1, 9, 14]);
   });
 });

@@ -11,7 +11,24 @@
  */
 export function percentile(values: readonly number[], p: number): number | undefined {
   if (values.length === 0) return undefined;
+  return nearestRank(new Float64Array(values).sort(), p);
+}
+
+/**
+ * Several percentiles of `values` ({@link percentile} of each `p`), sorting the values once.
+ * @returns one percentile per `p`, each `undefined` for no values.
+ * @example
+ * ```ts
+ * percentiles([40, 10, 30, 20], [50, 95]); // [20, 40]
+ * ```
+ */
+export function percentiles(values: readonly number[], ps: readonly number[]): (number | undefined)[] {
+  if (values.length === 0) return ps.map(() => undefined);
   const sorted = new Float64Array(values).sort();
+  return ps.map((p) => nearestRank(sorted, p));
+}
+
+function nearestRank(sorted: Float64Array, p: number): number {
   const rank = Math.ceil((Math.min(100, Math.max(0, p)) / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
 }

@@ -17,7 +17,7 @@ import { buildIntentFeatureRow, hashIntentExemplars, hashIntentPatterns, intentM
 import { loadBundledIntentModel } from "./intent-model-file.js";
 import { combineCascade, parseCascadeSettings, type IntentCascadeOptions } from "./intent-cascade.js";
 import { readPrompt } from "./prompt-structure.js";
-import { softmaxInPlace, softmaxLogits } from "./softmax-regression.js";
+import { createSoftmaxScorer, softmaxInPlace } from "./softmax-regression.js";
 
 /** Confidence bands: a confidence `>= high` is `high`, `>= medium` is `medium`, `>= low` is `low`, else `none`. */
 export interface ConfidenceThresholds {
@@ -217,6 +217,14 @@ function modelLoader(embedder: Embedder, given: IntentModel | undefined, matcher
   return { embedder, current: () => loaded, load };
 }
 
+/** Each model's scorer: its weights copied feature-major once (one cache line per hashed feature instead of one per class). */
+const scorers = new WeakMap<IntentModel, ReturnType<typeof createSoftmaxScorer>>();
+function scorerOf(model: IntentModel): ReturnType<typeof createSoftmaxScorer> {
+  let scorer = scorers.get(model);
+  if (!scorer) scorers.set(model, (scorer = createSoftmaxScorer(model.weights)));
+  return scorer;
+}
+
 /**
  * The calibrated probabilities of `model` for a request, with the embedding when `embedder` gave it within `timeoutMs`
  * (`embedded` false otherwise: the probabilities are then the model's on the other features).
@@ -234,7 +242,7 @@ async function modelProbabilities(
   const vectors = await raceTimeout(embedder.embed([intentModelText(request, model.features)], signal), timeoutMs, signal);
   const embedding = vectors?.[0];
   if (embedding) for (let i = 0; i < model.dimensions; i++) row.dense[i] = (embedding[i] ?? 0) * model.features.embeddingScale;
-  return { probabilities: softmaxInPlace(softmaxLogits(model.weights, row), model.temperature), embedded: embedding !== undefined };
+  return { probabilities: softmaxInPlace(scorerOf(model)(row), model.temperature), embedded: embedding !== undefined };
 }
 
 /**
@@ -318,7 +326,7 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
       await ownedCascadeEmbedder?.close();
     },
     async warmUp() {
-      await first.load();
+      scorerOf(await first.load());
       await warmEmbedder(embedder);
       // The second model is optional: a cascade whose model cannot load (or not within a bounded wait) answers with the first one.
       if (second && !closed) await raceTimeout(Promise.all([second.load(), warmEmbedder(second.embedder)]), CASCADE_WARM_UP_MS);

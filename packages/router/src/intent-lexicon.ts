@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { foldText, splitWords } from "./text-normalization.js";
+import { foldText, foldedWords, splitWords } from "./text-normalization.js";
 
 /** One concept of the multilingual cue lexicon: an English gloss and the word forms (any language) that express it. */
 export interface IntentLexiconConcept {
@@ -171,7 +171,7 @@ export function compileIntentLexicon(concepts: readonly IntentLexiconConcept[] =
   return {
     concepts,
     match(question) {
-      const words = splitWords(foldText(question));
+      const { words } = foldedWords(question);
       const viaEnglish = new Set<number>();
       const viaOther = new Set<number>();
       const order: number[] = [];

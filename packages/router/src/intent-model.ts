@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { AfwError, INTENTS, IntentSchema, type Embedder, type Intent } from "@afw/contracts";
-import { compileIntentLexicon, hashIntentLexicon, type IntentLexicon } from "./intent-lexicon.js";
+import { compileIntentLexicon, hashIntentLexicon, type IntentLexicon, type LexiconMatch } from "./intent-lexicon.js";
 import { compileIntentPatterns, type IntentPatternConfigInput, type IntentPatternMatcher } from "./intent-patterns.js";
 import { lexicalFeatures, type SparseVector } from "./lexical-features.js";
 import { readPrompt } from "./prompt-structure.js";
@@ -59,6 +59,12 @@ export const DEFAULT_INTENT_FEATURE_SETTINGS: Readonly<IntentFeatureSettings> = 
 
 let defaultLexicon: IntentLexicon | undefined;
 const lexicon = () => (defaultLexicon ??= compileIntentLexicon());
+let lastMatched: { text: string; match: LexiconMatch } | undefined;
+/** The cue-lexicon match of `text`, remembering the last one (the model text and the feature row of a question both need it). */
+function lexiconMatch(text: string): LexiconMatch {
+  if (lastMatched?.text !== text) lastMatched = { text, match: lexicon().match(text) };
+  return lastMatched.match;
+}
 
 /**
  * The text the sentence embedder sees for a question under `settings`: the question shortened to `modelCharacters`, plus (with
@@ -67,7 +73,7 @@ const lexicon = () => (defaultLexicon ??= compileIntentLexicon());
 export function intentModelText(text: string, settings: IntentFeatureSettings): string {
   const base = truncateForModel(text, settings.modelCharacters);
   if (!settings.glossModelText) return base;
-  const { glosses } = lexicon().match(text);
+  const { glosses } = lexiconMatch(text);
   return glosses.length ? `${base} (${glosses.join(", ")})` : base;
 }
 
@@ -169,7 +175,7 @@ export function buildIntentFeatureRow(
     hashBits: settings.hashBits,
     charNgrams: settings.charNgrams,
     charWeight: settings.charWeight,
-    ...(settings.conceptWeight ? { concepts: lexicon().match(text).concepts.map((c) => lexicon().concepts[c]!.gloss), conceptWeight: settings.conceptWeight } : {}),
+    ...(settings.conceptWeight ? { concepts: lexiconMatch(text).concepts.map((c) => lexicon().concepts[c]!.gloss), conceptWeight: settings.conceptWeight } : {}),
   });
   if (settings.lexicalScale !== 1) for (let i = 0; i < lexical.values.length; i++) lexical.values[i] = lexical.values[i]! * settings.lexicalScale;
   return { dense, sparse: lexical };

@@ -75,3 +75,19 @@ describe("suffix keywords", () => {
     expect(m.score("handbuch").top).toBeUndefined(); // the suffix alone is not a compound
   });
 });
+
+describe("affix rules", () => {
+  it("match in configuration order across intents, and an empty prefix matches every word", () => {
+    const matcher = compileIntentPatterns({
+      intents: { "data-processing": { keywords: { "sum*": 1, "*ation": 1 } }, "technical-analysis": { keywords: { "su*": 2, "*tion": 1 } } },
+    });
+    expect(matcher.score("summation").matches.map((m) => `${m.intent} ${m.rule}`)).toEqual([
+      "technical-analysis keyword:su*",
+      "data-processing keyword:sum*",
+      "technical-analysis keyword:*tion",
+      "data-processing keyword:*ation",
+    ]);
+    const everything = compileIntentPatterns({ intents: { conversation: { keywords: { "*": 1, "zz*": 1 } } } });
+    expect(everything.score("hello there").matches.map((m) => m.rule)).toEqual(["keyword:*"]);
+  });
+});

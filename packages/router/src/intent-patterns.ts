@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AfwError, INTENTS, IntentSchema, formatZodError, type Intent } from "@afw/contracts";
-import { foldText, splitWords } from "./text-normalization.js";
+import { foldText, foldedWords, splitWords } from "./text-normalization.js";
 import { parseConfigText, readConfigFile } from "./config-text.js";
 
 const weight = z.number().min(-10).max(10);
@@ -96,6 +96,22 @@ interface WeightedTarget {
   intentIndex: number;
   weight: number;
   rule: string;
+  /** `<intentIndex>|<rule>`: a rule counts once per intent. */
+  key: string;
+}
+
+/** Affix rules grouped by their first (prefixes) or last (suffixes) character; `undefined` when an empty affix matches every word. */
+function byEdgeCharacter<T>(rules: readonly T[], affix: (rule: T) => string, last: boolean): Map<string, T[]> | undefined {
+  const grouped = new Map<string, T[]>();
+  for (const rule of rules) {
+    const text = affix(rule);
+    if (text.length === 0) return undefined;
+    const edge = last ? text[text.length - 1]! : text[0]!;
+    const list = grouped.get(edge);
+    if (list) list.push(rule);
+    else grouped.set(edge, [rule]);
+  }
+  return grouped;
 }
 
 /**
@@ -117,7 +133,8 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
     if (!rules) return;
     for (const [rawWord, w] of Object.entries(rules.keywords)) {
       const word = foldText(rawWord);
-      const target = { intentIndex, weight: w, rule: `keyword:${word}` };
+      const rule = `keyword:${word}`;
+      const target = { intentIndex, weight: w, rule, key: `${intentIndex}|${rule}` };
       if (word.endsWith("*")) prefixes.push({ prefix: word.slice(0, -1), target });
       else if (word.startsWith("*")) suffixes.push({ suffix: word.slice(1), target });
       else keywords.set(word, [...(keywords.get(word) ?? []), target]);
@@ -125,7 +142,8 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
     for (const [rawPhrase, w] of Object.entries(rules.phrases)) {
       const words = splitWords(foldText(rawPhrase));
       if (words.length === 0) continue;
-      const target = { intentIndex, weight: w, rule: `phrase:${words.join(" ")}` };
+      const rule = `phrase:${words.join(" ")}`;
+      const target = { intentIndex, weight: w, rule, key: `${intentIndex}|${rule}` };
       if (words.length === 1) {
         keywords.set(words[0]!, [...(keywords.get(words[0]!) ?? []), target]);
         continue;
@@ -139,11 +157,15 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
       } catch (error) {
         throw new AfwError("CONFIG_INVALID", `invalid regex for ${intent}: ${pattern}`, { cause: error });
       }
-      regexes.push({ regex, target: { intentIndex, weight: w, rule: `regex:${pattern}` } });
+      const rule = `regex:${pattern}`;
+      regexes.push({ regex, target: { intentIndex, weight: w, rule, key: `${intentIndex}|${rule}` } });
     }
   });
   const { minScore, minMargin } = config.fastPath;
   const maxRunnerUp = config.fastPath.maxRunnerUp ?? Infinity;
+  // Only the affixes that share a word's first (last) character can match it; in configuration order, as in one scan of all.
+  const prefixesByFirst = byEdgeCharacter(prefixes, (p) => p.prefix, false);
+  const suffixesByLast = byEdgeCharacter(suffixes, (s) => s.suffix, true);
 
   return {
     config,
@@ -157,19 +179,20 @@ export function compileIntentPatterns(input: IntentPatternConfigInput): IntentPa
       }
       const seen = new Set<string>();
       const hit = (target: WeightedTarget) => {
-        const key = `${target.intentIndex}|${target.rule}`;
-        if (seen.has(key)) return;
-        seen.add(key);
+        if (seen.has(target.key)) return;
+        seen.add(target.key);
         scores[target.intentIndex] = scores[target.intentIndex]! + target.weight;
         matches.push({ intent: INTENTS[target.intentIndex]!, rule: target.rule, weight: target.weight });
       };
-      const words = splitWords(foldText(question));
+      const { words } = foldedWords(question);
       for (let i = 0; i < words.length; i++) {
         const word = words[i]!;
         const exact = keywords.get(word);
         if (exact) for (const target of exact) hit(target);
-        for (const { prefix, target } of prefixes) if (word.startsWith(prefix)) hit(target);
-        for (const { suffix, target } of suffixes) if (word.length > suffix.length && word.endsWith(suffix)) hit(target);
+        const prefixCandidates = prefixesByFirst ? (prefixesByFirst.get(word[0]!) ?? []) : prefixes;
+        for (const { prefix, target } of prefixCandidates) if (word.startsWith(prefix)) hit(target);
+        const suffixCandidates = suffixesByLast ? (suffixesByLast.get(word[word.length - 1]!) ?? []) : suffixes;
+        for (const { suffix, target } of suffixCandidates) if (word.length > suffix.length && word.endsWith(suffix)) hit(target);
         const candidates = phrases.get(word);
         if (candidates) {
           for (const { words: phraseWords, target } of candidates) {

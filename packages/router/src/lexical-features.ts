@@ -1,4 +1,4 @@
-import { MAX_MATCH_CHARACTERS, foldText, splitWords } from "./text-normalization.js";
+import { MAX_MATCH_CHARACTERS, foldText, foldedWords, splitWords } from "./text-normalization.js";
 
 /** A sparse feature vector: parallel arrays of indices and values. */
 export interface SparseVector {
@@ -205,8 +205,7 @@ export function lexicalFeatures(text: string, options: LexicalFeatureOptions = {
     counts.set(index, (counts.get(index) ?? 0) + weight);
   };
   const add = (feature: string, weight: number) => addHash(fnv1a(feature), weight);
-  const folded = foldText(text);
-  const words = splitWords(folded);
+  const { folded, words } = foldedWords(text);
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     const wordHash = fnv1a(word, WORD_PREFIX);

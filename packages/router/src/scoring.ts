@@ -1,6 +1,6 @@
 import {
   INTENTS,
-  percentile,
+  percentiles,
   type BackendHealth,
   type BackendKind,
   type Intent,
@@ -104,8 +104,7 @@ export function summarizePerformance(samples: readonly PerformanceSample[], now:
     }
   }
   const successRate = weightSum > 0 ? successWeight / weightSum : 0;
-  const p50 = percentile(latencies, 50);
-  const p95 = percentile(latencies, 95);
+  const [p50, p95] = percentiles(latencies, [50, 95]);
   const l = (x: number | undefined) => (x === undefined ? 0 : reference / (reference + x));
   const raw = 0.6 * successRate + 0.4 * (0.7 * l(p50) + 0.3 * l(p95));
   const score = (weightSum * raw + prior * neutral) / (weightSum + prior);

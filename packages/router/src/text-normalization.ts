@@ -21,6 +21,28 @@ export function splitWords(folded: string): string[] {
   return folded.match(WORD) ?? [];
 }
 
+/** A question folded ({@link foldText}) and split into its words ({@link splitWords}); read-only. */
+export interface FoldedWords {
+  readonly folded: string;
+  readonly words: readonly string[];
+}
+
+let lastText: string | undefined;
+let lastFolded: FoldedWords = { folded: "", words: [] };
+
+/**
+ * {@link foldText} and {@link splitWords} of `text`, remembering the last text: the pattern rules, the cue lexicon and the lexical
+ * features of one classification each read the same question, which is then folded and split once.
+ */
+export function foldedWords(text: string): FoldedWords {
+  if (text !== lastText) {
+    const folded = foldText(text);
+    lastFolded = { folded, words: splitWords(folded) };
+    lastText = text;
+  }
+  return lastFolded;
+}
+
 /**
  * Shortens a long question for the embedding model: keeps the head and the tail (where people usually state what they want) and
  * drops the middle.
