@@ -1,4 +1,4 @@
-import { AfwError, IntentSchema, type Intent, type ScoreAdjuster, type TraceSink } from "@afw/contracts";
+import { AfwError, IntentSchema, takeOldest, type Intent, type ScoreAdjuster, type TraceSink } from "@afw/contracts";
 import type { AuditEvent } from "./audit-event.js";
 import { eventTimeMs } from "./audit-event.js";
 import {
@@ -287,7 +287,7 @@ export function createLearnedRoutingPrior(options: LearnedRoutingPriorOptions = 
   const remember = (traceId: string, intent: Intent) => {
     traceIntents.delete(traceId);
     traceIntents.set(traceId, intent);
-    if (traceIntents.size > maxTracked) traceIntents.delete(traceIntents.keys().next().value!);
+    if (traceIntents.size > maxTracked) takeOldest(traceIntents);
   };
 
   const whenOf = (event: AuditEvent) => {

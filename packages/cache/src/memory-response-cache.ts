@@ -1,4 +1,4 @@
-import { cosineSimilarity, type CacheInvalidation, type CacheKeyInput, type CacheLookup, type CacheStats, type ResponseCache } from "@afw/contracts";
+import { cosineSimilarity, takeOldest, type CacheInvalidation, type CacheKeyInput, type CacheLookup, type CacheStats, type ResponseCache } from "@afw/contracts";
 import { Keyspace, type CacheGroup } from "./keyspace.js";
 import {
   checkSelector,
@@ -108,7 +108,10 @@ export class MemoryResponseCache extends ResponseCacheCore implements ResponseCa
     let members = this.groups.get(groupKey);
     if (!members) this.groups.set(groupKey, (members = new Set()));
     members.add(storageKey);
-    if (this.storage.size > this.maxEntries) this.remove(this.storage.keys().next().value!);
+    if (this.storage.size > this.maxEntries) {
+      const oldest = takeOldest(this.storage);
+      if (oldest) this.forget(oldest[0], oldest[1]);
+    }
     return true;
   }
 
@@ -147,7 +150,11 @@ export class MemoryResponseCache extends ResponseCacheCore implements ResponseCa
   private remove(storageKey: string): void {
     const record = this.storage.get(storageKey);
     this.storage.delete(storageKey);
-    if (!record) return;
+    if (record) this.forget(storageKey, record);
+  }
+
+  /** Drops a removed record's key from its group. */
+  private forget(storageKey: string, record: MemoryCacheRecord): void {
     const members = this.groups.get(record.groupKey);
     members?.delete(storageKey);
     if (members?.size === 0) this.groups.delete(record.groupKey);

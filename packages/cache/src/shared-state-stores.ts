@@ -1,6 +1,7 @@
 import {
   BackendHealthSchema,
   CircuitStateSchema,
+  INTENTS,
   PerformanceSampleSchema,
   parseOrThrow,
   type BackendHealth,
@@ -80,23 +81,52 @@ export class MemoryHealthStore implements HealthStore {
   }
 }
 
+const INTENT_SET: ReadonlySet<unknown> = new Set(INTENTS);
+const optional = (value: unknown, ok: (value: unknown) => boolean) => value === undefined || ok(value);
+const isString = (value: unknown) => typeof value === "string";
+
+/**
+ * `PerformanceSampleSchema.parse(sample)` for the samples the router records (a plain object with valid fields): the
+ * same fields in the same order, unknown keys dropped, an optional key given as `undefined` kept. Undefined for anything
+ * else, which then goes through the schema (and its error message). A test compares both on valid and invalid samples.
+ */
+export function plainPerformanceSample(sample: unknown): PerformanceSample | undefined {
+  if (typeof sample !== "object" || sample === null || Object.getPrototypeOf(sample) !== Object.prototype) return undefined;
+  const s = sample as Record<string, unknown>;
+  const { backendId, latencyMs, success, timestamp } = s;
+  if (typeof backendId !== "string" || typeof success !== "boolean") return undefined;
+  if (typeof latencyMs !== "number" || !Number.isFinite(latencyMs) || latencyMs < 0) return undefined;
+  if (!Number.isSafeInteger(timestamp) || (timestamp as number) < 0) return undefined;
+  if (!optional(s["flowId"], isString) || !optional(s["errorCode"], isString) || !optional(s["intent"], (v) => INTENT_SET.has(v))) return undefined;
+  const out: Record<string, unknown> = { backendId };
+  if ("flowId" in s) out["flowId"] = s["flowId"];
+  out["latencyMs"] = latencyMs;
+  out["success"] = success;
+  out["timestamp"] = timestamp;
+  if ("errorCode" in s) out["errorCode"] = s["errorCode"];
+  if ("intent" in s) out["intent"] = s["intent"];
+  return out as PerformanceSample;
+}
+
 /** In-process {@link PerformanceStore}: the last 100 samples per backend and per (backend, flow). */
 export class MemoryPerformanceStore implements PerformanceStore {
   private readonly windows = new Map<string, PerformanceSample[]>();
 
   async record(sample: PerformanceSample): Promise<void> {
-    const valid = parseOrThrow(PerformanceSampleSchema, sample, "INVALID_INPUT", "performance sample");
+    // One frozen copy serves both windows and every read: nobody can change a kept sample through what it was given.
+    const valid = Object.freeze(plainPerformanceSample(sample) ?? parseOrThrow(PerformanceSampleSchema, sample, "INVALID_INPUT", "performance sample"));
     for (const target of targetsOf(valid)) {
       const id = targetId(target);
       const window = this.windows.get(id) ?? [];
-      window.push({ ...valid });
+      window.push(valid);
       if (window.length > WINDOW_SIZE) window.splice(0, window.length - WINDOW_SIZE);
       this.windows.set(id, window);
     }
   }
 
+  /** The window, oldest first: a new array of the kept samples, which are frozen (read-only). */
   async window(target: PerformanceTarget): Promise<PerformanceSample[]> {
-    return (this.windows.get(targetId(target)) ?? []).map((sample) => ({ ...sample }));
+    return (this.windows.get(targetId(target)) ?? []).slice();
   }
 
   async targets(): Promise<PerformanceTarget[]> {

@@ -145,5 +145,6 @@ export {
 export { generateJsonSchemas } from "./json-schemas.js";
 export { GlobPatternSchema, matchesGlob } from "./glob.js";
 export { percentile, percentiles } from "./percentile.js";
+export { takeOldest } from "./oldest-entry.js";
 export { computeBackoffDelay, type BackoffPolicy } from "./backoff.js";
 export { createRedactor, redactSecrets, type Redactor } from "./redact.js";

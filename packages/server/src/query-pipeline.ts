@@ -1,6 +1,7 @@
 import {
   AfwError,
   emitTrace,
+  takeOldest,
   toAfwError,
   type CacheKeyInput,
   type CacheLookup,
@@ -160,7 +161,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
   const rememberQuestion = (traceId: string, question: string) => {
     questions.delete(traceId);
     questions.set(traceId, question.slice(0, QUESTION_PREVIEW_LENGTH));
-    if (questions.size > QUESTION_MEMORY) questions.delete(questions.keys().next().value as string);
+    if (questions.size > QUESTION_MEMORY) takeOldest(questions);
   };
   const query = async (input: UniversalQueryInput, call: QueryCallOptions): Promise<QueryOutcome> => {
     const started = now();
@@ -414,7 +415,7 @@ export function createQueryPipeline(options: QueryPipelineOptions): QueryPipelin
       flowEpochs.delete(key);
       flowEpochs.set(key, now());
       // Bounded (flow ids come from clients): the oldest marks go first.
-      if (flowEpochs.size > MAX_FLOW_EPOCHS) flowEpochs.delete(flowEpochs.keys().next().value as string);
+      if (flowEpochs.size > MAX_FLOW_EPOCHS) takeOldest(flowEpochs);
     },
   };
 }
