@@ -28,8 +28,33 @@ export function teacherFingerprint() {
   return { package: TEACHER, version: JSON.parse(readFileSync(join(teacherDir, "package.json"), "utf8")).version, sha256: hash.digest("hex") };
 }
 
+/** The teacher's vocabulary and each piece embedded alone by it: `raw` holds `count` rows of 512 (row-major). */
+export async function embedPieces() {
+  const [{ initModel }, { modelSource }, core] = await Promise.all([import("@energetic-ai/embeddings"), import(TEACHER), import("@energetic-ai/core")]);
+  const teacher = await initModel(modelSource);
+  const vocabulary = JSON.parse(readFileSync(join(teacherDir, "dist", "vocab.json"), "utf8"));
+  const count = vocabulary.length;
+  const width = 512;
+  const raw = new Float64Array(count * width);
+  const BATCH = 200;
+  for (let start = 0; start < count; start += BATCH) {
+    const ids = [];
+    for (let id = start; id < Math.min(count, start + BATCH); id++) ids.push(id);
+    const indices = core.tensor2d(ids.map((_, i) => [i, 0]), [ids.length, 2], "int32");
+    const values = core.tensor1d(ids, "int32");
+    const output = await teacher.model.executeAsync({ indices, values });
+    const rows = await output.array();
+    indices.dispose();
+    values.dispose();
+    output.dispose();
+    rows.forEach((row, i) => raw.set(row, (start + i) * width));
+    if (start % 2000 === 0) console.error(`[distill] embedded ${start + ids.length}/${count} pieces`);
+  }
+  return { teacher, vocabulary, count, width, raw };
+}
+
 /** Eigen-decomposition of a symmetric matrix (cyclic Jacobi); returns eigenvalues and column eigenvectors. */
-function jacobiEigen(matrix, n) {
+export function jacobiEigen(matrix, n) {
   const a = Float64Array.from(matrix);
   const v = new Float64Array(n * n);
   for (let i = 0; i < n; i++) v[i * n + i] = 1;
@@ -70,28 +95,9 @@ function jacobiEigen(matrix, n) {
 }
 
 async function main() {
-  const [{ initModel }, { modelSource }, core] = await Promise.all([import("@energetic-ai/embeddings"), import(TEACHER), import("@energetic-ai/core")]);
-  const teacher = await initModel(modelSource);
-  const vocabulary = JSON.parse(readFileSync(join(teacherDir, "dist", "vocab.json"), "utf8"));
-  const count = vocabulary.length;
+  const { vocabulary, count, width, raw } = await embedPieces();
   // The tokenizer never emits the reserved ids 1-5 (<s>, </s>, extra ids); id 0 is its unknown symbol.
   const RESERVED = 6;
-  const width = 512;
-  const raw = new Float64Array(count * width);
-  const BATCH = 200;
-  for (let start = 0; start < count; start += BATCH) {
-    const ids = [];
-    for (let id = start; id < Math.min(count, start + BATCH); id++) ids.push(id);
-    const indices = core.tensor2d(ids.map((_, i) => [i, 0]), [ids.length, 2], "int32");
-    const values = core.tensor1d(ids, "int32");
-    const output = await teacher.model.executeAsync({ indices, values });
-    const rows = await output.array();
-    indices.dispose();
-    values.dispose();
-    output.dispose();
-    rows.forEach((row, i) => raw.set(row, (start + i) * width));
-    if (start % 2000 === 0) console.error(`[distill] embedded ${start + ids.length}/${count} pieces`);
-  }
   const used = [];
   for (let id = 0; id < count; id++) if (id === 0 || id >= RESERVED) used.push(id);
   // PCA on the centred vocabulary vectors.
