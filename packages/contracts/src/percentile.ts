@@ -10,8 +10,7 @@
  * ```
  */
 export function percentile(values: readonly number[], p: number): number | undefined {
-  if (values.length === 0) return undefined;
-  return nearestRank(new Float64Array(values).sort(), p);
+  return percentiles(values, [p])[0];
 }
 
 /**
@@ -25,10 +24,8 @@ export function percentile(values: readonly number[], p: number): number | undef
 export function percentiles(values: readonly number[], ps: readonly number[]): (number | undefined)[] {
   if (values.length === 0) return ps.map(() => undefined);
   const sorted = new Float64Array(values).sort();
-  return ps.map((p) => nearestRank(sorted, p));
-}
-
-function nearestRank(sorted: Float64Array, p: number): number {
-  const rank = Math.ceil((Math.min(100, Math.max(0, p)) / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+  return ps.map((p) => {
+    const rank = Math.ceil((Math.min(100, Math.max(0, p)) / 100) * sorted.length);
+    return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+  });
 }

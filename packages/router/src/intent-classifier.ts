@@ -289,10 +289,6 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
     return out;
   };
 
-  /**
-   * The second model's probabilities, or undefined when it failed, is overloaded or was too slow (the first answer stands).
-   * @throws AfwError `ABORTED` when `signal` aborts.
-   */
   // Second-model embeddings not yet answered (also those whose wait timed out: the worker still computes them).
   let pendingEscalations = 0;
   const countedSecondEmbedder: Embedder | undefined = second && {
@@ -306,6 +302,10 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
       return vectors;
     },
   };
+  /**
+   * The second model's probabilities, or undefined when it failed, is overloaded or was too slow (the first answer stands).
+   * @throws AfwError `ABORTED` when `signal` aborts.
+   */
   const secondOpinion = async (request: string, patternScores: Float64Array, signal: AbortSignal | undefined): Promise<Float64Array | undefined> => {
     // A closed classifier does not start the embedding worker again; a busy one answers with the first model at once
     // rather than queue work it could not finish within the timeout.
@@ -368,8 +368,9 @@ export function createIntentClassifier(options: IntentClassifierOptions = {}): I
       const model = first.current() ?? (await first.load());
       const answer = await modelProbabilities(model, embedder, structure.request, pattern.scores, embeddingTimeoutMs, context?.signal);
       // Without the embedding (an embedder passed in failed, is overloaded or too slow) the model answers less sure.
-      const shrink = answer.embedded ? 1 : EMBEDDING_MISSING_SHRINK;
-      let probabilities: Float64Array = answer.probabilities.map((p) => shrink * p + (1 - shrink) / INTENTS.length);
+      let probabilities = answer.embedded
+        ? answer.probabilities
+        : answer.probabilities.map((p) => EMBEDDING_MISSING_SHRINK * p + (1 - EMBEDDING_MISSING_SHRINK) / INTENTS.length);
       let embedded = answer.embedded;
       let cascade: CascadeStep | undefined;
       if (cascadeSettings) {
