@@ -140,6 +140,12 @@ const EMBEDDING_MISSING_SHRINK = 0.6;
 
 function raceTimeout<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | undefined> {
   return new Promise<T | undefined>((resolve, reject) => {
+    // An abort listener added to a signal that has already aborted never fires.
+    if (signal?.aborted) {
+      promise.catch(() => {});
+      reject(new AfwError("ABORTED", "intent classification was aborted", { cause: signal.reason }));
+      return;
+    }
     const timer = setTimeout(() => resolve(undefined), ms);
     const onAbort = () => {
       clearTimeout(timer);
@@ -225,6 +231,22 @@ function scorerOf(model: IntentModel): ReturnType<typeof createSoftmaxScorer> {
   return scorer;
 }
 
+/** An embedder that also embeds synchronously (the static one): it is called in place, with no timer to race. */
+type SyncEmbedder = Embedder & { embedSync(text: string): Float32Array };
+
+function hasEmbedSync(embedder: Embedder): embedder is SyncEmbedder {
+  return typeof (embedder as Partial<SyncEmbedder>).embedSync === "function";
+}
+
+/** The synchronous embedding, or undefined when it fails (the model then answers without it, as after a timeout). */
+function embedSyncOrUndefined(embedder: SyncEmbedder, text: string): Float32Array | undefined {
+  try {
+    return embedder.embedSync(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The calibrated probabilities of `model` for a request, with the embedding when `embedder` gave it within `timeoutMs`
  * (`embedded` false otherwise: the probabilities are then the model's on the other features).
@@ -239,8 +261,8 @@ async function modelProbabilities(
   signal: AbortSignal | undefined,
 ): Promise<{ probabilities: Float64Array; embedded: boolean }> {
   const row = buildIntentFeatureRow(request, undefined, patternScores, model.features, model.dimensions);
-  const vectors = await raceTimeout(embedder.embed([intentModelText(request, model.features)], signal), timeoutMs, signal);
-  const embedding = vectors?.[0];
+  const text = intentModelText(request, model.features);
+  const embedding = hasEmbedSync(embedder) ? embedSyncOrUndefined(embedder, text) : (await raceTimeout(embedder.embed([text], signal), timeoutMs, signal))?.[0];
   if (embedding) for (let i = 0; i < model.dimensions; i++) row.dense[i] = (embedding[i] ?? 0) * model.features.embeddingScale;
   return { probabilities: softmaxInPlace(scorerOf(model)(row), model.temperature), embedded: embedding !== undefined };
 }

@@ -50,3 +50,22 @@ describe("lexicalFeatures speech acts", () => {
     expect(withActs.indices.length).toBe(1 + speechActs("lol").length);
   });
 });
+
+describe("lexicalFeatures", () => {
+  it("gives each text the same sparse unit vector whatever was featurised before it", () => {
+    const text = "the the the report on Q3 sales per region";
+    const first = lexicalFeatures(text);
+    lexicalFeatures("a completely different question about poems and poems", { hashBits: 10 });
+    lexicalFeatures("another one with other words");
+    const again = lexicalFeatures(text);
+    expect(Array.from(again.indices)).toEqual(Array.from(first.indices));
+    expect(Array.from(again.values)).toEqual(Array.from(first.values));
+    expect(new Set(first.indices).size).toBe(first.indices.length);
+    expect(first.values.reduce((sum, v) => sum + v * v, 0)).toBeCloseTo(1, 5);
+    // A repeated word counts sublinearly: "the" three times weighs 1 + ln 3 before normalisation, more than a word seen once.
+    const small = lexicalFeatures("the the the cat", { charWeight: 0 });
+    const values = Array.from(small.values).sort((a, b) => b - a);
+    expect(values[0]! / values[values.length - 1]!).toBeGreaterThan(1.5);
+    expect(lexicalFeatures("", { hashBits: 8 }).indices.every((i) => i < 256)).toBe(true);
+  });
+});
