@@ -141,11 +141,6 @@ export class HttpClient {
     return { backendId: this.config.backendId, kind: this.config.kind, operation, flowId, secrets: this.config.secrets };
   }
 
-  /** Builds the absolute URL of `path` with `query`. */
-  url(path: string, query?: HttpRequestOptions["query"]): string {
-    return this.parsedUrl(path, query).toString();
-  }
-
   /** The absolute URL of `path` with `query`, parsed once (the common request has no query). */
   private parsedUrl(path: string, query?: HttpRequestOptions["query"]): URL {
     const url = new URL(this.config.baseURL + path);

@@ -131,17 +131,14 @@ export const SearchWorkflowCatalogInputShape = {
   top_k: z.number().int().min(1).max(50).default(10),
 } as const;
 
-/** Zod schema of {@link SearchWorkflowCatalogInput}. */
-export const SearchWorkflowCatalogInputSchema = z.object(SearchWorkflowCatalogInputShape).strict();
-
 /**
- * Input of `search_workflow_catalog`: a query, exact `label.*` filters, exclusions, `top_k`.
+ * Zod schema of the input of `search_workflow_catalog`: a query, exact `label.*` filters, exclusions, `top_k`.
  * @example
  * ```ts
  * SearchWorkflowCatalogInputSchema.parse({ query: "pod killed for memory", "label.severity": "critical" });
  * ```
  */
-export type SearchWorkflowCatalogInput = z.infer<typeof SearchWorkflowCatalogInputSchema>;
+export const SearchWorkflowCatalogInputSchema = z.object(SearchWorkflowCatalogInputShape).strict();
 
 /** Zod schema of {@link WorkflowSearchHit}. */
 export const WorkflowSearchHitSchema = z.object({

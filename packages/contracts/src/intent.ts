@@ -28,14 +28,14 @@ export const ClassificationMethodSchema = z.enum(["explicit", "pattern", "lexica
 /** How an intent was decided; see {@link ClassificationMethodSchema}. */
 export type ClassificationMethod = z.infer<typeof ClassificationMethodSchema>;
 
+/** Zod schema of {@link CascadeStep}. */
+export const CascadeStepSchema = z.enum(["confident", "escalated", "escalation-failed"]);
+
 /**
  * Which stage of a two-model cascade answered: `confident` (the first, fast model was sure enough), `escalated` (the first
  * model was unsure and the second, slower model answered) or `escalation-failed` (the second model failed, was overloaded or
  * too slow, so the first model's answer stands). Absent when no cascade ran (explicit intent, patterns, a single model).
  */
-export const CascadeStepSchema = z.enum(["confident", "escalated", "escalation-failed"]);
-
-/** Which stage of a classifier cascade answered; see {@link CascadeStepSchema}. */
 export type CascadeStep = z.infer<typeof CascadeStepSchema>;
 
 /** Zod schema of {@link IntentAlternative}. */

@@ -14,7 +14,6 @@ import type { CircuitBreakerOptions } from "./circuit-breaker.js";
 import type { ExecuteOptions, ExecutionOutcome, ExecutionRequest } from "./execute.js";
 import type { BackendFlowSource } from "./flow-discovery-cache.js";
 import type { IntentClassificationResult, IntentClassifier, IntentClassifierOptions } from "./intent-classifier.js";
-import type { CapabilityTable } from "./scoring.js";
 
 /** Options of {@link createRouter}. */
 export interface RouterOptions {
@@ -24,8 +23,6 @@ export interface RouterOptions {
   classifier?: IntentClassifier | IntentClassifierOptions;
   /** Score weights (missing ones default). @default DEFAULT_SCORING_WEIGHTS (.4/.3/.2/.1) */
   weights?: Partial<ScoringWeights>;
-  /** Capability table per backend kind, merged over {@link DEFAULT_CAPABILITIES}. */
-  capabilities?: CapabilityTable;
   /** Shared stores; in-memory when absent. */
   stores?: { performance?: PerformanceStore; health?: HealthStore; circuits?: CircuitStateStore };
   /** Health snapshot TTL. @default 30000 */

@@ -21,10 +21,9 @@ import { executeWithFallback, type ExecuteOptions, type ExecutionRequest, type E
 import { createFlowDiscoveryCache, type BackendFlowSource } from "./flow-discovery-cache.js";
 import { buildFlowProfile, type FlowProfile } from "./flow-profiles.js";
 import { createHealthCache, type HealthCache } from "./health-cache.js";
-import { createIntentClassifier, type IntentClassificationResult, type IntentClassifier, type IntentClassifierOptions } from "./intent-classifier.js";
+import { createIntentClassifier, type IntentClassifier, type IntentClassifierOptions } from "./intent-classifier.js";
 import { createPerformanceTracker, type PerformanceTracker } from "./performance-tracker.js";
 import {
-  DEFAULT_CAPABILITIES,
   DEFAULT_MAX_SCORE_ADJUSTMENT,
   adjustBreakdown,
   capabilityScore,
@@ -33,7 +32,6 @@ import {
   healthScore,
   round,
   selectTop,
-  type CapabilityTable,
 } from "./scoring.js";
 import type { RouteInput, RouterExecuteInput, RouterExecution, RouterExplanation, RouterOptions } from "./router-options.js";
 import { foldText, splitWords } from "./text-normalization.js";
@@ -82,7 +80,6 @@ export class Router {
   readonly performance: PerformanceTracker;
   readonly circuits: CircuitBreaker;
   private readonly options: RouterOptions;
-  private readonly capabilities: CapabilityTable;
   private readonly states = new Map<string, BackendState>();
   private readonly backends: ReadonlyMap<string, FlowBackendV1>;
   private anyKeywords = false;
@@ -109,8 +106,6 @@ export class Router {
     this.classifier = given ?? createIntentClassifier(c as IntentClassifierOptions | undefined);
     this.ownsClassifier = !given;
     this.weights = Object.freeze({ ...DEFAULT_SCORING_WEIGHTS, ...options.weights });
-    this.capabilities = { ...DEFAULT_CAPABILITIES };
-    for (const [kind, table] of Object.entries(options.capabilities ?? {})) this.capabilities[kind] = { ...this.capabilities[kind], ...table };
     const now = options.now ?? Date.now;
     this.health = createHealthCache({ store: options.stores?.health, ttlMs: options.healthTtlMs, probeTimeoutMs: options.healthProbeTimeoutMs, now, trace: options.trace });
     this.flows = options.flowSource ?? createFlowDiscoveryCache({ now, trace: options.trace });
@@ -139,7 +134,7 @@ export class Router {
     const profiles = flows.map((f) => buildFlowProfile(f));
     const capability = new Float64Array(INTENTS.length);
     INTENTS.forEach((intent, i) => {
-      capability[i] = capabilityScore(intent, backend.kind, this.capabilities, backend.capabilities);
+      capability[i] = capabilityScore(intent, backend.kind, backend.capabilities);
     });
     const state: BackendState = { backend, profiles, capability, cells: [] };
     state.cells = profiles.map((profile) => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PerformanceSample } from "@afw/contracts";
 import { buildFlowProfile } from "./flow-profiles.js";
-import { DEFAULT_CAPABILITIES, adjustBreakdown, capabilityScore, flowMatchScore, healthScore, summarizePerformance } from "./scoring.js";
+import { adjustBreakdown, capabilityScore, flowMatchScore, healthScore, summarizePerformance } from "./scoring.js";
 import { toFlows } from "../test/fake-backend.js";
 
 const profile = (flow: Parameters<typeof toFlows>[2][number]) => buildFlowProfile(toFlows("b", "flowise", [flow])[0]!);
@@ -35,14 +35,14 @@ describe("healthScore", () => {
 
 describe("capabilityScore", () => {
   it("uses the default table: Langflow 1.0 RAG / 0.7 conversation, Flowise the reverse", () => {
-    expect(capabilityScore("rag-retrieval", "langflow", DEFAULT_CAPABILITIES)).toBe(1);
-    expect(capabilityScore("conversation", "langflow", DEFAULT_CAPABILITIES)).toBe(0.7);
-    expect(capabilityScore("conversation", "flowise", DEFAULT_CAPABILITIES)).toBe(1);
-    expect(capabilityScore("rag-retrieval", "flowise", DEFAULT_CAPABILITIES)).toBe(0.7);
+    expect(capabilityScore("rag-retrieval", "langflow")).toBe(1);
+    expect(capabilityScore("conversation", "langflow")).toBe(0.7);
+    expect(capabilityScore("conversation", "flowise")).toBe(1);
+    expect(capabilityScore("rag-retrieval", "flowise")).toBe(0.7);
   });
   it("falls back to the default for unknown kinds/intents; backend and flow overrides win in that order", () => {
-    expect(capabilityScore("data-processing", "custom", DEFAULT_CAPABILITIES)).toBe(0.5);
-    expect(capabilityScore("rag-retrieval", "flowise", DEFAULT_CAPABILITIES, { "rag-retrieval": 0.9 })).toBe(0.9);
+    expect(capabilityScore("data-processing", "custom")).toBe(0.5);
+    expect(capabilityScore("rag-retrieval", "flowise", { "rag-retrieval": 0.9 })).toBe(0.9);
   });
 });
 

@@ -11,11 +11,8 @@ import {
 } from "@afw/contracts";
 import type { FlowProfile } from "./flow-profiles.js";
 
-/** Per-backend-kind, per-intent capability scores (0..1). */
-export type CapabilityTable = Record<string, Partial<Record<Intent, number>>>;
-
-/** Default capability table: Langflow 1.0 RAG / 0.7 conversation; Flowise 1.0 conversation / 0.7 RAG. */
-export const DEFAULT_CAPABILITIES: Readonly<CapabilityTable> = Object.freeze({
+/** Capability scores (0..1) per backend kind and intent: Langflow 1.0 RAG / 0.7 conversation; Flowise 1.0 conversation / 0.7 RAG. */
+const DEFAULT_CAPABILITIES: Readonly<Record<string, Partial<Record<Intent, number>>>> = Object.freeze({
   langflow: { "rag-retrieval": 1, conversation: 0.7 },
   flowise: { conversation: 1, "rag-retrieval": 0.7 },
 });
@@ -46,9 +43,9 @@ export function healthScore(health: Pick<BackendHealth, "status"> | undefined): 
   return health.status === "healthy" ? 1 : health.status === "slow" ? 0.5 : 0;
 }
 
-/** `capability`: the backend's `capabilities`, else the table entry for its kind, else 0.5 (a flow's own override is applied by the router). */
-export function capabilityScore(intent: Intent, kind: BackendKind, table: Readonly<CapabilityTable>, backendCapabilities?: Partial<Record<Intent, number>>): number {
-  const value = backendCapabilities?.[intent] ?? table[kind]?.[intent] ?? 0.5;
+/** `capability`: the backend's `capabilities`, else {@link DEFAULT_CAPABILITIES} of its kind, else 0.5 (a flow's own override is applied by the router). */
+export function capabilityScore(intent: Intent, kind: BackendKind, backendCapabilities?: Partial<Record<Intent, number>>): number {
+  const value = backendCapabilities?.[intent] ?? DEFAULT_CAPABILITIES[kind]?.[intent] ?? 0.5;
   return Math.min(1, Math.max(0, value));
 }
 

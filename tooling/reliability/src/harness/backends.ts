@@ -26,20 +26,6 @@ function chatFlow(platform: "flowise" | "langflow"): MockFlowDefinition {
   };
 }
 
-/** Options of {@link startBackends}. */
-export interface BackendsOptions {
-  /** Faults of the Flowise reproduction. */
-  flowiseFaults?: MockFault[];
-  /** Faults of the Langflow reproduction. */
-  langflowFaults?: MockFault[];
-  /** Seed of the fault RNG. @default 7 */
-  seed?: number;
-  /** Delay between streamed tokens. @default 0 */
-  tokenDelayMs?: number;
-  /** Latency added before every answer. @default 0 */
-  latencyMs?: number;
-}
-
 /** A Flowise and a Langflow reproduction serving the same chat flow. */
 export interface Backends {
   flowise: MockPlatformServer;
@@ -49,11 +35,10 @@ export interface Backends {
   close(): Promise<void>;
 }
 
-/** Starts both reproductions on loopback. */
-export async function startBackends(options: BackendsOptions = {}): Promise<Backends> {
-  const common = { seed: options.seed ?? 7, tokenDelayMs: options.tokenDelayMs ?? 0, latencyMs: options.latencyMs ?? 0 };
-  const flowise = await startFlowiseServer({ ...common, flows: [chatFlow("flowise")], faults: options.flowiseFaults ?? [] });
-  const langflow = await startLangflowServer({ ...common, flows: [chatFlow("langflow")], faults: options.langflowFaults ?? [] });
+/** Starts both reproductions on loopback; `flowiseFaults` are injected into the Flowise one (fault RNG seed 7). */
+export async function startBackends(options: { flowiseFaults?: MockFault[] } = {}): Promise<Backends> {
+  const flowise = await startFlowiseServer({ seed: 7, flows: [chatFlow("flowise")], faults: options.flowiseFaults ?? [] });
+  const langflow = await startLangflowServer({ seed: 7, flows: [chatFlow("langflow")] });
   const entry = (id: "flowise" | "langflow", baseURL: string): BackendConfigInput => ({
     id,
     kind: id,
