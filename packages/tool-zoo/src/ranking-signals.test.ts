@@ -90,6 +90,17 @@ describe("server detection", () => {
     expect(domains.has("git")).toBe(false);
   });
 
+  it("does not read a pronoun as a server's name (a server called \"everything\")", () => {
+    const servers = [
+      tool("everything", "echo", "Echoes back the input."),
+      tool("everything", "add", "Adds two numbers."),
+      tool("files", "delete_file", "Delete a file."),
+    ].map((t) => buildToolDocument(ToolDescriptorSchema.parse(t), analyzer));
+    const withPronoun = createDomainDetector(servers, analyzer);
+    expect(withPronoun.detect("delete everything in the temp folder").has("everything")).toBe(false);
+    expect(analyzer.terms("forget everything anyone said somewhere")).toEqual(["forget", "said"]);
+  });
+
   it("uses what a server says about itself: its title and the instruction words its tools share", () => {
     const notes = [
       tool("kg", "create_entities", "Create entities in the graph."),

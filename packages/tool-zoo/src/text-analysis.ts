@@ -9,7 +9,8 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     "such no nor not only own same so than too very can could will would shall should may might must do does " +
     "did done doing have has had having just also please via per about up out over under again then once " +
     "let lets let's i'm i've it's don't can't want need like using use used uses one ones thing things " +
-    "e.g i.e etc"
+    "everything anything something nothing everyone anyone someone everybody anybody somebody nobody " +
+    "everywhere anywhere somewhere e.g i.e etc"
   ).split(/\s+/),
 );
 
