@@ -12,4 +12,3 @@ export { splitQuotedContent } from "./query-text.js";
 export { requestSteps, splitTaskSteps } from "./task-steps.js";
 export { buildToolDocument } from "./tool-document.js";
 export { openEmbeddingCache } from "./embedding-cache.js";
-export { FUSION_FEATURES, type FusionModel } from "./learned-fusion.js";

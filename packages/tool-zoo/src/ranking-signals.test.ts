@@ -57,15 +57,6 @@ describe("action agreement", () => {
     expect(asked["show_review"]).toBe(0);
     expect(boosts(reviews, "remove the review of pull request 12", { actionMismatchWeight: 0.1 })["delete_review"]).toBeGreaterThanOrEqual(0);
   });
-
-  it("gives the unweighted signals that the boost weighs", () => {
-    const signals = createRankingSignals(analyzer, { ...NONE, actionWeight: 1 });
-    const analysed = signals.analyse("add a comment to the ticket", words("add a comment to the ticket"));
-    const [edit, add] = tools.map((t) => buildToolDocument(ToolDescriptorSchema.parse(t), analyzer));
-    expect(signals.values(add!, analysed)).toEqual({ action: 1, mismatch: 0, number: 0, surface: 1 });
-    expect(signals.values(edit!, analysed)).toEqual({ action: 0, mismatch: 1, number: 0, surface: 0.5 });
-    expect(signals.boost(add!, analysed)).toBe(1);
-  });
 });
 
 describe("number agreement", () => {

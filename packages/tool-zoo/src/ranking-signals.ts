@@ -44,25 +44,12 @@ export interface SignalWeights {
   numberWeight: number;
 }
 
-/**
- * The unweighted re-ranking signals of a tool: the query's operation agrees with the tool's (0/1), the tool writes
- * and the query asks for no write (0/1), grammatical number agreement of name words (-1/0/1), share of name words typed.
- */
-export interface SignalValues {
-  action: number;
-  mismatch: number;
-  number: number;
-  surface: number;
-}
-
 /** Lexical re-ranking: operation agreement, unasked writes, grammatical number, verbatim name words. */
 export interface RankingSignals {
   /** Analyses a query's intent once. */
   analyse(intent: string, words: readonly string[]): QuerySignals;
-  /** The boost (positive or negative) of a tool for an analysed query: the weighted sum of its {@link SignalValues}. */
+  /** The boost (positive or negative) of a tool for an analysed query. */
   boost(document: ToolDocument, query: QuerySignals): number;
-  /** The unweighted signals of a tool for an analysed query. */
-  values(document: ToolDocument, query: QuerySignals): SignalValues;
   /** Drops the cached analyses of a tool (after it changed). */
   forget(id: string): void;
 }
@@ -129,15 +116,6 @@ export function createRankingSignals(analyzer: TextAnalyzer, weights: SignalWeig
     }
     return actions;
   };
-  const raw = (document: ToolDocument, { wanted, asked, numberForms, surfaceWords }: QuerySignals) => {
-    const actions = toolActionOf(document);
-    const action = wanted !== undefined && [...actions].some((a) => wanted.has(a));
-    // a tool annotated `readOnlyHint` writes nothing, whatever its verb ("add two numbers")
-    const mismatch = document.tool.annotations?.["readOnlyHint"] !== true && actions.size > 0 && [...actions].every((a) => WRITE_ACTIONS.has(a) && !asked.has(a));
-    const nameWords = nameWordsOf(document);
-    const surfaceHits = nameWords.filter(({ word }) => surfaceWords.has(word)).length;
-    return { action: action ? 1 : 0, mismatch: mismatch ? 1 : 0, number: numberAgreement(nameWords, numberForms), surfaceHits, nameLength: nameWords.length };
-  };
   return {
     analyse(intent, intentWords) {
       const lower = intent.toLowerCase().split(/[^a-z0-9-]+/);
@@ -151,17 +129,17 @@ export function createRankingSignals(analyzer: TextAnalyzer, weights: SignalWeig
       }
       return { ...(wanted ? { wanted } : {}), asked, numberForms, surfaceWords: new Set(intentWords) };
     },
-    values(document, query) {
-      const { action, mismatch, number, surfaceHits, nameLength } = raw(document, query);
-      return { action, mismatch, number, surface: nameLength ? surfaceHits / nameLength : 0 };
-    },
-    boost(document, query) {
-      const { action, mismatch, number, surfaceHits, nameLength } = raw(document, query);
+    boost(document, { wanted, asked, numberForms, surfaceWords }) {
       let boost = 0;
-      if (action) boost += weights.actionWeight;
-      if (mismatch) boost -= weights.actionMismatchWeight;
-      boost += weights.numberWeight * number;
-      if (nameLength) boost += (weights.surfaceWeight * surfaceHits) / nameLength;
+      const actions = toolActionOf(document);
+      if (wanted && [...actions].some((action) => wanted.has(action))) boost += weights.actionWeight;
+      // a tool annotated `readOnlyHint` writes nothing, whatever its verb ("add two numbers")
+      if (document.tool.annotations?.["readOnlyHint"] !== true && actions.size > 0 && [...actions].every((action) => WRITE_ACTIONS.has(action) && !asked.has(action))) {
+        boost -= weights.actionMismatchWeight;
+      }
+      const nameWords = nameWordsOf(document);
+      boost += weights.numberWeight * numberAgreement(nameWords, numberForms);
+      if (nameWords.length) boost += (weights.surfaceWeight * nameWords.filter(({ word }) => surfaceWords.has(word)).length) / nameWords.length;
       return boost;
     },
     forget(id) {

@@ -3,7 +3,6 @@ import type { Embedder, SearchMode, SearchToolsInputSchema, ToolDescriptor, Tool
 import type { z } from "zod";
 import type { ServerInfo } from "./domain-detector.js";
 import type { VectorStore } from "./vector-store.js";
-import type { FusionFeatures, FusionModel } from "./learned-fusion.js";
 
 /** Options of `createToolIndex`. */
 export interface ToolIndexOptions {
@@ -24,14 +23,6 @@ export interface ToolIndexOptions {
   confidence?: { fallbackToolIds?: string[] };
   /** Trace context for search audit events (a per-search context overrides it). */
   trace?: TraceContext;
-  /**
-   * Learned re-ranking of each query's leading candidates (learned-fusion.ts): `model` replaces the default one
-   * (`null`: none); `observe` receives every ranked query's leading candidates with their features (fitting scripts).
-   */
-  fusion?: {
-    model?: FusionModel | null;
-    observe?: (query: string, candidates: ReadonlyArray<{ id: string; features: FusionFeatures }>) => void;
-  };
 }
 
 /**

@@ -18,7 +18,6 @@ import { completeIdDependencies, idProfile, type IdProfile } from "./id-dependen
 import { requestSteps } from "./task-steps.js";
 import { associatedTerms } from "./term-associations.js";
 import { applyDiversity, createRankingSignals, rankingConfidence } from "./ranking-signals.js";
-import { fusionFeatures, rerankByFusion, type FusionModel, type FusionQuery } from "./learned-fusion.js";
 import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from "./text-analysis.js";
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
 import type { RankedTool, RankOptions, Ranking, ToolIndex, ToolIndexOptions } from "./tool-index-options.js";
@@ -85,11 +84,6 @@ const FUSED_PER_LIST = 20;
  */
 const FUSION_K = 1;
 
-/** The learned re-ranking of the leading candidates shipped as the default (none: see the decision record). */
-const DEFAULT_FUSION: FusionModel | null = null;
-/** Leading candidates whose features `fusion.observe` receives. */
-const OBSERVED_CANDIDATES = 30;
-
 /** Metadata field of a stored vector record: hash of the embedder id and the tool's content. */
 const VECTOR_KEY = "vectorKey";
 /** Tools embedded per embedder call by the background build. */
@@ -124,7 +118,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   };
   const metadataById = new Map<string, VectorMetadata>();
   const signals = createRankingSignals(analyzer, SIGNAL_WEIGHTS);
-  const fusionModel = options.fusion?.model === undefined ? DEFAULT_FUSION : options.fusion.model;
   const usageCounters = createUsageCounters();
   const fallbackToolIds = options.confidence?.fallbackToolIds ?? [];
   let domainDetector: DomainDetector | undefined;
@@ -342,7 +335,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     }
     const usage = usageCounters.scores(analyzer.terms(query), Date.now());
     const querySignals = signals.analyse(parts.intent, words(parts.intent));
-    let tools: RankedTool[] = [];
+    const tools: RankedTool[] = [];
     for (const [id, base] of fused) {
       const document = documents.get(id);
       if (!document) continue;
@@ -362,23 +355,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       });
     }
     tools.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-    if (fusionModel || options.fusion?.observe) {
-      const typed = analyzer.queryTerms(parts.intent).filter(({ weight }) => weight >= ENTITY_WEIGHT);
-      const fusionQuery: FusionQuery = {
-        terms: new Set(analyzer.terms(parts.intent)),
-        associated: new Map(associatedTerms(typed, 1).map(({ term, weight }) => [term, weight])),
-        keywordRank: new Map(keywordHits.map(({ id }, at) => [id, at])),
-        semanticRank: new Map(semanticHits.map(({ id }, at) => [id, at])),
-        bestSemantic: semanticHits[0]?.score ?? 0,
-      };
-      const featuresOf = (tool: RankedTool, rank: number) => {
-        const document = documents.get(tool.id)!;
-        const candidate = { ...tool, rank, text: termSetOf(document), name: document.fields.name, signals: signals.values(document, querySignals) };
-        return fusionFeatures(fusionQuery, candidate);
-      };
-      options.fusion?.observe?.(query, tools.slice(0, OBSERVED_CANDIDATES).map((tool, rank) => ({ id: tool.id, features: featuresOf(tool, rank) })));
-      if (fusionModel) tools = rerankByFusion(tools, fusionModel, featuresOf);
-    }
     const confidence = rankingConfidence(tools, coverageOf(tools[0], parts.intent), domains, mode);
     if (requested !== "keyword" && !embedder) semanticState = "unavailable";
     return { tools, mode, degraded: degraded || (requested !== "keyword" && !embedder), confidence, domains, ...(semanticState ? { semanticState } : {}) };
