@@ -192,33 +192,17 @@ const BIGRAM_PREFIX = fnv1a("b:");
 const CHAR_PREFIX = fnv1a("c:");
 const SPACE = " ".charCodeAt(0);
 
-/**
- * Per-bucket sums, and the buckets in the order first touched, of the question being featurised: one pair per bucket count,
- * reused (zeroed again as it is read), as {@link lexicalFeatures} is synchronous and every weight is positive.
- */
-const scratches = new Map<number, { counts: Float64Array; touched: Int32Array }>();
-function scratchFor(buckets: number): { counts: Float64Array; touched: Int32Array } {
-  let scratch = scratches.get(buckets);
-  if (!scratch) {
-    scratch = { counts: new Float64Array(buckets), touched: new Int32Array(buckets) };
-    scratches.set(buckets, scratch);
-  }
-  return scratch;
-}
-
 /** Hashed bag of words, word bigrams and character n-grams of a question, with sublinear term frequency and unit length. */
 export function lexicalFeatures(text: string, options: LexicalFeatureOptions = {}): SparseVector {
   const buckets = 2 ** (options.hashBits ?? 14);
   const charNgrams = options.charNgrams ?? [3, 4, 5];
   const charWeight = options.charWeight ?? 0.3;
-  const { counts, touched } = scratchFor(buckets);
-  let size = 0;
+  const counts = new Map<number, number>();
   // Features are hashed as the strings `w:<word>`, `b:<word> <next>`, `c:<n-gram>`, `k:<concept>`, `s:<act>`, without
   // building those strings (the hash runs over the characters in place).
   const addHash = (hash: number, weight: number) => {
     const index = (hash >>> 0) % buckets;
-    if (counts[index] === 0) touched[size++] = index;
-    counts[index] = counts[index]! + weight;
+    counts.set(index, (counts.get(index) ?? 0) + weight);
   };
   const add = (feature: string, weight: number) => addHash(fnv1a(feature), weight);
   const { folded, words } = foldedWords(text);
@@ -245,17 +229,16 @@ export function lexicalFeatures(text: string, options: LexicalFeatureOptions = {
   const conceptWeight = options.conceptWeight ?? 1;
   if (options.concepts && conceptWeight > 0) for (const concept of options.concepts) add(`k:${concept}`, conceptWeight);
   for (const act of speechActsOf(text, folded, words)) add(`s:${act}`, SPEECH_ACT_WEIGHT);
-  const indices = new Int32Array(size);
-  const values = new Float32Array(size);
+  const indices = new Int32Array(counts.size);
+  const values = new Float32Array(counts.size);
+  let k = 0;
   let norm = 0;
-  for (let k = 0; k < size; k++) {
-    const index = touched[k]!;
-    const count = counts[index]!;
-    counts[index] = 0;
+  for (const [index, count] of counts) {
     const value = count > 1 ? 1 + Math.log(count) : count;
     indices[k] = index;
     values[k] = value;
     norm += value * value;
+    k++;
   }
   const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
   for (let i = 0; i < values.length; i++) values[i] = values[i]! * scale;
