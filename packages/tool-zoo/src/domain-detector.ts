@@ -9,7 +9,7 @@ const DOMAIN_IGNORE: readonly string[] = [
   "run", "set", "change", "changes", "file", "files", "name", "new", "current", "specific", "information",
 ];
 
-const DETAIL_FIELDS = ["description", "parameters", "parameterDescriptions"] as const;
+const DETAIL_FIELDS = ["description", "guidance", "parameters", "parameterDescriptions"] as const;
 
 /** Term-to-server signals: share of a term's tools on one server, least tools, least share of the server's tools. */
 const MIN_EXCLUSIVITY = 0.8;

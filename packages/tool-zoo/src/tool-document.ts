@@ -1,9 +1,13 @@
 import { createHash } from "node:crypto";
 import { toolId, type ToolDescriptor } from "@afw/contracts";
 import { firstSentence, splitIdentifier, stripMarkdown, type TextAnalyzer } from "./text-analysis.js";
+import { splitUsageGuidance } from "./usage-guidance.js";
 
-/** The BM25F fields of a tool document. */
-export type ToolField = "name" | "server" | "summary" | "description" | "parameters" | "parameterDescriptions" | "tags";
+/**
+ * The BM25F fields of a tool document. `summary` and `description` hold what the tool does (first sentence and the
+ * rest); `guidance` holds the description's usage guidance to the caller (see `splitUsageGuidance`).
+ */
+export type ToolField = "name" | "server" | "summary" | "description" | "guidance" | "parameters" | "parameterDescriptions" | "tags";
 
 /** A parameter of a tool, read from its input JSON schema. */
 export interface ToolParameter {
@@ -104,12 +108,18 @@ export function withoutDocstringSections(description: string): string {
 
 /**
  * The {@link ToolDocument} of a tool: BM25F fields and two embedding views (short: name words and first sentence;
- * long: description and parameter names).
+ * long: description and parameter names). Usage guidance in the description goes to the `guidance` field, out of
+ * `summary` and `description`; the views embed the description as written.
  */
 export function buildToolDocument(tool: ToolDescriptor, analyzer: TextAnalyzer): ToolDocument {
-  const description = stripMarkdown(withoutDocstringSections(tool.description)).replace(/\s+/g, " ").trim();
-  const summary = firstSentence(description, 400);
-  const rest = description.startsWith(summary.replace(/…$/, "")) ? description.slice(summary.length) : description;
+  const stripped = stripMarkdown(withoutDocstringSections(tool.description));
+  const description = stripped.replace(/\s+/g, " ").trim();
+  const { purpose: purposeText, guidance } = splitUsageGuidance(stripped);
+  const purpose = purposeText.replace(/\s+/g, " ").trim();
+  const summary = firstSentence(purpose, 400);
+  const rest = purpose.startsWith(summary.replace(/…$/, "")) ? purpose.slice(summary.length) : purpose;
+  // the embedded views keep the description's own first sentence, guidance and all (vectors are cached by content)
+  const headline = guidance ? firstSentence(description, 400) : summary;
   const parameters = toolParameters(tool);
   const nameWords = toolNameWords(tool);
   const serverWords = splitIdentifier(tool.server).join(" ");
@@ -118,11 +128,12 @@ export function buildToolDocument(tool: ToolDescriptor, analyzer: TextAnalyzer):
     server: analyzer.terms(serverWords),
     summary: analyzer.terms(summary),
     description: analyzer.terms(rest),
+    guidance: analyzer.terms(guidance),
     parameters: analyzer.terms(parameters.map((p) => p.name).join(" ")),
     parameterDescriptions: analyzer.terms(parameters.map((p) => `${p.description} ${p.values.join(" ")}`).join(" ")),
     tags: analyzer.terms(tool.tags.join(" ")),
   };
-  const shortView = `${serverWords}: ${nameWords}. ${summary}`;
+  const shortView = `${serverWords}: ${nameWords}. ${headline}`;
   const longDescription = description.length > 700 ? `${description.slice(0, 700)}…` : description;
   const longView = `${nameWords} (${serverWords}). ${longDescription} Inputs: ${parameters
     .slice(0, 10)

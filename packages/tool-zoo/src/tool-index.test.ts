@@ -275,3 +275,44 @@ describe("multi-step tasks", () => {
     expect(ids.indexOf("gitlab/create_issue")).toBeLessThan(ids.indexOf("github/create_issue") >>> 0);
   });
 });
+
+describe("usage guidance in tool descriptions", () => {
+  const keywordIds = async (tools: ToolDescriptorInput[], query: string) => {
+    const index = createToolIndex();
+    await index.add(tools);
+    return (await index.rank(query, { mode: "keyword" })).tools.map((t) => t.id);
+  };
+
+  it("weighs the words of a guidance clause less than the same words saying what a tool does", async () => {
+    // without the guidance treatment the shorter first tool ranks first for "know"
+    const ids = await keywordIds(
+      [
+        tool("records", "get_alpha", "Get an alpha record, if you know its owner pass the owner."),
+        tool("records", "get_beta", "Get a beta record, which owner you know is the owner of the record and its history."),
+      ],
+      "know",
+    );
+    expect(ids[0]).toBe("records/get_beta");
+  });
+
+  it("ranks a knowledge tool above a tool whose guidance says 'if you don't know'", async () => {
+    const ids = await keywordIds(
+      [
+        tool(
+          "github",
+          "get_notification_details",
+          "Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.",
+        ),
+        tool("github", "list_notifications", "Lists all GitHub notifications for the authenticated user."),
+        tool("aws-kb-retrieval", "retrieve_from_aws_kb", "Performs retrieval from the AWS Knowledge Base using the Bedrock Agent Runtime."),
+        tool("memory", "read_graph", "Read the entire knowledge graph"),
+        tool("memory", "create_entities", "Create multiple new entities in the knowledge graph"),
+        tool("filesystem", "read_file", "Read the complete contents of a file from the local file system."),
+      ],
+      "what do you know about Alice?",
+    );
+    // without the guidance treatment the notification tool comes first ("know" in its short first sentence)
+    expect(["memory/read_graph", "aws-kb-retrieval/retrieve_from_aws_kb"]).toContain(ids[0]);
+    expect(ids.indexOf("aws-kb-retrieval/retrieve_from_aws_kb")).toBeLessThan(ids.indexOf("github/get_notification_details") >>> 0);
+  });
+});

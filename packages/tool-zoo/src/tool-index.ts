@@ -31,6 +31,8 @@ const FIELD_WEIGHTS: Readonly<Record<ToolField, { weight: number }>> = {
   server: { weight: 2 },
   summary: { weight: 1.5 },
   description: { weight: 0.6 },
+  /** Usage guidance to the caller ("always call this tool when the user asks …"): not what the tool does. */
+  guidance: { weight: 0.3 },
   parameters: { weight: 0.6 },
   parameterDescriptions: { weight: 0.3 },
   tags: { weight: 1.5 },
