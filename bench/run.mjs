@@ -13,8 +13,11 @@ const dir = fileURLToPath(new URL(".", import.meta.url));
 const resultsDir = join(dir, "results");
 const renderOnly = process.argv.includes("--render-only");
 const only = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+// A scenario is a file of this folder that writes its results through `report` of `_lib.mjs`; the others are its helpers
+// (`_lib.mjs`, `*-child.mjs`, the question module) or tools run by hand (`read-cpu-profile.mjs`, `_ab-gateways.mjs`).
 const scenarios = readdirSync(dir)
   .filter((f) => f.endsWith(".mjs") && f !== "run.mjs" && !f.startsWith("_") && !f.endsWith("-child.mjs"))
+  .filter((f) => readFileSync(join(dir, f), "utf8").includes("report("))
   .map((f) => f.replace(/\.mjs$/, ""))
   .filter((name) => only.length === 0 || only.includes(name))
   .sort();
