@@ -21,6 +21,12 @@ const MIN_ATTEMPT_MS = 1_000;
 const ATTEMPT_SHARE = 0.5;
 
 /**
+ * Node's timers run on the event loop's millisecond clock, which can trail `performance.now()` by up to a millisecond:
+ * an attempt timer set for the time left can fire just before the deadline as the high-resolution clock sees it.
+ */
+const DEADLINE_SLACK_MS = 2;
+
+/**
  * The time one attempt may take: at most `attemptTimeoutMs` and the time left, and — while
  * another candidate is waiting — at most {@link ATTEMPT_SHARE} of the time left (but not less than
  * {@link MIN_ATTEMPT_MS}), so a hung first choice leaves the fallback a turn inside the deadline.
@@ -288,7 +294,7 @@ export class ExecutionRun {
     }
     const tried = this.attempts.filter((a) => a.outcome !== "skipped").length;
     const summary = this.attempts.map((a) => `${a.backendId}/${a.backendFlowId}: ${a.code ?? a.outcome}`).join("; ");
-    const timedOut = this.remaining() <= 0 ? " (overall timeout reached)" : "";
+    const timedOut = this.remaining() <= DEADLINE_SLACK_MS ? " (overall timeout reached)" : "";
     if (this.decision.binding) {
       // The caller's explicit choice failed and nothing else may answer: say why, with its code.
       const last = this.attempts.filter((a) => a.outcome !== "skipped").at(-1) ?? this.attempts.at(-1)!;
