@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { cpus, loadavg } from "node:os";
 import { execFileSync } from "node:child_process";
+import { linkedFetch } from "./_lib.mjs";
 execFileSync("taskset", ["-p", "-c", "0", String(process.pid)]);
 const trees = { A: process.argv[2], B: process.argv[3] };
 const MODE = process.env.MODE ?? "auto";
@@ -23,12 +24,6 @@ const start = (tree, role, args, core) => new Promise((resolve) => {
   const c = spawn("taskset", ["-c", core, process.execPath, `${tree}/bench/server-child.mjs`, role, ...args], { stdio: ["ignore", "pipe", "ignore"] });
   createInterface({ input: c.stdout }).once("line", (l) => resolve({ ...JSON.parse(l), child: c }));
 });
-function linkedFetch(url, init) {
-  const outer = init?.signal; if (!outer) return fetch(url, init);
-  const controller = new AbortController(); const onAbort = () => controller.abort(outer.reason);
-  outer.addEventListener("abort", onAbort, { once: true });
-  return fetch(url, { ...init, signal: controller.signal }).finally(() => outer.removeEventListener("abort", onAbort));
-}
 const backend = await start(trees.B, "backend", [], "0");
 const gw = {};
 for (const k of ["A", "B"]) {

@@ -80,3 +80,17 @@ export function latencyRows(rows) {
     return s;
   };
 }
+
+// The SDK client passes one long-lived AbortSignal to every fetch; undici only drops each
+// request's abort listener when the request is garbage-collected, so a long run collects
+// thousands (MaxListenersExceededWarning). A per-request signal linked to the long-lived one,
+// unlinked when the response arrives, keeps the listener count flat (JSON responses only: an SSE
+// body outlives the fetch promise).
+export function linkedFetch(url, init) {
+  const outer = init?.signal;
+  if (!outer) return fetch(url, init);
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(outer.reason);
+  outer.addEventListener("abort", onAbort, { once: true });
+  return fetch(url, { ...init, signal: controller.signal }).finally(() => outer.removeEventListener("abort", onAbort));
+}

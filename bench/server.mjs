@@ -17,7 +17,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { measure, summarize, report, round, runConcurrently } from "./_lib.mjs";
+import { linkedFetch, measure, summarize, report, round, runConcurrently } from "./_lib.mjs";
 import { pathLedger, sixIntentQuestion } from "./six-intent-questions.mjs";
 
 const fromServer = (path) => new URL(`../packages/server/node_modules/${path}`, import.meta.url).href;
@@ -67,20 +67,6 @@ async function startChild(role, ...args) {
 }
 
 const cpuOf = async (url) => (await fetch(url)).json();
-
-// The SDK client passes one long-lived AbortSignal to every fetch; undici only drops each
-// request's abort listener when the request is garbage-collected, so a long run collects
-// thousands (MaxListenersExceededWarning). A per-request signal linked to the long-lived one,
-// unlinked when the response arrives, keeps the listener count flat (JSON responses only: an SSE
-// body outlives the fetch promise).
-function linkedFetch(url, init) {
-  const outer = init?.signal;
-  if (!outer) return fetch(url, init);
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(outer.reason);
-  outer.addEventListener("abort", onAbort, { once: true });
-  return fetch(url, { ...init, signal: controller.signal }).finally(() => outer.removeEventListener("abort", onAbort));
-}
 
 async function connect(url) {
   const client = new Client({ name: "bench", version: "1.0.0" });

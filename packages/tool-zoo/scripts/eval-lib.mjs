@@ -2,7 +2,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { delimiter, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadToolCatalogFile, parseToolCatalog } from "../dist/internal.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -90,36 +89,3 @@ export function scoreRankings(tasks, rankings) {
 
 /** Formats a fraction as a percentage. */
 export const pct = (x) => `${(100 * x).toFixed(1)}%`;
-
-/**
- * Every catalog of the evaluation: `{ catalog, tools, sets: [{ name, role, tasks }] }`, the development catalog (with
- * its dev and authored task sets) first, then the public catalogs of eval/DATA-SOURCES.md.
- */
-export function evalCatalogs() {
-  const catalogs = [];
-  const dataDir = sharedDataDir();
-  if (dataDir) {
-    const authored = (file) => JSON.parse(readFileSync(resolve(packageRoot, "scripts", file), "utf8")).tasks;
-    catalogs.push({
-      catalog: "dev",
-      tools: loadToolCatalogFile(resolve(dataDir, "tools-catalog.json")),
-      sets: [
-        { name: "dev tasks", role: "tuning", tasks: loadTasks(dataDir) },
-        { name: "authored-1", role: "tuning", tasks: authored("authored-tasks.json") },
-        { name: "authored-3", role: "tuning", tasks: authored("authored-tasks-3.json") },
-        { name: "authored-4 multi", role: "tuning", tasks: authored("authored-tasks-4.json") },
-        { name: "authored-2", role: "unseen", tasks: authored("authored-tasks-2.json") },
-      ],
-    });
-  } else console.error("development catalog not found (set AFW_SHARED_DATA); skipping it");
-  for (const external of loadExternalCatalogs()) {
-    const kinds = [...new Set(external.tasks.map((t) => t.kind ?? "single"))];
-    catalogs.push({
-      catalog: external.catalog,
-      tools: parseToolCatalog({ tools: external.tools }, external.catalog),
-      sets: kinds.map((kind) => ({ name: kind, role: external.role, tasks: external.tasks.filter((t) => (t.kind ?? "single") === kind) })),
-    });
-  }
-  if (catalogs.length === 1) console.error("no public catalogs found (see eval/DATA-SOURCES.md; set AFW_TOOL_EVAL_DATA)");
-  return catalogs;
-}

@@ -8,10 +8,10 @@
 // never looked at while tuning; their misses are printed only with --unseen-misses (for a final
 // report, never while tuning).
 import { resolve } from "node:path";
-import { writeFileSync, mkdirSync } from "node:fs";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
-import { Bm25Index, createToolIndex } from "../dist/internal.js";
-import { embeddingCachePath, evalCatalogs, pct, scoreRankings, packageRoot } from "./eval-lib.mjs";
+import { Bm25Index, createToolIndex, loadToolCatalogFile, parseToolCatalog } from "../dist/internal.js";
+import { embeddingCachePath, loadExternalCatalogs, loadTasks, pct, scoreRankings, sharedDataDir, packageRoot } from "./eval-lib.mjs";
 
 const argv = process.argv.slice(2);
 const missesOf = argv.includes("--misses") ? argv[argv.indexOf("--misses") + 1] : undefined;
@@ -21,7 +21,31 @@ const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefi
 const modes = argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1].split(",") : ["bm25", "keyword", "hybrid"];
 const embedder = createCachingEmbedder(createUseEmbedder());
 
-const catalogs = evalCatalogs();
+const catalogs = [];
+const dataDir = sharedDataDir();
+if (dataDir) {
+  const authored = (file) => JSON.parse(readFileSync(resolve(packageRoot, "scripts", file), "utf8")).tasks;
+  catalogs.push({
+    catalog: "dev",
+    tools: loadToolCatalogFile(resolve(dataDir, "tools-catalog.json")),
+    sets: [
+      { name: "dev tasks", role: "tuning", tasks: loadTasks(dataDir) },
+      { name: "authored-1", role: "tuning", tasks: authored("authored-tasks.json") },
+      { name: "authored-3", role: "tuning", tasks: authored("authored-tasks-3.json") },
+      { name: "authored-4 multi", role: "tuning", tasks: authored("authored-tasks-4.json") },
+      { name: "authored-2", role: "unseen", tasks: authored("authored-tasks-2.json") },
+    ],
+  });
+} else console.error("development catalog not found (set AFW_SHARED_DATA); skipping it");
+for (const external of loadExternalCatalogs()) {
+  const kinds = [...new Set(external.tasks.map((t) => t.kind ?? "single"))];
+  catalogs.push({
+    catalog: external.catalog,
+    tools: parseToolCatalog({ tools: external.tools }, external.catalog),
+    sets: kinds.map((kind) => ({ name: kind, role: external.role, tasks: external.tasks.filter((t) => (t.kind ?? "single") === kind) })),
+  });
+}
+if (catalogs.length === 1) console.error("no public catalogs found (see eval/DATA-SOURCES.md; set AFW_TOOL_EVAL_DATA)");
 
 // Reference: plain Okapi BM25 over name + description + parameter names, lower-cased words, no
 // stemming, synonyms, fields or query analysis.

@@ -115,7 +115,7 @@ export function buildToolDocument(tool: ToolDescriptor, analyzer: TextAnalyzer):
   const stripped = stripMarkdown(withoutDocstringSections(tool.description));
   const description = stripped.replace(/\s+/g, " ").trim();
   const { purpose: purposeText, guidance } = splitUsageGuidance(stripped);
-  const purpose = purposeText.replace(/\s+/g, " ").trim();
+  const purpose = guidance ? purposeText.replace(/\s+/g, " ").trim() : description;
   const summary = firstSentence(purpose, 400);
   const rest = purpose.startsWith(summary.replace(/…$/, "")) ? purpose.slice(summary.length) : purpose;
   // the embedded views keep the description's own first sentence, guidance and all (vectors are cached by content)
