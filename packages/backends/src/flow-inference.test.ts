@@ -21,6 +21,13 @@ describe("inferFlowIntents", () => {
     expect(inferFlowIntents({ name: "Docs QA" }).generalPurpose).toBe(false);
   });
 
+  it("marks a flow that names itself a catch-all as general-purpose, whatever else it names", () => {
+    expect(inferFlowIntents({ name: "Default RAG" }).generalPurpose).toBe(true);
+    expect(inferFlowIntents({ name: "docs-qa", tags: ["catch-all"] }).generalPurpose).toBe(true);
+    expect(inferFlowIntents({ name: "Coding Assistant" }).generalPurpose).toBe(false);
+    expect(inferFlowIntents({ name: "Catch up on sales data" }).generalPurpose).toBe(false);
+  });
+
   it("derives capabilities from flow type and node hints", () => {
     expect(inferFlowIntents({ name: "x", flowType: "AGENTFLOW" }).capabilities).toContain("agent");
     expect(inferFlowIntents({ name: "x", flowType: "ASSISTANT" }).capabilities).toEqual(expect.arrayContaining(["agent", "tools"]));

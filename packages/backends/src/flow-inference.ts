@@ -21,19 +21,22 @@ export interface FlowInference {
   capabilities: string[];
   /** The words that matched, for explanations and keyword routing. */
   keywords: string[];
-  /** True when nothing specific matched, or the flow presents itself as a general assistant. */
+  /** True when nothing specific matched, or the flow's name or tags present it as a catch-all (`general`, `default`, `fallback`, `catch-all`, `universal`, `generic`, `all-purpose`). */
   generalPurpose: boolean;
 }
 
 /** Keyword stems per intent. A stem matches a word that starts with it. */
 const INTENT_KEYWORDS: Record<Intent, readonly string[]> = {
-  "rag-retrieval": ["rag", "retriev", "document", "docs", "knowledge", "kb", "qa", "faq", "pdf", "vector", "search", "cite", "citation", "source", "lookup", "manual", "wiki", "embedding"],
+  "rag-retrieval": ["rag", "retriev", "document", "docs", "knowledge", "kb", "qa", "faq", "pdf", "vector", "search", "cite", "citation", "source", "lookup", "manual", "handbook", "wiki", "embedding"],
   "technical-analysis": ["code", "coding", "coder", "debug", "bug", "program", "developer", "dev", "technical", "tech", "api", "engineer", "devops", "stacktrace", "error", "typescript", "python", "javascript", "review"],
   "structural-thinking": ["architect", "design", "structur", "system", "plan", "planning", "diagram", "organi", "process", "roadmap", "strategy", "framework", "decompos"],
-  "creative-orientation": ["creative", "creativ", "story", "stories", "write", "writer", "writing", "poem", "poet", "brainstorm", "vision", "idea", "imagin", "marketing", "copywrit", "content", "fiction", "song"],
-  "data-processing": ["data", "csv", "json", "etl", "transform", "sql", "analytic", "spreadsheet", "excel", "clean", "extract", "parse", "table", "aggregat", "report"],
-  conversation: ["chat", "chatbot", "assistant", "conversation", "conversational", "general", "companion", "helper", "bot", "talk", "support"],
+  "creative-orientation": ["creative", "creativ", "story", "stories", "write", "writer", "writing", "poem", "poet", "brainstorm", "vision", "idea", "ideation", "imagin", "marketing", "copywrit", "content", "fiction", "song"],
+  "data-processing": ["data", "csv", "json", "etl", "transform", "sql", "analytic", "spreadsheet", "excel", "clean", "extract", "parse", "table", "aggregat", "report", "pipeline"],
+  conversation: ["chat", "chatbot", "assistant", "conversation", "conversational", "general", "companion", "helper", "bot", "talk", "smalltalk", "support"],
 };
+
+/** Words in a flow's name or tags that present it as a catch-all, whatever else it names. */
+const GENERAL_PURPOSE_WORDS = new Set(["general", "default", "fallback", "catchall", "universal", "generic"]);
 
 /** Node categories / names that imply a capability (and sometimes an intent). */
 const NODE_HINTS: ReadonlyArray<{ pattern: RegExp; capability: string; intent?: Intent }> = [
@@ -106,7 +109,9 @@ export function inferFlowIntents(input: FlowInferenceInput): FlowInference {
   const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]).map(([intent]) => intent);
   const specific = ranked.filter((intent) => intent !== "conversation");
   const intents: Intent[] = ranked.length > 0 ? ranked : ["conversation"];
-  const generalPurpose = specific.length === 0;
+  const nameWords = words([input.name ?? "", ...(input.tags ?? [])].join(" "));
+  const presentsAsGeneral = nameWords.some((word, i) => GENERAL_PURPOSE_WORDS.has(word) || (word === "catch" && nameWords[i + 1] === "all"));
+  const generalPurpose = specific.length === 0 || presentsAsGeneral;
   if (generalPurpose && !intents.includes("conversation")) intents.push("conversation");
   return { intents, capabilities: [...capabilities].sort(), keywords: [...keywords], generalPurpose };
 }

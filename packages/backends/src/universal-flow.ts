@@ -47,7 +47,8 @@ export function toUniversalFlow(
     keywords: configured?.keywords ?? inferred.keywords,
     tags,
     capabilities: [...capabilities].sort(),
-    generalPurpose: configured?.generalPurpose ?? inferred.generalPurpose,
+    // Configured intents say what the flow is for: it is then a catch-all only when the entry says so.
+    generalPurpose: configured?.generalPurpose ?? (configured?.intents ? false : inferred.generalPurpose),
     flowType: discovered?.flowType,
     streaming,
     cacheable: configured?.cacheable ?? true,

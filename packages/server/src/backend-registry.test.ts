@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createBackendRegistry } from "./backend-registry.js";
+import { BackendConfigSchema } from "./config-schema.js";
 import { createFakeBackend } from "../test/fake-backend.js";
 
 const registryOf = (drainTimeoutMs?: number) => createBackendRegistry(drainTimeoutMs === undefined ? {} : { drainTimeoutMs });
@@ -78,5 +79,26 @@ describe("registry.replace", () => {
     expect(old.closed).toBe(false);
     await registry.close();
     expect(old.closed).toBe(true);
+  });
+});
+
+describe("the configured flow registry of a backend from a custom factory", () => {
+  it("keeps configured flows discovery did not list, inferring what the entry leaves empty as the adapters do", async () => {
+    const registry = registryOf();
+    const config = BackendConfigSchema.parse({
+      id: "custom",
+      kind: "flowise",
+      baseURL: "http://127.0.0.1:1",
+      flows: [
+        { id: "docs", name: "HR handbook QA", description: "answers from the policy PDFs" },
+        { id: "fixed", name: "Default", intents: ["technical-analysis"] },
+      ],
+    });
+    registry.add(createFakeBackend({ id: "custom", flows: [] }), { config });
+    const flows = await registry.backendFlows("custom");
+    expect(flows.find((f) => f.backendFlowId === "docs")).toMatchObject({ intents: ["rag-retrieval"], generalPurpose: false, source: "configured" });
+    // Configured intents are kept as they are; a catch-all name does not widen a flow whose intents were configured.
+    expect(flows.find((f) => f.backendFlowId === "fixed")).toMatchObject({ intents: ["technical-analysis"], generalPurpose: false });
+    await registry.close();
   });
 });

@@ -9,6 +9,7 @@ import {
   type TraceSink,
   type UniversalFlow,
 } from "@afw/contracts";
+import { inferFlowIntents } from "@afw/backends";
 import type { BackendConfig, FlowRegistryEntry } from "./config-schema.js";
 import { newTraceContext } from "./trace-context.js";
 
@@ -100,6 +101,8 @@ function mergeRegistry(backend: FlowBackendV1, discovered: UniversalFlow[], regi
       if (entry.streaming !== undefined) existing.streaming = entry.streaming;
       existing.source = "merged";
     } else {
+      // Not discovered: what the entry leaves empty is inferred from its name, description and tags, as the adapters do.
+      const inferred = inferFlowIntents({ name: entry.name ?? entry.id, description: entry.description, tags: entry.tags });
       out.push(
         UniversalFlowSchema.parse({
           id: flowKey(backend.id, entry.id),
@@ -108,11 +111,11 @@ function mergeRegistry(backend: FlowBackendV1, discovered: UniversalFlow[], regi
           backendFlowId: entry.id,
           name: entry.name ?? entry.id,
           ...(entry.description ? { description: entry.description } : {}),
-          intents: entry.intents,
-          keywords: entry.keywords,
+          intents: entry.intents.length > 0 ? entry.intents : inferred.intents,
+          keywords: entry.keywords.length > 0 ? entry.keywords : inferred.keywords,
           tags: entry.tags,
-          capabilities: entry.capabilities,
-          generalPurpose: entry.generalPurpose,
+          capabilities: entry.capabilities.length > 0 ? entry.capabilities : inferred.capabilities,
+          generalPurpose: entry.generalPurpose || (entry.intents.length === 0 && inferred.generalPurpose),
           cacheable: entry.cacheable,
           ...(entry.cacheClass ? { cacheClass: entry.cacheClass } : {}),
           ...(entry.streaming === undefined ? {} : { streaming: entry.streaming }),
