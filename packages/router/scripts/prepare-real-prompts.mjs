@@ -10,7 +10,6 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseCsv } from "csv-parse/sync";
 import { parse as parseYaml } from "yaml";
-import { CREATIVE_SECTIONS, CREATIVE_STEP, creativePrompts, LIFE_SECTIONS, LIFE_STEP, sampleFlowGptSections } from "./real-prompts-creative.mjs";
 import { FLOWGPT, structuralPrompts } from "./real-prompts-structural.mjs";
 import { technicalPrompts } from "./real-prompts-technical.mjs";
 
@@ -247,26 +246,6 @@ for (const [i, r] of experts.entries()) {
 // Fifth round (2026-11-29): FlowGPT prompts that name a structure, labelled one by one, mostly structural-thinking
 // (scripts/real-prompts-structural.mjs; docs/decisions/2026-11-29-router-structural-data.md).
 items.push(...structuralPrompts(show, items));
-
-// Sixth round (2026-11-30), candidates NOT adopted (they failed the rule written before training; decision record
-// 2026-11-30-router-training-data-6.md), so they are added only when AFW_ROUND6_SOURCES names them (comma-separated):
-// "flowgpt": FlowGPT prompts of the collection's writing and life-style category sections, labelled one by one, mostly
-// creative-orientation (scripts/real-prompts-creative.mjs; variant V2); "counsel": a second counsel-chat sample, every 13th
-// question from the 7th (disjoint from the fourth round's) -> conversation (with "flowgpt": variant V1). Unset, the output
-// is the fifth round's file, byte for byte.
-const round6 = new Set((process.env.AFW_ROUND6_SOURCES ?? "").split(",").filter(Boolean));
-if (round6.has("flowgpt")) {
-  const sampled = [...sampleFlowGptSections(show, CREATIVE_SECTIONS, CREATIVE_STEP), ...sampleFlowGptSections(show, LIFE_SECTIONS, LIFE_STEP)];
-  items.push(...creativePrompts(show, items, sampled));
-}
-if (round6.has("counsel")) {
-  const known = new Set(items.map((it) => it.question.toLowerCase().replace(/\s+/g, " ").trim()));
-  for (const [i, r] of counsel.entries()) {
-    const question = `${r.questionTitle.trim()}\n${r.questionText.trim()}`;
-    if (i % 13 !== 6 || known.has(question.toLowerCase().replace(/\s+/g, " ").trim())) continue;
-    items.push({ id: `counsel-${r.questionID}`, question, intent: "conversation", source: `counsel-chat data/20200325_counsel_chat.csv (${r.topic})` });
-  }
-}
 
 const commits = Object.fromEntries([NLU, WTQ, QED, CONALA, CHATTERBOT, AWESOME, GITBUGS, TATQA, EQBENCH, LONGWRITER, COUNSEL, EXPERTQA].map((r) => [r.replace("+", "/"), r === AWESOME ? `${AWESOME_COMMIT}, ${AWESOME_2025_COMMIT}, ${AWESOME_2026_COMMIT}` : commit(r)]));
 commits[FLOWGPT.repo.replace("+", "/")] = FLOWGPT.commit;
