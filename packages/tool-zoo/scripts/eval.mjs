@@ -34,6 +34,9 @@ if (dataDir) {
       { name: "authored-3", role: "tuning", tasks: authored("authored-tasks-3.json") },
       { name: "authored-4 multi", role: "tuning", tasks: authored("authored-tasks-4.json") },
       { name: "authored-2", role: "unseen", tasks: authored("authored-tasks-2.json") },
+      // Set 6: written blind to the engine on 2026-11-29 (eval/HELDOUT-TASKS-6.md), single-tool and multi-step tasks apart.
+      { name: "authored-6", role: "unseen", tasks: authored("authored-tasks-6.json").filter((t) => !t.needed) },
+      { name: "authored-6 multi", role: "unseen", tasks: authored("authored-tasks-6.json").filter((t) => t.needed) },
     ],
   });
 } else console.error("development catalog not found (set AFW_SHARED_DATA); skipping it");
