@@ -53,11 +53,19 @@ export function splitQuotedContent(query: string): QueryParts {
   replace(/(^|\s)((?:~|\.{1,2})?\/[\w@.-]+(?:\/[\w@.-]*)*|~)(?=$|[\s,;:!?)])/g, () => "path directory");
   // IANA time zone names (Europe/London, America/New_York)
   replace(/(^|\s)((?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)\/[A-Za-z_]+(?:\/[A-Za-z_]+)?)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "timezone");
+  // durations and time ranges ("3 hours", "for an hour", "the last 24 hours", "past two weeks"): a parameter's value,
+  // not a request about time
+  replace(
+    /(^|\s)((?:(?:last|past|next)\s+)?(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|few|several|couple\s+of)\s+(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)|(?:last|past|next)\s+(?:second|minute|hour|day|week|month|year))\b/gi,
+    () => "",
+  );
   // owner/name pairs
   replace(/(^|\s)([A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "repository");
   // issue-tracker keys such as ABC-123 (project key, dash, number)
   replace(/(^|\s)([A-Z][A-Z0-9]{1,9}-\d+)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "issue");
-  // #name: a channel, an anchor or a CSS id; keep it as content only
+  // #name after "in", "to", "on", "into", "from": a chat channel ("post it to #ops"); elsewhere a channel, an anchor or a
+  // CSS id ("click #submit"): content only
+  replace(/(\b(?:in|to|on|into|from)\s+)(#[A-Za-z][\w-]*)/gi, () => "channel");
   replace(/(^|\s)(#[A-Za-z][\w-]*)/g, () => "");
   const bare = intent.replace(/\u0001[^\u0001]*\u0001/g, " ");
   return { intent: intent.replace(/\u0001/g, "").replace(/\s+/g, " ").trim(), quoted, kinds, bare: bare.replace(/\s+/g, " ").trim() };
