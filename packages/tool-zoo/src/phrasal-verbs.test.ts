@@ -59,6 +59,12 @@ describe("operation verbs that only describe", () => {
     const remember = split("What do you remember about Priya?");
     expect(describesState(remember, remember.indexOf("remember"))).toBe(true);
   });
+  it("reads participles in a question about a state, and verbs of a relative clause, as descriptions", () => {
+    const modified = split("when was the file last modified");
+    expect(describesState(modified, modified.indexOf("modified"))).toBe(true);
+    const remember = split("dump everything you remember");
+    expect(describesState(remember, remember.indexOf("remember"))).toBe(true);
+  });
   it("keeps imperatives, requests and modal questions as requests", () => {
     const run = split("run the nightly job");
     expect(describesState(run, 0)).toBe(false);
@@ -106,5 +112,23 @@ describe("query content: channels, durations, percentiles", () => {
   });
   it("expands p99 and its kin to percentile", () => {
     expect(createTextAnalyzer().terms("p99 latency")).toContain("percentil");
+  });
+});
+
+describe("a wh-word before a plural noun asks for a list", () => {
+  const analyzer = createTextAnalyzer();
+  const signals = createRankingSignals(analyzer, { actionWeight: 0.15, actionMismatchWeight: 0, surfaceWeight: 0, numberWeight: 0 });
+  const listing = buildToolDocument(ToolDescriptorSchema.parse(tool("chat", "list_channels", "List the channels of the workspace.")), analyzer);
+  const boost = (query: string) => {
+    const intent = splitQuotedContent(query).intent;
+    return signals.boost(listing, signals.analyse(intent, words(intent)));
+  };
+  it("gives a listing tool the action boost for 'which channels exist'", () => {
+    expect(boost("which channels exist")).toBeCloseTo(0.15, 10);
+    expect(boost("what branches do I have")).toBeCloseTo(0.15, 10);
+  });
+  it("does not when the question is about something that has them, or names one thing", () => {
+    expect(boost("what columns does the orders table have")).toBe(0);
+    expect(boost("which channel is the busiest")).toBe(0);
   });
 });

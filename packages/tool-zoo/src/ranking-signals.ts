@@ -63,6 +63,10 @@ const SUBJECT_PRONOUNS: ReadonlySet<string> = new Set(["i", "you", "we", "they",
 /** Modal verbs: "who can I assign …" asks about doing it. */
 const MODALS: ReadonlySet<string> = new Set(["can", "could", "should", "shall", "may", "might", "must", "will", "would"]);
 const WH_WORDS: ReadonlySet<string> = new Set(["what", "which", "who", "whom", "where", "when", "why", "how", "whatever"]);
+/** Forms of "do" that open a question's subject ("what columns does the table have"). */
+const DO_FORMS: ReadonlySet<string> = new Set(["do", "does", "did"]);
+/** Indefinite pronouns that open a relative clause without "that" ("everything you remember"). */
+const CLAUSE_PRONOUNS: ReadonlySet<string> = new Set(["everything", "anything", "something", "all"]);
 
 /**
  * Whether `words[at]` only describes (English grammar, not a request): an -ing or -ed participle within two words after
@@ -73,10 +77,14 @@ const WH_WORDS: ReadonlySet<string> = new Set(["what", "which", "who", "whom", "
 export function describesState(words: readonly string[], at: number): boolean {
   const word = words[at];
   if (!word) return false;
-  if (/^[a-z]{2,}(?:ing|ed)$/.test(word) && [words[at - 1], words[at - 2]].some((w) => w !== undefined && AUXILIARIES.has(w))) return true;
+  if (/^[a-z]{2,}(?:ing|ed)$/.test(word)) {
+    if ([words[at - 1], words[at - 2]].some((w) => w !== undefined && AUXILIARIES.has(w))) return true;
+    // a question about a state: "when was the file last modified", "what is currently being deployed"
+    for (let i = Math.max(0, at - 6); i < at - 1; i++) if (WH_WORDS.has(words[i]!) && AUXILIARIES.has(words[i + 1]!)) return true;
+  }
   const previous = words[at - 1];
   if (previous === undefined || !SUBJECT_PRONOUNS.has(previous) || MODALS.has(words[at - 2] ?? "")) return false;
-  return words.slice(Math.max(0, at - 4), at - 1).some((w) => WH_WORDS.has(w));
+  return words.slice(Math.max(0, at - 4), at - 1).some((w) => WH_WORDS.has(w) || CLAUSE_PRONOUNS.has(w));
 }
 
 /**
@@ -176,7 +184,15 @@ export function createRankingSignals(analyzer: TextAnalyzer, weights: SignalWeig
       // after a subject pronoun in a wh-clause tells what someone did ("what do you remember", "what you stored"):
       // neither asks for that writing operation
       const lower = all.filter((word, at) => !(isWriteWord(word) && describesState(all, at)));
-      const wanted = lower.map((word) => actionClassesOf.get(analyzer.stem(word))).find(Boolean);
+      let wanted = lower.map((word) => actionClassesOf.get(analyzer.stem(word))).find(Boolean);
+      // "which channels exist", "what branches do I have": a wh-word before a plural noun asks for a list, unless the
+      // question is about something else that has them ("what columns does the table have", "what files did PR 45 touch")
+      const whAt = lower.findIndex((word) => actionClassesOf.get(analyzer.stem(word)) === wanted);
+      if (wanted?.has("read") && WH_WORDS.has(lower[whAt] ?? "")) {
+        const pluralAt = [whAt + 1, whAt + 2].find((i) => lower[i] !== undefined && !STOP_WORDS.has(lower[i]!) && isPlural(lower[i]!));
+        const aboutOther = pluralAt !== undefined && DO_FORMS.has(lower[pluralAt + 1] ?? "") && !SUBJECT_PRONOUNS.has(lower[pluralAt + 2] ?? "");
+        if (pluralAt !== undefined && !aboutOther) wanted = new Set([...wanted, "list"]);
+      }
       const asked = new Set(lower.flatMap((word) => [...(actionClassesOf.get(analyzer.stem(word)) ?? [])]));
       const numberForms = new Map<string, boolean[]>();
       for (const word of intentWords) {
