@@ -53,12 +53,6 @@ export function splitQuotedContent(query: string): QueryParts {
   replace(/(^|\s)((?:~|\.{1,2})?\/[\w@.-]+(?:\/[\w@.-]*)*|~)(?=$|[\s,;:!?)])/g, () => "path directory");
   // IANA time zone names (Europe/London, America/New_York)
   replace(/(^|\s)((?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)\/[A-Za-z_]+(?:\/[A-Za-z_]+)?)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "timezone");
-  // durations and time ranges ("3 hours", "for an hour", "the last 24 hours", "past two weeks"): a parameter's value,
-  // not a request about time
-  replace(
-    /(^|\s)((?:(?:last|past|next)\s+)?(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|few|several|couple\s+of)\s+(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)|(?:last|past|next)\s+(?:second|minute|hour|day|week|month|year))\b/gi,
-    () => "",
-  );
   // owner/name pairs
   replace(/(^|\s)([A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "repository");
   // issue-tracker keys such as ABC-123 (project key, dash, number)

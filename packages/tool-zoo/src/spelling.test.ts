@@ -33,6 +33,8 @@ describe("correctSpelling", () => {
   it("leaves short real words, names and known words alone", () => {
     // "snap" is one edit from "swap", but a word of four letters is corrected only to a function word
     expect(correctSpelling("snap a picture", lexicon, known)).toBe("snap a picture");
+    // nor is a word of 5-6 letters corrected to a shorter one: "bread" is a word, not a typo of "read"
+    expect(correctSpelling("bread and milk", { ...lexicon, common: new Set(["read"]) }, known)).toBe("bread and milk");
     expect(correctSpelling("ask Delte about it", lexicon, known)).toBe("ask Delte about it");
     expect(correctSpelling("scale the api", lexicon, known)).toBe("scale the api");
   });

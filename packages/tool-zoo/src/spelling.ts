@@ -6,8 +6,8 @@
  * limits here are stricter because the index has no dictionary of English to tell a typo from a word it does not
  * know, and short words have many real words one edit away (Peterson, "A note on undetected typing errors", CACM 29(7),
  * 1986: "snap" is one edit from "swap", "sea" from "see"): a word of 3–4 letters is corrected only to a function word
- * ("teh", "wat"), one of 5–6 letters also to a word of the analyzer's lists (operation verbs and their synonyms), a
- * longer one also to a word of the tools' texts. Capitalised words (names) and words with digits are never corrected.
+ * ("teh", "wat"), one of 5–6 letters also to a word of the analyzer's lists (operation verbs and their synonyms) at
+ * least as long ("delte" → "delete", but not "bread" → "read"), a longer one also to a word of the tools' texts. Capitalised words (names) and words with digits are never corrected.
  */
 
 /** Words a query word may be corrected to. */
@@ -47,7 +47,8 @@ function correction(word: string, lexicon: SpellingLexicon): string | undefined 
   };
   firstOf(lexicon.functionWords);
   if (best !== undefined || word.length < MIN_COMMON_WORD_LENGTH) return best;
-  firstOf(lexicon.common);
+  // not to a shorter word: "bread" is one letter more than "read", and a real word
+  firstOf(new Set([...lexicon.common].filter((candidate) => candidate.length >= word.length)));
   if (best !== undefined || word.length < MIN_TOOL_WORD_LENGTH) return best;
   let uses = 0;
   for (const [candidate, count] of lexicon.toolWords) {
