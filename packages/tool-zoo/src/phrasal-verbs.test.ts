@@ -34,6 +34,8 @@ describe("rewritePhrasalVerbs", () => {
   it("keeps the object of a separated phrasal verb in place", () => {
     expect(rewritePhrasalVerbs("take it all back out of the index")).toBe("remove it all back of the index");
     expect(rewritePhrasalVerbs("hand issue 12 over to copilot")).toBe("assign issue 12 to copilot");
+    expect(rewritePhrasalVerbs("let the team know")).toBe("notify the team");
+    expect(rewritePhrasalVerbs("let me know the total")).toBe("let me know the total");
   });
   it("leaves words alone that only share a verb or a particle", () => {
     expect(rewritePhrasalVerbs("get the output of the job")).toBe("get the output of the job");

@@ -4,7 +4,7 @@
  * ("get", "take", "up") say nothing of the operation or say the wrong one ("get" reads). General English: each entry is
  * a multi-word lemma of WordNet 3.1 (Princeton University, https://wordnet.princeton.edu/) glossed by, or in one
  * synset with, the verb it becomes (`get_rid_of` ~ "dispose", `keep_in_mind` ~ "remember", `bring_up_to_date` ~
- * "update", `look_up` ~ "search", `hand_over` ~ "give, transfer"); nothing taken from a task set or a catalog.
+ * "update", `look_up` ~ "search", `hand_over` ~ "give, transfer", `let_know` ~ "inform"); nothing taken from a task set or a catalog.
  */
 
 /** A phrasal verb: its verb's forms, the words between the verb and its particle, its particle, and its meaning. */
@@ -16,6 +16,8 @@ interface PhrasalVerb {
   readonly meaning: string;
   /** Transitive and separable: the object may stand between verb and particle ("take the files out"). */
   readonly separable?: boolean;
+  /** Objects with which the phrase means something else ("let me know" asks the assistant to answer). */
+  readonly notWith?: readonly string[];
 }
 
 const forms = (base: string, ...irregular: string[]): string[] => {
@@ -68,19 +70,21 @@ const PHRASAL_VERBS: readonly PhrasalVerb[] = [
   { verb: forms("carry", "carried", "carries"), particle: "out", meaning: "execute", separable: true },
   { verb: forms("fill"), particle: "in", meaning: "fill", separable: true },
   { verb: forms("fill"), particle: "out", meaning: "fill", separable: true },
+  { verb: ["let", "lets", "letting"], particle: "know", meaning: "notify", separable: true, notWith: ["me", "us"] },
 ];
 
 /** Words that may stand between a separable verb and its particle (its object): at most this many. */
 const MAX_OBJECT_WORDS = 4;
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const PATTERNS: ReadonlyArray<{ pattern: RegExp; meaning: string; separable: boolean }> = PHRASAL_VERBS.map(({ verb, particle, meaning, separable }) => ({
+const PATTERNS: ReadonlyArray<{ pattern: RegExp; meaning: string; separable: boolean; notWith: ReadonlySet<string> }> = PHRASAL_VERBS.map(({ verb, particle, meaning, separable, notWith }) => ({
   pattern: new RegExp(
     `\\b(?:${[...new Set(verb)].map(escape).join("|")})\\b(${separable ? `(?:[ \\t]+[^\\s.,;:!?]+){0,${MAX_OBJECT_WORDS}}?` : ""})[ \\t]+${particle.split(" ").map(escape).join("[ \\t]+")}\\b`,
     "gi",
   ),
   meaning,
   separable: separable ?? false,
+  notWith: new Set(notWith),
 }));
 
 /**
@@ -90,8 +94,11 @@ const PATTERNS: ReadonlyArray<{ pattern: RegExp; meaning: string; separable: boo
 export function rewritePhrasalVerbs(text: string): string {
   if (text.length === 0) return text;
   let out = text;
-  for (const { pattern, meaning, separable } of PATTERNS) {
-    out = out.replace(pattern, (_match, object: string | undefined) => (separable && object ? `${meaning}${object}` : meaning));
+  for (const { pattern, meaning, separable, notWith } of PATTERNS) {
+    out = out.replace(pattern, (match: string, object: string | undefined) => {
+      if (notWith.has(object?.trim().toLowerCase() ?? "")) return match;
+      return separable && object ? `${meaning}${object}` : meaning;
+    });
   }
   return out;
 }
