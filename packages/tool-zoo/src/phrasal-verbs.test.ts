@@ -128,3 +128,13 @@ describe("a wh-word before a plural noun asks for a list", () => {
     expect(boost("which channel is the busiest")).toBe(0);
   });
 });
+
+describe("'where' asks to locate", () => {
+  it("gives a search tool the action boost", () => {
+    const analyzer = createTextAnalyzer();
+    const signals = createRankingSignals(analyzer, { actionWeight: 0.15, actionMismatchWeight: 0, surfaceWeight: 0, numberWeight: 0 });
+    const finder = buildToolDocument(ToolDescriptorSchema.parse(tool("files", "search_files", "Search for files matching a pattern.")), analyzer);
+    const intent = "where are the terraform files";
+    expect(signals.boost(finder, signals.analyse(intent, words(intent)))).toBeCloseTo(0.15, 10);
+  });
+});

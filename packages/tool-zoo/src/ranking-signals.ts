@@ -10,7 +10,7 @@ import type { RankedTool } from "./tool-index-options.js";
 export const ACTION_CLASSES: Readonly<Record<string, readonly string[]>> = {
   read: ["get", "read", "show", "view", "fetch", "retrieve", "describe", "inspect", "see", "display", "look", "download", "what", "which", "who", "know", "recall"],
   list: ["list", "enumerate", "browse", "all", "show"],
-  search: ["search", "find", "lookup", "query", "locate", "discover"],
+  search: ["search", "find", "lookup", "query", "locate", "discover", "where"],
   create: ["create", "add", "new", "make", "post", "insert", "generate", "submit", "upload", "install", "send", "push", "open", "write", "comment", "reply", "save", "store", "record", "remember", "memorize", "note", "draft", "copy", "duplicate", "clone"],
   update: ["update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "transition", "assign", "mark", "upgrade", "apply", "close", "merge", "fill", "type", "write", "overwrite", "tweak", "swap"],
   delete: ["delete", "remove", "drop", "erase", "destroy", "uninstall", "purge", "cancel", "clear", "dismiss", "discard", "forget", "unstar", "unstage", "ditch", "scrap", "trash", "nuke", "flush"],
