@@ -10,6 +10,11 @@
  * least as long ("delte" → "delete", but not "bread" → "read"), a longer one also to a word of the tools' texts. Capitalised words (names) and words with digits are never corrected.
  */
 
+import type { ToolDescriptor } from "@afw/contracts";
+import { ACTION_CLASSES } from "./ranking-signals.js";
+import { DEFAULT_ABBREVIATIONS, DEFAULT_SYNONYM_GROUPS, STOP_WORDS, words } from "./text-analysis.js";
+import { toolNameWords, toolParameters } from "./tool-document.js";
+
 /** Words a query word may be corrected to. */
 export interface SpellingLexicon {
   /** Function words (the analyzer's stop words). */
@@ -69,4 +74,22 @@ export function correctSpelling(text: string, lexicon: SpellingLexicon, known: (
     const fixed = correction(word, lexicon);
     return fixed === undefined ? match : `${before}${fixed}`;
   });
+}
+
+const plainWord = (word: string) => /^[a-z]+$/.test(word);
+/** The analyzer's function words. */
+const FUNCTION_WORDS: ReadonlySet<string> = new Set([...STOP_WORDS].filter(plainWord));
+/** The analyzer's other word lists: synonyms, operation verbs, abbreviations. */
+const COMMON_WORDS: ReadonlySet<string> = new Set(
+  [...DEFAULT_SYNONYM_GROUPS.flat(), ...Object.values(ACTION_CLASSES).flat(), ...Object.keys(DEFAULT_ABBREVIATIONS)].filter(plainWord),
+);
+
+/** The spelling lexicon of a set of tools: the analyzer's lists and the words of the tools' names, descriptions and parameters. */
+export function spellingLexiconFor(tools: Iterable<ToolDescriptor>): SpellingLexicon {
+  const toolWords = new Map<string, number>();
+  for (const tool of tools) {
+    const text = [toolNameWords(tool), tool.description, ...toolParameters(tool).map((p) => `${p.name} ${p.description}`)].join(" ");
+    for (const word of new Set(words(text))) if (plainWord(word)) toolWords.set(word, (toolWords.get(word) ?? 0) + 1);
+  }
+  return { functionWords: FUNCTION_WORDS, common: COMMON_WORDS, toolWords };
 }

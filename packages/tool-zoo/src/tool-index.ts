@@ -16,12 +16,12 @@ import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
 import { completeIdDependencies, idProfile, type IdProfile } from "./id-dependencies.js";
 import { rewritePhrasalVerbs } from "./phrasal-verbs.js";
-import { correctSpelling, type SpellingLexicon } from "./spelling.js";
+import { correctSpelling, spellingLexiconFor, type SpellingLexicon } from "./spelling.js";
 import { requestSteps } from "./task-steps.js";
 import { associatedTerms, hasAssociations } from "./term-associations.js";
-import { ACTION_CLASSES, applyDiversity, createRankingSignals, rankingConfidence, separateDescribedVerbs } from "./ranking-signals.js";
-import { createTextAnalyzer, DEFAULT_ABBREVIATIONS, DEFAULT_SYNONYM_GROUPS, STOP_WORDS, words, type TextAnalyzer, type WeightedTerm } from "./text-analysis.js";
-import { affordanceSummary, buildToolDocument, toolNameWords, toolParameters, type ToolDocument, type ToolField } from "./tool-document.js";
+import { applyDiversity, createRankingSignals, rankingConfidence, separateDescribedVerbs } from "./ranking-signals.js";
+import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from "./text-analysis.js";
+import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
 import type { RankedTool, RankOptions, Ranking, ToolIndex, ToolIndexOptions } from "./tool-index-options.js";
 import { createUsageCounters } from "./usage-store.js";
 import { toolFilter, toolMetadata } from "./tool-records.js";
@@ -39,11 +39,6 @@ const FIELD_WEIGHTS: Readonly<Record<ToolField, { weight: number }>> = {
   parameterDescriptions: { weight: 0.3 },
   tags: { weight: 1.5 },
 };
-/** Words of the analyzer's own lists, which a misspelt query word may be corrected to: function words; synonyms, operation verbs, abbreviations. */
-const FUNCTION_WORDS: ReadonlySet<string> = new Set([...STOP_WORDS].filter((w) => /^[a-z]+$/.test(w)));
-const COMMON_WORDS: ReadonlySet<string> = new Set(
-  [...DEFAULT_SYNONYM_GROUPS.flat(), ...Object.values(ACTION_CLASSES).flat(), ...Object.keys(DEFAULT_ABBREVIATIONS)].filter((w) => /^[a-z]+$/.test(w)),
-);
 /** Fusion: weights of the normalised keyword (BM25F) and semantic scores. */
 const KEYWORD_WEIGHT = 0.7;
 const SEMANTIC_WEIGHT = 0.3;
@@ -449,22 +444,9 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   };
 
   /** The words a misspelt query word may be corrected to (rebuilt after the tools change). */
-  const spellingLexiconOf = (): SpellingLexicon => {
-    if (!spellingLexicon) {
-      const toolWords = new Map<string, number>();
-      for (const { tool } of documents.values()) {
-        const text = [toolNameWords(tool), tool.description, ...toolParameters(tool).map((p) => `${p.name} ${p.description}`)].join(" ");
-        for (const word of new Set(words(text))) if (/^[a-z]+$/.test(word)) toolWords.set(word, (toolWords.get(word) ?? 0) + 1);
-      }
-      spellingLexicon = { functionWords: FUNCTION_WORDS, common: COMMON_WORDS, toolWords };
-    }
-    return spellingLexicon;
-  };
+  const spellingLexiconOf = (): SpellingLexicon => (spellingLexicon ??= spellingLexiconFor([...documents.values()].map((d) => d.tool)));
   /** A word the index knows by its stem: in a tool's text, or in the learned associations. */
-  const knownWord = (word: string): boolean => {
-    const stem = analyzer.stem(word);
-    return bm25.has(stem) || hasAssociations(stem);
-  };
+  const knownWord = (word: string): boolean => bm25.has(analyzer.stem(word)) || hasAssociations(analyzer.stem(word));
 
   const termSets = new Map<string, Set<string>>();
   const termSetOf = (document: ToolDocument): Set<string> => {
