@@ -38,6 +38,12 @@ describe("correctSpelling", () => {
     expect(correctSpelling("ask Delte about it", lexicon, known)).toBe("ask Delte about it");
     expect(correctSpelling("scale the api", lexicon, known)).toBe("scale the api");
   });
+  it("looks up a bounded number of unknown words per text", () => {
+    const text = `${Array.from({ length: 30 }, () => "zzzzzz").join(" ")} delte`;
+    // the 31st unknown word is past the limit: left as typed
+    expect(correctSpelling(text, lexicon, known).endsWith(" delte")).toBe(true);
+    expect(correctSpelling("delte", lexicon, known)).toBe("delete");
+  });
   it("finds the right tool through a misspelt word", async () => {
     const index = createToolIndex();
     await index.add([

@@ -29,6 +29,8 @@ export interface SpellingLexicon {
 const MIN_LENGTH = 3;
 const MIN_COMMON_WORD_LENGTH = 5;
 const MIN_TOOL_WORD_LENGTH = 7;
+/** Unknown words looked up per text, at most. */
+const MAX_LOOKUPS = 24;
 
 /** Whether `a` and `b` are at most one Damerau–Levenshtein edit apart (and not equal). */
 export function oneEditApart(a: string, b: string): boolean {
@@ -67,10 +69,13 @@ function correction(word: string, lexicon: SpellingLexicon): string | undefined 
  * known word one edit away, if there is one. Words of the text are runs of letters; everything else is kept as is.
  */
 export function correctSpelling(text: string, lexicon: SpellingLexicon, known: (word: string) => boolean): string {
+  let lookups = 0;
   return text.replace(/(^|[^A-Za-z0-9_'-])([A-Za-z]+)(?=$|[^A-Za-z0-9_'-])/g, (match, before: string, word: string) => {
     if (word.length < MIN_LENGTH || word !== word.toLowerCase() || lexicon.functionWords.has(word) || lexicon.common.has(word) || lexicon.toolWords.has(word) || known(word)) {
       return match;
     }
+    // each lookup scans the word lists: a bounded number per text (queries are untrusted)
+    if (++lookups > MAX_LOOKUPS) return match;
     const fixed = correction(word, lexicon);
     return fixed === undefined ? match : `${before}${fixed}`;
   });
