@@ -12,5 +12,3 @@ export { splitQuotedContent } from "./query-text.js";
 export { requestSteps, splitTaskSteps } from "./task-steps.js";
 export { buildToolDocument } from "./tool-document.js";
 export { openEmbeddingCache } from "./embedding-cache.js";
-export { correctSpelling } from "./spelling.js";
-export { rewritePhrasalVerbs } from "./phrasal-verbs.js";
