@@ -33,6 +33,8 @@ if (dataDir) {
       { name: "authored-1", role: "tuning", tasks: authored("authored-tasks.json") },
       { name: "authored-3", role: "tuning", tasks: authored("authored-tasks-3.json") },
       { name: "authored-4 multi", role: "tuning", tasks: authored("authored-tasks-4.json") },
+      { name: "authored-5", role: "tuning", tasks: authored("authored-tasks-5.json").filter((t) => !t.needed) },
+      { name: "authored-5 multi", role: "tuning", tasks: authored("authored-tasks-5.json").filter((t) => t.needed) },
       { name: "authored-2", role: "unseen", tasks: authored("authored-tasks-2.json") },
       // Set 6: written blind to the engine on 2026-11-29 (eval/HELDOUT-TASKS-6.md), single-tool and multi-step tasks apart.
       { name: "authored-6", role: "unseen", tasks: authored("authored-tasks-6.json").filter((t) => !t.needed) },

@@ -61,7 +61,8 @@ export function createDomainDetector(
     perServer.set(server, (perServer.get(server) ?? 0) + 1);
   };
   const totalOf = (counts: ReadonlyMap<string, number> | undefined) => [...(counts?.values() ?? [])].reduce((sum, n) => sum + n, 0);
-  for (const document of documents) {
+  const documentList = [...documents];
+  for (const document of documentList) {
     servers.add(document.tool.server);
     serverSizes.set(document.tool.server, (serverSizes.get(document.tool.server) ?? 0) + 1);
     const terms = new Set<string>();
@@ -92,6 +93,21 @@ export function createDomainDetector(
     const headline = perTerm.get(term);
     if (headline && [...headline.keys()].some((other) => other !== server)) continue;
     setSignal(term, server!, DETAIL_STRENGTH);
+  }
+  // a term of any field most of whose tools (at least two) are on one server, at the detail strength times that share:
+  // "pods" points at the server whose tools run, list and log pods though another server's tools mention pods once
+  const anyCounts = new Map<string, Map<string, number>>();
+  for (const document of documentList) {
+    const terms = new Set<string>();
+    for (const field of [...HEADLINE_FIELDS, ...DETAIL_FIELDS]) for (const term of document.fields[field]) terms.add(term);
+    for (const term of terms) count(anyCounts, term, document.tool.server);
+  }
+  for (const [term, counts] of anyCounts) {
+    if (ignore.has(term) || signals.has(term)) continue;
+    const total = totalOf(counts);
+    for (const [server, n] of counts) {
+      if (n >= MIN_SUPPORT && n / total >= MIN_EXCLUSIVITY) setSignal(term, server, DETAIL_STRENGTH * (n / total));
+    }
   }
   for (const server of servers) {
     for (const word of splitIdentifier(server)) {

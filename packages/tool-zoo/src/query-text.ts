@@ -57,7 +57,9 @@ export function splitQuotedContent(query: string): QueryParts {
   replace(/(^|\s)([A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "repository");
   // issue-tracker keys such as ABC-123 (project key, dash, number)
   replace(/(^|\s)([A-Z][A-Z0-9]{1,9}-\d+)(?=$|[\s,;:!?)]|\.(?:\s|$))/g, () => "issue");
-  // #name: a channel, an anchor or a CSS id; keep it as content only
+  // #name after "in", "to", "on", "into", "from": a chat channel ("post it to #ops"); elsewhere a channel, an anchor or a
+  // CSS id ("click #submit"): content only
+  replace(/(\b(?:in|to|on|into|from)\s+)(#[A-Za-z][\w-]*)/gi, () => "channel");
   replace(/(^|\s)(#[A-Za-z][\w-]*)/g, () => "");
   const bare = intent.replace(/\u0001[^\u0001]*\u0001/g, " ");
   return { intent: intent.replace(/\u0001/g, "").replace(/\s+/g, " ").trim(), quoted, kinds, bare: bare.replace(/\s+/g, " ").trim() };

@@ -90,6 +90,26 @@ describe("server detection", () => {
     expect(domains.has("git")).toBe(false);
   });
 
+  it("reads a term most of whose tools are on one server as a weak pointer to it, though another server mentions it once", () => {
+    const cluster = [
+      tool("cluster", "exec_in_pod", "Execute a command in a pod."),
+      tool("cluster", "get_resources", "Get resources such as pods or deployments."),
+      tool("cluster", "get_logs", "Get logs of pods or jobs."),
+      tool("cluster", "get_events", "Get events of pods."),
+      ...["scale", "apply", "drain", "ping", "context", "rollout"].map((name) => tool("cluster", name, `${name} a resource.`)),
+      {
+        server: "metrics",
+        name: "query_logs",
+        description: "Query logs.",
+        inputSchema: { type: "object", properties: { selector: { type: "string", description: "Label selector, e.g. by pod" } } },
+      },
+      tool("metrics", "list_dashboards", "List dashboards."),
+    ].map((t) => buildToolDocument(ToolDescriptorSchema.parse(t), analyzer));
+    const strength = createDomainDetector(cluster, analyzer).detect("which pods are up").get("cluster");
+    // four of the five tools mentioning pods are the cluster server's (too few of its ten for a headline term): 0.25 x 4/5
+    expect(strength).toBeCloseTo(0.2, 10);
+  });
+
   it("does not read a pronoun as a server's name (a server called \"everything\")", () => {
     const servers = [
       tool("everything", "echo", "Echoes back the input."),

@@ -10,10 +10,10 @@ import type { RankedTool } from "./tool-index-options.js";
 export const ACTION_CLASSES: Readonly<Record<string, readonly string[]>> = {
   read: ["get", "read", "show", "view", "fetch", "retrieve", "describe", "inspect", "see", "display", "look", "download", "what", "which", "who", "know", "recall"],
   list: ["list", "enumerate", "browse", "all", "show"],
-  search: ["search", "find", "lookup", "query", "locate", "discover"],
+  search: ["search", "find", "lookup", "query", "locate", "discover", "where"],
   create: ["create", "add", "new", "make", "post", "insert", "generate", "submit", "upload", "install", "send", "push", "open", "write", "comment", "reply", "save", "store", "record", "remember", "memorize", "note", "draft", "copy", "duplicate", "clone"],
-  update: ["update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "transition", "assign", "mark", "upgrade", "apply", "close", "merge", "fill", "type", "write", "overwrite"],
-  delete: ["delete", "remove", "drop", "erase", "destroy", "uninstall", "purge", "cancel", "clear", "dismiss", "discard", "forget", "unstar", "unstage"],
+  update: ["update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "transition", "assign", "mark", "upgrade", "apply", "close", "merge", "fill", "type", "write", "overwrite", "tweak", "swap"],
+  delete: ["delete", "remove", "drop", "erase", "destroy", "uninstall", "purge", "cancel", "clear", "dismiss", "discard", "forget", "unstar", "unstage", "ditch", "scrap", "trash", "nuke", "flush"],
   run: ["run", "execute", "exec", "trigger", "rerun", "retry", "invoke", "launch", "evaluate", "dispatch"],
 };
 
@@ -52,6 +52,62 @@ export interface RankingSignals {
   boost(document: ToolDocument, query: QuerySignals): number;
   /** Drops the cached analyses of a tool (after it changed). */
   forget(id: string): void;
+  /** Whether a lower-case word names only writing operations of {@link ACTION_CLASSES} (create, update, delete, run; by stem). */
+  isWriteWord(word: string): boolean;
+}
+
+/** Forms of "be" and "have" (contractions split at the apostrophe: "what's" → "what", "s"). */
+const AUXILIARIES: ReadonlySet<string> = new Set(["am", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "s", "re", "ve"]);
+/** Subject pronouns, and the wh-words that open a clause about what someone did. */
+const SUBJECT_PRONOUNS: ReadonlySet<string> = new Set(["i", "you", "we", "they", "he", "she", "people", "someone", "anyone", "somebody", "anybody"]);
+/** Modal verbs: "who can I assign …" asks about doing it. */
+const MODALS: ReadonlySet<string> = new Set(["can", "could", "should", "shall", "may", "might", "must", "will", "would"]);
+const WH_WORDS: ReadonlySet<string> = new Set(["what", "which", "who", "whom", "where", "when", "why", "how", "whatever"]);
+/** Forms of "do" that open a question's subject ("what columns does the table have"). */
+const DO_FORMS: ReadonlySet<string> = new Set(["do", "does", "did"]);
+/** Indefinite pronouns that open a relative clause without "that" ("everything you remember"). */
+const CLAUSE_PRONOUNS: ReadonlySet<string> = new Set(["everything", "anything", "something", "all"]);
+
+/**
+ * Whether `words[at]` only describes (English grammar, not a request): an -ing or -ed participle within two words after
+ * a form of "be" or "have" (progressive, passive, perfect: "are running", "has been deleted"), or a verb right after a
+ * subject pronoun that follows a wh-word within three words ("what do you remember", "what you stored", "what have
+ * people been saying"). An imperative ("delete the branch") or a request ("can you delete …": no wh-word) is neither.
+ */
+export function describesState(words: readonly string[], at: number): boolean {
+  const word = words[at];
+  if (!word) return false;
+  if (/^[a-z]{2,}(?:ing|ed)$/.test(word)) {
+    if ([words[at - 1], words[at - 2]].some((w) => w !== undefined && AUXILIARIES.has(w))) return true;
+    // a question about a state: "when was the file last modified", "what is currently being deployed"
+    for (let i = Math.max(0, at - 6); i < at - 1; i++) if (WH_WORDS.has(words[i]!) && AUXILIARIES.has(words[i + 1]!)) return true;
+  }
+  const previous = words[at - 1];
+  if (previous === undefined || !SUBJECT_PRONOUNS.has(previous) || MODALS.has(words[at - 2] ?? "")) return false;
+  return words.slice(Math.max(0, at - 4), at - 1).some((w) => WH_WORDS.has(w) || CLAUSE_PRONOUNS.has(w));
+}
+
+/**
+ * A query's text without the writing operation words that only describe ({@link describesState}: "what pods are
+ * running"), and those words apart, so that they count as content, not as the operation asked for.
+ */
+export function separateDescribedVerbs(text: string, isWriteWord: (word: string) => boolean): { request: string; described: string[] } {
+  const tokens = text.split(/([^A-Za-z0-9-]+)/);
+  const lower = tokens.filter((_, i) => i % 2 === 0).map((t) => t.toLowerCase());
+  const described: string[] = [];
+  let word = -1;
+  const request = tokens
+    .map((token, i) => {
+      if (i % 2 === 1) return token;
+      word++;
+      if (token && isWriteWord(lower[word]!) && describesState(lower, word)) {
+        described.push(lower[word]!);
+        return " ";
+      }
+      return token;
+    })
+    .join("");
+  return { request, described };
 }
 
 /** Creates the {@link RankingSignals} of an index. */
@@ -69,6 +125,11 @@ export function createRankingSignals(analyzer: TextAnalyzer, weights: SignalWeig
   /** A plural English noun form: stemming removes a final -s (not -ss, -us, -is). */
   const isPlural = (word: string) => word.length > 3 && /[^su]s$/.test(word) && !/(ss|us|is)$/.test(word) && analyzer.stem(word) !== word;
   const classesOfWord = (word: string) => actionClassesOf.get(analyzer.stem(word.toLowerCase()));
+  /** A word naming only writing operations: "stored", "running" (not "know", "show", "got": a described read is still a read). */
+  const isWriteWord = (word: string): boolean => {
+    const classes = classesOfWord(word);
+    return classes !== undefined && [...classes].every((action) => WRITE_ACTIONS.has(action));
+  };
   const nameWordsById = new Map<string, NameWord[]>();
   const nameWordsOf = (document: ToolDocument): NameWord[] => {
     let nameWords = nameWordsById.get(document.id);
@@ -118,8 +179,20 @@ export function createRankingSignals(analyzer: TextAnalyzer, weights: SignalWeig
   };
   return {
     analyse(intent, intentWords) {
-      const lower = intent.toLowerCase().split(/[^a-z0-9-]+/);
-      const wanted = lower.map((word) => actionClassesOf.get(analyzer.stem(word))).find(Boolean);
+      const all = intent.toLowerCase().split(/[^a-z0-9-]+/);
+      // a participle after an auxiliary describes a state ("what pods are running", "what's stored under …") and a verb
+      // after a subject pronoun in a wh-clause tells what someone did ("what do you remember", "what you stored"):
+      // neither asks for that writing operation
+      const lower = all.filter((word, at) => !(isWriteWord(word) && describesState(all, at)));
+      let wanted = lower.map((word) => actionClassesOf.get(analyzer.stem(word))).find(Boolean);
+      // "which channels exist", "what branches do I have": a wh-word before a plural noun asks for a list, unless the
+      // question is about something else that has them ("what columns does the table have", "what files did PR 45 touch")
+      const whAt = lower.findIndex((word) => actionClassesOf.get(analyzer.stem(word)) === wanted);
+      if (wanted?.has("read") && WH_WORDS.has(lower[whAt] ?? "")) {
+        const pluralAt = [whAt + 1, whAt + 2].find((i) => lower[i] !== undefined && !STOP_WORDS.has(lower[i]!) && isPlural(lower[i]!));
+        const aboutOther = pluralAt !== undefined && DO_FORMS.has(lower[pluralAt + 1] ?? "") && !SUBJECT_PRONOUNS.has(lower[pluralAt + 2] ?? "");
+        if (pluralAt !== undefined && !aboutOther) wanted = new Set([...wanted, "list"]);
+      }
       const asked = new Set(lower.flatMap((word) => [...(actionClassesOf.get(analyzer.stem(word)) ?? [])]));
       const numberForms = new Map<string, boolean[]>();
       for (const word of intentWords) {
@@ -146,6 +219,7 @@ export function createRankingSignals(analyzer: TextAnalyzer, weights: SignalWeig
       toolActions.delete(id);
       nameWordsById.delete(id);
     },
+    isWriteWord,
   };
 }
 

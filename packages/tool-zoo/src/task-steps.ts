@@ -15,7 +15,7 @@ const STEP_VERBS: ReadonlySet<string> = new Set(
     "check choose clean clear click clone close commit compare compile compute convert copy count create delete deploy " +
     "describe disable download draft draw drop edit email enable estimate evaluate exec execute explain export extract fetch " +
     "file fill filter find fix forget fork generate get go grab identify import insert inspect install invite label launch " +
-    "list load locate log look make mark merge message migrate modify monitor move navigate note notify open order parse paste " +
+    "let list load locate log look make mark merge message migrate modify monitor move navigate note notify open order parse paste " +
     "pay pick ping plot post predict print publish pull push put query read record refund register reload remember remove " +
     "rename reply report request rerun reserve reset resolve restart restore retrieve return review rollback run save scale " +
     "scan schedule scrape search see select send set share show sort split star start stop store submit summarise summarize " +

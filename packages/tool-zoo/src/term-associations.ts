@@ -26,3 +26,8 @@ export function associatedTerms(query: readonly WeightedTerm[], weight: number):
   }
   return [...added].map(([term, w]) => ({ term, weight: w }));
 }
+
+/** Whether the learned table has associations for a (stemmed) request term. */
+export function hasAssociations(term: string): boolean {
+  return ASSOCIATIONS.has(term);
+}

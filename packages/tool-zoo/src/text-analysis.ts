@@ -56,7 +56,8 @@ export const DEFAULT_ABBREVIATIONS: Readonly<Record<string, string>> = Object.fr
     "envs=environments;deps=dependencies;dep=dependency;org=organization;orgs=organizations;pw=password;" +
     "url=url link;urls=url links;cve=cve vulnerability;cves=cve vulnerabilities;ci=continuous integration;" +
     "vuln=vulnerability;vulns=vulnerabilities;sql=sql query;svc=service;svcs=services;ts=typescript;" +
-    "js=javascript"
+    "js=javascript;pls=please;plz=please;p50=p50 percentile;p75=p75 percentile;p90=p90 percentile;p95=p95 percentile;p99=p99 percentile;" +
+    "p999=p999 percentile"
   )
     .split(";")
     .map((entry) => entry.split("=") as [string, string]),
@@ -67,9 +68,9 @@ export const DEFAULT_ABBREVIATIONS: Readonly<Record<string, string>> = Object.fr
  * vocabulary of the kind WordNet lists as synonym sets or derivationally related forms; no product names, nothing from a task set.
  */
 export const DEFAULT_SYNONYM_GROUPS: ReadonlyArray<readonly string[]> = (
-  "delete remove erase drop destroy purge wipe uninstall | list enumerate show display browse all | " +
+  "delete remove erase drop destroy purge wipe uninstall ditch scrap trash nuke flush | list enumerate show display browse all | " +
   "get retrieve fetch read view show see look inspect open details | " +
-  "create add new make open file start insert | update edit modify change set patch rename alter replace | " +
+  "create add new make open file start insert | update edit modify change set patch rename alter replace tweak swap | " +
   "search find lookup query locate discover | run execute trigger invoke launch rerun dispatch | " +
   "send post publish message notify say tell | close resolve finish done complete | " +
   "move transition relocate transfer | comment reply remark respond note | " +
@@ -80,13 +81,13 @@ export const DEFAULT_SYNONYM_GROUPS: ReadonlyArray<readonly string[]> = (
   "size space big large largest bytes | log logs logging output | error exception failure crash bug | " +
   "commit changeset revision | branch ref | merge squash integrate | approve approval review | " +
   "assign assignee owner | label tag | download fetch grab | write save store persist put | upload attach | " +
-  "type enter input fill write | click press tap | table schema columns column | time clock timezone hour | " +
+  "type enter input fill write | click press tap hit | table schema columns column | time clock timezone hour | " +
   "star favorite bookmark | release version tag | refund reimburse repay | invoice bill | " +
   "subscription subscribe recurring | scale resize | deploy install apply | dashboard panel chart graph | " +
   "metric metrics measurement statistics | sprint iteration | notification alert inbox | " +
   "directions route navigate | remember memory memorize recall memo | know knowledge known fact facts | " +
   "difference diff changed compare | history changelog previous versions past | " +
-  "summary summarize summarise overview | batch bulk multiple several many | copy duplicate clone | " +
+  "summary summarize summarise overview | batch bulk multiple several many | copy duplicate clone fork | " +
   "reset unstage discard undo revert | checkout switch | retry rerun rebuild"
 )
   .split(" | ")

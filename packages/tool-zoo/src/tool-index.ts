@@ -15,9 +15,11 @@ import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
 import { completeIdDependencies, idProfile, type IdProfile } from "./id-dependencies.js";
+import { rewritePhrasalVerbs } from "./phrasal-verbs.js";
+import { correctSpelling, spellingLexiconFor, type SpellingLexicon } from "./spelling.js";
 import { requestSteps } from "./task-steps.js";
-import { associatedTerms } from "./term-associations.js";
-import { applyDiversity, createRankingSignals, rankingConfidence } from "./ranking-signals.js";
+import { associatedTerms, hasAssociations } from "./term-associations.js";
+import { applyDiversity, createRankingSignals, rankingConfidence, separateDescribedVerbs } from "./ranking-signals.js";
 import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from "./text-analysis.js";
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
 import type { RankedTool, RankOptions, Ranking, ToolIndex, ToolIndexOptions } from "./tool-index-options.js";
@@ -55,6 +57,8 @@ const STEP_MIN_CONFIDENCE = 0.2;
 const QUOTED_WEIGHT = 0.3;
 /** Weight of tool-text terms learned to go with the query's words (times the association's strength). */
 const ASSOCIATION_WEIGHT = 0.6;
+/** Keyword weight of an operation verb that only describes a state ("are running", "what you stored"); no synonyms. */
+const DESCRIBED_VERB_WEIGHT = 0.5;
 /** Weight of the words standing for recognised entities (`file` for `src/a.ts`) relative to typed words. */
 const ENTITY_WEIGHT = 0.8;
 /** Strength, relative to a typed word, with which entity words point at a server. */
@@ -123,6 +127,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const usageCounters = createUsageCounters();
   const fallbackToolIds = options.confidence?.fallbackToolIds ?? [];
   let domainDetector: DomainDetector | undefined;
+  let spellingLexicon: SpellingLexicon | undefined;
   const serverInfo = new Map<string, ServerInfo>();
   let cache: Promise<EmbeddingCache> | undefined;
   const queryVectors = new Map<string, Float32Array>();
@@ -148,9 +153,14 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const queryTerms = ({ intent, quoted, kinds }: QueryParts): WeightedTerm[] => {
     const kindTerms = new Set(analyzer.terms(kinds.join(" ")));
     const weights = new Map<string, number>();
-    for (const { term, weight } of analyzer.queryTerms(intent)) {
+    // a writing operation verb that only describes ("what pods are running") is content, not the operation asked for
+    const { request, described } = separateDescribedVerbs(intent, signals.isWriteWord);
+    for (const { term, weight } of analyzer.queryTerms(request)) {
       const w = kindTerms.has(term) ? weight * ENTITY_WEIGHT : weight;
       weights.set(term, Math.max(weights.get(term) ?? 0, w));
+    }
+    for (const term of analyzer.terms(described.join(" "))) {
+      if ((weights.get(term) ?? 0) < DESCRIBED_VERB_WEIGHT) weights.set(term, DESCRIBED_VERB_WEIGHT);
     }
     // learned associations of the typed and entity words (not of synonyms or quoted content)
     const typed = [...weights].filter(([, weight]) => weight >= ENTITY_WEIGHT).map(([term, weight]) => ({ term, weight }));
@@ -196,6 +206,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         termSets.delete(document.id);
       }
       domainDetector = undefined;
+      spellingLexicon = undefined;
       if (embedder && backgroundEmbedding) {
         for (const document of changed) withoutVectors.add(document.id);
         scheduleVectors([]);
@@ -278,6 +289,10 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const rankOne = async (query: string, rankOptions: RankOptions = {}, taskDomains?: ReadonlyMap<string, number>): Promise<Ranking> => {
     const requested = rankOptions.mode ?? "hybrid";
     const parts = splitQuotedContent(query);
+    // misspelt words corrected and phrasal verbs read as the verb they mean, for the keyword query, server detection and operation signals (the
+    // embedder reads the words as typed)
+    const reading = (text: string) => correctSpelling(rewritePhrasalVerbs(text), spellingLexiconOf(), knownWord);
+    const read: QueryParts = { ...parts, intent: reading(parts.intent), ...(parts.bare !== undefined ? { bare: reading(parts.bare) } : {}) };
     const filter = toolFilter(rankOptions.servers, rankOptions.tags);
     const accept = filter ? (id: string) => matchesFilter(metadataById.get(id) ?? {}, filter) : undefined;
     const useKeyword = requested !== "semantic";
@@ -291,7 +306,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       semanticState = vectorFailed ? "unavailable" : "building";
     }
     // the keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts
-    const keywordHits = useKeyword || !embedder ? bm25.search(queryTerms(parts), accept, KEYWORD_CANDIDATES) : [];
+    const keywordHits = useKeyword || !embedder ? bm25.search(queryTerms(read), accept, KEYWORD_CANDIDATES) : [];
     let semanticHits: Array<{ id: string; score: number }> = [];
     if (useSemantic) {
       try {
@@ -329,14 +344,14 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       for (const [id, score] of semanticNorm) fused.set(id, (fused.get(id) ?? 0) + SEMANTIC_WEIGHT * score);
     }
     domainDetector ??= createDomainDetector(documents.values(), analyzer, serverInfo);
-    const domains = detectDomains(parts);
+    const domains = detectDomains(read);
     // a single query ranks by its own domains; only a step of a multi-step task gets a copy with the task's
     const boosts = taskDomains ? new Map(domains) : domains;
     for (const [server, strength] of taskDomains ?? []) {
       if (strength >= 1) boosts.set(server, Math.max(boosts.get(server) ?? 0, TASK_DOMAIN_FACTOR));
     }
     const usage = usageCounters.scores(analyzer.terms(query), Date.now());
-    const querySignals = signals.analyse(parts.intent, words(parts.intent));
+    const querySignals = signals.analyse(read.intent, words(read.intent));
     const tools: RankedTool[] = [];
     for (const [id, base] of fused) {
       const document = documents.get(id);
@@ -428,6 +443,11 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     return typed;
   };
 
+  /** The words a misspelt query word may be corrected to (rebuilt after the tools change). */
+  const spellingLexiconOf = (): SpellingLexicon => (spellingLexicon ??= spellingLexiconFor([...documents.values()].map((d) => d.tool)));
+  /** A word the index knows by its stem: in a tool's text, or in the learned associations. */
+  const knownWord = (word: string): boolean => bm25.has(analyzer.stem(word)) || hasAssociations(analyzer.stem(word));
+
   const termSets = new Map<string, Set<string>>();
   const termSetOf = (document: ToolDocument): Set<string> => {
     let set = termSets.get(document.id);
@@ -480,6 +500,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         }
         if (recordIds.length && embedder) await store.delete(recordIds);
         domainDetector = undefined;
+        spellingLexicon = undefined;
       }),
     get: (id) => documents.get(id)?.tool,
     rank,
