@@ -84,6 +84,11 @@ export class Bm25Index<F extends string> {
     return true;
   }
 
+  /** Whether any indexed document has `term`. */
+  has(term: string): boolean {
+    return this.documentFrequency.has(term);
+  }
+
   /** The IDF of `term`: `ln(1 + (N - df + 0.5) / (df + 0.5))`. */
   idf(term: string): number {
     const n = this.documents.size;
