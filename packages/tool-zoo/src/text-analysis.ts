@@ -1,4 +1,5 @@
 import { stemmer } from "stemmer";
+import { wordnetRelatives, type SynonymSource } from "./wordnet-synonyms.js";
 
 /** English function words dropped by the tokenizer (verbs such as `get` or `list` are kept: tool names are made of them). */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -142,10 +143,23 @@ export function words(text: string): string[] {
   return out;
 }
 
+/** Options of {@link createTextAnalyzer}. */
+export interface TextAnalyzerOptions {
+  /** Where query-word synonyms come from (see {@link SynonymSource}). @default "builtin" */
+  synonyms?: SynonymSource;
+  /** Which typed stems WordNet expands (the tool index: only stems no indexed tool uses). @default every stem */
+  expandWithWordnet?: (stem: string) => boolean;
+}
+
 /** Creates the {@link TextAnalyzer} used by the BM25 index and the domain detector. */
-export function createTextAnalyzer(): TextAnalyzer {
+export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnalyzer {
+  // --- synonym source hook (WordNet, docs/decisions/2026-11-30-tool-search-wordnet.md) ---
+  const source = options.synonyms ?? "builtin";
+  const useBuiltin = source !== "wordnet";
+  const useWordnet = source !== "builtin";
+  // --- end synonym source hook ---
   const synonyms = new Map<string, Set<string>>();
-  for (const group of DEFAULT_SYNONYM_GROUPS) {
+  for (const group of useBuiltin ? DEFAULT_SYNONYM_GROUPS : []) {
     const stems = group.map(cachedStem);
     for (const stem of stems) {
       let set = synonyms.get(stem);
@@ -177,6 +191,14 @@ export function createTextAnalyzer(): TextAnalyzer {
         for (const synonym of synonyms.get(term) ?? []) {
           if ((weights.get(synonym) ?? 0) < SYNONYM_WEIGHT) weights.set(synonym, SYNONYM_WEIGHT);
         }
+        // --- synonym source hook: WordNet relatives at the synonym weight times their tier weight ---
+        if (useWordnet && (options.expandWithWordnet?.(term) ?? true)) {
+          for (const [relative, tierWeight] of wordnetRelatives(term)) {
+            const w = SYNONYM_WEIGHT * tierWeight;
+            if ((weights.get(relative) ?? 0) < w) weights.set(relative, w);
+          }
+        }
+        // --- end synonym source hook ---
       }
       return [...weights].map(([term, weight]) => ({ term, weight }));
     },

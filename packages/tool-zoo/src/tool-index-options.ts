@@ -3,6 +3,7 @@ import type { Embedder, SearchMode, SearchToolsInputSchema, ToolDescriptor, Tool
 import type { z } from "zod";
 import type { ServerInfo } from "./domain-detector.js";
 import type { VectorStore } from "./vector-store.js";
+import type { SynonymSource } from "./wordnet-synonyms.js";
 
 /** Options of `createToolIndex`. */
 export interface ToolIndexOptions {
@@ -23,6 +24,12 @@ export interface ToolIndexOptions {
   confidence?: { fallbackToolIds?: string[] };
   /** Trace context for search audit events (a per-search context overrides it). */
   trace?: TraceContext;
+  /**
+   * Where query words' synonyms come from: the built-in hand list, WordNet 3.1 (`wordnet-synonyms.json`) or both.
+   * WordNet expands only typed words that no indexed tool uses (it bridges a vocabulary gap and leaves words the
+   * catalog speaks alone). Expansions weigh less than typed words. @default "both"
+   */
+  synonyms?: SynonymSource;
 }
 
 /**
