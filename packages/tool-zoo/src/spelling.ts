@@ -98,3 +98,20 @@ export function spellingLexiconFor(tools: Iterable<ToolDescriptor>): SpellingLex
   }
   return { functionWords: FUNCTION_WORDS, common: COMMON_WORDS, toolWords };
 }
+
+/** A spelling corrector over a changing set of tools: {@link correctSpelling} with the lexicon of the current tools. */
+export interface Speller {
+  /** The text with its unknown words corrected (see {@link correctSpelling}). */
+  correct(text: string): string;
+  /** Drops the lexicon (the tools changed); it is rebuilt on the next `correct`. */
+  invalidate(): void;
+}
+
+/** A {@link Speller} whose lexicon is built from `tools()` on first use after each `invalidate`; `known` as for {@link correctSpelling}. */
+export function createSpeller(tools: () => Iterable<ToolDescriptor>, known: (word: string) => boolean): Speller {
+  let lexicon: SpellingLexicon | undefined;
+  return {
+    correct: (text) => correctSpelling(text, (lexicon ??= spellingLexiconFor(tools())), known),
+    invalidate: () => void (lexicon = undefined),
+  };
+}

@@ -16,7 +16,7 @@ import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
 import { completeIdDependencies, idProfile, type IdProfile } from "./id-dependencies.js";
 import { rewritePhrasalVerbs } from "./phrasal-verbs.js";
-import { correctSpelling, spellingLexiconFor, type SpellingLexicon } from "./spelling.js";
+import { createSpeller } from "./spelling.js";
 import { requestSteps } from "./task-steps.js";
 import { associatedTerms, hasAssociations } from "./term-associations.js";
 import { applyDiversity, createRankingSignals, rankingConfidence, separateDescribedVerbs } from "./ranking-signals.js";
@@ -24,6 +24,7 @@ import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from 
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
 import type { RankedTool, RankOptions, Ranking, ToolIndex, ToolIndexOptions } from "./tool-index-options.js";
 import { createUsageCounters } from "./usage-store.js";
+import { isWordnetStem } from "./wordnet-synonyms.js";
 import { toolFilter, toolMetadata } from "./tool-records.js";
 import { matchesFilter, type VectorMetadata } from "./vector-store.js";
 
@@ -129,7 +130,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const usageCounters = createUsageCounters();
   const fallbackToolIds = options.confidence?.fallbackToolIds ?? [];
   let domainDetector: DomainDetector | undefined;
-  let spellingLexicon: SpellingLexicon | undefined;
   const serverInfo = new Map<string, ServerInfo>();
   let cache: Promise<EmbeddingCache> | undefined;
   const queryVectors = new Map<string, Float32Array>();
@@ -208,7 +208,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         termSets.delete(document.id);
       }
       domainDetector = undefined;
-      spellingLexicon = undefined;
+      speller.invalidate();
       if (embedder && backgroundEmbedding) {
         for (const document of changed) withoutVectors.add(document.id);
         scheduleVectors([]);
@@ -293,7 +293,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     const parts = splitQuotedContent(query);
     // misspelt words corrected and phrasal verbs read as the verb they mean, for the keyword query, server detection and operation signals (the
     // embedder reads the words as typed)
-    const reading = (text: string) => correctSpelling(rewritePhrasalVerbs(text), spellingLexiconOf(), knownWord);
+    const reading = (text: string) => speller.correct(rewritePhrasalVerbs(text));
     const read: QueryParts = { ...parts, intent: reading(parts.intent), ...(parts.bare !== undefined ? { bare: reading(parts.bare) } : {}) };
     const filter = toolFilter(rankOptions.servers, rankOptions.tags);
     const accept = filter ? (id: string) => matchesFilter(metadataById.get(id) ?? {}, filter) : undefined;
@@ -445,10 +445,9 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     return typed;
   };
 
-  /** The words a misspelt query word may be corrected to (rebuilt after the tools change). */
-  const spellingLexiconOf = (): SpellingLexicon => (spellingLexicon ??= spellingLexiconFor([...documents.values()].map((d) => d.tool)));
-  /** A word the index knows by its stem: in a tool's text, or in the learned associations. */
-  const knownWord = (word: string): boolean => bm25.has(analyzer.stem(word)) || hasAssociations(analyzer.stem(word));
+  /** Corrects misspelt query words; a word is known by its stem: in a tool's text, the learned associations or (unless `synonyms: "builtin"`) WordNet, so "buy" is no typo of "by". */
+  const knownStem = (stem: string): boolean => bm25.has(stem) || hasAssociations(stem) || (options.synonyms !== "builtin" && isWordnetStem(stem));
+  const speller = createSpeller(() => [...documents.values()].map((d) => d.tool), (word) => knownStem(analyzer.stem(word)));
 
   const termSets = new Map<string, Set<string>>();
   const termSetOf = (document: ToolDocument): Set<string> => {
@@ -502,7 +501,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         }
         if (recordIds.length && embedder) await store.delete(recordIds);
         domainDetector = undefined;
-        spellingLexicon = undefined;
+        speller.invalidate();
       }),
     get: (id) => documents.get(id)?.tool,
     rank,

@@ -38,5 +38,10 @@ export function wordnetRelatives(stem: string): ReadonlyArray<readonly [string, 
   return relatives;
 }
 
+/** Whether WordNet lists the stemmed word (the table's words are English words: not typos). */
+export function isWordnetStem(stem: string): boolean {
+  return Object.hasOwn(entries, stem);
+}
+
 /** Source, version and licence notice of the WordNet table (the WordNet licence asks for the notice on every copy). */
 export const WORDNET_NOTICE: string = (table as { notice: string }).notice;
