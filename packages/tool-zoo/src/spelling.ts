@@ -49,13 +49,15 @@ export function oneEditApart(a: string, b: string): boolean {
 /** The word `word` (lower case, unknown) is most likely a typo of, if any: a common word first, then the most used tool word. */
 function correction(word: string, lexicon: SpellingLexicon): string | undefined {
   let best: string | undefined;
-  const firstOf = (words: ReadonlySet<string>) => {
-    for (const candidate of words) if (oneEditApart(word, candidate) && (best === undefined || candidate < best)) best = candidate;
+  const firstOf = (words: ReadonlySet<string>, minLength = 0) => {
+    for (const candidate of words) {
+      if (candidate.length >= minLength && oneEditApart(word, candidate) && (best === undefined || candidate < best)) best = candidate;
+    }
   };
   firstOf(lexicon.functionWords);
   if (best !== undefined || word.length < MIN_COMMON_WORD_LENGTH) return best;
   // not to a shorter word: "bread" is one letter more than "read", and a real word
-  firstOf(new Set([...lexicon.common].filter((candidate) => candidate.length >= word.length)));
+  firstOf(lexicon.common, word.length);
   if (best !== undefined || word.length < MIN_TOOL_WORD_LENGTH) return best;
   let uses = 0;
   for (const [candidate, count] of lexicon.toolWords) {

@@ -153,11 +153,10 @@ export interface TextAnalyzerOptions {
 
 /** Creates the {@link TextAnalyzer} used by the BM25 index and the domain detector. */
 export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnalyzer {
-  // --- synonym source hook (WordNet, docs/decisions/2026-11-30-tool-search-wordnet.md) ---
+  // synonym sources (WordNet: docs/decisions/2026-11-30-tool-search-wordnet.md)
   const source = options.synonyms ?? "builtin";
   const useBuiltin = source !== "wordnet";
   const useWordnet = source !== "builtin";
-  // --- end synonym source hook ---
   const synonyms = new Map<string, Set<string>>();
   for (const group of useBuiltin ? DEFAULT_SYNONYM_GROUPS : []) {
     const stems = group.map(cachedStem);
@@ -191,15 +190,14 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
         for (const synonym of synonyms.get(term) ?? []) {
           if ((weights.get(synonym) ?? 0) < SYNONYM_WEIGHT) weights.set(synonym, SYNONYM_WEIGHT);
         }
-        // --- synonym source hook: WordNet relatives at the synonym weight times their tier weight ---
+        // WordNet relatives at the synonym weight times their tier weight
         if (useWordnet && (options.expandWithWordnet?.(term) ?? true)) {
           for (const [relative, tierWeight] of wordnetRelatives(term)) {
             const w = SYNONYM_WEIGHT * tierWeight;
             if ((weights.get(relative) ?? 0) < w) weights.set(relative, w);
           }
         }
-        // --- end synonym source hook ---
-      }
+            }
       return [...weights].map(([term, weight]) => ({ term, weight }));
     },
   };

@@ -110,9 +110,8 @@ const BACKGROUND_CHUNK = 32;
  * ```
  */
 export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
-  // --- synonym source hook (WordNet): WordNet expands only typed words the indexed tools never use ---
+  // WordNet expands only typed words the indexed tools never use
   const analyzer: TextAnalyzer = createTextAnalyzer({ synonyms: options.synonyms ?? "both", expandWithWordnet: (stem) => !bm25.has(stem) });
-  // --- end synonym source hook ---
   const bm25 = new Bm25Index<ToolField>({ fields: FIELD_WEIGHTS });
   const store = options.store ?? createInMemoryVectorStore();
   const embedder = options.embedder;
