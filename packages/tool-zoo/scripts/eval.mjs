@@ -11,7 +11,7 @@
 import { resolve } from "node:path";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { createCachingEmbedder, createUseEmbedder } from "@afw/embeddings";
-import { Bm25Index, createToolIndex, loadToolCatalogFile, parseToolCatalog, queryAdapterFromFile } from "../dist/internal.js";
+import { Bm25Index, createToolIndex, loadToolCatalogFile, parseToolCatalog } from "../dist/internal.js";
 import { embeddingCachePath, loadExternalCatalogs, loadTasks, pct, scoreRankings, sharedDataDir, packageRoot } from "./eval-lib.mjs";
 
 const argv = process.argv.slice(2);
@@ -20,9 +20,6 @@ const unseenMisses = argv.includes("--unseen-misses");
 const tuningOnly = argv.includes("--tuning");
 /** `--synonyms builtin|wordnet|both`: the index's synonym source (default: the index's default). */
 const synonyms = argv.includes("--synonyms") ? argv[argv.indexOf("--synonyms") + 1] : undefined;
-/** `--query-adapter <file>|none`: another request-vector map than the built-in one, or none. */
-const adapterOption = argv.includes("--query-adapter") ? argv[argv.indexOf("--query-adapter") + 1] : undefined;
-const queryAdapter = adapterOption === undefined ? undefined : adapterOption === "none" ? false : queryAdapterFromFile(JSON.parse(readFileSync(adapterOption, "utf8")));
 const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
 const modes = argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1].split(",") : ["bm25", "keyword", "hybrid"];
 const embedder = createCachingEmbedder(createUseEmbedder());
@@ -95,7 +92,7 @@ for (const { catalog, tools, sets } of catalogs) {
     await indexes.keyword.add(tools);
   }
   if (modes.includes("hybrid")) {
-    indexes.hybrid = createToolIndex({ embedder, embeddingCachePath, ...(synonyms ? { synonyms } : {}), ...(queryAdapter !== undefined ? { queryAdapter } : {}) });
+    indexes.hybrid = createToolIndex({ embedder, embeddingCachePath, ...(synonyms ? { synonyms } : {}) });
     await indexes.hybrid.add(tools);
   }
   for (const set of sets) {

@@ -8,7 +8,6 @@ export { createToolIndex } from "./tool-index.js";
 export type { ToolIndex, ToolIndexOptions } from "./tool-index-options.js";
 export type { SynonymSource } from "./wordnet-synonyms.js";
 export type { ServerInfo } from "./domain-detector.js";
-export { builtInQueryAdapter, queryAdapterFromFile, type QueryAdapter, type QueryAdapterFile } from "./query-adapter.js";
 export { parseToolCatalog, loadToolCatalogFile } from "./catalog-files.js";
 export { affordanceSummary } from "./tool-document.js";
 export { type EmbeddingCacheStore } from "./embedding-cache.js";

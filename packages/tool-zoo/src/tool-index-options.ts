@@ -2,7 +2,6 @@ import type { EmbeddingCacheStore } from "./embedding-cache.js";
 import type { Embedder, SearchMode, SearchToolsInputSchema, ToolDescriptor, ToolDescriptorInput, ToolSearchResult, TraceContext } from "@afw/contracts";
 import type { z } from "zod";
 import type { ServerInfo } from "./domain-detector.js";
-import type { QueryAdapter } from "./query-adapter.js";
 import type { VectorStore } from "./vector-store.js";
 import type { SynonymSource } from "./wordnet-synonyms.js";
 
@@ -31,11 +30,6 @@ export interface ToolIndexOptions {
    * catalog speaks alone). Expansions weigh less than typed words. @default "both"
    */
   synonyms?: SynonymSource;
-  /**
-   * Maps request vectors before the vector search, when its `embedder` is the index's embedder's id; `false` turns it
-   * off. @default `builtInQueryAdapter()`, fitted for `createUseEmbedder()` on public tool-retrieval training data
-   */
-  queryAdapter?: QueryAdapter | false;
 }
 
 /**

@@ -24,7 +24,6 @@ import { createTextAnalyzer, words, type TextAnalyzer, type WeightedTerm } from 
 import { affordanceSummary, buildToolDocument, type ToolDocument, type ToolField } from "./tool-document.js";
 import type { RankedTool, RankOptions, Ranking, ToolIndex, ToolIndexOptions } from "./tool-index-options.js";
 import { createUsageCounters } from "./usage-store.js";
-import { builtInQueryAdapter } from "./query-adapter.js";
 import { isWordnetStem } from "./wordnet-synonyms.js";
 import { toolFilter, toolMetadata } from "./tool-records.js";
 import { matchesFilter, type VectorMetadata } from "./vector-store.js";
@@ -116,8 +115,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const bm25 = new Bm25Index<ToolField>({ fields: FIELD_WEIGHTS });
   const store = options.store ?? createInMemoryVectorStore();
   const embedder = options.embedder;
-  const adapter = options.queryAdapter === false ? undefined : (options.queryAdapter ?? builtInQueryAdapter());
-  const adaptQuery = (vector: Float32Array) => (adapter && adapter.embedder === embedder?.id ? adapter.apply(vector) : vector);
   const documents = new Map<string, ToolDocument>();
   const idProfiles = new WeakMap<ToolDocument, IdProfile>();
   const idProfileOf = (id: string): IdProfile | undefined => {
@@ -262,7 +259,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
         const batch = [...withoutVectors].map((id) => documents.get(id)).filter((d): d is ToolDocument => d !== undefined);
         const deletions = staleRecords.splice(0);
         try {
-          // small requests, so that an embedder shared with others (the router's worker thread) serves theirs in between
+          // small requests, so that an embedder shared with others (the router's worker thread)
+          // serves their requests in between
           for (let i = 0; i < batch.length; i += BACKGROUND_CHUNK) {
             await storeVectors(batch.slice(i, i + BACKGROUND_CHUNK), closing.signal, i === 0 ? deletions : [], i + BACKGROUND_CHUNK >= batch.length);
           }
@@ -314,7 +312,7 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     if (useSemantic) {
       try {
         if (!embedder) throw new Error("no embedder configured");
-        const vector = adaptQuery(await embedQueries([parts.intent || query], rankOptions.signal));
+        const vector = await embedQueries([parts.intent || query], rankOptions.signal);
         // tools ranked below the floor rank get no semantic credit
         const candidates = Math.min(documents.size, SEMANTIC_FLOOR_RANK * 2);
         const matches = await store.query({ vector, topK: candidates, filter });
