@@ -6,6 +6,7 @@
 export { createFlowiseBackend, type FlowiseBackend } from "./flowise-backend.js";
 export { createLangflowBackend, type LangflowBackend } from "./langflow-backend.js";
 export { inferFlowIntents, type FlowInference, type FlowInferenceInput } from "./flow-inference.js";
+export { applyConfiguredFlows } from "./universal-flow.js";
 export { ConfiguredFlowSchema, ParameterMappingSchema, type ConfiguredFlowInput } from "./settings.js";
 export type { AdapterBackend } from "./adapter-common.js";
 export {

@@ -24,21 +24,24 @@ export interface BackendFactoryOptions {
  */
 export type BackendFactory = (config: BackendConfig, options?: BackendFactoryOptions) => FlowBackendV1 | Promise<FlowBackendV1>;
 
+/** A backend's configured flow registry in the form of `@afw/backends` (`applyConfiguredFlows`, the adapters' `flows`): keyed by the
+ * platform's flow id, empty lists left out (what they would hold is inferred then). */
+export function configuredFlows(config: Pick<BackendConfig, "flows">): Record<string, ConfiguredFlowInput> {
+  return Object.fromEntries(
+    config.flows.map(({ id, ...flow }) => [id, Object.fromEntries(Object.entries(flow).filter(([, value]) => value !== undefined && !(Array.isArray(value) && value.length === 0)))]),
+  );
+}
+
 /** The adapter settings (`@afw/backends`) of a configured backend: base URL, key, headers, request timeout, flow registry (by platform flow id),
  * discovery mode and capabilities, and the connection policy and resolver from the factory options (`backend_connect`). */
 export function adapterSettings(config: BackendConfig, options: BackendFactoryOptions = {}) {
-  const flows: Record<string, ConfiguredFlowInput> = {};
-  for (const { id, ...flow } of config.flows) {
-    // Empty lists are left out: the adapter infers a flow's intents, keywords, tags and capabilities then.
-    flows[id] = Object.fromEntries(Object.entries(flow).filter(([, value]) => value !== undefined && !(Array.isArray(value) && value.length === 0)));
-  }
   return {
     id: config.id,
     baseURL: config.baseURL,
     ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
     headers: config.headers,
     timeouts: { requestTimeoutMs: config.requestTimeoutMs },
-    flows,
+    flows: configuredFlows(config),
     discovery: config.discoverFlows ? ("auto" as const) : ("configured-only" as const),
     ...(config.capabilities === undefined ? {} : { capabilities: config.capabilities }),
     ...(config.defaultParameterMapping === undefined ? {} : { defaultParameterMapping: config.defaultParameterMapping }),

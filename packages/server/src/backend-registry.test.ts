@@ -3,6 +3,8 @@
  * calls still running on the old adapter, and serving per-backend flow lists.
  */
 import { describe, expect, it } from "vitest";
+import { startFlowiseServer } from "@afw/backends/test/servers";
+import { defaultBackendFactory } from "./backend-factory.js";
 import { createBackendRegistry } from "./backend-registry.js";
 import { BackendConfigSchema } from "./config-schema.js";
 import { createFakeBackend } from "../test/fake-backend.js";
@@ -100,5 +102,54 @@ describe("the configured flow registry of a backend from a custom factory", () =
     // Configured intents are kept as they are; a catch-all name does not widen a flow whose intents were configured.
     expect(flows.find((f) => f.backendFlowId === "fixed")).toMatchObject({ intents: ["technical-analysis"], generalPurpose: false });
     await registry.close();
+  });
+
+  it("lays configured fields over a discovered flow: set ones win (lists replaced, not joined), unset ones stay the adapter's", async () => {
+    const registry = registryOf();
+    const config = BackendConfigSchema.parse({ id: "custom", kind: "flowise", baseURL: "http://127.0.0.1:1", flows: [{ id: "chat", keywords: ["invoice"], tags: ["billing"] }] });
+    registry.add(createFakeBackend({ id: "custom", flows: [{ id: "chat", intents: ["conversation"], generalPurpose: true, cacheable: false, keywords: ["weather"] }] }), { config });
+    const [chat] = await registry.backendFlows("custom");
+    // The entry's defaults (`generalPurpose: false`, `cacheable: true`) neither demote a catch-all nor make a flow cacheable.
+    expect(chat).toMatchObject({ intents: ["conversation"], keywords: ["invoice"], tags: ["billing"], generalPurpose: true, cacheable: false, source: "merged" });
+    await registry.close();
+  });
+});
+
+describe("the configured flow registry of a built-in adapter", () => {
+  const CHAT = "f0000000-0000-4000-8000-00000000c4a7";
+  const configOf = (baseURL: string) =>
+    BackendConfigSchema.parse({
+      id: "fw",
+      kind: "flowise",
+      baseURL,
+      flows: [
+        { id: CHAT, keywords: ["invoice"], tags: ["billing"] },
+        { id: "offline", name: "General helper", description: "answers anything", streaming: true },
+      ],
+    });
+
+  it("serves the adapter's own merge, and when discovery fails at startup the configured flows exactly as when the backend is up", async () => {
+    const flowise = await startFlowiseServer({ flows: [{ id: CHAT, name: "Support chat", answer: "hi" }] });
+    const up = registryOf();
+    const config = configOf(flowise.url);
+    const backend = defaultBackendFactory(config) as Awaited<ReturnType<typeof defaultBackendFactory>>;
+    up.add(backend, { config });
+    const served = await up.backendFlows("fw");
+    expect(served).toEqual(await backend.discoverFlows());
+    expect(served.map((f) => [f.backendFlowId, f.source, f.keywords, f.tags])).toEqual([
+      [CHAT, "merged", ["invoice"], ["billing"]],
+      ["offline", "configured", expect.any(Array), []],
+    ]);
+    await up.close();
+    await flowise.close();
+
+    const down = registryOf();
+    const unreachable = configOf("http://127.0.0.1:1");
+    down.add(await defaultBackendFactory(unreachable), { config: unreachable });
+    const fallback = await down.backendFlows("fw");
+    expect(down.discoveryProblems()).toHaveLength(1);
+    expect(fallback.find((f) => f.backendFlowId === "offline")).toEqual(served.find((f) => f.backendFlowId === "offline"));
+    expect(fallback.find((f) => f.backendFlowId === CHAT)).toMatchObject({ keywords: ["invoice"], tags: ["billing"], source: "configured" });
+    await down.close();
   });
 });

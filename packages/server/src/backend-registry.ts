@@ -1,16 +1,15 @@
 import {
   AfwError,
   emitTrace,
-  flowKey,
   toAfwError,
-  UniversalFlowSchema,
   type FlowBackendV1,
   type TraceContext,
   type TraceSink,
   type UniversalFlow,
 } from "@afw/contracts";
-import { inferFlowIntents } from "@afw/backends";
-import type { BackendConfig, FlowRegistryEntry } from "./config-schema.js";
+import { applyConfiguredFlows } from "@afw/backends";
+import { configuredFlows } from "./backend-factory.js";
+import type { BackendConfig } from "./config-schema.js";
 import { newTraceContext } from "./trace-context.js";
 
 /** A backend known to the gateway, with where it came from. */
@@ -83,50 +82,6 @@ export interface BackendRegistry {
   close(): Promise<void>;
 }
 
-function mergeRegistry(backend: FlowBackendV1, discovered: UniversalFlow[], registry: readonly FlowRegistryEntry[]): UniversalFlow[] {
-  if (registry.length === 0) return discovered;
-  const out = discovered.map((flow) => ({ ...flow }));
-  for (const entry of registry) {
-    const existing = out.find((flow) => flow.backendFlowId === entry.id);
-    if (existing) {
-      if (entry.name) existing.name = entry.name;
-      if (entry.description) existing.description = entry.description;
-      if (entry.intents.length > 0) existing.intents = [...entry.intents];
-      existing.keywords = [...new Set([...existing.keywords, ...entry.keywords])];
-      existing.tags = [...new Set([...existing.tags, ...entry.tags])];
-      existing.capabilities = [...new Set([...existing.capabilities, ...entry.capabilities])];
-      existing.generalPurpose = existing.generalPurpose || entry.generalPurpose;
-      existing.cacheable = entry.cacheable && existing.cacheable;
-      if (entry.cacheClass) existing.cacheClass = entry.cacheClass;
-      if (entry.streaming !== undefined) existing.streaming = entry.streaming;
-      existing.source = "merged";
-    } else {
-      // Not discovered: what the entry leaves empty is inferred from its name, description and tags, as the adapters do.
-      const inferred = inferFlowIntents({ name: entry.name ?? entry.id, description: entry.description, tags: entry.tags });
-      out.push(
-        UniversalFlowSchema.parse({
-          id: flowKey(backend.id, entry.id),
-          backendId: backend.id,
-          backendKind: backend.kind,
-          backendFlowId: entry.id,
-          name: entry.name ?? entry.id,
-          ...(entry.description ? { description: entry.description } : {}),
-          intents: entry.intents.length > 0 ? entry.intents : inferred.intents,
-          keywords: entry.keywords.length > 0 ? entry.keywords : inferred.keywords,
-          tags: entry.tags,
-          capabilities: entry.capabilities.length > 0 ? entry.capabilities : inferred.capabilities,
-          generalPurpose: entry.generalPurpose || (entry.intents.length === 0 && inferred.generalPurpose),
-          cacheable: entry.cacheable,
-          ...(entry.cacheClass ? { cacheClass: entry.cacheClass } : {}),
-          ...(entry.streaming === undefined ? {} : { streaming: entry.streaming }),
-          source: "configured",
-        }),
-      );
-    }
-  }
-  return out;
-}
-
 function withTimeout<T>(run: (signal: AbortSignal) => Promise<T>, timeoutMs: number, outer?: AbortSignal): Promise<T> {
   const signal = AbortSignal.any([...(outer ? [outer] : []), AbortSignal.timeout(timeoutMs)]);
   return new Promise<T>((resolve, reject) => {
@@ -197,12 +152,13 @@ export function createBackendRegistry(options: BackendRegistryOptions = {}): Bac
     const state: Discovery = discoveries.get(id) ?? { flows: [], fetchedAt: 0, loaded: false };
     discoveries.set(id, state);
     if (state.inflight) return state.inflight;
-    const registry = entry.config?.flows ?? [];
+    // The one merge of `@afw/backends`: a no-op for flows the adapter already merged (the built-in ones), applied for custom adapters.
+    const registry = entry.config ? configuredFlows(entry.config) : {};
     const shouldDiscover = entry.config?.discoverFlows ?? true;
     const run = async (): Promise<UniversalFlow[]> => {
       try {
         const discovered = shouldDiscover ? await withTimeout((s) => entry.backend.discoverFlows(s), discoveryTimeoutMs, signal) : [];
-        const flows = mergeRegistry(entry.backend, discovered, registry);
+        const flows = applyConfiguredFlows(entry.backend, discovered, registry);
         state.flows = flows;
         state.fetchedAt = now();
         state.loaded = true;
@@ -213,7 +169,7 @@ export function createBackendRegistry(options: BackendRegistryOptions = {}): Bac
         const afw = toAfwError(error, "BACKEND_UNAVAILABLE");
         state.problem = { backendId: id, code: afw.code, message: afw.message, at: now() };
         // Keep serving the previous list; with none yet, the configured flows alone.
-        if (!state.loaded) state.flows = mergeRegistry(entry.backend, [], registry);
+        if (!state.loaded) state.flows = applyConfiguredFlows(entry.backend, [], registry);
         state.loaded = true;
         state.fetchedAt = now() - DISCOVERY_TTL_MS + 5_000; // retry in 5 s
         emitTrace(backgroundTrace(trace), "flows-discovered", { backendId: id, count: state.flows.length, stale: true });
