@@ -12,5 +12,5 @@ export { createCachingEmbedder } from "./caching-embedder.js";
 // Types (and schemas) of the signatures above.
 export { type CachingEmbedder } from "./caching-embedder.js";
 export { type HashingEmbedderOptions } from "./hashing-embedder.js";
-export { type UseEmbedder, type UseEmbedderOptions } from "./use-embedder.js";
+export { type UseEmbedder, type UseEmbedderOptions, type UseRuntime } from "./use-embedder.js";
 export { type StaticEmbedder, type StaticEmbeddingTable } from "./static-embedder.js";

@@ -166,6 +166,17 @@ function tokenize(table: LoadedTable, text: string): number[] {
 }
 
 /**
+ * The teacher's SentencePiece ids of `text` (the same segmentation as `@energetic-ai/embeddings`), linear in the text's length.
+ * The one tokenizer of the package: {@link StaticEmbedder.tokenize} and the USE lite ONNX runner use it.
+ *
+ * @internal Not exported from the package.
+ * @throws AfwError `INTERNAL` when the table (which holds the vocabulary) cannot be read.
+ */
+export function tokenizeUseLite(text: string): number[] {
+  return tokenize(loadTable(), text);
+}
+
+/**
  * A static sentence embedder distilled from the Universal Sentence Encoder lite (the model2vec method): the teacher's own
  * SentencePiece vocabulary, one weighted 256-dimension vector per piece (shipped in `data/static-use-lite.json`, 3 MB), a
  * sentence vector is the mean of its pieces' vectors, L2-normalised. No model runs: microseconds per sentence, on the calling
@@ -194,7 +205,7 @@ export function createStaticEmbedder(): StaticEmbedder {
     id: "static-use-lite-256",
     dimensions: 256,
     embedSync,
-    tokenize: (text) => tokenize(loadTable(), text),
+    tokenize: tokenizeUseLite,
     async warmUp() {
       loadTable();
     },

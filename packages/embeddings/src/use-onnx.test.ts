@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AfwError } from "@afw/contracts";
+import { createStaticEmbedder, createUseEmbedder } from "./index.js";
+import { dot } from "./testing/dot.js";
+import { createUseOnnxRunner } from "./use-onnx.js";
+
+const code = "```ts\nexport async function retry<T>(run: () => Promise<T>, attempts = 3): Promise<T> {\n  for (let i = 1; ; i++) {\n    try {\n      return await run();\n    } catch (error) {\n      if (i >= attempts) throw error;\n    }\n  }\n}\n```\n";
+
+/** Texts of every kind the runtimes must agree on: short, blank, long with code, over 128 tokens, not English. */
+const TEXTS: readonly string[] = [
+  "why does my build fail?",
+  "hi",
+  "",
+  " \n\t ",
+  "?",
+  "Restart the Kubernetes pod that keeps crashing",
+  "Write a haiku about the sea in winter",
+  "SELECT id, name FROM users WHERE created_at > now() - interval '1 day';",
+  `Please review this helper and suggest tests:\n${code}It is called on every request, so keep it fast.`,
+  `${"Our service times out under load and the logs show nothing obvious. ".repeat(12)}${code}`,
+  "antidisestablishmentarianism ".repeat(40),
+  "¿Dónde está la biblioteca más cercana?",
+  "Résumé des naïfs propriétaires de café à São Paulo",
+  "日本語の文章を英語に翻訳してください",
+  "Переведи этот текст на английский язык",
+  "🚀🔥 ship it!!! 🎉",
+  "1234567890 3.14159 -42 1e9",
+  "tab\tseparated\tvalues\nand new lines",
+  "Summarise the attached quarterly report and list the three biggest risks it mentions. ".repeat(5),
+  "x".repeat(300),
+];
+
+describe("createUseEmbedder({ runtime: 'onnx' }) (real model on ONNX Runtime)", { timeout: 60_000 }, () => {
+  const onnx = createUseEmbedder({ runtime: "onnx" });
+  const tfjs = createUseEmbedder();
+  const worker = createUseEmbedder({ runtime: "onnx", thread: "worker" });
+  // Loading the tfjs model is seconds of CPU, far more on a loaded machine: once, under a generous bound.
+  beforeAll(() => Promise.all([onnx.warmUp(), tfjs.warmUp()]), 240_000);
+  afterAll(() => worker.close());
+
+  it("gives the tfjs runtime's vectors (cosine ≥ 0.9999), unit length, on texts of every kind", async () => {
+    const tokenize = createStaticEmbedder().tokenize;
+    expect(TEXTS.some((t) => tokenize(t).length > 128)).toBe(true);
+    const [fromOnnx, fromTfjs] = await Promise.all([onnx.embed(TEXTS), tfjs.embed(TEXTS)]);
+    expect(onnx.id).toBe(tfjs.id);
+    expect(fromOnnx).toHaveLength(TEXTS.length);
+    TEXTS.forEach((_, i) => {
+      expect(fromOnnx[i]).toHaveLength(512);
+      expect(dot(fromOnnx[i]!, fromOnnx[i]!)).toBeCloseTo(1, 5);
+      expect(dot(fromOnnx[i]!, fromTfjs[i]!)).toBeGreaterThanOrEqual(0.9999);
+    });
+    expect(dot(fromOnnx[0]!, fromOnnx[6]!)).toBeLessThan(0.9);
+  });
+
+  it("gives the same vector to a text in a batch of 32 (sorted by length inside) as alone", async () => {
+    const batch = [...TEXTS, ...TEXTS.slice(0, 12).map((t) => `${t} (again)`)];
+    expect(batch).toHaveLength(32);
+    const together = await onnx.embed(batch);
+    const alone = await Promise.all(batch.map(async (t) => (await onnx.embed([t]))[0]!));
+    batch.forEach((_, i) => expect(dot(together[i]!, alone[i]!)).toBeGreaterThanOrEqual(0.99999));
+    expect(await onnx.embed([])).toEqual([]);
+  });
+
+  it("runs on the worker thread too, with the main thread's vectors to the bit (tfjs' differ in the last bits)", async () => {
+    const texts = TEXTS.slice(0, 10);
+    const [fromWorker, fromMain, fromTfjs] = await Promise.all([worker.embed(texts), onnx.embed(texts), tfjs.embed(texts)]);
+    expect(fromWorker).toEqual(fromMain);
+    expect(fromTfjs).not.toEqual(fromMain);
+  });
+
+  it("stops when aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(onnx.embed(["x"], controller.signal)).rejects.toThrow();
+  });
+});
+
+describe("runtime 'onnx' without onnxruntime-node", () => {
+  it("rejects with AfwError INTERNAL saying to install onnxruntime-node (no fallback)", async () => {
+    const missing = "./no-such-onnxruntime-module.js";
+    const error = await createUseOnnxRunner(() => import(missing)).catch((e: unknown) => e);
+    expect(AfwError.isInstance(error) && error.code).toBe("INTERNAL");
+    expect((error as Error).message).toMatch(/install .*onnxruntime-node/);
+  });
+
+  it("refuses an unknown runtime at once", () => {
+    expect(() => createUseEmbedder({ runtime: "onxx" as "onnx" })).toThrow(RangeError);
+  });
+});
