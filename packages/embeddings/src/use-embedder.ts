@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { AfwError, type Embedder } from "@afw/contracts";
 import { normalizeInPlace } from "./normalize.js";
-import { createUseOnnxRunner } from "./use-onnx.js";
+import { createUseOnnxRunner, type ImportOnnxRuntime } from "./use-onnx.js";
 
 /** Options of {@link createUseEmbedder}. */
 export interface UseEmbedderOptions {
@@ -14,18 +14,19 @@ export interface UseEmbedderOptions {
    */
   thread?: "main" | "worker";
   /**
-   * What runs the model: `tfjs` (the tfjs WebAssembly backend of `@energetic-ai/embeddings`) or `onnx` (ONNX Runtime:
+   * What runs the model: `tfjs` (the tfjs WebAssembly backend of `@energetic-ai/embeddings`), `onnx` (ONNX Runtime:
    * the same graph and weights rebuilt as an ONNX model in memory at first use; ~7x less CPU per short text, ~15x per
-   * long one). `onnx` needs the optional peer dependency `onnxruntime-node` installed; without it `embed` and `warmUp`
-   * reject with `AfwError` `INTERNAL` (no fallback to `tfjs`). Both give the same vectors (cosine ≥ 0.9999), so both
-   * embedders have the same {@link Embedder.id} and share caches and indexes.
-   * @default "tfjs"
+   * long one) or `auto` (`onnx` when the optional peer dependency `onnxruntime-node` can be imported, else `tfjs`; a
+   * failed ONNX load falls back to `tfjs` with a process warning). `onnx` chosen explicitly needs `onnxruntime-node`:
+   * without it `embed` and `warmUp` reject with `AfwError` `INTERNAL` (no fallback). Both runtimes give the same vectors
+   * (cosine ≥ 0.9999), so every embedder has the same {@link Embedder.id} and shares caches and indexes.
+   * @default "auto"
    */
   runtime?: UseRuntime;
 }
 
 /** What runs the Universal Sentence Encoder; see {@link UseEmbedderOptions.runtime}. */
-export type UseRuntime = "tfjs" | "onnx";
+export type UseRuntime = "auto" | "tfjs" | "onnx";
 
 /** How many texts go to the model at once. */
 const BATCH_SIZE = 32;
@@ -52,12 +53,30 @@ const loaded = new Map<UseRuntime, Promise<Model>>();
 function loadModel(runtime: UseRuntime): Promise<Model> {
   let model = loaded.get(runtime);
   if (!model) {
-    const loading = runtime === "onnx" ? createUseOnnxRunner() : loadTfjsModel();
+    const loading = runtime === "onnx" ? createUseOnnxRunner() : runtime === "auto" ? loadAutoModel() : loadTfjsModel();
     loaded.set(runtime, loading);
     loading.catch(() => loaded.get(runtime) === loading && loaded.delete(runtime));
     model = loading;
   }
   return model;
+}
+
+/**
+ * `auto`: ONNX Runtime when `onnxruntime-node` loads and builds the model, else tfjs (the loaded model is shared with
+ * the explicit runtime's). `importRuntime` is for tests.
+ * @internal
+ */
+export async function loadAutoModel(importRuntime?: ImportOnnxRuntime): Promise<Model> {
+  try {
+    const onnx = importRuntime ? createUseOnnxRunner(importRuntime) : loadModel("onnx");
+    return await onnx;
+  } catch (error) {
+    // a missing optional dependency is the normal case; a present one that fails to load is worth a warning
+    const cause = error instanceof Error ? error.cause : undefined;
+    const missing = cause instanceof Error && "code" in cause && (cause.code === "ERR_MODULE_NOT_FOUND" || cause.code === "MODULE_NOT_FOUND");
+    if (!missing) process.emitWarning(`USE lite: ONNX Runtime unavailable, using tfjs (${error instanceof Error ? error.message : String(error)})`);
+    return loadModel("tfjs");
+  }
 }
 
 type TfjsModel = { embed(texts: string[]): Promise<number[][]> };
@@ -171,8 +190,8 @@ async function closeWorker(): Promise<void> {
  * ```
  */
 export function createUseEmbedder(options: UseEmbedderOptions = {}): UseEmbedder {
-  const { runtime = "tfjs", thread = "main" } = options;
-  if (runtime !== "tfjs" && runtime !== "onnx") throw new RangeError(`runtime must be "tfjs" or "onnx", not ${JSON.stringify(runtime)}`);
+  const { runtime = "auto", thread = "main" } = options;
+  if (runtime !== "auto" && runtime !== "tfjs" && runtime !== "onnx") throw new RangeError(`runtime must be "auto", "tfjs" or "onnx", not ${JSON.stringify(runtime)}`);
   if (thread !== "main" && thread !== "worker") throw new RangeError(`thread must be "main" or "worker", not ${JSON.stringify(thread)}`);
   if (thread === "worker") {
     return {

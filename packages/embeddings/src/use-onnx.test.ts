@@ -3,6 +3,7 @@ import { AfwError } from "@afw/contracts";
 import { createStaticEmbedder, createUseEmbedder } from "./index.js";
 import { dot } from "./testing/dot.js";
 import { createUseOnnxRunner } from "./use-onnx.js";
+import { loadAutoModel } from "./use-embedder.js";
 
 const code = "```ts\nexport async function retry<T>(run: () => Promise<T>, attempts = 3): Promise<T> {\n  for (let i = 1; ; i++) {\n    try {\n      return await run();\n    } catch (error) {\n      if (i >= attempts) throw error;\n    }\n  }\n}\n```\n";
 
@@ -32,7 +33,8 @@ const TEXTS: readonly string[] = [
 
 describe("createUseEmbedder({ runtime: 'onnx' }) (real model on ONNX Runtime)", { timeout: 60_000 }, () => {
   const onnx = createUseEmbedder({ runtime: "onnx" });
-  const tfjs = createUseEmbedder();
+  const tfjs = createUseEmbedder({ runtime: "tfjs" });
+  const auto = createUseEmbedder();
   const worker = createUseEmbedder({ runtime: "onnx", thread: "worker" });
   // Loading the tfjs model is seconds of CPU, far more on a loaded machine: once, under a generous bound.
   beforeAll(() => Promise.all([onnx.warmUp(), tfjs.warmUp()]), 240_000);
@@ -66,6 +68,24 @@ describe("createUseEmbedder({ runtime: 'onnx' }) (real model on ONNX Runtime)", 
     const [fromWorker, fromMain, fromTfjs] = await Promise.all([worker.embed(texts), onnx.embed(texts), tfjs.embed(texts)]);
     expect(fromWorker).toEqual(fromMain);
     expect(fromTfjs).not.toEqual(fromMain);
+  });
+
+  it("runtime 'auto' (the default) runs ONNX Runtime when onnxruntime-node is installed, and tfjs when the import fails", async () => {
+    const texts = TEXTS.slice(0, 6);
+    const [fromAuto, fromOnnx, fromTfjs] = await Promise.all([auto.embed(texts), onnx.embed(texts), tfjs.embed(texts)]);
+    expect(fromAuto).toEqual(fromOnnx);
+    const missing = "./no-such-onnxruntime-module.js";
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on("warning", onWarning);
+    try {
+      const fallback = await loadAutoModel(() => import(missing));
+      expect(await fallback.embed(texts)).toEqual(fromTfjs);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    // a missing optional dependency is the normal case: no warning for it
+    expect(warnings.filter((w) => w.includes("ONNX Runtime unavailable"))).toEqual([]);
   });
 
   it("stops when aborted", async () => {
