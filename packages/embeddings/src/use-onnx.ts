@@ -8,7 +8,7 @@ import { AfwError } from "@afw/contracts";
 import type * as Ort from "onnxruntime-node";
 import { normalizeInPlace } from "./normalize.js";
 import { tokenizeUseLite } from "./static-embedder.js";
-import { buildUseLiteOnnxModel, USE_LITE_MAX_TOKENS, USE_LITE_PADDING_ID } from "./use-onnx-model.js";
+import type * as OnnxModel from "./use-onnx-model.js";
 
 /** Loads the `onnxruntime-node` module (injectable for tests). */
 export type ImportOnnxRuntime = () => Promise<unknown>;
@@ -43,8 +43,11 @@ export async function createUseOnnxRunner(importRuntime: ImportOnnxRuntime = imp
     throw new AfwError("INTERNAL", `could not load onnxruntime-node: ${ONNX_RUNTIME_INSTALL_HINT}`, { cause: error });
   }
   let session: Ort.InferenceSession;
+  let model: typeof OnnxModel;
   try {
-    session = await ort.InferenceSession.create(buildUseLiteOnnxModel(), {
+    // loaded here, not with the package: only this runtime needs the model builder and its protobuf library
+    model = await import("./use-onnx-model.js");
+    session = await ort.InferenceSession.create(model.buildUseLiteOnnxModel(), {
       intraOpNumThreads: 1,
       interOpNumThreads: 1,
       executionMode: "sequential",
@@ -54,19 +57,19 @@ export async function createUseOnnxRunner(importRuntime: ImportOnnxRuntime = imp
     const reason = error instanceof Error ? error.message : String(error);
     throw new AfwError("INTERNAL", `could not build the USE lite ONNX model (${reason}); ${ONNX_RUNTIME_INSTALL_HINT}`, { cause: error });
   }
-  return { embed: (texts, signal) => embedSorted(ort, session, texts, signal) };
+  return { embed: (texts, signal) => embedSorted(ort, session, model, texts, signal) };
 }
 
 /** Tokenizes, sorts the texts by token count, runs batches of {@link BATCH_SIZE}, returns the vectors in the texts' order. */
-async function embedSorted(ort: typeof Ort, session: Ort.InferenceSession, texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
-  const encoded = texts.map((text) => tokenizeUseLite(text.trim() ? text : " ").slice(0, USE_LITE_MAX_TOKENS));
+async function embedSorted(ort: typeof Ort, session: Ort.InferenceSession, model: typeof OnnxModel, texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  const encoded = texts.map((text) => tokenizeUseLite(text.trim() ? text : " ").slice(0, model.USE_LITE_MAX_TOKENS));
   const order = encoded.map((_, i) => i).sort((a, b) => encoded[a]!.length - encoded[b]!.length);
   const out = new Array<Float32Array>(texts.length);
   for (let start = 0; start < order.length; start += BATCH_SIZE) {
     signal?.throwIfAborted();
     const batch = order.slice(start, start + BATCH_SIZE);
     const width = Math.max(1, ...batch.map((i) => encoded[i]!.length));
-    const ids = new Int32Array(batch.length * width).fill(USE_LITE_PADDING_ID);
+    const ids = new Int32Array(batch.length * width).fill(model.USE_LITE_PADDING_ID);
     batch.forEach((index, row) => ids.set(encoded[index]!, row * width));
     const result = await session.run({ ids: new ort.Tensor("int32", ids, [batch.length, width]) });
     const data = result.embeddings!.data as Float32Array;
