@@ -6,6 +6,7 @@
 // In-process fake backends: no network.
 // Targets (issue 4): p50 <= 1 ms on the fast path, p99 <= 40 ms with one model embedding.
 import { createRouter, createIntentClassifier, DEFAULT_INTENT_PATTERNS } from "../packages/router/dist/index.js";
+import { createRequire } from "node:module";
 import { createStaticEmbedder, createUseEmbedder } from "../packages/embeddings/dist/index.js";
 import { loadavg, cpus } from "node:os";
 import { measure, summarize, report, round } from "./_lib.mjs";
@@ -106,6 +107,15 @@ const scoring = await measure((i) => router.route({ question: "anything", intent
 // its teacher) are measured interleaved, so load changes on the machine hit them alike.
 const rawEmbedder = createStaticEmbedder();
 const teacher = createUseEmbedder();
+/** Which runtime `auto` picks: ONNX Runtime when the embeddings package can resolve onnxruntime-node. */
+const useRuntime = (() => {
+  try {
+    createRequire(new URL("../packages/embeddings/package.json", import.meta.url)).resolve("onnxruntime-node");
+    return "ONNX Runtime";
+  } catch {
+    return "the tfjs wasm backend";
+  }
+})();
 await teacher.warmUp();
 const model = [];
 const embedOnly = [];
@@ -206,7 +216,7 @@ report("router", rows, {
     ]),
     `~2,000-character prompts (${longLatency.length}, mean ${Math.round(longChars / longLatency.length)} characters), which path decided: ${shares(longMethods, longLatency.length)}`,
     "default classifier: rules alone (pattern), else one softmax model over words, patterns and the static embedding (hybrid/semantic), on the event loop",
-    "USE lite of @energetic-ai/embeddings on the tfjs wasm backend, main thread; model path and embeddings alone measured interleaved",
+    `USE lite of @energetic-ai/embeddings on ${useRuntime} (createUseEmbedder's runtime "auto"), main thread; model path and embeddings alone measured interleaved`,
     "in-process fake backends, no network",
     `load average during the run: ${loadavg().map((x) => x.toFixed(1)).join(" / ")} (1/5/15 min) on ${cpus().length} cores; other work on the machine inflates the tail`,
   ],
