@@ -4,7 +4,6 @@
 //   pnpm --filter @afw/tool-zoo eval -- --misses bfcl    # also the hybrid misses of one tuning set
 //   pnpm --filter @afw/tool-zoo eval -- --tuning --only dev --modes hybrid   # tuning sets of one catalog, one ranking
 //   pnpm --filter @afw/tool-zoo eval -- --tuning --synonyms wordnet   # the index with another synonym source
-//   pnpm --filter @afw/tool-zoo eval -- --tuning --feedback 3,5,0.3   # pseudo-relevance feedback: docs, terms, weight
 // Catalogs: the development catalog (398 tools; ../shared/data) with its task sets, and the public
 // catalogs of eval/DATA-SOURCES.md (found through $AFW_TOOL_EVAL_DATA). Sets marked `unseen` were
 // never looked at while tuning; their misses are printed only with --unseen-misses (for a final
@@ -21,9 +20,6 @@ const unseenMisses = argv.includes("--unseen-misses");
 const tuningOnly = argv.includes("--tuning");
 /** `--synonyms builtin|wordnet|both`: the index's synonym source (default: the index's default). */
 const synonyms = argv.includes("--synonyms") ? argv[argv.indexOf("--synonyms") + 1] : undefined;
-/** `--feedback docs,terms,weight`: the index with pseudo-relevance feedback on the keyword ranking (default: off). */
-const feedbackArg = argv.includes("--feedback") ? argv[argv.indexOf("--feedback") + 1].split(",").map(Number) : undefined;
-const feedback = feedbackArg ? { docs: feedbackArg[0], terms: feedbackArg[1], weight: feedbackArg[2] } : undefined;
 const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
 const modes = argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1].split(",") : ["bm25", "keyword", "hybrid"];
 const embedder = createCachingEmbedder(createUseEmbedder());
@@ -92,11 +88,11 @@ for (const { catalog, tools, sets } of catalogs) {
   const indexes = {};
   if (modes.includes("bm25")) indexes.bm25 = plainBm25(tools);
   if (modes.includes("keyword")) {
-    indexes.keyword = createToolIndex({ ...(synonyms ? { synonyms } : {}), ...(feedback ? { feedback } : {}) });
+    indexes.keyword = createToolIndex(synonyms ? { synonyms } : {});
     await indexes.keyword.add(tools);
   }
   if (modes.includes("hybrid")) {
-    indexes.hybrid = createToolIndex({ embedder, embeddingCachePath, ...(synonyms ? { synonyms } : {}), ...(feedback ? { feedback } : {}) });
+    indexes.hybrid = createToolIndex({ embedder, embeddingCachePath, ...(synonyms ? { synonyms } : {}) });
     await indexes.hybrid.add(tools);
   }
   for (const set of sets) {

@@ -89,27 +89,6 @@ export class Bm25Index<F extends string> {
     return this.documentFrequency.has(term);
   }
 
-  /** Number of indexed documents. */
-  get size(): number {
-    return this.documents.size;
-  }
-
-  /** Number of documents that have `term`. */
-  documentFrequencyOf(term: string): number {
-    return this.documentFrequency.get(term) ?? 0;
-  }
-
-  /** A document's terms with their field-weighted frequencies (sum of field weight × count); empty when unknown. */
-  weightedTerms(id: string): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const [term, perField] of this.documents.get(id)?.termFrequencies ?? []) {
-      let tf = 0;
-      for (const [field, frequency] of perField) tf += this.options.fields[field].weight * frequency;
-      out.set(term, tf);
-    }
-    return out;
-  }
-
   /** The IDF of `term`: `ln(1 + (N - df + 0.5) / (df + 0.5))`. */
   idf(term: string): number {
     const n = this.documents.size;

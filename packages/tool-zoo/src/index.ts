@@ -7,7 +7,6 @@
 export { createToolIndex } from "./tool-index.js";
 export type { ToolIndex, ToolIndexOptions } from "./tool-index-options.js";
 export type { SynonymSource } from "./wordnet-synonyms.js";
-export type { FeedbackOptions } from "./feedback.js";
 export type { ServerInfo } from "./domain-detector.js";
 export { parseToolCatalog, loadToolCatalogFile } from "./catalog-files.js";
 export { affordanceSummary } from "./tool-document.js";

@@ -2,7 +2,6 @@ import type { EmbeddingCacheStore } from "./embedding-cache.js";
 import type { Embedder, SearchMode, SearchToolsInputSchema, ToolDescriptor, ToolDescriptorInput, ToolSearchResult, TraceContext } from "@afw/contracts";
 import type { z } from "zod";
 import type { ServerInfo } from "./domain-detector.js";
-import type { FeedbackOptions } from "./feedback.js";
 import type { VectorStore } from "./vector-store.js";
 import type { SynonymSource } from "./wordnet-synonyms.js";
 
@@ -31,12 +30,6 @@ export interface ToolIndexOptions {
    * catalog speaks alone). Expansions weigh less than typed words. @default "both"
    */
   synonyms?: SynonymSource;
-  /**
-   * Pseudo-relevance feedback for the keyword ranking (RM3, `feedback.ts`): the best `docs` tools of a first ranking
-   * lend their `terms` most telling words to the query at `weight`. Measured on the tuning sets and not adopted
-   * (docs/decisions/2026-11-29-tool-search-pseudo-relevance-feedback.md). @default false
-   */
-  feedback?: FeedbackOptions | false;
 }
 
 /**

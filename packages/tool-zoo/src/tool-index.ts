@@ -10,7 +10,6 @@ import {
   type ToolSearchHit,
 } from "@afw/contracts";
 import { Bm25Index, normalizeScores } from "./bm25.js";
-import { createKeywordSearch } from "./feedback.js";
 import { createDomainDetector, type DomainDetector, type ServerInfo } from "./domain-detector.js";
 import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
@@ -114,7 +113,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   // WordNet expands only typed words the indexed tools never use
   const analyzer: TextAnalyzer = createTextAnalyzer({ synonyms: options.synonyms ?? "both", expandWithWordnet: (stem) => !bm25.has(stem) });
   const bm25 = new Bm25Index<ToolField>({ fields: FIELD_WEIGHTS });
-  const keywordSearch = createKeywordSearch(bm25, options.feedback);
   const store = options.store ?? createInMemoryVectorStore();
   const embedder = options.embedder;
   const documents = new Map<string, ToolDocument>();
@@ -308,7 +306,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       degraded = true;
       semanticState = vectorFailed ? "unavailable" : "building";
     }
-    const keywordHits = useKeyword || !embedder ? keywordSearch(queryTerms(read), accept, KEYWORD_CANDIDATES) : [];
+    // the keyword candidates: enough for any top_k, diversity overflow and re-ranking boosts
+    const keywordHits = useKeyword || !embedder ? bm25.search(queryTerms(read), accept, KEYWORD_CANDIDATES) : [];
     let semanticHits: Array<{ id: string; score: number }> = [];
     if (useSemantic) {
       try {
