@@ -1,13 +1,13 @@
 // Measurement of createUseEmbedder({ runtime: "onnx" }) (the USE lite rebuilt as ONNX, src/use-onnx-model.ts, on
-// onnxruntime-node) against createUseEmbedder() (tfjs, WebAssembly) on ~200 texts written here (short questions, ~2,000-character
-// prompts with code, a few odd ones): cosine per text, and CPU per embedding (process.cpuUsage(), all
-// threads) in one process, interleaved rounds, batch 1 and batch 32, short and long texts.
+// onnxruntime-node; dense layers with 8-bit weights) against the same graph with float32 weights and against
+// createUseEmbedder({ runtime: "tfjs" }) (WebAssembly) on ~200 texts written here (short questions, ~2,000-character
+// prompts with code, a few odd ones): cosine per text, and CPU per embedding (process.cpuUsage(), all threads) in one
+// process, interleaved rounds, one text and 32 texts per call, short and long texts.
 // Needs the package built (dist/) and onnxruntime-node installed (a devDependency of the package).
 // Run: node packages/embeddings/scripts/use-lite-onnx-compare.mjs [rounds]
-// Measured 2026-11-29 (2 shared cores, AVX2, load average 0.9-1.6, 3 rounds, medians of CPU ms per embedding):
-// cosine min 1 - 6.9e-12 over 200 texts, batch 1 and 32. onnx / tfjs: short (12 tokens) batch 1 1.3 / 9.9,
-// batch 32 3.2 / 15.3 (1.06 / 5.8 sorted by length), long (2,000 chars, 128 tokens) batch 1 8.4 / 125, batch 32 9.9 / 114;
-// of tfjs' long cost ~41 ms is the teacher's tokenizer (the package's own: 0.1 ms).
+// Measured 2026-11-29 20:05Z (2 shared cores, AVX2, load average 0.9-1.6, 3 rounds, medians of CPU ms per embedding):
+// cosine int8 vs tfjs min 0.99817, float32 vs tfjs min 1 - 6.9e-12. int8 / float32 / tfjs, one text per call:
+// short (12 tokens) 0.53 / 1.80 / 12.1, long (2,000 chars, 128 tokens) 5.2 / 13.3 / 105.
 
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -100,20 +100,27 @@ async function onnxEmbedder(ort) {
   const t0 = performance.now();
   await library.warmUp();
   const loadMs = performance.now() - t0;
-  // The same model and session options as the library's runner (src/use-onnx.ts), for the session-only breakdown.
-  const session = await ort.InferenceSession.create(buildUseLiteOnnxModel(), { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" });
+  // The same model and session options as the library's runner (src/use-onnx.ts), for the session-only breakdown, and
+  // the model with float32 weights (the TF.js arithmetic), run the same way: each text alone.
+  const options = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" };
+  const session = await ort.InferenceSession.create(buildUseLiteOnnxModel(), options);
+  const float32Session = await ort.InferenceSession.create(buildUseLiteOnnxModel(undefined, { precision: "float32" }), options);
+  /** A session alone, on texts already tokenized, each text in its own run. */
+  const runIds = async (on, encoded) => {
+    const out = [];
+    for (const e of encoded) {
+      const ids = e.length > 0 ? Int32Array.from(e) : Int32Array.of(-1);
+      const { embeddings } = await on.run({ ids: new ort.Tensor("int32", ids, [1, ids.length]) });
+      out.push(embeddings.data.slice(0, 512));
+    }
+    return out;
+  };
   return {
     loadMs,
     tokenizer,
     embed: (batch) => library.embed(batch),
-    /** The session alone, on texts already tokenized. */
-    async embedIds(encoded) {
-      const width = Math.max(1, ...encoded.map((e) => e.length));
-      const ids = new Int32Array(encoded.length * width).fill(-1);
-      encoded.forEach((e, i) => ids.set(e, i * width));
-      const { embeddings } = await session.run({ ids: new ort.Tensor("int32", ids, [encoded.length, width]) });
-      return encoded.map((_, i) => embeddings.data.subarray(i * 512, (i + 1) * 512));
-    },
+    embedIds: (encoded) => runIds(session, encoded),
+    float32: { embed: (batch) => runIds(float32Session, batch.map((t) => fast.tokenize(t.trim() ? t : " ").slice(0, MAX_TOKENS))) },
   };
 }
 
@@ -146,7 +153,7 @@ async function measure(embedder, list, batchSize) {
 // ---------------------------------------------------------------- main
 
 const ort = (await import("onnxruntime-node")).default;
-const tfjs = createUseEmbedder();
+const tfjs = createUseEmbedder({ runtime: "tfjs" });
 const t0 = performance.now();
 await tfjs.warmUp();
 const tfjsLoad = performance.now() - t0;
@@ -161,15 +168,16 @@ console.log(`tokenizers: the package's and the teacher's ids differ on ${differ.
 const meanTokens = (list) => (list.reduce((s, t) => s + Math.min(MAX_TOKENS, onnx.tokenizer.encode(t).length), 0) / list.length).toFixed(1);
 const longestShort = Math.max(...short.map((t) => Math.min(MAX_TOKENS, onnx.tokenizer.encode(t).length)));
 console.log(`texts: ${short.length} short (mean ${meanTokens(short)} tokens, longest ${longestShort}: a batch pads to its longest), ${long.length} long (mean ${meanTokens(long)} tokens, clipped at ${MAX_TOKENS})`);
-for (const batchSize of [1, 32]) {
-  const [a, b] = [await run(tfjs, all, batchSize), await run(onnx, all, batchSize)];
+for (const [nameA, embedderA, nameB, embedderB] of [["tfjs", tfjs, "onnx int8", onnx], ["tfjs", tfjs, "onnx float32", onnx.float32], ["onnx float32", onnx.float32, "onnx int8", onnx]]) {
+  const batchSize = 32;
+  const [a, b] = [await run(embedderA, all, batchSize), await run(embedderB, all, batchSize)];
   const cos = a.map((v, i) => cosine(v, b[i]));
   const order = cos.map((c, i) => [c, i]).sort((x, y) => x[0] - y[0]);
   const mean = cos.reduce((s, c) => s + c, 0) / cos.length;
   let maxAbs = 0;
   a.forEach((v, i) => v.forEach((x, j) => (maxAbs = Math.max(maxAbs, Math.abs(x - b[i][j])))));
   const fmt = (c) => `${c.toFixed(9)} (1-cos ${(1 - c).toExponential(1)})`;
-  console.log(`cosine onnx vs createUseEmbedder, batch ${batchSize}, ${cos.length} texts: min ${fmt(order[0][0])}, mean ${fmt(mean)}, max |component diff| ${maxAbs.toExponential(1)}; lowest: ${order.slice(0, 3).map(([c, i]) => `${c.toFixed(9)} ${JSON.stringify(all[i].slice(0, 30))}`).join(" | ")}`);
+  console.log(`cosine ${nameB} vs ${nameA}, ${cos.length} texts: min ${fmt(order[0][0])}, mean ${fmt(mean)}, max |component diff| ${maxAbs.toExponential(1)}; lowest: ${order.slice(0, 3).map(([c, i]) => `${c.toFixed(9)} ${JSON.stringify(all[i].slice(0, 30))}`).join(" | ")}`);
 }
 
 // The short texts sorted by token count, so that a batch of 32 pads little (what an integration could do).
@@ -178,7 +186,8 @@ const results = {};
 for (let round = 0; round < ROUNDS; round++) {
   for (const [kind, list] of [["short", short], ["long", long], ["short-by-length", byLength]]) {
     for (const batchSize of kind === "short-by-length" ? [32] : [1, 32]) {
-      const runtimes = round % 2 === 0 ? [["tfjs", tfjs], ["onnx", onnx]] : [["onnx", onnx], ["tfjs", tfjs]];
+      const runtimes = [["tfjs", tfjs], ["onnx int8", onnx], ["onnx float32", onnx.float32]];
+      if (round % 2 === 1) runtimes.reverse();
       for (const [name, embedder] of runtimes) {
         const key = `${name} ${kind} batch ${batchSize}`;
         (results[key] ??= []).push(await measure(embedder, list, batchSize));

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-export { createUseEmbedder } from "./use-embedder.js";
+export { createUseEmbedder, useOnnxRuntimeInstalled } from "./use-embedder.js";
 export { createStaticEmbedder, STATIC_EMBEDDINGS_URL } from "./static-embedder.js";
 export { createHashingEmbedder } from "./hashing-embedder.js";
 export { createCachingEmbedder } from "./caching-embedder.js";

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AfwError } from "@afw/contracts";
-import { createStaticEmbedder, createUseEmbedder } from "./index.js";
+import { createStaticEmbedder, createUseEmbedder, useOnnxRuntimeInstalled } from "./index.js";
 import { dot } from "./testing/dot.js";
 import { createUseOnnxRunner } from "./use-onnx.js";
+import { quantizeColumns } from "./use-onnx-model.js";
 import { loadAutoModel } from "./use-embedder.js";
 
 const code = "```ts\nexport async function retry<T>(run: () => Promise<T>, attempts = 3): Promise<T> {\n  for (let i = 1; ; i++) {\n    try {\n      return await run();\n    } catch (error) {\n      if (i >= attempts) throw error;\n    }\n  }\n}\n```\n";
@@ -40,26 +41,30 @@ describe("createUseEmbedder({ runtime: 'onnx' }) (real model on ONNX Runtime)", 
   beforeAll(() => Promise.all([onnx.warmUp(), tfjs.warmUp()]), 240_000);
   afterAll(() => worker.close());
 
-  it("gives the tfjs runtime's vectors (cosine ≥ 0.9999), unit length, on texts of every kind", async () => {
+  it("with float32 weights gives the tfjs runtime's vectors (cosine ≥ 0.9999); with int8 weights (the default) cosine ≥ 0.995, unit length, on texts of every kind", async () => {
     const tokenize = createStaticEmbedder().tokenize;
     expect(TEXTS.some((t) => tokenize(t).length > 128)).toBe(true);
-    const [fromOnnx, fromTfjs] = await Promise.all([onnx.embed(TEXTS), tfjs.embed(TEXTS)]);
+    const float32 = await createUseOnnxRunner(undefined, { precision: "float32" });
+    const [fromOnnx, fromFloat32, fromTfjs] = await Promise.all([onnx.embed(TEXTS), float32.embed(TEXTS), tfjs.embed(TEXTS)]);
     expect(onnx.id).toBe(tfjs.id);
     expect(fromOnnx).toHaveLength(TEXTS.length);
     TEXTS.forEach((_, i) => {
       expect(fromOnnx[i]).toHaveLength(512);
       expect(dot(fromOnnx[i]!, fromOnnx[i]!)).toBeCloseTo(1, 5);
-      expect(dot(fromOnnx[i]!, fromTfjs[i]!)).toBeGreaterThanOrEqual(0.9999);
+      expect(dot(fromFloat32[i]!, fromTfjs[i]!)).toBeGreaterThanOrEqual(0.9999);
+      expect(dot(fromOnnx[i]!, fromTfjs[i]!)).toBeGreaterThanOrEqual(0.995);
     });
+    // the int8 weights are really in use: not the float vectors to the last bits
+    expect(Math.min(...TEXTS.map((_, i) => dot(fromOnnx[i]!, fromFloat32[i]!)))).toBeLessThan(0.99999);
     expect(dot(fromOnnx[0]!, fromOnnx[6]!)).toBeLessThan(0.9);
   });
 
-  it("gives the same vector to a text in a batch of 32 (sorted by length inside) as alone", async () => {
+  it("gives a text the same vector in a call of 32 texts as alone (each text runs alone)", async () => {
     const batch = [...TEXTS, ...TEXTS.slice(0, 12).map((t) => `${t} (again)`)];
     expect(batch).toHaveLength(32);
     const together = await onnx.embed(batch);
     const alone = await Promise.all(batch.map(async (t) => (await onnx.embed([t]))[0]!));
-    batch.forEach((_, i) => expect(dot(together[i]!, alone[i]!)).toBeGreaterThanOrEqual(0.99999));
+    expect(together).toEqual(alone);
     expect(await onnx.embed([])).toEqual([]);
   });
 
@@ -105,5 +110,28 @@ describe("runtime 'onnx' without onnxruntime-node", () => {
 
   it("refuses an unknown runtime at once", () => {
     expect(() => createUseEmbedder({ runtime: "onxx" as "onnx" })).toThrow(RangeError);
+  });
+});
+
+describe("useOnnxRuntimeInstalled", () => {
+  it("says whether onnxruntime-node can be imported from this package, without loading it", async () => {
+    const importable = await import("onnxruntime-node").then(
+      () => true,
+      () => false,
+    );
+    expect(useOnnxRuntimeInstalled()).toBe(importable);
+    expect(useOnnxRuntimeInstalled()).toBe(importable); // memoized
+  });
+});
+
+describe("quantizeColumns (int8 weights of the ONNX model's dense layers)", () => {
+  it("keeps each weight within half a step of its column's scale, maps each column's largest magnitude to ±127", () => {
+    // 3 x 2, row-major: column 0 spans ±2, column 1 is all zero, so it gets scale 1 and zeros
+    const data = Float32Array.of(2, 0, -1, 0, 0.5, 0);
+    const { values, scales } = quantizeColumns(data, 3, 2);
+    expect(Array.from(scales)).toEqual([Math.fround(2 / 127), 1]);
+    expect(Array.from(values)).toEqual([127, 0, -64, 0, 32, 0]);
+    data.forEach((w, i) => expect(Math.abs(values[i]! * scales[i % 2]! - w)).toBeLessThanOrEqual(scales[i % 2]! / 2 + 1e-7));
+    expect(() => quantizeColumns(data, 2, 2)).toThrow(/not \[2, 2\]/);
   });
 });
