@@ -9,7 +9,16 @@ import { DEFAULT_CACHE_TTL_POLICY, parseRedisUrl } from "@afw/cache";
 import { IntentCascadeSettingsSchema, IntentPatternRulesSchema } from "@afw/router";
 import { AbExperimentSchema } from "@afw/analytics";
 import { DownstreamConfigSchema } from "@afw/downstream";
+import { useOnnxRuntimeInstalled } from "@afw/embeddings";
 import { z } from "zod";
+
+/** `routing.classifierEmbedder: auto` resolved: the classifier cascade where its second model, the Universal Sentence Encoder,
+ * runs on ONNX Runtime (~3 ms of CPU per escalated question), else the static model alone (on tfjs an escalation costs
+ * 17-35 ms; record `docs/decisions/2026-11-29-router-cascade-default.md`). */
+function resolveClassifierEmbedder(kind: "auto" | "static" | "use" | "hashing" | "cascade"): "static" | "use" | "hashing" | "cascade" {
+  if (kind !== "auto") return kind;
+  return useOnnxRuntimeInstalled() ? "cascade" : "static";
+}
 
 const isRedisUrl = (url: string): boolean => {
   try {
@@ -135,8 +144,9 @@ const RoutingConfigSchema = z
         capability: z.number().min(0).default(DEFAULT_SCORING_WEIGHTS.capability),
       }).strict().default({ ...DEFAULT_SCORING_WEIGHTS }).describe("score = Σ weight × component."),
     defaultFlow: z.string().min(1).optional().describe("Gateway-wide flow id (`backendId:flowId`) for unclassifiable questions."),
-    classifierEmbedder: z.enum(["static", "use", "hashing", "cascade"]).default("static")
-      .describe("Embedder of the router's intent model: `static` (distilled from the Universal Sentence Encoder, microseconds, on the event loop), `use` (the Universal Sentence Encoder itself on a worker thread, ~10 ms of CPU per question), `cascade` (the static model answers; below `routing.cascade.threshold` the Universal Sentence Encoder model answers, on the worker thread; its failure, overload or timeout keeps the static answer) or `hashing` (word pieces, for tests)."),
+    classifierEmbedder: z.enum(["auto", "static", "use", "hashing", "cascade"]).default("auto")
+      .transform(resolveClassifierEmbedder)
+      .describe("Embedder of the router's intent model: `static` (distilled from the Universal Sentence Encoder, microseconds, on the event loop), `use` (the Universal Sentence Encoder itself on a worker thread, ~3 ms of CPU per question on ONNX Runtime, ~10-15 ms on tfjs), `cascade` (the static model answers; below `routing.cascade.threshold` the Universal Sentence Encoder model answers, on the worker thread; its failure, overload or timeout keeps the static answer), `hashing` (word pieces, for tests) or `auto` (`cascade` where `onnxruntime-node` is installed, so the second model runs on ONNX Runtime, else `static`; the parsed configuration holds the choice)."),
     cascade: IntentCascadeSettingsSchema.prefault({})
       .describe("Settings of `classifierEmbedder: cascade`: `threshold` (static model's top confidence below which the USE model is asked), `timeoutMs` (longest wait for it), `combine` (`replace`: the USE model answers; `average`: the mean of both)."),
     hedge: z.boolean().default(true).describe("Run the top two backends in parallel for low-confidence questions."),
@@ -307,7 +317,7 @@ export const GatewayConfigSchema = z
         collectionPrefix: z.string().default("afw"),
       }).strict().optional().describe("Chroma server for tool vectors. Absent: in-process vector index."),
     http: HttpConfigSchema.default(HttpConfigSchema.parse({})),
-    routing: RoutingConfigSchema.default(RoutingConfigSchema.parse({})),
+    routing: RoutingConfigSchema.prefault({}),
     cache: CacheConfigSchema.default(CacheConfigSchema.parse({})),
     sessions: SessionsConfigSchema.default(SessionsConfigSchema.parse({})),
     tools: ToolsConfigSchema.default(ToolsConfigSchema.parse({})),

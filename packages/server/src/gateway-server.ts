@@ -177,6 +177,8 @@ export async function createGatewayServer(input: GatewayConfig | GatewayConfigIn
       () => undefined,
     );
   }
+  // `routing.classifierEmbedder: auto` was resolved at parse time (the cascade where onnxruntime-node is installed): say which.
+  logger.info({ classifierEmbedder: config.routing.classifierEmbedder }, "intent classifier");
   const router = createRouterPort({
     config,
     registry,

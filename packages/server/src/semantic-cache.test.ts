@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { HISTORY_PARAPHRASES, NEAR_MISS_PAIRS, PARAPHRASE_PAIRS } from "@afw/testing";
 import { createFakeBackend } from "../test/fake-backend.js";
 import { callTool, startTestGateway } from "../test/helpers.js";
+import { useOnnxRuntimeInstalled } from "@afw/embeddings";
 import { GatewayConfigSchema } from "./config-schema.js";
 import { createGatewayDashboardSource } from "./gateway-dashboard.js";
 import { historyEmbedderKind, semanticParts } from "./semantic-options.js";
@@ -56,9 +57,15 @@ describe("search_history by meaning (sessions.searchEmbedder)", () => {
   it("is on by default when the process runs the sentence encoder for tool search or routing (auto), off when it runs none", () => {
     const defaults = GatewayConfigSchema.parse({});
     expect(defaults.sessions.searchEmbedder).toBe("auto");
-    expect(defaults.routing.classifierEmbedder).toBe("static");
+    // `auto` is resolved at parse time: the cascade where onnxruntime-node is installed (as in this repository)
+    expect(defaults.routing.classifierEmbedder).toBe(useOnnxRuntimeInstalled() ? "cascade" : "static");
+    expect(GatewayConfigSchema.parse({ routing: { classifierEmbedder: "auto" } }).routing.classifierEmbedder).toBe(defaults.routing.classifierEmbedder);
+    for (const kind of ["static", "use", "hashing", "cascade"] as const) {
+      expect(GatewayConfigSchema.parse({ routing: { classifierEmbedder: kind } }).routing.classifierEmbedder).toBe(kind);
+    }
+    expect(GatewayConfigSchema.safeParse({ routing: { classifierEmbedder: "fast" } }).success).toBe(false);
     expect(historyEmbedderKind(defaults)).toBe("use");
-    expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" } }))).toBe("none");
+    expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" }, routing: { classifierEmbedder: "static" } }))).toBe("none");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" }, routing: { classifierEmbedder: "use" } }))).toBe("use");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" }, routing: { classifierEmbedder: "cascade" } }))).toBe("use");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "hashing" }, routing: { classifierEmbedder: "hashing" } }))).toBe("none");
