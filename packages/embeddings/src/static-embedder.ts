@@ -165,6 +165,9 @@ function tokenize(table: LoadedTable, text: string): number[] {
   return merged;
 }
 
+/** Longest input of the USE lite graph in tokens (its `ClipToMaxLength`): the model reads the first 128 ids of a text. */
+export const USE_LITE_MAX_TOKENS = 128;
+
 /**
  * The teacher's SentencePiece ids of `text` (the same segmentation as `@energetic-ai/embeddings`), linear in the text's length.
  * The one tokenizer of the package: {@link StaticEmbedder.tokenize} and the USE lite ONNX runner use it.

