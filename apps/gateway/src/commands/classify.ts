@@ -1,5 +1,6 @@
 import { MAX_QUESTION_LENGTH } from "@afw/contracts";
 import { createIntentClassifier, loadIntentPatterns } from "@afw/router";
+import { GatewayConfigSchema } from "@afw/server";
 import { answerJsonLines, writeJsonLine } from "../json-lines.js";
 import type { CommandIo } from "./io.js";
 
@@ -18,24 +19,35 @@ function checkQuestion(question: unknown): string | undefined {
   return undefined;
 }
 
-/** `afw classify [QUESTION]`: prints `{"intent","confidence","method","alternatives"}` for one question, or answers
- * JSON lines `{"id","question"}` on stdin with `{"id","intent","confidence"}`. */
+/** `afw classify [QUESTION]`: prints `{"intent","confidence","method","alternatives"}` (and `cascade`, which stage answered)
+ * for one question, or answers JSON lines `{"id","question"}` on stdin with `{"id","intent","confidence"}`. Classifies as the
+ * gateway does by default (`routing.classifierEmbedder: auto`: the cascade where onnxruntime-node is installed). */
 export async function classifyCommand(options: ClassifyOptions, io: CommandIo): Promise<number> {
-  const classifier = createIntentClassifier(options.config ? { patterns: await loadIntentPatterns(options.config) } : {});
-  if (options.question !== undefined) {
-    const problem = checkQuestion(options.question);
-    if (problem) return io.fail(problem);
-    const result = await classifier.classify(options.question);
-    await writeJsonLine(io.stdout, { intent: result.intent, confidence: round(result.confidence), method: result.method, alternatives: result.alternatives });
+  const patterns = options.config ? { patterns: await loadIntentPatterns(options.config) } : {};
+  const routing = GatewayConfigSchema.parse({}).routing;
+  const classifier = createIntentClassifier({ ...patterns, ...(routing.classifierEmbedder === "cascade" ? { cascade: routing.cascade } : {}) });
+  try {
+    // loads both models up front, so that the first question the static model is unsure of is not answered without the second
+    await classifier.warmUp();
+    if (options.question !== undefined) {
+      const problem = checkQuestion(options.question);
+      if (problem) return io.fail(problem);
+      const result = await classifier.classify(options.question);
+      const cascade = result.cascade ? { cascade: result.cascade } : {};
+      await writeJsonLine(io.stdout, { intent: result.intent, confidence: round(result.confidence), method: result.method, ...cascade, alternatives: result.alternatives });
+      return 0;
+    }
+    await answerJsonLines(io.stdin, io.stdout, async (value) => {
+      const problem = checkQuestion(value["question"]);
+      if (problem) throw new Error(problem);
+      const result = await classifier.classify(value["question"] as string);
+      return { intent: result.intent, confidence: round(result.confidence) };
+    });
     return 0;
+  } finally {
+    // stops the cascade's embedding worker
+    await classifier.close?.();
   }
-  await answerJsonLines(io.stdin, io.stdout, async (value) => {
-    const problem = checkQuestion(value["question"]);
-    if (problem) throw new Error(problem);
-    const result = await classifier.classify(value["question"] as string);
-    return { intent: result.intent, confidence: round(result.confidence) };
-  });
-  return 0;
 }
 
 function round(x: number): number {

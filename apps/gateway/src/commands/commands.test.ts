@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CommandIo } from "./io.js";
 import { toolsSearchCommand } from "./tools-search.js";
+import { GatewayConfigSchema } from "@afw/server";
 import { classifyCommand } from "./classify.js";
 import { exportTrainingCommand } from "./export-training.js";
 
@@ -93,6 +94,15 @@ describe("afw classify", () => {
     expect(out[0]!.confidence).toBeLessThanOrEqual(1);
     expect(out[1]!.error).toMatch(/question/);
     expect(out[2]!.intent).toBe("data-processing");
+  });
+
+  it("classifies one question as the gateway does by default: with the cascade where onnxruntime-node is installed (as here)", { timeout: 60_000 }, async () => {
+    const io = testIo("");
+    expect(await classifyCommand({ question: "hmm what about the thing from before" }, io)).toBe(0);
+    const [out] = io.output() as Array<{ intent: string; cascade?: string }>;
+    expect(GatewayConfigSchema.parse({}).routing.classifierEmbedder).toBe("cascade");
+    // the static model is unsure of this one: the second model, loaded before the question, answers
+    expect(out!.cascade).toBe("escalated");
   });
 
   it("rejects an empty single question", async () => {
