@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { ServerInfo } from "./domain-detector.js";
 import type { VectorStore } from "./vector-store.js";
 import type { SynonymSource } from "./wordnet-synonyms.js";
+import type { QueryViewMode } from "./query-views.js";
 
 /** Options of `createToolIndex`. */
 export interface ToolIndexOptions {
@@ -30,6 +31,8 @@ export interface ToolIndexOptions {
    * catalog speaks alone). Expansions weigh less than typed words. @default "both"
    */
   synonyms?: SynonymSource;
+  /** How the semantic stage reads a request of several sentences or clauses (default `"whole"`: one vector). */
+  queryViews?: QueryViewMode;
 }
 
 /**
