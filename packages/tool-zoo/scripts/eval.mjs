@@ -4,7 +4,6 @@
 //   pnpm --filter @afw/tool-zoo eval -- --misses bfcl    # also the hybrid misses of one tuning set
 //   pnpm --filter @afw/tool-zoo eval -- --tuning --only dev --modes hybrid   # tuning sets of one catalog, one ranking
 //   pnpm --filter @afw/tool-zoo eval -- --tuning --synonyms wordnet   # the index with another synonym source
-//   pnpm --filter @afw/tool-zoo eval -- --tuning --query-views max    # the semantic stage with query views
 // Catalogs: the development catalog (398 tools; ../shared/data) with its task sets, and the public
 // catalogs of eval/DATA-SOURCES.md (found through $AFW_TOOL_EVAL_DATA). Sets marked `unseen` were
 // never looked at while tuning; their misses are printed only with --unseen-misses (for a final
@@ -21,8 +20,6 @@ const unseenMisses = argv.includes("--unseen-misses");
 const tuningOnly = argv.includes("--tuning");
 /** `--synonyms builtin|wordnet|both`: the index's synonym source (default: the index's default). */
 const synonyms = argv.includes("--synonyms") ? argv[argv.indexOf("--synonyms") + 1] : undefined;
-/** `--query-views whole|max|blend|last`: how the semantic stage reads a request of several parts (default: the index's default). */
-const queryViews = argv.includes("--query-views") ? argv[argv.indexOf("--query-views") + 1] : undefined;
 const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
 const modes = argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1].split(",") : ["bm25", "keyword", "hybrid"];
 const embedder = createCachingEmbedder(createUseEmbedder());
@@ -95,7 +92,7 @@ for (const { catalog, tools, sets } of catalogs) {
     await indexes.keyword.add(tools);
   }
   if (modes.includes("hybrid")) {
-    indexes.hybrid = createToolIndex({ embedder, embeddingCachePath, ...(synonyms ? { synonyms } : {}), ...(queryViews ? { queryViews } : {}) });
+    indexes.hybrid = createToolIndex({ embedder, embeddingCachePath, ...(synonyms ? { synonyms } : {}) });
     await indexes.hybrid.add(tools);
   }
   for (const set of sets) {

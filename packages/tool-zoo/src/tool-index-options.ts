@@ -4,7 +4,6 @@ import type { z } from "zod";
 import type { ServerInfo } from "./domain-detector.js";
 import type { VectorStore } from "./vector-store.js";
 import type { SynonymSource } from "./wordnet-synonyms.js";
-import type { QueryViewMode } from "./query-views.js";
 
 /** Options of `createToolIndex`. */
 export interface ToolIndexOptions {
@@ -31,8 +30,6 @@ export interface ToolIndexOptions {
    * catalog speaks alone). Expansions weigh less than typed words. @default "both"
    */
   synonyms?: SynonymSource;
-  /** How the semantic stage reads a request of several sentences or clauses (default `"whole"`: one vector). */
-  queryViews?: QueryViewMode;
 }
 
 /**

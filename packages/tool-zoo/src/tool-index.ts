@@ -14,7 +14,6 @@ import { createDomainDetector, type DomainDetector, type ServerInfo } from "./do
 import { openEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import { createInMemoryVectorStore } from "./in-memory-vector-store.js";
 import { splitQuotedContent, type QueryParts } from "./query-text.js";
-import { combineViewScores, DEFAULT_QUERY_VIEWS, nearestTools, queryViews } from "./query-views.js";
 import { completeIdDependencies, idProfile, type IdProfile } from "./id-dependencies.js";
 import { rewritePhrasalVerbs } from "./phrasal-verbs.js";
 import { createSpeller } from "./spelling.js";
@@ -133,7 +132,6 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
   const serverInfo = new Map<string, ServerInfo>();
   let cache: Promise<EmbeddingCache> | undefined;
   const queryVectors = new Map<string, Float32Array>();
-  const viewMode = options.queryViews ?? DEFAULT_QUERY_VIEWS;
   let queue: Promise<unknown> = Promise.resolve();
   const backgroundEmbedding = options.backgroundEmbedding ?? false;
   /** Ids of indexed tools whose vectors are not in the store yet (background embedding). */
@@ -177,8 +175,8 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     return [...weights].map(([term, weight]) => ({ term, weight }));
   };
 
-  /** Embeds the texts not in the query-vector cache in one embedder call; returns their vectors. */
-  const embedQueries = async (texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> => {
+  /** Embeds the texts not in the query-vector cache in one embedder call; returns the vector of the first. */
+  const embedQueries = async (texts: readonly string[], signal?: AbortSignal): Promise<Float32Array> => {
     const missing = [...new Set(texts)].filter((text) => !queryVectors.has(text));
     if (missing.length) {
       const vectors = await embedder!.embed(missing, signal);
@@ -187,11 +185,9 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
       });
       while (queryVectors.size > 1000) queryVectors.delete(queryVectors.keys().next().value!);
     }
-    return texts.map((text) => {
-      const vector = queryVectors.get(text);
-      if (!vector) throw new Error("embedder returned no vector");
-      return vector;
-    });
+    const vector = queryVectors.get(texts[0]!);
+    if (!vector) throw new Error("embedder returned no vector");
+    return vector;
   };
 
   const add = (inputs: readonly ToolDescriptorInput[], addOptions: { signal?: AbortSignal } = {}) =>
@@ -316,11 +312,17 @@ export function createToolIndex(options: ToolIndexOptions = {}): ToolIndex {
     if (useSemantic) {
       try {
         if (!embedder) throw new Error("no embedder configured");
-        // one vector of the intent, or (a request of several parts) its views, embedded in one call
-        const vectors = await embedQueries(queryViews(query, parts.intent || query, viewMode), rankOptions.signal);
+        const vector = await embedQueries([parts.intent || query], rankOptions.signal);
         // tools ranked below the floor rank get no semantic credit
-        const topK = Math.min(documents.size, SEMANTIC_FLOOR_RANK * 2);
-        semanticHits = combineViewScores(await nearestTools(store, vectors, { topK, filter }, (id) => documents.has(id)), viewMode);
+        const candidates = Math.min(documents.size, SEMANTIC_FLOOR_RANK * 2);
+        const matches = await store.query({ vector, topK: candidates, filter });
+        const best = new Map<string, number>();
+        for (const match of matches) {
+          const id = typeof match.metadata["toolId"] === "string" ? match.metadata["toolId"] : match.id.replace(/#\d+$/, "");
+          if (!documents.has(id)) continue;
+          best.set(id, Math.max(best.get(id) ?? -1, match.score));
+        }
+        semanticHits = [...best].map(([id, score]) => ({ id, score })).sort((x, y) => y.score - x.score);
       } catch (error) {
         if (AfwError.isInstance(error) && error.code === "ABORTED") throw error;
         if (rankOptions.signal?.aborted) throw new AfwError("ABORTED", "tool search aborted", { cause: error });
