@@ -14,10 +14,14 @@ import { z } from "zod";
 
 /** `routing.classifierEmbedder: auto` resolved: the classifier cascade where its second model, the Universal Sentence Encoder,
  * runs on ONNX Runtime (~1.5 ms of CPU per escalated question with 8-bit weights), else the static model alone (on tfjs an escalation costs
- * 17-35 ms; record `docs/decisions/2026-11-29-router-cascade-default.md`). */
-function resolveClassifierEmbedder(kind: "auto" | "static" | "use" | "hashing" | "cascade"): "static" | "use" | "hashing" | "cascade" {
+ * 17-35 ms; record `docs/decisions/2026-11-29-router-cascade-default.md`). `onnxRuntimeInstalled` is for tests.
+ * @internal Not exported from the package. */
+export function resolveClassifierEmbedder(
+  kind: "auto" | "static" | "use" | "hashing" | "cascade",
+  onnxRuntimeInstalled: () => boolean = useOnnxRuntimeInstalled,
+): "static" | "use" | "hashing" | "cascade" {
   if (kind !== "auto") return kind;
-  return useOnnxRuntimeInstalled() ? "cascade" : "static";
+  return onnxRuntimeInstalled() ? "cascade" : "static";
 }
 
 const isRedisUrl = (url: string): boolean => {
@@ -145,7 +149,7 @@ const RoutingConfigSchema = z
       }).strict().default({ ...DEFAULT_SCORING_WEIGHTS }).describe("score = Σ weight × component."),
     defaultFlow: z.string().min(1).optional().describe("Gateway-wide flow id (`backendId:flowId`) for unclassifiable questions."),
     classifierEmbedder: z.enum(["auto", "static", "use", "hashing", "cascade"]).default("auto")
-      .transform(resolveClassifierEmbedder)
+      .transform((kind) => resolveClassifierEmbedder(kind))
       .describe("Embedder of the router's intent model: `static` (distilled from the Universal Sentence Encoder, microseconds, on the event loop), `use` (the Universal Sentence Encoder itself on a worker thread, ~0.5-5 ms of CPU per question on ONNX Runtime, ~10-100 ms on tfjs), `cascade` (the static model answers; below `routing.cascade.threshold` the Universal Sentence Encoder model answers, on the worker thread; its failure, overload or timeout keeps the static answer), `hashing` (word pieces, for tests) or `auto` (`cascade` where `onnxruntime-node` is installed, so the second model runs on ONNX Runtime, else `static`; the parsed configuration holds the choice)."),
     cascade: IntentCascadeSettingsSchema.prefault({})
       .describe("Settings of `classifierEmbedder: cascade`: `threshold` (static model's top confidence below which the USE model is asked), `timeoutMs` (longest wait for it), `combine` (`replace`: the USE model answers; `average`: the mean of both)."),

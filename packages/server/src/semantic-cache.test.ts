@@ -3,7 +3,7 @@ import { HISTORY_PARAPHRASES, NEAR_MISS_PAIRS, PARAPHRASE_PAIRS } from "@afw/tes
 import { createFakeBackend } from "../test/fake-backend.js";
 import { callTool, startTestGateway } from "../test/helpers.js";
 import { useOnnxRuntimeInstalled } from "@afw/embeddings";
-import { GatewayConfigSchema } from "./config-schema.js";
+import { GatewayConfigSchema, resolveClassifierEmbedder } from "./config-schema.js";
 import { createGatewayDashboardSource } from "./gateway-dashboard.js";
 import { historyEmbedderKind, semanticParts } from "./semantic-options.js";
 import { newTraceContext } from "./trace-context.js";
@@ -64,6 +64,10 @@ describe("search_history by meaning (sessions.searchEmbedder)", () => {
       expect(GatewayConfigSchema.parse({ routing: { classifierEmbedder: kind } }).routing.classifierEmbedder).toBe(kind);
     }
     expect(GatewayConfigSchema.safeParse({ routing: { classifierEmbedder: "fast" } }).success).toBe(false);
+    // without onnxruntime-node `auto` is the static model; an explicit choice is kept either way
+    expect(resolveClassifierEmbedder("auto", () => false)).toBe("static");
+    expect(resolveClassifierEmbedder("auto", () => true)).toBe("cascade");
+    expect(resolveClassifierEmbedder("cascade", () => false)).toBe("cascade");
     expect(historyEmbedderKind(defaults)).toBe("use");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" }, routing: { classifierEmbedder: "static" } }))).toBe("none");
     expect(historyEmbedderKind(GatewayConfigSchema.parse({ tools: { embedder: "none" }, routing: { classifierEmbedder: "use" } }))).toBe("use");
