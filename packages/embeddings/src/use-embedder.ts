@@ -193,6 +193,9 @@ function askWorker(runtime: UseRuntime, texts: readonly string[] | undefined, si
   });
 }
 
+/** Longest wait for the worker to stop by itself after `close` (its session run or model load in flight) before it is terminated. */
+const WORKER_CLOSE_GRACE_MS = 10_000;
+
 async function closeWorker(): Promise<void> {
   const state = shared;
   if (!state) return;
@@ -200,7 +203,14 @@ async function closeWorker(): Promise<void> {
   const stopped = new AfwError("ABORTED", "the embedding worker was closed");
   for (const p of state.pending.values()) p.reject(stopped);
   state.pending.clear();
-  await state.worker.terminate();
+  // Asked to stop, the worker finishes what runs and exits by itself: terminating it during an ONNX Runtime session run
+  // aborts the process. It is terminated only if it has not stopped within the grace period (e.g. a model still loading).
+  const exited = new Promise<void>((resolve) => state.worker.once("exit", () => resolve()));
+  state.worker.ref();
+  state.worker.postMessage({ close: true });
+  const timer = setTimeout(() => void state.worker.terminate(), WORKER_CLOSE_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
 }
 
 /**
