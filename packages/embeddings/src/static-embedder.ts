@@ -180,6 +180,15 @@ export function tokenizeUseLite(text: string): number[] {
 }
 
 /**
+ * The ids the USE lite graph reads of `text`: its first {@link USE_LITE_MAX_TOKENS} (both runtimes feed the model these).
+ *
+ * @internal Not exported from the package.
+ */
+export function useLiteModelIds(text: string): number[] {
+  return tokenizeUseLite(text).slice(0, USE_LITE_MAX_TOKENS);
+}
+
+/**
  * A static sentence embedder distilled from the Universal Sentence Encoder lite (the model2vec method): the teacher's own
  * SentencePiece vocabulary, one weighted 256-dimension vector per piece (shipped in `data/static-use-lite.json`, 3 MB), a
  * sentence vector is the mean of its pieces' vectors, L2-normalised. No model runs: microseconds per sentence, on the calling

