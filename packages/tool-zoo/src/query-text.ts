@@ -10,8 +10,6 @@ export interface QueryParts {
   bare?: string;
 }
 
-import { isStepVerb } from "./task-steps.js";
-
 const IMAGE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "ico", "tiff", "heic"]);
 const AUDIO_EXTENSIONS = new Set(["mp3", "wav", "ogg", "flac", "m4a"]);
 
@@ -22,64 +20,6 @@ function fileKind(path: string): string {
   if (AUDIO_EXTENSIONS.has(extension)) return "audio file";
   if (extension === "pdf") return "pdf file";
   return "file";
-}
-
-/**
- * Verbs of communication and of committing to memory (English grammar: verbs that take a reported-content complement),
- * in their common inflections; "keep" / "bear" for "keep in mind that …".
- */
-const REPORTING_VERB =
-  "say|says|said|tell|tells|told|write|writes|wrote|written|post|posts|posted|send|sends|sent|reply|replies|replied|respond|responds|" +
-  "responded|announce|announces|announced|mention|mentions|mentioned|note|notes|noted|jot|jots|jotted|record|records|recorded|log|logs|" +
-  "logged|remember|remembers|remembered|memori[sz]e|memori[sz]es|memori[sz]ed|remind|reminds|reminded|notify|notifies|notified|inform|" +
-  "informs|informed|message|messages|messaged|keep|keeps|kept|bear|bears";
-/**
- * A reporting verb, at most six words for the addressee or place ("tell the team in #general"), then "that", "saying" or
- * "says" or a colon, then the content up to the end of its sentence (at most 400 characters; bounded, linear).
- */
-const REPORTED_CONTENT = new RegExp(
-  `\\b(${REPORTING_VERB})\\b((?:\\s+[^\\s.;!?:]+){0,6}?)(?:\\s+(that|saying|says)\\s+|\\s*:\\s+)([^.;!?\\n]{1,400})`,
-  "gi",
-);
-/** Words after "that" that make it a pronoun or determiner, not the start of a clause ("note that down", "send that file"). */
-const NOT_A_CLAUSE_START = /^(?:down|up|out|off|in|on|for|to|as|away|back|again|please|now|one|too|here|there|somewhere|with|by|at)\b/i;
-/** A finite verb among the first words of a clause ("Bob works", "the deploy is done", "we moved", "it'll"). */
-const FINITE_VERB = /^(?:\S+\s+){0,3}?(?:is|are|was|were|be|been|will|won't|has|have|had|can|can't|could|should|would|must|may|might|does|doesn't|do|don't|did|didn't|isn't|aren't|wasn't|weren't|\w+'(?:s|re|ll|ve|d)|\w{2,}(?:s|ed))\b/i;
-
-/**
- * The content clause of a request to say, send or remember something ("remember that Bob works at Acme"): the clause
- * is what the message or fact is, not the operation asked for. Returns the query without the clause and the clause, or
- * `undefined` when the query has none. A "that" clause needs three words and a finite verb ("send that file to Bob"
- * keeps its words); the clause ends at the end of its sentence, at "then", or at "and" before a step verb.
- */
-function reportedContent(text: string): { rest: string; content: string[] } | undefined {
-  const content: string[] = [];
-  let rest = "";
-  let from = 0;
-  REPORTED_CONTENT.lastIndex = 0;
-  for (let found = REPORTED_CONTENT.exec(text); found; found = REPORTED_CONTENT.exec(text)) {
-    const [match, verb, gap, marker, clause] = found as unknown as [string, string, string, string | undefined, string];
-    const trimmed = clause.trim();
-    if (marker?.toLowerCase() === "that" && (trimmed.split(/\s+/).length < 3 || NOT_A_CLAUSE_START.test(trimmed) || !FINITE_VERB.test(trimmed))) {
-      // not a clause: look for another verb after this one
-      REPORTED_CONTENT.lastIndex = found.index + verb.length;
-      continue;
-    }
-    // the clause ends before a next step: ", then …", "and then …", "and close …"
-    let end = clause.length;
-    const next = /,?\s+(?:and\s+)?then\s|\s+and\s+(\w+)/gi;
-    for (let step = next.exec(clause); step; step = next.exec(clause)) {
-      if (step[1] === undefined || isStepVerb(step[1].toLowerCase())) {
-        end = step.index;
-        break;
-      }
-    }
-    content.push(clause.slice(0, end).trim());
-    rest += `${text.slice(from, found.index)}${verb}${gap} `;
-    from = found.index + match.length - (clause.length - end);
-    REPORTED_CONTENT.lastIndex = from;
-  }
-  return content.length ? { rest: rest + text.slice(from), content } : undefined;
 }
 
 /**
@@ -96,11 +36,6 @@ export function splitQuotedContent(query: string): QueryParts {
       return `${before} `;
     },
   );
-  const reported = reportedContent(intent);
-  if (reported) {
-    intent = reported.rest;
-    quoted.push(...reported.content);
-  }
   const replace = (pattern: RegExp, kind: (value: string) => string) => {
     intent = intent.replace(pattern, (match: string, before: string, value: string) => {
       quoted.push(value);

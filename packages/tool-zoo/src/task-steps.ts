@@ -24,11 +24,6 @@ const STEP_VERBS: ReadonlySet<string> = new Set(
   ).split(" "),
 );
 
-/** Whether `word` (lower case) is one of the common imperatives that start a step ("… and close issue 5"). */
-export function isStepVerb(word: string): boolean {
-  return STEP_VERBS.has(word);
-}
-
 /** Words that make a sentence a request rather than context ("I'd like …", "could you …", "what is …?"). */
 const REQUEST_WORDS: ReadonlySet<string> = new Set(
   "give provide need want like help please could can would let what which who whom whose where when why how interested curious wonder wondering".split(" "),
