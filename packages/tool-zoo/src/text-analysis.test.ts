@@ -35,6 +35,12 @@ describe("tokenising", () => {
     expect(splitIdentifier("API-get-block-children")).toEqual(["api", "get", "block", "children"]);
     expect(splitIdentifier("getHTTPResponse2")).toEqual(["get", "http", "response2"]);
   });
+  it("reads a name inside a hyphenated or dotted token as the name alone", () => {
+    expect(words("a PromQL-compatible source")).toEqual(["a", "promql", "compatible", "promqlcompatible", "source"]);
+    expect(words("PromQL")).toEqual(["promql"]);
+    expect(words("GitHub.com and api.getUserById")).toEqual(["github", "com", "and", "api", "get", "user", "by", "id"]);
+  });
+
   it("keeps capitalised product names whole but splits code identifiers", () => {
     expect(words("GitHub and SQLite via listPullRequests or repo_path")).toEqual(["github", "and", "sqlite", "via", "list", "pull", "requests", "or", "repo", "path"]);
   });

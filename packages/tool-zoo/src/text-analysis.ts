@@ -134,8 +134,9 @@ export function words(text: string): string[] {
     // identifiers (snake, kebab, lowerCamel) are split; capitalised words (GitHub, SQLite) are names
     const isIdentifier = /[_\-.]/.test(chunk) || /^[a-z]+[A-Z]/.test(chunk);
     if (isIdentifier) {
-      const parts = splitIdentifier(chunk);
-      for (const part of parts) if (part) out.push(part);
+      // each separated part as it would be alone: lowerCamel parts split, names ("PromQL-compatible") kept whole
+      const parts = chunk.split(/[_\-.]+/).filter(Boolean).flatMap((part) => (/^[a-z]+[A-Z]/.test(part) ? splitIdentifier(part) : [part.toLowerCase()]));
+      for (const part of parts) out.push(part);
       // "re-run", "e-mail", "sub-issue": also the joined word
       if (parts.length === 2 && /^[A-Za-z]+-[A-Za-z]+$/.test(chunk)) out.push(parts.join(""));
     } else out.push(chunk.toLowerCase());
