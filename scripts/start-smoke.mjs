@@ -25,9 +25,16 @@ const port = await freePort();
 const started = Date.now();
 // its own process group, so SIGTERM reaches pnpm, the shell and the gateway alike
 const child = spawn("pnpm", ["start", "--port", String(port)], { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+const serving = new RegExp(`serving MCP on http://127\\.0\\.0\\.1:${port}/mcp`);
 let output = "";
-child.stdout.on("data", (chunk) => (output += chunk));
-child.stderr.on("data", (chunk) => (output += chunk));
+let markServing;
+const servingSeen = new Promise((resolve) => (markServing = resolve));
+const collect = (chunk) => {
+  output += chunk;
+  if (serving.test(output)) markServing("serving");
+};
+child.stdout.on("data", collect);
+child.stderr.on("data", collect);
 const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
 
 const fail = (message) => {
@@ -38,22 +45,13 @@ const fail = (message) => {
   process.exit(1);
 };
 
-const serving = new RegExp(`serving MCP on http://127\\.0\\.0\\.1:${port}/mcp`);
-const ready = await new Promise((resolve) => {
-  const timer = setTimeout(() => resolve("timeout"), START_TIMEOUT_MS);
-  const check = () => {
-    if (serving.test(output)) {
-      clearTimeout(timer);
-      resolve("serving");
-    }
-  };
-  child.stdout.on("data", check);
-  child.stderr.on("data", check);
-  exited.then(() => {
-    clearTimeout(timer);
-    resolve("exited");
-  });
-});
+let timer;
+const ready = await Promise.race([
+  servingSeen,
+  exited.then(() => "exited"),
+  new Promise((resolve) => (timer = setTimeout(() => resolve("timeout"), START_TIMEOUT_MS))),
+]);
+clearTimeout(timer);
 if (ready !== "serving") fail(ready === "exited" ? "pnpm start exited before serving" : `not serving after ${START_TIMEOUT_MS / 1000} s`);
 console.error(`start smoke: serving on port ${port} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
 

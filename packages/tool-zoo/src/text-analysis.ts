@@ -131,15 +131,12 @@ export function words(text: string): string[] {
   const out: string[] = [];
   for (const chunk of plain.split(/[^A-Za-z0-9_\-.']+/)) {
     if (!chunk) continue;
-    // identifiers (snake, kebab, lowerCamel) are split; capitalised words (GitHub, SQLite) are names
-    const isIdentifier = /[_\-.]/.test(chunk) || /^[a-z]+[A-Z]/.test(chunk);
-    if (isIdentifier) {
-      // each separated part as it would be alone: lowerCamel parts split, names ("PromQL-compatible") kept whole
-      const parts = chunk.split(/[_\-.]+/).filter(Boolean).flatMap((part) => (/^[a-z]+[A-Z]/.test(part) ? splitIdentifier(part) : [part.toLowerCase()]));
-      for (const part of parts) out.push(part);
-      // "re-run", "e-mail", "sub-issue": also the joined word
-      if (parts.length === 2 && /^[A-Za-z]+-[A-Za-z]+$/.test(chunk)) out.push(parts.join(""));
-    } else out.push(chunk.toLowerCase());
+    // each part between separators (snake, kebab, dotted) as a word alone: lowerCamel split, names kept whole ("GitHub",
+    // "PromQL-compatible" -> promql, compatible)
+    const parts = chunk.split(/[_\-.]+/).filter(Boolean).flatMap((part) => (/^[a-z]+[A-Z]/.test(part) ? splitIdentifier(part) : [part.toLowerCase()]));
+    out.push(...parts);
+    // "re-run", "e-mail", "sub-issue": also the joined word
+    if (parts.length === 2 && /^[A-Za-z]+-[A-Za-z]+$/.test(chunk)) out.push(parts.join(""));
   }
   return out;
 }
