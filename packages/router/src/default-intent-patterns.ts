@@ -58,16 +58,6 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         // it / nl
         errore: 1.5, errori: 1.5, codice: 1.5, funzione: 1, eccezione: 2.5, fout: 1, foutmelding: 2, crasht: 1.5, functie: 1,
         debuggen: 2.5,
-        // languages, frameworks and developer tools whose lower-case name is not an everyday English word (record
-        // docs/decisions/2026-11-30-router-code-requests.md); short or ambiguous names ("C", "Go") are in the regex below
-        haskell: 1.5, scala: 1.5, elixir: 1, erlang: 1.5, clojure: 1.5, ocaml: 1.5, "f#": 1.5, lua: 1.5, solidity: 1.5,
-        verilog: 1.5, vhdl: 1.5, systemverilog: 1.5, cuda: 1.5, opencl: 1.5, glsl: 1.5, hlsl: 1.5, wgsl: 1.5, webassembly: 1.5,
-        wasm: 1.5, powershell: 1.5, bash: 0.5, zsh: 1.5, vba: 1.5, vbscript: 1.5, prolog: 1.5, lisp: 1.5, matlab: 1, delphi: 0.5,
-        fsharp: 1.5, x86: 1.5, arduino: 1.5, html: 1, css: 1.5, scss: 1.5, jquery: 1.5, tailwind: 0.5, nextjs: 1.5,
-        nuxt: 1.5, expressjs: 1.5, fastapi: 1.5, laravel: 1.5, symfony: 1.5, dotnet: 1.5, blazor: 1.5, xamarin: 1.5,
-        flutter: 1, godot: 1, pygame: 1.5, terraform: 1.5, ansible: 1.5, kubectl: 1.5, nginx: 1.5, systemd: 1.5,
-        crontab: 1.5, makefile: 1.5, cmake: 1.5, gradle: 1.5, maven: 0.5, graphql: 1, grpc: 1.5, protobuf: 1.5, websocket: 1,
-        websockets: 1, jwt: 1.5, oauth: 1, latex: 1, cli: 1, oop: 1.5, hashmap: 1.5,
       },
       phrases: {
         "stack trace": 3, "memory leak": 2.5, "race condition": 2.5, "this code": 2, "the code": 1.5,
@@ -77,11 +67,6 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         "code review": 2.5, "null pointer": 2.5, "out of memory": 2, "status code": 1, "mi codigo": 2, "meu codigo": 2,
         "mon code": 2, "mein code": 2, "diesen code": 2, "ce code": 2, "este codigo": 2, "esse codigo": 2,
         "va in errore": 2, "si blocca": 1.5, "il mio codice": 2, "mijn code": 2, "deze code": 2,
-        "objective-c": 1.5, "visual basic": 1.5, "assembly language": 1.5, "next.js": 1.5, "asp.net": 1.5,
-        "react native": 1.5, "unreal engine": 1.5, "github actions": 2, "ci/cd": 1.5, "shell script": 2, "bash script": 2,
-        "python script": 2, "command-line tool": 1.5, "one-liner": 1, "object-oriented": 1, "data structure": 1,
-        "time complexity": 2, "linked list": 2, "binary tree": 2, "hash map": 1.5, "smart contract": 2,
-        "browser extension": 2, "chrome extension": 2, "rest api": 1, "source code": 1.5,
       },
       regex: [
         { pattern: "\\b[A-Z][A-Za-z]*(Error|Exception)\\b", weight: 3, flags: "u" },
@@ -91,8 +76,6 @@ export const DEFAULT_INTENT_PATTERNS: IntentPatternConfig = {
         { pattern: "\\b(def|func|fn|const|let|var|import|return|class|public|static) [\\w(]", weight: 1, flags: "u" },
         { pattern: "\\b(401|403|404|500|502|503)\\b", weight: 1, flags: "u" },
         { pattern: "\\b(segmentation fault|core dumped|exit(ed)? with code)\\b", weight: 3, flags: "iu" },
-        // a short language name after "in", "using", "with", "written in": case-sensitive, not a musical key ("in C major")
-        { pattern: "\\b(?:in|using|with) (?:C\\+\\+|C#|C|Go|Rust|Java|Swift|Ruby|Dart|Julia|Kotlin|Lua|Perl|Unity)(?![\\w+#])(?! (?:major|minor|sharp|flat)\\b)", weight: 1.5, flags: "u" },
       ],
     },
     "structural-thinking": {
