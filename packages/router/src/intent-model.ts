@@ -284,19 +284,20 @@ export async function trainIntentModel(options: TrainIntentModelOptions): Promis
   let evaluation: IntentModelEvaluation | undefined;
   if (folds > 1) {
     const outOfFold: Float64Array[] = new Array(rows.length);
+    // A row's fold follows from its text, not its position: adding or moving exemplars leaves every other row in its fold
+    // (so cross-validation figures of two training sets compare like for like), and equal texts share a fold.
+    const foldOf = exemplars.map((e) => createHash("sha256").update(e.text).digest().readUInt32BE(0) % folds);
     for (let fold = 0; fold < folds; fold++) {
       options.signal?.throwIfAborted();
       progress(`cross-validation fold ${fold + 1}/${folds}`);
-      const train = rows.map((_, i) => i).filter((i) => i % folds !== fold);
+      const train = rows.map((_, i) => i).filter((i) => foldOf[i] !== fold);
       const weights = trainSoftmaxRegression(
         train.map((i) => rows[i]!),
         train.map((i) => labels[i]!),
         shape,
         training,
       );
-      for (let i = fold; i < rows.length; i += folds) {
-        outOfFold[i] = softmaxLogits(weights, rows[i]!);
-      }
+      for (let i = 0; i < rows.length; i++) if (foldOf[i] === fold) outOfFold[i] = softmaxLogits(weights, rows[i]!);
     }
     const calibrateOn = options.calibrationIndices?.length ? options.calibrationIndices : rows.map((_, i) => i);
     const fitted = fitTemperature(
